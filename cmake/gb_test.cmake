@@ -1,0 +1,15 @@
+# gb_unit_test(NAME SOURCES... [LIBS libs...]): one executable a test file,
+# each built on tests/unit/test.h and run by ctest under the label "unit".
+function(gb_unit_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests/unit)
+  target_link_libraries(${name} PRIVATE ${T_LIBS})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME ${name} COMMAND ${name})
+  if(T_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}")
+  else()
+    set_tests_properties(${name} PROPERTIES LABELS unit)
+  endif()
+endfunction()

@@ -1,0 +1,354 @@
+/*
+ * bench_spec.c - the benchmark table and the parameter checks; see
+ * bench_spec.h.  Each check names the field it refused, so that a user who
+ * typed "stides" or a stride of 0 learns exactly what to change.
+ */
+#include "bench_spec.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Parameters every measuring benchmark takes: how many timed samples, and
+ * the least time a sample must last so that launch overhead is noise. */
+#define MEASURE_PARAMS                                                      \
+    {.name = "samples", .type = GB_PARAM_INT,                               \
+     .help = "timed samples after warm-up; every one is stored",            \
+     .min = 3, .max = 1000, .default_json = "20"},                          \
+    {.name = "min_sample_ms", .type = GB_PARAM_NUMBER,                      \
+     .help = "least duration of one sample; the work per sample is "        \
+             "calibrated up to it",                                         \
+     .min = 0.05, .max = 1000, .default_json = "1"}
+
+static const struct gb_param smem_stride_params[] = {
+    {.name = "strides", .type = GB_PARAM_INT_LIST,
+     .help = "word strides; lane L reads 32-bit word L*stride",
+     .min = 1, .max = 1024, .min_items = 1, .max_items = 64, .unique = 1,
+     .default_json = "[1,2,4,8,16,32,33]"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
+static const struct gb_param smem_pattern_params[] = {
+    {.name = "words", .type = GB_PARAM_INT_LIST,
+     .help = "32 word indices, one a lane: lane L reads 32-bit word words[L]",
+     .min = 0, .max = 65535, .min_items = 32, .max_items = 32,
+     .default_json = "[0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,"
+                     "0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30]"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
+static const char *const transpose_variants[] = {
+    "copy", "tile32", "tile33", "tile32_swizzle", NULL
+};
+
+static const struct gb_param transpose_params[] = {
+    {.name = "n", .type = GB_PARAM_INT,
+     .help = "matrix side: an n x n float matrix, a multiple of 32",
+     .min = 256, .max = 32768, .multiple_of = 32, .default_json = "8192"},
+    {.name = "variants", .type = GB_PARAM_CHOICE_LIST,
+     .help = "kernels to time; the copy ceiling is always measured",
+     .min_items = 1, .max_items = 4, .unique = 1, .choices = transpose_variants,
+     .default_json = "[\"copy\",\"tile32\",\"tile33\",\"tile32_swizzle\"]"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
+static const struct gb_benchmark benchmarks[] = {
+    {.name = "smem_stride",
+     .description = "Shared-memory stride sweep: lane L reads word L*stride; "
+                    "predicted conflict degree gcd(stride, 32), measured "
+                    "time and its ratio to stride 1 in the same run.",
+     .params = smem_stride_params},
+    {.name = "smem_pattern",
+     .description = "A custom warp access: 32 word indices, one a lane; "
+                    "predicted degree is the most DISTINCT words any bank "
+                    "is asked for (a shared word is a broadcast).",
+     .params = smem_pattern_params},
+    {.name = "transpose",
+     .description = "Tiled n x n float transpose with and without padding "
+                    "against a copy ceiling; GB/s counts bytes read plus "
+                    "written, every output verified.",
+     .params = transpose_params},
+};
+
+#define BENCHMARK_COUNT (sizeof(benchmarks) / sizeof(benchmarks[0]))
+
+int gb_error_set(struct gb_error *err, const char *code, const char *field,
+                 const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL)
+        return -1;
+    snprintf(err->code, sizeof(err->code), "%s", code);
+    snprintf(err->field, sizeof(err->field), "%s", field ? field : "");
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+size_t gb_benchmark_count(void)
+{
+    return BENCHMARK_COUNT;
+}
+
+const struct gb_benchmark *gb_benchmark_at(size_t i)
+{
+    return i < BENCHMARK_COUNT ? &benchmarks[i] : NULL;
+}
+
+const struct gb_benchmark *gb_benchmark_find(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < BENCHMARK_COUNT; i++)
+        if (strcmp(benchmarks[i].name, name) == 0)
+            return &benchmarks[i];
+    return NULL;
+}
+
+static const char *type_name(enum gb_param_type type)
+{
+    switch (type) {
+    case GB_PARAM_INT: return "integer";
+    case GB_PARAM_NUMBER: return "number";
+    case GB_PARAM_INT_LIST: return "array of integers";
+    case GB_PARAM_CHOICE: return "string";
+    case GB_PARAM_CHOICE_LIST: return "array of strings";
+    }
+    return "?";
+}
+
+static int is_choice(const struct gb_param *p, const char *s)
+{
+    for (const char *const *c = p->choices; c && *c; c++)
+        if (strcmp(*c, s) == 0)
+            return 1;
+    return 0;
+}
+
+static void choices_text(const struct gb_param *p, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (const char *const *c = p->choices; c && *c && used < cap; c++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                 c == p->choices ? "" : ", ", *c);
+}
+
+/* One scalar value: its type, then bounds.  field is the path to report. */
+static int check_scalar(const struct gb_param *p, const cJSON *v,
+                        const char *field, struct gb_error *err)
+{
+    int want_int = p->type == GB_PARAM_INT || p->type == GB_PARAM_INT_LIST;
+    int want_choice = p->type == GB_PARAM_CHOICE ||
+                      p->type == GB_PARAM_CHOICE_LIST;
+
+    if (want_choice) {
+        char list[160];
+        if (!cJSON_IsString(v))
+            return gb_error_set(err, "wrong_type", field,
+                                "%s must be a string", field);
+        if (!is_choice(p, v->valuestring)) {
+            choices_text(p, list, sizeof(list));
+            return gb_error_set(err, "out_of_bounds", field,
+                                "%s: \"%.40s\" is not one of %s", field,
+                                v->valuestring, list);
+        }
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return gb_error_set(err, "wrong_type", field, "%s must be %s", field,
+                            want_int ? "an integer" : "a number");
+    if (want_int && v->valuedouble != floor(v->valuedouble))
+        return gb_error_set(err, "wrong_type", field,
+                            "%s must be an integer, not %g", field,
+                            v->valuedouble);
+    if (v->valuedouble < p->min || v->valuedouble > p->max)
+        return gb_error_set(err, "out_of_bounds", field,
+                            "%s is %g; it must be between %g and %g", field,
+                            v->valuedouble, p->min, p->max);
+    if (want_int && p->multiple_of > 0 &&
+        fmod(v->valuedouble, (double)p->multiple_of) != 0)
+        return gb_error_set(err, "out_of_bounds", field,
+                            "%s is %g; it must be a multiple of %ld", field,
+                            v->valuedouble, p->multiple_of);
+    return 0;
+}
+
+static int same_value(const cJSON *a, const cJSON *b)
+{
+    return cJSON_Compare(a, b, 1);
+}
+
+static int check_value(const struct gb_param *p, const cJSON *v,
+                       const char *prefix, struct gb_error *err)
+{
+    char field[96];
+    int n;
+
+    snprintf(field, sizeof(field), "%s%s", prefix, p->name);
+    if (p->type == GB_PARAM_INT || p->type == GB_PARAM_NUMBER ||
+        p->type == GB_PARAM_CHOICE)
+        return check_scalar(p, v, field, err);
+
+    if (!cJSON_IsArray(v))
+        return gb_error_set(err, "wrong_type", field, "%s must be an %s",
+                            field, type_name(p->type));
+    n = cJSON_GetArraySize(v);
+    if (n < p->min_items || n > p->max_items) {
+        if (p->min_items == p->max_items)
+            return gb_error_set(err, "out_of_bounds", field,
+                                "%s has %d elements; it must have exactly %d",
+                                field, n, p->min_items);
+        return gb_error_set(err, "out_of_bounds", field,
+                            "%s has %d elements; it must have %d to %d",
+                            field, n, p->min_items, p->max_items);
+    }
+    for (int i = 0; i < n; i++) {
+        const cJSON *item = cJSON_GetArrayItem(v, i);
+        char item_field[96];
+
+        snprintf(item_field, sizeof(item_field), "%s%s[%d]", prefix, p->name, i);
+        if (check_scalar(p, item, item_field, err) != 0)
+            return -1;
+        for (int j = 0; p->unique && j < i; j++) {
+            if (same_value(cJSON_GetArrayItem(v, j), item))
+                return gb_error_set(err, "duplicate", item_field,
+                                    "%s repeats %s[%d]; each value may "
+                                    "appear once", item_field, field, j);
+        }
+    }
+    return 0;
+}
+
+static const struct gb_param *find_param(const struct gb_benchmark *b,
+                                         const char *name)
+{
+    for (const struct gb_param *p = b->params; p->name; p++)
+        if (strcmp(p->name, name) == 0)
+            return p;
+    return NULL;
+}
+
+static void param_names(const struct gb_benchmark *b, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (const struct gb_param *p = b->params; p->name && used < cap; p++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                 p == b->params ? "" : ", ", p->name);
+}
+
+cJSON *gb_params_resolve(const struct gb_benchmark *b, const cJSON *params,
+                         struct gb_error *err)
+{
+    return gb_params_resolve_at(b, params, "params.", err);
+}
+
+cJSON *gb_params_resolve_at(const struct gb_benchmark *b, const cJSON *params,
+                            const char *prefix, struct gb_error *err)
+{
+    cJSON *out = NULL;
+    const cJSON *field;
+
+    if (params != NULL && !cJSON_IsNull(params) && !cJSON_IsObject(params)) {
+        /* "params." names the object "params"; "" names the body. */
+        int n = (int)strlen(prefix);
+        char name[64];
+        snprintf(name, sizeof(name), "%.*s", n > 0 ? n - 1 : 0, prefix);
+        gb_error_set(err, "wrong_type", name, "%s must be a JSON object",
+                     name[0] ? name : "the body");
+        goto fail;
+    }
+    /* Unknown names first: a typo must not be answered with a default. */
+    cJSON_ArrayForEach(field, params) {
+        if (find_param(b, field->string) == NULL) {
+            char names[200], path[96];
+            param_names(b, names, sizeof(names));
+            snprintf(path, sizeof(path), "%s%.80s", prefix, field->string);
+            gb_error_set(err, "unknown_field", path,
+                         "%s is not a parameter of %s (it takes: %s)", path,
+                         b->name, names);
+            goto fail;
+        }
+    }
+    out = cJSON_CreateObject();
+    if (out == NULL) {
+        gb_error_set(err, "internal", "", "out of memory");
+        goto fail;
+    }
+    for (const struct gb_param *p = b->params; p->name; p++) {
+        const cJSON *given = params ? cJSON_GetObjectItemCaseSensitive(params, p->name) : NULL;
+        cJSON *value;
+
+        if (given != NULL) {
+            if (check_value(p, given, prefix, err) != 0)
+                goto fail;
+            value = cJSON_Duplicate(given, 1);
+        } else if (p->default_json != NULL) {
+            value = cJSON_Parse(p->default_json);
+        } else {
+            continue;  /* optional, with no default */
+        }
+        if (value == NULL || !cJSON_AddItemToObject(out, p->name, value)) {
+            cJSON_Delete(value);
+            gb_error_set(err, "internal", "", "out of memory");
+            goto fail;
+        }
+    }
+    return out;
+
+fail:
+    cJSON_Delete(out);
+    return NULL;
+}
+
+cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON *params = cJSON_AddArrayToObject(obj, "params");
+
+    if (obj == NULL || params == NULL)
+        goto fail;
+    cJSON_AddStringToObject(obj, "name", b->name);
+    cJSON_AddStringToObject(obj, "description", b->description);
+    for (const struct gb_param *p = b->params; p->name; p++) {
+        cJSON *d = cJSON_CreateObject();
+        if (d == NULL || !cJSON_AddItemToArray(params, d)) {
+            cJSON_Delete(d);
+            goto fail;
+        }
+        cJSON_AddStringToObject(d, "name", p->name);
+        cJSON_AddStringToObject(d, "type", type_name(p->type));
+        cJSON_AddStringToObject(d, "help", p->help);
+        cJSON_AddItemToObject(d, "default", p->default_json
+                                  ? cJSON_Parse(p->default_json) : cJSON_CreateNull());
+        if (p->type == GB_PARAM_CHOICE || p->type == GB_PARAM_CHOICE_LIST) {
+            cJSON *c = cJSON_AddArrayToObject(d, "choices");
+            for (const char *const *s = p->choices; c && *s; s++)
+                cJSON_AddItemToArray(c, cJSON_CreateString(*s));
+        } else {
+            cJSON_AddNumberToObject(d, "min", p->min);
+            cJSON_AddNumberToObject(d, "max", p->max);
+        }
+        if (p->multiple_of > 0)
+            cJSON_AddNumberToObject(d, "multiple_of", (double)p->multiple_of);
+        if (p->type == GB_PARAM_INT_LIST || p->type == GB_PARAM_CHOICE_LIST) {
+            cJSON_AddNumberToObject(d, "min_items", p->min_items);
+            cJSON_AddNumberToObject(d, "max_items", p->max_items);
+            cJSON_AddBoolToObject(d, "unique", p->unique != 0);
+        }
+    }
+    return obj;
+
+fail:
+    cJSON_Delete(obj);
+    return NULL;
+}

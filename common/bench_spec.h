@@ -1,0 +1,96 @@
+/*
+ * bench_spec.h - the one table of benchmarks and their parameters.
+ *
+ * Both the server (validation, GET /benchmarks) and the worker (its command
+ * line, and a second check of every job it is sent) read this table, so a
+ * parameter's type, default and bounds are written exactly once.
+ *
+ * A request's params are resolved into a new object that holds every
+ * parameter, defaults filled in; that resolved object is what is stored with
+ * the run and what the worker measures.  Unknown fields, wrong types and
+ * values out of bounds are errors naming the field, never ignored.
+ */
+#ifndef GPUBENCH_BENCH_SPEC_H
+#define GPUBENCH_BENCH_SPEC_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A validation failure: a stable code for scripts, the field's JSON path
+ * ("params.strides[3]") and a sentence for people. */
+struct gb_error {
+    char code[32];
+    char field[96];
+    char message[256];
+};
+
+/* Sets all three fields of err (printf-style message); returns -1 so a
+ * caller can write `return gb_error_set(...)`. */
+int gb_error_set(struct gb_error *err, const char *code, const char *field,
+                 const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+enum gb_param_type {
+    GB_PARAM_INT,         /* a whole number in [min, max] */
+    GB_PARAM_NUMBER,      /* any number in [min, max] */
+    GB_PARAM_INT_LIST,    /* min_items..max_items whole numbers, each in [min, max] */
+    GB_PARAM_CHOICE,      /* one string out of choices */
+    GB_PARAM_CHOICE_LIST  /* min_items..max_items distinct strings out of choices */
+};
+
+struct gb_param {
+    const char *name;
+    enum gb_param_type type;
+    const char *help;
+    double min, max;            /* value bounds (of each element for lists) */
+    int min_items, max_items;   /* lists only */
+    long multiple_of;           /* ints only; 0 means any */
+    int unique;                 /* lists: refuse repeated elements */
+    const char *const *choices; /* NULL-terminated; choice types only */
+    const char *default_json;   /* the default, as JSON text; NULL: optional */
+};
+
+struct gb_benchmark {
+    const char *name;
+    const char *description;
+    const struct gb_param *params;  /* terminated by an entry with name NULL */
+    int test_only;                  /* only offered when the daemon is told so */
+};
+
+/* The table, in the order GET /benchmarks lists it.  Static storage. */
+const struct gb_benchmark *gb_benchmark_at(size_t i);
+size_t gb_benchmark_count(void);
+
+/* The benchmark called name, or NULL.  Static storage. */
+const struct gb_benchmark *gb_benchmark_find(const char *name);
+
+/* Validates params (NULL means {}) against b and returns a NEW object with
+ * every parameter present, defaults filled in; the caller owns it and frees
+ * it with cJSON_Delete.  On a bad value returns NULL and fills err, with
+ * field paths under "params.". */
+cJSON *gb_params_resolve(const struct gb_benchmark *b, const cJSON *params,
+                         struct gb_error *err);
+
+/* The same with field paths under prefix ("" for a top-level object, as
+ * POST /predict has).  A parameter with no default_json is optional and
+ * left out when not given. */
+cJSON *gb_params_resolve_at(const struct gb_benchmark *b, const cJSON *params,
+                            const char *prefix, struct gb_error *err);
+
+/* A NEW object describing b for GET /benchmarks: name, description and each
+ * parameter with its type, default and bounds.  Caller owns it; NULL on
+ * allocation failure. */
+cJSON *gb_benchmark_describe(const struct gb_benchmark *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

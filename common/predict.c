@@ -1,0 +1,77 @@
+/*
+ * predict.c - conflict degree of a warp access; see predict.h for the rule.
+ */
+#include "predict.h"
+
+int gb_degree_for_stride(long stride)
+{
+    long a, b = GB_SMEM_BANKS;
+
+    if (stride < 1)
+        return 0;
+    a = stride % GB_SMEM_BANKS;
+    while (a != 0) {
+        long t = b % a;
+        b = a;
+        a = t;
+    }
+    return (int)b;
+}
+
+void gb_stride_words(long stride, long words[GB_WARP_LANES])
+{
+    for (int lane = 0; lane < GB_WARP_LANES; lane++)
+        words[lane] = (long)lane * stride;
+}
+
+/* Counts each distinct word once in its bank: a word seen at a lower lane
+ * is a broadcast and adds nothing.  32 lanes, so the quadratic scan is
+ * 496 comparisons and needs no allocation. */
+void gb_bank_loads(const long words[GB_WARP_LANES], int per_bank[GB_SMEM_BANKS])
+{
+    for (int b = 0; b < GB_SMEM_BANKS; b++)
+        per_bank[b] = 0;
+    for (int lane = 0; lane < GB_WARP_LANES; lane++) {
+        int seen = 0;
+        if (words[lane] < 0)
+            continue;
+        for (int prev = 0; prev < lane; prev++) {
+            if (words[prev] == words[lane]) {
+                seen = 1;
+                break;
+            }
+        }
+        if (!seen)
+            per_bank[words[lane] % GB_SMEM_BANKS]++;
+    }
+}
+
+int gb_degree_for_words(const long words[GB_WARP_LANES])
+{
+    int per_bank[GB_SMEM_BANKS];
+    int degree = 0;
+
+    for (int lane = 0; lane < GB_WARP_LANES; lane++)
+        if (words[lane] < 0)
+            return 0;
+    gb_bank_loads(words, per_bank);
+    for (int b = 0; b < GB_SMEM_BANKS; b++)
+        if (per_bank[b] > degree)
+            degree = per_bank[b];
+    return degree;
+}
+
+int gb_shared_lanes(const long words[GB_WARP_LANES])
+{
+    int shared = 0;
+
+    for (int lane = 1; lane < GB_WARP_LANES; lane++) {
+        for (int prev = 0; prev < lane; prev++) {
+            if (words[prev] == words[lane]) {
+                shared++;
+                break;
+            }
+        }
+    }
+    return shared;
+}

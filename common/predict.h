@@ -1,0 +1,47 @@
+/*
+ * predict.h - the conflict degree of a warp's shared-memory access, decided
+ * before anything runs.
+ *
+ * Shared memory has 32 banks of 4-byte words; word w lives in bank w % 32.
+ * A warp's request is served in as many passes as its busiest bank needs,
+ * and a bank needs one pass per DISTINCT word it is asked for: lanes that
+ * read the same word are served together (a broadcast), not serialised.
+ *
+ * These are the only functions that compute a prediction; the server's
+ * POST /predict, the rows of every run and the worker's own checks all call
+ * them, so the claim cannot drift between two copies.  No allocation; pure.
+ */
+#ifndef GPUBENCH_PREDICT_H
+#define GPUBENCH_PREDICT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GB_WARP_LANES 32
+#define GB_SMEM_BANKS 32
+
+/* gcd(stride, 32) for stride >= 1: the degree of "lane L reads word
+ * L * stride".  Returns 0 for stride < 1 (no such access). */
+int gb_degree_for_stride(long stride);
+
+/* The largest number of distinct words any bank is asked for, over the
+ * 32 word indices in words[] (one a lane, each >= 0).  Returns 0 if any
+ * index is negative. */
+int gb_degree_for_words(const long words[GB_WARP_LANES]);
+
+/* Fills words[L] = L * stride: the access that smem_stride makes. */
+void gb_stride_words(long stride, long words[GB_WARP_LANES]);
+
+/* Number of lanes whose word is also read by a lower lane: 0 means every
+ * lane reads a distinct word (no broadcast hides in the pattern). */
+int gb_shared_lanes(const long words[GB_WARP_LANES]);
+
+/* per_bank[b] = number of distinct words bank b is asked for. */
+void gb_bank_loads(const long words[GB_WARP_LANES], int per_bank[GB_SMEM_BANKS]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * bench.h - what a benchmark is to the job layer.
+ *
+ * Each benchmark (smem_stride.c, smem_pattern.c, transpose.c) turns its
+ * resolved parameters (gb_params_resolve: every field present and in
+ * bounds) into a measurement through gb_kernels.h and returns a NEW
+ * {"rows": [...], "summary": {...}} object that the caller owns.  The job
+ * layer adds the metadata; a benchmark only measures and reports.
+ */
+#ifndef GPUBENCH_KERNELS_BENCH_H
+#define GPUBENCH_KERNELS_BENCH_H
+
+#include <cjson/cJSON.h>
+
+#include "gb_kernels.h"
+#include "job_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gb_bench_env {
+    const struct gb_device_info *dev;
+    struct gb_hooks *hooks;  /* the benchmark sets hooks->total */
+};
+
+typedef int (*gb_bench_fn)(const struct gb_bench_env *env, const cJSON *params,
+                           cJSON **result, struct gb_job_error *err);
+
+int gb_bench_smem_stride(const struct gb_bench_env *env, const cJSON *params,
+                         cJSON **result, struct gb_job_error *err);
+int gb_bench_smem_pattern(const struct gb_bench_env *env, const cJSON *params,
+                          cJSON **result, struct gb_job_error *err);
+int gb_bench_transpose(const struct gb_bench_env *env, const cJSON *params,
+                       cJSON **result, struct gb_job_error *err);
+
+/* The measuring options every benchmark takes (samples, min_sample_ms). */
+void gb_bench_measure_opts(const cJSON *params, struct gb_measure_opts *opts);
+
+/* Copies the integer list params[name] into out (at most cap values);
+ * returns how many there were, or -1 if the list is missing or too long
+ * (gb_params_resolve has ruled that out for the benchmark table). */
+int gb_bench_long_list(const cJSON *params, const char *name, long *out, int cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * measure.cu - warm-up, calibration and timed samples; see measure.cuh.
+ */
+#include <stdlib.h>
+
+#include "calibrate.h"
+#include "cuda_check.cuh"
+#include "measure.cuh"
+
+#define WARMUP_ENQUEUES 2
+
+int gb_timer_create(struct gb_timer *t, struct gb_cuda_error *err)
+{
+    t->stream = NULL;
+    t->start = NULL;
+    t->stop = NULL;
+    if (gb_cuda_check(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking),
+                      "cudaStreamCreateWithFlags", err) != 0 ||
+        gb_cuda_check(cudaEventCreate(&t->start), "cudaEventCreate", err) != 0 ||
+        gb_cuda_check(cudaEventCreate(&t->stop), "cudaEventCreate", err) != 0)
+        return -1;
+    return 0;
+}
+
+void gb_timer_destroy(struct gb_timer *t)
+{
+    /* Returns ignored on purpose: this runs on the way out, also after a
+     * sticky error, when every call fails and the first error is what the
+     * user must see. */
+    if (t->start)
+        (void)cudaEventDestroy(t->start);
+    if (t->stop)
+        (void)cudaEventDestroy(t->stop);
+    if (t->stream)
+        (void)cudaStreamDestroy(t->stream);
+    t->start = t->stop = NULL;
+    t->stream = NULL;
+}
+
+/* Records start, enqueues, records stop; the caller synchronises. */
+static int enqueue_timed(struct gb_timer *t, gb_launch_fn launch, void *ctx,
+                         long work, struct gb_cuda_error *err)
+{
+    if (gb_cuda_check(cudaEventRecord(t->start, t->stream), "cudaEventRecord", err) != 0 ||
+        launch(ctx, work, t->stream, err) != 0 ||
+        gb_cuda_check(cudaEventRecord(t->stop, t->stream), "cudaEventRecord", err) != 0)
+        return -1;
+    return 0;
+}
+
+static int elapsed(struct gb_timer *t, double *ms, struct gb_cuda_error *err)
+{
+    float f = 0;
+
+    if (gb_cuda_check(cudaEventSynchronize(t->stop), "cudaEventSynchronize", err) != 0 ||
+        gb_cuda_check(cudaEventElapsedTime(&f, t->start, t->stop),
+                      "cudaEventElapsedTime", err) != 0)
+        return -1;
+    *ms = f;
+    return 0;
+}
+
+int gb_time_once(struct gb_timer *t, gb_launch_fn launch, void *ctx, long work,
+                 double *ms, struct gb_cuda_error *err)
+{
+    if (enqueue_timed(t, launch, ctx, work, err) != 0)
+        return -1;
+    return elapsed(t, ms, err);
+}
+
+int gb_calibrate(struct gb_timer *t, gb_launch_fn launch, void *ctx,
+                 long *work, long max_work, double min_sample_ms,
+                 struct gb_cuda_error *err)
+{
+    double ms = 0;
+
+    for (int i = 0; i < WARMUP_ENQUEUES; i++) {
+        if (launch(ctx, *work, t->stream, err) != 0)
+            return -1;
+    }
+    if (gb_cuda_check(cudaStreamSynchronize(t->stream), "cudaStreamSynchronize", err) != 0)
+        return -1;
+    do {
+        if (gb_time_once(t, launch, ctx, *work, &ms, err) != 0)
+            return -1;
+    } while (!gb_calibrate_step(work, ms, min_sample_ms, max_work));
+    return 0;
+}
+
+int gb_take_samples(struct gb_timer *t, gb_launch_fn launch, void *ctx,
+                    long work, int samples, int per_launch,
+                    struct gb_hooks *hooks, struct gb_samples *out,
+                    struct gb_cuda_error *err)
+{
+    out->ms = (double *)calloc((size_t)samples, sizeof(double));
+    out->count = 0;
+    out->work = work;
+    if (out->ms == NULL)
+        return gb_cuda_check(cudaErrorMemoryAllocation, "calloc(samples)", err);
+    for (int i = 0; i < samples; i++) {
+        double ms;
+        if (enqueue_timed(t, launch, ctx, work, err) != 0)
+            return -1;
+        if (hooks->in_flight)
+            hooks->in_flight(hooks->arg, hooks->done, hooks->total);
+        if (elapsed(t, &ms, err) != 0)
+            return -1;
+        out->ms[out->count++] = per_launch ? ms / (double)work : ms;
+        hooks->done++;
+        if (hooks->progress)
+            hooks->progress(hooks->arg, hooks->done, hooks->total);
+    }
+    return 0;
+}

@@ -1,0 +1,89 @@
+/*
+ * nocuda.c - the GPU backend where no CUDA compiler was found at build
+ * time.  Every call answers that the worker was built without CUDA, so the
+ * worker still builds, `--list` prints an empty list with that reason, and
+ * the server refuses runs with it instead of queueing them forever.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gb_kernels.h"
+
+#define NO_CUDA "gpubench-worker was built without CUDA (no nvcc found at " \
+                "configure time); rebuild with the CUDA toolkit installed"
+
+static int no_cuda(struct gb_cuda_error *err, const char *call)
+{
+    memset(err, 0, sizeof(*err));
+    snprintf(err->call, sizeof(err->call), "%s", call);
+    snprintf(err->name, sizeof(err->name), "no_cuda");
+    snprintf(err->text, sizeof(err->text), "%s", NO_CUDA);
+    return -1;
+}
+
+int gb_backend_has_cuda(void)
+{
+    return 0;
+}
+
+int gb_device_count(int *count, char *reason, size_t reason_cap)
+{
+    *count = 0;
+    snprintf(reason, reason_cap, "%s", NO_CUDA);
+    return -1;
+}
+
+int gb_device_query(int index, struct gb_device_info *out,
+                    struct gb_cuda_error *err)
+{
+    (void)index;
+    memset(out, 0, sizeof(*out));
+    return no_cuda(err, "gb_device_query");
+}
+
+int gb_device_open(int index, struct gb_cuda_error *err)
+{
+    (void)index;
+    return no_cuda(err, "gb_device_open");
+}
+
+void gb_cuda_versions(int *driver, int *runtime)
+{
+    *driver = 0;
+    *runtime = 0;
+}
+
+int gb_fault_illegal_address(struct gb_cuda_error *err)
+{
+    return no_cuda(err, "gb_fault_illegal_address");
+}
+
+int gb_smem_measure(int device, const struct gb_smem_plan *plan,
+                    const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                    struct gb_smem_timing *t, struct gb_cuda_error *err)
+{
+    (void)device, (void)plan, (void)opts, (void)hooks;
+    memset(t, 0, sizeof(*t));
+    return no_cuda(err, "gb_smem_measure");
+}
+
+void gb_smem_timing_free(struct gb_smem_timing *t)
+{
+    memset(t, 0, sizeof(*t));
+}
+
+int gb_transpose_measure(int device, const struct gb_transpose_plan *plan,
+                         const struct gb_measure_opts *opts,
+                         struct gb_hooks *hooks, struct gb_transpose_timing *t,
+                         struct gb_cuda_error *err)
+{
+    (void)device, (void)plan, (void)opts, (void)hooks;
+    memset(t, 0, sizeof(*t));
+    t->failed_kernel = -1;
+    return no_cuda(err, "gb_transpose_measure");
+}
+
+void gb_transpose_timing_free(struct gb_transpose_timing *t)
+{
+    memset(t, 0, sizeof(*t));
+}

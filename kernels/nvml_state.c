@@ -1,0 +1,227 @@
+/*
+ * nvml_state.c - NVML through dlopen; see nvml_state.h.
+ *
+ * The prototypes below are NVML's own (nvml.h), written out because the
+ * header is not installed with the CUDA toolkit here and the worker must
+ * build without it.  Every entry point but init/shutdown/error-string is
+ * optional: an older driver without one just gives null for that field.
+ */
+#include "nvml_state.h"
+#include "throttle.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct nvml_device_opaque *nvml_device;
+
+/* nvmlClockType_t, nvmlTemperatureSensors_t, nvmlEnableState_t values */
+#define NVML_CLOCK_SM 1
+#define NVML_CLOCK_MEM 2
+#define NVML_TEMPERATURE_GPU 0
+#define NVML_SUCCESS 0
+
+struct gb_nvml {
+    void *lib;
+    int (*init)(void);
+    int (*shutdown)(void);
+    const char *(*error_string)(int);
+    int (*driver_version)(char *, unsigned int);
+    int (*handle_by_pci)(const char *, nvml_device *);
+    int (*clock)(nvml_device, int, unsigned int *);
+    int (*max_clock)(nvml_device, int, unsigned int *);
+    int (*temperature)(nvml_device, int, unsigned int *);
+    int (*power_usage)(nvml_device, unsigned int *);
+    int (*power_limit)(nvml_device, unsigned int *);
+    int (*enforced_power_limit)(nvml_device, unsigned int *);
+    int (*throttle_reasons)(nvml_device, unsigned long long *);
+    int (*ecc_mode)(nvml_device, int *, int *);
+    int (*persistence_mode)(nvml_device, int *);
+    int (*pstate)(nvml_device, int *);
+};
+
+/* POSIX's blessed way to turn dlsym's object pointer into a function
+ * pointer without a cast ISO C frowns on. */
+static void load(void *lib, const char *name, void *fn_slot)
+{
+    void *sym = dlsym(lib, name);
+    memcpy(fn_slot, &sym, sizeof(sym));
+}
+
+struct gb_nvml *gb_nvml_open(char *reason, size_t reason_cap)
+{
+    struct gb_nvml *n = calloc(1, sizeof(*n));
+    int rc;
+
+    if (n == NULL) {
+        snprintf(reason, reason_cap, "out of memory");
+        return NULL;
+    }
+    n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (n->lib == NULL) {
+        const char *why = dlerror();
+        snprintf(reason, reason_cap, "NVML not loaded: %s",
+                 why ? why : "libnvidia-ml.so.1 not found");
+        goto fail;
+    }
+    load(n->lib, "nvmlInit_v2", &n->init);
+    load(n->lib, "nvmlShutdown", &n->shutdown);
+    load(n->lib, "nvmlErrorString", &n->error_string);
+    load(n->lib, "nvmlSystemGetDriverVersion", &n->driver_version);
+    load(n->lib, "nvmlDeviceGetHandleByPciBusId_v2", &n->handle_by_pci);
+    load(n->lib, "nvmlDeviceGetClockInfo", &n->clock);
+    load(n->lib, "nvmlDeviceGetMaxClockInfo", &n->max_clock);
+    load(n->lib, "nvmlDeviceGetTemperature", &n->temperature);
+    load(n->lib, "nvmlDeviceGetPowerUsage", &n->power_usage);
+    load(n->lib, "nvmlDeviceGetPowerManagementLimit", &n->power_limit);
+    load(n->lib, "nvmlDeviceGetEnforcedPowerLimit", &n->enforced_power_limit);
+    /* Renamed in newer drivers; the old name stays as an alias. */
+    load(n->lib, "nvmlDeviceGetCurrentClocksEventReasons", &n->throttle_reasons);
+    if (n->throttle_reasons == NULL)
+        load(n->lib, "nvmlDeviceGetCurrentClocksThrottleReasons",
+             &n->throttle_reasons);
+    load(n->lib, "nvmlDeviceGetEccMode", &n->ecc_mode);
+    load(n->lib, "nvmlDeviceGetPersistenceMode", &n->persistence_mode);
+    load(n->lib, "nvmlDeviceGetPerformanceState", &n->pstate);
+    if (n->init == NULL || n->shutdown == NULL || n->error_string == NULL) {
+        snprintf(reason, reason_cap, "NVML library lacks nvmlInit_v2");
+        goto fail;
+    }
+    rc = n->init();
+    if (rc != NVML_SUCCESS) {
+        snprintf(reason, reason_cap, "nvmlInit_v2 failed: %s (%d)",
+                 n->error_string(rc), rc);
+        goto fail;
+    }
+    return n;
+
+fail:
+    if (n->lib)
+        dlclose(n->lib);
+    free(n);
+    return NULL;
+}
+
+void gb_nvml_close(struct gb_nvml *nvml)
+{
+    if (nvml == NULL)
+        return;
+    nvml->shutdown();
+    dlclose(nvml->lib);
+    free(nvml);
+}
+
+int gb_nvml_driver_version(struct gb_nvml *nvml, char *out, size_t cap,
+                           char *reason, size_t reason_cap)
+{
+    char buf[96];
+    int rc;
+
+    if (nvml->driver_version == NULL) {
+        snprintf(reason, reason_cap, "NVML lacks nvmlSystemGetDriverVersion");
+        return -1;
+    }
+    rc = nvml->driver_version(buf, sizeof(buf));
+    if (rc != NVML_SUCCESS) {
+        snprintf(reason, reason_cap, "nvmlSystemGetDriverVersion: %s",
+                 nvml->error_string(rc));
+        return -1;
+    }
+    snprintf(out, cap, "%s", buf);
+    return 0;
+}
+
+/* Adds name: value when the getter exists and succeeded, else null. */
+static void add_uint(cJSON *obj, const char *name, int ok, double value)
+{
+    if (ok)
+        cJSON_AddNumberToObject(obj, name, value);
+    else
+        cJSON_AddNullToObject(obj, name);
+}
+
+static void add_throttle(cJSON *obj, struct gb_nvml *n, nvml_device dev)
+{
+    unsigned long long mask = 0;
+    const char *names[16];
+    char hex[32];
+    int count;
+    cJSON *list;
+
+    if (n->throttle_reasons == NULL ||
+        n->throttle_reasons(dev, &mask) != NVML_SUCCESS) {
+        cJSON_AddNullToObject(obj, "throttle_reasons");
+        cJSON_AddNullToObject(obj, "throttle_mask");
+        return;
+    }
+    list = cJSON_AddArrayToObject(obj, "throttle_reasons");
+    count = gb_throttle_decode(mask, names, 16);
+    for (int i = 0; list && i < count && i < 16; i++)
+        cJSON_AddItemToArray(list, cJSON_CreateString(names[i]));
+    snprintf(hex, sizeof(hex), "0x%llx", mask);
+    cJSON_AddStringToObject(obj, "throttle_mask", hex);
+    cJSON_AddBoolToObject(obj, "slowdown", gb_throttle_is_slowdown(mask));
+}
+
+static void add_enable_state(cJSON *obj, const char *name, int ok, int state)
+{
+    if (ok)
+        cJSON_AddStringToObject(obj, name, state ? "enabled" : "disabled");
+    else
+        cJSON_AddNullToObject(obj, name);
+}
+
+cJSON *gb_nvml_card_state(struct gb_nvml *n, const char *pci_bus_id,
+                          const char *when, const char *unavailable_reason)
+{
+    cJSON *obj = cJSON_CreateObject();
+    nvml_device dev = NULL;
+    unsigned int v = 0;
+    int ok, current = 0, pending = 0, rc;
+    char reason[160];
+
+    if (obj == NULL)
+        return NULL;
+    cJSON_AddStringToObject(obj, "when", when);
+    if (n == NULL || n->handle_by_pci == NULL) {
+        cJSON_AddBoolToObject(obj, "available", 0);
+        cJSON_AddStringToObject(obj, "reason", unavailable_reason
+                                ? unavailable_reason : "NVML not available");
+        return obj;
+    }
+    rc = n->handle_by_pci(pci_bus_id, &dev);
+    if (rc != NVML_SUCCESS) {
+        snprintf(reason, sizeof(reason), "nvmlDeviceGetHandleByPciBusId_v2(%s): %s",
+                 pci_bus_id, n->error_string(rc));
+        cJSON_AddBoolToObject(obj, "available", 0);
+        cJSON_AddStringToObject(obj, "reason", reason);
+        return obj;
+    }
+    cJSON_AddBoolToObject(obj, "available", 1);
+    ok = n->clock && n->clock(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS;
+    add_uint(obj, "sm_clock_mhz", ok, v);
+    ok = n->clock && n->clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS;
+    add_uint(obj, "mem_clock_mhz", ok, v);
+    ok = n->max_clock && n->max_clock(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS;
+    add_uint(obj, "max_sm_clock_mhz", ok, v);
+    ok = n->temperature &&
+         n->temperature(dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS;
+    add_uint(obj, "temperature_c", ok, v);
+    ok = n->power_usage && n->power_usage(dev, &v) == NVML_SUCCESS;
+    add_uint(obj, "power_draw_w", ok, v / 1000.0);
+    ok = n->power_limit && n->power_limit(dev, &v) == NVML_SUCCESS;
+    add_uint(obj, "power_limit_w", ok, v / 1000.0);
+    ok = n->enforced_power_limit &&
+         n->enforced_power_limit(dev, &v) == NVML_SUCCESS;
+    add_uint(obj, "enforced_power_limit_w", ok, v / 1000.0);
+    add_throttle(obj, n, dev);
+    ok = n->ecc_mode && n->ecc_mode(dev, &current, &pending) == NVML_SUCCESS;
+    add_enable_state(obj, "ecc_mode", ok, current);
+    ok = n->persistence_mode &&
+         n->persistence_mode(dev, &current) == NVML_SUCCESS;
+    add_enable_state(obj, "persistence_mode", ok, current);
+    ok = n->pstate && n->pstate(dev, &current) == NVML_SUCCESS;
+    add_uint(obj, "pstate", ok, current);
+    return obj;
+}

@@ -1,0 +1,76 @@
+/*
+ * smem_common.h - what smem_stride and smem_pattern share: preparing the
+ * warp accesses (prediction before the launch, the broadcast check, fitting
+ * into the device's shared memory), running them through gb_smem_measure,
+ * and the fields of their rows and summary.
+ *
+ * The report functions are pure (a timing in, JSON out), so the ratio and
+ * bandwidth arithmetic is unit-tested without a GPU.
+ */
+#ifndef GPUBENCH_KERNELS_SMEM_COMMON_H
+#define GPUBENCH_KERNELS_SMEM_COMMON_H
+
+#include <cjson/cJSON.h>
+
+#include "bench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes one conflict-free warp load of 32-bit words delivers, and the
+ * bytes an SM's shared memory serves per clock (32 banks x 4 bytes). */
+#define GB_WARP_LOAD_BYTES 128
+#define GB_SMEM_BYTES_PER_CLOCK 128
+
+struct gb_smem_row {
+    long words[GB_WARP_LANES];   /* as asked: lane L reads words[L] */
+    long fitted[GB_WARP_LANES];  /* as read on the GPU */
+    int compacted;               /* fitted differs from words (compact.h) */
+    int predicted_degree;        /* gb_degree_for_words, before any launch */
+    int broadcast_lanes;         /* gb_shared_lanes: lanes sharing a word */
+};
+
+/* Fills row from words: the prediction and the broadcast count come from
+ * common/predict.c; fitted = words until gb_smem_fit says otherwise. */
+void gb_smem_row_init(struct gb_smem_row *row, const long words[GB_WARP_LANES]);
+
+/* Rank-compacts every row whose largest word does not fit limit_bytes of
+ * shared memory and returns the words the array must hold for all rows
+ * (what every launch allocates), or -1 when a row cannot fit even
+ * compacted (limit under 4 KiB). */
+long gb_smem_fit(struct gb_smem_row *rows, int count, long limit_bytes);
+
+/* Fits rows to env->dev, sets the progress total and times every row with
+ * the same work, calibrated on baseline_row.  t is filled even on failure
+ * and released with gb_smem_timing_free. */
+int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
+                int count, int baseline_row, const cJSON *params,
+                struct gb_smem_timing *t, struct gb_job_error *err);
+
+/* Adds to obj row r's timing fields (report_json.h) and: ratio (median
+ * over baseline_median_ms), ratio_to_predicted, warp_loads_per_sample,
+ * requested_bytes_per_sample, shared_gbps, bytes_per_clock_per_sm and
+ * sm_clock_mhz_measured (from the clock64 cycles of the row's last
+ * sample).  Returns 0 or -1 (out of memory). */
+int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
+                            int predicted_degree, double baseline_median_ms,
+                            int sm_count);
+
+/* A NEW summary object (caller owns; NULL when out of memory): the
+ * baseline (stride 1; with its samples when it is not one of the rows),
+ * the launch shape, and the baseline against the peak of
+ * SMs x 128 bytes a clock x the SM clock measured during it. */
+cJSON *gb_smem_summary(const struct gb_smem_timing *t, const struct gb_smem_row *rows,
+                       int baseline_row, int baseline_in_rows,
+                       const struct gb_device_info *dev);
+
+/* The largest |ratio / predicted_degree - 1| over the rows array of a
+ * report (how far the measurement strays from the prediction). */
+double gb_smem_max_ratio_error(const cJSON *rows);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

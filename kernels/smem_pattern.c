@@ -1,0 +1,89 @@
+/*
+ * smem_pattern.c - a custom warp access: 32 word indices, one a lane.
+ *
+ * The predicted degree is the most DISTINCT words any bank is asked for
+ * (common/predict.c), so lanes that share a word count once: the seed's
+ * `tx * 2 % 32` pattern is a broadcast and predicts 1.  The row says how
+ * many lanes share a word and how many distinct words each bank serves.
+ * The ratio is to a stride-1 baseline measured in the same run, with the
+ * same kernel and the same work.
+ */
+#include "predict.h"
+#include "smem_common.h"
+
+/* Pure: a timing in, a NEW result object out (NULL when out of memory).
+ * rows[0] is the baseline, rows[1] the pattern. */
+static cJSON *report(const struct gb_smem_row *rows, const struct gb_smem_timing *t,
+                     const struct gb_device_info *dev)
+{
+    const struct gb_smem_row *p = &rows[1];
+    cJSON *result = cJSON_CreateObject();
+    cJSON *list = cJSON_AddArrayToObject(result, "rows");
+    cJSON *o = cJSON_CreateObject();
+    cJSON *summary;
+    int per_bank[GB_SMEM_BANKS], words[GB_WARP_LANES], fitted[GB_WARP_LANES];
+    struct gb_stats base;
+
+    if (result == NULL || list == NULL || o == NULL || !cJSON_AddItemToArray(list, o) ||
+        gb_stats_compute(t->rows[0].ms, t->rows[0].count, &base) != 0) {
+        if (list == NULL || !cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
+            cJSON_Delete(o);
+        goto fail;
+    }
+    gb_bank_loads(p->words, per_bank);
+    for (int lane = 0; lane < GB_WARP_LANES; lane++) {
+        words[lane] = (int)p->words[lane];
+        fitted[lane] = (int)p->fitted[lane];
+    }
+    cJSON_AddStringToObject(o, "variant", "pattern");
+    cJSON_AddItemToObject(o, "words", cJSON_CreateIntArray(words, GB_WARP_LANES));
+    cJSON_AddNumberToObject(o, "predicted_degree", p->predicted_degree);
+    cJSON_AddNumberToObject(o, "broadcast_lanes", p->broadcast_lanes);
+    cJSON_AddNumberToObject(o, "distinct_words", GB_WARP_LANES - p->broadcast_lanes);
+    cJSON_AddItemToObject(o, "bank_loads", cJSON_CreateIntArray(per_bank, GB_SMEM_BANKS));
+    cJSON_AddBoolToObject(o, "address_compacted", p->compacted);
+    if (p->compacted)
+        cJSON_AddItemToObject(o, "words_read", cJSON_CreateIntArray(fitted, GB_WARP_LANES));
+    if (gb_smem_add_measurement(o, t, 1, p->predicted_degree, base.median,
+                                dev->sm_count) != 0)
+        goto fail;
+    summary = gb_smem_summary(t, rows, 0, 0, dev);
+    if (summary == NULL)
+        goto fail;
+    cJSON_AddItemToObject(result, "summary", summary);
+    cJSON_AddNumberToObject(summary, "max_ratio_error", gb_smem_max_ratio_error(list));
+    return result;
+
+fail:
+    cJSON_Delete(result);
+    return NULL;
+}
+
+int gb_bench_smem_pattern(const struct gb_bench_env *env, const cJSON *params,
+                          cJSON **result, struct gb_job_error *err)
+{
+    long words[GB_WARP_LANES];
+    struct gb_smem_row rows[2];
+    struct gb_smem_timing t;
+    int rc = -1;
+
+    *result = NULL;
+    memset(&t, 0, sizeof(t));
+    if (gb_bench_long_list(params, "words", words, GB_WARP_LANES) != GB_WARP_LANES)
+        return gb_job_fail(err, "invalid_params", "params.words must hold 32 indices");
+    gb_stride_words(1, rows[0].words);
+    gb_smem_row_init(&rows[0], rows[0].words);
+    gb_smem_row_init(&rows[1], words);
+    if (gb_smem_run(env, rows, 2, 0, params, &t, err) != 0)
+        goto out;
+    *result = report(rows, &t, env->dev);
+    if (*result == NULL) {
+        gb_job_fail(err, "internal", "out of memory building the result");
+        goto out;
+    }
+    rc = 0;
+
+out:
+    gb_smem_timing_free(&t);
+    return rc;
+}

@@ -1,0 +1,214 @@
+/*
+ * smem_read.cu - the one kernel behind smem_stride and smem_pattern, and
+ * its measurement.  See gb_kernels.h (gb_smem_measure).
+ *
+ * Lane L of every warp reads 32-bit word words[L] of a dynamic shared
+ * array, kUnroll times per loop iteration, `iterations` times.  The word
+ * indices are a kernel argument, so every row of a run executes the same
+ * instructions in the same order and only the addresses move.
+ *
+ * Why it measures the shared-load pipe and nothing else:
+ *  - the pointer is volatile, so the compiler must issue every load (it
+ *    may neither hoist the repeated read out of the loop nor merge it);
+ *  - the sum of the loaded values is stored at the end, so nothing is
+ *    dead code;
+ *  - per load the loop issues about one more instruction (an add), far
+ *    below the four issue slots an SM has per clock, while a conflict-free
+ *    warp load occupies the 128-byte-a-clock shared pipe for one clock and
+ *    a d-way conflicted one for d clocks;
+ *  - the grid is exactly the blocks that fit at once (every SM full, one
+ *    wave, no tail), and a sample lasts at least min_sample_ms.
+ * clock64() around the loop gives each sample's SM cycles, so bytes per
+ * clock can be computed without trusting a reported clock.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.cuh"
+#include "measure.cuh"
+
+static const int kBlock = 1024;
+static const int kUnroll = 32;
+static const long kFirstIterations = 64;
+static const long kMaxIterations = 1L << 24;
+
+struct lane_words {
+    int w[GB_WARP_LANES];
+};
+
+__global__ void __launch_bounds__(1024)
+    smem_read(lane_words words, int smem_words, int iterations, unsigned *sink,
+              long long *cycles)
+{
+    extern __shared__ unsigned smem[];
+
+    /* Distinct values, so a broadcast cannot be mistaken for a read of
+     * another word and the sum depends on every address. */
+    for (int i = threadIdx.x; i < smem_words; i += blockDim.x)
+        smem[i] = (unsigned)i * 2654435761u;
+    __syncthreads();
+
+    const volatile unsigned *p = smem + words.w[threadIdx.x % GB_WARP_LANES];
+    unsigned acc = 0;
+    long long t0 = clock64();
+    for (int i = 0; i < iterations; i++) {
+#pragma unroll
+        for (int k = 0; k < kUnroll; k++)
+            acc += p[0];
+    }
+    /* Thread 0 reads the clock once every warp of the block is done. */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        cycles[blockIdx.x] = clock64() - t0;
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+struct smem_ctx {
+    lane_words words;
+    int smem_words, smem_bytes, grid;
+    unsigned *sink;
+    long long *cycles;
+};
+
+static int launch_smem_read(void *p, long work, cudaStream_t stream,
+                            struct gb_cuda_error *err)
+{
+    struct smem_ctx *c = (struct smem_ctx *)p;
+
+    smem_read<<<c->grid, kBlock, c->smem_bytes, stream>>>(
+        c->words, c->smem_words, (int)work, c->sink, c->cycles);
+    return gb_cuda_check_launch("smem_read launch", err);
+}
+
+static void set_row(struct smem_ctx *c, const struct gb_smem_plan *plan, int row)
+{
+    memcpy(c->words.w, plan->words[row], sizeof(c->words.w));
+}
+
+/* The longest block's cycles of the last launch. */
+static int read_cycles(const struct smem_ctx *c, long long *host, double *out,
+                       struct gb_cuda_error *err)
+{
+    long long max = 0;
+
+    if (gb_cuda_check(cudaMemcpy(host, c->cycles, sizeof(long long) * (size_t)c->grid,
+                                 cudaMemcpyDeviceToHost),
+                      "cudaMemcpy(cycles)", err) != 0)
+        return -1;
+    for (int b = 0; b < c->grid; b++)
+        if (host[b] > max)
+            max = host[b];
+    *out = (double)max;
+    return 0;
+}
+
+static int alloc_result(const struct gb_smem_plan *plan, struct gb_smem_timing *t,
+                        struct gb_cuda_error *err)
+{
+    t->rows = (struct gb_samples *)calloc((size_t)plan->rows, sizeof(*t->rows));
+    t->cycles = (double *)calloc((size_t)plan->rows, sizeof(double));
+    t->last_ms = (double *)calloc((size_t)plan->rows, sizeof(double));
+    if (t->rows == NULL || t->cycles == NULL || t->last_ms == NULL)
+        return gb_cuda_check(cudaErrorMemoryAllocation, "calloc(rows)", err);
+    t->row_count = plan->rows;
+    return 0;
+}
+
+/* Shared memory, occupancy and the grid that fills every SM once. */
+static int configure(int device, struct smem_ctx *c, struct gb_smem_timing *t,
+                     struct gb_cuda_error *err)
+{
+    int sms = 0, per_sm = 0;
+
+    if (gb_cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                      "cudaDeviceGetAttribute(MultiProcessorCount)", err) != 0 ||
+        gb_cuda_check(cudaFuncSetAttribute(smem_read,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           c->smem_bytes),
+                      "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", err) != 0 ||
+        gb_cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                          &per_sm, smem_read, kBlock, (size_t)c->smem_bytes),
+                      "cudaOccupancyMaxActiveBlocksPerMultiprocessor", err) != 0)
+        return -1;
+    if (per_sm < 1)
+        return gb_cuda_check(cudaErrorInvalidConfiguration,
+                             "occupancy: no block of smem_read fits an SM", err);
+    c->grid = sms * per_sm;
+    t->grid = c->grid;
+    t->block = kBlock;
+    t->blocks_per_sm = per_sm;
+    t->smem_bytes = c->smem_bytes;
+    t->loads_per_iteration = kUnroll;
+    return 0;
+}
+
+int gb_smem_measure(int device, const struct gb_smem_plan *plan,
+                    const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                    struct gb_smem_timing *t, struct gb_cuda_error *err)
+{
+    struct smem_ctx c;
+    struct gb_timer timer = {NULL, NULL, NULL};
+    long long *host_cycles = NULL;
+    long iterations = kFirstIterations;
+    int rc = -1;
+
+    memset(t, 0, sizeof(*t));
+    memset(&c, 0, sizeof(c));
+    c.smem_words = plan->smem_words;
+    c.smem_bytes = plan->smem_words * (int)sizeof(unsigned);
+    if (alloc_result(plan, t, err) != 0 || configure(device, &c, t, err) != 0)
+        goto out;
+    host_cycles = (long long *)calloc((size_t)c.grid, sizeof(long long));
+    if (host_cycles == NULL) {
+        gb_cuda_check(cudaErrorMemoryAllocation, "calloc(cycles)", err);
+        goto out;
+    }
+    if (gb_cuda_check(cudaMalloc(&c.sink, sizeof(unsigned) * (size_t)c.grid * kBlock),
+                      "cudaMalloc(sink)", err) != 0 ||
+        gb_cuda_check(cudaMalloc(&c.cycles, sizeof(long long) * (size_t)c.grid),
+                      "cudaMalloc(cycles)", err) != 0 ||
+        gb_timer_create(&timer, err) != 0)
+        goto out;
+
+    /* One amount of work for every row, sized on the baseline, so the
+     * rows' times compare directly (a d-way row simply lasts d times as
+     * long). */
+    set_row(&c, plan, plan->baseline_row);
+    if (gb_calibrate(&timer, launch_smem_read, &c, &iterations, kMaxIterations,
+                     opts->min_sample_ms, err) != 0)
+        goto out;
+    t->warp_loads = (long long)c.grid * (kBlock / GB_WARP_LANES) * iterations * kUnroll;
+
+    for (int r = 0; r < plan->rows; r++) {
+        struct gb_samples *s = &t->rows[r];
+        set_row(&c, plan, r);
+        if (gb_take_samples(&timer, launch_smem_read, &c, iterations, opts->samples,
+                            0, hooks, s, err) != 0 ||
+            read_cycles(&c, host_cycles, &t->cycles[r], err) != 0)
+            goto out;
+        t->last_ms[r] = s->ms[s->count - 1];
+    }
+    rc = 0;
+
+out:
+    gb_timer_destroy(&timer);
+    /* Frees are not checked: on the error path the first error stands. */
+    if (c.sink)
+        (void)cudaFree(c.sink);
+    if (c.cycles)
+        (void)cudaFree(c.cycles);
+    free(host_cycles);
+    return rc;
+}
+
+void gb_smem_timing_free(struct gb_smem_timing *t)
+{
+    for (int i = 0; t->rows && i < t->row_count; i++)
+        free(t->rows[i].ms);
+    free(t->rows);
+    free(t->cycles);
+    free(t->last_ms);
+    t->rows = NULL;
+    t->cycles = t->last_ms = NULL;
+    t->row_count = 0;
+}

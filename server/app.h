@@ -1,0 +1,27 @@
+/*
+ * app.h - the daemon's shared state, handed to every HTTP handler: the
+ * options it was started with, the store, the GPUs and the waiters.  Built
+ * once in main() and torn down there; handlers only borrow it.
+ */
+#ifndef GPUBENCH_APP_H
+#define GPUBENCH_APP_H
+
+#include <stdint.h>
+
+#include "options.h"
+
+struct store;
+struct gpu_pool;
+struct waiters;
+
+struct app {
+    const struct options *opt;
+    struct store *store;
+    struct gpu_pool *gpus;
+    struct waiters *waiters;
+    char host[256];
+    int64_t started_mono_ms;
+    char started_at[32];
+};
+
+#endif

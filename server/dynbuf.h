@@ -1,0 +1,44 @@
+/*
+ * dynbuf.h - a growable byte buffer that refuses to grow past a cap (after
+ * curl's dynbuf): request bodies and worker lines are read into these, so
+ * no peer can make the daemon allocate without bound.
+ *
+ * The buffer owns its bytes; dynbuf_take() hands them to the caller.  The
+ * contents are always NUL-terminated (the NUL is not counted in len).
+ */
+#ifndef GPUBENCH_DYNBUF_H
+#define GPUBENCH_DYNBUF_H
+
+#include <stddef.h>
+
+struct dynbuf {
+    char *data;
+    size_t len;
+    size_t alloc;
+    size_t cap;   /* the most bytes it will ever hold */
+};
+
+void dynbuf_init(struct dynbuf *b, size_t cap);
+void dynbuf_free(struct dynbuf *b);
+void dynbuf_reset(struct dynbuf *b);
+
+/* Appends n bytes.  Returns 0, or -1 (contents unchanged) if that would
+ * pass the cap or memory ran out. */
+int dynbuf_add(struct dynbuf *b, const void *p, size_t n);
+
+/* printf-style append under the same rules. */
+int dynbuf_printf(struct dynbuf *b, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Drops the first n bytes, keeping the rest. */
+void dynbuf_consume(struct dynbuf *b, size_t n);
+
+/* Hands the bytes (NUL-terminated, never NULL) to the caller, who frees
+ * them; the buffer is left empty.  *len gets the length if len is not NULL.
+ * Returns NULL only if memory ran out. */
+char *dynbuf_take(struct dynbuf *b, size_t *len);
+
+#endif

@@ -1,0 +1,653 @@
+/*
+ * gpu_pool.c - see gpu_pool.h.
+ *
+ * Locking: each gpu's mutex guards its state fields and its condition
+ * variable; the store has its own lock.  A runner never holds its gpu lock
+ * while it talks to the worker or the store, so /devices answers at once.
+ */
+#include "gpu_pool.h"
+#include "log.h"
+#include "store.h"
+#include "timeutil.h"
+#include "version.h"
+#include "waiters.h"
+#include "worker_proc.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define READY_TIMEOUT_MS 120000
+#define LIST_TIMEOUT_MS 60000
+#define FATAL_EXIT_WAIT_MS 5000
+
+enum worker_state { WS_STARTING, WS_READY, WS_RUNNING, WS_RESTARTING,
+                    WS_STOPPED };
+
+static const char *const state_names[] = {"starting", "ready", "running",
+                                          "restarting", "stopped"};
+
+struct gpu {
+    struct gpu_pool *pool;
+    int index;
+    char uuid[96];
+    char name[128];
+    cJSON *info;                 /* the --list entry, then the ready line's */
+    pthread_t thread;
+    int thread_started;
+
+    pthread_mutex_t lock;        /* guards what follows */
+    pthread_cond_t cond;
+    int wake;
+    enum worker_state state;
+    int pid;
+    char current_run[40];
+    int failures_in_row;
+    long restarts;
+    long runs_done;
+    char last_error[256];
+    int64_t next_start_ms;       /* back-off: no start before this */
+};
+
+struct gpu_pool {
+    struct app *app;
+    struct gpu *gpus;
+    int count;
+    char reason[512];
+    volatile int stopping;
+    int64_t stop_deadline_ms;
+};
+
+static void gpu_set_state(struct gpu *g, enum worker_state s, int pid,
+                          const char *run_id)
+{
+    pthread_mutex_lock(&g->lock);
+    g->state = s;
+    g->pid = pid;
+    snprintf(g->current_run, sizeof(g->current_run), "%s", run_id ? run_id : "");
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void gpu_note_failure(struct gpu *g, const char *what)
+{
+    pthread_mutex_lock(&g->lock);
+    g->failures_in_row++;
+    snprintf(g->last_error, sizeof(g->last_error), "%s", what);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Waits on the gpu's condition variable until woken or until_ms. */
+static void gpu_sleep_until(struct gpu *g, int64_t until_ms)
+{
+    struct timespec ts;
+
+    ts.tv_sec = (time_t)(until_ms / 1000);
+    ts.tv_nsec = (long)(until_ms % 1000) * 1000000L;
+    pthread_mutex_lock(&g->lock);
+    while (!g->wake && !g->pool->stopping && time_mono_ms() < until_ms)
+        pthread_cond_timedwait(&g->cond, &g->lock, &ts);
+    g->wake = 0;
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* Starts a worker and waits for its ready line.  0 when it is ready. */
+static int start_worker(struct gpu *g, struct worker_proc *w)
+{
+    char dev[16], err[256], how[96];
+    const char *args[] = {"--serve", "--device", dev, NULL};
+    char *line = NULL;
+    cJSON *ready = NULL;
+    int rc = -1;
+    enum worker_read r;
+
+    snprintf(dev, sizeof(dev), "%d", g->index);
+    gpu_set_state(g, WS_STARTING, 0, NULL);
+    if (worker_spawn(w, g->pool->app->opt->worker, args, err, sizeof(err)) != 0) {
+        gpu_note_failure(g, err);
+        goto done;
+    }
+    gpu_set_state(g, WS_STARTING, w->pid, NULL);
+    r = worker_read_line(w, time_mono_ms() + READY_TIMEOUT_MS, &line);
+    if (r != WORKER_LINE) {
+        worker_stop(w, 1000, how, sizeof(how));
+        snprintf(err, sizeof(err), "the worker for GPU %d never said ready (%s)",
+                 g->index, r == WORKER_TIMEOUT ? "timed out" : how);
+        gpu_note_failure(g, err);
+        goto done;
+    }
+    ready = cJSON_Parse(line);
+    if (!cJSON_IsObject(ready) ||
+        !cJSON_IsString(cJSON_GetObjectItem(ready, "event")) ||
+        strcmp(cJSON_GetObjectItem(ready, "event")->valuestring, "ready") != 0) {
+        const cJSON *msg = cJSON_GetObjectItem(ready, "message");
+        snprintf(err, sizeof(err), "the worker for GPU %d did not start: %.180s",
+                 g->index, cJSON_IsString(msg) ? msg->valuestring : line);
+        worker_stop(w, 1000, how, sizeof(how));
+        gpu_note_failure(g, err);
+        goto done;
+    }
+    pthread_mutex_lock(&g->lock);
+    if (cJSON_IsObject(cJSON_GetObjectItem(ready, "device"))) {
+        cJSON_Delete(g->info);
+        g->info = cJSON_DetachItemFromObject(ready, "device");
+    }
+    g->failures_in_row = 0;
+    g->state = WS_READY;
+    pthread_mutex_unlock(&g->lock);
+    log_info("gpu %d: worker %d ready", g->index, (int)w->pid);
+    rc = 0;
+
+done:
+    free(line);
+    cJSON_Delete(ready);
+    return rc;
+}
+
+/* Adds what the server knows to the worker's meta: the host and the
+ * daemon's own version. */
+static char *meta_with_host(struct gpu *g, const cJSON *meta)
+{
+    cJSON *m = cJSON_IsObject(meta) ? cJSON_Duplicate(meta, 1) : cJSON_CreateObject();
+    cJSON *server;
+    char *text;
+
+    if (m == NULL)
+        return NULL;
+    cJSON_DeleteItemFromObject(m, "host");
+    cJSON_AddStringToObject(m, "host", g->pool->app->host);
+    server = cJSON_AddObjectToObject(m, "server");
+    cJSON_AddStringToObject(server, "gpubench_version", GPUBENCH_VERSION);
+    cJSON_AddStringToObject(server, "git_commit", GPUBENCH_GIT_COMMIT);
+    text = cJSON_PrintUnformatted(m);
+    cJSON_Delete(m);
+    return text;
+}
+
+enum line_outcome { LINE_CONTINUE, LINE_FINISHED, LINE_FATAL };
+
+/* Acts on one answer line for job.  Lines for another id, or not JSON, are
+ * logged and skipped: only this run's own result can end it. */
+static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
+                                     const char *line)
+{
+    struct store *store = g->pool->app->store;
+    cJSON *msg = cJSON_Parse(line);
+    const cJSON *id = cJSON_GetObjectItem(msg, "id");
+    const cJSON *event = cJSON_GetObjectItem(msg, "event");
+    enum line_outcome out = LINE_CONTINUE;
+
+    if (!cJSON_IsObject(msg) || !cJSON_IsString(event)) {
+        log_warn("gpu %d: ignoring a worker line that is not a protocol "
+                 "message: %.120s", g->index, line);
+        goto done;
+    }
+    if (!cJSON_IsString(id) || strcmp(id->valuestring, job->id) != 0) {
+        log_warn("gpu %d: ignoring a line for another run: %.120s", g->index, line);
+        goto done;
+    }
+    if (strcmp(event->valuestring, "progress") == 0) {
+        const cJSON *d = cJSON_GetObjectItem(msg, "done");
+        const cJSON *t = cJSON_GetObjectItem(msg, "total");
+        if (cJSON_IsNumber(d) && cJSON_IsNumber(t))
+            store_set_progress(store, job->id, (long)d->valuedouble, (long)t->valuedouble);
+    } else if (strcmp(event->valuestring, "result") == 0) {
+        const cJSON *result = cJSON_GetObjectItem(msg, "result");
+        char *results_text = NULL, *meta_text = NULL;
+
+        out = LINE_FINISHED;
+        if (!cJSON_IsObject(result) ||
+            !cJSON_IsArray(cJSON_GetObjectItem(result, "rows"))) {
+            store_finish_run(store, job->id, "failed", NULL, NULL, "bad_result",
+                             "the worker's result has no rows array");
+            goto done;
+        }
+        results_text = cJSON_PrintUnformatted(result);
+        meta_text = meta_with_host(g, cJSON_GetObjectItem(msg, "meta"));
+        if (results_text == NULL || meta_text == NULL ||
+            store_finish_run(store, job->id, "done", results_text, meta_text,
+                             NULL, NULL) != STORE_OK)
+            log_error("gpu %d: could not store the result of run %s",
+                      g->index, job->id);
+        free(results_text);
+        free(meta_text);
+    } else if (strcmp(event->valuestring, "error") == 0) {
+        const cJSON *code = cJSON_GetObjectItem(msg, "code");
+        const cJSON *text = cJSON_GetObjectItem(msg, "message");
+        const char *c = cJSON_IsString(code) ? code->valuestring : "worker_error";
+
+        store_finish_run(store, job->id, "failed", NULL, NULL, c,
+                         cJSON_IsString(text) ? text->valuestring : "(no message)");
+        /* A CUDA error leaves the context unusable: the worker exits after
+         * it, and must not be handed the next run. */
+        out = strcmp(c, "cuda_error") == 0 ? LINE_FATAL : LINE_FINISHED;
+    } else {
+        log_warn("gpu %d: ignoring unknown event \"%.40s\"", g->index,
+                 event->valuestring);
+    }
+
+done:
+    cJSON_Delete(msg);
+    return out;
+}
+
+static char *job_line(const struct run_job *job)
+{
+    cJSON *j = cJSON_CreateObject();
+    char *text;
+
+    cJSON_AddStringToObject(j, "id", job->id);
+    cJSON_AddStringToObject(j, "benchmark", job->benchmark);
+    cJSON_AddItemToObject(j, "params", cJSON_Parse(job->params_json));
+    text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return text;
+}
+
+/* Runs one job on a ready worker.  Returns 0 when the worker can take the
+ * next run, -1 when it must be replaced. */
+static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *job)
+{
+    struct store *store = g->pool->app->store;
+    int64_t deadline = time_mono_ms() + (int64_t)job->timeout_s * 1000;
+    char *text = job_line(job);
+    char how[96], msg[320];
+    int rc = -1;
+
+    gpu_set_state(g, WS_RUNNING, w->pid, job->id);
+    log_info("gpu %d: run %s (%s) started", g->index, job->id, job->benchmark);
+    if (text == NULL || worker_write_line(w, text) != 0) {
+        worker_stop(w, 1000, how, sizeof(how));
+        snprintf(msg, sizeof(msg), "the worker could not be sent the run (it %s)", how);
+        store_finish_run(store, job->id, "failed", NULL, NULL, "worker_died", msg);
+        gpu_note_failure(g, msg);
+        goto done;
+    }
+    for (;;) {
+        char *line = NULL;
+        int64_t until = deadline;
+        enum worker_read r;
+        enum line_outcome o;
+
+        if (g->pool->stopping && g->pool->stop_deadline_ms < until)
+            until = g->pool->stop_deadline_ms;
+        r = worker_read_line(w, until, &line);
+        if (r == WORKER_LINE) {
+            o = handle_line(g, job, line);
+            free(line);
+            if (o == LINE_CONTINUE)
+                continue;
+            if (o == LINE_FATAL) {
+                worker_stop(w, FATAL_EXIT_WAIT_MS, how, sizeof(how));
+                snprintf(msg, sizeof(msg), "run %s hit a CUDA error; the worker %s",
+                         job->id, how);
+                gpu_note_failure(g, msg);
+                goto done;
+            }
+            pthread_mutex_lock(&g->lock);
+            g->runs_done++;
+            pthread_mutex_unlock(&g->lock);
+            rc = 0;
+            goto done;
+        }
+        if (r == WORKER_TIMEOUT && time_mono_ms() < deadline) {
+            /* The daemon is stopping and the grace is over: the run goes
+             * back into its queue, to run again after the restart. */
+            worker_stop(w, 0, how, sizeof(how));
+            store_requeue_run(store, job->id);
+            log_warn("gpu %d: run %s put back in the queue at shutdown",
+                     g->index, job->id);
+            goto done;
+        }
+        if (r == WORKER_TIMEOUT) {
+            worker_stop(w, 0, how, sizeof(how));
+            snprintf(msg, sizeof(msg),
+                     "the run passed its deadline of %d s; its worker was killed",
+                     job->timeout_s);
+            store_finish_run(store, job->id, "failed", NULL, NULL, "timeout", msg);
+        } else {
+            worker_stop(w, 1000, how, sizeof(how));
+            snprintf(msg, sizeof(msg), "the worker %s while running this run%s",
+                     how, r == WORKER_ERROR ? " (or sent a line over the cap)" : "");
+            store_finish_run(store, job->id, "failed", NULL, NULL, "worker_died", msg);
+        }
+        log_warn("gpu %d: run %s failed: %s", g->index, job->id, msg);
+        gpu_note_failure(g, msg);
+        goto done;
+    }
+
+done:
+    free(text);
+    if (rc == 0)
+        log_info("gpu %d: run %s ended", g->index, job->id);
+    gpu_set_state(g, rc == 0 ? WS_READY : WS_RESTARTING, w->pid, NULL);
+    waiters_notify(g->pool->app->waiters, job->id);
+    return rc;
+}
+
+static int64_t backoff_ms(int failures)
+{
+    int64_t ms = 500;
+
+    for (int i = 1; i < failures && ms < 60000; i++)
+        ms *= 2;
+    return ms < 60000 ? ms : 60000;
+}
+
+static void *runner_main(void *arg)
+{
+    struct gpu *g = arg;
+    struct gpu_pool *p = g->pool;
+    struct worker_proc w;
+    char how[96];
+
+    worker_init(&w);
+    while (!p->stopping) {
+        struct run_job job;
+        int rc;
+
+        if (w.pid > 0 && !worker_alive(&w)) {
+            worker_stop(&w, 0, how, sizeof(how));
+            log_warn("gpu %d: idle worker %s; starting another", g->index, how);
+        }
+        if (w.pid <= 0) {
+            if (time_mono_ms() < g->next_start_ms) {
+                gpu_sleep_until(g, g->next_start_ms);
+                continue;
+            }
+            if (start_worker(g, &w) != 0) {
+                pthread_mutex_lock(&g->lock);
+                g->state = WS_RESTARTING;
+                g->restarts++;
+                g->next_start_ms = time_mono_ms() + backoff_ms(g->failures_in_row);
+                log_error("gpu %d: %s; next try in %lld ms", g->index,
+                          g->last_error, (long long)(g->next_start_ms - time_mono_ms()));
+                pthread_mutex_unlock(&g->lock);
+                continue;
+            }
+        }
+        rc = store_claim_next(p->app->store, g->index, &job);
+        if (rc == STORE_NOT_FOUND) {
+            gpu_sleep_until(g, time_mono_ms() + 1000);
+            continue;
+        }
+        if (rc != STORE_OK) {
+            gpu_sleep_until(g, time_mono_ms() + 1000);
+            continue;
+        }
+        if (execute(g, &w, &job) != 0 && !p->stopping) {
+            pthread_mutex_lock(&g->lock);
+            g->restarts++;
+            g->next_start_ms = time_mono_ms() + backoff_ms(g->failures_in_row);
+            pthread_mutex_unlock(&g->lock);
+        }
+        store_job_clear(&job);
+    }
+    worker_stop(&w, 2000, how, sizeof(how));
+    dynbuf_free(&w.in);
+    gpu_set_state(g, WS_STOPPED, 0, NULL);
+    return NULL;
+}
+
+static const char *json_str(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(obj, name);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Fills the pool's GPUs from the worker's --list answer. */
+static int discover(struct gpu_pool *p)
+{
+    char err[512];
+    cJSON *list = worker_list(p->app->opt->worker, LIST_TIMEOUT_MS, err, sizeof(err));
+    const cJSON *devices, *dev;
+    int n, i = 0;
+
+    if (list == NULL) {
+        snprintf(p->reason, sizeof(p->reason), "no GPU worker: %.480s", err);
+        return 0;
+    }
+    devices = cJSON_GetObjectItem(list, "devices");
+    n = cJSON_IsArray(devices) ? cJSON_GetArraySize(devices) : 0;
+    if (n == 0) {
+        const char *why = json_str(list, "reason");
+        snprintf(p->reason, sizeof(p->reason), "%s",
+                 why ? why : "the worker found no GPU and gave no reason");
+        cJSON_Delete(list);
+        return 0;
+    }
+    p->gpus = calloc((size_t)n, sizeof(*p->gpus));
+    if (p->gpus == NULL) {
+        cJSON_Delete(list);
+        return -1;
+    }
+    cJSON_ArrayForEach(dev, devices) {
+        struct gpu *g = &p->gpus[i];
+        const cJSON *index = cJSON_GetObjectItem(dev, "index");
+
+        g->pool = p;
+        g->index = cJSON_IsNumber(index) ? index->valueint : i;
+        snprintf(g->uuid, sizeof(g->uuid), "%s", json_str(dev, "uuid") ? json_str(dev, "uuid") : "");
+        snprintf(g->name, sizeof(g->name), "%s", json_str(dev, "name") ? json_str(dev, "name") : "unknown GPU");
+        g->info = cJSON_Duplicate(dev, 1);
+        pthread_mutex_init(&g->lock, NULL);
+        {
+            pthread_condattr_t attr;
+            pthread_condattr_init(&attr);
+            pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+            pthread_cond_init(&g->cond, &attr);
+            pthread_condattr_destroy(&attr);
+        }
+        i++;
+    }
+    p->count = n;
+    cJSON_Delete(list);
+    return 0;
+}
+
+struct gpu_pool *gpu_pool_start(struct app *app)
+{
+    struct gpu_pool *p = calloc(1, sizeof(*p));
+
+    if (p == NULL)
+        return NULL;
+    p->app = app;
+    if (discover(p) != 0) {
+        free(p);
+        return NULL;
+    }
+    if (p->count == 0)
+        log_warn("no GPU on this node: %s; runs will be refused", p->reason);
+    for (int i = 0; i < p->count; i++) {
+        struct gpu *g = &p->gpus[i];
+        log_info("gpu %d: %s %s", g->index, g->name, g->uuid);
+        if (pthread_create(&g->thread, NULL, runner_main, g) == 0)
+            g->thread_started = 1;
+        else
+            log_error("gpu %d: cannot start its runner thread", g->index);
+    }
+    return p;
+}
+
+void gpu_pool_stop(struct gpu_pool *p)
+{
+    if (p == NULL)
+        return;
+    p->stop_deadline_ms = time_mono_ms() + (int64_t)p->app->opt->shutdown_grace_s * 1000;
+    p->stopping = 1;
+    for (int i = 0; i < p->count; i++)
+        gpu_pool_wake(p, p->gpus[i].index);
+    for (int i = 0; i < p->count; i++) {
+        struct gpu *g = &p->gpus[i];
+        if (g->thread_started)
+            pthread_join(g->thread, NULL);
+        cJSON_Delete(g->info);
+        pthread_cond_destroy(&g->cond);
+        pthread_mutex_destroy(&g->lock);
+    }
+    free(p->gpus);
+    free(p);
+}
+
+int gpu_pool_count(const struct gpu_pool *p)
+{
+    return p->count;
+}
+
+const char *gpu_pool_reason(const struct gpu_pool *p)
+{
+    return p->reason;
+}
+
+static struct gpu *find_gpu(struct gpu_pool *p, int index)
+{
+    for (int i = 0; i < p->count; i++)
+        if (p->gpus[i].index == index)
+            return &p->gpus[i];
+    return NULL;
+}
+
+void gpu_pool_wake(struct gpu_pool *p, int index)
+{
+    struct gpu *g = find_gpu(p, index);
+
+    if (g == NULL)
+        return;
+    pthread_mutex_lock(&g->lock);
+    g->wake = 1;
+    pthread_cond_signal(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static void list_gpus(struct gpu_pool *p, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < p->count && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%d (%s)",
+                                 i ? ", " : "", p->gpus[i].index, p->gpus[i].name);
+}
+
+/* 0 when g can take runs, else -1 with 503 and the reason. */
+static int check_healthy(struct gpu *g, int *status, char *err, size_t cap)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&g->lock);
+    if (g->failures_in_row >= GPU_UNHEALTHY_AFTER) {
+        snprintf(err, cap, "GPU %d is unhealthy: %d worker failures in a row, "
+                 "the last: %s", g->index, g->failures_in_row, g->last_error);
+        *status = 503;
+        rc = -1;
+    }
+    pthread_mutex_unlock(&g->lock);
+    return rc;
+}
+
+static int add_ref(struct gpu *g, struct gpu_ref *refs, int n, int cap)
+{
+    if (n >= cap)
+        return n;
+    refs[n].index = g->index;
+    refs[n].uuid = g->uuid;
+    refs[n].name = g->name;
+    return n + 1;
+}
+
+int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
+                     struct gpu_ref *refs, int cap, int *status,
+                     char *err, size_t err_cap)
+{
+    char names[256];
+    struct gpu *g = NULL;
+    int n = 0;
+
+    *status = 409;
+    if (p->count == 0) {
+        snprintf(err, err_cap, "this node has no GPU to run on: %.400s", p->reason);
+        return -1;
+    }
+    list_gpus(p, names, sizeof(names));
+    if (device == NULL || cJSON_IsNull(device)) {
+        g = &p->gpus[0];
+    } else if (cJSON_IsNumber(device)) {
+        if (device->valuedouble != (double)device->valueint || device->valueint < 0) {
+            *status = 400;
+            snprintf(err, err_cap, "device must be a GPU index (0, 1, ...), a "
+                     "GPU UUID or \"all\"");
+            return -1;
+        }
+        g = find_gpu(p, device->valueint);
+    } else if (cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0) {
+        for (int i = 0; i < p->count; i++) {
+            if (check_healthy(&p->gpus[i], status, err, err_cap) != 0)
+                return -1;
+            n = add_ref(&p->gpus[i], refs, n, cap);
+        }
+        return n;
+    } else if (cJSON_IsString(device)) {
+        for (int i = 0; i < p->count && g == NULL; i++)
+            if (strcmp(p->gpus[i].uuid, device->valuestring) == 0)
+                g = &p->gpus[i];
+    } else {
+        *status = 400;
+        snprintf(err, err_cap, "device must be a GPU index (0, 1, ...), a "
+                 "GPU UUID or \"all\"");
+        return -1;
+    }
+    if (g == NULL) {
+        snprintf(err, err_cap, "no such GPU on this node; it has: %s", names);
+        return -1;
+    }
+    if (check_healthy(g, status, err, err_cap) != 0)
+        return -1;
+    return add_ref(g, refs, 0, cap);
+}
+
+cJSON *gpu_pool_describe(struct gpu_pool *p)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *list = cJSON_AddArrayToObject(root, "devices");
+
+    for (int i = 0; i < p->count; i++) {
+        struct gpu *g = &p->gpus[i];
+        cJSON *d, *worker;
+        long depth = 0;
+
+        store_queue_depth(p->app->store, g->index, &depth);
+        pthread_mutex_lock(&g->lock);
+        d = g->info ? cJSON_Duplicate(g->info, 1) : cJSON_CreateObject();
+        cJSON_DeleteItemFromObject(d, "index");
+        cJSON_AddNumberToObject(d, "index", g->index);
+        cJSON_AddNumberToObject(d, "queue_depth", (double)depth);
+        worker = cJSON_AddObjectToObject(d, "worker");
+        cJSON_AddStringToObject(worker, "state", state_names[g->state]);
+        cJSON_AddBoolToObject(worker, "healthy", g->failures_in_row < GPU_UNHEALTHY_AFTER);
+        if (g->pid > 0)
+            cJSON_AddNumberToObject(worker, "pid", g->pid);
+        else
+            cJSON_AddNullToObject(worker, "pid");
+        cJSON_AddNumberToObject(worker, "restarts", (double)g->restarts);
+        cJSON_AddNumberToObject(worker, "failures_in_row", g->failures_in_row);
+        cJSON_AddNumberToObject(worker, "runs_done", (double)g->runs_done);
+        if (g->last_error[0])
+            cJSON_AddStringToObject(worker, "last_error", g->last_error);
+        else
+            cJSON_AddNullToObject(worker, "last_error");
+        if (g->current_run[0])
+            cJSON_AddStringToObject(d, "current_run", g->current_run);
+        else
+            cJSON_AddNullToObject(d, "current_run");
+        pthread_mutex_unlock(&g->lock);
+        cJSON_AddItemToArray(list, d);
+    }
+    if (p->count == 0)
+        cJSON_AddStringToObject(root, "reason", p->reason);
+    else
+        cJSON_AddNullToObject(root, "reason");
+    cJSON_AddStringToObject(root, "host", p->app->host);
+    return root;
+}

@@ -1,0 +1,65 @@
+/*
+ * gpu_pool.h - this node's GPUs, each with its queue runner and worker.
+ *
+ * At start the pool asks `WORKER --list` which GPUs there are (the server
+ * never initialises CUDA itself).  Each GPU then gets one runner thread,
+ * after Redis's bio.c: a mutex, a condition variable and a loop that takes
+ * the oldest queued run of its GPU from the store, hands it to its worker
+ * process, follows the worker's progress and stores the result.  So runs
+ * on one GPU never overlap, and GPUs work in parallel.
+ *
+ * A worker that dies, answers garbage or passes the run's deadline fails
+ * that run with the reason and is replaced by a fresh one, after a back-off
+ * that grows with failures in a row; past GPU_UNHEALTHY_AFTER such failures
+ * the GPU is unhealthy and new runs for it are refused until a worker comes
+ * up ready again.
+ */
+#ifndef GPUBENCH_GPU_POOL_H
+#define GPUBENCH_GPU_POOL_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "app.h"
+
+#define GPU_UNHEALTHY_AFTER 5
+
+struct gpu_pool;
+
+/* A GPU chosen for a run.  Strings point into the pool; valid while it
+ * lives. */
+struct gpu_ref {
+    int index;
+    const char *uuid;
+    const char *name;
+};
+
+/* Discovers the GPUs and starts a runner for each.  Never fails for want
+ * of GPUs (the pool is then empty and says why); NULL only when out of
+ * memory. */
+struct gpu_pool *gpu_pool_start(struct app *app);
+
+/* Stops taking runs, lets a running one finish within the app's shutdown
+ * grace (else puts it back in the queue), stops the workers, frees all. */
+void gpu_pool_stop(struct gpu_pool *p);
+
+int gpu_pool_count(const struct gpu_pool *p);
+
+/* Why the pool is empty ("" when it is not). */
+const char *gpu_pool_reason(const struct gpu_pool *p);
+
+/* Resolves a request's "device" (an index, a UUID, or "all"; NULL means
+ * 0) into refs (room for cap).  Returns how many, or -1 with an HTTP
+ * status (400 malformed, 409 no such device, 503 unhealthy) and a sentence
+ * in err. */
+int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
+                     struct gpu_ref *refs, int cap, int *status,
+                     char *err, size_t err_cap);
+
+/* Tells the runner of GPU index that its queue has work. */
+void gpu_pool_wake(struct gpu_pool *p, int index);
+
+/* {"devices": [...], "reason": ...} for GET /devices.  Caller owns it. */
+cJSON *gpu_pool_describe(struct gpu_pool *p);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * handlers.h - the HTTP handlers the route table (router.c) points at,
+ * one file a resource: runs_api.c, info_api.c, static_files.c.
+ */
+#ifndef GPUBENCH_HANDLERS_H
+#define GPUBENCH_HANDLERS_H
+
+#include "http.h"
+
+void runs_post(struct http_request *req, struct http_reply *rep);
+void runs_list(struct http_request *req, struct http_reply *rep);
+void runs_get(struct http_request *req, struct http_reply *rep);
+void runs_delete(struct http_request *req, struct http_reply *rep);
+
+void benchmarks_get(struct http_request *req, struct http_reply *rep);
+void predict_post(struct http_request *req, struct http_reply *rep);
+void devices_get(struct http_request *req, struct http_reply *rep);
+void healthz_get(struct http_request *req, struct http_reply *rep);
+
+void static_index(struct http_request *req, struct http_reply *rep);
+void static_file(struct http_request *req, struct http_reply *rep);
+
+#endif

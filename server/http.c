@@ -1,0 +1,370 @@
+/*
+ * http.c - see http.h.  One conn_ctx lives for one request: it gathers the
+ * body, survives a suspension, and is freed by the completion callback.
+ */
+#include "http.h"
+#include "dynbuf.h"
+#include "log.h"
+#include "router.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct conn_ctx {
+    struct http_request req;
+    struct dynbuf body;
+    int too_large;
+    int suspended;
+};
+
+void reply_body(struct http_reply *rep, int status, const char *content_type,
+                char *body, size_t len)
+{
+    free(rep->body);
+    rep->status = status;
+    rep->content_type = content_type;
+    rep->body = body;
+    rep->len = len;
+}
+
+void reply_json(struct http_reply *rep, int status, cJSON *obj)
+{
+    char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+    char *body;
+    size_t n;
+
+    cJSON_Delete(obj);
+    if (text == NULL) {
+        static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}\n";
+        body = strdup(oom);
+        reply_body(rep, 500, "application/json", body, body ? strlen(body) : 0);
+        return;
+    }
+    /* A trailing newline, so that curl output ends its line. */
+    n = strlen(text);
+    body = realloc(text, n + 2);
+    if (body == NULL) {
+        reply_body(rep, status, "application/json", text, n);
+        return;
+    }
+    body[n] = '\n';
+    body[n + 1] = '\0';
+    reply_body(rep, status, "application/json", body, n + 1);
+}
+
+void reply_error(struct http_reply *rep, int status, const char *code,
+                 const char *field, const char *fmt, ...)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *err = cJSON_AddObjectToObject(root, "error");
+    char message[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    cJSON_AddStringToObject(err, "code", code);
+    cJSON_AddStringToObject(err, "message", message);
+    if (field && field[0])
+        cJSON_AddStringToObject(err, "field", field);
+    else
+        cJSON_AddNullToObject(err, "field");
+    reply_json(rep, status, root);
+}
+
+const char *query_get(struct http_request *req, const char *name)
+{
+    return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+struct query_scan {
+    const char *const *allowed;
+    const char *unknown;
+};
+
+static enum MHD_Result scan_arg(void *cls, enum MHD_ValueKind kind,
+                                const char *key, const char *value)
+{
+    struct query_scan *scan = cls;
+
+    (void)kind;
+    (void)value;
+    for (const char *const *a = scan->allowed; *a; a++)
+        if (strcmp(*a, key) == 0)
+            return MHD_YES;
+    scan->unknown = key;
+    return MHD_NO;
+}
+
+int query_check(struct http_request *req, struct http_reply *rep,
+                const char *const *allowed)
+{
+    struct query_scan scan = {.allowed = allowed, .unknown = NULL};
+    char known[256];
+    size_t used = 0;
+
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, scan_arg, &scan);
+    if (scan.unknown == NULL)
+        return 0;
+    known[0] = '\0';
+    for (const char *const *a = allowed; *a && used < sizeof(known); a++)
+        used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s",
+                                 a == allowed ? "" : ", ", *a);
+    reply_error(rep, 400, "unknown_field", scan.unknown,
+                "unknown query argument \"%.60s\" (this path takes: %s)",
+                scan.unknown, allowed[0] ? known : "none");
+    return -1;
+}
+
+cJSON *body_json(struct http_request *req, struct http_reply *rep)
+{
+    const char *end = NULL;
+    cJSON *v;
+
+    if (req->body == NULL || req->body_len == 0) {
+        reply_error(rep, 400, "malformed_json", "",
+                    "the request has no body; send a JSON object, e.g. "
+                    "curl -d '{\"benchmark\":\"smem_stride\"}'");
+        return NULL;
+    }
+    v = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, 0);
+    if (v == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        size_t off = at && at >= req->body && at <= req->body + req->body_len
+                         ? (size_t)(at - req->body) : 0;
+        reply_error(rep, 400, "malformed_json", "",
+                    "the body is not valid JSON (error at byte %zu)", off);
+        return NULL;
+    }
+    while (end && end < req->body + req->body_len &&
+           (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+        end++;
+    if (end && end < req->body + req->body_len) {
+        reply_error(rep, 400, "malformed_json", "",
+                    "the body has text after its JSON value (at byte %zu)",
+                    (size_t)(end - req->body));
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *conn,
+                                  struct http_reply *rep)
+{
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    char retry[16];
+
+    if (rep->body == NULL) {
+        rep->body = strdup("");
+        rep->len = 0;
+    }
+    resp = MHD_create_response_from_buffer(rep->len, rep->body,
+                                           MHD_RESPMEM_MUST_FREE);
+    if (resp == NULL) {
+        free(rep->body);
+        rep->body = NULL;
+        return MHD_NO;
+    }
+    rep->body = NULL;  /* the response owns it now */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            rep->content_type ? rep->content_type : "application/json");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (rep->location[0])
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, rep->location);
+    if (rep->allow[0])
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, rep->allow);
+    if (rep->retry_after > 0) {
+        snprintf(retry, sizeof(retry), "%d", rep->retry_after);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+    }
+    ret = MHD_queue_response(conn, (unsigned int)rep->status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static void dispatch(struct conn_ctx *ctx, struct http_reply *rep)
+{
+    struct http_request *req = &ctx->req;
+    http_handler handler;
+    int status = 404;
+
+    handler = router_find(req->method, req->url, req->arg, sizeof(req->arg),
+                          rep->allow, sizeof(rep->allow), &status);
+    if (handler == NULL) {
+        if (status == 405)
+            reply_error(rep, 405, "method_not_allowed", "",
+                        "%s is not allowed on %s (allowed: %s)", req->method,
+                        req->url, rep->allow);
+        else
+            reply_error(rep, 404, "not_found", "", "no such path: %s", req->url);
+        return;
+    }
+    handler(req, rep);
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
+                                 const char *url, const char *method,
+                                 const char *version, const char *upload_data,
+                                 size_t *upload_data_size, void **con_cls)
+{
+    struct conn_ctx *ctx = *con_cls;
+    struct http_reply rep = {.status = 200};
+    enum MHD_Result ret;
+
+    (void)version;
+    if (ctx == NULL) {
+        const char *length;
+
+        ctx = calloc(1, sizeof(*ctx));
+        if (ctx == NULL)
+            return MHD_NO;
+        *con_cls = ctx;
+        dynbuf_init(&ctx->body, HTTP_BODY_CAP);
+        ctx->req.conn = conn;
+        ctx->req.app = cls;
+        ctx->req.url = url;
+        ctx->req.method = strcmp(method, "HEAD") == 0 ? "GET" : method;
+        /* Refuse a declared over-cap body before reading any of it. */
+        length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (length && strtoull(length, NULL, 10) > HTTP_BODY_CAP) {
+            ctx->too_large = 1;
+            goto too_large;
+        }
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        if (!ctx->too_large &&
+            dynbuf_add(&ctx->body, upload_data, *upload_data_size) != 0)
+            ctx->too_large = 1;
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (ctx->too_large)
+        goto too_large;
+
+    ctx->req.resumed = ctx->suspended;
+    ctx->suspended = 0;
+    ctx->req.body = ctx->body.len ? ctx->body.data : NULL;
+    ctx->req.body_len = ctx->body.len;
+    dispatch(ctx, &rep);
+    if (rep.suspended) {
+        ctx->suspended = 1;
+        free(rep.body);
+        return MHD_YES;
+    }
+    ret = send_reply(conn, &rep);
+    free(rep.body);
+    return ret;
+
+too_large:
+    reply_error(&rep, 413, "body_too_large", "",
+                "the request body is over the %d-byte cap", HTTP_BODY_CAP);
+    ret = send_reply(conn, &rep);
+    free(rep.body);
+    return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn,
+                         void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    struct conn_ctx *ctx = *con_cls;
+
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (ctx == NULL)
+        return;
+    if (ctx->req.state && ctx->req.free_state)
+        ctx->req.free_state(ctx->req.state);
+    dynbuf_free(&ctx->body);
+    free(ctx);
+    *con_cls = NULL;
+}
+
+/* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address). */
+static int parse_addr(const char *addr, struct sockaddr_storage *ss,
+                      int *is_v6)
+{
+    char host[128];
+    const char *colon = strrchr(addr, ':');
+    char *end;
+    long port;
+
+    if (colon == NULL || (size_t)(colon - addr) >= sizeof(host))
+        return -1;
+    port = strtol(colon + 1, &end, 10);
+    if (*end != '\0' || port < 0 || port > 65535 || colon[1] == '\0')
+        return -1;
+    memcpy(host, addr, (size_t)(colon - addr));
+    host[colon - addr] = '\0';
+    memset(ss, 0, sizeof(*ss));
+    if (host[0] == '[') {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        size_t n = strlen(host);
+        if (n < 2 || host[n - 1] != ']')
+            return -1;
+        host[n - 1] = '\0';
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        *is_v6 = 1;
+        return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? 0 : -1;
+    }
+    {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
+        *is_v6 = 0;
+        if (host[0] == '\0') {
+            s4->sin_addr.s_addr = htonl(INADDR_ANY);
+            return 0;
+        }
+        if (strcmp(host, "localhost") == 0)
+            return inet_pton(AF_INET, "127.0.0.1", &s4->sin_addr) == 1 ? 0 : -1;
+        return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -1;
+    }
+}
+
+struct MHD_Daemon *http_start(struct app *app, const char *addr,
+                              char *errbuf, size_t cap)
+{
+    struct sockaddr_storage ss;
+    struct MHD_Daemon *d;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    int is_v6 = 0;
+
+    if (parse_addr(addr, &ss, &is_v6) != 0) {
+        snprintf(errbuf, cap,
+                 "--listen %s: expected ADDR:PORT, e.g. 127.0.0.1:8080 or [::1]:8080",
+                 addr);
+        return NULL;
+    }
+    if (is_v6)
+        flags |= MHD_USE_IPv6;
+    d = MHD_start_daemon(flags, 0, NULL, NULL, on_access, app,
+                         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)app->opt->http_threads,
+                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+                         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
+                         MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+                         MHD_OPTION_END);
+    if (d == NULL)
+        snprintf(errbuf, cap,
+                 "cannot listen on %s (is the port in use, or the address "
+                 "not on this machine?)", addr);
+    return d;
+}
+
+void http_stop(struct MHD_Daemon *d)
+{
+    if (d)
+        MHD_stop_daemon(d);
+}

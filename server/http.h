@@ -1,0 +1,86 @@
+/*
+ * http.h - the HTTP front: libmicrohttpd with its internal thread pool,
+ * request bodies read into a capped buffer (a declared length over the cap
+ * is answered 413 before any of the body is read), and one dispatch through
+ * the route table of router.c.
+ *
+ * A handler gets a http_request and fills a http_reply; the reply's body is
+ * then owned by this module.  A handler that must wait (POST /runs?wait=)
+ * suspends the connection instead and is called again once resumed, with
+ * req->state still holding what it kept.
+ */
+#ifndef GPUBENCH_HTTP_H
+#define GPUBENCH_HTTP_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "app.h"
+
+#define HTTP_BODY_CAP (64 * 1024)
+
+struct MHD_Connection;
+struct MHD_Daemon;
+
+struct http_request {
+    struct MHD_Connection *conn;
+    struct app *app;
+    const char *method;      /* HEAD is routed as GET */
+    const char *url;         /* the path, without the query */
+    char arg[128];           /* what a route's '*' segment matched */
+    const char *body;        /* NUL-terminated; NULL when there was none */
+    size_t body_len;
+    void *state;             /* a suspended handler's own; freed with free_state */
+    void (*free_state)(void *state);
+    int resumed;             /* 1 when called again after a resume */
+};
+
+struct http_reply {
+    int status;
+    char *body;              /* malloc'ed; owned by the reply */
+    size_t len;
+    const char *content_type;
+    char location[160];
+    char allow[64];
+    int retry_after;         /* seconds; 0 sends no Retry-After */
+    int suspended;           /* the handler suspended the connection
+                              * (waiters_wait): send nothing now */
+};
+
+typedef void (*http_handler)(struct http_request *req, struct http_reply *rep);
+
+/* Serialises obj into the reply (status and JSON body) and deletes obj. */
+void reply_json(struct http_reply *rep, int status, cJSON *obj);
+
+/* {"error": {"code", "message", "field"}} with the given status. */
+void reply_error(struct http_reply *rep, int status, const char *code,
+                 const char *field, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Takes a malloc'ed body of len bytes with its content type. */
+void reply_body(struct http_reply *rep, int status, const char *content_type,
+                char *body, size_t len);
+
+/* The query argument name, or NULL. Borrowed from the connection. */
+const char *query_get(struct http_request *req, const char *name);
+
+/* Refuses (400, unknown_field) a query argument not in allowed (NULL
+ * terminated).  Returns 0 when every argument is known. */
+int query_check(struct http_request *req, struct http_reply *rep,
+                const char *const *allowed);
+
+/* Parses the body as one JSON value with nothing but whitespace after it.
+ * On failure answers 400 (malformed_json, the byte offset said) and
+ * returns NULL.  The caller owns the result. */
+cJSON *body_json(struct http_request *req, struct http_reply *rep);
+
+/* Starts listening on addr ("127.0.0.1:8080", "[::1]:8080", ":8080").
+ * Returns NULL with a sentence in errbuf on failure. */
+struct MHD_Daemon *http_start(struct app *app, const char *addr,
+                              char *errbuf, size_t cap);
+void http_stop(struct MHD_Daemon *d);
+
+#endif

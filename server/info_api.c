@@ -1,0 +1,164 @@
+/*
+ * info_api.c - the endpoints that describe rather than run: GET
+ * /benchmarks, POST /predict, GET /devices, GET /healthz.
+ *
+ * POST /predict answers from common/predict.c, the same functions every
+ * run's rows use, and touches no GPU.
+ */
+#include "bench_spec.h"
+#include "gpu_pool.h"
+#include "handlers.h"
+#include "predict.h"
+#include "store.h"
+#include "timeutil.h"
+#include "version.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const no_query[] = {NULL};
+
+void benchmarks_get(struct http_request *req, struct http_reply *rep)
+{
+    cJSON *body = cJSON_CreateObject();
+    cJSON *list = cJSON_AddArrayToObject(body, "benchmarks");
+
+    if (query_check(req, rep, no_query) != 0) {
+        cJSON_Delete(body);
+        return;
+    }
+    for (size_t i = 0; i < gb_benchmark_count(); i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+        if (!b->test_only)
+            cJSON_AddItemToArray(list, gb_benchmark_describe(b));
+    }
+    reply_json(rep, 200, body);
+}
+
+/* The body of POST /predict, checked by the same table code as run
+ * params: exactly one of stride, strides or words. */
+static const struct gb_param predict_params[] = {
+    {.name = "stride", .type = GB_PARAM_INT,
+     .help = "one word stride: lane L reads word L*stride",
+     .min = 1, .max = 1048576},
+    {.name = "strides", .type = GB_PARAM_INT_LIST,
+     .help = "several word strides", .min = 1, .max = 1048576,
+     .min_items = 1, .max_items = 1024},
+    {.name = "words", .type = GB_PARAM_INT_LIST,
+     .help = "32 word indices, one a lane", .min = 0, .max = 2147483647.0,
+     .min_items = 32, .max_items = 32},
+    {.name = NULL}
+};
+
+static const struct gb_benchmark predict_spec = {
+    .name = "predict",
+    .description = "POST /predict",
+    .params = predict_params,
+};
+
+static cJSON *describe_words(const long words[GB_WARP_LANES])
+{
+    cJSON *p = cJSON_CreateObject();
+    cJSON *loads = cJSON_AddArrayToObject(p, "bank_loads");
+    int per_bank[GB_SMEM_BANKS];
+
+    gb_bank_loads(words, per_bank);
+    cJSON_AddNumberToObject(p, "predicted_degree", gb_degree_for_words(words));
+    cJSON_AddNumberToObject(p, "broadcast_lanes", gb_shared_lanes(words));
+    for (int b = 0; b < GB_SMEM_BANKS; b++)
+        cJSON_AddItemToArray(loads, cJSON_CreateNumber(per_bank[b]));
+    return p;
+}
+
+static cJSON *predict_stride(long stride)
+{
+    long words[GB_WARP_LANES];
+    cJSON *p;
+
+    gb_stride_words(stride, words);
+    p = describe_words(words);
+    cJSON_AddNumberToObject(p, "stride", (double)stride);
+    /* The closed form and the general count must agree; say both. */
+    cJSON_AddNumberToObject(p, "gcd_stride_32", gb_degree_for_stride(stride));
+    return p;
+}
+
+void predict_post(struct http_request *req, struct http_reply *rep)
+{
+    struct gb_error err;
+    cJSON *body = NULL, *in = NULL, *out = NULL, *list;
+    const cJSON *v;
+    int given = 0;
+
+    if (query_check(req, rep, no_query) != 0)
+        return;
+    body = body_json(req, rep);
+    if (body == NULL)
+        return;
+    in = gb_params_resolve_at(&predict_spec, body, "", &err);
+    if (in == NULL) {
+        reply_error(rep, 400, err.code, err.field, "%s", err.message);
+        goto done;
+    }
+    given = cJSON_GetArraySize(in);
+    if (given != 1) {
+        reply_error(rep, 400, given ? "conflicting_fields" : "missing_field", "",
+                    "give exactly one of stride, strides (word strides) or "
+                    "words (32 word indices, one a lane)");
+        goto done;
+    }
+    out = cJSON_CreateObject();
+    cJSON_AddNumberToObject(out, "banks", GB_SMEM_BANKS);
+    cJSON_AddNumberToObject(out, "bank_width_bytes", 4);
+    list = cJSON_AddArrayToObject(out, "predictions");
+    if ((v = cJSON_GetObjectItem(in, "stride")) != NULL) {
+        cJSON_AddItemToArray(list, predict_stride((long)v->valuedouble));
+    } else if ((v = cJSON_GetObjectItem(in, "strides")) != NULL) {
+        const cJSON *s;
+        cJSON_ArrayForEach(s, v)
+            cJSON_AddItemToArray(list, predict_stride((long)s->valuedouble));
+    } else {
+        long words[GB_WARP_LANES];
+        cJSON *p;
+        int i = 0;
+        cJSON_ArrayForEach(v, cJSON_GetObjectItem(in, "words"))
+            words[i++] = (long)v->valuedouble;
+        p = describe_words(words);
+        cJSON_AddItemToObject(p, "words", cJSON_Duplicate(cJSON_GetObjectItem(in, "words"), 1));
+        cJSON_AddItemToArray(list, p);
+    }
+    reply_json(rep, 200, out);
+
+done:
+    cJSON_Delete(in);
+    cJSON_Delete(body);
+}
+
+void devices_get(struct http_request *req, struct http_reply *rep)
+{
+    if (query_check(req, rep, no_query) != 0)
+        return;
+    reply_json(rep, 200, gpu_pool_describe(req->app->gpus));
+}
+
+void healthz_get(struct http_request *req, struct http_reply *rep)
+{
+    struct app *app = req->app;
+    int db_ok = store_ping(app->store) == STORE_OK;
+    cJSON *body = cJSON_CreateObject();
+
+    if (query_check(req, rep, no_query) != 0) {
+        cJSON_Delete(body);
+        return;
+    }
+    cJSON_AddStringToObject(body, "status", db_ok ? "ok" : "degraded");
+    cJSON_AddStringToObject(body, "version", GPUBENCH_VERSION);
+    cJSON_AddStringToObject(body, "commit", GPUBENCH_GIT_COMMIT);
+    cJSON_AddStringToObject(body, "host", app->host);
+    cJSON_AddStringToObject(body, "started_at", app->started_at);
+    cJSON_AddNumberToObject(body, "uptime_s",
+                            (double)(time_mono_ms() - app->started_mono_ms) / 1000.0);
+    cJSON_AddStringToObject(body, "database", db_ok ? "ok" : "unreachable");
+    cJSON_AddNumberToObject(body, "gpus", gpu_pool_count(app->gpus));
+    reply_json(rep, db_ok ? 200 : 503, body);
+}

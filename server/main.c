@@ -1,0 +1,106 @@
+/*
+ * main.c - gpubenchd: parse the command line, open the store, recover what
+ * a crash left behind, discover the GPUs, listen, and wait for SIGINT or
+ * SIGTERM; then stop in the reverse order.
+ *
+ * Signals are blocked in every thread and taken synchronously here with
+ * sigwait(), so no handler runs in the middle of another thread's work.
+ */
+#include "app.h"
+#include "gpu_pool.h"
+#include "http.h"
+#include "log.h"
+#include "options.h"
+#include "store.h"
+#include "timeutil.h"
+#include "version.h"
+#include "waiters.h"
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    struct options opt;
+    struct app app;
+    struct MHD_Daemon *http = NULL;
+    sigset_t stop_signals;
+    char err[512];
+    int sig = 0, recovered = 0, rc = 1;
+
+    switch (options_parse(&opt, argc, argv, stdout, stderr)) {
+    case OPTIONS_EXIT_OK:
+        return 0;
+    case OPTIONS_EXIT_USAGE:
+        return 2;
+    case OPTIONS_RUN:
+        break;
+    }
+    if (opt.verbose)
+        log_set_level(LOG_DEBUG);
+
+    /* Block before any thread starts, so that all of them inherit it. */
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
+    signal(SIGPIPE, SIG_IGN);  /* a dead worker's pipe is an error return */
+
+    memset(&app, 0, sizeof(app));
+    app.opt = &opt;
+    app.started_mono_ms = time_mono_ms();
+    time_now_rfc3339(app.started_at, sizeof(app.started_at));
+    if (gethostname(app.host, sizeof(app.host) - 1) != 0)
+        snprintf(app.host, sizeof(app.host), "unknown");
+
+    log_info("gpubenchd %s (commit %s) starting", GPUBENCH_VERSION, GPUBENCH_GIT_COMMIT);
+    if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {
+        log_error("%s", err);
+        goto done;
+    }
+    if (store_recover(app.store, &recovered) != STORE_OK)
+        goto done;
+    if (recovered)
+        log_warn("%d run(s) were running when the daemon last stopped; marked "
+                 "failed (interrupted)", recovered);
+    app.waiters = waiters_new();
+    if (app.waiters == NULL) {
+        log_error("cannot start the wait timer");
+        goto done;
+    }
+    app.gpus = gpu_pool_start(&app);
+    if (app.gpus == NULL) {
+        log_error("out of memory starting the GPU runners");
+        goto done;
+    }
+    http = http_start(&app, opt.listen, err, sizeof(err));
+    if (http == NULL) {
+        log_error("%s", err);
+        goto done;
+    }
+    log_info("listening on http://%s (database %s, worker %s, web %s)",
+             opt.listen, opt.db, opt.worker, opt.web);
+
+    while (sigwait(&stop_signals, &sig) != 0)
+        ;
+    log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    rc = 0;
+
+done:
+    /* Waiting requests are answered first: libmicrohttpd cannot stop with
+     * connections still suspended. */
+    if (app.waiters)
+        waiters_release_all(app.waiters);
+    http_stop(http);
+    gpu_pool_stop(app.gpus);
+    waiters_free(app.waiters);
+    store_close(app.store);
+    if (rc == 0)
+        log_info("stopped");
+    return rc;
+}

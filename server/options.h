@@ -1,0 +1,39 @@
+/*
+ * options.h - the daemon's command line (the contract of DESIGN.md):
+ *
+ *   gpubenchd [--listen ADDR:PORT] [--db PATH] [--web DIR] [--worker PATH]
+ *             [--token-file PATH] [--peer URL]... [--max-queue N]
+ *             [--run-timeout SECONDS] [--help] [--version]
+ *
+ * Strings in struct options point into argv or into the struct itself.
+ */
+#ifndef GPUBENCH_OPTIONS_H
+#define GPUBENCH_OPTIONS_H
+
+#include <stdio.h>
+
+#define OPTIONS_MAX_PEERS 32
+
+struct options {
+    const char *listen;
+    const char *db;
+    char web[4096];
+    char worker[4096];
+    const char *token_file;
+    const char *peers[OPTIONS_MAX_PEERS];
+    int peer_count;
+    int max_queue;
+    int run_timeout_s;
+    int shutdown_grace_s;
+    int http_threads;
+    int verbose;
+};
+
+enum options_result { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_EXIT_USAGE };
+
+/* Fills opt from argv with defaults for what is not given.  Prints help,
+ * the version, or what was wrong (to out / err) and says whether to run. */
+enum options_result options_parse(struct options *opt, int argc, char **argv,
+                                  FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * router.c - the route table and its dispatcher; see router.h.  Adding an
+ * endpoint is adding a line here.
+ */
+#include "router.h"
+#include "handlers.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct route {
+    const char *method;
+    const char *pattern;
+    http_handler handler;
+};
+
+static const struct route routes[] = {
+    {.method = "POST",   .pattern = "/runs",        .handler = runs_post},
+    {.method = "GET",    .pattern = "/runs",        .handler = runs_list},
+    {.method = "GET",    .pattern = "/runs/*",      .handler = runs_get},
+    {.method = "DELETE", .pattern = "/runs/*",      .handler = runs_delete},
+    {.method = "GET",    .pattern = "/benchmarks",  .handler = benchmarks_get},
+    {.method = "POST",   .pattern = "/predict",     .handler = predict_post},
+    {.method = "GET",    .pattern = "/devices",     .handler = devices_get},
+    {.method = "GET",    .pattern = "/healthz",     .handler = healthz_get},
+    {.method = "GET",    .pattern = "/",            .handler = static_index},
+    {.method = "GET",    .pattern = "/static/*",    .handler = static_file},
+};
+
+/* Matches path against pattern; "*" takes one non-empty segment. */
+static int match(const char *pattern, const char *path, char *arg, size_t cap)
+{
+    const char *star = strchr(pattern, '*');
+    size_t prefix, seg;
+
+    if (star == NULL)
+        return strcmp(pattern, path) == 0;
+    prefix = (size_t)(star - pattern);
+    if (strncmp(pattern, path, prefix) != 0)
+        return 0;
+    path += prefix;
+    seg = strcspn(path, "/");
+    if (seg == 0 || path[seg] != '\0' || seg >= cap)
+        return 0;
+    memcpy(arg, path, seg);
+    arg[seg] = '\0';
+    return 1;
+}
+
+http_handler router_find(const char *method, const char *path, char *arg,
+                         size_t arg_cap, char *allow, size_t allow_cap,
+                         int *status)
+{
+    size_t used = 0;
+    char scratch[128];
+
+    allow[0] = '\0';
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+        const struct route *r = &routes[i];
+        if (!match(r->pattern, path, scratch, sizeof(scratch) < arg_cap ? sizeof(scratch) : arg_cap))
+            continue;
+        if (strcmp(r->method, method) == 0) {
+            snprintf(arg, arg_cap, "%s", strchr(r->pattern, '*') ? scratch : "");
+            return r->handler;
+        }
+        if (used < allow_cap)
+            used += (size_t)snprintf(allow + used, allow_cap - used, "%s%s",
+                                     used ? ", " : "", r->method);
+    }
+    if (used && strstr(allow, "GET") && used < allow_cap)
+        snprintf(allow + used, allow_cap - used, ", HEAD");
+    *status = used ? 405 : 404;
+    return NULL;
+}

@@ -1,0 +1,512 @@
+/*
+ * runs_api.c - POST /runs, GET /runs, GET /runs/ID, DELETE /runs/ID.
+ *
+ * A run request is checked whole before anything is stored: the body's
+ * fields (unknown ones named), the benchmark, its params against the
+ * benchmark table (common/bench_spec.c), the device.  Only then are its
+ * runs written, in one transaction, and only after that does the 202 go
+ * out; a refused request changes nothing.
+ *
+ * ?wait=SECONDS suspends the connection (waiters.c) and answers again when
+ * the run ends or the time is up.
+ */
+#include "bench_spec.h"
+#include "dynbuf.h"
+#include "gpu_pool.h"
+#include "handlers.h"
+#include "store.h"
+#include "timeutil.h"
+#include "uuid7.h"
+#include "waiters.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BATCH 64
+#define MAX_WAIT_S 3600
+#define LABEL_MAX 200
+
+static const char *const run_fields[] = {"benchmark", "params", "device",
+                                         "label", "timeout_s", NULL};
+
+/* What a waiting request keeps across its suspension. */
+struct wait_state {
+    struct app *app;
+    int n;
+    char ids[MAX_BATCH][40];
+    char batch[40];
+    int64_t deadline_ms;
+    int ended_status;      /* the status to answer with once all ended */
+    int pending_status;    /* ... and while some have not */
+    const char *pending;   /* the id being waited on now */
+};
+
+static int is_final(const char *status)
+{
+    return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
+           strcmp(status, "cancelled") == 0;
+}
+
+static int run_still_waiting(void *arg)
+{
+    struct wait_state *ws = arg;
+    char status[16];
+
+    if (store_run_status(ws->app->store, ws->pending, status) != STORE_OK)
+        return 0;
+    return !is_final(status);
+}
+
+static void list_benchmarks(char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < gb_benchmark_count() && used < cap; i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+        if (!b->test_only)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                     used ? ", " : "", b->name);
+    }
+}
+
+/* The answer for the runs of ws: one run, or a batch of them. */
+static void reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
+{
+    cJSON *body = NULL, *arr = NULL;
+
+    if (ws->batch[0]) {
+        body = cJSON_CreateObject();
+        cJSON_AddStringToObject(body, "batch", ws->batch);
+        arr = cJSON_AddArrayToObject(body, "runs");
+        snprintf(rep->location, sizeof(rep->location), "/runs?batch=%s", ws->batch);
+    } else {
+        snprintf(rep->location, sizeof(rep->location), "/runs/%s", ws->ids[0]);
+    }
+    for (int i = 0; i < ws->n; i++) {
+        cJSON *run = NULL;
+        int rc = store_get_run(ws->app->store, ws->ids[i], &run);
+        if (rc != STORE_OK) {
+            cJSON_Delete(body);
+            reply_error(rep, rc == STORE_NOT_FOUND ? 404 : 500,
+                        rc == STORE_NOT_FOUND ? "not_found" : "internal", "",
+                        "run %s could not be read back", ws->ids[i]);
+            return;
+        }
+        if (arr)
+            cJSON_AddItemToArray(arr, run);
+        else
+            body = run;
+    }
+    reply_json(rep, status, body);
+}
+
+/* Answers now if every run has ended or the time is up; otherwise
+ * suspends until the next run to watch ends. */
+static void answer_or_wait(struct http_request *req, struct http_reply *rep,
+                           struct wait_state *ws)
+{
+    for (;;) {
+        char status[16];
+        int i, rc;
+
+        for (i = 0; i < ws->n; i++) {
+            if (store_run_status(ws->app->store, ws->ids[i], status) != STORE_OK ||
+                !is_final(status))
+                break;
+        }
+        if (i == ws->n) {
+            reply_runs(rep, ws, ws->ended_status);
+            return;
+        }
+        if (time_mono_ms() >= ws->deadline_ms) {
+            reply_runs(rep, ws, ws->pending_status);
+            return;
+        }
+        ws->pending = ws->ids[i];
+        rc = waiters_wait(ws->app->waiters, ws->pending, req->conn,
+                          ws->deadline_ms, run_still_waiting, ws);
+        if (rc == 1) {
+            rep->suspended = 1;
+            return;
+        }
+        if (rc < 0) {
+            reply_runs(rep, ws, ws->pending_status);
+            return;
+        }
+        /* rc == 0: it ended meanwhile; look again. */
+    }
+}
+
+/* ?wait=SECONDS: 0 when absent; -1 (reply made) when malformed. */
+static int parse_wait(struct http_request *req, struct http_reply *rep,
+                      double *seconds)
+{
+    const char *text = query_get(req, "wait");
+    char *end;
+
+    *seconds = 0;
+    if (text == NULL)
+        return 0;
+    *seconds = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(*seconds) || *seconds < 0 ||
+        *seconds > MAX_WAIT_S) {
+        reply_error(rep, 400, "out_of_bounds", "wait",
+                    "wait=%.40s: expected seconds from 0 to %d", text, MAX_WAIT_S);
+        return -1;
+    }
+    return 0;
+}
+
+static int start_wait(struct http_request *req, struct http_reply *rep,
+                      struct wait_state *ws, double seconds)
+{
+    struct wait_state *kept = malloc(sizeof(*kept));
+
+    if (kept == NULL) {
+        reply_runs(rep, ws, ws->pending_status);
+        return -1;
+    }
+    *kept = *ws;
+    kept->deadline_ms = time_mono_ms() + (int64_t)(seconds * 1000);
+    req->state = kept;
+    req->free_state = free;
+    answer_or_wait(req, rep, kept);
+    return 0;
+}
+
+/* Checks the top-level fields of a run request.  0, or -1 with the reply
+ * made. */
+static int check_fields(const cJSON *body, struct http_reply *rep)
+{
+    const cJSON *f;
+
+    if (!cJSON_IsObject(body)) {
+        reply_error(rep, 400, "wrong_type", "",
+                    "the body must be a JSON object, e.g. {\"benchmark\": \"smem_stride\"}");
+        return -1;
+    }
+    cJSON_ArrayForEach(f, body) {
+        int known = 0;
+        for (const char *const *name = run_fields; *name && !known; name++)
+            known = strcmp(*name, f->string) == 0;
+        if (!known) {
+            reply_error(rep, 400, "unknown_field", f->string,
+                        "%.60s is not a field of a run request (it takes: "
+                        "benchmark, params, device, label, timeout_s)", f->string);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* label and timeout_s.  0, or -1 with the reply made. */
+static int check_extras(const cJSON *body, const struct app *app,
+                        const char **label, int *timeout_s,
+                        struct http_reply *rep)
+{
+    const cJSON *l = cJSON_GetObjectItem(body, "label");
+    const cJSON *t = cJSON_GetObjectItem(body, "timeout_s");
+
+    *label = NULL;
+    *timeout_s = app->opt->run_timeout_s;
+    if (l && !cJSON_IsNull(l)) {
+        if (!cJSON_IsString(l)) {
+            reply_error(rep, 400, "wrong_type", "label", "label must be a string");
+            return -1;
+        }
+        if (strlen(l->valuestring) > LABEL_MAX) {
+            reply_error(rep, 400, "out_of_bounds", "label",
+                        "label is %zu bytes; at most %d", strlen(l->valuestring),
+                        LABEL_MAX);
+            return -1;
+        }
+        *label = l->valuestring;
+    }
+    if (t && !cJSON_IsNull(t)) {
+        if (!cJSON_IsNumber(t) || t->valuedouble != floor(t->valuedouble)) {
+            reply_error(rep, 400, "wrong_type", "timeout_s",
+                        "timeout_s must be a whole number of seconds");
+            return -1;
+        }
+        if (t->valuedouble < 1 || t->valuedouble > app->opt->run_timeout_s) {
+            reply_error(rep, 400, "out_of_bounds", "timeout_s",
+                        "timeout_s is %g; it must be from 1 to this daemon's "
+                        "--run-timeout, %d", t->valuedouble, app->opt->run_timeout_s);
+            return -1;
+        }
+        *timeout_s = (int)t->valuedouble;
+    }
+    return 0;
+}
+
+void runs_post(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {"wait", NULL};
+    struct app *app = req->app;
+    struct wait_state ws = {.app = app, .ended_status = 200, .pending_status = 202};
+    struct gpu_ref refs[MAX_BATCH];
+    struct run_new runs[MAX_BATCH];
+    const struct gb_benchmark *bench;
+    const cJSON *name, *device;
+    struct gb_error gerr;
+    cJSON *body = NULL, *params = NULL;
+    char *params_text = NULL;
+    const char *label;
+    char err[512], names[256];
+    double wait_s;
+    int n, status, timeout_s, rc;
+
+    if (req->resumed) {
+        answer_or_wait(req, rep, req->state);
+        return;
+    }
+    if (query_check(req, rep, query) != 0 || parse_wait(req, rep, &wait_s) != 0)
+        return;
+    body = body_json(req, rep);
+    if (body == NULL || check_fields(body, rep) != 0)
+        goto done;
+    name = cJSON_GetObjectItem(body, "benchmark");
+    if (name == NULL) {
+        list_benchmarks(names, sizeof(names));
+        reply_error(rep, 400, "missing_field", "benchmark",
+                    "benchmark is required (one of: %s)", names);
+        goto done;
+    }
+    if (!cJSON_IsString(name)) {
+        reply_error(rep, 400, "wrong_type", "benchmark", "benchmark must be a string");
+        goto done;
+    }
+    bench = gb_benchmark_find(name->valuestring);
+    if (bench == NULL || bench->test_only) {
+        list_benchmarks(names, sizeof(names));
+        reply_error(rep, 400, "unknown_benchmark", "benchmark",
+                    "there is no benchmark \"%.60s\" (there are: %s)",
+                    name->valuestring, names);
+        goto done;
+    }
+    params = gb_params_resolve(bench, cJSON_GetObjectItem(body, "params"), &gerr);
+    if (params == NULL) {
+        reply_error(rep, 400, gerr.code, gerr.field, "%s", gerr.message);
+        goto done;
+    }
+    if (check_extras(body, app, &label, &timeout_s, rep) != 0)
+        goto done;
+    device = cJSON_GetObjectItem(body, "device");
+    n = gpu_pool_resolve(app->gpus, device, refs, MAX_BATCH, &status, err, sizeof(err));
+    if (n < 0) {
+        reply_error(rep, status, status == 503 ? "device_unhealthy" :
+                    status == 400 ? "wrong_type" : "no_device", "device", "%s", err);
+        if (status == 503)
+            rep->retry_after = 30;
+        goto done;
+    }
+    params_text = cJSON_PrintUnformatted(params);
+    if (params_text == NULL ||
+        (cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0 &&
+         uuid7_new(ws.batch) != 0)) {
+        reply_error(rep, 500, "internal", "", "out of memory or randomness");
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        struct run_new *r = &runs[i];
+        memset(r, 0, sizeof(*r));
+        if (uuid7_new(r->id) != 0) {
+            reply_error(rep, 500, "internal", "", "no random bytes for a run id");
+            goto done;
+        }
+        r->benchmark = bench->name;
+        r->params_json = params_text;
+        r->label = label;
+        r->batch_id = ws.batch[0] ? ws.batch : NULL;
+        r->host = app->host;
+        r->device_index = refs[i].index;
+        r->device_uuid = refs[i].uuid;
+        r->device_name = refs[i].name;
+        r->timeout_s = timeout_s;
+        snprintf(ws.ids[i], sizeof(ws.ids[i]), "%s", r->id);
+    }
+    ws.n = n;
+    rc = store_insert_runs(app->store, runs, n, app->opt->max_queue);
+    if (rc == STORE_FULL) {
+        rep->retry_after = 10;
+        reply_error(rep, 503, "queue_full", "",
+                    "the queue holds its maximum of %d runs; try again later",
+                    app->opt->max_queue);
+        goto done;
+    }
+    if (rc != STORE_OK) {
+        reply_error(rep, 500, "internal", "", "the run could not be stored");
+        goto done;
+    }
+    /* The answer is read back before the runners are woken, so that it
+     * shows the run as accepted: queued, with its place in the queue. */
+    if (wait_s <= 0)
+        reply_runs(rep, &ws, 202);
+    for (int i = 0; i < n; i++)
+        gpu_pool_wake(app->gpus, refs[i].index);
+    if (wait_s > 0)
+        start_wait(req, rep, &ws, wait_s);
+
+done:
+    free(params_text);
+    cJSON_Delete(params);
+    cJSON_Delete(body);
+}
+
+/* Appends "name=value&" with value percent-encoded. */
+static void add_query(struct dynbuf *b, const char *name, const char *value)
+{
+    static const char hex[] = "0123456789ABCDEF";
+
+    if (value == NULL || value[0] == '\0')
+        return;
+    dynbuf_printf(b, "%s=", name);
+    for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+        if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+            (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.' || *c == '~')
+            dynbuf_add(b, c, 1);
+        else
+            dynbuf_printf(b, "%%%c%c", hex[*c >> 4], hex[*c & 15]);
+    }
+    dynbuf_add(b, "&", 1);
+}
+
+void runs_list(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {"benchmark", "device", "host", "status",
+                                        "label", "batch", "limit", "cursor", NULL};
+    static const char *const statuses[] = {"queued", "running", "done", "failed",
+                                           "cancelled", NULL};
+    struct run_filter f = {
+        .benchmark = query_get(req, "benchmark"),
+        .device = query_get(req, "device"),
+        .host = query_get(req, "host"),
+        .status = query_get(req, "status"),
+        .label = query_get(req, "label"),
+        .batch = query_get(req, "batch"),
+        .cursor = query_get(req, "cursor"),
+        .limit = 50,
+    };
+    const char *limit = query_get(req, "limit");
+    char next[40];
+    cJSON *runs = NULL, *body;
+    struct dynbuf url;
+
+    if (query_check(req, rep, query) != 0)
+        return;
+    if (limit) {
+        char *end;
+        long v = strtol(limit, &end, 10);
+        if (end == limit || *end != '\0' || v < 1 || v > 500) {
+            reply_error(rep, 400, "out_of_bounds", "limit",
+                        "limit=%.20s: expected a whole number from 1 to 500", limit);
+            return;
+        }
+        f.limit = (int)v;
+    }
+    if (f.status && f.status[0]) {
+        int ok = 0;
+        for (const char *const *s = statuses; *s && !ok; s++)
+            ok = strcmp(*s, f.status) == 0;
+        if (!ok) {
+            reply_error(rep, 400, "out_of_bounds", "status",
+                        "status=%.20s: expected queued, running, done, failed "
+                        "or cancelled", f.status);
+            return;
+        }
+    }
+    if (f.cursor && f.cursor[0] && !uuid_is_valid(f.cursor)) {
+        reply_error(rep, 400, "bad_cursor", "cursor",
+                    "cursor is not one this daemon gave out; use the \"next\" "
+                    "URL of the previous page");
+        return;
+    }
+    if (store_list_runs(req->app->store, &f, &runs, next) != STORE_OK) {
+        reply_error(rep, 500, "internal", "", "the runs could not be read");
+        return;
+    }
+    body = cJSON_CreateObject();
+    cJSON_AddItemToObject(body, "runs", runs);
+    if (next[0]) {
+        dynbuf_init(&url, 4096);
+        dynbuf_add(&url, "/runs?", 6);
+        add_query(&url, "benchmark", f.benchmark);
+        add_query(&url, "device", f.device);
+        add_query(&url, "host", f.host);
+        add_query(&url, "status", f.status);
+        add_query(&url, "label", f.label);
+        add_query(&url, "batch", f.batch);
+        if (limit)
+            add_query(&url, "limit", limit);
+        add_query(&url, "cursor", next);
+        if (url.len && url.data[url.len - 1] == '&')
+            url.data[--url.len] = '\0';
+        cJSON_AddStringToObject(body, "next", url.data ? url.data : "");
+        dynbuf_free(&url);
+    } else {
+        cJSON_AddNullToObject(body, "next");
+    }
+    reply_json(rep, 200, body);
+}
+
+void runs_get(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {"wait", NULL};
+    struct wait_state ws = {.app = req->app, .n = 1, .ended_status = 200,
+                            .pending_status = 200};
+    double wait_s;
+
+    if (req->resumed) {
+        answer_or_wait(req, rep, req->state);
+        return;
+    }
+    if (query_check(req, rep, query) != 0 || parse_wait(req, rep, &wait_s) != 0)
+        return;
+    if (!uuid_is_valid(req->arg)) {
+        reply_error(rep, 404, "not_found", "", "no run %.60s (run ids are UUIDs)", req->arg);
+        return;
+    }
+    snprintf(ws.ids[0], sizeof(ws.ids[0]), "%.36s", req->arg);
+    if (wait_s > 0)
+        start_wait(req, rep, &ws, wait_s);
+    else
+        reply_runs(rep, &ws, 200);
+    rep->location[0] = '\0';
+}
+
+void runs_delete(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {NULL};
+    struct wait_state ws = {.app = req->app, .n = 1};
+    char status[16];
+    int rc;
+
+    if (query_check(req, rep, query) != 0)
+        return;
+    if (!uuid_is_valid(req->arg)) {
+        reply_error(rep, 404, "not_found", "", "no run %.60s", req->arg);
+        return;
+    }
+    rc = store_cancel_run(req->app->store, req->arg, status);
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(rep, 404, "not_found", "", "no run %s", req->arg);
+        return;
+    }
+    if (rc == STORE_CONFLICT) {
+        reply_error(rep, 409, "not_queued", "",
+                    "run %s is %s; only a queued run can be cancelled",
+                    req->arg, status);
+        return;
+    }
+    if (rc != STORE_OK) {
+        reply_error(rep, 500, "internal", "", "the run could not be cancelled");
+        return;
+    }
+    waiters_notify(req->app->waiters, req->arg);
+    snprintf(ws.ids[0], sizeof(ws.ids[0]), "%.36s", req->arg);
+    reply_runs(rep, &ws, 200);
+    rep->location[0] = '\0';
+}

@@ -1,0 +1,92 @@
+/*
+ * static_files.c - the web page: GET / is web/index.html, GET /static/NAME
+ * a file of web/.  NAME is one path segment of safe characters (the router
+ * already refuses a "/" in it), so nothing outside web/ can be named; there
+ * is no directory listing.
+ */
+#include "dynbuf.h"
+#include "handlers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STATIC_FILE_CAP (8 * 1024 * 1024)
+
+static const struct {
+    const char *ext;
+    const char *type;
+} types[] = {
+    {".html", "text/html; charset=utf-8"},
+    {".js", "text/javascript; charset=utf-8"},
+    {".css", "text/css; charset=utf-8"},
+    {".svg", "image/svg+xml"},
+    {".png", "image/png"},
+    {".json", "application/json"},
+    {".ico", "image/x-icon"},
+};
+
+static const char *content_type(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    for (size_t i = 0; dot && i < sizeof(types) / sizeof(types[0]); i++)
+        if (strcmp(dot, types[i].ext) == 0)
+            return types[i].type;
+    return NULL;
+}
+
+static int safe_name(const char *name)
+{
+    if (name[0] == '\0' || name[0] == '.')
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+            return 0;
+    return 1;
+}
+
+static void send_file(struct http_request *req, struct http_reply *rep,
+                      const char *name)
+{
+    const char *type = content_type(name);
+    char path[4600], chunk[65536];
+    struct dynbuf buf;
+    FILE *f = NULL;
+    size_t n;
+    char *body;
+
+    if (!safe_name(name) || type == NULL) {
+        reply_error(rep, 404, "not_found", "", "no such file: %.60s", name);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", req->app->opt->web, name);
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        reply_error(rep, 404, "not_found", "", "no such file: %.60s", name);
+        return;
+    }
+    dynbuf_init(&buf, STATIC_FILE_CAP);
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+        if (dynbuf_add(&buf, chunk, n) != 0) {
+            fclose(f);
+            dynbuf_free(&buf);
+            reply_error(rep, 500, "internal", "", "%.60s is too large to serve", name);
+            return;
+        }
+    }
+    fclose(f);
+    body = dynbuf_take(&buf, &n);
+    reply_body(rep, 200, type, body, n);
+}
+
+void static_index(struct http_request *req, struct http_reply *rep)
+{
+    send_file(req, rep, "index.html");
+}
+
+void static_file(struct http_request *req, struct http_reply *rep)
+{
+    send_file(req, rep, req->arg);
+}

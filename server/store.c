@@ -1,0 +1,660 @@
+/*
+ * store.c - see store.h.
+ *
+ * Each function takes the connection's mutex for its whole span, prepares
+ * its statements, binds, steps, and finalizes them on one cleanup path.
+ */
+#include "store.h"
+#include "log.h"
+#include "migrate.h"
+#include "timeutil.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct store {
+    sqlite3 *db;
+    pthread_mutex_t lock;
+};
+
+/* The columns every run query selects, in the order run_from_row reads. */
+#define RUN_COLUMNS                                                          \
+    "r.id, r.benchmark, r.params, r.label, r.batch_id, r.host, "             \
+    "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "  \
+    "r.created_at, r.started_at, r.finished_at, r.progress_done, "           \
+    "r.progress_total, r.error_code, r.error_message, r.origin"
+
+enum {
+    C_ID, C_BENCHMARK, C_PARAMS, C_LABEL, C_BATCH, C_HOST, C_DEV_INDEX,
+    C_DEV_UUID, C_DEV_NAME, C_STATUS, C_TIMEOUT, C_CREATED, C_STARTED,
+    C_FINISHED, C_PROG_DONE, C_PROG_TOTAL, C_ERR_CODE, C_ERR_MSG, C_ORIGIN,
+    C_COUNT
+};
+
+static const char *col_text(sqlite3_stmt *st, int col)
+{
+    return (const char *)sqlite3_column_text(st, col);
+}
+
+static void add_text_or_null(cJSON *obj, const char *name, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(obj, name, v);
+    else
+        cJSON_AddNullToObject(obj, name);
+}
+
+/* Parses a JSON column; a column that does not parse (it never should) is
+ * shown as null rather than failing the whole answer. */
+static cJSON *json_column(sqlite3_stmt *st, int col)
+{
+    const char *text = col_text(st, col);
+    cJSON *v = text ? cJSON_ParseWithLength(text, (size_t)sqlite3_column_bytes(st, col)) : NULL;
+
+    return v ? v : cJSON_CreateNull();
+}
+
+static cJSON *run_from_row(sqlite3_stmt *st)
+{
+    cJSON *run = cJSON_CreateObject();
+    cJSON *device;
+    char url[64];
+
+    if (run == NULL)
+        return NULL;
+    cJSON_AddStringToObject(run, "id", col_text(st, C_ID));
+    snprintf(url, sizeof(url), "/runs/%s", col_text(st, C_ID));
+    cJSON_AddStringToObject(run, "url", url);
+    cJSON_AddStringToObject(run, "benchmark", col_text(st, C_BENCHMARK));
+    cJSON_AddItemToObject(run, "params", json_column(st, C_PARAMS));
+    add_text_or_null(run, "label", col_text(st, C_LABEL));
+    add_text_or_null(run, "batch", col_text(st, C_BATCH));
+    cJSON_AddStringToObject(run, "host", col_text(st, C_HOST));
+    device = cJSON_AddObjectToObject(run, "device");
+    if (sqlite3_column_type(st, C_DEV_INDEX) == SQLITE_NULL)
+        cJSON_AddNullToObject(device, "index");
+    else
+        cJSON_AddNumberToObject(device, "index", sqlite3_column_int(st, C_DEV_INDEX));
+    add_text_or_null(device, "uuid", col_text(st, C_DEV_UUID));
+    add_text_or_null(device, "name", col_text(st, C_DEV_NAME));
+    cJSON_AddStringToObject(run, "status", col_text(st, C_STATUS));
+    cJSON_AddNumberToObject(run, "timeout_s", sqlite3_column_int(st, C_TIMEOUT));
+    add_text_or_null(run, "created_at", col_text(st, C_CREATED));
+    add_text_or_null(run, "started_at", col_text(st, C_STARTED));
+    add_text_or_null(run, "finished_at", col_text(st, C_FINISHED));
+    if (sqlite3_column_type(st, C_PROG_TOTAL) != SQLITE_NULL) {
+        cJSON *p = cJSON_AddObjectToObject(run, "progress");
+        cJSON_AddNumberToObject(p, "done", sqlite3_column_double(st, C_PROG_DONE));
+        cJSON_AddNumberToObject(p, "total", sqlite3_column_double(st, C_PROG_TOTAL));
+    } else {
+        cJSON_AddNullToObject(run, "progress");
+    }
+    if (col_text(st, C_ERR_CODE)) {
+        cJSON *e = cJSON_AddObjectToObject(run, "error");
+        cJSON_AddStringToObject(e, "code", col_text(st, C_ERR_CODE));
+        add_text_or_null(e, "message", col_text(st, C_ERR_MSG));
+    } else {
+        cJSON_AddNullToObject(run, "error");
+    }
+    add_text_or_null(run, "origin", col_text(st, C_ORIGIN));
+    return run;
+}
+
+static int exec_pragma(sqlite3 *db, const char *sql, char *errbuf, size_t cap)
+{
+    char *msg = NULL;
+
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        snprintf(errbuf, cap, "%s: %s", sql, msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
+{
+    struct store *s = calloc(1, sizeof(*s));
+    int rc = STORE_ERROR;
+
+    *out = NULL;
+    if (s == NULL) {
+        snprintf(errbuf, cap, "out of memory");
+        return STORE_ERROR;
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    if (sqlite3_open_v2(path, &s->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                        SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+        snprintf(errbuf, cap, "cannot open database %s: %s", path,
+                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto done;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    if (exec_pragma(s->db, "PRAGMA journal_mode = WAL", errbuf, cap) ||
+        exec_pragma(s->db, "PRAGMA synchronous = FULL", errbuf, cap) ||
+        exec_pragma(s->db, "PRAGMA foreign_keys = ON", errbuf, cap))
+        goto done;
+    if (migrate_apply(s->db, errbuf, cap) != 0)
+        goto done;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK) {
+        store_close(s);
+        return rc;
+    }
+    *out = s;
+    return STORE_OK;
+}
+
+void store_close(struct store *s)
+{
+    if (s == NULL)
+        return;
+    sqlite3_close(s->db);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Runs one statement that returns no rows, with up to four text values
+ * bound in order (NULL binds SQL NULL); *changes gets the rows changed. */
+static int exec_bound(struct store *s, const char *sql, const char *a,
+                      const char *b, const char *c, const char *d, int *changes)
+{
+    sqlite3_stmt *st = NULL;
+    const char *vals[4] = {a, b, c, d};
+    int rc = STORE_ERROR;
+    int nparams;
+
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    nparams = sqlite3_bind_parameter_count(st);
+    for (int i = 0; i < nparams && i < 4; i++)
+        bind_text(st, i + 1, vals[i]);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        goto done;
+    if (changes)
+        *changes = sqlite3_changes(s->db);
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        log_error("store: %s: %s", sql, sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_recover(struct store *s, int *count)
+{
+    char now[32];
+    int rc;
+
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&s->lock);
+    rc = exec_bound(s,
+                    "UPDATE runs SET status = 'failed', finished_at = ?1, "
+                    "error_code = 'interrupted', error_message = 'the daemon "
+                    "stopped while this run was running; the result was lost' "
+                    "WHERE status = 'running' AND origin IS NULL",
+                    now, NULL, NULL, NULL, count);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+static int count_queued(struct store *s, int device_index, long *depth)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT count(*) FROM runs WHERE status = 'queued' "
+                           "AND (?1 < 0 OR device_index = ?1)",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int(st, 1, device_index);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        goto done;
+    *depth = sqlite3_column_int64(st, 0);
+    rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_queue_depth(struct store *s, int device_index, long *depth)
+{
+    int rc;
+
+    pthread_mutex_lock(&s->lock);
+    rc = count_queued(s, device_index, depth);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+static int insert_one(struct store *s, sqlite3_stmt *st, const struct run_new *r,
+                      const char *now)
+{
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    bind_text(st, 1, r->id);
+    bind_text(st, 2, r->benchmark);
+    bind_text(st, 3, r->params_json);
+    bind_text(st, 4, r->label);
+    bind_text(st, 5, r->batch_id);
+    bind_text(st, 6, r->host);
+    sqlite3_bind_int(st, 7, r->device_index);
+    bind_text(st, 8, r->device_uuid);
+    bind_text(st, 9, r->device_name);
+    sqlite3_bind_int(st, 10, r->timeout_s);
+    bind_text(st, 11, now);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        log_error("store: insert run %s: %s", r->id, sqlite3_errmsg(s->db));
+        return STORE_ERROR;
+    }
+    return STORE_OK;
+}
+
+int store_insert_runs(struct store *s, const struct run_new *runs, int n,
+                      int max_queue)
+{
+    sqlite3_stmt *st = NULL;
+    char now[32];
+    long queued = 0;
+    int rc = STORE_ERROR;
+    int in_tx = 0;
+
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 1;
+    if (count_queued(s, -1, &queued) != STORE_OK)
+        goto done;
+    if (queued + n > max_queue) {
+        rc = STORE_FULL;
+        goto done;
+    }
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO runs (id, benchmark, params, label, "
+                           "batch_id, host, device_index, device_uuid, "
+                           "device_name, status, timeout_s, created_at) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                           "'queued', ?10, ?11)",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    for (int i = 0; i < n; i++)
+        if (insert_one(s, st, &runs[i], now) != STORE_OK)
+            goto done;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 0;
+    rc = STORE_OK;
+
+done:
+    if (rc == STORE_ERROR)
+        log_error("store: insert: %s", sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    if (in_tx)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+/* Adds queue_position (queued runs), results and meta to a run object. */
+static int add_details(struct store *s, cJSON *run)
+{
+    const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
+    const char *status = cJSON_GetObjectItem(run, "status")->valuestring;
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    if (strcmp(status, "queued") == 0) {
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT count(*) FROM runs q, runs r "
+                               "WHERE r.id = ?1 AND q.status = 'queued' "
+                               "AND q.device_index IS r.device_index "
+                               "AND q.rowid <= r.rowid",
+                               -1, &st, NULL) != SQLITE_OK)
+            goto done;
+        bind_text(st, 1, id);
+        if (sqlite3_step(st) != SQLITE_ROW)
+            goto done;
+        cJSON_AddNumberToObject(run, "queue_position", sqlite3_column_int(st, 0));
+        sqlite3_finalize(st);
+        st = NULL;
+    } else {
+        cJSON_AddNullToObject(run, "queue_position");
+    }
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT results, meta FROM run_results WHERE run_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    bind_text(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        cJSON_AddItemToObject(run, "results", json_column(st, 0));
+        cJSON_AddItemToObject(run, "meta", json_column(st, 1));
+    } else {
+        cJSON_AddNullToObject(run, "results");
+        cJSON_AddNullToObject(run, "meta");
+    }
+    rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int store_get_run(struct store *s, const char *id, cJSON **out)
+{
+    sqlite3_stmt *st = NULL;
+    cJSON *run = NULL;
+    int rc = STORE_ERROR;
+
+    *out = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_prepare_v2(s->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    bind_text(st, 1, id);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        goto done;
+    default:
+        goto done;
+    }
+    run = run_from_row(st);
+    if (run == NULL || add_details(s, run) != STORE_OK)
+        goto done;
+    *out = run;
+    run = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc == STORE_ERROR)
+        log_error("store: get run: %s", sqlite3_errmsg(s->db));
+    cJSON_Delete(run);
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_run_status(struct store *s, const char *id, char status[16])
+{
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_prepare_v2(s->db, "SELECT status FROM runs WHERE id = ?1", -1,
+                           &st, NULL) != SQLITE_OK)
+        goto done;
+    bind_text(st, 1, id);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        snprintf(status, 16, "%s", col_text(st, 0));
+        rc = STORE_OK;
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        break;
+    default:
+        break;
+    }
+
+done:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
+                    char next_cursor[40])
+{
+    /* Every filter is always in the statement and switched off by binding
+     * NULL, so there is one fixed SQL text and no string building. */
+    static const char sql[] =
+        "SELECT " RUN_COLUMNS ", json_extract(res.results, '$.summary') "
+        "FROM runs r LEFT JOIN run_results res ON res.run_id = r.id "
+        "WHERE (?1 IS NULL OR r.benchmark = ?1) "
+        "AND (?2 IS NULL OR r.device_name = ?2 OR r.device_uuid = ?2) "
+        "AND (?3 IS NULL OR r.host = ?3) "
+        "AND (?4 IS NULL OR r.status = ?4) "
+        "AND (?5 IS NULL OR r.label = ?5) "
+        "AND (?6 IS NULL OR r.batch_id = ?6) "
+        "AND (?7 IS NULL OR r.id < ?7) "
+        "ORDER BY r.id DESC LIMIT ?8";
+    const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
+                           f->label, f->batch, f->cursor};
+    sqlite3_stmt *st = NULL;
+    cJSON *runs = cJSON_CreateArray();
+    int rc = STORE_ERROR;
+    int n = 0, step;
+
+    *out = NULL;
+    next_cursor[0] = '\0';
+    pthread_mutex_lock(&s->lock);
+    if (runs == NULL ||
+        sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    for (int i = 0; i < 7; i++)
+        bind_text(st, i + 1, vals[i] && vals[i][0] ? vals[i] : NULL);
+    /* One more than asked for tells whether another page exists. */
+    sqlite3_bind_int(st, 8, f->limit + 1);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run;
+        if (n == f->limit) {
+            cJSON *last = cJSON_GetArrayItem(runs, n - 1);
+            snprintf(next_cursor, 40, "%s", cJSON_GetObjectItem(last, "id")->valuestring);
+            break;
+        }
+        run = run_from_row(st);
+        if (run == NULL)
+            goto done;
+        if (col_text(st, C_COUNT))
+            cJSON_AddItemToObject(run, "summary", json_column(st, C_COUNT));
+        else
+            cJSON_AddNullToObject(run, "summary");
+        cJSON_AddItemToArray(runs, run);
+        n++;
+    }
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        goto done;
+    *out = runs;
+    runs = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        log_error("store: list runs: %s", sqlite3_errmsg(s->db));
+    cJSON_Delete(runs);
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_cancel_run(struct store *s, const char *id, char status[16])
+{
+    char now[32];
+    int changes = 0;
+    int rc;
+
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&s->lock);
+    rc = exec_bound(s,
+                    "UPDATE runs SET status = 'cancelled', finished_at = ?2 "
+                    "WHERE id = ?1 AND status = 'queued'",
+                    id, now, NULL, NULL, &changes);
+    pthread_mutex_unlock(&s->lock);
+    if (rc != STORE_OK)
+        return rc;
+    if (changes == 1) {
+        snprintf(status, 16, "cancelled");
+        return STORE_OK;
+    }
+    rc = store_run_status(s, id, status);
+    return rc == STORE_OK ? STORE_CONFLICT : rc;
+}
+
+int store_claim_next(struct store *s, int device_index, struct run_job *job)
+{
+    sqlite3_stmt *st = NULL;
+    char now[32];
+    int rc = STORE_ERROR;
+    int in_tx = 0;
+
+    memset(job, 0, sizeof(*job));
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 1;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT id, benchmark, params, timeout_s FROM runs "
+                           "WHERE status = 'queued' AND device_index = ?1 "
+                           "ORDER BY rowid LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int(st, 1, device_index);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        goto done;
+    default:
+        goto done;
+    }
+    snprintf(job->id, sizeof(job->id), "%s", col_text(st, 0));
+    snprintf(job->benchmark, sizeof(job->benchmark), "%s", col_text(st, 1));
+    job->params_json = strdup(col_text(st, 2));
+    job->timeout_s = sqlite3_column_int(st, 3);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (job->params_json == NULL)
+        goto done;
+    if (exec_bound(s,
+                   "UPDATE runs SET status = 'running', started_at = ?2 "
+                   "WHERE id = ?1 AND status = 'queued'",
+                   job->id, now, NULL, NULL, NULL) != STORE_OK)
+        goto done;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 0;
+    rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
+    if (in_tx)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&s->lock);
+    if (rc != STORE_OK)
+        store_job_clear(job);
+    return rc;
+}
+
+void store_job_clear(struct run_job *job)
+{
+    free(job->params_json);
+    memset(job, 0, sizeof(*job));
+}
+
+int store_set_progress(struct store *s, const char *id, long done, long total)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE runs SET progress_done = ?2, progress_total = ?3 "
+                           "WHERE id = ?1 AND status = 'running'",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    bind_text(st, 1, id);
+    sqlite3_bind_int64(st, 2, done);
+    sqlite3_bind_int64(st, 3, total);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        goto done;
+    rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_finish_run(struct store *s, const char *id, const char *status,
+                     const char *results_json, const char *meta_json,
+                     const char *error_code, const char *error_message)
+{
+    char now[32];
+    int rc = STORE_ERROR;
+    int in_tx = 0;
+
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 1;
+    if (exec_bound(s,
+                   "UPDATE runs SET status = ?2, finished_at = ?3, "
+                   "error_code = ?4 WHERE id = ?1 AND status = 'running'",
+                   id, status, now, error_code, NULL) != STORE_OK)
+        goto done;
+    if (error_message &&
+        exec_bound(s, "UPDATE runs SET error_message = ?2 WHERE id = ?1",
+                   id, error_message, NULL, NULL, NULL) != STORE_OK)
+        goto done;
+    if (results_json &&
+        exec_bound(s,
+                   "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
+                   "VALUES (?1, ?2, ?3)",
+                   id, results_json, meta_json ? meta_json : "{}", NULL,
+                   NULL) != STORE_OK)
+        goto done;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 0;
+    rc = STORE_OK;
+
+done:
+    if (in_tx)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_requeue_run(struct store *s, const char *id)
+{
+    int rc;
+
+    pthread_mutex_lock(&s->lock);
+    rc = exec_bound(s,
+                    "UPDATE runs SET status = 'queued', started_at = NULL, "
+                    "progress_done = NULL, progress_total = NULL "
+                    "WHERE id = ?1 AND status = 'running'",
+                    id, NULL, NULL, NULL, NULL);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_ping(struct store *s)
+{
+    long depth;
+
+    return store_queue_depth(s, -1, &depth);
+}

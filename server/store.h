@@ -1,0 +1,116 @@
+/*
+ * store.h - every run and its results, in SQLite.
+ *
+ * One connection, opened in WAL mode with synchronous=FULL, a busy timeout
+ * and foreign keys on, and guarded by one mutex: HTTP threads and the GPU
+ * runners all go through here.  Every statement is prepared with bound
+ * values.  A run is written before anyone is told it was accepted, and its
+ * status only moves forward (see migrations/0001_runs.sql).
+ *
+ * JSON that a function returns through an out-parameter is a NEW cJSON
+ * tree owned by the caller (cJSON_Delete).
+ */
+#ifndef GPUBENCH_STORE_H
+#define GPUBENCH_STORE_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+struct store;
+
+enum store_rc {
+    STORE_OK = 0,
+    STORE_NOT_FOUND = 1,
+    STORE_CONFLICT = 2,   /* the run is not in a state that allows it */
+    STORE_FULL = 3,       /* the queue is at its bound */
+    STORE_ERROR = -1
+};
+
+/* A run about to be accepted.  Strings are borrowed for the call. */
+struct run_new {
+    char id[40];
+    const char *benchmark;
+    const char *params_json;
+    const char *label;       /* may be NULL */
+    const char *batch_id;    /* may be NULL */
+    const char *host;
+    int device_index;
+    const char *device_uuid;
+    const char *device_name;
+    int timeout_s;
+};
+
+/* What a GPU runner needs to start a run; filled by store_claim_next.
+ * params_json is owned by the job: free it with store_job_clear. */
+struct run_job {
+    char id[40];
+    char benchmark[64];
+    char *params_json;
+    int timeout_s;
+};
+
+/* GET /runs filters; NULL or empty means "any".  cursor is the id of the
+ * last run of the previous page. */
+struct run_filter {
+    const char *benchmark;
+    const char *device;      /* device name or uuid */
+    const char *host;
+    const char *status;
+    const char *label;
+    const char *batch;
+    const char *cursor;
+    int limit;
+};
+
+/* Opens (creating if needed) and migrates the database at path.  On
+ * failure returns STORE_ERROR with a sentence in errbuf. */
+int store_open(const char *path, struct store **out, char *errbuf, size_t cap);
+void store_close(struct store *s);
+
+/* Marks runs this node left 'running' (the daemon died under them) as
+ * failed with code "interrupted".  *count gets how many. */
+int store_recover(struct store *s, int *count);
+
+/* Inserts n runs as 'queued' in one transaction, refusing all of them
+ * (STORE_FULL) if the node's queued runs would then number more than
+ * max_queue. */
+int store_insert_runs(struct store *s, const struct run_new *runs, int n,
+                      int max_queue);
+
+/* The whole run as the API shows it. */
+int store_get_run(struct store *s, const char *id, cJSON **out);
+
+/* Just its status ("queued", ...), into status[16]. */
+int store_run_status(struct store *s, const char *id, char status[16]);
+
+/* A page of runs, newest first, without their rows; *next_cursor is set to
+ * the cursor of the following page, or "" on the last page. */
+int store_list_runs(struct store *s, const struct run_filter *f,
+                    cJSON **out, char next_cursor[40]);
+
+/* queued -> cancelled.  STORE_CONFLICT if it is no longer queued (its
+ * status is put in status). */
+int store_cancel_run(struct store *s, const char *id, char status[16]);
+
+/* Takes the oldest queued run of a device and marks it running.
+ * STORE_NOT_FOUND when the queue is empty. */
+int store_claim_next(struct store *s, int device_index, struct run_job *job);
+void store_job_clear(struct run_job *job);
+
+int store_set_progress(struct store *s, const char *id, long done, long total);
+
+/* running -> done (results and meta given) or failed (error given). */
+int store_finish_run(struct store *s, const char *id, const char *status,
+                     const char *results_json, const char *meta_json,
+                     const char *error_code, const char *error_message);
+
+/* running -> queued, for a run the daemon stopped before it finished. */
+int store_requeue_run(struct store *s, const char *id);
+
+/* Queued runs of one device (device_index >= 0) or of the node (-1). */
+int store_queue_depth(struct store *s, int device_index, long *depth);
+
+/* A trivial query, for /healthz. */
+int store_ping(struct store *s);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * timeutil.h - the times the API shows (RFC 3339, UTC, milliseconds) and
+ * the clocks the daemon measures with.
+ */
+#ifndef GPUBENCH_TIMEUTIL_H
+#define GPUBENCH_TIMEUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Milliseconds since the Unix epoch, wall clock. */
+int64_t time_now_unix_ms(void);
+
+/* Milliseconds on a clock that never jumps (for deadlines and durations). */
+int64_t time_mono_ms(void);
+
+/* Writes "2026-11-30T09:05:04.123Z" for ms into buf (cap >= 25). */
+void time_format_rfc3339(int64_t unix_ms, char *buf, size_t cap);
+
+/* The current wall time as above. */
+void time_now_rfc3339(char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,129 @@
+/* Parameter validation of common/bench_spec.c: defaults, and each way a
+ * request can be wrong, with the field it must name. */
+#include "bench_spec.h"
+#include "test.h"
+
+static cJSON *resolve(const char *bench, const char *json, struct gb_error *err)
+{
+    cJSON *in = json ? cJSON_Parse(json) : NULL;
+    cJSON *out = gb_params_resolve(gb_benchmark_find(bench), in, err);
+
+    cJSON_Delete(in);
+    return out;
+}
+
+static int expect_error(const char *bench, const char *json, const char *code,
+                        const char *field)
+{
+    struct gb_error err;
+    cJSON *out = resolve(bench, json, &err);
+
+    if (out != NULL) {
+        fprintf(stderr, "accepted %s\n", json);
+        cJSON_Delete(out);
+        return 1;
+    }
+    if (strcmp(err.code, code) != 0 || strcmp(err.field, field) != 0) {
+        fprintf(stderr, "%s: got %s at %s (%s), want %s at %s\n", json,
+                err.code, err.field, err.message, code, field);
+        return 1;
+    }
+    return 0;
+}
+
+static int test_defaults_filled(void)
+{
+    struct gb_error err;
+    cJSON *out = resolve("smem_stride", NULL, &err);
+    cJSON *strides;
+
+    ASSERT(out != NULL);
+    strides = cJSON_GetObjectItem(out, "strides");
+    ASSERT_EQ(cJSON_GetArraySize(strides), 7);
+    ASSERT_EQ(cJSON_GetArrayItem(strides, 6)->valueint, 33);
+    ASSERT_EQ(cJSON_GetObjectItem(out, "samples")->valueint, 20);
+    ASSERT_NEAR(cJSON_GetObjectItem(out, "min_sample_ms")->valuedouble, 1.0, 0);
+    cJSON_Delete(out);
+
+    out = resolve("transpose", "{\"n\": 1024}", &err);
+    ASSERT(out != NULL);
+    ASSERT_EQ(cJSON_GetObjectItem(out, "n")->valueint, 1024);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "variants")), 4);
+    cJSON_Delete(out);
+    return 0;
+}
+
+static int test_given_values_kept(void)
+{
+    struct gb_error err;
+    cJSON *out = resolve("smem_stride", "{\"strides\":[1,2,32,33],\"samples\":5}", &err);
+
+    ASSERT(out != NULL);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "strides")), 4);
+    ASSERT_EQ(cJSON_GetObjectItem(out, "samples")->valueint, 5);
+    cJSON_Delete(out);
+    return 0;
+}
+
+static int test_errors_name_the_field(void)
+{
+    ASSERT_EQ(expect_error("smem_stride", "{\"stides\":[1]}", "unknown_field", "params.stides"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":\"1\"}", "wrong_type", "params.strides"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,2,4,0]}", "out_of_bounds", "params.strides[3]"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,2,4,1025]}", "out_of_bounds", "params.strides[3]"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,2.5]}", "wrong_type", "params.strides[1]"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,true]}", "wrong_type", "params.strides[1]"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[]}", "out_of_bounds", "params.strides"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[4,2,4]}", "duplicate", "params.strides[2]"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "{\"samples\":2}", "out_of_bounds", "params.samples"), 0);
+    ASSERT_EQ(expect_error("smem_stride", "[1,2]", "wrong_type", "params"), 0);
+    ASSERT_EQ(expect_error("smem_pattern", "{\"words\":[1,2,3]}", "out_of_bounds", "params.words"), 0);
+    ASSERT_EQ(expect_error("transpose", "{\"n\":1000}", "out_of_bounds", "params.n"), 0);
+    ASSERT_EQ(expect_error("transpose", "{\"variants\":[\"tile34\"]}", "out_of_bounds", "params.variants[0]"), 0);
+    ASSERT_EQ(expect_error("transpose", "{\"variants\":[\"copy\",\"copy\"]}", "duplicate", "params.variants[1]"), 0);
+    ASSERT_EQ(expect_error("transpose", "{\"n\":\"8192\"}", "wrong_type", "params.n"), 0);
+    return 0;
+}
+
+static int test_prefix_for_top_level(void)
+{
+    static const struct gb_param ps[] = {
+        {.name = "stride", .type = GB_PARAM_INT, .min = 1, .max = 10},
+        {.name = NULL}};
+    static const struct gb_benchmark b = {.name = "x", .params = ps};
+    struct gb_error err;
+    cJSON *in = cJSON_Parse("{\"stride\": 11}");
+    cJSON *empty = cJSON_CreateObject();
+    cJSON *out = gb_params_resolve_at(&b, in, "", &err);
+
+    ASSERT(out == NULL);
+    ASSERT_STR_EQ(err.field, "stride");
+    /* An optional parameter with no default is left out, not invented. */
+    out = gb_params_resolve_at(&b, empty, "", &err);
+    ASSERT(out != NULL);
+    ASSERT_EQ(cJSON_GetArraySize(out), 0);
+    cJSON_Delete(out);
+    cJSON_Delete(in);
+    cJSON_Delete(empty);
+    return 0;
+}
+
+static int test_describe_lists_bounds(void)
+{
+    cJSON *d = gb_benchmark_describe(gb_benchmark_find("smem_stride"));
+    cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "params"), 0);
+
+    ASSERT_STR_EQ(cJSON_GetObjectItem(p, "name")->valuestring, "strides");
+    ASSERT_EQ(cJSON_GetObjectItem(p, "min")->valueint, 1);
+    ASSERT_EQ(cJSON_GetObjectItem(p, "max")->valueint, 1024);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(p, "default")), 7);
+    cJSON_Delete(d);
+    ASSERT(gb_benchmark_find("nope") == NULL);
+    return 0;
+}
+
+TEST_MAIN({"defaults are filled in", test_defaults_filled},
+          {"given values are kept", test_given_values_kept},
+          {"each error names its field", test_errors_name_the_field},
+          {"top-level prefix and optional params", test_prefix_for_top_level},
+          {"describe lists type, default and bounds", test_describe_lists_bounds})
