@@ -1,0 +1,30 @@
+# gpubench in a container: build with the CUDA toolkit, run on the CUDA base
+# image (the worker links the CUDA runtime statically; the driver comes from
+# the host through the NVIDIA container toolkit: docker run --gpus all).
+#   docker build -t gpubench .
+#   docker run --gpus all -p 127.0.0.1:8080:8080 -v gpubench:/var/lib/gpubench gpubench
+FROM nvidia/cuda:13.0.0-devel-ubuntu24.04 AS build
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      build-essential cmake pkg-config git python3 \
+      libmicrohttpd-dev libcjson-dev libsqlite3-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN cmake -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/opt/gpubench \
+    && cmake --build build -j"$(nproc)" \
+    && cmake --install build
+
+FROM nvidia/cuda:13.0.0-base-ubuntu24.04
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libmicrohttpd12t64 libcjson1 libsqlite3-0 curl \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --create-home --home-dir /var/lib/gpubench gpubench
+COPY --from=build /opt/gpubench /opt/gpubench
+USER gpubench
+WORKDIR /var/lib/gpubench
+VOLUME /var/lib/gpubench
+EXPOSE 8080
+HEALTHCHECK CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+# Inside the container the port must be reachable from outside it; publish
+# it on the host's loopback (as above) unless the network is trusted.
+ENTRYPOINT ["/opt/gpubench/bin/gpubenchd", "--listen", "0.0.0.0:8080", "--db", "/var/lib/gpubench/gpubench.db"]

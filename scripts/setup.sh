@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# scripts/setup.sh start|test|build - everything a fresh Debian or Ubuntu
+# machine needs, then one of:
+#   start  build and run gpubenchd in the foreground with its defaults
+#          (127.0.0.1:8080, ./gpubench.db); extra arguments go to gpubenchd
+#   test   build and run the whole test suite (ctest); GPU tests are
+#          skipped, saying why, where no GPU is found
+#   build  only install what is missing and build
+# It installs Debian packages only when something is missing (with sudo
+# when not root).  CUDA is not a Debian package here: where nvcc is found
+# (PATH or /usr/local/cuda) the worker gets its kernels, otherwise it builds
+# without them and the daemon reports no GPU, with that reason.
+set -euo pipefail
+
+cmd=${1:-}
+case "$cmd" in
+  start|test|build) shift ;;
+  *) echo "usage: scripts/setup.sh start|test|build [gpubenchd options]" >&2; exit 2 ;;
+esac
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${GPUBENCH_BUILD_DIR:-$top/build}
+packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
+          libsqlite3-dev python3 curl sqlite3)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+cmake_args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if [ -n "${GPUBENCH_CMAKE_ARGS:-}" ]; then
+  read -r -a extra <<<"$GPUBENCH_CMAKE_ARGS"
+  cmake_args+=("${extra[@]}")
+fi
+cmake -S "$top" -B "$build" "${cmake_args[@]}" >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+case "$cmd" in
+  build) ;;
+  start)
+    echo "setup: starting gpubenchd (Ctrl-C stops it)"
+    exec "$build/bin/gpubenchd" "$@" ;;
+  test)
+    cd "$build"
+    exec ctest --output-on-failure --timeout 600 ;;
+esac

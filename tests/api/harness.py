@@ -1,0 +1,145 @@
+"""Starts a real gpubenchd for the API tests and talks HTTP to it.
+
+Each Daemon gets a free loopback port, a temporary database and the worker
+TEST DOUBLE (tests/fake_worker.c, synthetic results) unless told otherwise.
+The binaries come from the environment that ctest sets:
+GPUBENCH_DAEMON and GPUBENCH_FAKE_WORKER.
+"""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+DAEMON = os.environ.get("GPUBENCH_DAEMON", "build/bin/gpubenchd")
+FAKE_WORKER = os.environ.get("GPUBENCH_FAKE_WORKER", "build/tests/gpubench-fake-worker")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+    def json(self):
+        return json.loads(self.body)
+
+    def header(self, name):
+        for k, v in self.headers:
+            if k.lower() == name.lower():
+                return v
+        return None
+
+    def __repr__(self):
+        return "<%d %s>" % (self.status, self.body[:300])
+
+
+class Daemon:
+    def __init__(self, workdir=None, gpus=1, worker=None, args=(), env=None):
+        self.tmp = tempfile.mkdtemp(prefix="gpubench-api-") if workdir is None else workdir
+        self.db = os.path.join(self.tmp, "gpubench.db")
+        self.control = os.path.join(self.tmp, "fake-mode")
+        self.log_path = os.path.join(self.tmp, "daemon.log")
+        self.gpus = gpus
+        self.worker = worker or FAKE_WORKER
+        self.args = list(args)
+        self.extra_env = env or {}
+        self.port = None
+        self.proc = None
+        self.set_mode("normal")
+
+    def set_mode(self, mode):
+        """How the test double behaves on its next job (see fake_worker.c)."""
+        with open(self.control, "w") as f:
+            f.write(mode + "\n")
+
+    def start(self, timeout=10):
+        self.port = free_port()
+        env = dict(os.environ)
+        env.update({"GPUBENCH_FAKE_GPUS": str(self.gpus),
+                    "GPUBENCH_FAKE_CONTROL": self.control})
+        env.update(self.extra_env)
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(
+            [DAEMON, "--listen", "127.0.0.1:%d" % self.port, "--db", self.db,
+             "--worker", self.worker] + self.args,
+            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                self.log.close()
+                raise RuntimeError("gpubenchd exited with %s:\n%s" % (self.proc.returncode, self.read_log()))
+            try:
+                if self.request("GET", "/healthz").status == 200:
+                    return self
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("gpubenchd did not answer /healthz:\n" + self.read_log())
+
+    def read_log(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode(errors="replace")
+
+    def stop(self, sig=signal.SIGTERM, timeout=20):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise RuntimeError("gpubenchd did not stop on signal %d" % sig)
+        if self.proc:
+            self.log.close()
+        return self.proc.returncode if self.proc else None
+
+    def kill(self):
+        return self.stop(signal.SIGKILL)
+
+    def request(self, method, path, body=None, headers=None, timeout=30):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            if isinstance(body, (dict, list)):
+                body = json.dumps(body)
+            hdrs = dict(headers or {})
+            if body is not None and "Content-Type" not in hdrs:
+                # What `curl -d` sends: form encoding, not JSON.
+                hdrs["Content-Type"] = "application/x-www-form-urlencoded"
+            conn.request(method, path, body=body, headers=hdrs)
+            r = conn.getresponse()
+            return Response(r.status, r.getheaders(), r.read().decode())
+        finally:
+            conn.close()
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body, **kw):
+        return self.request("POST", path, body=body, **kw)
+
+    def wait_status(self, run_id, statuses, timeout=20):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            run = self.get("/runs/" + run_id).json()
+            if run["status"] in statuses:
+                return run
+            time.sleep(0.05)
+        raise AssertionError("run %s never reached %s; it is %s" % (run_id, statuses, run["status"]))
+
+    def sql(self, query):
+        import sqlite3
+        con = sqlite3.connect(self.db, timeout=10)
+        try:
+            return con.execute(query).fetchall()
+        finally:
+            con.close()

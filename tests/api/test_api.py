@@ -1,0 +1,426 @@
+"""The HTTP API of gpubenchd, end to end over real HTTP, with the worker
+test double standing in for the GPU (its results are synthetic)."""
+import json
+import math
+import os
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import Daemon  # noqa: E402
+
+
+def gcd32(s):
+    return math.gcd(s, 32)
+
+
+class ApiTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=2).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.d.stop()
+        assert code == 0, "gpubenchd did not exit cleanly on SIGTERM: %s" % code
+
+    def run_count(self):
+        return self.d.sql("SELECT count(*) FROM runs")[0][0]
+
+    def assertError(self, r, status, code, field=None):
+        self.assertEqual(r.status, status, r)
+        err = r.json()["error"]
+        self.assertEqual(err["code"], code, r)
+        self.assertTrue(err["message"])
+        if field is not None:
+            self.assertEqual(err["field"], field, r)
+        return err
+
+    # -- info endpoints -------------------------------------------------
+    def test_healthz(self):
+        r = self.d.get("/healthz")
+        self.assertEqual(r.status, 200)
+        body = r.json()
+        self.assertEqual(body["status"], "ok")
+        self.assertEqual(body["gpus"], 2)
+
+    def test_benchmarks(self):
+        r = self.d.get("/benchmarks")
+        self.assertEqual(r.status, 200)
+        by_name = {b["name"]: b for b in r.json()["benchmarks"]}
+        self.assertEqual(set(by_name), {"smem_stride", "smem_pattern", "transpose"})
+        strides = next(p for p in by_name["smem_stride"]["params"] if p["name"] == "strides")
+        self.assertEqual(strides["default"], [1, 2, 4, 8, 16, 32, 33])
+        self.assertEqual((strides["min"], strides["max"]), (1, 1024))
+        n = next(p for p in by_name["transpose"]["params"] if p["name"] == "n")
+        self.assertEqual(n["multiple_of"], 32)
+
+    def test_devices(self):
+        body = self.d.get("/devices").json()
+        self.assertEqual(len(body["devices"]), 2)
+        self.assertIsNone(body["reason"])
+        dev = body["devices"][0]
+        for key in ("index", "name", "uuid", "queue_depth", "worker"):
+            self.assertIn(key, dev)
+        self.assertIn(dev["worker"]["state"], ("ready", "running", "starting"))
+
+    # -- prediction -------------------------------------------------------
+    def test_predict_strides(self):
+        strides = [1, 2, 4, 8, 16, 31, 32, 33, 63, 64, 65]
+        r = self.d.post("/predict", {"strides": strides})
+        self.assertEqual(r.status, 200, r)
+        got = [(p["stride"], p["predicted_degree"]) for p in r.json()["predictions"]]
+        self.assertEqual(got, [(s, gcd32(s)) for s in strides])
+        one = self.d.post("/predict", {"stride": 32}).json()["predictions"][0]
+        self.assertEqual(one["predicted_degree"], 32)
+        self.assertEqual(one["bank_loads"][0], 32)
+
+    def test_predict_words(self):
+        seed = [tx * 2 % 32 for tx in range(32)]
+        p = self.d.post("/predict", {"words": seed}).json()["predictions"][0]
+        self.assertEqual(p["predicted_degree"], 1)
+        self.assertEqual(p["broadcast_lanes"], 16)
+        same = self.d.post("/predict", {"words": [7] * 32}).json()["predictions"][0]
+        self.assertEqual(same["predicted_degree"], 1)
+        bank = self.d.post("/predict", {"words": [32 * i for i in range(32)]}).json()
+        self.assertEqual(bank["predictions"][0]["predicted_degree"], 32)
+
+    def test_predict_errors(self):
+        self.assertError(self.d.post("/predict", {}), 400, "missing_field")
+        self.assertError(self.d.post("/predict", {"stride": 1, "words": [0] * 32}), 400,
+                         "conflicting_fields")
+        self.assertError(self.d.post("/predict", {"stride": 0}), 400, "out_of_bounds", "stride")
+        self.assertError(self.d.post("/predict", {"words": [0] * 31}), 400, "out_of_bounds", "words")
+        self.assertError(self.d.post("/predict", {"strid": 4}), 400, "unknown_field", "strid")
+        self.assertError(self.d.post("/predict", "{"), 400, "malformed_json")
+
+    # -- posting runs -----------------------------------------------------
+    def test_post_run_and_read_it_back(self):
+        r = self.d.post("/runs", '{"benchmark":"smem_stride","params":{"strides":[1,2,32,33]},"label":"t1"}')
+        self.assertEqual(r.status, 202, r)
+        run = r.json()
+        self.assertEqual(r.header("Location"), "/runs/" + run["id"])
+        self.assertEqual(run["benchmark"], "smem_stride")
+        self.assertIn(run["status"], ("queued", "running"))
+        if run["status"] == "queued":
+            self.assertGreaterEqual(run["queue_position"], 1)
+        # defaults filled in
+        self.assertEqual(run["params"], {"strides": [1, 2, 32, 33], "samples": 20, "min_sample_ms": 1})
+        self.assertEqual(run["device"]["index"], 0)
+        self.assertRegex(run["created_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+        done = self.d.wait_status(run["id"], ("done", "failed"))
+        self.assertEqual(done["status"], "done", done)
+        rows = done["results"]["rows"]
+        self.assertEqual([row["stride"] for row in rows], [1, 2, 32, 33])
+        self.assertEqual([row["predicted_degree"] for row in rows], [1, 2, 32, 1])
+        self.assertEqual(len(rows[0]["samples"]), 20)
+        self.assertTrue(done["meta"]["synthetic"], "the test double must flag its results")
+        self.assertEqual(done["meta"]["host"], done["host"])
+        self.assertLessEqual(done["created_at"], done["started_at"])
+        self.assertLessEqual(done["started_at"], done["finished_at"])
+        self.assertEqual(done["label"], "t1")
+
+    def test_post_wait(self):
+        r = self.d.post("/runs?wait=10", {"benchmark": "smem_pattern"})
+        self.assertEqual(r.status, 200, r)
+        run = r.json()
+        self.assertEqual(run["status"], "done")
+        self.assertEqual(run["results"]["rows"][0]["predicted_degree"], 1)
+
+    def test_post_all_devices_makes_a_batch(self):
+        r = self.d.post("/runs?wait=10", {"benchmark": "transpose", "device": "all",
+                                          "params": {"n": 256, "variants": ["copy", "tile33"]}})
+        self.assertEqual(r.status, 200, r)
+        body = r.json()
+        self.assertEqual(len(body["runs"]), 2)
+        self.assertEqual(sorted(x["device"]["index"] for x in body["runs"]), [0, 1])
+        self.assertEqual(r.header("Location"), "/runs?batch=" + body["batch"])
+        listed = self.d.get("/runs?batch=" + body["batch"]).json()["runs"]
+        self.assertEqual(len(listed), 2)
+
+    def test_device_by_uuid(self):
+        uuid = self.d.get("/devices").json()["devices"][1]["uuid"]
+        r = self.d.post("/runs?wait=10", {"benchmark": "smem_pattern", "device": uuid})
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["device"]["index"], 1)
+
+    # -- every way to get a request wrong, and nothing stored for it -------
+    def test_bad_requests_store_nothing(self):
+        before = self.run_count()
+        cases = [
+            ('{"benchmark": "smem_stride"', 400, "malformed_json", None),
+            ('{"benchmark": "smem_stride"} trailing', 400, "malformed_json", None),
+            ('[1,2]', 400, "wrong_type", None),
+            ('', 400, "malformed_json", None),
+            ({"benchmark": "smem_stride", "stides": [1]}, 400, "unknown_field", "stides"),
+            ({"benchmark": "smem_stride", "params": {"stides": [1]}}, 400, "unknown_field", "params.stides"),
+            ({"benchmark": "smem_stride", "params": {"strides": [1, 2, 4, 0]}}, 400, "out_of_bounds", "params.strides[3]"),
+            ({"benchmark": "smem_stride", "params": {"strides": [1, 2, 4, 4096]}}, 400, "out_of_bounds", "params.strides[3]"),
+            ({"benchmark": "smem_stride", "params": {"strides": "1,2"}}, 400, "wrong_type", "params.strides"),
+            ({"benchmark": "smem_stride", "params": {"strides": list(range(1, 200))}}, 400, "out_of_bounds", "params.strides"),
+            ({"benchmark": "smem_stride", "params": {"samples": 1.5}}, 400, "wrong_type", "params.samples"),
+            ({"benchmark": "smem_stride", "params": [1]}, 400, "wrong_type", "params"),
+            ({"benchmark": "transpose", "params": {"n": 1000}}, 400, "out_of_bounds", "params.n"),
+            ({"benchmark": "transpose", "params": {"variants": ["tile34"]}}, 400, "out_of_bounds", "params.variants[0]"),
+            ({"benchmark": "smem_pattern", "params": {"words": [0, 1]}}, 400, "out_of_bounds", "params.words"),
+            ({"benchmark": "nope"}, 400, "unknown_benchmark", "benchmark"),
+            ({"benchmark": 7}, 400, "wrong_type", "benchmark"),
+            ({"params": {}}, 400, "missing_field", "benchmark"),
+            ({"benchmark": "smem_stride", "label": 5}, 400, "wrong_type", "label"),
+            ({"benchmark": "smem_stride", "label": "x" * 201}, 400, "out_of_bounds", "label"),
+            ({"benchmark": "smem_stride", "timeout_s": 0}, 400, "out_of_bounds", "timeout_s"),
+            ({"benchmark": "smem_stride", "device": 1.5}, 400, "wrong_type", "device"),
+            ({"benchmark": "smem_stride", "device": 7}, 409, "no_device", "device"),
+            ({"benchmark": "smem_stride", "device": "GPU-nope"}, 409, "no_device", "device"),
+        ]
+        for body, status, code, field in cases:
+            with self.subTest(body=body):
+                self.assertError(self.d.post("/runs", body), status, code, field)
+        self.assertError(self.d.post("/runs?wiat=3", {"benchmark": "smem_stride"}), 400,
+                         "unknown_field", "wiat")
+        self.assertError(self.d.post("/runs?wait=-1", {"benchmark": "smem_stride"}), 400,
+                         "out_of_bounds", "wait")
+        self.assertEqual(self.run_count(), before, "a refused request stored a run")
+
+    def test_unknown_field_message_names_it(self):
+        err = self.d.post("/runs", {"benchmark": "smem_stride", "params": {"stides": [1]}}).json()["error"]
+        self.assertIn("stides", err["message"])
+        self.assertIn("strides", err["message"])  # and says what it takes
+
+    def test_body_over_cap_is_413(self):
+        before = self.run_count()
+        big = '{"benchmark":"smem_stride","label":"' + "x" * (70 * 1024) + '"}'
+        self.assertError(self.d.post("/runs", big), 413, "body_too_large")
+        self.assertEqual(self.run_count(), before)
+
+    def test_json_content_type_also_works(self):
+        r = self.d.post("/runs", {"benchmark": "smem_pattern"},
+                        headers={"Content-Type": "application/json"})
+        self.assertEqual(r.status, 202, r)
+
+    # -- routing ----------------------------------------------------------
+    def test_404_and_405(self):
+        self.assertError(self.d.get("/nope"), 404, "not_found")
+        self.assertError(self.d.get("/runs/not-a-uuid"), 404, "not_found")
+        self.assertError(self.d.get("/runs/01234567-89ab-7fff-bf01-020304050607"), 404, "not_found")
+        r = self.d.request("PUT", "/runs")
+        self.assertError(r, 405, "method_not_allowed")
+        self.assertEqual(set(r.header("Allow").split(", ")), {"POST", "GET", "HEAD"})
+        r = self.d.request("POST", "/devices", body="{}")
+        self.assertEqual(r.status, 405)
+        self.assertIn("GET", r.header("Allow"))
+
+    # -- listing ----------------------------------------------------------
+    def test_list_filters_and_pages(self):
+        label = "page-%d" % time.time_ns()
+        ids = []
+        for _ in range(5):
+            r = self.d.post("/runs", {"benchmark": "smem_pattern", "label": label})
+            self.assertEqual(r.status, 202, r)
+            ids.append(r.json()["id"])
+        seen = []
+        url = "/runs?label=%s&limit=2" % label
+        pages = 0
+        while url:
+            body = self.d.get(url).json()
+            pages += 1
+            self.assertLessEqual(len(body["runs"]), 2)
+            seen += [x["id"] for x in body["runs"]]
+            url = body["next"]
+        self.assertEqual(pages, 3)
+        self.assertEqual(seen, sorted(ids, reverse=True), "newest first, each once")
+        for run in self.d.get("/runs?benchmark=smem_pattern&limit=500").json()["runs"]:
+            self.assertEqual(run["benchmark"], "smem_pattern")
+            self.assertNotIn("results", run)
+        for key, value in (("status", "done"), ("host", self.d.get("/healthz").json()["host"])):
+            runs = self.d.get("/runs?%s=%s" % (key, value)).json()["runs"]
+            self.assertTrue(all(x[key] == value for x in runs))
+        name = self.d.get("/devices").json()["devices"][0]["uuid"]
+        runs = self.d.get("/runs?device=" + name).json()["runs"]
+        self.assertTrue(runs and all(x["device"]["uuid"] == name for x in runs))
+
+    def test_list_errors(self):
+        self.assertError(self.d.get("/runs?limit=0"), 400, "out_of_bounds", "limit")
+        self.assertError(self.d.get("/runs?limit=501"), 400, "out_of_bounds", "limit")
+        self.assertError(self.d.get("/runs?limit=abc"), 400, "out_of_bounds", "limit")
+        self.assertError(self.d.get("/runs?status=lost"), 400, "out_of_bounds", "status")
+        self.assertError(self.d.get("/runs?cursor=xyz"), 400, "bad_cursor", "cursor")
+        self.assertError(self.d.get("/runs?benchmrk=x"), 400, "unknown_field", "benchmrk")
+
+
+class QueueTest(unittest.TestCase):
+    """Cancel, crash, timeout, and a restart, with a slow test double."""
+
+    def setUp(self):
+        self.d = Daemon(gpus=1, env={"GPUBENCH_FAKE_DELAY_MS": "150"},
+                        args=["--run-timeout", "3"]).start()
+
+    def tearDown(self):
+        self.d.stop()
+
+    def test_cancel_queued_and_409_after(self):
+        first = self.d.post("/runs", {"benchmark": "smem_stride"}).json()
+        second = self.d.post("/runs", {"benchmark": "smem_stride"}).json()
+        self.assertEqual(second["status"], "queued")
+        r = self.d.request("DELETE", "/runs/" + second["id"])
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["status"], "cancelled")
+        self.assertError = ApiTest.assertError.__get__(self)
+        self.assertError(self.d.request("DELETE", "/runs/" + second["id"]), 409, "not_queued")
+        done = self.d.wait_status(first["id"], ("done",))
+        self.assertError(self.d.request("DELETE", "/runs/" + done["id"]), 409, "not_queued")
+        self.assertError(self.d.request("DELETE", "/runs/01234567-89ab-7fff-bf01-020304050607"),
+                         404, "not_found")
+        # the cancelled run never ran
+        self.assertIsNone(self.d.get("/runs/" + second["id"]).json()["started_at"])
+
+    def test_runs_on_one_gpu_never_overlap(self):
+        ids = [self.d.post("/runs", {"benchmark": "smem_stride", "params": {"strides": [1, 2]}}).json()["id"]
+               for _ in range(4)]
+        runs = [self.d.wait_status(i, ("done",)) for i in ids]
+        for a, b in zip(runs, runs[1:]):
+            self.assertLessEqual(a["finished_at"], b["started_at"], "runs overlapped on one GPU")
+
+    def test_progress_is_visible(self):
+        run = self.d.post("/runs", {"benchmark": "smem_stride"}).json()
+        seen = None
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            got = self.d.get("/runs/" + run["id"]).json()
+            if got["progress"] and 0 < got["progress"]["done"] < got["progress"]["total"]:
+                seen = got["progress"]
+                break
+            time.sleep(0.02)
+        self.assertIsNotNone(seen, "no progress was ever shown while running")
+        self.assertEqual(seen["total"], 7)
+
+    def test_worker_crash_fails_the_run_and_the_next_succeeds(self):
+        self.d.set_mode("crash")
+        r = self.d.post("/runs?wait=10", {"benchmark": "smem_stride"})
+        run = r.json()
+        self.assertEqual(run["status"], "failed", run)
+        self.assertEqual(run["error"]["code"], "worker_died")
+        self.assertIn("signal 11", run["error"]["message"])
+        self.d.set_mode("normal")
+        nxt = self.d.post("/runs?wait=15", {"benchmark": "smem_pattern"}).json()
+        self.assertEqual(nxt["status"], "done", nxt)
+        worker = self.d.get("/devices").json()["devices"][0]["worker"]
+        self.assertGreaterEqual(worker["restarts"], 1)
+
+    def test_cuda_fault_fails_the_run_and_the_next_succeeds(self):
+        self.d.set_mode("fault")
+        run = self.d.post("/runs?wait=10", {"benchmark": "smem_pattern"}).json()
+        self.assertEqual(run["status"], "failed", run)
+        self.assertEqual(run["error"]["code"], "cuda_error")
+        self.assertIn("cudaErrorIllegalAddress", run["error"]["message"])
+        self.d.set_mode("normal")
+        nxt = self.d.post("/runs?wait=15", {"benchmark": "smem_pattern"}).json()
+        self.assertEqual(nxt["status"], "done", nxt)
+
+    def test_hung_worker_times_out(self):
+        self.d.set_mode("hang")
+        run = self.d.post("/runs?wait=10", {"benchmark": "smem_pattern", "timeout_s": 1}).json()
+        self.assertEqual(run["status"], "failed", run)
+        self.assertEqual(run["error"]["code"], "timeout")
+        self.d.set_mode("normal")
+        nxt = self.d.post("/runs?wait=15", {"benchmark": "smem_pattern"}).json()
+        self.assertEqual(nxt["status"], "done", nxt)
+
+    def test_garbage_lines_are_skipped(self):
+        self.d.set_mode("garbage")
+        run = self.d.post("/runs?wait=10", {"benchmark": "smem_pattern"}).json()
+        self.assertEqual(run["status"], "done", run)
+
+    def test_get_wait_returns_when_the_run_ends(self):
+        run = self.d.post("/runs", {"benchmark": "smem_stride"}).json()
+        t0 = time.time()
+        got = self.d.get("/runs/%s?wait=10" % run["id"]).json()
+        self.assertEqual(got["status"], "done")
+        self.assertLess(time.time() - t0, 8)
+        # and the time passing answers too, with the run as it is
+        self.d.set_mode("hang")
+        slow = self.d.post("/runs", {"benchmark": "smem_pattern"}).json()
+        t0 = time.time()
+        r = self.d.post("/runs?wait=0.5", {"benchmark": "smem_pattern"})
+        self.assertEqual(r.status, 202)
+        self.assertEqual(r.json()["status"], "queued")
+        self.assertGreaterEqual(time.time() - t0, 0.45)
+        self.d.set_mode("normal")
+        self.d.wait_status(slow["id"], ("failed",), timeout=10)
+
+    def test_kill_and_restart_keeps_every_run(self):
+        self.d.set_mode("hang")
+        running = self.d.post("/runs", {"benchmark": "smem_pattern"}).json()
+        self.d.wait_status(running["id"], ("running",))
+        queued = [self.d.post("/runs", {"benchmark": "smem_pattern"}).json()["id"] for _ in range(3)]
+        self.d.kill()
+        self.d.set_mode("normal")
+        self.d.start()
+        first = self.d.get("/runs/" + running["id"]).json()
+        self.assertEqual(first["status"], "failed")
+        self.assertEqual(first["error"]["code"], "interrupted")
+        runs = [self.d.wait_status(i, ("done",)) for i in queued]
+        starts = [r["started_at"] for r in runs]
+        self.assertEqual(starts, sorted(starts), "queued runs kept their order")
+        self.assertEqual(self.d.sql("PRAGMA integrity_check"), [("ok",)])
+
+
+class NoGpuTest(unittest.TestCase):
+    def test_no_gpu_refuses_runs_with_the_reason(self):
+        d = Daemon(gpus=0).start()
+        try:
+            body = d.get("/devices").json()
+            self.assertEqual(body["devices"], [])
+            self.assertIn("GPUBENCH_FAKE_GPUS=0", body["reason"])
+            r = d.post("/runs", {"benchmark": "smem_stride"})
+            self.assertEqual(r.status, 409, r)
+            self.assertIn("GPUBENCH_FAKE_GPUS=0", r.json()["error"]["message"])
+            self.assertEqual(d.get("/runs").json()["runs"], [])
+            self.assertEqual(d.get("/healthz").json()["gpus"], 0)
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_missing_worker_is_explained(self):
+        d = Daemon(worker="/nonexistent/gpubench-worker").start()
+        try:
+            reason = d.get("/devices").json()["reason"]
+            self.assertIn("/nonexistent/gpubench-worker", reason)
+        finally:
+            d.stop()
+
+
+class CommandLineTest(unittest.TestCase):
+    def run_daemon(self, *args):
+        import subprocess
+        from harness import DAEMON
+        return subprocess.run([DAEMON] + list(args), capture_output=True, text=True, timeout=10)
+
+    def test_help_and_version(self):
+        r = self.run_daemon("--help")
+        self.assertEqual(r.returncode, 0)
+        for opt in ("--listen", "--db", "--web", "--worker", "--max-queue", "--run-timeout"):
+            self.assertIn(opt, r.stdout)
+        r = self.run_daemon("--version")
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"gpubenchd \d+\.\d+\.\d+")
+
+    def test_bad_options(self):
+        for args in (["--bogus"], ["--max-queue", "0"], ["--listen"], ["--run-timeout", "x"]):
+            r = self.run_daemon(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertTrue(r.stderr.strip())
+
+    def test_newer_database_is_refused(self):
+        import sqlite3
+        d = Daemon()
+        con = sqlite3.connect(d.db)
+        con.execute("PRAGMA user_version = 999")
+        con.close()
+        with self.assertRaises(RuntimeError) as ctx:
+            d.start()
+        self.assertIn("newer gpubench", str(ctx.exception))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
