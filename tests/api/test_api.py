@@ -257,7 +257,7 @@ class QueueTest(unittest.TestCase):
                         args=["--run-timeout", "3"]).start()
 
     def tearDown(self):
-        self.d.stop()
+        self.assertEqual(self.d.stop(), 0, "gpubenchd did not exit cleanly:\n" + self.d.read_log()[-3000:])
 
     def test_cancel_queued_and_409_after(self):
         first = self.d.post("/runs", {"benchmark": "smem_stride"}).json()
@@ -301,7 +301,7 @@ class QueueTest(unittest.TestCase):
         run = r.json()
         self.assertEqual(run["status"], "failed", run)
         self.assertEqual(run["error"]["code"], "worker_died")
-        self.assertIn("signal 11", run["error"]["message"])
+        self.assertIn("signal 9", run["error"]["message"])
         self.d.set_mode("normal")
         nxt = self.d.post("/runs?wait=15", {"benchmark": "smem_pattern"}).json()
         self.assertEqual(nxt["status"], "done", nxt)
@@ -387,7 +387,7 @@ class NoGpuTest(unittest.TestCase):
             reason = d.get("/devices").json()["reason"]
             self.assertIn("/nonexistent/gpubench-worker", reason)
         finally:
-            d.stop()
+            self.assertEqual(d.stop(), 0)
 
 
 class CommandLineTest(unittest.TestCase):
