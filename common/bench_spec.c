@@ -56,6 +56,10 @@ static const struct gb_param transpose_params[] = {
     {.name = NULL}
 };
 
+/* The test-only benchmarks take nothing; they exist to prove the daemon
+ * survives a kernel that faults and one that never ends. */
+static const struct gb_param no_params[] = {{.name = NULL}};
+
 static const struct gb_benchmark benchmarks[] = {
     {.name = "smem_stride",
      .description = "Shared-memory stride sweep: lane L reads word L*stride; "
@@ -72,6 +76,14 @@ static const struct gb_benchmark benchmarks[] = {
                     "against a copy ceiling; GB/s counts bytes read plus "
                     "written, every output verified.",
      .params = transpose_params},
+    {.name = "test_fault",
+     .description = "TEST ONLY: a kernel that writes through an illegal "
+                    "address; the worker must die and the daemon go on.",
+     .params = no_params, .test_only = 1},
+    {.name = "test_hang",
+     .description = "TEST ONLY: a kernel that never ends; the run's "
+                    "deadline must kill its worker.",
+     .params = no_params, .test_only = 1},
 };
 
 #define BENCHMARK_COUNT (sizeof(benchmarks) / sizeof(benchmarks[0]))

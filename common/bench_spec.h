@@ -61,7 +61,8 @@ struct gb_benchmark {
     const char *name;
     const char *description;
     const struct gb_param *params;  /* terminated by an entry with name NULL */
-    int test_only;                  /* only offered when the daemon is told so */
+    int test_only;                  /* only offered when the daemon is told so
+                                     * (gpubenchd --test-benchmarks) */
 };
 
 /* The table, in the order GET /benchmarks lists it.  Static storage. */

@@ -266,13 +266,16 @@ static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *j
     }
     for (;;) {
         char *line = NULL;
-        int64_t until = deadline;
+        int64_t now = time_mono_ms();
+        /* Read in short slices so that a shutdown is noticed promptly. */
+        int64_t until = now + 250 < deadline ? now + 250 : deadline;
         enum worker_read r;
         enum line_outcome o;
 
-        if (g->pool->stopping && g->pool->stop_deadline_ms < until)
-            until = g->pool->stop_deadline_ms;
         r = worker_read_line(w, until, &line);
+        if (r == WORKER_TIMEOUT && time_mono_ms() < deadline &&
+            !(g->pool->stopping && time_mono_ms() >= g->pool->stop_deadline_ms))
+            continue;
         if (r == WORKER_LINE) {
             o = handle_line(g, job, line);
             free(line);

@@ -35,6 +35,9 @@ static const char usage[] =
     "                         (default 10)\n"
     "  --http-threads N       HTTP threads (default 4)\n"
     "  --verbose              log every request\n"
+    "  --test-benchmarks      offer test_fault (an illegal address) and\n"
+    "                         test_hang (a kernel that never ends), to show\n"
+    "                         the daemon surviving both\n"
     "  --help, --version\n";
 
 static void exe_dir(char *buf, size_t cap)
@@ -113,6 +116,10 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
         }
         if (strcmp(a, "--verbose") == 0) {
             opt->verbose = 1;
+            continue;
+        }
+        if (strcmp(a, "--test-benchmarks") == 0) {
+            opt->test_benchmarks = 1;
             continue;
         }
         if (v == NULL) {

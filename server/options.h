@@ -27,6 +27,7 @@ struct options {
     int shutdown_grace_s;
     int http_threads;
     int verbose;
+    int test_benchmarks;  /* offer the test-only benchmarks (test_fault, test_hang) */
 };
 
 enum options_result { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_EXIT_USAGE };

@@ -59,14 +59,19 @@ static int run_still_waiting(void *arg)
     return !is_final(status);
 }
 
-static void list_benchmarks(char *buf, size_t cap)
+static int offered(const struct app *app, const struct gb_benchmark *b)
+{
+    return b != NULL && (!b->test_only || app->opt->test_benchmarks);
+}
+
+static void list_benchmarks(const struct app *app, char *buf, size_t cap)
 {
     size_t used = 0;
 
     buf[0] = '\0';
     for (size_t i = 0; i < gb_benchmark_count() && used < cap; i++) {
         const struct gb_benchmark *b = gb_benchmark_at(i);
-        if (!b->test_only)
+        if (offered(app, b))
             used += (size_t)snprintf(buf + used, cap - used, "%s%s",
                                      used ? ", " : "", b->name);
     }
@@ -270,7 +275,7 @@ void runs_post(struct http_request *req, struct http_reply *rep)
         goto done;
     name = cJSON_GetObjectItem(body, "benchmark");
     if (name == NULL) {
-        list_benchmarks(names, sizeof(names));
+        list_benchmarks(app, names, sizeof(names));
         reply_error(rep, 400, "missing_field", "benchmark",
                     "benchmark is required (one of: %s)", names);
         goto done;
@@ -280,8 +285,8 @@ void runs_post(struct http_request *req, struct http_reply *rep)
         goto done;
     }
     bench = gb_benchmark_find(name->valuestring);
-    if (bench == NULL || bench->test_only) {
-        list_benchmarks(names, sizeof(names));
+    if (!offered(app, bench)) {
+        list_benchmarks(app, names, sizeof(names));
         reply_error(rep, 400, "unknown_benchmark", "benchmark",
                     "there is no benchmark \"%.60s\" (there are: %s)",
                     name->valuestring, names);

@@ -366,6 +366,139 @@ class QueueTest(unittest.TestCase):
         self.assertEqual(self.d.sql("PRAGMA integrity_check"), [("ok",)])
 
 
+class LifecycleTest(unittest.TestCase):
+    """Shutdown, limits, health and the test-only benchmarks."""
+
+    def assertError(self, r, status, code, field=None):
+        return ApiTest.assertError(self, r, status, code, field)
+
+    def test_sigterm_lets_the_running_run_finish(self):
+        d = Daemon(env={"GPUBENCH_FAKE_DELAY_MS": "200"}, args=["--shutdown-grace", "10"]).start()
+        run = d.post("/runs", {"benchmark": "smem_stride"}).json()
+        d.wait_status(run["id"], ("running",))
+        self.assertEqual(d.stop(), 0)
+        self.assertEqual(d.sql("SELECT status FROM runs WHERE id = '%s'" % run["id"]), [("done",)])
+
+    def test_sigterm_past_the_grace_requeues(self):
+        d = Daemon(args=["--shutdown-grace", "0"]).start()
+        d.set_mode("hang")
+        run = d.post("/runs", {"benchmark": "smem_pattern"}).json()
+        d.wait_status(run["id"], ("running",))
+        t0 = time.time()
+        self.assertEqual(d.stop(), 0)
+        self.assertLess(time.time() - t0, 5)
+        self.assertEqual(d.sql("SELECT status FROM runs WHERE id = '%s'" % run["id"]), [("queued",)])
+        d.set_mode("normal")
+        d.start()
+        try:
+            self.assertEqual(d.wait_status(run["id"], ("done",))["status"], "done")
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_queue_full_is_503_with_retry_after(self):
+        d = Daemon(args=["--max-queue", "2", "--shutdown-grace", "1"]).start()
+        try:
+            d.set_mode("hang")
+            first = d.post("/runs", {"benchmark": "smem_pattern"}).json()
+            d.wait_status(first["id"], ("running",))
+            for _ in range(2):
+                self.assertEqual(d.post("/runs", {"benchmark": "smem_pattern"}).status, 202)
+            r = d.post("/runs", {"benchmark": "smem_pattern"})
+            self.assertError(r, 503, "queue_full")
+            self.assertGreater(int(r.header("Retry-After")), 0)
+            self.assertEqual(d.sql("SELECT count(*) FROM runs")[0][0], 3)
+        finally:
+            d.set_mode("normal")
+            self.assertEqual(d.stop(), 0)
+
+    def test_a_worker_that_never_starts_makes_the_gpu_unhealthy(self):
+        d = Daemon(env={"GPUBENCH_FAKE_NO_READY": "1"}).start()
+        try:
+            deadline = time.time() + 30
+            worker = None
+            while time.time() < deadline:
+                worker = d.get("/devices").json()["devices"][0]["worker"]
+                if not worker["healthy"]:
+                    break
+                time.sleep(0.2)
+            self.assertFalse(worker["healthy"], worker)
+            self.assertIn("never said ready", worker["last_error"])
+            r = d.post("/runs", {"benchmark": "smem_pattern"})
+            self.assertError(r, 503, "device_unhealthy", "device")
+            self.assertIsNotNone(r.header("Retry-After"))
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_gpus_work_in_parallel(self):
+        d = Daemon(gpus=2, env={"GPUBENCH_FAKE_DELAY_MS": "150"}).start()
+        try:
+            ids = [d.post("/runs", {"benchmark": "smem_stride", "device": i}).json()["id"] for i in (0, 1)]
+            a, b = [d.wait_status(i, ("done",)) for i in ids]
+            self.assertLess(a["started_at"], b["finished_at"])
+            self.assertLess(b["started_at"], a["finished_at"], "two GPUs did not overlap")
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_test_benchmarks_need_the_flag(self):
+        d = Daemon().start()
+        try:
+            self.assertError(d.post("/runs", {"benchmark": "test_fault"}), 400, "unknown_benchmark")
+            names = [b["name"] for b in d.get("/benchmarks").json()["benchmarks"]]
+            self.assertNotIn("test_fault", names)
+        finally:
+            self.assertEqual(d.stop(), 0)
+        d = Daemon(args=["--test-benchmarks"]).start()
+        try:
+            fault = d.post("/runs?wait=10", {"benchmark": "test_fault"}).json()
+            self.assertEqual((fault["status"], fault["error"]["code"]), ("failed", "cuda_error"))
+            hang = d.post("/runs?wait=10", {"benchmark": "test_hang", "timeout_s": 1}).json()
+            self.assertEqual((hang["status"], hang["error"]["code"]), ("failed", "timeout"))
+            ok = d.post("/runs?wait=10", {"benchmark": "smem_stride"}).json()
+            self.assertEqual(ok["status"], "done")
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_sigkill_during_a_stream_of_posts_loses_nothing(self):
+        import random
+        import threading
+        d = Daemon(env={"GPUBENCH_FAKE_DELAY_MS": "5"}, args=["--max-queue", "100000"])
+        accepted = []
+        rng = random.Random(7)
+        for round_ in range(5):
+            d.start()
+            stop = threading.Event()
+
+            def post_loop():
+                while not stop.is_set():
+                    try:
+                        r = d.post("/runs", {"benchmark": "smem_pattern", "label": "stream"}, timeout=5)
+                    except OSError:
+                        return
+                    if r.status == 202:
+                        accepted.append(r.json()["id"])
+            threads = [threading.Thread(target=post_loop) for _ in range(3)]
+            for t in threads:
+                t.start()
+            time.sleep(rng.uniform(0.2, 0.8))
+            d.kill()
+            stop.set()
+            for t in threads:
+                t.join()
+        d.start()
+        try:
+            self.assertGreater(len(accepted), 20)
+            stored = {row[0]: row[1] for row in d.sql("SELECT id, status FROM runs")}
+            missing = [i for i in accepted if i not in stored]
+            self.assertEqual(missing, [], "runs that got a 202 were lost")
+            self.assertEqual(d.sql("PRAGMA integrity_check"), [("ok",)])
+            for i in accepted:
+                run = d.get("/runs/" + i).json()
+                if run["status"] == "failed":
+                    self.assertEqual(run["error"]["code"], "interrupted")
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+
 class NoGpuTest(unittest.TestCase):
     def test_no_gpu_refuses_runs_with_the_reason(self):
         d = Daemon(gpus=0).start()
