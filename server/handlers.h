@@ -19,5 +19,6 @@ void healthz_get(struct http_request *req, struct http_reply *rep);
 
 void static_index(struct http_request *req, struct http_reply *rep);
 void static_file(struct http_request *req, struct http_reply *rep);
+void static_chartjs(struct http_request *req, struct http_reply *rep);
 
 #endif

@@ -25,6 +25,9 @@ static const char usage[] =
     "  --web DIR              the web page's files (default: the installed web/)\n"
     "  --worker PATH          the worker program (default: gpubench-worker\n"
     "                         beside this binary)\n"
+    "  --chartjs PATH         Chart.js for the page's charts (default\n"
+    "                         /usr/share/javascript/chart.js/chart.min.js,\n"
+    "                         from Debian's libjs-chart.js)\n"
     "  --token-file PATH      bearer tokens (not implemented yet: refused)\n"
     "  --peer URL             a peer daemon to pull runs from (not implemented\n"
     "                         yet: refused)\n"
@@ -94,6 +97,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
     memset(opt, 0, sizeof(*opt));
     opt->listen = "127.0.0.1:8080";
     opt->db = "./gpubench.db";
+    opt->chartjs = "/usr/share/javascript/chart.js/chart.min.js";
     opt->max_queue = 100;
     opt->run_timeout_s = 300;
     opt->shutdown_grace_s = 10;
@@ -134,6 +138,8 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
             snprintf(opt->web, sizeof(opt->web), "%s", v);
         } else if (strcmp(a, "--worker") == 0) {
             snprintf(opt->worker, sizeof(opt->worker), "%s", v);
+        } else if (strcmp(a, "--chartjs") == 0) {
+            opt->chartjs = v;
         } else if (strcmp(a, "--token-file") == 0) {
             fprintf(err, "gpubenchd: --token-file: bearer tokens are not "
                          "implemented yet; refusing to start rather than "

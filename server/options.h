@@ -19,6 +19,7 @@ struct options {
     const char *db;
     char web[4096];
     char worker[4096];
+    const char *chartjs;  /* Chart.js, served at /vendor/chart.js */
     const char *token_file;
     const char *peers[OPTIONS_MAX_PEERS];
     int peer_count;

@@ -25,6 +25,7 @@ static const struct route routes[] = {
     {.method = "GET",    .pattern = "/healthz",     .handler = healthz_get},
     {.method = "GET",    .pattern = "/",            .handler = static_index},
     {.method = "GET",    .pattern = "/static/*",    .handler = static_file},
+    {.method = "GET",    .pattern = "/vendor/chart.js", .handler = static_chartjs},
 };
 
 /* Matches path against pattern; "*" takes one non-empty segment. */

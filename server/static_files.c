@@ -1,8 +1,9 @@
 /*
  * static_files.c - the web page: GET / is web/index.html, GET /static/NAME
- * a file of web/.  NAME is one path segment of safe characters (the router
- * already refuses a "/" in it), so nothing outside web/ can be named; there
- * is no directory listing.
+ * a file of web/, GET /vendor/chart.js the Chart.js that Debian's
+ * libjs-chart.js installs (--chartjs).  NAME is one path segment of safe
+ * characters (the router already refuses a "/" in it), so nothing outside
+ * web/ can be named; there is no directory listing.
  */
 #include "dynbuf.h"
 #include "handlers.h"
@@ -47,22 +48,19 @@ static int safe_name(const char *name)
     return 1;
 }
 
-static void send_file(struct http_request *req, struct http_reply *rep,
-                      const char *name)
+/* Answers with the file at path, typed by name's extension. */
+static void send_path(struct http_request *req, struct http_reply *rep,
+                      const char *path, const char *name)
 {
     const char *type = content_type(name);
-    char path[4600], chunk[65536];
+    char chunk[65536];
     struct dynbuf buf;
-    FILE *f = NULL;
+    FILE *f;
     size_t n;
     char *body;
 
-    if (!safe_name(name) || type == NULL) {
-        reply_error(rep, 404, "not_found", "", "no such file: %.60s", name);
-        return;
-    }
-    snprintf(path, sizeof(path), "%s/%s", req->app->opt->web, name);
-    f = fopen(path, "rb");
+    (void)req;
+    f = type ? fopen(path, "rb") : NULL;
     if (f == NULL) {
         reply_error(rep, 404, "not_found", "", "no such file: %.60s", name);
         return;
@@ -81,6 +79,19 @@ static void send_file(struct http_request *req, struct http_reply *rep,
     reply_body(rep, 200, type, body, n);
 }
 
+static void send_file(struct http_request *req, struct http_reply *rep,
+                      const char *name)
+{
+    char path[4600];
+
+    if (!safe_name(name)) {
+        reply_error(rep, 404, "not_found", "", "no such file: %.60s", name);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", req->app->opt->web, name);
+    send_path(req, rep, path, name);
+}
+
 void static_index(struct http_request *req, struct http_reply *rep)
 {
     send_file(req, rep, "index.html");
@@ -89,4 +100,14 @@ void static_index(struct http_request *req, struct http_reply *rep)
 void static_file(struct http_request *req, struct http_reply *rep)
 {
     send_file(req, rep, req->arg);
+}
+
+void static_chartjs(struct http_request *req, struct http_reply *rep)
+{
+    send_path(req, rep, req->app->opt->chartjs, "chart.js");
+    if (rep->status == 404)
+        reply_error(rep, 404, "not_found", "",
+                    "Chart.js is not at %.200s: install Debian's libjs-chart.js "
+                    "(apt-get install libjs-chart.js) or start gpubenchd with "
+                    "--chartjs PATH", req->app->opt->chartjs);
 }
