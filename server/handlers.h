@@ -12,6 +12,13 @@ void runs_list(struct http_request *req, struct http_reply *rep);
 void runs_get(struct http_request *req, struct http_reply *rep);
 void runs_delete(struct http_request *req, struct http_reply *rep);
 
+void runs_ndjson(struct http_request *req, struct http_reply *rep);
+void runs_csv(struct http_request *req, struct http_reply *rep);
+void runs_import(struct http_request *req, struct http_reply *rep);
+/* GET /runs/ID.csv; runs_get hands it over with the id. */
+void run_csv(struct http_request *req, struct http_reply *rep, const char *id);
+void compare_get(struct http_request *req, struct http_reply *rep);
+
 void benchmarks_get(struct http_request *req, struct http_reply *rep);
 void predict_post(struct http_request *req, struct http_reply *rep);
 void devices_get(struct http_request *req, struct http_reply *rep);

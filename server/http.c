@@ -154,6 +154,77 @@ cJSON *body_json(struct http_request *req, struct http_reply *rep)
     return v;
 }
 
+struct stream_ctx {
+    long (*fn)(void *cls, char *buf, size_t max);
+    void *cls;
+    void (*free_fn)(void *cls);
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct stream_ctx *sc = cls;
+    long n = sc->fn(sc->cls, buf, max);
+
+    (void)pos;
+    if (n == 0)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    if (n < 0)
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    return (ssize_t)n;
+}
+
+static void stream_done(void *cls)
+{
+    struct stream_ctx *sc = cls;
+
+    if (sc->free_fn)
+        sc->free_fn(sc->cls);
+    free(sc);
+}
+
+static struct MHD_Response *make_response(struct http_reply *rep)
+{
+    struct MHD_Response *resp;
+    struct stream_ctx *sc;
+
+    if (rep->stream == NULL) {
+        if (rep->body == NULL) {
+            rep->body = strdup("");
+            rep->len = 0;
+        }
+        resp = MHD_create_response_from_buffer(rep->len, rep->body,
+                                               MHD_RESPMEM_MUST_FREE);
+        if (resp != NULL)
+            rep->body = NULL;  /* the response owns it now */
+        return resp;
+    }
+    sc = malloc(sizeof(*sc));
+    if (sc == NULL)
+        return NULL;
+    sc->fn = rep->stream;
+    sc->cls = rep->stream_cls;
+    sc->free_fn = rep->stream_free;
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
+                                             stream_read, sc, stream_done);
+    if (resp == NULL) {
+        free(sc);
+        return NULL;
+    }
+    rep->stream_cls = NULL;  /* the response owns it now */
+    rep->stream_free = NULL;
+    return resp;
+}
+
+/* Frees what a reply still owns (a reply that was never sent). */
+static void reply_release(struct http_reply *rep)
+{
+    free(rep->body);
+    rep->body = NULL;
+    if (rep->stream_free && rep->stream_cls)
+        rep->stream_free(rep->stream_cls);
+    rep->stream_cls = NULL;
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *conn,
                                   struct http_reply *rep)
 {
@@ -161,18 +232,9 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn,
     enum MHD_Result ret;
     char retry[16];
 
-    if (rep->body == NULL) {
-        rep->body = strdup("");
-        rep->len = 0;
-    }
-    resp = MHD_create_response_from_buffer(rep->len, rep->body,
-                                           MHD_RESPMEM_MUST_FREE);
-    if (resp == NULL) {
-        free(rep->body);
-        rep->body = NULL;
+    resp = make_response(rep);
+    if (resp == NULL)
         return MHD_NO;
-    }
-    rep->body = NULL;  /* the response owns it now */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
                             rep->content_type ? rep->content_type : "application/json");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
@@ -226,15 +288,16 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
         if (ctx == NULL)
             return MHD_NO;
         *con_cls = ctx;
-        dynbuf_init(&ctx->body, HTTP_BODY_CAP);
         ctx->req.conn = conn;
         ctx->req.app = cls;
         ctx->req.url = url;
         ctx->req.method = strcmp(method, "HEAD") == 0 ? "GET" : method;
         /* Refuse a declared over-cap body before reading any of it. */
+        dynbuf_init(&ctx->body, strcmp(url, "/runs/import") == 0
+                                    ? HTTP_IMPORT_BODY_CAP : HTTP_BODY_CAP);
         length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                              MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (length && strtoull(length, NULL, 10) > HTTP_BODY_CAP) {
+        if (length && strtoull(length, NULL, 10) > ctx->body.cap) {
             ctx->too_large = 1;
             goto too_large;
         }
@@ -257,18 +320,18 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
     dispatch(ctx, &rep);
     if (rep.suspended) {
         ctx->suspended = 1;
-        free(rep.body);
+        reply_release(&rep);
         return MHD_YES;
     }
     ret = send_reply(conn, &rep);
-    free(rep.body);
+    reply_release(&rep);
     return ret;
 
 too_large:
     reply_error(&rep, 413, "body_too_large", "",
-                "the request body is over the %d-byte cap", HTTP_BODY_CAP);
+                "the request body is over the %zu-byte cap", ctx->body.cap);
     ret = send_reply(conn, &rep);
-    free(rep.body);
+    reply_release(&rep);
     return ret;
 }
 

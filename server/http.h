@@ -18,6 +18,7 @@
 #include "app.h"
 
 #define HTTP_BODY_CAP (64 * 1024)
+#define HTTP_IMPORT_BODY_CAP (64 * 1024 * 1024)  /* POST /runs/import only */
 
 struct MHD_Connection;
 struct MHD_Daemon;
@@ -43,6 +44,12 @@ struct http_reply {
     char location[160];
     char allow[64];
     int retry_after;         /* seconds; 0 sends no Retry-After */
+    /* A body made as it is sent (exports): stream() fills buf with up to
+     * max bytes and returns how many, 0 at the end, -1 on error; the
+     * reply takes stream_cls and frees it with stream_free. */
+    long (*stream)(void *cls, char *buf, size_t max);
+    void *stream_cls;
+    void (*stream_free)(void *cls);
     int suspended;           /* the handler suspended the connection
                               * (waiters_wait): send nothing now */
 };

@@ -428,7 +428,8 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     /* Every filter is always in the statement and switched off by binding
      * NULL, so there is one fixed SQL text and no string building. */
     static const char sql[] =
-        "SELECT " RUN_COLUMNS ", json_extract(res.results, '$.summary') "
+        "SELECT " RUN_COLUMNS ", json_extract(res.results, '$.summary'), "
+        "CASE WHEN ?9 THEN res.results END, CASE WHEN ?9 THEN res.meta END "
         "FROM runs r LEFT JOIN run_results res ON res.run_id = r.id "
         "WHERE (?1 IS NULL OR r.benchmark = ?1) "
         "AND (?2 IS NULL OR r.device_name = ?2 OR r.device_uuid = ?2) "
@@ -455,6 +456,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         bind_text(st, i + 1, vals[i] && vals[i][0] ? vals[i] : NULL);
     /* One more than asked for tells whether another page exists. */
     sqlite3_bind_int(st, 8, f->limit + 1);
+    sqlite3_bind_int(st, 9, f->full != 0);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *run;
         if (n == f->limit) {
@@ -465,10 +467,14 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         run = run_from_row(st);
         if (run == NULL)
             goto done;
-        if (col_text(st, C_COUNT))
+        if (f->full) {
+            cJSON_AddItemToObject(run, "results", json_column(st, C_COUNT + 1));
+            cJSON_AddItemToObject(run, "meta", json_column(st, C_COUNT + 2));
+        } else if (col_text(st, C_COUNT)) {
             cJSON_AddItemToObject(run, "summary", json_column(st, C_COUNT));
-        else
+        } else {
             cJSON_AddNullToObject(run, "summary");
+        }
         cJSON_AddItemToArray(runs, run);
         n++;
     }
@@ -648,6 +654,115 @@ int store_requeue_run(struct store *s, const char *id)
                     "progress_done = NULL, progress_total = NULL "
                     "WHERE id = ?1 AND status = 'running'",
                     id, NULL, NULL, NULL, NULL);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+static const char *obj_str(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(obj, name);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Binds one imported run to the INSERT of store_import_runs. */
+static void bind_import(sqlite3_stmt *st, const cJSON *run, const char *origin,
+                        const char *params)
+{
+    const cJSON *device = cJSON_GetObjectItem(run, "device");
+    const cJSON *index = cJSON_GetObjectItem(device, "index");
+    const cJSON *error = cJSON_GetObjectItem(run, "error");
+    const cJSON *timeout = cJSON_GetObjectItem(run, "timeout_s");
+
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    bind_text(st, 1, obj_str(run, "id"));
+    bind_text(st, 2, obj_str(run, "benchmark"));
+    bind_text(st, 3, params);
+    bind_text(st, 4, obj_str(run, "label"));
+    bind_text(st, 5, obj_str(run, "batch"));
+    bind_text(st, 6, obj_str(run, "host"));
+    if (cJSON_IsNumber(index))
+        sqlite3_bind_int(st, 7, index->valueint);
+    bind_text(st, 8, obj_str(device, "uuid"));
+    bind_text(st, 9, obj_str(device, "name"));
+    bind_text(st, 10, obj_str(run, "status"));
+    sqlite3_bind_int(st, 11, cJSON_IsNumber(timeout) ? timeout->valueint : 0);
+    bind_text(st, 12, obj_str(run, "created_at"));
+    bind_text(st, 13, obj_str(run, "started_at"));
+    bind_text(st, 14, obj_str(run, "finished_at"));
+    bind_text(st, 15, obj_str(error, "code"));
+    bind_text(st, 16, obj_str(error, "message"));
+    bind_text(st, 17, obj_str(run, "origin") ? obj_str(run, "origin") : origin);
+}
+
+int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
+                      int *inserted, int *existing)
+{
+    sqlite3_stmt *ins = NULL, *res = NULL;
+    const cJSON *run;
+    int rc = STORE_ERROR, in_tx = 0;
+
+    *inserted = *existing = 0;
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 1;
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT OR IGNORE INTO runs (id, benchmark, params, "
+                           "label, batch_id, host, device_index, device_uuid, "
+                           "device_name, status, timeout_s, created_at, "
+                           "started_at, finished_at, error_code, error_message, "
+                           "origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                           "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                           -1, &ins, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "INSERT INTO run_results (run_id, results, meta) "
+                           "VALUES (?1, ?2, ?3)", -1, &res, NULL) != SQLITE_OK)
+        goto done;
+    cJSON_ArrayForEach(run, runs) {
+        const cJSON *results = cJSON_GetObjectItem(run, "results");
+        char *params = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "params"));
+        int step;
+
+        if (params == NULL)
+            goto done;
+        bind_import(ins, run, origin, params);
+        step = sqlite3_step(ins);
+        free(params);
+        if (step != SQLITE_DONE)
+            goto done;
+        if (sqlite3_changes(s->db) == 0) {
+            (*existing)++;
+            continue;
+        }
+        (*inserted)++;
+        if (cJSON_IsObject(results)) {
+            char *r = cJSON_PrintUnformatted(results);
+            char *m = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "meta"));
+            sqlite3_reset(res);
+            bind_text(res, 1, obj_str(run, "id"));
+            bind_text(res, 2, r);
+            bind_text(res, 3, m ? m : "{}");
+            step = sqlite3_step(res);
+            free(r);
+            free(m);
+            if (step != SQLITE_DONE)
+                goto done;
+        }
+    }
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    in_tx = 0;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        log_error("store: import: %s", sqlite3_errmsg(s->db));
+    sqlite3_finalize(ins);
+    sqlite3_finalize(res);
+    if (in_tx)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }

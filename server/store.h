@@ -60,6 +60,7 @@ struct run_filter {
     const char *batch;
     const char *cursor;
     int limit;
+    int full;                /* with results and meta (exports, /compare) */
 };
 
 /* Opens (creating if needed) and migrates the database at path.  On
@@ -83,8 +84,9 @@ int store_get_run(struct store *s, const char *id, cJSON **out);
 /* Just its status ("queued", ...), into status[16]. */
 int store_run_status(struct store *s, const char *id, char status[16]);
 
-/* A page of runs, newest first, without their rows; *next_cursor is set to
- * the cursor of the following page, or "" on the last page. */
+/* A page of runs, newest first: with only their results' summary, or
+ * whole (f->full); *next_cursor is set to the cursor of the following
+ * page, or "" on the last page. */
 int store_list_runs(struct store *s, const struct run_filter *f,
                     cJSON **out, char next_cursor[40]);
 
@@ -109,6 +111,15 @@ int store_requeue_run(struct store *s, const char *id);
 
 /* Queued runs of one device (device_index >= 0) or of the node (-1). */
 int store_queue_depth(struct store *s, int device_index, long *depth);
+
+/* Stores finished runs made elsewhere (an import, a peer), all in one
+ * transaction: a run whose id is already here is left as it is, so an
+ * import can be repeated.  Each element of runs is a run object as GET
+ * /runs/ID shows it, already checked by import_check_run; origin is kept
+ * when the run names one, else set to the given origin.  *inserted and
+ * *existing get the counts. */
+int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
+                      int *inserted, int *existing);
 
 /* A trivial query, for /healthz. */
 int store_ping(struct store *s);

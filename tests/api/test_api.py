@@ -499,6 +499,102 @@ class LifecycleTest(unittest.TestCase):
             self.assertEqual(d.stop(), 0)
 
 
+class ExportImportCompareTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=2).start()
+        cls.batches = []
+        for _ in range(3):
+            r = cls.d.post("/runs?wait=10", {"benchmark": "smem_stride", "device": "all",
+                                              "params": {"strides": [1, 2, 32]}})
+            assert r.status == 200, r
+            cls.batches.append(r.json())
+        cls.d.post("/runs?wait=10", {"benchmark": "transpose", "params": {"n": 256}})
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def test_ndjson_export_is_every_run_whole(self):
+        r = self.d.get("/runs.ndjson")
+        self.assertEqual(r.status, 200)
+        self.assertTrue(r.header("Content-Type").startswith("application/x-ndjson"))
+        lines = [json.loads(x) for x in r.body.splitlines() if x]
+        listed = self.d.get("/runs?limit=500").json()["runs"]
+        self.assertEqual([x["id"] for x in lines], [x["id"] for x in listed])
+        one = self.d.get("/runs/" + lines[0]["id"]).json()
+        self.assertEqual(lines[0]["results"], one["results"])
+        self.assertEqual(lines[0]["meta"], one["meta"])
+        only = [json.loads(x) for x in self.d.get("/runs.ndjson?benchmark=transpose").body.splitlines()]
+        self.assertEqual({x["benchmark"] for x in only}, {"transpose"})
+        self.assertEqual(len(self.d.get("/runs.ndjson?limit=2").body.splitlines()), 2)
+
+    def test_csv_has_a_line_per_row(self):
+        import csv
+        import io
+        r = self.d.get("/runs.csv?benchmark=smem_stride")
+        self.assertEqual(r.status, 200)
+        rows = list(csv.DictReader(io.StringIO(r.body)))
+        self.assertEqual(len(rows), 6 * 3)
+        for row in rows:
+            self.assertEqual(int(row["predicted_degree"]), math.gcd(int(row["stride"]), 32))
+            self.assertEqual(len(row["samples"].split(";")), 20)
+        run_id = self.batches[0]["runs"][0]["id"]
+        one = list(csv.DictReader(io.StringIO(self.d.get("/runs/%s.csv" % run_id).body)))
+        self.assertEqual([x["stride"] for x in one], ["1", "2", "32"])
+        self.assertEqual({x["run_id"] for x in one}, {run_id})
+        self.assertEqual(self.d.get("/runs/01234567-89ab-7fff-bf01-020304050607.csv").status, 404)
+
+    def test_import_of_an_export_is_idempotent(self):
+        export = self.d.get("/runs.ndjson").body
+        other = Daemon(gpus=0).start()
+        try:
+            r = other.post("/runs/import", export)
+            self.assertEqual(r.status, 200, r)
+            n = len(export.splitlines())
+            self.assertEqual(r.json(), {"imported": n, "already_here": 0})
+            self.assertEqual(other.post("/runs/import", export).json(), {"imported": 0, "already_here": n})
+            first = json.loads(export.splitlines()[0])
+            got = other.get("/runs/" + first["id"]).json()
+            self.assertEqual(got["results"], first["results"])
+            self.assertEqual(got["origin"], "import")
+            # a bad line anywhere imports nothing
+            bad = export.splitlines()[0].replace('"status":"done"', '"status":"running"')
+            fresh = Daemon(gpus=0).start()
+            try:
+                r = fresh.post("/runs/import", export.splitlines()[1] + "\n" + bad + "\n")
+                self.assertEqual(r.status, 400, r)
+                self.assertIn("line 2", r.json()["error"]["message"])
+                self.assertEqual(fresh.get("/runs").json()["runs"], [])
+                r = fresh.post("/runs/import", "{not json\n")
+                self.assertEqual(r.json()["error"]["code"], "malformed_json")
+            finally:
+                self.assertEqual(fresh.stop(), 0)
+        finally:
+            self.assertEqual(other.stop(), 0)
+
+    def test_compare_one_series_per_card(self):
+        r = self.d.get("/compare?benchmark=smem_stride")
+        self.assertEqual(r.status, 200, r)
+        body = r.json()
+        self.assertEqual(body["key"], "stride")
+        self.assertEqual(body["keys"], [1, 2, 32])
+        self.assertEqual(len(body["series"]), 2)
+        for s in body["series"]:
+            self.assertEqual(len(s["runs"]), 3)
+            self.assertEqual([row["key"] for row in s["rows"]], [1, 2, 32])
+            self.assertEqual([row["predicted_degree"] for row in s["rows"]], [1, 2, 32])
+            self.assertTrue(all(row["n"] == 3 for row in s["rows"]))
+        latest = self.d.get("/compare?benchmark=smem_stride&latest=1").json()
+        self.assertTrue(all(len(s["runs"]) == 1 for s in latest["series"]))
+        ids = ",".join(x["id"] for x in self.batches[0]["runs"])
+        chosen = self.d.get("/compare?benchmark=smem_stride&runs=" + ids).json()
+        self.assertEqual(sorted(r for s in chosen["series"] for r in s["runs"]),
+                         sorted(x["id"] for x in self.batches[0]["runs"]))
+        self.assertEqual(self.d.get("/compare").status, 400)
+        self.assertEqual(self.d.get("/compare?benchmark=smem_stride&latest=0").status, 400)
+
+
 class NoGpuTest(unittest.TestCase):
     def test_no_gpu_refuses_runs_with_the_reason(self):
         d = Daemon(gpus=0).start()

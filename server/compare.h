@@ -1,0 +1,25 @@
+/*
+ * compare.h - runs of one benchmark side by side, one series per card.
+ *
+ * Runs belong in one comparison only when their comparability key agrees:
+ * benchmark, parameters, card model, driver and CUDA versions.  Within a
+ * key, each card (its UUID on its host) is a series; its rows are aligned
+ * by the row key (stride, variant, ...) and give, per key, the median over
+ * the chosen runs of each run's median, the lowest and highest sample
+ * time, and the spread.  Pure: no I/O, so it is tested without a daemon.
+ */
+#ifndef GPUBENCH_COMPARE_H
+#define GPUBENCH_COMPARE_H
+
+#include <cjson/cJSON.h>
+
+/* Builds the GET /compare answer for benchmark from runs (whole run
+ * objects as GET /runs/ID shows them, newest first; only "done" ones are
+ * used), keeping at most latest runs a series.  Returns a NEW object the
+ * caller owns, or NULL when out of memory. */
+cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest);
+
+/* The row key field of a result row ("stride", "variant", ...), or NULL. */
+const char *compare_row_key(const cJSON *row);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * import_check.c - see import_check.h.
+ */
+#include "import_check.h"
+#include "uuid7.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NAME_MAX_LEN 64
+
+static int str_field(const cJSON *obj, const char *name, int nullable,
+                     size_t max_len, char *err, size_t cap)
+{
+    const cJSON *v = cJSON_GetObjectItem(obj, name);
+
+    if ((v == NULL || cJSON_IsNull(v)) && nullable)
+        return 0;
+    if (!cJSON_IsString(v)) {
+        snprintf(err, cap, "%s must be a string%s", name, nullable ? " or null" : "");
+        return -1;
+    }
+    if (strlen(v->valuestring) > max_len) {
+        snprintf(err, cap, "%s is longer than %zu bytes", name, max_len);
+        return -1;
+    }
+    return 0;
+}
+
+/* "2026-11-30T09:05:04.123Z": the shape the API writes. */
+static int time_field(const cJSON *obj, const char *name, int nullable,
+                      char *err, size_t cap)
+{
+    const cJSON *v = cJSON_GetObjectItem(obj, name);
+    const char *t;
+
+    if ((v == NULL || cJSON_IsNull(v)) && nullable)
+        return 0;
+    t = cJSON_IsString(v) ? v->valuestring : "";
+    if (strlen(t) != 24 || t[4] != '-' || t[7] != '-' || t[10] != 'T' ||
+        t[13] != ':' || t[16] != ':' || t[19] != '.' || t[23] != 'Z') {
+        snprintf(err, cap, "%s must be an RFC 3339 UTC time with milliseconds", name);
+        return -1;
+    }
+    return 0;
+}
+
+static int safe_name(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > NAME_MAX_LEN)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return 0;
+    return 1;
+}
+
+int import_check_run(const cJSON *run, char *err, size_t cap)
+{
+    const cJSON *id = cJSON_GetObjectItem(run, "id");
+    const cJSON *bench = cJSON_GetObjectItem(run, "benchmark");
+    const cJSON *status = cJSON_GetObjectItem(run, "status");
+    const cJSON *device = cJSON_GetObjectItem(run, "device");
+    const cJSON *index = cJSON_GetObjectItem(device, "index");
+    const cJSON *results = cJSON_GetObjectItem(run, "results");
+    const cJSON *meta = cJSON_GetObjectItem(run, "meta");
+    const cJSON *error = cJSON_GetObjectItem(run, "error");
+    const cJSON *batch = cJSON_GetObjectItem(run, "batch");
+
+    if (!cJSON_IsObject(run)) {
+        snprintf(err, cap, "a run must be a JSON object");
+        return -1;
+    }
+    if (!cJSON_IsString(id) || !uuid_is_valid(id->valuestring)) {
+        snprintf(err, cap, "id must be a run id (a UUID)");
+        return -1;
+    }
+    if (!cJSON_IsString(bench) || !safe_name(bench->valuestring)) {
+        snprintf(err, cap, "benchmark must be a name of a-z, 0-9 and _");
+        return -1;
+    }
+    if (!cJSON_IsString(status) ||
+        (strcmp(status->valuestring, "done") != 0 &&
+         strcmp(status->valuestring, "failed") != 0 &&
+         strcmp(status->valuestring, "cancelled") != 0)) {
+        snprintf(err, cap, "status must be done, failed or cancelled: only "
+                 "finished runs can be imported");
+        return -1;
+    }
+    if (!cJSON_IsObject(cJSON_GetObjectItem(run, "params"))) {
+        snprintf(err, cap, "params must be an object");
+        return -1;
+    }
+    if (!cJSON_IsObject(device) ||
+        !(index == NULL || cJSON_IsNull(index) || cJSON_IsNumber(index))) {
+        snprintf(err, cap, "device must be an object with index, uuid and name");
+        return -1;
+    }
+    if (str_field(run, "host", 0, 255, err, cap) ||
+        str_field(run, "label", 1, 200, err, cap) ||
+        str_field(run, "origin", 1, 512, err, cap) ||
+        str_field(device, "uuid", 1, 128, err, cap) ||
+        str_field(device, "name", 1, 256, err, cap) ||
+        time_field(run, "created_at", 0, err, cap) ||
+        time_field(run, "started_at", 1, err, cap) ||
+        time_field(run, "finished_at", 1, err, cap))
+        return -1;
+    if (batch && !cJSON_IsNull(batch) &&
+        !(cJSON_IsString(batch) && uuid_is_valid(batch->valuestring))) {
+        snprintf(err, cap, "batch must be a UUID or null");
+        return -1;
+    }
+    if (strcmp(status->valuestring, "done") == 0 &&
+        (!cJSON_IsObject(results) ||
+         !cJSON_IsArray(cJSON_GetObjectItem(results, "rows")) || !cJSON_IsObject(meta))) {
+        snprintf(err, cap, "a done run must have results with rows, and meta");
+        return -1;
+    }
+    if (results && !cJSON_IsNull(results) && !cJSON_IsObject(results)) {
+        snprintf(err, cap, "results must be an object or null");
+        return -1;
+    }
+    if (error && !cJSON_IsNull(error) &&
+        (str_field(error, "code", 0, 64, err, cap) ||
+         str_field(error, "message", 1, 2048, err, cap)))
+        return -1;
+    return 0;
+}

@@ -1,0 +1,81 @@
+/* compare_build: grouping by card and comparability key, medians over
+ * runs, key order, and runs that must be left out. */
+#include "compare.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static cJSON *run(const char *id, const char *uuid, const char *driver,
+                  const char *status, double ms_stride1, double ms_stride32)
+{
+    char text[1024];
+
+    snprintf(text, sizeof(text),
+             "{\"id\":\"%s\",\"benchmark\":\"smem_stride\",\"status\":\"%s\","
+             "\"host\":\"h\",\"params\":{\"strides\":[32,1]},"
+             "\"device\":{\"uuid\":\"%s\",\"name\":\"Card\"},"
+             "\"meta\":{\"driver\":{\"nvidia_version\":\"%s\"},\"cuda\":{\"runtime_version\":\"13.0\"}},"
+             "\"results\":{\"rows\":["
+             "{\"stride\":32,\"median_ms\":%g,\"min_ms\":%g,\"max_ms\":%g,\"ratio\":%g},"
+             "{\"stride\":1,\"median_ms\":%g,\"min_ms\":%g,\"max_ms\":%g,\"ratio\":1}]}}",
+             id, status, uuid, driver, ms_stride32, ms_stride32 * 0.9,
+             ms_stride32 * 1.1, ms_stride32 / ms_stride1, ms_stride1,
+             ms_stride1 * 0.9, ms_stride1 * 1.1);
+    return cJSON_Parse(text);
+}
+
+static const cJSON *row_at(const cJSON *series, int i)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(series, "rows"), i);
+}
+
+static int test_groups_and_medians(void)
+{
+    cJSON *runs = cJSON_CreateArray();
+    cJSON *out, *series, *a;
+
+    cJSON_AddItemToArray(runs, run("r5", "GPU-a", "580", "done", 1.0, 30.0));
+    cJSON_AddItemToArray(runs, run("r4", "GPU-a", "580", "done", 3.0, 32.0));
+    cJSON_AddItemToArray(runs, run("r3", "GPU-a", "580", "done", 2.0, 31.0));
+    cJSON_AddItemToArray(runs, run("r2", "GPU-b", "580", "done", 1.0, 8.0));
+    cJSON_AddItemToArray(runs, run("r1", "GPU-a", "570", "done", 1.0, 8.0));   /* other driver */
+    cJSON_AddItemToArray(runs, run("r0", "GPU-a", "580", "failed", 9.0, 9.0)); /* not done */
+    out = compare_build("smem_stride", runs, 10);
+    ASSERT(out != NULL);
+    ASSERT_STR_EQ(cJSON_GetObjectItem(out, "key")->valuestring, "stride");
+    /* Keys in numeric order, whatever order the rows came in. */
+    ASSERT_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(out, "keys"), 0)->valueint, 1);
+    ASSERT_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(out, "keys"), 1)->valueint, 32);
+    series = cJSON_GetObjectItem(out, "series");
+    ASSERT_EQ(cJSON_GetArraySize(series), 3);
+    a = cJSON_GetArrayItem(series, 0);
+    ASSERT_STR_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "card"), "uuid")->valuestring, "GPU-a");
+    ASSERT_STR_EQ(cJSON_GetObjectItem(a, "driver")->valuestring, "580");
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 3);
+    ASSERT_EQ(cJSON_GetObjectItem(row_at(a, 0), "n")->valueint, 3);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 0), "median_ms")->valuedouble, 2.0, 1e-12);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "median_ms")->valuedouble, 31.0, 1e-12);
+    /* min and max are over every run's min and max. */
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 0), "min_ms")->valuedouble, 0.9, 1e-12);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 0), "max_ms")->valuedouble, 3.3, 1e-12);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 0), "spread")->valuedouble, (3.3 - 0.9) / 2.0, 1e-12);
+    cJSON_Delete(out);
+
+    /* latest keeps the newest runs of a series only. */
+    out = compare_build("smem_stride", runs, 1);
+    a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 1);
+    ASSERT_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "runs"), 0)->valuestring, "r5");
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 0), "median_ms")->valuedouble, 1.0, 1e-12);
+    cJSON_Delete(out);
+
+    /* Another benchmark's name finds nothing. */
+    out = compare_build("transpose", runs, 10);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "series")), 0);
+    cJSON_Delete(out);
+    cJSON_Delete(runs);
+    return 0;
+}
+
+TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians})
