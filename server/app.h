@@ -13,12 +13,16 @@
 struct store;
 struct gpu_pool;
 struct waiters;
+struct auth;
+struct ratelimit;
 
 struct app {
     const struct options *opt;
     struct store *store;
     struct gpu_pool *gpus;
     struct waiters *waiters;
+    struct auth *auth;            /* NULL: no tokens, everything open */
+    struct ratelimit *post_limit; /* NULL: no rate limit */
     char host[256];
     int64_t started_mono_ms;
     char started_at[32];

@@ -3,9 +3,12 @@
  * body, survives a suspension, and is freed by the completion callback.
  */
 #include "http.h"
+#include "auth.h"
 #include "dynbuf.h"
 #include "log.h"
+#include "ratelimit.h"
 #include "router.h"
+#include "timeutil.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -242,6 +245,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn,
         MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, rep->location);
     if (rep->allow[0])
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, rep->allow);
+    if (rep->www_authenticate[0])
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                rep->www_authenticate);
+    if (rep->csp)
+        MHD_add_response_header(resp, "Content-Security-Policy", rep->csp);
     if (rep->retry_after > 0) {
         snprintf(retry, sizeof(retry), "%d", rep->retry_after);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, retry);
@@ -251,14 +259,64 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn,
     return ret;
 }
 
+static void client_address(struct MHD_Connection *conn, char *buf, size_t cap)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = info ? info->client_addr : NULL;
+
+    snprintf(buf, cap, "unknown");
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)cap);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)cap);
+}
+
+/* Tokens and the post rate.  0 to go on; -1 with the reply made. */
+static int check_access(struct http_request *req, struct http_reply *rep,
+                        enum route_access access)
+{
+    struct app *app = req->app;
+    char key[64];
+    int retry = 1;
+
+    if (req->resumed)
+        return 0;  /* checked before it was suspended */
+    if (app->auth && (access == ROUTE_WRITE ||
+                      (access == ROUTE_READ && app->opt->auth_reads))) {
+        const char *h = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
+                                                    MHD_HTTP_HEADER_AUTHORIZATION);
+        if (!auth_check(app->auth, h, key, sizeof(key))) {
+            snprintf(rep->www_authenticate, sizeof(rep->www_authenticate),
+                     "Bearer realm=\"gpubench\"%s", h ? ", error=\"invalid_token\"" : "");
+            reply_error(rep, 401, "unauthorized", "",
+                        h ? "that bearer token is not one of this daemon's"
+                          : "this needs a bearer token: add the header "
+                            "'Authorization: Bearer TOKEN'");
+            return -1;
+        }
+    } else {
+        client_address(req->conn, key, sizeof(key));
+    }
+    if (strcmp(req->method, "POST") == 0 && strcmp(req->url, "/runs") == 0 &&
+        !ratelimit_take(app->post_limit, key, time_mono_ms(), &retry)) {
+        rep->retry_after = retry;
+        reply_error(rep, 429, "rate_limited", "",
+                    "too many runs posted; try again in %d s", retry);
+        return -1;
+    }
+    return 0;
+}
+
 static void dispatch(struct conn_ctx *ctx, struct http_reply *rep)
 {
     struct http_request *req = &ctx->req;
+    enum route_access access = ROUTE_READ;
     http_handler handler;
     int status = 404;
 
     handler = router_find(req->method, req->url, req->arg, sizeof(req->arg),
-                          rep->allow, sizeof(rep->allow), &status);
+                          rep->allow, sizeof(rep->allow), &status, &access);
     if (handler == NULL) {
         if (status == 405)
             reply_error(rep, 405, "method_not_allowed", "",
@@ -268,6 +326,8 @@ static void dispatch(struct conn_ctx *ctx, struct http_reply *rep)
             reply_error(rep, 404, "not_found", "", "no such path: %s", req->url);
         return;
     }
+    if (check_access(req, rep, access) != 0)
+        return;
     handler(req, rep);
 }
 
@@ -395,6 +455,18 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss,
     }
 }
 
+int http_addr_is_loopback(const char *addr)
+{
+    struct sockaddr_storage ss;
+    int is_v6 = 0;
+
+    if (parse_addr(addr, &ss, &is_v6) != 0)
+        return 0;
+    if (is_v6)
+        return IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+    return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+}
+
 struct MHD_Daemon *http_start(struct app *app, const char *addr,
                               char *errbuf, size_t cap)
 {
@@ -416,7 +488,8 @@ struct MHD_Daemon *http_start(struct app *app, const char *addr,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                          MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)app->opt->http_threads,
                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)512,
+                         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)app->opt->max_connections,
+                         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)app->opt->max_connections_per_ip,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                          MHD_OPTION_END);
     if (d == NULL)

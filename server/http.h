@@ -43,6 +43,8 @@ struct http_reply {
     const char *content_type;
     char location[160];
     char allow[64];
+    char www_authenticate[96];
+    const char *csp;         /* Content-Security-Policy, static text */
     int retry_after;         /* seconds; 0 sends no Retry-After */
     /* A body made as it is sent (exports): stream() fills buf with up to
      * max bytes and returns how many, 0 at the end, -1 on error; the
@@ -83,6 +85,9 @@ int query_check(struct http_request *req, struct http_reply *rep,
  * On failure answers 400 (malformed_json, the byte offset said) and
  * returns NULL.  The caller owns the result. */
 cJSON *body_json(struct http_request *req, struct http_reply *rep);
+
+/* 1 when addr ("127.0.0.1:8080", "[::1]:8080") is a loopback address. */
+int http_addr_is_loopback(const char *addr);
 
 /* Starts listening on addr ("127.0.0.1:8080", "[::1]:8080", ":8080").
  * Returns NULL with a sentence in errbuf on failure. */

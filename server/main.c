@@ -7,10 +7,12 @@
  * sigwait(), so no handler runs in the middle of another thread's work.
  */
 #include "app.h"
+#include "auth.h"
 #include "gpu_pool.h"
 #include "http.h"
 #include "log.h"
 #include "options.h"
+#include "ratelimit.h"
 #include "store.h"
 #include "timeutil.h"
 #include "version.h"
@@ -59,6 +61,23 @@ int main(int argc, char **argv)
         snprintf(app.host, sizeof(app.host), "unknown");
 
     log_info("gpubenchd %s (commit %s) starting", GPUBENCH_VERSION, GPUBENCH_GIT_COMMIT);
+    if (opt.token_file) {
+        app.auth = auth_load(opt.token_file, err, sizeof(err));
+        if (app.auth == NULL) {
+            log_error("%s", err);
+            goto done;
+        }
+    }
+    /* Anyone who can reach the port can run work on the GPUs: beyond this
+     * machine, only with tokens, or when told so in as many words. */
+    if (!http_addr_is_loopback(opt.listen) && app.auth == NULL &&
+        !opt.allow_unauthenticated) {
+        log_error("refusing to listen on %s, beyond loopback, without bearer "
+                  "tokens: give --token-file, or --allow-unauthenticated on a "
+                  "network you trust", opt.listen);
+        goto done;
+    }
+    app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
     if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {
         log_error("%s", err);
         goto done;
@@ -100,6 +119,8 @@ done:
     gpu_pool_stop(app.gpus);
     waiters_free(app.waiters);
     store_close(app.store);
+    ratelimit_free(app.post_limit);
+    auth_free(app.auth);
     if (rc == 0)
         log_info("stopped");
     return rc;

@@ -28,7 +28,14 @@ static const char usage[] =
     "  --chartjs PATH         Chart.js for the page's charts (default\n"
     "                         /usr/share/javascript/chart.js/chart.min.js,\n"
     "                         from Debian's libjs-chart.js)\n"
-    "  --token-file PATH      bearer tokens (not implemented yet: refused)\n"
+    "  --token-file PATH      bearer tokens, one a line (or its SHA-256 in hex);\n"
+    "                         then POST and DELETE need 'Authorization: Bearer'\n"
+    "  --auth-reads           reads need a token too\n"
+    "  --allow-unauthenticated  listen beyond loopback without tokens\n"
+    "  --rate-limit N         runs a client may post a minute (default 120;\n"
+    "                         0: no limit), in bursts of --rate-burst (default 30)\n"
+    "  --max-connections N    at once (default 256), and per client address\n"
+    "  --max-connections-per-ip N  (default 64)\n"
     "  --peer URL             a peer daemon to pull runs from (not implemented\n"
     "                         yet: refused)\n"
     "  --max-queue N          queued runs the node holds at most (default 100)\n"
@@ -102,6 +109,10 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
     opt->run_timeout_s = 300;
     opt->shutdown_grace_s = 10;
     opt->http_threads = 4;
+    opt->rate_per_minute = 120;
+    opt->rate_burst = 30;
+    opt->max_connections = 256;
+    opt->max_connections_per_ip = 64;
     default_paths(opt);
 
     for (int i = 1; i < argc; i++) {
@@ -120,6 +131,14 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
         }
         if (strcmp(a, "--verbose") == 0) {
             opt->verbose = 1;
+            continue;
+        }
+        if (strcmp(a, "--auth-reads") == 0) {
+            opt->auth_reads = 1;
+            continue;
+        }
+        if (strcmp(a, "--allow-unauthenticated") == 0) {
+            opt->allow_unauthenticated = 1;
             continue;
         }
         if (strcmp(a, "--test-benchmarks") == 0) {
@@ -141,10 +160,19 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
         } else if (strcmp(a, "--chartjs") == 0) {
             opt->chartjs = v;
         } else if (strcmp(a, "--token-file") == 0) {
-            fprintf(err, "gpubenchd: --token-file: bearer tokens are not "
-                         "implemented yet; refusing to start rather than "
-                         "run unprotected while you think otherwise\n");
-            return OPTIONS_EXIT_USAGE;
+            opt->token_file = v;
+        } else if (strcmp(a, "--rate-limit") == 0) {
+            if (parse_int(a, v, 0, 1000000, &opt->rate_per_minute, err))
+                return OPTIONS_EXIT_USAGE;
+        } else if (strcmp(a, "--rate-burst") == 0) {
+            if (parse_int(a, v, 1, 1000000, &opt->rate_burst, err))
+                return OPTIONS_EXIT_USAGE;
+        } else if (strcmp(a, "--max-connections") == 0) {
+            if (parse_int(a, v, 1, 100000, &opt->max_connections, err))
+                return OPTIONS_EXIT_USAGE;
+        } else if (strcmp(a, "--max-connections-per-ip") == 0) {
+            if (parse_int(a, v, 1, 100000, &opt->max_connections_per_ip, err))
+                return OPTIONS_EXIT_USAGE;
         } else if (strcmp(a, "--peer") == 0) {
             fprintf(err, "gpubenchd: --peer: pulling runs from peers is not "
                          "implemented yet\n");

@@ -28,6 +28,12 @@ struct options {
     int shutdown_grace_s;
     int http_threads;
     int verbose;
+    int auth_reads;            /* reads need a token too */
+    int allow_unauthenticated; /* listen beyond loopback with no tokens */
+    int rate_per_minute;       /* POST /runs a client may make; 0: no limit */
+    int rate_burst;
+    int max_connections;
+    int max_connections_per_ip;
     int test_benchmarks;  /* offer the test-only benchmarks (test_fault, test_hang) */
 };
 

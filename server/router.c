@@ -12,24 +12,25 @@ struct route {
     const char *method;
     const char *pattern;
     http_handler handler;
+    enum route_access access;
 };
 
 static const struct route routes[] = {
-    {.method = "POST",   .pattern = "/runs",        .handler = runs_post},
+    {.method = "POST",   .pattern = "/runs",        .handler = runs_post, .access = ROUTE_WRITE},
     {.method = "GET",    .pattern = "/runs",        .handler = runs_list},
     {.method = "GET",    .pattern = "/runs.ndjson", .handler = runs_ndjson},
     {.method = "GET",    .pattern = "/runs.csv",    .handler = runs_csv},
-    {.method = "POST",   .pattern = "/runs/import", .handler = runs_import},
+    {.method = "POST",   .pattern = "/runs/import", .handler = runs_import, .access = ROUTE_WRITE},
     {.method = "GET",    .pattern = "/runs/*",      .handler = runs_get},
-    {.method = "DELETE", .pattern = "/runs/*",      .handler = runs_delete},
+    {.method = "DELETE", .pattern = "/runs/*",      .handler = runs_delete, .access = ROUTE_WRITE},
     {.method = "GET",    .pattern = "/benchmarks",  .handler = benchmarks_get},
     {.method = "POST",   .pattern = "/predict",     .handler = predict_post},
     {.method = "GET",    .pattern = "/compare",     .handler = compare_get},
     {.method = "GET",    .pattern = "/devices",     .handler = devices_get},
-    {.method = "GET",    .pattern = "/healthz",     .handler = healthz_get},
-    {.method = "GET",    .pattern = "/",            .handler = static_index},
-    {.method = "GET",    .pattern = "/static/*",    .handler = static_file},
-    {.method = "GET",    .pattern = "/vendor/chart.js", .handler = static_chartjs},
+    {.method = "GET",    .pattern = "/healthz",     .handler = healthz_get, .access = ROUTE_PUBLIC},
+    {.method = "GET",    .pattern = "/",            .handler = static_index, .access = ROUTE_PUBLIC},
+    {.method = "GET",    .pattern = "/static/*",    .handler = static_file, .access = ROUTE_PUBLIC},
+    {.method = "GET",    .pattern = "/vendor/chart.js", .handler = static_chartjs, .access = ROUTE_PUBLIC},
 };
 
 /* Matches path against pattern; "*" takes one non-empty segment. */
@@ -54,7 +55,7 @@ static int match(const char *pattern, const char *path, char *arg, size_t cap)
 
 http_handler router_find(const char *method, const char *path, char *arg,
                          size_t arg_cap, char *allow, size_t allow_cap,
-                         int *status)
+                         int *status, enum route_access *access)
 {
     size_t used = 0;
     char scratch[128];
@@ -66,6 +67,7 @@ http_handler router_find(const char *method, const char *path, char *arg,
             continue;
         if (strcmp(r->method, method) == 0) {
             snprintf(arg, arg_cap, "%s", strchr(r->pattern, '*') ? scratch : "");
+            *access = r->access;
             return r->handler;
         }
         if (used < allow_cap)

@@ -11,10 +11,18 @@
 
 #include "http.h"
 
-/* The handler for method and path, with what "*" matched copied to arg.
- * Returns NULL when none; then *status is 404, or 405 with allow filled. */
+/* What a route needs before its handler runs. */
+enum route_access {
+    ROUTE_READ = 0,   /* open, unless the daemon closes reads too */
+    ROUTE_WRITE = 1,  /* changes something: a bearer token where tokens are set */
+    ROUTE_PUBLIC = 2, /* never needs a token: liveness, and the page itself */
+};
+
+/* The handler for method and path, with what "*" matched copied to arg
+ * and the route's access in *access.  Returns NULL when none; then
+ * *status is 404, or 405 with allow filled. */
 http_handler router_find(const char *method, const char *path, char *arg,
                          size_t arg_cap, char *allow, size_t allow_cap,
-                         int *status);
+                         int *status, enum route_access *access);
 
 #endif

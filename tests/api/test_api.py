@@ -595,6 +595,105 @@ class ExportImportCompareTest(unittest.TestCase):
         self.assertEqual(self.d.get("/compare?benchmark=smem_stride&latest=0").status, 400)
 
 
+class SecurityTest(unittest.TestCase):
+    TOKEN = "s3cret-token-for-tests-0123456789"
+
+    def assertError(self, r, status, code, field=None):
+        return ApiTest.assertError(self, r, status, code, field)
+
+    def token_file(self, d, lines):
+        path = os.path.join(d.tmp, "tokens")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def test_tokens_guard_what_changes_things(self):
+        import hashlib
+        d = Daemon()
+        other = "another-token-kept-as-its-digest"
+        path = self.token_file(d, ["# lab tokens", self.TOKEN, "",
+                                   hashlib.sha256(other.encode()).hexdigest()])
+        d.args += ["--token-file", path]
+        d.start()
+        try:
+            body = {"benchmark": "smem_pattern"}
+            r = d.post("/runs", body)
+            self.assertError(r, 401, "unauthorized")
+            self.assertTrue(r.header("WWW-Authenticate").startswith("Bearer"))
+            self.assertError(d.post("/runs", body, headers={"Authorization": "Bearer nope"}),
+                             401, "unauthorized")
+            self.assertError(d.post("/runs/import", "", headers={"Authorization": "Basic x"}),
+                             401, "unauthorized")
+            self.assertEqual(d.get("/runs").json()["runs"], [], "a refused post stored a run")
+            ok = d.post("/runs", body, headers={"Authorization": "Bearer " + self.TOKEN})
+            self.assertEqual(ok.status, 202, ok)
+            ok2 = d.post("/runs", body, headers={"Authorization": "Bearer " + other})
+            self.assertEqual(ok2.status, 202, ok2)
+            self.assertError(d.request("DELETE", "/runs/" + ok2.json()["id"]), 401, "unauthorized")
+            # reads stay open
+            self.assertEqual(d.get("/runs").status, 200)
+            self.assertEqual(d.post("/predict", {"stride": 2}).status, 200)
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_auth_reads_closes_reads(self):
+        d = Daemon()
+        d.args += ["--token-file", self.token_file(d, [self.TOKEN]), "--auth-reads"]
+        d.start()
+        try:
+            self.assertError(d.get("/runs"), 401, "unauthorized")
+            self.assertEqual(d.get("/runs", headers={"Authorization": "Bearer " + self.TOKEN}).status, 200)
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_bad_token_file_refused(self):
+        d = Daemon()
+        d.args += ["--token-file", self.token_file(d, ["short"])]
+        with self.assertRaises(RuntimeError) as ctx:
+            d.start()
+        self.assertIn("at least 16", str(ctx.exception))
+
+    def test_refuses_beyond_loopback_without_tokens(self):
+        import subprocess
+        from harness import DAEMON
+        r = subprocess.run([DAEMON, "--listen", "0.0.0.0:1", "--db", "/nonexistent/x.db"],
+                           capture_output=True, text=True, timeout=10)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("without bearer tokens", r.stderr)
+
+    def test_post_rate_limit(self):
+        d = Daemon(args=["--rate-limit", "6", "--rate-burst", "3"]).start()
+        try:
+            for _ in range(3):
+                self.assertEqual(d.post("/runs", {"benchmark": "smem_pattern"}).status, 202)
+            r = d.post("/runs", {"benchmark": "smem_pattern"})
+            self.assertError(r, 429, "rate_limited")
+            self.assertGreaterEqual(int(r.header("Retry-After")), 1)
+            self.assertEqual(d.get("/runs").status, 200, "reads are not rate limited")
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    def test_static_files_are_safe(self):
+        d = Daemon().start()
+        try:
+            page = d.get("/")
+            self.assertEqual(page.status, 200)
+            self.assertTrue(page.header("Content-Type").startswith("text/html"))
+            self.assertIn("script-src 'self'", page.header("Content-Security-Policy"))
+            self.assertEqual(page.header("X-Content-Type-Options"), "nosniff")
+            js = d.get("/static/app.js")
+            self.assertEqual(js.status, 200)
+            self.assertTrue(js.header("Content-Type").startswith("text/javascript"))
+            for path in ("/static/../gpubench.db", "/static/%2e%2e%2fgpubench.db",
+                         "/static/..%2f..%2fetc%2fpasswd", "/static/.hidden", "/static/",
+                         "/static", "/static/a/b.js", "/static/%2Fetc%2Fpasswd"):
+                r = d.get(path)
+                self.assertIn(r.status, (404,), (path, r))
+                self.assertNotIn("root:", r.body)
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+
 class NoGpuTest(unittest.TestCase):
     def test_no_gpu_refuses_runs_with_the_reason(self):
         d = Daemon(gpus=0).start()
