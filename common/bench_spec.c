@@ -322,6 +322,16 @@ fail:
     return NULL;
 }
 
+double gb_params_device_bytes(const struct gb_benchmark *b, const cJSON *params)
+{
+    const cJSON *n = cJSON_GetObjectItem(params, "n");
+
+    /* transpose: an input and an output matrix of n x n floats. */
+    if (strcmp(b->name, "transpose") == 0 && cJSON_IsNumber(n))
+        return 2.0 * n->valuedouble * n->valuedouble * 4.0;
+    return 0;
+}
+
 cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
 {
     cJSON *obj = cJSON_CreateObject();

@@ -85,6 +85,11 @@ cJSON *gb_params_resolve(const struct gb_benchmark *b, const cJSON *params,
 cJSON *gb_params_resolve_at(const struct gb_benchmark *b, const cJSON *params,
                             const char *prefix, struct gb_error *err);
 
+/* The device memory a run with these (resolved) params needs, in bytes,
+ * so a request can be refused before it asks a card for more than it has.
+ * 0 for benchmarks that need next to none. */
+double gb_params_device_bytes(const struct gb_benchmark *b, const cJSON *params);
+
 /* A NEW object describing b for GET /benchmarks: name, description and each
  * parameter with its type, default and bounds.  Caller owns it; NULL on
  * allocation failure. */

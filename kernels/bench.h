@@ -34,6 +34,15 @@ int gb_bench_smem_pattern(const struct gb_bench_env *env, const cJSON *params,
 int gb_bench_transpose(const struct gb_bench_env *env, const cJSON *params,
                        cJSON **result, struct gb_job_error *err);
 
+/* Test only (test_benchmarks.c; the daemon offers them only when told to):
+ * test_fault writes through an illegal address and fails with the sticky
+ * cuda_error; test_hang launches a kernel that never ends, for the
+ * daemon's run deadline to kill. */
+int gb_bench_test_fault(const struct gb_bench_env *env, const cJSON *params,
+                        cJSON **result, struct gb_job_error *err);
+int gb_bench_test_hang(const struct gb_bench_env *env, const cJSON *params,
+                       cJSON **result, struct gb_job_error *err);
+
 /* The measuring options every benchmark takes (samples, min_sample_ms). */
 void gb_bench_measure_opts(const cJSON *params, struct gb_measure_opts *opts);
 

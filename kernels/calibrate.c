@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#define AIM_PAST_TARGET 1.25
+#define AIM_PAST_TARGET 1.05
 #define MIN_GROWTH 2.0
 #define MAX_GROWTH 64.0
 
@@ -16,6 +16,7 @@ int gb_calibrate_step(long *work, double measured_ms, double target_ms,
                       long max_work)
 {
     double factor, next;
+    long pow2;
 
     if (*work < 1)
         *work = 1;
@@ -30,6 +31,8 @@ int gb_calibrate_step(long *work, double measured_ms, double target_ms,
     if (factor > MAX_GROWTH)
         factor = MAX_GROWTH;
     next = ceil((double)*work * factor);
-    *work = next >= (double)max_work ? max_work : (long)next;
+    for (pow2 = 1; (double)pow2 < next && pow2 < max_work; pow2 *= 2)
+        ;
+    *work = pow2 >= max_work ? max_work : pow2;
     return 0;
 }

@@ -16,9 +16,11 @@ extern "C" {
 
 /* Returns 1 when a sample of *work that took measured_ms is long enough
  * (measured_ms >= target_ms), or *work already equals max_work; *work is
- * then left as is.  Otherwise sets *work to a larger value (at least
- * double, at most 64 times, aiming 25% past the target, capped at
- * max_work) and returns 0: time again.  work < 1 is treated as 1. */
+ * then left as is.  Otherwise sets *work to a larger value and returns 0:
+ * time again.  The larger value aims 5% past the target, grows at least
+ * 2 and at most 64 times, is rounded up to a power of two and capped at
+ * max_work.  Powers of two make two runs on one card settle on the same
+ * work, so their medians compare directly.  work < 1 is treated as 1. */
 int gb_calibrate_step(long *work, double measured_ms, double target_ms,
                       long max_work);
 

@@ -1,6 +1,6 @@
 /*
  * cuda_check.cuh - turning a cudaError_t into a struct gb_cuda_error.
- * Internal to the CUDA backend (kernels/*.cu).
+ * Internal to the CUDA backend (the .cu files of kernels/).
  *
  * Every CUDA call's return goes through gb_cuda_check, and every launch
  * is followed by gb_cuda_check_launch (the launch itself returns nothing).

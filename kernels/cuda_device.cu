@@ -146,3 +146,23 @@ int gb_fault_illegal_address(struct gb_cuda_error *err)
         return -1;
     return gb_cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", err);
 }
+
+__global__ void spin_until_set(const volatile int *flag)
+{
+    while (*flag == 0)
+        ;
+}
+
+int gb_hang_forever(struct gb_cuda_error *err)
+{
+    int *flag = NULL;
+
+    /* Nothing ever sets the flag: the kernel runs until the process dies. */
+    if (gb_cuda_check(cudaMalloc(&flag, sizeof(int)), "cudaMalloc(flag)", err) != 0 ||
+        gb_cuda_check(cudaMemset(flag, 0, sizeof(int)), "cudaMemset(flag)", err) != 0)
+        return -1;
+    spin_until_set<<<1, 1>>>(flag);
+    if (gb_cuda_check_launch("hang launch", err) != 0)
+        return -1;
+    return gb_cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", err);
+}

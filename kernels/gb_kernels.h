@@ -5,7 +5,7 @@
  * Two implementations sit behind it: the CUDA one (cuda_device.cu,
  * measure.cu, smem_read.cu, transpose_kernels.cu) where nvcc was found at
  * build time, and nocuda.c, which answers every call with "built without
- * CUDA".  Nothing outside kernels/*.cu includes a CUDA header.
+ * CUDA".  Nothing outside the .cu files of kernels/ includes a CUDA header.
  *
  * Conventions: functions return 0 on success and -1 on a CUDA failure,
  * which they describe in a struct gb_cuda_error (the failing call, the
@@ -98,6 +98,10 @@ void gb_cuda_versions(int *driver, int *runtime);
  * sticky-error path (report, then exit) can be checked on a real GPU. */
 int gb_fault_illegal_address(struct gb_cuda_error *err);
 
+/* Test only: launches a kernel that spins until the process is killed and
+ * waits for it; returns only on a CUDA error. */
+int gb_hang_forever(struct gb_cuda_error *err);
+
 /* ---- shared-memory reads (smem_stride, smem_pattern) ---------------- */
 
 struct gb_smem_plan {
@@ -110,8 +114,8 @@ struct gb_smem_plan {
 struct gb_smem_timing {
     int row_count;
     struct gb_samples *rows;  /* row_count entries, same work for all */
-    double *cycles;           /* per row: longest block's clock64 cycles in
-                                 the row's last sample */
+    double *cycles;           /* per row: the longest SM busy span (clock64
+                                 cycles) in the row's last sample */
     double *last_ms;          /* per row: that sample's time */
     long long warp_loads;     /* warp-wide 32-bit loads in one sample */
     int grid, block, blocks_per_sm, smem_bytes, loads_per_iteration;

@@ -72,7 +72,7 @@ int gb_calibrate(struct gb_timer *t, gb_launch_fn launch, void *ctx,
                  long *work, long max_work, double min_sample_ms,
                  struct gb_cuda_error *err)
 {
-    double ms = 0;
+    double ms = 0, warm = 0;
 
     for (int i = 0; i < WARMUP_ENQUEUES; i++) {
         if (launch(ctx, *work, t->stream, err) != 0)
@@ -84,6 +84,41 @@ int gb_calibrate(struct gb_timer *t, gb_launch_fn launch, void *ctx,
         if (gb_time_once(t, launch, ctx, *work, &ms, err) != 0)
             return -1;
     } while (!gb_calibrate_step(work, ms, min_sample_ms, max_work));
+    while (warm < GB_WARMUP_MS) {
+        if (gb_time_once(t, launch, ctx, *work, &ms, err) != 0)
+            return -1;
+        warm += ms > 0 ? ms : GB_WARMUP_MS;
+    }
+    return 0;
+}
+
+int gb_samples_alloc(struct gb_samples *out, int capacity, long work,
+                     struct gb_cuda_error *err)
+{
+    out->ms = (double *)calloc((size_t)capacity, sizeof(double));
+    out->count = 0;
+    out->work = work;
+    if (out->ms == NULL)
+        return gb_cuda_check(cudaErrorMemoryAllocation, "calloc(samples)", err);
+    return 0;
+}
+
+int gb_take_sample(struct gb_timer *t, gb_launch_fn launch, void *ctx,
+                   int per_launch, struct gb_hooks *hooks, struct gb_samples *out,
+                   struct gb_cuda_error *err)
+{
+    double ms;
+
+    if (enqueue_timed(t, launch, ctx, out->work, err) != 0)
+        return -1;
+    if (hooks->in_flight)
+        hooks->in_flight(hooks->arg, hooks->done, hooks->total);
+    if (elapsed(t, &ms, err) != 0)
+        return -1;
+    out->ms[out->count++] = per_launch ? ms / (double)out->work : ms;
+    hooks->done++;
+    if (hooks->progress)
+        hooks->progress(hooks->arg, hooks->done, hooks->total);
     return 0;
 }
 
@@ -92,23 +127,60 @@ int gb_take_samples(struct gb_timer *t, gb_launch_fn launch, void *ctx,
                     struct gb_hooks *hooks, struct gb_samples *out,
                     struct gb_cuda_error *err)
 {
-    out->ms = (double *)calloc((size_t)samples, sizeof(double));
-    out->count = 0;
-    out->work = work;
-    if (out->ms == NULL)
-        return gb_cuda_check(cudaErrorMemoryAllocation, "calloc(samples)", err);
+    if (gb_samples_alloc(out, samples, work, err) != 0)
+        return -1;
     for (int i = 0; i < samples; i++) {
-        double ms;
-        if (enqueue_timed(t, launch, ctx, work, err) != 0)
+        if (gb_take_sample(t, launch, ctx, per_launch, hooks, out, err) != 0)
             return -1;
-        if (hooks->in_flight)
-            hooks->in_flight(hooks->arg, hooks->done, hooks->total);
-        if (elapsed(t, &ms, err) != 0)
-            return -1;
-        out->ms[out->count++] = per_launch ? ms / (double)work : ms;
-        hooks->done++;
-        if (hooks->progress)
-            hooks->progress(hooks->arg, hooks->done, hooks->total);
     }
     return 0;
+}
+
+int gb_graph_capture(struct gb_timer *t, gb_launch_fn launch, void *ctx, long work,
+                     struct gb_graph *g, struct gb_cuda_error *err)
+{
+    cudaGraph_t captured = NULL;
+    int launched;
+
+    g->graph = NULL;
+    g->exec = NULL;
+    if (gb_cuda_check(cudaStreamBeginCapture(t->stream, cudaStreamCaptureModeThreadLocal),
+                      "cudaStreamBeginCapture", err) != 0)
+        return -1;
+    launched = launch(ctx, work, t->stream, err);
+    /* End the capture in every case, or the stream stays unusable. */
+    if (gb_cuda_check(cudaStreamEndCapture(t->stream, &captured), "cudaStreamEndCapture",
+                      err) != 0 || launched != 0)
+        goto fail;
+    g->graph = captured;
+    if (gb_cuda_check(cudaGraphInstantiate(&g->exec, g->graph, 0), "cudaGraphInstantiate",
+                      err) != 0)
+        goto fail;
+    return 0;
+
+fail:
+    if (captured != NULL && g->graph == NULL)
+        (void)cudaGraphDestroy(captured);
+    gb_graph_destroy(g);
+    return -1;
+}
+
+void gb_graph_destroy(struct gb_graph *g)
+{
+    /* Returns ignored: this runs on the way out, where the first error
+     * is the one to report. */
+    if (g->exec)
+        (void)cudaGraphExecDestroy(g->exec);
+    if (g->graph)
+        (void)cudaGraphDestroy(g->graph);
+    g->exec = NULL;
+    g->graph = NULL;
+}
+
+int gb_graph_launch(void *ctx, long work, cudaStream_t stream, struct gb_cuda_error *err)
+{
+    struct gb_graph *g = (struct gb_graph *)ctx;
+
+    (void)work;
+    return gb_cuda_check(cudaGraphLaunch(g->exec, stream), "cudaGraphLaunch", err);
 }

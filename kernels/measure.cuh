@@ -36,17 +36,47 @@ int gb_time_once(struct gb_timer *t, gb_launch_fn launch, void *ctx, long work,
                  double *ms, struct gb_cuda_error *err);
 
 /* Two warm-up enqueues at *work, then grows *work (up to max_work) until
- * one enqueue lasts min_sample_ms. */
+ * one enqueue lasts min_sample_ms, then keeps the GPU busy with it for at
+ * least GB_WARMUP_MS so the card's clocks and power settle before any
+ * sample counts. */
+#define GB_WARMUP_MS 200.0
 int gb_calibrate(struct gb_timer *t, gb_launch_fn launch, void *ctx,
                  long *work, long max_work, double min_sample_ms,
                  struct gb_cuda_error *err);
 
-/* Takes samples enqueues of work units into out (allocated here, owned by
- * the caller's result).  With per_launch set, each sample is divided by
- * work (work counts launches).  Advances hooks->done. */
+/* Makes out ready for capacity samples of work units each (the array is
+ * owned by the caller's result). */
+int gb_samples_alloc(struct gb_samples *out, int capacity, long work,
+                     struct gb_cuda_error *err);
+
+/* Takes one sample (an enqueue of out->work units) and appends it to out;
+ * with per_launch set the time is divided by out->work (work counts
+ * launches).  Calls hooks->in_flight while it runs, then advances
+ * hooks->done and calls hooks->progress. */
+int gb_take_sample(struct gb_timer *t, gb_launch_fn launch, void *ctx,
+                   int per_launch, struct gb_hooks *hooks, struct gb_samples *out,
+                   struct gb_cuda_error *err);
+
+/* gb_samples_alloc, then samples gb_take_sample. */
 int gb_take_samples(struct gb_timer *t, gb_launch_fn launch, void *ctx,
                     long work, int samples, int per_launch,
                     struct gb_hooks *hooks, struct gb_samples *out,
                     struct gb_cuda_error *err);
+
+/* A CUDA graph of one enqueue of work units, captured on the timer's
+ * stream, so that a sample of many short launches is one graph launch and
+ * the host's launch overhead stays out of it.  Release with
+ * gb_graph_destroy. */
+struct gb_graph {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+};
+int gb_graph_capture(struct gb_timer *t, gb_launch_fn launch, void *ctx, long work,
+                     struct gb_graph *g, struct gb_cuda_error *err);
+void gb_graph_destroy(struct gb_graph *g);
+
+/* A gb_launch_fn for a captured graph (ctx is the struct gb_graph; work is
+ * ignored: the graph holds its launches). */
+int gb_graph_launch(void *ctx, long work, cudaStream_t stream, struct gb_cuda_error *err);
 
 #endif

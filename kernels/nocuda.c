@@ -9,8 +9,8 @@
 
 #include "gb_kernels.h"
 
-#define NO_CUDA "gpubench-worker was built without CUDA (no nvcc found at " \
-                "configure time); rebuild with the CUDA toolkit installed"
+#define NO_CUDA "gpubench-worker was built without CUDA (CUDA disabled or no " \
+                "nvcc found at configure time); rebuild with the CUDA toolkit"
 
 static int no_cuda(struct gb_cuda_error *err, const char *call)
 {
@@ -56,6 +56,11 @@ void gb_cuda_versions(int *driver, int *runtime)
 int gb_fault_illegal_address(struct gb_cuda_error *err)
 {
     return no_cuda(err, "gb_fault_illegal_address");
+}
+
+int gb_hang_forever(struct gb_cuda_error *err)
+{
+    return no_cuda(err, "gb_hang_forever");
 }
 
 int gb_smem_measure(int device, const struct gb_smem_plan *plan,

@@ -52,6 +52,8 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
 
     memset(t, 0, sizeof(*t));
     memset(&cuda, 0, sizeof(cuda));
+    if (count < 1 || baseline_row < 0 || baseline_row >= count)
+        return gb_job_fail(err, "internal", "smem run without rows or baseline");
     gb_bench_measure_opts(params, &opts);
     smem_words = gb_smem_fit(rows, count, env->dev->smem_per_block_optin_bytes);
     if (smem_words < 0) {
@@ -151,8 +153,9 @@ static cJSON *peak_json(const struct gb_smem_timing *t, int baseline_row,
     cJSON_AddNumberToObject(o, "sm_count", dev->sm_count);
     gb_json_add_number(o, "sm_clock_mhz", mhz);
     cJSON_AddStringToObject(o, "clock_source",
-                            "clock64() cycles over the event time of the "
-                            "baseline's last sample");
+                            "the longest SM busy span (clock64 cycles) over the "
+                            "event time of the baseline's last sample: a lower "
+                            "bound, the event time also holds the launch");
     gb_json_add_number(o, "peak_gbps", peak_gbps);
     gb_json_add_number(o, "baseline_gbps", bytes / (baseline_median_ms * 1e-3) / 1e9);
     gb_json_add_number(o, "baseline_bytes_per_clock_per_sm", per_clock);
@@ -160,6 +163,11 @@ static cJSON *peak_json(const struct gb_smem_timing *t, int baseline_row,
     gb_json_add_number(o, "max_sm_clock_mhz", max_mhz);
     gb_json_add_number(o, "peak_gbps_at_max_clock",
                        (double)dev->sm_count * GB_SMEM_BYTES_PER_CLOCK * max_mhz * 1e6 / 1e9);
+    /* The SM clock cannot exceed its maximum, so this share is the
+     * conservative one: it holds whatever clock the card ran at. */
+    gb_json_add_number(o, "baseline_fraction_of_peak_at_max_clock",
+                       bytes / (baseline_median_ms * 1e-3) /
+                       ((double)dev->sm_count * GB_SMEM_BYTES_PER_CLOCK * max_mhz * 1e6));
     return o;
 }
 

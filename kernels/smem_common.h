@@ -58,9 +58,10 @@ int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
                             int sm_count);
 
 /* A NEW summary object (caller owns; NULL when out of memory): the
- * baseline (stride 1; with its samples when it is not one of the rows),
- * the launch shape, and the baseline against the peak of
- * SMs x 128 bytes a clock x the SM clock measured during it. */
+ * baseline (stride 1, with its samples), the launch shape, and the
+ * baseline against the peak of SMs x 128 bytes a clock: in bytes per SM
+ * cycle (clock64 spans), and in GB/s against the peak at the card's
+ * maximum SM clock. */
 cJSON *gb_smem_summary(const struct gb_smem_timing *t, const struct gb_smem_row *rows,
                        int baseline_row, int baseline_in_rows,
                        const struct gb_device_info *dev);
@@ -68,6 +69,20 @@ cJSON *gb_smem_summary(const struct gb_smem_timing *t, const struct gb_smem_row 
 /* The largest |ratio / predicted_degree - 1| over the rows array of a
  * report (how far the measurement strays from the prediction). */
 double gb_smem_max_ratio_error(const cJSON *rows);
+
+/* The two reports, pure (a timing in, a NEW result object out, NULL when
+ * out of memory):
+ * smem_stride: one row per asked stride, in the order asked; rows[] holds
+ *   the asked strides from first_row on (first_row 1: rows[0] is an extra
+ *   stride-1 baseline); baseline_row indexes the stride-1 row.
+ * smem_pattern: rows[0] is the stride-1 baseline, rows[1] the pattern. */
+cJSON *gb_smem_stride_report(const long *strides, int count,
+                             const struct gb_smem_row *rows, int first_row,
+                             int baseline_row, const struct gb_smem_timing *t,
+                             const struct gb_device_info *dev);
+cJSON *gb_smem_pattern_report(const struct gb_smem_row *rows,
+                              const struct gb_smem_timing *t,
+                              const struct gb_device_info *dev);
 
 #ifdef __cplusplus
 }

@@ -8,28 +8,31 @@
  * The ratio is to a stride-1 baseline measured in the same run, with the
  * same kernel and the same work.
  */
+#include <string.h>
+
 #include "predict.h"
 #include "smem_common.h"
+#include "stats.h"
 
-/* Pure: a timing in, a NEW result object out (NULL when out of memory).
- * rows[0] is the baseline, rows[1] the pattern. */
-static cJSON *report(const struct gb_smem_row *rows, const struct gb_smem_timing *t,
+cJSON *gb_smem_pattern_report(const struct gb_smem_row *rows, const struct gb_smem_timing *t,
                      const struct gb_device_info *dev)
 {
     const struct gb_smem_row *p = &rows[1];
     cJSON *result = cJSON_CreateObject();
     cJSON *list = cJSON_AddArrayToObject(result, "rows");
-    cJSON *o = cJSON_CreateObject();
-    cJSON *summary;
+    cJSON *o, *summary;
     int per_bank[GB_SMEM_BANKS], words[GB_WARP_LANES], fitted[GB_WARP_LANES];
     struct gb_stats base;
 
-    if (result == NULL || list == NULL || o == NULL || !cJSON_AddItemToArray(list, o) ||
-        gb_stats_compute(t->rows[0].ms, t->rows[0].count, &base) != 0) {
-        if (list == NULL || !cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
-            cJSON_Delete(o);
+    if (result == NULL || list == NULL)
+        goto fail;
+    o = cJSON_CreateObject();
+    if (o == NULL || !cJSON_AddItemToArray(list, o)) {
+        cJSON_Delete(o);
         goto fail;
     }
+    if (gb_stats_compute(t->rows[0].ms, t->rows[0].count, &base) != 0)
+        goto fail;
     gb_bank_loads(p->words, per_bank);
     for (int lane = 0; lane < GB_WARP_LANES; lane++) {
         words[lane] = (int)p->words[lane];
@@ -62,7 +65,7 @@ fail:
 int gb_bench_smem_pattern(const struct gb_bench_env *env, const cJSON *params,
                           cJSON **result, struct gb_job_error *err)
 {
-    long words[GB_WARP_LANES];
+    long words[GB_WARP_LANES], baseline[GB_WARP_LANES];
     struct gb_smem_row rows[2];
     struct gb_smem_timing t;
     int rc = -1;
@@ -71,12 +74,12 @@ int gb_bench_smem_pattern(const struct gb_bench_env *env, const cJSON *params,
     memset(&t, 0, sizeof(t));
     if (gb_bench_long_list(params, "words", words, GB_WARP_LANES) != GB_WARP_LANES)
         return gb_job_fail(err, "invalid_params", "params.words must hold 32 indices");
-    gb_stride_words(1, rows[0].words);
-    gb_smem_row_init(&rows[0], rows[0].words);
+    gb_stride_words(1, baseline);
+    gb_smem_row_init(&rows[0], baseline);
     gb_smem_row_init(&rows[1], words);
     if (gb_smem_run(env, rows, 2, 0, params, &t, err) != 0)
         goto out;
-    *result = report(rows, &t, env->dev);
+    *result = gb_smem_pattern_report(rows, &t, env->dev);
     if (*result == NULL) {
         gb_job_fail(err, "internal", "out of memory building the result");
         goto out;

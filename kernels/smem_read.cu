@@ -18,8 +18,9 @@
  *    a d-way conflicted one for d clocks;
  *  - the grid is exactly the blocks that fit at once (every SM full, one
  *    wave, no tail), and a sample lasts at least min_sample_ms.
- * clock64() around the loop gives each sample's SM cycles, so bytes per
- * clock can be computed without trusting a reported clock.
+ * clock64() around the loop, with the SM's id, gives each SM's busy span
+ * in its own cycles (first block's start to last block's end on that SM),
+ * so bytes per clock come without trusting a reported clock.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ struct lane_words {
 
 __global__ void __launch_bounds__(1024)
     smem_read(lane_words words, int smem_words, int iterations, unsigned *sink,
-              long long *cycles)
+              long long *spans)
 {
     extern __shared__ unsigned smem[];
 
@@ -58,16 +59,22 @@ __global__ void __launch_bounds__(1024)
     }
     /* Thread 0 reads the clock once every warp of the block is done. */
     __syncthreads();
-    if (threadIdx.x == 0)
-        cycles[blockIdx.x] = clock64() - t0;
+    if (threadIdx.x == 0) {
+        unsigned sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        spans[3 * blockIdx.x] = t0;
+        spans[3 * blockIdx.x + 1] = clock64();
+        spans[3 * blockIdx.x + 2] = sm;
+    }
     sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
 struct smem_ctx {
     lane_words words;
     int smem_words, smem_bytes, grid;
+    int sm_count;
     unsigned *sink;
-    long long *cycles;
+    long long *spans;  /* per block: start clock, end clock, SM id */
 };
 
 static int launch_smem_read(void *p, long work, cudaStream_t stream,
@@ -76,7 +83,7 @@ static int launch_smem_read(void *p, long work, cudaStream_t stream,
     struct smem_ctx *c = (struct smem_ctx *)p;
 
     smem_read<<<c->grid, kBlock, c->smem_bytes, stream>>>(
-        c->words, c->smem_words, (int)work, c->sink, c->cycles);
+        c->words, c->smem_words, (int)work, c->sink, c->spans);
     return gb_cuda_check_launch("smem_read launch", err);
 }
 
@@ -85,20 +92,35 @@ static void set_row(struct smem_ctx *c, const struct gb_smem_plan *plan, int row
     memcpy(c->words.w, plan->words[row], sizeof(c->words.w));
 }
 
-/* The longest block's cycles of the last launch. */
-static int read_cycles(const struct smem_ctx *c, long long *host, double *out,
-                       struct gb_cuda_error *err)
+/* The longest SM busy span of the last launch, in that SM's cycles: on
+ * each SM, from its first block's start to its last block's end (blocks
+ * sharing an SM overlap, so no single block's count covers the SM). */
+static int read_cycles(const struct smem_ctx *c, long long *host, long long *first,
+                       long long *last, double *out, struct gb_cuda_error *err)
 {
-    long long max = 0;
+    long long longest = 0;
 
-    if (gb_cuda_check(cudaMemcpy(host, c->cycles, sizeof(long long) * (size_t)c->grid,
+    if (gb_cuda_check(cudaMemcpy(host, c->spans, sizeof(long long) * 3 * (size_t)c->grid,
                                  cudaMemcpyDeviceToHost),
-                      "cudaMemcpy(cycles)", err) != 0)
+                      "cudaMemcpy(spans)", err) != 0)
         return -1;
-    for (int b = 0; b < c->grid; b++)
-        if (host[b] > max)
-            max = host[b];
-    *out = (double)max;
+    for (int sm = 0; sm < c->sm_count; sm++) {
+        first[sm] = -1;
+        last[sm] = -1;
+    }
+    for (int b = 0; b < c->grid; b++) {
+        long long start = host[3 * b], end = host[3 * b + 1], sm = host[3 * b + 2];
+        if (sm < 0 || sm >= c->sm_count)
+            continue;
+        if (first[sm] < 0 || start < first[sm])
+            first[sm] = start;
+        if (end > last[sm])
+            last[sm] = end;
+    }
+    for (int sm = 0; sm < c->sm_count; sm++)
+        if (first[sm] >= 0 && last[sm] - first[sm] > longest)
+            longest = last[sm] - first[sm];
+    *out = (double)longest;
     return 0;
 }
 
@@ -133,6 +155,7 @@ static int configure(int device, struct smem_ctx *c, struct gb_smem_timing *t,
     if (per_sm < 1)
         return gb_cuda_check(cudaErrorInvalidConfiguration,
                              "occupancy: no block of smem_read fits an SM", err);
+    c->sm_count = sms;
     c->grid = sms * per_sm;
     t->grid = c->grid;
     t->block = kBlock;
@@ -148,7 +171,7 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
 {
     struct smem_ctx c;
     struct gb_timer timer = {NULL, NULL, NULL};
-    long long *host_cycles = NULL;
+    long long *host_spans = NULL, *first = NULL, *last = NULL;
     long iterations = kFirstIterations;
     int rc = -1;
 
@@ -158,15 +181,17 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
     c.smem_bytes = plan->smem_words * (int)sizeof(unsigned);
     if (alloc_result(plan, t, err) != 0 || configure(device, &c, t, err) != 0)
         goto out;
-    host_cycles = (long long *)calloc((size_t)c.grid, sizeof(long long));
-    if (host_cycles == NULL) {
-        gb_cuda_check(cudaErrorMemoryAllocation, "calloc(cycles)", err);
+    host_spans = (long long *)calloc(3 * (size_t)c.grid, sizeof(long long));
+    first = (long long *)calloc((size_t)c.sm_count, sizeof(long long));
+    last = (long long *)calloc((size_t)c.sm_count, sizeof(long long));
+    if (host_spans == NULL || first == NULL || last == NULL) {
+        gb_cuda_check(cudaErrorMemoryAllocation, "calloc(spans)", err);
         goto out;
     }
     if (gb_cuda_check(cudaMalloc(&c.sink, sizeof(unsigned) * (size_t)c.grid * kBlock),
                       "cudaMalloc(sink)", err) != 0 ||
-        gb_cuda_check(cudaMalloc(&c.cycles, sizeof(long long) * (size_t)c.grid),
-                      "cudaMalloc(cycles)", err) != 0 ||
+        gb_cuda_check(cudaMalloc(&c.spans, sizeof(long long) * 3 * (size_t)c.grid),
+                      "cudaMalloc(spans)", err) != 0 ||
         gb_timer_create(&timer, err) != 0)
         goto out;
 
@@ -179,14 +204,25 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
         goto out;
     t->warp_loads = (long long)c.grid * (kBlock / GB_WARP_LANES) * iterations * kUnroll;
 
+    /* Samples taken in turns, one row after another, so that a slow drift
+     * of the card (clocks, temperature) reaches every row alike instead of
+     * bending the ratios of the rows measured last. */
     for (int r = 0; r < plan->rows; r++) {
-        struct gb_samples *s = &t->rows[r];
-        set_row(&c, plan, r);
-        if (gb_take_samples(&timer, launch_smem_read, &c, iterations, opts->samples,
-                            0, hooks, s, err) != 0 ||
-            read_cycles(&c, host_cycles, &t->cycles[r], err) != 0)
+        if (gb_samples_alloc(&t->rows[r], opts->samples, iterations, err) != 0)
             goto out;
-        t->last_ms[r] = s->ms[s->count - 1];
+    }
+    for (int i = 0; i < opts->samples; i++) {
+        for (int r = 0; r < plan->rows; r++) {
+            struct gb_samples *s = &t->rows[r];
+            set_row(&c, plan, r);
+            if (gb_take_sample(&timer, launch_smem_read, &c, 0, hooks, s, err) != 0)
+                goto out;
+            if (i == opts->samples - 1) {
+                if (read_cycles(&c, host_spans, first, last, &t->cycles[r], err) != 0)
+                    goto out;
+                t->last_ms[r] = s->ms[s->count - 1];
+            }
+        }
     }
     rc = 0;
 
@@ -195,9 +231,11 @@ out:
     /* Frees are not checked: on the error path the first error stands. */
     if (c.sink)
         (void)cudaFree(c.sink);
-    if (c.cycles)
-        (void)cudaFree(c.cycles);
-    free(host_cycles);
+    if (c.spans)
+        (void)cudaFree(c.spans);
+    free(host_spans);
+    free(first);
+    free(last);
     return rc;
 }
 

@@ -8,18 +8,16 @@
  * run; where stride 1 was not asked for it is measured anyway, first, and
  * the summary says so.
  */
-#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "predict.h"
 #include "smem_common.h"
+#include "stats.h"
 
 #define MAX_STRIDES 64
 
-/* The result object: one row per asked stride, in the order asked.
- * rows[] holds the asked strides from first_row on; baseline_row is the
- * stride-1 row.  Pure: a timing in, a NEW object out (NULL when out of
- * memory). */
-static cJSON *report(const long *strides, int count, const struct gb_smem_row *rows,
+cJSON *gb_smem_stride_report(const long *strides, int count, const struct gb_smem_row *rows,
                      int first_row, int baseline_row, const struct gb_smem_timing *t,
                      const struct gb_device_info *dev)
 {
@@ -94,7 +92,7 @@ int gb_bench_smem_stride(const struct gb_bench_env *env, const cJSON *params,
     }
     if (gb_smem_run(env, rows, count + first_row, baseline_row, params, &t, err) != 0)
         goto out;
-    *result = report(strides, count, rows, first_row, baseline_row, &t, env->dev);
+    *result = gb_smem_stride_report(strides, count, rows, first_row, baseline_row, &t, env->dev);
     if (*result == NULL) {
         gb_job_fail(err, "internal", "out of memory building the result");
         goto out;

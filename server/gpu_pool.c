@@ -22,6 +22,7 @@
 #define READY_TIMEOUT_MS 120000
 #define LIST_TIMEOUT_MS 60000
 #define FATAL_EXIT_WAIT_MS 5000
+#define PROGRESS_WRITE_MS 200
 
 enum worker_state { WS_STARTING, WS_READY, WS_RUNNING, WS_RESTARTING,
                     WS_STOPPED };
@@ -49,6 +50,7 @@ struct gpu {
     long runs_done;
     char last_error[256];
     int64_t next_start_ms;       /* back-off: no start before this */
+    int64_t progress_written_ms; /* runner thread only */
 };
 
 struct gpu_pool {
@@ -190,8 +192,14 @@ static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
     if (strcmp(event->valuestring, "progress") == 0) {
         const cJSON *d = cJSON_GetObjectItem(msg, "done");
         const cJSON *t = cJSON_GetObjectItem(msg, "total");
-        if (cJSON_IsNumber(d) && cJSON_IsNumber(t))
+        /* The worker may report every sample; the store is written at
+         * most every PROGRESS_WRITE_MS (each write is a synced commit). */
+        if (cJSON_IsNumber(d) && cJSON_IsNumber(t) &&
+            (d->valuedouble >= t->valuedouble ||
+             time_mono_ms() - g->progress_written_ms >= PROGRESS_WRITE_MS)) {
             store_set_progress(store, job->id, (long)d->valuedouble, (long)t->valuedouble);
+            g->progress_written_ms = time_mono_ms();
+        }
     } else if (strcmp(event->valuestring, "result") == 0) {
         const cJSON *result = cJSON_GetObjectItem(msg, "result");
         char *results_text = NULL, *meta_text = NULL;
@@ -557,6 +565,10 @@ static int add_ref(struct gpu *g, struct gpu_ref *refs, int n, int cap)
     refs[n].index = g->index;
     refs[n].uuid = g->uuid;
     refs[n].name = g->name;
+    pthread_mutex_lock(&g->lock);
+    refs[n].memory_bytes = cJSON_IsNumber(cJSON_GetObjectItem(g->info, "memory_bytes"))
+                               ? cJSON_GetObjectItem(g->info, "memory_bytes")->valuedouble : 0;
+    pthread_mutex_unlock(&g->lock);
     return n + 1;
 }
 

@@ -32,6 +32,7 @@ struct gpu_ref {
     int index;
     const char *uuid;
     const char *name;
+    double memory_bytes;  /* 0 when the worker did not say */
 };
 
 /* Discovers the GPUs and starts a runner for each.  Never fails for want

@@ -308,6 +308,18 @@ void runs_post(struct http_request *req, struct http_reply *rep)
             rep->retry_after = 30;
         goto done;
     }
+    /* Ask no card for more memory than it has (a tenth kept for the
+     * context and the driver). */
+    for (int i = 0; i < n; i++) {
+        double need = gb_params_device_bytes(bench, params);
+        if (refs[i].memory_bytes > 0 && need > 0.9 * refs[i].memory_bytes) {
+            reply_error(rep, 400, "out_of_bounds", "params.n",
+                        "this run needs %.1f GiB of GPU memory; GPU %d (%s) has "
+                        "%.1f GiB", need / 1073741824.0, refs[i].index,
+                        refs[i].name, refs[i].memory_bytes / 1073741824.0);
+            goto done;
+        }
+    }
     params_text = cJSON_PrintUnformatted(params);
     if (params_text == NULL ||
         (cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0 &&

@@ -44,6 +44,7 @@ static cJSON *device_json(int index)
     cJSON_AddStringToObject(d, "uuid", uuid);
     cJSON_AddStringToObject(d, "compute_capability", "0.0");
     cJSON_AddNumberToObject(d, "sm_count", 4);
+    cJSON_AddNumberToObject(d, "memory_bytes", 4.0 * 1024 * 1024 * 1024);
     cJSON_AddBoolToObject(d, "synthetic", 1);
     return d;
 }

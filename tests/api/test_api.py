@@ -172,6 +172,8 @@ class ApiTest(unittest.TestCase):
             ({"benchmark": "smem_stride", "timeout_s": 0}, 400, "out_of_bounds", "timeout_s"),
             ({"benchmark": "smem_stride", "device": 1.5}, 400, "wrong_type", "device"),
             ({"benchmark": "smem_stride", "device": 7}, 409, "no_device", "device"),
+            # the test double's cards have 4 GiB: 2 x 32768^2 floats is 8 GiB
+            ({"benchmark": "transpose", "params": {"n": 32768}}, 400, "out_of_bounds", "params.n"),
             ({"benchmark": "smem_stride", "device": "GPU-nope"}, 409, "no_device", "device"),
         ]
         for body, status, code, field in cases:

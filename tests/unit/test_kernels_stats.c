@@ -63,21 +63,24 @@ static int test_calibrate_grows(void)
 {
     long work = 100;
 
-    /* 0.1 ms of a 1 ms target: aim 25% past it, 1250 */
+    /* 0.1 ms of a 1 ms target: aim 5% past it, 1050, up to a power of 2 */
     ASSERT_EQ(gb_calibrate_step(&work, 0.1, 1.0, 1000000), 0);
-    ASSERT_EQ(work, 1250);
-    /* just short of the target still at least doubles */
+    ASSERT_EQ(work, 2048);
     work = 100;
+    ASSERT_EQ(gb_calibrate_step(&work, 0.2, 1.0, 1000000), 0);
+    ASSERT_EQ(work, 1024);  /* 525 -> 1024 */
+    /* just short of the target still at least doubles */
+    work = 128;
     ASSERT_EQ(gb_calibrate_step(&work, 0.99, 1.0, 1000000), 0);
-    ASSERT_EQ(work, 200);
+    ASSERT_EQ(work, 256);
     /* a zero reading grows by the largest step, 64 */
-    work = 3;
+    work = 4;
     ASSERT_EQ(gb_calibrate_step(&work, 0.0, 1.0, 1000000), 0);
-    ASSERT_EQ(work, 192);
+    ASSERT_EQ(work, 256);
     /* far too short is capped at 64x per step */
-    work = 10;
+    work = 16;
     ASSERT_EQ(gb_calibrate_step(&work, 0.0001, 1.0, 1000000), 0);
-    ASSERT_EQ(work, 640);
+    ASSERT_EQ(work, 1024);
     return 0;
 }
 
@@ -92,7 +95,7 @@ static int test_calibrate_cap(void)
     ASSERT_EQ(work, 1000);
     work = 0;
     ASSERT_EQ(gb_calibrate_step(&work, 0.5, 1.0, 1000), 0);
-    ASSERT_EQ(work, 3);  /* 0 is taken as 1, then 1 * 2.5 rounded up */
+    ASSERT_EQ(work, 4);  /* 0 is taken as 1, then 1 * 2.1 up to a power of 2 */
     return 0;
 }
 
@@ -111,8 +114,9 @@ static int test_calibrate_converges(void)
             break;
     }
     ASSERT(ms >= 1.0);
-    ASSERT(ms < 2.6);
+    ASSERT(ms < 1.2);
     ASSERT(rounds < 10);
+    ASSERT_EQ(work, 524288);  /* 0.005 + 524288 * 2e-6 = 1.054 ms */
     return 0;
 }
 

@@ -1,0 +1,28 @@
+/*
+ * device_json.h - a GPU's description as JSON: the entries of `--list`,
+ * the device of the ready line and of every run's meta (one writer, so
+ * the three never disagree).
+ */
+#ifndef GPUBENCH_KERNELS_DEVICE_JSON_H
+#define GPUBENCH_KERNELS_DEVICE_JSON_H
+
+#include <cjson/cJSON.h>
+
+#include "gb_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A NEW object (caller owns; NULL when out of memory). */
+cJSON *gb_device_json(const struct gb_device_info *d);
+
+/* A NEW {"devices": [...]} object for `--list`, with "reason" when the
+ * list is empty or a device could not be read. */
+cJSON *gb_device_list_json(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * job.c - check, measure, add metadata; see job.h.
+ *
+ * The card's state is read while a timed sample is running on the GPU
+ * (the in_flight hook): before = during the first sample, after = during
+ * the last, so both clocks are clocks under load, and a fall between them
+ * means the samples were taken at two speeds.
+ */
+#include "job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "bench_spec.h"
+#include "meta.h"
+
+struct bench_entry {
+    const char *name;
+    gb_bench_fn run;
+};
+
+static const struct bench_entry implemented[] = {
+    {"smem_stride", gb_bench_smem_stride},
+    {"smem_pattern", gb_bench_smem_pattern},
+    {"transpose", gb_bench_transpose},
+    {"test_fault", gb_bench_test_fault},
+    {"test_hang", gb_bench_test_hang},
+};
+
+#define IMPLEMENTED_COUNT (sizeof(implemented) / sizeof(implemented[0]))
+
+static gb_bench_fn find_implementation(const char *name)
+{
+    for (size_t i = 0; i < IMPLEMENTED_COUNT; i++)
+        if (strcmp(implemented[i].name, name) == 0)
+            return implemented[i].run;
+    return NULL;
+}
+
+int gb_worker_open(struct gb_worker *w, int device, struct gb_job_error *err)
+{
+    struct gb_cuda_error cuda;
+
+    memset(w, 0, sizeof(*w));
+    memset(&cuda, 0, sizeof(cuda));
+    w->device = device;
+    if (gb_device_open(device, &cuda) != 0 || gb_device_query(device, &w->info, &cuda) != 0) {
+        gb_job_fail(err, "device_unavailable", "GPU %d cannot be opened: %s: %s: %s",
+                    device, cuda.call, cuda.name, cuda.text);
+        return -1;
+    }
+    w->nvml = gb_nvml_open(w->nvml_reason, sizeof(w->nvml_reason));
+    return 0;
+}
+
+void gb_worker_close(struct gb_worker *w)
+{
+    gb_nvml_close(w->nvml);
+    w->nvml = NULL;
+}
+
+cJSON *gb_job_resolve(const char *benchmark, const cJSON *params,
+                      struct gb_job_error *err)
+{
+    const struct gb_benchmark *b;
+    struct gb_error spec;
+    cJSON *resolved;
+
+    b = gb_benchmark_find(benchmark);
+    if (b == NULL || find_implementation(b->name) == NULL) {
+        gb_job_fail(err, "unknown_benchmark",
+                    "unknown benchmark \"%.60s\"; this worker runs smem_stride, "
+                    "smem_pattern and transpose (and test_fault, test_hang for "
+                    "tests)", benchmark ? benchmark : "");
+        snprintf(err->field, sizeof(err->field), "benchmark");
+        return NULL;
+    }
+    memset(&spec, 0, sizeof(spec));
+    resolved = gb_params_resolve(b, params, &spec);
+    if (resolved == NULL)
+        gb_job_fail_params(err, &spec);
+    return resolved;
+}
+
+struct job_state {
+    struct gb_worker *w;
+    cJSON *before, *after;
+    gb_job_progress_fn progress;
+    void *progress_arg;
+};
+
+static void on_in_flight(void *arg, int done, int total)
+{
+    struct job_state *s = arg;
+
+    if (done == 0 && s->before == NULL)
+        s->before = gb_nvml_card_state(s->w->nvml, s->w->info.pci_bus_id,
+                                       "during the first timed sample", s->w->nvml_reason);
+    if (done == total - 1) {
+        cJSON_Delete(s->after);
+        s->after = gb_nvml_card_state(s->w->nvml, s->w->info.pci_bus_id,
+                                      "during the last timed sample", s->w->nvml_reason);
+    }
+}
+
+static void on_progress(void *arg, int done, int total)
+{
+    struct job_state *s = arg;
+
+    if (s->progress)
+        s->progress(s->progress_arg, done, total);
+}
+
+int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved,
+               gb_job_progress_fn progress, void *progress_arg, cJSON **result,
+               cJSON **meta, struct gb_job_error *err)
+{
+    struct job_state state = {w, NULL, NULL, progress, progress_arg};
+    struct gb_hooks hooks = {on_progress, on_in_flight, &state, 0, 0};
+    struct gb_bench_env env = {&w->info, &hooks};
+    struct gb_meta_input in;
+    char started[40], finished[40];
+    gb_bench_fn run = find_implementation(benchmark);
+    int rc = -1;
+
+    *result = NULL;
+    *meta = NULL;
+    if (run == NULL)
+        return gb_job_fail(err, "unknown_benchmark", "unknown benchmark \"%.60s\"",
+                           benchmark);
+    gb_rfc3339_now(started, sizeof(started));
+    if (run(&env, resolved, result, err) != 0)
+        goto out;
+    gb_rfc3339_now(finished, sizeof(finished));
+    memset(&in, 0, sizeof(in));
+    in.dev = &w->info;
+    in.nvml = w->nvml;
+    in.nvml_reason = w->nvml_reason;
+    in.state_before = state.before;
+    in.state_after = state.after;
+    in.started_at = started;
+    in.finished_at = finished;
+    state.before = state.after = NULL;
+    *meta = gb_meta_build(&in);
+    if (*meta == NULL) {
+        gb_job_fail(err, "internal", "out of memory building the metadata");
+        goto out;
+    }
+    rc = 0;
+
+out:
+    if (rc != 0) {
+        cJSON_Delete(*result);
+        *result = NULL;
+    }
+    cJSON_Delete(state.before);
+    cJSON_Delete(state.after);
+    return rc;
+}

@@ -1,0 +1,124 @@
+/*
+ * table.c - human tables for `run`; see table.h.
+ */
+#include "table.h"
+
+#include <math.h>
+#include <string.h>
+
+static double num(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *str(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsString(v) ? v->valuestring : "?";
+}
+
+static const cJSON *obj(const cJSON *o, const char *name)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, name);
+}
+
+/* Card, driver, CUDA, build, and the clock flag: the context a number
+ * needs to mean anything. */
+static void print_header(FILE *out, const cJSON *meta)
+{
+    const cJSON *driver = obj(meta, "driver"), *cuda = obj(meta, "cuda");
+    const cJSON *build = obj(meta, "build"), *dev = obj(meta, "device");
+    const cJSON *before = obj(meta, "state_before"), *after = obj(meta, "state_after");
+    const cJSON *version = obj(driver, "nvidia_version");
+
+    fprintf(out, "%s (%s, %g SMs), driver %s, CUDA %s (runtime %s), nvcc %s for sm %s\n",
+            str(dev, "name"), str(dev, "pci_bus_id"), num(dev, "sm_count"),
+            cJSON_IsString(version) ? version->valuestring : "unknown",
+            str(cuda, "driver_version"), str(cuda, "runtime_version"),
+            str(build, "nvcc_version"), str(build, "architectures"));
+    if (cJSON_IsTrue(obj(before, "available")))
+        fprintf(out, "SM clock %g MHz during the first sample, %g MHz during the last; "
+                "%g C; power limit %g W\n",
+                num(before, "sm_clock_mhz"), num(after, "sm_clock_mhz"),
+                num(after, "temperature_c"), num(after, "power_limit_w"));
+    else
+        fprintf(out, "card state not read: %s\n", str(before, "reason"));
+    if (cJSON_IsTrue(obj(meta, "clock_dropped")))
+        fprintf(out, "WARNING: the SM clock fell during the run; the rows mix two clocks\n");
+}
+
+static void print_smem_rows(FILE *out, const cJSON *rows, int by_stride)
+{
+    const cJSON *row;
+
+    fprintf(out, "%-12s %9s %12s %21s %7s %9s\n", by_stride ? "Word stride" : "Pattern",
+            "Predicted", "Median time", "Min .. max (ms)", "Ratio", "Ratio/pred");
+    cJSON_ArrayForEach(row, rows) {
+        char key[32];
+        if (by_stride)
+            snprintf(key, sizeof(key), "%g", num(row, "stride"));
+        else
+            snprintf(key, sizeof(key), "%g bcast", num(row, "broadcast_lanes"));
+        fprintf(out, "%-12s %9g %9.3f ms %9.3f .. %-9.3f %7.2f %9.3f%s\n", key,
+                num(row, "predicted_degree"), num(row, "median_ms"), num(row, "min_ms"),
+                num(row, "max_ms"), num(row, "ratio"), num(row, "ratio_to_predicted"),
+                cJSON_IsTrue(obj(row, "address_compacted")) ? "  (compacted)" : "");
+    }
+}
+
+static void print_smem_summary(FILE *out, const cJSON *summary)
+{
+    const cJSON *base = obj(summary, "baseline"), *peak = obj(summary, "peak");
+    const cJSON *launch = obj(summary, "launch");
+
+    fprintf(out, "\nbaseline (stride 1%s): median %.3f ms, %.0f GB/s = %.1f%% of the "
+            "%.0f GB/s peak at the %.0f MHz maximum clock (%g SMs x 128 B a clock); "
+            "%.1f B a clock per SM measured in SM cycles\n",
+            cJSON_IsTrue(obj(base, "in_rows")) ? "" : ", measured in addition",
+            num(base, "median_ms"), num(peak, "baseline_gbps"),
+            100 * num(peak, "baseline_fraction_of_peak_at_max_clock"),
+            num(peak, "peak_gbps_at_max_clock"), num(peak, "max_sm_clock_mhz"),
+            num(peak, "sm_count"), num(peak, "baseline_bytes_per_clock_per_sm"));
+    fprintf(out, "launch: %g blocks x %g threads (%g warps per SM), %g iterations x %g "
+            "loads per sample; largest |ratio/predicted - 1| = %.3f\n",
+            num(launch, "grid"), num(launch, "block"), num(launch, "warps_per_sm"),
+            num(launch, "iterations_per_sample"), num(launch, "loads_per_iteration"),
+            num(summary, "max_ratio_error"));
+}
+
+static void print_transpose(FILE *out, const cJSON *result)
+{
+    const cJSON *summary = obj(result, "summary"), *ceiling = obj(summary, "ceiling");
+    const cJSON *row;
+
+    fprintf(out, "%-16s %10s %10s %26s %9s\n", "Kernel", "Time", "GB/s",
+            "Share of the copy ceiling", "Verified");
+    cJSON_ArrayForEach(row, obj(result, "rows")) {
+        fprintf(out, "%-16s %7.3f ms %10.1f %25.1f%% %9s\n", str(row, "variant"),
+                num(row, "median_ms"), num(row, "gbps"),
+                100 * num(row, "share_of_ceiling"),
+                cJSON_IsTrue(obj(row, "verified")) ? "yes" : "NO");
+    }
+    fprintf(out, "\n%g x %g floats, %.0f MB moved a launch; copy ceiling %.1f GB/s "
+            "(%s; cudaMemcpy %.1f, copy kernel %.1f)\n",
+            num(summary, "n"), num(summary, "n"), num(summary, "bytes_per_launch") / 1e6,
+            num(ceiling, "gbps"), str(ceiling, "source"), num(ceiling, "memcpy_gbps"),
+            num(ceiling, "copy_kernel_gbps"));
+    if (cJSON_IsTrue(obj(summary, "ceiling_suspect")))
+        fprintf(out, "WARNING: a variant beat the copy ceiling, so the ceiling is wrong "
+                "(over_ceiling lists which)\n");
+}
+
+void gb_print_table(FILE *out, const char *benchmark, const cJSON *result,
+                    const cJSON *meta)
+{
+    print_header(out, meta);
+    fprintf(out, "\n");
+    if (strcmp(benchmark, "transpose") == 0) {
+        print_transpose(out, result);
+        return;
+    }
+    print_smem_rows(out, obj(result, "rows"), strcmp(benchmark, "smem_stride") == 0);
+    print_smem_summary(out, obj(result, "summary"));
+}
