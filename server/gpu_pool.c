@@ -76,7 +76,7 @@ static void gpu_note_failure(struct gpu *g, const char *what)
 {
     pthread_mutex_lock(&g->lock);
     g->failures_in_row++;
-    snprintf(g->last_error, sizeof(g->last_error), "%s", what);
+    snprintf(g->last_error, sizeof(g->last_error), "%.250s", what);
     pthread_mutex_unlock(&g->lock);
 }
 

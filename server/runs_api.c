@@ -343,7 +343,7 @@ void runs_post(struct http_request *req, struct http_reply *rep)
         r->device_uuid = refs[i].uuid;
         r->device_name = refs[i].name;
         r->timeout_s = timeout_s;
-        snprintf(ws.ids[i], sizeof(ws.ids[i]), "%s", r->id);
+        snprintf(ws.ids[i], sizeof(ws.ids[i]), "%.36s", r->id);
     }
     ws.n = n;
     rc = store_insert_runs(app->store, runs, n, app->opt->max_queue);
