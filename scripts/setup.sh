@@ -21,7 +21,10 @@ esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GPUBENCH_BUILD_DIR:-$top/build}
 packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
-          libsqlite3-dev python3 curl sqlite3)
+          libsqlite3-dev nettle-dev libcurl4-openssl-dev python3 curl sqlite3
+          libjs-chart.js)
+# The browser test drives Debian's Chromium; only the tests need it.
+[ "$cmd" = test ] && packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

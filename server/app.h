@@ -15,6 +15,7 @@ struct gpu_pool;
 struct waiters;
 struct auth;
 struct ratelimit;
+struct peers;
 
 struct app {
     const struct options *opt;
@@ -23,6 +24,7 @@ struct app {
     struct waiters *waiters;
     struct auth *auth;            /* NULL: no tokens, everything open */
     struct ratelimit *post_limit; /* NULL: no rate limit */
+    struct peers *peers;          /* NULL: no --peer */
     char host[256];
     int64_t started_mono_ms;
     char started_at[32];

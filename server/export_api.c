@@ -31,7 +31,7 @@
 #define IMPORT_MAX_ERRORS 20
 
 static const char *const filter_args[] = {"benchmark", "device", "host", "status",
-                                          "label", "batch", "limit", NULL};
+                                          "label", "batch", "limit", "after_seq", NULL};
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 
@@ -161,6 +161,8 @@ struct export_stream {
     enum export_format format;
     char filters[6][256];
     char cursor[40];
+    int by_seq;
+    long long after_seq;
     long remaining;
     int finished;
     struct dynbuf pending;
@@ -181,9 +183,11 @@ static int export_next_page(struct export_stream *x)
     struct run_filter f = {
         .benchmark = x->filters[0], .device = x->filters[1], .host = x->filters[2],
         .status = x->filters[3], .label = x->filters[4], .batch = x->filters[5],
-        .cursor = x->cursor[0] ? x->cursor : NULL,
+        .cursor = x->cursor[0] && !x->by_seq ? x->cursor : NULL,
         .limit = x->remaining < EXPORT_PAGE ? (int)x->remaining : EXPORT_PAGE,
         .full = 1,
+        .by_seq = x->by_seq,
+        .after_seq = x->after_seq,
     };
     char next[40];
     cJSON *runs = NULL;
@@ -194,6 +198,9 @@ static int export_next_page(struct export_stream *x)
     dynbuf_reset(&x->pending);
     x->sent = 0;
     cJSON_ArrayForEach(run, runs) {
+        const cJSON *seq = cJSON_GetObjectItem(run, "seq");
+        if (x->by_seq && cJSON_IsNumber(seq))
+            x->after_seq = (long long)seq->valuedouble;
         if (x->format == EXPORT_CSV)
             csv_run(&x->pending, run);
         else
@@ -232,6 +239,7 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     static const char *const names[6] = {"benchmark", "device", "host",
                                          "status", "label", "batch"};
     const char *limit = query_get(req, "limit");
+    const char *after = query_get(req, "after_seq");
     struct export_stream *x;
 
     if (query_check(req, rep, filter_args) != 0)
@@ -254,6 +262,18 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
             return;
         }
         x->remaining = v;
+    }
+    if (after) {
+        char *end;
+        long long v = strtoll(after, &end, 10);
+        if (end == after || *end != '\0' || v < 0) {
+            free(x);
+            reply_error(rep, 400, "out_of_bounds", "after_seq",
+                        "after_seq=%.20s: expected a whole number, 0 or more", after);
+            return;
+        }
+        x->by_seq = 1;
+        x->after_seq = v;
     }
     for (int i = 0; i < 6; i++) {
         const char *v = query_get(req, names[i]);

@@ -622,6 +622,25 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
     return add_ref(g, refs, 0, cap);
 }
 
+int gpu_pool_stats(struct gpu_pool *p, struct gpu_stat *stats, int cap)
+{
+    int n = 0;
+
+    for (int i = 0; i < p->count && n < cap; i++, n++) {
+        struct gpu *g = &p->gpus[i];
+        pthread_mutex_lock(&g->lock);
+        stats[n].index = g->index;
+        stats[n].uuid = g->uuid;
+        stats[n].name = g->name;
+        stats[n].restarts = g->restarts;
+        stats[n].runs_done = g->runs_done;
+        stats[n].healthy = g->failures_in_row < GPU_UNHEALTHY_AFTER;
+        stats[n].state = state_names[g->state];
+        pthread_mutex_unlock(&g->lock);
+    }
+    return n;
+}
+
 cJSON *gpu_pool_describe(struct gpu_pool *p)
 {
     cJSON *root = cJSON_CreateObject();

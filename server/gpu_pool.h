@@ -60,6 +60,20 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
 /* Tells the runner of GPU index that its queue has work. */
 void gpu_pool_wake(struct gpu_pool *p, int index);
 
+/* Per GPU, for /metrics: index, uuid, name, restarts, healthy, state
+ * name.  Fills at most cap entries; returns how many.  Strings point into
+ * the pool. */
+struct gpu_stat {
+    int index;
+    const char *uuid;
+    const char *name;
+    long restarts;
+    long runs_done;
+    int healthy;
+    const char *state;
+};
+int gpu_pool_stats(struct gpu_pool *p, struct gpu_stat *stats, int cap);
+
 /* {"devices": [...], "reason": ...} for GET /devices.  Caller owns it. */
 cJSON *gpu_pool_describe(struct gpu_pool *p);
 

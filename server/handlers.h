@@ -23,6 +23,8 @@ void benchmarks_get(struct http_request *req, struct http_reply *rep);
 void predict_post(struct http_request *req, struct http_reply *rep);
 void devices_get(struct http_request *req, struct http_reply *rep);
 void healthz_get(struct http_request *req, struct http_reply *rep);
+void peers_get(struct http_request *req, struct http_reply *rep);
+void metrics_get(struct http_request *req, struct http_reply *rep);
 
 void static_index(struct http_request *req, struct http_reply *rep);
 void static_file(struct http_request *req, struct http_reply *rep);

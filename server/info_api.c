@@ -8,6 +8,7 @@
 #include "bench_spec.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "peers.h"
 #include "predict.h"
 #include "store.h"
 #include "timeutil.h"
@@ -161,4 +162,11 @@ void healthz_get(struct http_request *req, struct http_reply *rep)
     cJSON_AddStringToObject(body, "database", db_ok ? "ok" : "unreachable");
     cJSON_AddNumberToObject(body, "gpus", gpu_pool_count(app->gpus));
     reply_json(rep, db_ok ? 200 : 503, body);
+}
+
+void peers_get(struct http_request *req, struct http_reply *rep)
+{
+    if (query_check(req, rep, no_query) != 0)
+        return;
+    reply_json(rep, 200, peers_describe(req->app->peers));
 }

@@ -12,6 +12,7 @@
 #include "http.h"
 #include "log.h"
 #include "options.h"
+#include "peers.h"
 #include "ratelimit.h"
 #include "store.h"
 #include "timeutil.h"
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
         log_error("out of memory starting the GPU runners");
         goto done;
     }
+    app.peers = peers_start(&app);
     http = http_start(&app, opt.listen, err, sizeof(err));
     if (http == NULL) {
         log_error("%s", err);
@@ -116,6 +118,7 @@ done:
     if (app.waiters)
         waiters_release_all(app.waiters);
     http_stop(http);
+    peers_stop(app.peers);
     gpu_pool_stop(app.gpus);
     waiters_free(app.waiters);
     store_close(app.store);

@@ -36,8 +36,9 @@ static const char usage[] =
     "                         0: no limit), in bursts of --rate-burst (default 30)\n"
     "  --max-connections N    at once (default 256), and per client address\n"
     "  --max-connections-per-ip N  (default 64)\n"
-    "  --peer URL             a peer daemon to pull runs from (not implemented\n"
-    "                         yet: refused)\n"
+    "  --peer URL             a peer gpubenchd to pull finished runs from\n"
+    "                         (repeatable, e.g. http://node7:8080)\n"
+    "  --peer-interval SECONDS  between pulls from each peer (default 30)\n"
     "  --max-queue N          queued runs the node holds at most (default 100)\n"
     "  --run-timeout SECONDS  the longest a run may take (default 300)\n"
     "  --shutdown-grace SECONDS  on SIGTERM, how long the running run may\n"
@@ -109,6 +110,7 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
     opt->run_timeout_s = 300;
     opt->shutdown_grace_s = 10;
     opt->http_threads = 4;
+    opt->peer_interval_s = 30;
     opt->rate_per_minute = 120;
     opt->rate_burst = 30;
     opt->max_connections = 256;
@@ -174,9 +176,18 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
             if (parse_int(a, v, 1, 100000, &opt->max_connections_per_ip, err))
                 return OPTIONS_EXIT_USAGE;
         } else if (strcmp(a, "--peer") == 0) {
-            fprintf(err, "gpubenchd: --peer: pulling runs from peers is not "
-                         "implemented yet\n");
-            return OPTIONS_EXIT_USAGE;
+            if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) {
+                fprintf(err, "gpubenchd: --peer %s: expected an http:// or https:// URL\n", v);
+                return OPTIONS_EXIT_USAGE;
+            }
+            if (opt->peer_count == OPTIONS_MAX_PEERS) {
+                fprintf(err, "gpubenchd: at most %d peers\n", OPTIONS_MAX_PEERS);
+                return OPTIONS_EXIT_USAGE;
+            }
+            opt->peers[opt->peer_count++] = v;
+        } else if (strcmp(a, "--peer-interval") == 0) {
+            if (parse_int(a, v, 1, 86400, &opt->peer_interval_s, err))
+                return OPTIONS_EXIT_USAGE;
         } else if (strcmp(a, "--max-queue") == 0) {
             if (parse_int(a, v, 1, 1000000, &opt->max_queue, err))
                 return OPTIONS_EXIT_USAGE;

@@ -23,6 +23,7 @@ struct options {
     const char *token_file;
     const char *peers[OPTIONS_MAX_PEERS];
     int peer_count;
+    int peer_interval_s;
     int max_queue;
     int run_timeout_s;
     int shutdown_grace_s;

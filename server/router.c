@@ -27,6 +27,8 @@ static const struct route routes[] = {
     {.method = "POST",   .pattern = "/predict",     .handler = predict_post},
     {.method = "GET",    .pattern = "/compare",     .handler = compare_get},
     {.method = "GET",    .pattern = "/devices",     .handler = devices_get},
+    {.method = "GET",    .pattern = "/peers",       .handler = peers_get},
+    {.method = "GET",    .pattern = "/metrics",     .handler = metrics_get},
     {.method = "GET",    .pattern = "/healthz",     .handler = healthz_get, .access = ROUTE_PUBLIC},
     {.method = "GET",    .pattern = "/",            .handler = static_index, .access = ROUTE_PUBLIC},
     {.method = "GET",    .pattern = "/static/*",    .handler = static_file, .access = ROUTE_PUBLIC},

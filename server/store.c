@@ -25,13 +25,13 @@ struct store {
     "r.id, r.benchmark, r.params, r.label, r.batch_id, r.host, "             \
     "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "  \
     "r.created_at, r.started_at, r.finished_at, r.progress_done, "           \
-    "r.progress_total, r.error_code, r.error_message, r.origin"
+    "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq"
 
 enum {
     C_ID, C_BENCHMARK, C_PARAMS, C_LABEL, C_BATCH, C_HOST, C_DEV_INDEX,
     C_DEV_UUID, C_DEV_NAME, C_STATUS, C_TIMEOUT, C_CREATED, C_STARTED,
     C_FINISHED, C_PROG_DONE, C_PROG_TOTAL, C_ERR_CODE, C_ERR_MSG, C_ORIGIN,
-    C_COUNT
+    C_SEQ, C_COUNT
 };
 
 static const char *col_text(sqlite3_stmt *st, int col)
@@ -100,6 +100,10 @@ static cJSON *run_from_row(sqlite3_stmt *st)
         cJSON_AddNullToObject(run, "error");
     }
     add_text_or_null(run, "origin", col_text(st, C_ORIGIN));
+    if (sqlite3_column_type(st, C_SEQ) == SQLITE_NULL)
+        cJSON_AddNullToObject(run, "seq");
+    else
+        cJSON_AddNumberToObject(run, "seq", (double)sqlite3_column_int64(st, C_SEQ));
     return run;
 }
 
@@ -160,6 +164,10 @@ void store_close(struct store *s)
     free(s);
 }
 
+/* The next number in the order runs become final here (see
+ * migrations/0002_fleet.sql); evaluated inside the writing transaction. */
+#define NEXT_SEQ "(SELECT coalesce(max(final_seq), 0) + 1 FROM runs)"
+
 static void bind_text(sqlite3_stmt *st, int i, const char *v)
 {
     if (v)
@@ -199,16 +207,23 @@ done:
 int store_recover(struct store *s, int *count)
 {
     char now[32];
-    int rc;
+    int rc = STORE_OK, changes = 0;
 
+    *count = 0;
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&s->lock);
-    rc = exec_bound(s,
-                    "UPDATE runs SET status = 'failed', finished_at = ?1, "
-                    "error_code = 'interrupted', error_message = 'the daemon "
-                    "stopped while this run was running; the result was lost' "
-                    "WHERE status = 'running' AND origin IS NULL",
-                    now, NULL, NULL, NULL, count);
+    /* One run at a time, so that each gets its own final_seq. */
+    do {
+        rc = exec_bound(s,
+                        "UPDATE runs SET status = 'failed', finished_at = ?1, "
+                        "error_code = 'interrupted', error_message = 'the daemon "
+                        "stopped while this run was running; the result was lost', "
+                        "final_seq = " NEXT_SEQ " "
+                        "WHERE id = (SELECT id FROM runs WHERE status = 'running' "
+                        "AND origin IS NULL LIMIT 1)",
+                        now, NULL, NULL, NULL, &changes);
+        *count += changes;
+    } while (rc == STORE_OK && changes > 0);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }
@@ -438,7 +453,9 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         "AND (?5 IS NULL OR r.label = ?5) "
         "AND (?6 IS NULL OR r.batch_id = ?6) "
         "AND (?7 IS NULL OR r.id < ?7) "
-        "ORDER BY r.id DESC LIMIT ?8";
+        "AND (?10 < 0 OR r.final_seq > ?10) "
+        "ORDER BY CASE WHEN ?10 < 0 THEN NULL ELSE r.final_seq END ASC, "
+        "r.id DESC LIMIT ?8";
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
                            f->label, f->batch, f->cursor};
     sqlite3_stmt *st = NULL;
@@ -457,6 +474,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     /* One more than asked for tells whether another page exists. */
     sqlite3_bind_int(st, 8, f->limit + 1);
     sqlite3_bind_int(st, 9, f->full != 0);
+    sqlite3_bind_int64(st, 10, f->by_seq ? f->after_seq : -1);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *run;
         if (n == f->limit) {
@@ -502,8 +520,8 @@ int store_cancel_run(struct store *s, const char *id, char status[16])
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&s->lock);
     rc = exec_bound(s,
-                    "UPDATE runs SET status = 'cancelled', finished_at = ?2 "
-                    "WHERE id = ?1 AND status = 'queued'",
+                    "UPDATE runs SET status = 'cancelled', finished_at = ?2, "
+                    "final_seq = " NEXT_SEQ " WHERE id = ?1 AND status = 'queued'",
                     id, now, NULL, NULL, &changes);
     pthread_mutex_unlock(&s->lock);
     if (rc != STORE_OK)
@@ -618,7 +636,8 @@ int store_finish_run(struct store *s, const char *id, const char *status,
     in_tx = 1;
     if (exec_bound(s,
                    "UPDATE runs SET status = ?2, finished_at = ?3, "
-                   "error_code = ?4 WHERE id = ?1 AND status = 'running'",
+                   "error_code = ?4, final_seq = " NEXT_SEQ " "
+                   "WHERE id = ?1 AND status = 'running'",
                    id, status, now, error_code, NULL) != STORE_OK)
         goto done;
     if (error_message &&
@@ -713,8 +732,9 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                            "label, batch_id, host, device_index, device_uuid, "
                            "device_name, status, timeout_s, created_at, "
                            "started_at, finished_at, error_code, error_message, "
-                           "origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                           "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                           "origin, final_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                           "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+                           NEXT_SEQ ")",
                            -1, &ins, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(s->db,
                            "INSERT INTO run_results (run_id, results, meta) "
@@ -763,6 +783,134 @@ done:
     sqlite3_finalize(res);
     if (in_tx)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_count_by_status(struct store *s, long counts[5])
+{
+    static const char *const names[5] = {"queued", "running", "done", "failed", "cancelled"};
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR, step;
+
+    for (int i = 0; i < 5; i++)
+        counts[i] = 0;
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_prepare_v2(s->db, "SELECT status, count(*) FROM runs GROUP BY status",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < 5; i++)
+            if (strcmp(col_text(st, 0), names[i]) == 0)
+                counts[i] = sqlite3_column_int64(st, 1);
+    }
+    if (step == SQLITE_DONE)
+        rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_latest_per_card(struct store *s, cJSON **out)
+{
+    /* SQLite returns the other columns of the row that holds max(id). */
+    static const char sql[] =
+        "SELECT " RUN_COLUMNS ", res.results, res.meta, max(r.id) "
+        "FROM runs r JOIN run_results res ON res.run_id = r.id "
+        "WHERE r.status = 'done' "
+        "GROUP BY r.benchmark, r.host, r.device_uuid";
+    sqlite3_stmt *st = NULL;
+    cJSON *runs = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *out = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (runs == NULL || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run = run_from_row(st);
+        if (run == NULL)
+            goto done;
+        cJSON_AddItemToObject(run, "results", json_column(st, C_COUNT));
+        cJSON_AddItemToObject(run, "meta", json_column(st, C_COUNT + 1));
+        cJSON_AddItemToArray(runs, run);
+    }
+    if (step != SQLITE_DONE)
+        goto done;
+    *out = runs;
+    runs = NULL;
+    rc = STORE_OK;
+
+done:
+    cJSON_Delete(runs);
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_peer_load(struct store *s, const char *url, struct peer_row *row)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    memset(row, 0, sizeof(*row));
+    pthread_mutex_lock(&s->lock);
+    if (exec_bound(s, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", url,
+                   NULL, NULL, NULL, NULL) != STORE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "SELECT cursor, runs_pulled, last_success_at, "
+                           "last_error, last_error_at FROM peers WHERE url = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    bind_text(st, 1, url);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        goto done;
+    row->cursor = sqlite3_column_int64(st, 0);
+    row->runs_pulled = sqlite3_column_int64(st, 1);
+    snprintf(row->last_success_at, sizeof(row->last_success_at), "%s",
+             col_text(st, 2) ? col_text(st, 2) : "");
+    snprintf(row->last_error, sizeof(row->last_error), "%s",
+             col_text(st, 3) ? col_text(st, 3) : "");
+    snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
+             col_text(st, 4) ? col_text(st, 4) : "");
+    rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+int store_peer_record(struct store *s, const char *url, long long cursor,
+                      long long pulled, const char *error)
+{
+    sqlite3_stmt *st = NULL;
+    char now[32];
+    int rc = STORE_ERROR;
+
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&s->lock);
+    if (sqlite3_prepare_v2(s->db, error
+                           ? "UPDATE peers SET last_error = ?2, last_error_at = ?3 WHERE url = ?1"
+                           : "UPDATE peers SET cursor = ?4, runs_pulled = runs_pulled + ?5, "
+                             "last_success_at = ?3 WHERE url = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    bind_text(st, 1, url);
+    if (error)
+        bind_text(st, 2, error);
+    bind_text(st, 3, now);
+    if (!error) {
+        sqlite3_bind_int64(st, 4, cursor);
+        sqlite3_bind_int64(st, 5, pulled);
+    }
+    if (sqlite3_step(st) == SQLITE_DONE)
+        rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
     pthread_mutex_unlock(&s->lock);
     return rc;
 }

@@ -61,6 +61,9 @@ struct run_filter {
     const char *cursor;
     int limit;
     int full;                /* with results and meta (exports, /compare) */
+    int by_seq;              /* 1: only runs final after after_seq, in that
+                              * order (a peer's pull); 0: newest first */
+    long long after_seq;
 };
 
 /* Opens (creating if needed) and migrates the database at path.  On
@@ -120,6 +123,29 @@ int store_queue_depth(struct store *s, int device_index, long *depth);
  * *existing get the counts. */
 int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                       int *inserted, int *existing);
+
+/* Runs by status: counts[i] for the status names in order
+ * queued, running, done, failed, cancelled. */
+int store_count_by_status(struct store *s, long counts[5]);
+
+/* The newest done run of each benchmark on each card (host and device
+ * UUID), whole, as an array. */
+int store_latest_per_card(struct store *s, cJSON **out);
+
+/* A peer's pull state (migrations/0002_fleet.sql), made if new. */
+struct peer_row {
+    long long cursor;
+    long long runs_pulled;
+    char last_success_at[32];
+    char last_error[256];
+    char last_error_at[32];
+};
+int store_peer_load(struct store *s, const char *url, struct peer_row *row);
+
+/* Records a pull: on success (error NULL) the new cursor and how many runs
+ * it stored; on failure the error, with the time. */
+int store_peer_record(struct store *s, const char *url, long long cursor,
+                      long long pulled, const char *error);
 
 /* A trivial query, for /healthz. */
 int store_ping(struct store *s);

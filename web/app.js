@@ -1,130 +1,977 @@
-// The gpubench page: the node's GPUs, the runs with filters and paging,
-// and one run's rows and metadata.  Plain JavaScript, no build step; all
-// data comes from the daemon's JSON API.  The view lives in the URL
-// (?run=ID, ?benchmark=...), so a link shows a colleague the same thing.
+// The gpubench page: runs with filters and paging, one run (chart, rows,
+// metadata, live progress), cards compared, and a form to post a run.
+// Plain JavaScript, no build step, no inline script or style (the page runs
+// under a Content-Security-Policy); all data comes from the daemon's JSON API.
+// The view lives in the query string, so a link shows a colleague the same
+// thing: ?run=ID, ?view=compare&benchmark=..., ?view=post, else the runs list.
 "use strict";
 
-const $ = (sel) => document.querySelector(sel);
+const $ = (sel, root) => (root || document).querySelector(sel);
+const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
 
+// ---------------------------------------------------------------- helpers
+
+// Builds an element.  Attributes only; never a "style" string, which the
+// Content-Security-Policy forbids.
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") e.className = v; else e.setAttribute(k, v);
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "dataset") Object.assign(e.dataset, v);
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(c ?? ""));
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
   return e;
 }
 
-async function api(path) {
-  const r = await fetch(path, { headers: { Accept: "application/json" } });
-  const body = await r.json();
-  if (!r.ok) throw new Error(body.error ? body.error.message : r.statusText);
+class ApiError extends Error {
+  constructor(status, body) {
+    const err = (body && body.error) || {};
+    super(err.message || "HTTP " + status);
+    this.status = status;
+    this.code = err.code;
+    this.field = err.field;
+  }
+}
+
+const TOKEN_KEY = "gpubench.token";
+
+// One request to the daemon.  A token kept for this tab goes with every
+// request (a daemon started with --auth-reads wants it for reads too); the
+// daemon asks for one with a 401.
+async function api(path, opts = {}) {
+  const headers = { Accept: "application/json" };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = "Bearer " + token;
+  if (opts.body !== undefined) headers["Content-Type"] = "application/json";
+  const r = await fetch(path, {
+    method: opts.method || "GET",
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
+  let body = null;
+  try { body = await r.json(); } catch (_) { /* not JSON: the status says enough */ }
+  if (!r.ok) {
+    const e = new ApiError(r.status, body);
+    // A read refused for want of a token: ask once, at the top of the page.
+    if (r.status === 401 && (opts.method || "GET") === "GET") tokenBar(token ? "The daemon refused this token." : "This daemon wants a bearer token to show its runs.");
+    throw e;
+  }
   return body;
 }
 
-function fmt(v, digits = 3) {
-  if (typeof v !== "number") return v === null || v === undefined ? "" : String(v);
-  return Number.isInteger(v) ? String(v) : v.toPrecision(digits);
-}
-
-async function showDevices() {
-  const box = $("#devices");
-  try {
-    const d = await api("/devices");
-    $("#host").textContent = d.host || "";
-    if (!d.devices.length) {
-      box.replaceChildren(el("p", { class: "note" }, "No GPU: " + d.reason));
-      return;
-    }
-    const t = el("table", {}, el("tr", {}, ...["#", "Card", "UUID", "Worker", "Queue"].map((h) => el("th", {}, h))));
-    for (const g of d.devices) {
-      t.append(el("tr", {}, el("td", { class: "num" }, String(g.index)), el("td", {}, g.name),
-        el("td", { class: "mono" }, g.uuid), el("td", {}, g.worker.state + (g.worker.healthy ? "" : " (unhealthy)")),
-        el("td", { class: "num" }, String(g.queue_depth))));
-    }
-    box.replaceChildren(t);
-  } catch (e) {
-    box.replaceChildren(el("p", { class: "error" }, String(e.message)));
+// The token prompt for reads: a small form at the top of the page.  The
+// token stays in sessionStorage: this tab only, gone when it closes.
+function tokenBar(message) {
+  let bar = $("#token-bar");
+  if (!bar) {
+    const input = el("input", { id: "token-bar-input", type: "password", autocomplete: "off", size: 28 });
+    bar = el("form", { id: "token-bar", class: "notice token-bar" },
+      el("span", { id: "token-bar-msg" }), " ",
+      el("label", { for: "token-bar-input" }, "Bearer token"), " ", input, " ",
+      el("button", { type: "submit" }, "Use token"),
+      el("span", { class: "note" }, " kept for this tab only"));
+    bar.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const v = input.value.trim();
+      if (v) sessionStorage.setItem(TOKEN_KEY, v); else sessionStorage.removeItem(TOKEN_KEY);
+      bar.remove();
+      state.benchmarks = null;
+      state.devices = null;
+      render(false);
+    });
+    $("#notices").append(bar);
   }
+  $("#token-bar-msg").textContent = message;
 }
 
-function runsQuery(cursor) {
+// Download links cannot carry a bearer header; where a token is set, the
+// file is fetched with it and handed to the browser as a blob instead.
+document.addEventListener("click", async (e) => {
+  const a = e.target.closest("a[download]");
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (!a || !token || a.dataset.blob) return;
+  e.preventDefault();
+  const r = await fetch(a.href, { headers: { Authorization: "Bearer " + token } });
+  if (!r.ok) { pageError("download " + a.getAttribute("href") + ": HTTP " + r.status); return; }
+  const url = URL.createObjectURL(await r.blob());
+  const tmp = el("a", { href: url, download: a.getAttribute("href").split("?")[0].split("/").pop(), dataset: { blob: "1" }, hidden: true });
+  document.body.append(tmp);
+  tmp.click();
+  tmp.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+});
+
+function isNum(v) {
+  return typeof v === "number" && Number.isFinite(v);
+}
+
+// Significant digits, without exponent noise for everyday magnitudes.
+function num(v, digits = 4) {
+  if (!isNum(v)) return "–";
+  if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toLocaleString("en-US");
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e9)) return v.toExponential(digits - 1);
+  return Number(v.toPrecision(digits)).toLocaleString("en-US", { maximumFractionDigits: 6 });
+}
+
+function pct(v, digits = 3) {
+  return isNum(v) ? num(v * 100, digits) + " %" : "–";
+}
+
+function localTime(iso) {
+  if (!iso) return "–";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+function timeEl(iso) {
+  return el("time", { datetime: iso || undefined, title: iso ? iso + " (UTC)" : undefined }, localTime(iso));
+}
+
+function duration(a, b) {
+  if (!a || !b) return null;
+  const s = (new Date(b) - new Date(a)) / 1000;
+  if (!isNum(s)) return null;
+  return s < 1 ? num(s * 1000, 3) + " ms" : s < 120 ? num(s, 3) + " s" : num(s / 60, 3) + " min";
+}
+
+function statusBadge(status) {
+  return el("span", { class: "badge status-" + status }, status);
+}
+
+function qs(obj) {
   const q = new URLSearchParams();
-  for (const [k, v] of new FormData($("#filters"))) if (v) q.set(k, v);
-  if (cursor) q.set("cursor", cursor);
-  return q;
+  for (const [k, v] of Object.entries(obj)) if (v !== undefined && v !== null && v !== "") q.set(k, v);
+  const s = q.toString();
+  return s ? "?" + s : "";
 }
 
-async function showRuns(append) {
-  const body = $("#runs tbody");
-  const cursor = append ? $("#more").dataset.cursor : null;
-  const q = runsQuery(cursor);
-  if (!append) history.replaceState(null, "", q.toString() ? "?" + q : "/");
-  try {
-    const page = await api("/runs?" + q);
-    if (!append) body.replaceChildren();
-    for (const r of page.runs) {
-      const link = el("a", { href: "?run=" + r.id, class: "mono" }, r.id.slice(0, 13) + "…");
-      body.append(el("tr", {}, el("td", {}, r.created_at), el("td", {}, r.benchmark),
-        el("td", {}, r.device.name || ""), el("td", { class: "status-" + r.status }, r.status),
-        el("td", {}, r.label || ""), el("td", {}, link)));
-    }
-    if (!page.runs.length && !append) body.append(el("tr", {}, el("td", { colspan: "6", class: "note" }, "No runs yet.")));
-    const more = $("#more");
-    more.hidden = !page.next;
-    if (page.next) more.dataset.cursor = new URL(page.next, location.href).searchParams.get("cursor");
-  } catch (e) {
-    body.replaceChildren(el("tr", {}, el("td", { colspan: "6", class: "error" }, e.message)));
-  }
+function errorBox(e) {
+  return el("p", { class: "error", role: "alert" }, e instanceof ApiError && e.code ? e.code + ": " + e.message : String(e.message || e));
 }
 
-const ROW_FIELDS = ["stride", "variant", "pattern", "predicted_degree", "median_ms", "min_ms", "max_ms",
-  "ratio", "gbps", "share_of_ceiling", "verified", "bank_conflicts", "wavefronts"];
-
-function rowsTable(rows) {
-  const cols = ROW_FIELDS.filter((f) => rows.some((r) => f in r));
-  const t = el("table", {}, el("tr", {}, ...cols.map((c) => el("th", {}, c))));
-  for (const r of rows) t.append(el("tr", {}, ...cols.map((c) => el("td", { class: typeof r[c] === "number" ? "num" : "" }, fmt(r[c], 4)))));
-  return t;
+// The row key of a benchmark's rows ("stride" or "variant").
+function rowKey(rows) {
+  for (const k of ["stride", "variant", "pattern", "key"]) if (rows.some((r) => k in r)) return k;
+  return null;
 }
 
-async function showRun(id) {
-  $("#runs-view").hidden = true;
-  $("#devices-view").hidden = true;
-  $("#run-view").hidden = false;
-  const box = $("#run");
-  try {
-    const r = await api("/runs/" + encodeURIComponent(id));
-    const parts = [el("h2", {}, r.benchmark + " on " + (r.device.name || "?")),
-      el("p", {}, "Status: ", el("span", { class: "status-" + r.status }, r.status),
-        r.queue_position ? " (position " + r.queue_position + " in the queue)" : "",
-        r.progress && r.status === "running" ? " (" + r.progress.done + " of " + r.progress.total + ")" : ""),
-      el("p", { class: "mono" }, "params " + JSON.stringify(r.params))];
-    if (r.error) parts.push(el("p", { class: "error" }, r.error.code + ": " + r.error.message));
-    if (r.meta && r.meta.synthetic) parts.push(el("p", { class: "error" }, "Synthetic result from a test double: nothing here was measured."));
-    if (r.results) parts.push(rowsTable(r.results.rows));
-    if (r.meta) parts.push(el("details", {}, el("summary", {}, "Card, driver and software"), el("pre", {}, JSON.stringify(r.meta, null, 2))));
-    box.replaceChildren(...parts);
-    if (r.status === "queued" || r.status === "running") setTimeout(() => showRun(id), 1000);
-  } catch (e) {
-    box.replaceChildren(el("p", { class: "error" }, e.message));
-  }
+// (max - min) / median, as the worker reports it; computed where absent.
+function spreadOf(r) {
+  if (isNum(r.spread)) return r.spread;
+  if (isNum(r.max_ms) && isNum(r.min_ms) && isNum(r.median_ms) && r.median_ms > 0) return (r.max_ms - r.min_ms) / r.median_ms;
+  return null;
 }
 
-async function init() {
+// ---------------------------------------------------------------- page state
+
+const state = {
+  benchmarks: null, // from /benchmarks
+  devices: null, // from /devices
+  generation: 0, // bumped on every render; stale timers and fetches stop
+  timers: [],
+};
+
+async function benchmarks() {
+  if (!state.benchmarks) state.benchmarks = (await api("/benchmarks")).benchmarks;
+  return state.benchmarks;
+}
+
+async function devices() {
+  if (!state.devices) state.devices = await api("/devices");
+  return state.devices;
+}
+
+function later(fn, ms) {
+  const gen = state.generation;
+  state.timers.push(setTimeout(() => { if (gen === state.generation) fn(); }, ms));
+}
+
+function current(gen) {
+  return gen === state.generation;
+}
+
+function ready() {
+  document.documentElement.dataset.state = "ready";
+}
+
+// Tells a reader what is missing rather than leaving an empty box.
+function notice(id, ...content) {
+  if ($("#" + id)) return;
+  $("#notices").append(el("p", { id, class: "notice" }, ...content));
+}
+
+// Errors that escape: shown on the page (and counted on <html>, where a
+// test reads them) instead of only in a console nobody opens.
+function pageError(msg) {
+  const box = $("#page-errors");
+  box.hidden = false;
+  box.append(el("p", {}, "Page error: " + msg));
+  const n = Number(document.documentElement.dataset.errors || 0) + 1;
+  document.documentElement.dataset.errors = String(n);
+}
+window.addEventListener("error", (e) => pageError(e.message || "script error"));
+window.addEventListener("unhandledrejection", (e) => pageError(String(e.reason && e.reason.message || e.reason)));
+
+// ---------------------------------------------------------------- routing
+
+function navigate(url, replace) {
+  history[replace ? "replaceState" : "pushState"](null, "", url);
+  render(true);
+}
+
+// Internal links (class "nav") change the view without reloading; a
+// modified click (new tab) is left to the browser.
+document.addEventListener("click", (e) => {
+  const a = e.target.closest("a.nav");
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || url.pathname !== "/") return;
+  e.preventDefault();
+  navigate(url.pathname + url.search);
+});
+window.addEventListener("popstate", () => render(true));
+
+function render(moveFocus) {
+  state.generation++;
+  state.timers.forEach(clearTimeout);
+  state.timers = [];
+  GBCharts.destroyAll();
+  document.documentElement.dataset.state = "loading";
   const q = new URLSearchParams(location.search);
-  if (q.get("run")) return showRun(q.get("run"));
-  try {
-    const b = await api("/benchmarks");
-    const sel = $("#filters select[name=benchmark]");
-    for (const x of b.benchmarks) sel.append(el("option", {}, x.name));
-  } catch (e) { /* the list shows the error */ }
-  for (const [k, v] of q) { const f = $("#filters [name=" + k + "]"); if (f) f.value = v; }
-  $("#filters").addEventListener("change", () => showRuns(false));
-  $("#filters").addEventListener("submit", (e) => { e.preventDefault(); showRuns(false); });
-  $("#more").addEventListener("click", () => showRuns(true));
-  showDevices();
-  showRuns(false);
+  const view = q.get("run") ? "run" : q.get("view") || "runs";
+  for (const v of $$(".view")) v.hidden = v.id !== "view-" + view;
+  for (const a of $$("header nav a")) {
+    if (a.id === "nav-" + view || (view === "run" && a.id === "nav-runs")) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  const show = { runs: showRuns, run: showRun, compare: showCompare, post: showPost }[view] || showRuns;
+  const done = show(q);
+  // After a click, move focus to the new view's heading, as a page load would.
+  if (moveFocus) Promise.resolve(done).then(() => { const h = $(".view:not([hidden]) h1"); if (h) h.focus({ preventScroll: true }); window.scrollTo(0, 0); });
 }
 
-init();
+// ---------------------------------------------------------------- runs list
+
+const RUN_FILTERS = ["benchmark", "device", "host", "status", "label", "batch"];
+
+async function fillBenchmarkSelect(select, withAny) {
+  const list = await benchmarks();
+  if (select.options.length > (withAny ? 1 : 0)) return;
+  for (const b of list) select.append(el("option", { value: b.name }, b.name));
+}
+
+async function showRuns(q) {
+  const gen = state.generation;
+  const form = $("#filters");
+  try { await fillBenchmarkSelect(form.elements.benchmark, true); } catch (_) { /* the list below shows the error */ }
+  devices().then((d) => {
+    const list = $("#device-names");
+    if (list.children.length) return;
+    for (const name of new Set((d.devices || []).map((x) => x.name))) list.append(el("option", { value: name }));
+  }).catch(() => {});
+  for (const k of RUN_FILTERS) form.elements[k].value = q.get(k) || "";
+  const batch = q.get("batch");
+  $("#runs-batch").hidden = !batch;
+  $("#runs-batch").textContent = batch ? "Showing the runs of batch " + batch + " (posted together)." : "";
+
+  const filters = {};
+  for (const k of RUN_FILTERS) filters[k] = q.get(k) || undefined;
+  const cursor = q.get("cursor") || undefined;
+  const limit = q.get("limit") || undefined;
+  $("#dl-runs-csv").href = "/runs.csv" + qs(filters);
+  $("#dl-runs-ndjson").href = "/runs.ndjson" + qs(filters);
+
+  const body = $("#runs tbody");
+  let page;
+  try {
+    page = await api("/runs" + qs({ ...filters, limit, cursor }));
+  } catch (e) {
+    if (!current(gen)) return;
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, errorBox(e))));
+    ready();
+    return;
+  }
+  if (!current(gen)) return;
+  body.replaceChildren(...page.runs.map(runRow));
+  if (!page.runs.length) {
+    const any = RUN_FILTERS.some((k) => filters[k]);
+    body.append(el("tr", {}, el("td", { colspan: 7, class: "note" },
+      any ? "No run matches these filters." : "No runs yet. ", any ? "" : el("a", { class: "nav", href: "?view=post" }, "Post the first one."))));
+  }
+  const older = $("#runs-older");
+  older.hidden = !page.next;
+  if (page.next) {
+    const next = new URL(page.next, location.href).searchParams.get("cursor");
+    older.href = "/" + qs({ ...filters, limit, cursor: next });
+  }
+  const newest = $("#runs-newest");
+  newest.hidden = !cursor;
+  newest.href = "/" + qs({ ...filters, limit });
+  ready();
+  // A list with live runs keeps itself current.
+  if (page.runs.some((r) => r.status === "queued" || r.status === "running")) later(() => showRuns(q), 2000);
+}
+
+function runRow(r) {
+  const card = r.device ? (r.device.name || "?") + (isNum(r.device.index) ? " #" + r.device.index : "") : "–";
+  const synthetic = r.summary && r.summary.synthetic;
+  return el("tr", { dataset: { id: r.id } },
+    el("td", {}, timeEl(r.created_at)),
+    el("td", {}, r.benchmark, synthetic ? el("span", { class: "tag", title: "made up by the worker's test double, not measured" }, "synthetic") : null),
+    el("td", { title: r.device && r.device.uuid }, card),
+    el("td", {}, r.host || "–"),
+    el("td", {}, statusBadge(r.status), r.status === "failed" && r.error ? el("span", { class: "why" }, " " + r.error.code) : null),
+    el("td", {}, r.label || ""),
+    el("td", {}, el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(r.id), "aria-label": "run " + r.id }, r.id.slice(0, 8) + "…" + r.id.slice(-4))));
+}
+
+$("#filters").addEventListener("submit", (e) => {
+  e.preventDefault();
+  applyFilters();
+});
+$("#filters").addEventListener("change", (e) => {
+  if (e.target.tagName === "SELECT") applyFilters();
+});
+
+function applyFilters() {
+  const f = {};
+  for (const k of RUN_FILTERS) f[k] = $("#filters").elements[k].value.trim();
+  navigate("/" + qs(f), true);
+}
+
+// ---------------------------------------------------------------- one run
+
+// The rows table's columns: field, header (with unit), how to show a value.
+const ROW_COLUMNS = [
+  ["predicted_degree", "Predicted degree", (v) => (v === null ? "–" : num(v))],
+  ["ratio", "Measured ratio (× baseline)", (v) => (isNum(v) ? num(v, 3) + "×" : "–")],
+  ["median_ms", "Median (ms)", (v) => num(v, 4)],
+  ["min_ms", "Min (ms)", (v) => num(v, 4)],
+  ["max_ms", "Max (ms)", (v) => num(v, 4)],
+  ["spread", "Spread (max−min)/median", (v) => pct(v, 2)],
+  ["gbps", "GB/s", (v) => num(v, 4)],
+  ["share_of_ceiling", "Share of copy ceiling", (v) => pct(v, 3)],
+  ["verified", "Output verified", (v) => (v === true ? "yes" : v === false ? "NO" : "–")],
+  ["bank_conflicts", "Bank conflicts (counter)", (v) => num(v)],
+  ["wavefronts", "Wavefronts (counter)", (v) => num(v)],
+  ["samples", "Samples", (v) => (Array.isArray(v) ? String(v.length) : "–")],
+];
+
+// What a row's ratio is measured against, per benchmark (units in headers).
+const RATIO_HEADER = {
+  smem_stride: "Measured ratio (× stride-1 time)",
+  smem_pattern: "Measured ratio (× stride-1 time)",
+  transpose: "Time ratio (× copy time)",
+};
+
+function rowsTable(rows, key, caption, benchmark) {
+  const withSpread = rows.map((r) => ({ ...r, spread: spreadOf(r) }));
+  const cols = ROW_COLUMNS.filter(([f]) => withSpread.some((r) => r[f] !== undefined && (f !== "spread" || r.spread !== null)));
+  const header = (f, h) => (f === "ratio" && RATIO_HEADER[benchmark]) || h;
+  const head = el("tr", {}, el("th", { scope: "col" }, key || "row"), cols.map(([f, h]) => el("th", { scope: "col" }, header(f, h))));
+  const body = withSpread.map((r, i) => el("tr", { dataset: { key: key ? String(r[key]) : String(i) } },
+    el("th", { scope: "row" }, key ? String(r[key]) : String(i + 1)),
+    cols.map(([f, , show]) => {
+      const v = r[f];
+      // data-value keeps the exact number for whoever reads the DOM (tests).
+      const attrs = { dataset: { field: f }, class: typeof v === "number" || Array.isArray(v) ? "num" : "" };
+      if (typeof v === "number" || typeof v === "boolean") attrs.dataset.value = String(v);
+      if (Array.isArray(v)) { attrs.dataset.value = String(v.length); attrs.title = v.map((x) => num(x, 4)).join(", ") + " ms"; }
+      if (f === "verified" && v === false) attrs.class = "bad";
+      return el("td", attrs, show(v));
+    })));
+  return el("div", { class: "table-wrap" }, el("table", { class: "rows" }, el("caption", {}, caption), el("thead", {}, head), el("tbody", {}, body)));
+}
+
+// A <figure> holding a chart's canvas; its table is the accessible twin.
+function chartFigure(caption, draw) {
+  const canvas = el("canvas", { role: "img", "aria-label": caption + ". The table below has the same numbers." });
+  const fig = el("figure", { class: "chart", dataset: { chart: "pending" } }, el("div", { class: "chart-box" }, canvas), el("figcaption", {}, caption));
+  return { fig, draw: () => chartOrNote(fig, () => draw(canvas)) };
+}
+
+function chartOrNote(fig, draw) {
+  if (!GBCharts.available()) {
+    fig.dataset.chart = "unavailable";
+    $(".chart-box", fig).replaceWith(el("p", { class: "note" }, "No chart: Chart.js is not installed on this node (install the Debian package libjs-chart.js). The table has every number."));
+    return;
+  }
+  try {
+    draw();
+  } catch (e) {
+    fig.dataset.chart = "failed";
+    fig.append(el("p", { class: "error" }, "The chart failed: " + e.message));
+    throw e;
+  }
+}
+
+function runChart(run) {
+  const rows = (run.results && run.results.rows) || [];
+  if (!rows.length) return null;
+  const summary = run.results.summary || {};
+  const dev = (run.device && run.device.name) || "this card";
+  if (run.benchmark === "smem_stride" && rows.some((r) => isNum(r.ratio))) {
+    return chartFigure(`Measured time ratio to stride 1 and the predicted conflict degree, per stride, on ${dev}`,
+      (c) => GBCharts.stride(c, rows));
+  }
+  if (rows.some((r) => isNum(r.gbps))) {
+    const ceil = summary.ceiling || {};
+    return chartFigure(`Transpose throughput per variant on ${dev}, against the copy ceiling`,
+      (c) => GBCharts.transpose(c, rows, ceil.gbps, ceil.source));
+  }
+  const key = rowKey(rows);
+  const keys = rows.map((r, i) => (key ? String(r[key]) : String(i + 1)));
+  if (rows.some((r) => isNum(r.ratio)) && rows.some((r) => isNum(r.predicted_degree))) {
+    return chartFigure(`Measured ratio and predicted conflict degree per ${key || "row"} on ${dev}`,
+      (c) => GBCharts.bars(c, keys, [
+        { label: "measured ratio (×)", data: rows.map((r) => r.ratio) },
+        { label: "predicted degree", data: rows.map((r) => r.predicted_degree) },
+      ], "ratio (×) / degree"));
+  }
+  if (rows.some((r) => isNum(r.median_ms))) {
+    return chartFigure(`Median time per ${key || "row"} on ${dev} (this result has no throughput)`,
+      (c) => GBCharts.bars(c, keys, [{ label: "median (ms)", data: rows.map((r) => r.median_ms) }], "median time (ms)"));
+  }
+  return null;
+}
+
+async function showRun(q) {
+  const gen = state.generation;
+  const id = q.get("run");
+  const box = $("#run");
+  let run;
+  try {
+    run = await api("/runs/" + encodeURIComponent(id));
+  } catch (e) {
+    if (!current(gen)) return;
+    box.replaceChildren(el("h1", { tabindex: -1 }, "Run " + id), errorBox(e));
+    ready();
+    return;
+  }
+  if (!current(gen)) return;
+  const live = run.status === "queued" || run.status === "running";
+  // While live, only the status part is redrawn each second: a reader's
+  // place (and focus) elsewhere on the page is left alone.
+  if (live && box.dataset.id === run.id && box.dataset.live === "1") {
+    $("#run-status").replaceWith(runStatus(run));
+  } else {
+    renderRun(box, run);
+  }
+  box.dataset.id = run.id;
+  box.dataset.live = live ? "1" : "0";
+  ready();
+  if (live) later(() => showRun(q), 1000);
+}
+
+function renderRun(box, run) {
+  GBCharts.destroyAll();
+  const card = (run.device && run.device.name) || "?";
+  const meta = run.meta || {};
+  const summary = (run.results && run.results.summary) || {};
+  const rows = (run.results && run.results.rows) || [];
+  const parts = [
+    el("h1", { tabindex: -1, id: "run-title" }, run.benchmark, el("span", { class: "sub" }, " on " + card + (run.host ? " · " + run.host : ""))),
+    runStatus(run),
+  ];
+  const warnings = [];
+  if (meta.synthetic || summary.synthetic) warnings.push(el("p", { class: "warn synthetic", role: "note" }, el("strong", {}, "Synthetic: "), "these numbers were made up by the worker's test double. Nothing here was measured on a GPU."));
+  if (meta.clock_dropped === true) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Clock dropped: "), "the SM clock fell during the measurement (see the card's state below); times may be inflated."));
+  if (summary.ceiling_suspect) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Ceiling suspect: "), "a variant ran faster than the copy ceiling (" + (summary.over_ceiling || []).join(", ") + "), so the ceiling is wrong, not the variant fast."));
+  if (rows.some((r) => r.verified === false)) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Unverified output: "), "a variant did not write the right result; its time means nothing."));
+  if (run.error) warnings.push(el("p", { class: "error", role: "alert" }, el("strong", {}, "Failed: "), run.error.code + ": " + run.error.message));
+  parts.push(...warnings);
+
+  parts.push(el("p", { class: "downloads" }, "This run as ",
+    el("a", { href: "/runs/" + encodeURIComponent(run.id), type: "application/json" }, "JSON"), " · ",
+    el("a", { href: "/runs/" + encodeURIComponent(run.id) + ".csv", download: true }, "CSV"), " · ",
+    el("a", { class: "nav", href: "?view=compare&benchmark=" + encodeURIComponent(run.benchmark) }, "compare " + run.benchmark + " across cards")));
+
+  const fig = runChart(run);
+  const results = el("div", { class: "results" });
+  if (fig) results.append(fig.fig);
+  if (rows.length) results.append(rowsTable(rows, rowKey(rows), "Rows of this run: every sample's time in ms is in the Samples cell's tooltip and the CSV", run.benchmark));
+  else if (run.status === "done") results.append(el("p", { class: "note" }, "This run has no rows."));
+  results.append(summaryPanel(run.benchmark, summary));
+
+  box.replaceChildren(el("div", { class: "run-grid" }, el("div", { class: "run-main" }, parts, results), metaPanel(run)));
+  if (fig) fig.draw();
+}
+
+// Status line: queued with position, running with progress, or how it ended.
+function runStatus(run) {
+  const p = el("div", { id: "run-status", class: "run-status", "aria-live": "polite" }, statusBadge(run.status));
+  if (run.status === "queued") {
+    p.append(" ", isNum(run.queue_position) ? `position ${run.queue_position} in this GPU's queue` : "waiting for its GPU");
+    p.append(" ", el("button", { type: "button", class: "small", onclick: () => cancelRun(run.id) }, "Cancel run"));
+  } else if (run.status === "running" && run.progress && isNum(run.progress.total)) {
+    const { done, total } = run.progress;
+    p.append(" ", el("progress", { max: total, value: done, "aria-label": "rows measured" }), ` ${done} of ${total} rows measured`);
+  } else if (run.status === "running") {
+    p.append(" measuring…");
+  }
+  const times = [" · created ", timeEl(run.created_at)];
+  if (run.started_at) times.push(" · started ", timeEl(run.started_at));
+  if (run.finished_at) times.push(" · took " + (duration(run.started_at, run.finished_at) || "–"));
+  p.append(el("span", { class: "times" }, ...times));
+  if (run.label) p.append(el("span", { class: "tag" }, "label " + run.label));
+  if (run.batch) p.append(" ", el("a", { class: "nav", href: "?batch=" + encodeURIComponent(run.batch) }, "its batch"));
+  return p;
+}
+
+async function cancelRun(id) {
+  try {
+    await api("/runs/" + encodeURIComponent(id), { method: "DELETE" });
+  } catch (e) {
+    if (e.status === 401) return askToken("Cancelling needs the daemon's bearer token.");
+    $("#run-status").append(errorBox(e));
+    return;
+  }
+  render(false);
+}
+
+function summaryPanel(benchmark, summary) {
+  const items = [];
+  const add = (k, v) => { if (v !== undefined && v !== null && v !== "") items.push(el("dt", {}, k), el("dd", {}, v)); };
+  if (summary.ceiling) {
+    const c = summary.ceiling;
+    add("Copy ceiling", num(c.gbps, 4) + " GB/s (" + (c.source || "?") + ")");
+    add("cudaMemcpy D2D", num(c.memcpy_gbps, 4) + " GB/s");
+    add("Copy kernel", num(c.copy_kernel_gbps, 4) + " GB/s");
+  }
+  if (isNum(summary.n)) add("Matrix", summary.n + " × " + summary.n + " floats");
+  if (summary.baseline && isNum(summary.baseline.median_ms)) add("Baseline (stride 1)", num(summary.baseline.median_ms, 4) + " ms median" + (summary.baseline.note ? " — " + summary.baseline.note : ""));
+  if (summary.peak) {
+    const pk = summary.peak;
+    if (isNum(pk.baseline_gbps)) add("Stride-1 shared-memory rate", num(pk.baseline_gbps, 4) + " GB/s, " + pct(pk.baseline_fraction_of_peak, 3) + " of " + num(pk.peak_gbps, 4) + " GB/s peak at " + num(pk.sm_clock_mhz, 4) + " MHz");
+  }
+  if (isNum(summary.max_ratio_error)) add("Largest |ratio − degree| / degree", pct(summary.max_ratio_error, 3));
+  if (isNum(summary.address_compacted_rows) && summary.address_compacted_rows) add("Rows with compacted addresses", String(summary.address_compacted_rows));
+  add("Prediction", summary.prediction);
+  add("Method", summary.method);
+  if (!items.length) return el("div");
+  return el("section", { class: "summary" }, el("h2", {}, "How it was measured"), el("dl", {}, items));
+}
+
+// The card, software and state panel.  Fields the worker did not report are
+// left out rather than shown blank.
+function metaPanel(run) {
+  const m = run.meta || {};
+  const d = m.device || run.device || {};
+  const groups = [];
+  const group = (title, pairs) => {
+    const items = pairs.filter(([, v]) => v !== undefined && v !== null && v !== "");
+    if (items.length) groups.push(el("h3", {}, title), el("dl", {}, items.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])));
+  };
+  const gib = (b) => (isNum(b) ? num(b / 2 ** 30, 4) + " GiB" : null);
+  const mib = (b) => (isNum(b) ? num(b / 2 ** 20, 4) + " MiB" : null);
+  const kib = (b) => (isNum(b) ? num(b / 1024, 4) + " KiB" : null);
+  group("Card", [
+    ["Name", d.name], ["GPU index", isNum(d.index) ? String(d.index) : null],
+    ["UUID", d.uuid ? el("span", { class: "mono" }, d.uuid) : null], ["PCI bus", d.pci_bus_id],
+    ["Compute capability", d.compute_capability], ["SMs", isNum(d.sm_count) ? String(d.sm_count) : null],
+    ["Memory", gib(d.memory_bytes)], ["Bus width", isNum(d.bus_width_bits) ? d.bus_width_bits + " bits" : null],
+    ["L2", mib(d.l2_bytes)], ["Shared memory / SM", kib(d.smem_per_sm_bytes)],
+    ["Max SM clock", isNum(d.max_sm_clock_mhz) ? num(d.max_sm_clock_mhz) + " MHz" : null],
+    ["Host", m.hostname || m.host || run.host],
+  ]);
+  const drv = m.driver || {};
+  const cuda = m.cuda || {};
+  const build = m.build || {};
+  const server = m.server || {};
+  group("Software", [
+    ["NVIDIA driver", drv.nvidia_version || (m.driver ? "unknown" + (drv.reason ? " (" + drv.reason + ")" : "") : null)],
+    ["CUDA driver API", cuda.driver_version], ["CUDA runtime", cuda.runtime_version ? cuda.runtime_version + (cuda.runtime_linkage ? " (" + cuda.runtime_linkage + ")" : "") : null],
+    ["nvcc", build.nvcc_version], ["Built for", build.architectures],
+    ["Worker", m.worker || (build.gpubench_version ? "gpubench " + build.gpubench_version + (build.git_commit ? " (" + build.git_commit + ")" : "") : null)],
+    ["Server", server.gpubench_version ? "gpubench " + server.gpubench_version + (server.git_commit ? " (" + server.git_commit + ")" : "") : null],
+  ]);
+  const st = stateTable(m.state_before, m.state_after);
+  if (st) groups.push(el("h3", {}, "Card state"), st);
+  const flags = [];
+  if (m.synthetic) flags.push(el("li", { class: "flag bad" }, "synthetic (test double)"));
+  if (m.clock_dropped === true) flags.push(el("li", { class: "flag bad" }, "SM clock dropped during the run"));
+  else if (m.clock_dropped === false) flags.push(el("li", { class: "flag ok" }, "SM clock held" + (isNum(m.clock_drop_tolerance) ? " (within " + pct(m.clock_drop_tolerance, 2) + ")" : "")));
+  else if (m.clock_dropped_reason) flags.push(el("li", { class: "flag" }, "clock drop unknown: " + m.clock_dropped_reason));
+  if (m.counters) flags.push(el("li", { class: "flag" }, m.counters.available ? "hardware counters read" : "no hardware counters" + (m.counters.reason ? ": " + m.counters.reason : "")));
+  if (m.card_settings) flags.push(el("li", { class: "flag" }, m.card_settings));
+  if (flags.length) groups.push(el("h3", {}, "Flags"), el("ul", { class: "flags" }, flags));
+  groups.push(el("h3", {}, "Request"), el("dl", {}, Object.entries(run.params || {}).map(([k, v]) =>
+    [el("dt", {}, k), el("dd", { class: "mono" }, Array.isArray(v) ? v.join(", ") : String(v))])),
+    el("p", { class: "mono small" }, "run " + run.id));
+  if (run.meta) groups.push(el("details", {}, el("summary", {}, "All metadata (JSON)"), el("pre", {}, JSON.stringify(run.meta, null, 2))));
+  return el("aside", { class: "meta", "aria-label": "Card, software and state" }, el("h2", {}, "Card and software"), groups);
+}
+
+function stateTable(before, after) {
+  if (!before && !after) return null;
+  const b = before || {}, a = after || {};
+  if (b.available === false && a.available === false) return el("p", { class: "note" }, "Card state not read: " + (b.reason || a.reason || "unknown"));
+  const fields = [
+    ["sm_clock_mhz", "SM clock", "MHz"], ["mem_clock_mhz", "Memory clock", "MHz"],
+    ["temperature_c", "Temperature", "°C"], ["power_draw_w", "Power draw", "W"],
+    ["power_limit_w", "Power limit", "W"], ["pstate", "P-state", ""],
+    ["throttle_reasons", "Throttle reasons", ""], ["ecc_mode", "ECC", ""], ["persistence_mode", "Persistence", ""],
+  ].filter(([f]) => f in b || f in a);
+  const show = (v, unit) => (v === undefined || v === null ? "–" : Array.isArray(v) ? (v.length ? v.join(", ") : "none") : isNum(v) ? num(v, 4) + (unit ? " " + unit : "") : String(v));
+  return el("table", { class: "state" },
+    el("thead", {}, el("tr", {}, el("th", { scope: "col" }, ""), el("th", { scope: "col" }, "before"), el("th", { scope: "col" }, "after"))),
+    el("tbody", {}, fields.map(([f, label, unit]) => {
+      const changed = isNum(b[f]) && isNum(a[f]) && f === "sm_clock_mhz" && a[f] < b[f];
+      return el("tr", { class: changed ? "bad" : "" }, el("th", { scope: "row" }, label),
+        el("td", { class: "num" }, show(b[f], unit)), el("td", { class: "num" }, show(a[f], unit)));
+    })));
+}
+
+// ---------------------------------------------------------------- compare
+
+const METRICS = {
+  ratio: ["measured ratio", "ratio to the run's baseline (×, log₂ scale)"],
+  median_ms: ["median time", "median time (ms)"],
+  gbps: ["GB/s", "GB/s (read + written)"],
+  share_of_ceiling: ["share of copy ceiling", "share of this card's copy ceiling (%)"],
+  bank_conflicts: ["bank conflicts", "bank conflicts (hardware counter)"],
+};
+
+async function showCompare(q) {
+  const gen = state.generation;
+  const form = $("#compare-form");
+  const out = $("#compare");
+  try { await fillBenchmarkSelect(form.elements.benchmark, false); } catch (e) { out.replaceChildren(errorBox(e)); ready(); return; }
+  const bench = q.get("benchmark") || form.elements.benchmark.options[0].value;
+  form.elements.benchmark.value = bench;
+  for (const k of ["host", "label"]) form.elements[k].value = q.get(k) || "";
+  form.elements.latest.value = q.get("latest") || "";
+  out.replaceChildren(el("p", { class: "note" }, "loading…"));
+
+  let data;
+  try {
+    data = await compareData(bench, q);
+  } catch (e) {
+    if (!current(gen)) return;
+    out.replaceChildren(errorBox(e));
+    ready();
+    return;
+  }
+  if (!current(gen)) return;
+
+  // The metric menu offers what these rows have; the URL may choose one.
+  const has = (f) => data.series.some((s) => s.rows.some((r) => isNum(r[f])));
+  const offered = Object.keys(METRICS).filter(has);
+  const metricSel = form.elements.metric;
+  metricSel.replaceChildren(...offered.map((m) => el("option", { value: m }, METRICS[m][0])));
+  const preferred = ["gbps", "ratio", "median_ms"].find((m) => offered.includes(m));
+  const metric = offered.includes(q.get("metric")) ? q.get("metric") : preferred;
+  if (metric) metricSel.value = metric;
+
+  if (!data.series.length) {
+    out.replaceChildren(el("p", { class: "note" }, `No finished ${bench} runs${q.get("host") || q.get("label") ? " match" : " yet"}. `,
+      el("a", { class: "nav", href: "?view=post&benchmark=" + encodeURIComponent(bench) }, "Post one.")));
+    ready();
+    return;
+  }
+  const keys = data.keys;
+  const series = data.series.map((s) => ({ ...s, label: seriesLabel(s, data.series) }));
+  // The same card with different parameters is two series: number them.
+  const seen = new Map();
+  for (const s of series) seen.set(s.label, (seen.get(s.label) || 0) + 1);
+  const nth = new Map();
+  for (const s of series) if (seen.get(s.label) > 1) { nth.set(s.label, (nth.get(s.label) || 0) + 1); s.label += " · set " + nth.get(s.label); }
+  const value = (s, k, f) => { const r = s.rows.find((x) => x.key === k); return r && isNum(r[f]) ? r[f] : null; };
+  const parts = [];
+  if (data.series.some((s) => s.synthetic)) parts.push(el("p", { class: "warn synthetic", role: "note" }, el("strong", {}, "Synthetic: "), "some of these runs come from the worker's test double; their numbers were not measured."));
+  if (new Set(data.series.map((s) => s.comparability_key)).size > 1) parts.push(el("p", { class: "note" }, "The series were run with different parameters (see the table of series); compare with care."));
+
+  let fig = null;
+  if (metric) {
+    const scale = metric === "share_of_ceiling" ? 100 : 1;
+    const predicted = metric === "ratio" && data.key === "stride"
+      ? keys.map((k) => { for (const s of series) { const v = value(s, k, "predicted_degree"); if (v !== null) return v; } return null; })
+      : null;
+    fig = chartFigure(`${METRICS[metric][1]} of ${bench}, one series per card`, (c) => GBCharts.compare(c, keys,
+      series.map((s) => ({ label: s.label, values: keys.map((k) => { const v = value(s, k, metric); return v === null ? null : v * scale; }) })),
+      metric, METRICS[metric][1], predicted));
+    parts.push(fig.fig);
+  }
+  parts.push(compareTable(data, series, keys, metric || "median_ms"));
+  parts.push(seriesTable(series));
+  out.replaceChildren(...parts);
+  if (fig) fig.draw();
+  ready();
+}
+
+function seriesLabel(s, all) {
+  const name = s.card.name || "?";
+  const same = all.filter((x) => (x.card.name || "?") === name);
+  let label = name;
+  if (new Set(all.map((x) => x.card.host)).size > 1 && s.card.host) label += " @ " + s.card.host;
+  if (same.length > 1 && s.card.uuid) label += " (" + s.card.uuid.replace(/^GPU-/, "").slice(0, 8) + "…" + s.card.uuid.slice(-4) + ")";
+  return label;
+}
+
+function compareTable(data, series, keys, metric) {
+  const [, title] = METRICS[metric];
+  const fmtV = (v) => (metric === "share_of_ceiling" ? pct(v, 3) : metric === "ratio" ? (isNum(v) ? num(v, 3) + "×" : "–") : num(v, 4));
+  const hasPred = series.some((s) => s.rows.some((r) => isNum(r.predicted_degree)));
+  const head = el("tr", {}, el("th", { scope: "col" }, data.key), hasPred ? el("th", { scope: "col" }, "Predicted degree") : null,
+    series.map((s) => el("th", { scope: "col" }, s.label)));
+  const body = keys.map((k) => {
+    const pred = series.map((s) => s.rows.find((r) => r.key === k)).find((r) => r && isNum(r.predicted_degree));
+    return el("tr", { dataset: { key: String(k) } }, el("th", { scope: "row" }, String(k)),
+      hasPred ? el("td", { class: "num" }, pred ? num(pred.predicted_degree) : "–") : null,
+      series.map((s) => {
+        const r = s.rows.find((x) => x.key === k);
+        if (!r || !isNum(r[metric])) return el("td", { class: "num", dataset: { value: "" } }, "–");
+        const sp = spreadOf(r);
+        return el("td", { class: "num", dataset: { value: isNum(r[metric]) ? String(r[metric]) : "" }, title: `${num(r.n)} run(s); median ${num(r.median_ms, 4)} ms, min ${num(r.min_ms, 4)}, max ${num(r.max_ms, 4)}` },
+          fmtV(r[metric]), sp !== null ? el("span", { class: "spread" }, " ±" + pct(sp / 2, 2)) : null);
+      }));
+  });
+  return el("div", { class: "table-wrap" }, el("table", { class: "rows compare" },
+    el("caption", {}, title + " per " + data.key + " (± is half the spread (max − min) / median over the samples and runs)"),
+    el("thead", {}, head), el("tbody", {}, body)));
+}
+
+function seriesTable(series) {
+  const head = el("tr", {}, ["Series", "Card", "Host", "Driver", "CUDA", "Parameters", "Runs"].map((h) => el("th", { scope: "col" }, h)));
+  const body = series.map((s, i) => el("tr", {},
+    el("th", { scope: "row" }, el("span", { class: "swatch swatch-" + (i % 8), "aria-hidden": "true" }), s.label),
+    el("td", { title: s.card.uuid }, s.card.name || "–"), el("td", {}, s.card.host || "–"),
+    el("td", {}, s.driver || "–"), el("td", {}, s.cuda || "–"),
+    el("td", { class: "mono small" }, Object.entries(s.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ")),
+    el("td", {}, s.runs.map((id, j) => [j ? ", " : "", el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, id.slice(-6))]))));
+  return el("div", { class: "table-wrap" }, el("table", { class: "series" }, el("caption", {}, "The series: which card, software and runs each one is"), el("thead", {}, head), el("tbody", {}, body)));
+}
+
+// GET /compare: one series per card (and per comparable parameter set),
+// rows aligned by key.
+async function compareData(bench, q) {
+  const params = { benchmark: bench, host: q.get("host"), device: q.get("device"), label: q.get("label"), latest: q.get("latest"), runs: q.get("runs") };
+  const d = await api("/compare" + qs(params));
+  for (const s of d.series) for (const r of s.rows) if (!("key" in r) && d.key in r) r.key = r[d.key];
+  return d;
+}
+
+$("#compare-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  compareNavigate(false);
+});
+$("#compare-form").addEventListener("change", (e) => {
+  if (e.target.tagName === "SELECT") compareNavigate(e.target.name === "benchmark");
+});
+
+function compareNavigate(benchmarkChanged) {
+  const f = $("#compare-form").elements;
+  navigate("/" + qs({
+    view: "compare", benchmark: f.benchmark.value, metric: benchmarkChanged ? "" : f.metric.value,
+    latest: f.latest.value, host: f.host.value.trim(), label: f.label.value.trim(),
+  }), true);
+}
+
+// ---------------------------------------------------------------- post a run
+
+async function showPost(q) {
+  const gen = state.generation;
+  const form = $("#post-form");
+  const sel = form.elements.benchmark;
+  let list;
+  try {
+    list = await benchmarks();
+  } catch (e) {
+    $("#post-params").replaceChildren(errorBox(e));
+    ready();
+    return;
+  }
+  if (!current(gen)) return;
+  if (!sel.options.length) for (const b of list) sel.append(el("option", { value: b.name }, b.name));
+  const want = q.get("benchmark");
+  if (want && list.some((b) => b.name === want)) sel.value = want;
+  buildParams(list.find((b) => b.name === sel.value));
+  form.elements.token.value = sessionStorage.getItem(TOKEN_KEY) || "";
+  $("#post-error").hidden = true;
+  await showDevicesForPost();
+  ready();
+}
+
+async function showDevicesForPost() {
+  const box = $("#devices");
+  const sel = $("#post-device");
+  let d;
+  try {
+    state.devices = null; // fresh: worker state and queue depth change
+    d = await devices();
+  } catch (e) {
+    box.replaceChildren(errorBox(e));
+    return;
+  }
+  const keep = sel.value;
+  sel.replaceChildren(...[el("option", { value: "" }, "the first free GPU (daemon's choice)"),
+    d.devices.length > 1 ? el("option", { value: "all" }, `every GPU (${d.devices.length} runs)`) : null,
+    ...d.devices.map((g) => el("option", { value: String(g.index) }, `#${g.index} ${g.name}`))].filter(Boolean));
+  if (keep && $$("option", sel).some((o) => o.value === keep)) sel.value = keep;
+  if (d.host) $("#node").textContent = "node " + d.host;
+  if (!d.devices.length) {
+    box.replaceChildren(el("p", { class: "warn" }, "No GPU on this node: " + (d.reason || "no reason given") + ". Runs will be refused."));
+    return;
+  }
+  box.replaceChildren(el("div", { class: "table-wrap" }, el("table", {},
+    el("thead", {}, el("tr", {}, ["#", "Card", "UUID", "Worker", "Queued"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, d.devices.map((g) => el("tr", {},
+      el("td", { class: "num" }, String(g.index)),
+      el("td", {}, g.name, g.synthetic ? el("span", { class: "tag" }, "test double") : null),
+      el("td", { class: "mono small" }, g.uuid),
+      el("td", {}, g.worker ? g.worker.state + (g.worker.healthy === false ? " (unhealthy)" : "") : "–"),
+      el("td", { class: "num" }, isNum(g.queue_depth) ? String(g.queue_depth) : "–")))))));
+}
+
+// One input per parameter, from the daemon's own description of it, so the
+// form never disagrees with the API about names, defaults or bounds.
+function buildParams(bench) {
+  const box = $("#post-params");
+  $("#post-benchmark-help").textContent = bench ? bench.description : "";
+  const inputs = (bench ? bench.params : []).map((p) => {
+    const id = "param-" + p.name;
+    const helpId = id + "-help";
+    const bounds = [];
+    if (p.min !== undefined) bounds.push("≥ " + p.min);
+    if (p.max !== undefined) bounds.push("≤ " + p.max);
+    if (p.multiple_of) bounds.push("a multiple of " + p.multiple_of);
+    if (p.min_items !== undefined) bounds.push(p.min_items === p.max_items ? `exactly ${p.min_items} items` : `${p.min_items}–${p.max_items} items`);
+    const help = el("p", { class: "help", id: helpId }, p.help || "", bounds.length ? " (" + bounds.join(", ") + ")" : "");
+    let control;
+    if (Array.isArray(p.choices) && p.type.startsWith("array")) {
+      const def = new Set(p.default || []);
+      control = el("fieldset", { class: "choices", dataset: { param: p.name, kind: "choices" }, "aria-describedby": helpId },
+        el("legend", {}, p.name),
+        p.choices.map((c) => el("label", {}, el("input", { type: "checkbox", value: c, checked: def.has(c) }), " " + c)));
+      return el("div", { class: "field" }, control, help);
+    }
+    if (p.type.startsWith("array")) {
+      control = el("input", { id, dataset: { param: p.name, kind: p.type.includes("string") ? "strings" : "numbers" }, value: (p.default || []).join(", "), "aria-describedby": helpId, autocomplete: "off", spellcheck: "false", class: "wide" });
+    } else if (p.type === "integer" || p.type === "number") {
+      control = el("input", { id, type: "number", dataset: { param: p.name, kind: p.type }, value: p.default, min: p.min, max: p.max, step: p.type === "integer" ? p.multiple_of || 1 : "any", "aria-describedby": helpId });
+    } else if (Array.isArray(p.choices)) {
+      control = el("select", { id, dataset: { param: p.name, kind: "string" }, "aria-describedby": helpId }, p.choices.map((c) => el("option", { value: c, selected: c === p.default }, c)));
+    } else {
+      control = el("input", { id, dataset: { param: p.name, kind: "string" }, value: p.default ?? "", "aria-describedby": helpId });
+    }
+    return el("div", { class: "field" }, el("label", { for: id }, p.name), control, help);
+  });
+  box.replaceChildren(el("legend", {}, "Parameters (defaults from the daemon)"), ...inputs);
+}
+
+// Reads the form into the POST body; a value that cannot be read is
+// reported on its field before anything is sent.
+function readParams() {
+  const params = {};
+  for (const c of $$("[data-param]", $("#post-params"))) {
+    const name = c.dataset.param;
+    const kind = c.dataset.kind;
+    if (kind === "choices") {
+      params[name] = $$("input:checked", c).map((i) => i.value);
+    } else if (kind === "numbers") {
+      const parts = c.value.split(/[\s,]+/).filter(Boolean);
+      const vals = parts.map(Number);
+      const bad = parts.findIndex((s, i) => !Number.isFinite(vals[i]));
+      if (bad >= 0) throw Object.assign(new Error(`"${parts[bad]}" is not a number`), { field: "params." + name });
+      params[name] = vals;
+    } else if (kind === "strings") {
+      params[name] = c.value.split(/[\s,]+/).filter(Boolean);
+    } else if (kind === "integer" || kind === "number") {
+      if (c.value.trim() === "") continue; // the daemon's default
+      const v = Number(c.value);
+      if (!Number.isFinite(v)) throw Object.assign(new Error("not a number"), { field: "params." + name });
+      params[name] = v;
+    } else if (c.value !== "") {
+      params[name] = c.value;
+    }
+  }
+  return params;
+}
+
+function markField(field, message) {
+  for (const x of $$("[aria-invalid]", $("#post-form"))) x.removeAttribute("aria-invalid");
+  const box = $("#post-error");
+  box.hidden = false;
+  box.textContent = message;
+  if (!field) return;
+  // "params.strides[3]" → the strides input; "label" → the label input.
+  const m = /^params\.([A-Za-z0-9_]+)/.exec(field);
+  const target = m ? $(`[data-param="${m[1]}"]`) : $(`#post-form [name="${field.replace(/\[.*$/, "")}"]`);
+  if (target) {
+    target.setAttribute("aria-invalid", "true");
+    (target.matches("fieldset") ? $("input", target) : target).focus();
+  }
+}
+
+function askToken(message) {
+  if (new URLSearchParams(location.search).get("view") !== "post") navigate("/?view=post");
+  const t = $("#post-token");
+  t.setAttribute("aria-invalid", "true");
+  const box = $("#post-error");
+  box.hidden = false;
+  box.textContent = message + " Enter it below; it is kept for this tab only.";
+  t.focus();
+}
+
+$("#post-benchmark").addEventListener("change", () => {
+  navigate("/" + qs({ view: "post", benchmark: $("#post-benchmark").value }), true);
+});
+
+$("#post-token").addEventListener("change", (e) => {
+  const v = e.target.value.trim();
+  if (v) sessionStorage.setItem(TOKEN_KEY, v); else sessionStorage.removeItem(TOKEN_KEY);
+});
+
+$("#post-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const form = e.target;
+  const token = form.elements.token.value.trim();
+  if (token) sessionStorage.setItem(TOKEN_KEY, token); else sessionStorage.removeItem(TOKEN_KEY);
+  const body = { benchmark: form.elements.benchmark.value };
+  try {
+    body.params = readParams();
+  } catch (err) {
+    markField(err.field, err.message);
+    return;
+  }
+  const dev = form.elements.device.value;
+  if (dev === "all") body.device = "all"; else if (dev !== "") body.device = Number(dev);
+  const label = form.elements.label.value.trim();
+  if (label) body.label = label;
+  if (form.elements.timeout_s.value) body.timeout_s = Number(form.elements.timeout_s.value);
+  const button = $("button[type=submit]", form);
+  button.disabled = true;
+  try {
+    const r = await api("/runs", { method: "POST", body });
+    // "device": "all" answers with a batch of runs; one run answers itself.
+    if (r.batch && Array.isArray(r.runs)) navigate("/?batch=" + encodeURIComponent(r.batch));
+    else navigate("/?run=" + encodeURIComponent(r.id));
+  } catch (err) {
+    if (err.status === 401) askToken(sessionStorage.getItem(TOKEN_KEY) ? "The daemon refused this token." : "This daemon needs a bearer token to post runs.");
+    else markField(err.field, (err.code ? err.code + ": " : "") + err.message);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+// ---------------------------------------------------------------- start
+
+function start() {
+  if (!GBCharts.available()) {
+    notice("no-chartjs", el("strong", {}, "Charts are off: "), "Chart.js is not installed on this node. Install the Debian package ",
+      el("code", {}, "libjs-chart.js"), " (or start gpubenchd with ", el("code", {}, "--chartjs PATH"), "); every number is still in the tables.");
+  }
+  devices().then((d) => { if (d.host) $("#node").textContent = "node " + d.host; }).catch(() => {});
+  render(false);
+}
+
+start();

@@ -66,7 +66,8 @@ class Daemon:
             f.write(mode + "\n")
 
     def start(self, timeout=10):
-        self.port = free_port()
+        if self.port is None:  # a restart keeps its port, as peers expect
+            self.port = free_port()
         env = dict(os.environ)
         env.update({"GPUBENCH_FAKE_GPUS": str(self.gpus),
                     "GPUBENCH_FAKE_CONTROL": self.control})

@@ -65,6 +65,24 @@ class ApiTest(unittest.TestCase):
             self.assertIn(key, dev)
         self.assertIn(dev["worker"]["state"], ("ready", "running", "starting"))
 
+    def test_metrics(self):
+        self.d.post("/runs?wait=10", {"benchmark": "smem_stride", "params": {"strides": [1, 32]}})
+        r = self.d.get("/metrics")
+        self.assertEqual(r.status, 200)
+        self.assertTrue(r.header("Content-Type").startswith("text/plain; version=0.0.4"))
+        lines = r.body.splitlines()
+        self.assertIn("gpubench_up", r.body)
+        self.assertTrue(any(l.startswith('gpubench_queue_depth{gpu="0"') for l in lines))
+        done = [l for l in lines if l.startswith('gpubench_runs{status="done"}')]
+        self.assertEqual(len(done), 1)
+        self.assertGreaterEqual(int(done[0].split()[-1]), 1)
+        ratio32 = [l for l in lines if l.startswith("gpubench_result_ratio{") and 'stride="32"' in l]
+        self.assertTrue(ratio32, "no gauge for the latest stride-32 row")
+        self.assertEqual(float(ratio32[0].split()[-1]), 32.0)
+        for l in lines:  # every sample line is NAME{labels} VALUE
+            if l and not l.startswith("#"):
+                float(l.rsplit(" ", 1)[1])
+
     # -- prediction -------------------------------------------------------
     def test_predict_strides(self):
         strides = [1, 2, 4, 8, 16, 31, 32, 33, 63, 64, 65]

@@ -1,0 +1,178 @@
+/*
+ * metrics_api.c - GET /metrics in the Prometheus text format (0.0.4), so a
+ * lab's Prometheus can scrape every node: queue depth and worker state per
+ * GPU, runs by status, and the latest result of each benchmark row on each
+ * card as gauges (median time, ratio, GB/s, share of the copy ceiling).
+ *
+ * Label values are escaped as the format asks (backslash, quote, newline).
+ */
+#include "compare.h"
+#include "dynbuf.h"
+#include "gpu_pool.h"
+#include "handlers.h"
+#include "peers.h"
+#include "store.h"
+#include "timeutil.h"
+#include "version.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define METRICS_CAP (32 * 1024 * 1024)
+#define METRICS_MAX_GPUS 64
+
+static void label_value(struct dynbuf *b, const char *v)
+{
+    for (; v && *v; v++) {
+        if (*v == '\\' || *v == '"')
+            dynbuf_printf(b, "\\%c", *v);
+        else if (*v == '\n')
+            dynbuf_add(b, "\\n", 2);
+        else
+            dynbuf_add(b, v, 1);
+    }
+}
+
+static void help(struct dynbuf *b, const char *name, const char *type, const char *text)
+{
+    dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
+}
+
+static void gpu_labels(struct dynbuf *b, const struct gpu_stat *g)
+{
+    dynbuf_printf(b, "{gpu=\"%d\",uuid=\"", g->index);
+    label_value(b, g->uuid);
+    dynbuf_add(b, "\",name=\"", 8);
+    label_value(b, g->name);
+    dynbuf_add(b, "\"}", 2);
+}
+
+static void gpu_metrics(struct http_request *req, struct dynbuf *b)
+{
+    struct gpu_stat stats[METRICS_MAX_GPUS];
+    int n = gpu_pool_stats(req->app->gpus, stats, METRICS_MAX_GPUS);
+
+    help(b, "gpubench_queue_depth", "gauge", "Runs queued for a GPU.");
+    for (int i = 0; i < n; i++) {
+        long depth = 0;
+        store_queue_depth(req->app->store, stats[i].index, &depth);
+        dynbuf_add(b, "gpubench_queue_depth", 20);
+        gpu_labels(b, &stats[i]);
+        dynbuf_printf(b, " %ld\n", depth);
+    }
+    help(b, "gpubench_worker_restarts_total", "counter", "Worker processes replaced after a failure.");
+    for (int i = 0; i < n; i++) {
+        dynbuf_add(b, "gpubench_worker_restarts_total", 30);
+        gpu_labels(b, &stats[i]);
+        dynbuf_printf(b, " %ld\n", stats[i].restarts);
+    }
+    help(b, "gpubench_worker_healthy", "gauge", "1 while the GPU takes runs.");
+    for (int i = 0; i < n; i++) {
+        dynbuf_add(b, "gpubench_worker_healthy", 23);
+        gpu_labels(b, &stats[i]);
+        dynbuf_printf(b, " %d\n", stats[i].healthy);
+    }
+    help(b, "gpubench_gpu_runs_done_total", "counter", "Runs this daemon finished on a GPU since it started.");
+    for (int i = 0; i < n; i++) {
+        dynbuf_add(b, "gpubench_gpu_runs_done_total", 28);
+        gpu_labels(b, &stats[i]);
+        dynbuf_printf(b, " %ld\n", stats[i].runs_done);
+    }
+}
+
+static void run_metrics(struct http_request *req, struct dynbuf *b)
+{
+    static const char *const names[5] = {"queued", "running", "done", "failed", "cancelled"};
+    long counts[5];
+
+    if (store_count_by_status(req->app->store, counts) != STORE_OK)
+        return;
+    help(b, "gpubench_runs", "gauge", "Stored runs by status.");
+    for (int i = 0; i < 5; i++)
+        dynbuf_printf(b, "gpubench_runs{status=\"%s\"} %ld\n", names[i], counts[i]);
+}
+
+/* One gauge line for a row's field, labelled with its card and key. */
+static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
+                        const char *key_field, const cJSON *row, const char *field)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, field);
+    const cJSON *key = cJSON_GetObjectItem(row, key_field);
+    const cJSON *dev = cJSON_GetObjectItem(run, "device");
+    char keytext[64];
+
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || key == NULL)
+        return;
+    if (cJSON_IsString(key))
+        snprintf(keytext, sizeof(keytext), "%s", key->valuestring);
+    else
+        snprintf(keytext, sizeof(keytext), "%g", key->valuedouble);
+    dynbuf_printf(b, "%s{benchmark=\"", metric);
+    label_value(b, cJSON_GetObjectItem(run, "benchmark")->valuestring);
+    dynbuf_printf(b, "\",%s=\"", key_field);
+    label_value(b, keytext);
+    dynbuf_add(b, "\",host=\"", 8);
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "host")));
+    dynbuf_add(b, "\",uuid=\"", 8);
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "uuid")));
+    dynbuf_add(b, "\",name=\"", 8);
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")));
+    dynbuf_add(b, "\",run=\"", 7);
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
+    dynbuf_printf(b, "\"} %.9g\n", v->valuedouble);
+}
+
+static void result_metrics(struct http_request *req, struct dynbuf *b)
+{
+    static const struct { const char *metric, *field, *help; } gauges[] = {
+        {"gpubench_result_median_ms", "median_ms", "Median sample time of the latest run's row, ms."},
+        {"gpubench_result_ratio", "ratio", "Latest run's row: time over the run's own baseline."},
+        {"gpubench_result_predicted_degree", "predicted_degree", "Conflict degree predicted before the run."},
+        {"gpubench_result_gbps", "gbps", "Latest transpose row: GB/s, bytes read plus written."},
+        {"gpubench_result_share_of_ceiling", "share_of_ceiling", "Latest transpose row: share of the copy ceiling."},
+    };
+    cJSON *runs = NULL;
+
+    if (store_latest_per_card(req->app->store, &runs) != STORE_OK)
+        return;
+    for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
+        const cJSON *run;
+        help(b, gauges[g].metric, "gauge", gauges[g].help);
+        cJSON_ArrayForEach(run, runs) {
+            const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
+            const char *key_field = compare_row_key(cJSON_GetArrayItem(rows, 0));
+            const cJSON *row;
+            if (key_field == NULL)
+                continue;
+            cJSON_ArrayForEach(row, rows)
+                result_line(b, gauges[g].metric, run, key_field, row, gauges[g].field);
+        }
+    }
+    cJSON_Delete(runs);
+}
+
+void metrics_get(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const no_query[] = {NULL};
+    struct dynbuf b;
+    char *body;
+    size_t n;
+
+    if (query_check(req, rep, no_query) != 0)
+        return;
+    dynbuf_init(&b, METRICS_CAP);
+    help(&b, "gpubench_up", "gauge", "1: the daemon answers.");
+    dynbuf_printf(&b, "gpubench_up{version=\"%s\",commit=\"%s\"} 1\n",
+                  GPUBENCH_VERSION, GPUBENCH_GIT_COMMIT);
+    help(&b, "gpubench_uptime_seconds", "gauge", "Seconds since the daemon started.");
+    dynbuf_printf(&b, "gpubench_uptime_seconds %.3f\n",
+                  (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
+    gpu_metrics(req, &b);
+    run_metrics(req, &b);
+    result_metrics(req, &b);
+    peers_metrics(req->app->peers, &b);
+    body = dynbuf_take(&b, &n);
+    reply_body(rep, 200, "text/plain; version=0.0.4; charset=utf-8", body, n);
+}

@@ -1,0 +1,322 @@
+/*
+ * peers.c - see peers.h.  HTTP through libcurl; one easy handle per pull.
+ */
+#include "peers.h"
+#include "import_check.h"
+#include "log.h"
+#include "store.h"
+#include "timeutil.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PEER_MAX_BACKOFF_MS (300 * 1000)
+
+struct peer {
+    struct peers *all;
+    char url[512];
+    pthread_t thread;
+    int started;
+    /* guarded by all->lock */
+    struct peer_row row;
+    int failures_in_row;
+};
+
+struct peers {
+    struct app *app;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int stopping;
+    int count;
+    struct peer *list;
+};
+
+struct body {
+    struct dynbuf buf;
+    int over_cap;
+};
+
+static size_t on_body(char *data, size_t size, size_t n, void *cls)
+{
+    struct body *b = cls;
+
+    if (dynbuf_add(&b->buf, data, size * n) != 0) {
+        b->over_cap = 1;
+        return 0;  /* makes curl stop with CURLE_WRITE_ERROR */
+    }
+    return size * n;
+}
+
+/* GETs url into body.  0, or -1 with the reason in err. */
+static int http_get(const char *url, struct body *body, char *err, size_t cap)
+{
+    CURL *c = curl_easy_init();
+    long status = 0;
+    CURLcode rc;
+    int ret = -1;
+
+    if (c == NULL) {
+        snprintf(err, cap, "curl_easy_init failed");
+        return -1;
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gpubenchd-peer");
+    rc = curl_easy_perform(c);
+    if (rc != CURLE_OK) {
+        snprintf(err, cap, "%s", body->over_cap ? "the answer was over the 16 MiB cap"
+                                                : curl_easy_strerror(rc));
+        goto done;
+    }
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200) {
+        snprintf(err, cap, "HTTP %ld", status);
+        goto done;
+    }
+    ret = 0;
+
+done:
+    curl_easy_cleanup(c);
+    return ret;
+}
+
+/* Parses the NDJSON page: good runs into runs (cursor advanced past each),
+ * stopping at the first bad line.  Returns 0, or -1 with err set. */
+static int parse_page(const struct dynbuf *b, long long *cursor, cJSON *runs,
+                      char *err, size_t cap)
+{
+    const char *p = b->data ? b->data : "", *end = p + b->len;
+    int line = 0;
+
+    for (; p < end; p += strcspn(p, "\n") + 1) {
+        size_t len = strcspn(p, "\n");
+        cJSON *run;
+        const cJSON *seq;
+        char why[200];
+
+        line++;
+        if (len == 0)
+            continue;
+        run = cJSON_ParseWithLength(p, len);
+        seq = cJSON_GetObjectItem(run, "seq");
+        if (run == NULL) {
+            snprintf(err, cap, "line %d of the answer is not JSON", line);
+            return -1;
+        }
+        if (!cJSON_IsNumber(seq) || seq->valuedouble <= (double)*cursor) {
+            cJSON_Delete(run);
+            snprintf(err, cap, "line %d has no seq after %lld", line, *cursor);
+            return -1;
+        }
+        if (import_check_run(run, why, sizeof(why)) != 0) {
+            cJSON_Delete(run);
+            snprintf(err, cap, "line %d: %s", line, why);
+            return -1;
+        }
+        *cursor = (long long)seq->valuedouble;
+        cJSON_AddItemToArray(runs, run);
+    }
+    return 0;
+}
+
+/* One pull.  Returns the runs read (PEER_PAGE means there may be more), or
+ * -1 after recording the error. */
+static int pull_once(struct peer *peer)
+{
+    struct store *store = peer->all->app->store;
+    struct body body = {.over_cap = 0};
+    char url[700], err[300];
+    long long cursor;
+    cJSON *runs = cJSON_CreateArray();
+    int inserted = 0, existing = 0, got = -1, bad;
+
+    pthread_mutex_lock(&peer->all->lock);
+    cursor = peer->row.cursor;
+    pthread_mutex_unlock(&peer->all->lock);
+    dynbuf_init(&body.buf, PEER_BODY_CAP);
+    snprintf(url, sizeof(url), "%s/runs.ndjson?after_seq=%lld&limit=%d",
+             peer->url, cursor, PEER_PAGE);
+    err[0] = '\0';
+    if (http_get(url, &body, err, sizeof(err)) != 0)
+        goto record;
+    bad = parse_page(&body.buf, &cursor, runs, err, sizeof(err));
+    /* Runs before a bad line are kept: they were checked one by one. */
+    if (cJSON_GetArraySize(runs) > 0 &&
+        store_import_runs(store, runs, peer->url, &inserted, &existing) != STORE_OK) {
+        snprintf(err, sizeof(err), "the runs could not be stored here");
+        goto record;
+    }
+    if (cJSON_GetArraySize(runs) > 0 || !bad)
+        store_peer_record(store, peer->url, cursor, inserted, NULL);
+    if (!bad)
+        got = cJSON_GetArraySize(runs);
+
+record:
+    if (err[0]) {
+        store_peer_record(store, peer->url, cursor, 0, err);
+        log_warn("peer %s: %s", peer->url, err);
+    } else if (inserted) {
+        log_info("peer %s: stored %d run(s) (%d already here)", peer->url,
+                 inserted, existing);
+    }
+    pthread_mutex_lock(&peer->all->lock);
+    store_peer_load(store, peer->url, &peer->row);
+    peer->failures_in_row = got < 0 ? peer->failures_in_row + 1 : 0;
+    pthread_mutex_unlock(&peer->all->lock);
+    cJSON_Delete(runs);
+    dynbuf_free(&body.buf);
+    return got;
+}
+
+static void *peer_main(void *arg)
+{
+    struct peer *peer = arg;
+    struct peers *all = peer->all;
+    int64_t interval = (int64_t)all->app->opt->peer_interval_s * 1000;
+
+    for (;;) {
+        int got = pull_once(peer);
+        int64_t wait = interval, until;
+        struct timespec ts;
+
+        if (got == PEER_PAGE) {
+            wait = 0;  /* a full page: there may be more right now */
+        } else if (got < 0) {
+            for (int i = 1; i < peer->failures_in_row && wait < PEER_MAX_BACKOFF_MS; i++)
+                wait *= 2;
+            if (wait > PEER_MAX_BACKOFF_MS)
+                wait = PEER_MAX_BACKOFF_MS;
+        }
+        until = time_mono_ms() + wait;
+        ts.tv_sec = (time_t)(until / 1000);
+        ts.tv_nsec = (long)(until % 1000) * 1000000L;
+        pthread_mutex_lock(&all->lock);
+        while (!all->stopping && time_mono_ms() < until)
+            pthread_cond_timedwait(&all->cond, &all->lock, &ts);
+        if (all->stopping) {
+            pthread_mutex_unlock(&all->lock);
+            return NULL;
+        }
+        pthread_mutex_unlock(&all->lock);
+    }
+}
+
+struct peers *peers_start(struct app *app)
+{
+    const struct options *opt = app->opt;
+    struct peers *p;
+    pthread_condattr_t attr;
+
+    if (opt->peer_count == 0)
+        return NULL;
+    p = calloc(1, sizeof(*p));
+    if (p == NULL || (p->list = calloc((size_t)opt->peer_count, sizeof(*p->list))) == NULL) {
+        free(p);
+        log_error("out of memory starting the peer pullers");
+        return NULL;
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    p->app = app;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    p->count = opt->peer_count;
+    for (int i = 0; i < p->count; i++) {
+        struct peer *peer = &p->list[i];
+        size_t n;
+
+        peer->all = p;
+        snprintf(peer->url, sizeof(peer->url), "%s", opt->peers[i]);
+        n = strlen(peer->url);
+        while (n > 0 && peer->url[n - 1] == '/')
+            peer->url[--n] = '\0';
+        store_peer_load(app->store, peer->url, &peer->row);
+        if (pthread_create(&peer->thread, NULL, peer_main, peer) == 0)
+            peer->started = 1;
+        log_info("peer %s: pulling finished runs after seq %lld", peer->url,
+                 peer->row.cursor);
+    }
+    return p;
+}
+
+void peers_stop(struct peers *p)
+{
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stopping = 1;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->count; i++)
+        if (p->list[i].started)
+            pthread_join(p->list[i].thread, NULL);
+    pthread_cond_destroy(&p->cond);
+    pthread_mutex_destroy(&p->lock);
+    free(p->list);
+    free(p);
+    curl_global_cleanup();
+}
+
+static void add_text_or_null(cJSON *obj, const char *name, const char *v)
+{
+    if (v && v[0])
+        cJSON_AddStringToObject(obj, name, v);
+    else
+        cJSON_AddNullToObject(obj, name);
+}
+
+cJSON *peers_describe(struct peers *p)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *list = cJSON_AddArrayToObject(root, "peers");
+
+    for (int i = 0; p && i < p->count; i++) {
+        struct peer *peer = &p->list[i];
+        cJSON *o = cJSON_CreateObject();
+
+        pthread_mutex_lock(&p->lock);
+        cJSON_AddStringToObject(o, "url", peer->url);
+        cJSON_AddNumberToObject(o, "cursor", (double)peer->row.cursor);
+        cJSON_AddNumberToObject(o, "runs_pulled", (double)peer->row.runs_pulled);
+        add_text_or_null(o, "last_success_at", peer->row.last_success_at);
+        add_text_or_null(o, "last_error", peer->row.last_error);
+        add_text_or_null(o, "last_error_at", peer->row.last_error_at);
+        cJSON_AddNumberToObject(o, "failures_in_row", peer->failures_in_row);
+        pthread_mutex_unlock(&p->lock);
+        cJSON_AddItemToArray(list, o);
+    }
+    return root;
+}
+
+void peers_metrics(struct peers *p, struct dynbuf *b)
+{
+    if (p == NULL)
+        return;
+    dynbuf_printf(b, "# HELP gpubench_peer_runs_pulled_total Runs stored from a peer.\n"
+                     "# TYPE gpubench_peer_runs_pulled_total counter\n");
+    for (int i = 0; i < p->count; i++) {
+        pthread_mutex_lock(&p->lock);
+        dynbuf_printf(b, "gpubench_peer_runs_pulled_total{peer=\"%s\"} %lld\n",
+                      p->list[i].url, p->list[i].row.runs_pulled);
+        pthread_mutex_unlock(&p->lock);
+    }
+    dynbuf_printf(b, "# HELP gpubench_peer_failures_in_row Failed pulls since the last good one.\n"
+                     "# TYPE gpubench_peer_failures_in_row gauge\n");
+    for (int i = 0; i < p->count; i++) {
+        pthread_mutex_lock(&p->lock);
+        dynbuf_printf(b, "gpubench_peer_failures_in_row{peer=\"%s\"} %d\n",
+                      p->list[i].url, p->list[i].failures_in_row);
+        pthread_mutex_unlock(&p->lock);
+    }
+}

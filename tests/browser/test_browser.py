@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""The web page in headless Chromium against a real gpubenchd.
+
+The daemon runs with the worker's TEST DOUBLE (synthetic numbers), runs are
+posted through the HTTP API, and the page is opened over the DevTools
+protocol (cdp.py, stdlib only).  Checked: charts were drawn (the page marks
+a <figure> data-chart="drawn" from a Chart.js hook, and the canvas has ink),
+the rows and runs shown are the API's, a run updates while it is queued or
+running, the post form posts and shows its errors, the view is in the URL,
+keyboard focus works, there is nothing in the console (the page holds
+itself to a Content-Security-Policy, so an inline script or style would
+show up here), and without Chart.js the tables stay and the page says what
+to install.  Screenshots: browser-*.png in GPUBENCH_SCREENSHOTS (the build
+folder under ctest).
+
+Exit 0 passed, 1 failed, 77 skipped (no chromium).
+"""
+import json
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "api"))
+sys.path.insert(0, HERE)
+
+import cdp  # noqa: E402
+import harness  # noqa: E402
+
+WEB = os.environ.get("GPUBENCH_WEB", os.path.join(HERE, "..", "..", "web"))
+SHOTS = os.environ.get("GPUBENCH_SCREENSHOTS", os.getcwd())
+
+# Counts the painted pixels of the first chart's canvas: a chart that
+# Chart.js set up but never drew is blank.
+CANVAS_INK = """(() => { const c = document.querySelector('figure.chart canvas');
+  if (!c || !c.width) return 0;
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n; })()"""
+
+# The rows table as the page shows it: key and every data-value cell.
+TABLE_ROWS = """Array.from(document.querySelectorAll('table.rows tbody tr')).map(tr => {
+  const o = {key: tr.dataset.key};
+  for (const td of tr.querySelectorAll('td[data-field]')) o[td.dataset.field] = td.dataset.value;
+  return o; })"""
+
+READY = "document.documentElement?.dataset.state === 'ready'"
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+EXAMPLES = os.path.join(HERE, "..", "..", "examples")
+
+
+def uuid7(ms, seq):
+    """A UUIDv7 string for an imported run (time-ordered like the daemon's)."""
+    rand = int.from_bytes(os.urandom(8), "big")
+    h = "%012x7%03x%016x" % (ms, seq & 0xFFF, (rand & 0x3FFFFFFFFFFFFFFF) | 0x8000000000000000)
+    return "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])
+
+
+def import_examples(d):
+    """The real H200 runs under examples/, imported through POST
+    /runs/import: a daemon's own export (examples/*/runs.ndjson) as it is,
+    and the worker's output files (result + meta) made into finished runs.
+    Returns {benchmark: run id} of those imported, {} where there are none."""
+    lines, ids = [], {}
+    for sub in sorted(os.listdir(EXAMPLES)) if os.path.isdir(EXAMPLES) else []:
+        export = os.path.join(EXAMPLES, sub, "runs.ndjson")
+        if os.path.isfile(export):
+            with open(export) as f:
+                for line in f:
+                    if line.strip():
+                        run = json.loads(line)
+                        lines.append(json.dumps(run))
+                        key = run["benchmark"] if run["status"] == "done" else "failed"
+                        ids.setdefault(key, run["id"])
+    names = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".json")) if os.path.isdir(EXAMPLES) else []
+    ms = int(time.time() * 1000) - 60000
+    for i, name in enumerate(names):
+        with open(os.path.join(EXAMPLES, name)) as f:
+            ex = json.load(f)
+        if "result" not in ex or "meta" not in ex:
+            continue
+        rows = ex["result"]["rows"]
+        if rows and "stride" in rows[0]:
+            bench, params = "smem_stride", {"strides": [r["stride"] for r in rows]}
+        elif rows and rows[0].get("variant") in ("copy", "tile32", "tile33", "tile32_swizzle"):
+            bench, params = "transpose", {"n": ex["result"]["summary"].get("n"), "variants": [r["variant"] for r in rows]}
+        elif rows and "words" in rows[0]:
+            bench, params = "smem_pattern", {"words": rows[0]["words"]}
+        else:
+            continue
+        params["samples"] = len(rows[0].get("samples", []))
+        m = ex["meta"]
+        dev = m["device"]
+        run = {"id": uuid7(ms + i, i), "benchmark": bench, "params": params, "label": "h200-example",
+               "batch": None, "host": m.get("hostname") or "h200-host",
+               "device": {"index": dev.get("index"), "uuid": dev.get("uuid"), "name": dev.get("name")},
+               "status": "done", "created_at": m["started_at"], "started_at": m["started_at"],
+               "finished_at": m["finished_at"], "results": ex["result"], "meta": m}
+        lines.append(json.dumps(run))
+        ids.setdefault(bench, run["id"])
+    if lines:
+        r = d.post("/runs/import", "\n".join(lines) + "\n")
+        check(r.status == 200, "import of examples/: %r" % r)
+    return ids
+
+
+def post_run(d, body, wait=10):
+    r = d.post("/runs?wait=%d" % wait, body)
+    check(r.status in (200, 202), "POST /runs %s -> %r" % (body, r))
+    return r.json()
+
+
+def open_page(b, d, query, what):
+    b.goto("http://127.0.0.1:%d/%s" % (d.port, query))
+    # A fresh load starts in "loading"; wait for the page to say it is done.
+    b.wait_for("location.search === %s && %s" % (json.dumps(query), READY), what=what)
+
+
+def assert_rows_match(b, api_rows, key):
+    shown = b.eval(TABLE_ROWS)
+    check(len(shown) == len(api_rows), "page shows %d rows, API has %d" % (len(shown), len(api_rows)))
+    for s, a in zip(shown, api_rows):
+        check(s["key"] == str(a[key]), "row key %s != API %s" % (s["key"], a[key]))
+        for f in ("median_ms", "min_ms", "max_ms", "ratio", "predicted_degree", "gbps", "share_of_ceiling"):
+            if isinstance(a.get(f), (int, float)):
+                check(f in s and float(s[f]) == float(a[f]),
+                      "row %s field %s: page %s, API %s" % (a[key], f, s.get(f), a[f]))
+        if "samples" in a:
+            check(int(s["samples"]) == len(a["samples"]), "row %s: sample count differs" % a[key])
+
+
+def assert_chart(b, what):
+    b.wait_for("document.querySelector('figure.chart') && document.querySelector('figure.chart').dataset.chart === 'drawn'",
+               what=what + ": chart drawn")
+    ink = b.eval(CANVAS_INK)
+    check(ink > 2000, "%s: the chart canvas is nearly blank (%d painted pixels)" % (what, ink))
+
+
+def assert_clean(b, allowed=()):
+    problems = [p for p in b.problems() if not any(a in p for a in allowed)]
+    check(not problems, "console problems:\n  " + "\n  ".join(problems))
+    errs = b.eval("document.documentElement.dataset.errors || ''")
+    check(not errs, "page recorded %s script errors: %s" % (errs, b.eval("document.getElementById('page-errors').innerText")))
+
+
+def shot(b, name):
+    path = os.path.join(SHOTS, "browser-%s.png" % name)
+    b.screenshot(path)
+    print("  screenshot", path)
+
+
+def test_pages(d, b):
+    # Runs through the API: a batch over both GPUs, each benchmark once.
+    batch = post_run(d, {"benchmark": "smem_stride", "device": "all", "label": "sweep"})
+    check(len(batch["runs"]) == 2, "device all on 2 GPUs made %d runs" % len(batch["runs"]))
+    tr = post_run(d, {"benchmark": "transpose", "device": 0})
+    post_run(d, {"benchmark": "smem_pattern", "device": 1, "label": "broadcast"})
+    for r in batch["runs"] + [tr]:
+        d.wait_status(r["id"], ("done",))
+    stride_id = batch["runs"][0]["id"]
+    real = import_examples(d)
+    print("imported real runs from examples/:", real or "none")
+
+    print("runs list")
+    open_page(b, d, "", "runs list")
+    api_ids = [r["id"] for r in d.get("/runs").json()["runs"]]
+    shown = b.eval("Array.from(document.querySelectorAll('#runs tbody tr')).map(tr => tr.dataset.id)")
+    check(shown == api_ids, "runs list %s != API %s" % (shown, api_ids))
+    shot(b, "runs")
+
+    print("runs list filtered by the URL")
+    open_page(b, d, "?benchmark=smem_stride&label=sweep", "filtered list")
+    api_ids = [r["id"] for r in d.get("/runs?benchmark=smem_stride&label=sweep").json()["runs"]]
+    shown = b.eval("Array.from(document.querySelectorAll('#runs tbody tr')).map(tr => tr.dataset.id)")
+    check(shown == api_ids and len(shown) == 2, "filtered list %s != API %s" % (shown, api_ids))
+    check(b.eval("document.querySelector('#filters [name=benchmark]').value") == "smem_stride", "filter form not restored from URL")
+    check("benchmark=smem_stride" in b.eval("document.getElementById('dl-runs-csv').getAttribute('href')"), "CSV link lacks the filters")
+
+    print("paging")
+    open_page(b, d, "?limit=2", "first page")
+    b.wait_for("!document.getElementById('runs-older').hidden", what="an Older link")
+    b.eval("document.getElementById('runs-older').click()")
+    b.wait_for("location.search.includes('cursor=') && " + READY, what="second page")
+    second = b.eval("Array.from(document.querySelectorAll('#runs tbody tr')).map(tr => tr.dataset.id)")
+    nxt = d.get("/runs?limit=2").json()["next"]
+    check(second == [r["id"] for r in d.get(nxt).json()["runs"]], "second page differs from the API's next page")
+
+    print("keyboard: the first Tab reaches the skip link, Enter on a run link opens it")
+    open_page(b, d, "", "runs list again")
+    b.key("Tab", keycode=9)
+    check(b.eval("document.activeElement.className") == "skip", "first Tab did not focus the skip link")
+    b.eval("document.querySelector('#runs tbody a').focus()")
+    b.key("Enter", keycode=13)
+    b.wait_for("location.search.startsWith('?run=') && " + READY, what="run opened with Enter")
+
+    print("smem_stride run")
+    run = d.get("/runs/" + stride_id).json()
+    open_page(b, d, "?run=" + stride_id, "stride run")
+    assert_chart(b, "stride run")
+    assert_rows_match(b, run["results"]["rows"], "stride")
+    check(b.eval("!!document.querySelector('.warn.synthetic')"), "no synthetic warning on a test-double run")
+    check(b.eval("document.querySelector('.meta').innerText.includes(%s)" % json.dumps(run["device"]["uuid"])),
+          "metadata panel lacks the card's UUID")
+    check(b.eval("document.querySelector('#run a[href$=\".csv\"]').getAttribute('href')") == "/runs/%s.csv" % stride_id,
+          "run CSV link")
+    shot(b, "run-smem_stride")
+
+    print("transpose run")
+    run = d.get("/runs/" + tr["id"]).json()
+    open_page(b, d, "?run=" + tr["id"], "transpose run")
+    assert_chart(b, "transpose run")
+    assert_rows_match(b, run["results"]["rows"], "variant")
+    shot(b, "run-transpose")
+
+    print("compare")
+    open_page(b, d, "?view=compare&benchmark=smem_stride", "compare")
+    assert_chart(b, "compare")
+    api_cmp = d.get("/compare?benchmark=smem_stride").json()
+    check(len({s["card"]["uuid"] for s in api_cmp["series"]}) >= 2, "compare: fewer than 2 cards in the API")
+    # One series per card (and comparable parameter set): the runs each
+    # series links to are the API's, and every cell is the API's ratio.
+    shown_runs = b.eval("Array.from(document.querySelectorAll('table.series tbody tr')).map(tr => "
+                        "Array.from(tr.querySelectorAll('a')).map(a => a.getAttribute('href').slice(5)))")
+    check(shown_runs == [s["runs"] for s in api_cmp["series"]], "compare series %s != API %s" % (shown_runs, [s["runs"] for s in api_cmp["series"]]))
+    keys = b.eval("Array.from(document.querySelectorAll('table.compare tbody tr')).map(tr => tr.dataset.key)")
+    check(keys == [str(k) for k in api_cmp["keys"]], "compare keys %s, API %s" % (keys, api_cmp["keys"]))
+    cells = b.eval("Array.from(document.querySelectorAll('table.compare tbody tr')).map(tr => "
+                   "Array.from(tr.querySelectorAll('td[data-value]')).map(td => td.dataset.value))")
+    for k, row in zip(api_cmp["keys"], cells):
+        want = []
+        for s in api_cmp["series"]:
+            r = next((x for x in s["rows"] if x["key"] == k), None)
+            want.append(r["ratio"] if r and isinstance(r.get("ratio"), (int, float)) else None)
+        got = [float(v) if v else None for v in row]
+        check(got == want, "compare row %s: page %s, API %s" % (k, got, want))
+    shot(b, "compare")
+
+    # Real numbers from an H200, where the examples are there: the same
+    # checks, and the screenshots show what a person will see.
+    for bench, run_id in real.items():
+        print("real %s run from examples/" % bench)
+        run = d.get("/runs/" + run_id).json()
+        open_page(b, d, "?run=" + run_id, "real " + bench)
+        if bench == "failed":
+            check(run["error"]["code"] in b.eval("document.querySelector('#run .error').textContent"),
+                  "a failed run's page does not say why")
+        else:
+            assert_chart(b, "real " + bench)
+            assert_rows_match(b, run["results"]["rows"], "stride" if bench == "smem_stride" else "variant")
+            check(not b.eval("!!document.querySelector('.warn.synthetic')"), "a measured run is marked synthetic")
+        shot(b, "real-" + bench)
+    if real:
+        open_page(b, d, "?view=compare&benchmark=transpose&label=daemon-check", "compare transpose")
+        assert_chart(b, "compare transpose")
+        shot(b, "compare-transpose")
+
+    print("post form: an error names its field, a good run is posted and shown")
+    open_page(b, d, "?view=post&benchmark=smem_stride", "post form")
+    check(b.eval("document.querySelector('[data-param=strides]').value") == "1, 2, 4, 8, 16, 32, 33",
+          "strides default not taken from /benchmarks")
+    b.eval("document.querySelector('[data-param=strides]').value = '1, 2, 5000'")
+    b.eval("document.querySelector('#post-form button[type=submit]').click()")
+    b.wait_for("!document.getElementById('post-error').hidden", what="post error shown")
+    msg = b.eval("document.getElementById('post-error').textContent")
+    check("out_of_bounds" in msg, "post error: %r" % msg)
+    check(b.eval("document.querySelector('[data-param=strides]').getAttribute('aria-invalid')") == "true",
+          "strides field not marked invalid")
+    shot(b, "post-error")
+    # Chromium logs the refused POST (400) as a console error: expected here.
+    check(all("400" in p for p in b.problems()), "unexpected console output: %s" % b.problems())
+    b.events.clear()
+    b.eval("document.querySelector('[data-param=strides]').value = '1, 2, 32, 33'")
+    b.eval("document.getElementById('post-device').value = '1'")
+    b.eval("document.getElementById('post-label').value = 'from-browser'")
+    b.eval("document.querySelector('#post-form button[type=submit]').click()")
+    b.wait_for("location.search.startsWith('?run=') && " + READY, what="the posted run's page")
+    posted = d.get("/runs?label=from-browser").json()["runs"]
+    check(len(posted) == 1 and posted[0]["params"]["strides"] == [1, 2, 32, 33] and posted[0]["device"]["index"] == 1,
+          "posted run: %s" % posted)
+    check(b.eval("location.search") == "?run=" + posted[0]["id"], "page did not open the posted run")
+    assert_chart(b, "posted run")
+    assert_clean(b)
+
+
+def test_live(d, b):
+    """A queued run shows its position, a running one its progress, and the
+    page follows it to the end without a reload."""
+    d.set_mode("normal")
+    strides = list(range(1, 41))
+    first = d.post("/runs", {"benchmark": "smem_stride", "device": 0, "params": {"strides": strides}}).json()
+    second = d.post("/runs", {"benchmark": "smem_stride", "device": 0, "params": {"strides": [1, 2, 3, 4, 5, 6]}}).json()
+    open_page(b, d, "?run=" + second["id"], "queued run")
+    check(b.eval("document.querySelector('#run-status .badge').textContent") == "queued", "second run not shown queued")
+    check("position 1" in b.eval("document.getElementById('run-status').textContent"), "no queue position")
+    shot(b, "run-queued")
+    b.goto("http://127.0.0.1:%d/?run=%s" % (d.port, first["id"]))
+    b.wait_for("!!document.querySelector('#run-status progress')", timeout=10, what="a progress bar")
+    shot(b, "run-running")
+    assert_chart(b, "live run after it ended")
+    check(b.eval("document.querySelector('#run-status .badge').textContent") == "done", "run page never showed done")
+    assert_rows_match(b, d.get("/runs/" + first["id"]).json()["results"]["rows"], "stride")
+    d.wait_status(second["id"], ("done",))
+    assert_clean(b)
+
+
+def test_no_chartjs(d, b):
+    """Without Chart.js: tables, and a notice naming the package."""
+    r = post_run(d, {"benchmark": "smem_stride", "device": 0})
+    open_page(b, d, "?run=" + r["id"], "run without Chart.js")
+    check(b.eval("document.querySelector('figure.chart').dataset.chart") == "unavailable", "chart not marked unavailable")
+    check("libjs-chart.js" in b.eval("document.getElementById('notices').innerText"), "no notice naming libjs-chart.js")
+    assert_rows_match(b, d.get("/runs/" + r["id"]).json()["results"]["rows"], "stride")
+    shot(b, "no-chartjs")
+    # The only complaint allowed is the missing script itself.
+    assert_clean(b, allowed=("/vendor/chart.js", "404"))
+
+
+def main():
+    if not cdp.find_chromium():
+        print("SKIPPED: chromium not installed (apt-get install chromium)")
+        return 77
+    t0 = time.time()
+    failures = 0
+    cases = [
+        ("pages", test_pages, {}, []),
+        ("live", test_live, {"GPUBENCH_FAKE_DELAY_MS": "100"}, []),
+        ("no_chartjs", test_no_chartjs, {}, ["--chartjs", "/nonexistent/chart.min.js"]),
+    ]
+    for name, fn, env, args in cases:
+        d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args)
+        b = None
+        try:
+            d.start()
+            b = cdp.Browser()
+            print("== " + name)
+            fn(d, b)
+            print("ok   " + name)
+        except Exception:
+            failures += 1
+            print("FAIL " + name)
+            traceback.print_exc()
+            if b:
+                try:
+                    shot(b, "FAIL-" + name)
+                    print("  console:", b.problems())
+                except Exception:
+                    pass
+            print(d.read_log()[-3000:] if d.proc else "")
+        finally:
+            if b:
+                b.close()
+            rc = d.stop()
+            if rc not in (0, None):
+                failures += 1
+                print("FAIL %s: gpubenchd exited %s" % (name, rc))
+    print("%d failure(s), %.1f s" % (failures, time.time() - t0))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,328 @@
+// Chart builders for the gpubench page, on Chart.js 3 (Debian's
+// libjs-chart.js, served by the daemon at /vendor/chart.js).  Every chart
+// here has a table beside it holding the same numbers, so a page without
+// Chart.js loses nothing but the picture.
+"use strict";
+
+const GBCharts = (() => {
+  // Okabe-Ito: distinguishable under the common colour blindnesses.  Series
+  // also differ by point shape and dash, so colour is never the only cue.
+  const OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+  const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star", "rectRounded", "cross"];
+  const DASHES = [[], [6, 3], [2, 3], [10, 3, 2, 3], [1, 2], [12, 4], [4, 4], [8, 2]];
+  const INK = "#1d2731";
+  const GRID = "#e3e7eb";
+
+  const live = new Set();
+
+  function available() {
+    return typeof window.Chart === "function";
+  }
+
+  // Marks the chart's <figure> once Chart.js has really painted it, so a
+  // test (or a person reading the DOM) can tell a drawn chart from a blank one.
+  const drawnFlag = {
+    id: "gbDrawn",
+    afterRender(chart) {
+      const fig = chart.canvas.closest("figure");
+      if (fig) fig.dataset.chart = "drawn";
+    },
+  };
+
+  // A dashed reference line at one value of the value axis, with its label:
+  // the copy ceiling of a transpose.
+  const refLine = {
+    id: "gbRefLine",
+    afterDatasetsDraw(chart, _args, opts) {
+      if (!opts || typeof opts.value !== "number") return;
+      const scale = chart.scales[opts.axis || "x"];
+      const area = chart.chartArea;
+      const pos = scale.getPixelForValue(opts.value);
+      const ctx = chart.ctx;
+      ctx.save();
+      ctx.strokeStyle = INK;
+      ctx.setLineDash([6, 4]);
+      ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      if (scale.isHorizontal()) {
+        ctx.moveTo(pos, area.top);
+        ctx.lineTo(pos, area.bottom);
+      } else {
+        ctx.moveTo(area.left, pos);
+        ctx.lineTo(area.right, pos);
+      }
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = INK;
+      ctx.font = "600 12px " + Chart.defaults.font.family;
+      if (scale.isHorizontal()) {
+        ctx.textAlign = pos > area.left + (area.right - area.left) * 0.6 ? "right" : "left";
+        ctx.textBaseline = "bottom";
+        ctx.fillText(opts.label || "", pos + (ctx.textAlign === "right" ? -4 : 4), area.top - 2);
+      } else {
+        ctx.textAlign = "right";
+        ctx.textBaseline = "bottom";
+        ctx.fillText(opts.label || "", area.right, pos - 3);
+      }
+      ctx.restore();
+    },
+  };
+
+  // Text at the end of each bar of the first dataset (e.g. "87 % of ceiling").
+  const barLabels = {
+    id: "gbBarLabels",
+    afterDatasetsDraw(chart, _args, opts) {
+      if (!opts || !opts.labels) return;
+      const meta = chart.getDatasetMeta(0);
+      const ctx = chart.ctx;
+      ctx.save();
+      ctx.font = "600 12px " + Chart.defaults.font.family;
+      ctx.textBaseline = "middle";
+      meta.data.forEach((bar, i) => {
+        const text = opts.labels[i];
+        if (!text) return;
+        // Inside the end of a long bar (white on blue), else just past it,
+        // so the label never sits on the ceiling line.
+        const w = ctx.measureText(text).width;
+        const inside = bar.x - bar.base > w + 16;
+        ctx.fillStyle = inside ? "#ffffff" : INK;
+        ctx.textAlign = inside ? "right" : "left";
+        ctx.fillText(text, inside ? bar.x - 8 : bar.x + 6, bar.y);
+      });
+      ctx.restore();
+    },
+  };
+
+  function setDefaults() {
+    if (!available() || setDefaults.done) return;
+    setDefaults.done = true;
+    const css = getComputedStyle(document.body);
+    Chart.defaults.font.family = css.fontFamily;
+    Chart.defaults.font.size = 13;
+    Chart.defaults.color = INK;
+    Chart.defaults.borderColor = GRID;
+    // No animation: honest for reduced-motion users, and the first paint
+    // is the final picture (the screenshot test relies on that).
+    Chart.defaults.animation = false;
+    Chart.defaults.maintainAspectRatio = false;
+    Chart.defaults.plugins.legend.labels.usePointStyle = true;
+    Chart.defaults.plugins.legend.labels.boxWidth = 9;
+    Chart.defaults.plugins.legend.labels.boxHeight = 9;
+  }
+
+  function make(canvas, config) {
+    setDefaults();
+    config.plugins = [drawnFlag, refLine, barLabels].concat(config.plugins || []);
+    const chart = new Chart(canvas, config);
+    live.add(chart);
+    return chart;
+  }
+
+  function destroyAll() {
+    for (const c of live) c.destroy();
+    live.clear();
+  }
+
+  // A log2 value axis: ticks at powers of two, as conflict degrees are.
+  function log2Axis(title, values) {
+    const finite = values.filter((v) => typeof v === "number" && v > 0);
+    const lo = Math.min(1, ...finite);
+    const hi = Math.max(2, ...finite);
+    const minExp = Math.floor(Math.log2(lo));
+    const maxExp = Math.ceil(Math.log2(hi));
+    return {
+      type: "logarithmic",
+      min: 2 ** minExp / 1.25,
+      max: 2 ** maxExp * 1.25,
+      title: { display: true, text: title },
+      afterBuildTicks(axis) {
+        const ticks = [];
+        for (let e = minExp; e <= maxExp; e++) ticks.push({ value: 2 ** e });
+        axis.ticks = ticks;
+      },
+      ticks: { callback: (v) => String(v) },
+    };
+  }
+
+  function fmt(v, digits) {
+    return typeof v === "number" ? Number(v.toPrecision(digits || 3)).toLocaleString("en-US") : "–";
+  }
+
+  // smem_stride: measured time ratio against stride with the predicted
+  // conflict degree as a second series, both on one log2 axis, so that
+  // "measured follows predicted" reads as two lines lying on each other.
+  function stride(canvas, rows) {
+    const keys = rows.map((r) => String(r.stride));
+    const ratios = rows.map((r) => (typeof r.ratio === "number" ? r.ratio : null));
+    const degrees = rows.map((r) => (typeof r.predicted_degree === "number" ? r.predicted_degree : null));
+    return make(canvas, {
+      type: "line",
+      data: {
+        labels: keys,
+        datasets: [
+          {
+            label: "measured: time ÷ stride-1 time (median)",
+            data: ratios,
+            borderColor: OKABE_ITO[0],
+            backgroundColor: OKABE_ITO[0],
+            pointStyle: "circle",
+            pointRadius: 4,
+            pointHoverRadius: 6,
+            borderWidth: 2,
+            order: 0,
+          },
+          {
+            label: "predicted conflict degree, gcd(stride, 32)",
+            data: degrees,
+            borderColor: OKABE_ITO[1],
+            // Hollow and larger, drawn under the measured line: where the
+            // two agree, the triangle rings the measured dot.
+            backgroundColor: "rgba(255,255,255,0)",
+            borderDash: [6, 4],
+            pointStyle: "triangle",
+            pointRadius: 8,
+            pointHoverRadius: 9,
+            pointBorderWidth: 2,
+            borderWidth: 2,
+            order: 1,
+          },
+        ],
+      },
+      options: {
+        interaction: { mode: "index", intersect: false },
+        scales: {
+          x: { title: { display: true, text: "stride (32-bit words between lanes)" } },
+          y: log2Axis("ratio to stride 1 (×, log₂ scale)", ratios.concat(degrees)),
+        },
+        plugins: {
+          tooltip: {
+            callbacks: {
+              title: (items) => "stride " + items[0].label,
+              label: (item) => {
+                const r = rows[item.dataIndex];
+                if (item.datasetIndex === 1) return "predicted degree " + fmt(r.predicted_degree);
+                return "measured " + fmt(r.ratio) + "× (median " + fmt(r.median_ms, 4) + " ms)";
+              },
+            },
+          },
+        },
+      },
+    });
+  }
+
+  // transpose: GB/s per variant as horizontal bars, the copy ceiling as a
+  // dashed line, and each bar's share of that ceiling written beside it.
+  function transpose(canvas, rows, ceilingGbps, ceilingSource) {
+    const keys = rows.map((r) => r.variant);
+    const shares = rows.map((r) =>
+      typeof r.share_of_ceiling === "number" ? fmt(r.share_of_ceiling * 100, 3) + " % of ceiling" : "");
+    const max = Math.max(ceilingGbps || 0, ...rows.map((r) => r.gbps || 0));
+    return make(canvas, {
+      type: "bar",
+      data: {
+        labels: keys,
+        datasets: [{
+          label: "GB/s (bytes read + written ÷ median time)",
+          data: rows.map((r) => r.gbps),
+          backgroundColor: rows.map((r) => (r.verified === false ? OKABE_ITO[1] : OKABE_ITO[0])),
+          borderColor: INK,
+          borderWidth: 0,
+          barPercentage: 0.7,
+        }],
+      },
+      options: {
+        indexAxis: "y",
+        layout: { padding: { right: 16, top: 18 } },
+        scales: {
+          x: { beginAtZero: true, suggestedMax: max * 1.04, title: { display: true, text: "GB/s (10⁹ bytes per second, read + written)" } },
+          y: { title: { display: true, text: "variant" } },
+        },
+        plugins: {
+          legend: { display: false },
+          gbRefLine: ceilingGbps ? {
+            axis: "x", value: ceilingGbps,
+            label: "copy ceiling " + fmt(ceilingGbps, 4) + " GB/s" + (ceilingSource ? " (" + ceilingSource + ")" : ""),
+          } : {},
+          gbBarLabels: { labels: shares },
+          tooltip: {
+            callbacks: {
+              label: (item) => {
+                const r = rows[item.dataIndex];
+                return fmt(r.gbps, 4) + " GB/s, " + shares[item.dataIndex] + ", median " + fmt(r.median_ms, 4) + " ms";
+              },
+            },
+          },
+        },
+      },
+    });
+  }
+
+  // Anything else with rows keyed by a name: grouped bars of the given
+  // fields (e.g. measured ratio and predicted degree of an access pattern,
+  // or median time where no rate was reported).
+  function bars(canvas, keys, series, axisTitle) {
+    return make(canvas, {
+      type: "bar",
+      data: {
+        labels: keys,
+        datasets: series.map((s, i) => ({
+          label: s.label,
+          data: s.data,
+          backgroundColor: OKABE_ITO[i % OKABE_ITO.length],
+          barPercentage: 0.8,
+        })),
+      },
+      options: {
+        scales: {
+          y: { beginAtZero: true, title: { display: true, text: axisTitle } },
+        },
+        plugins: { legend: { display: series.length > 1 } },
+      },
+    });
+  }
+
+  // Compare: one series per card.  Numeric keys (strides) are lines on a
+  // log2 axis when the metric is a ratio; named keys (variants) are bars.
+  function compare(canvas, keys, series, metric, axisTitle, predicted) {
+    const numericKeys = keys.every((k) => typeof k === "number");
+    const datasets = series.map((s, i) => ({
+      label: s.label,
+      data: s.values,
+      borderColor: OKABE_ITO[i % OKABE_ITO.length],
+      backgroundColor: OKABE_ITO[i % OKABE_ITO.length],
+      pointStyle: SHAPES[i % SHAPES.length],
+      borderDash: numericKeys ? DASHES[i % DASHES.length] : undefined,
+      pointRadius: 5,
+      borderWidth: 2,
+      spanGaps: true, // a card whose run skipped a stride still draws one line
+    }));
+    if (predicted) {
+      datasets.push({
+        label: "predicted conflict degree",
+        data: predicted,
+        borderColor: "#6b7280",
+        backgroundColor: "#6b7280",
+        borderDash: [2, 3],
+        pointStyle: "line",
+        pointRadius: 0,
+        borderWidth: 2,
+        spanGaps: true,
+        type: "line",
+      });
+    }
+    const all = [].concat(...series.map((s) => s.values), predicted || []);
+    const y = metric === "ratio"
+      ? log2Axis(axisTitle, all)
+      : { beginAtZero: true, title: { display: true, text: axisTitle } };
+    return make(canvas, {
+      type: numericKeys ? "line" : "bar",
+      data: { labels: keys.map(String), datasets },
+      options: {
+        interaction: { mode: "index", intersect: false },
+        scales: { x: { title: { display: true, text: numericKeys ? "stride (32-bit words)" : "variant" } }, y },
+      },
+    });
+  }
+
+  return { available, stride, transpose, bars, compare, destroyAll, OKABE_ITO, SHAPES };
+})();
