@@ -11,6 +11,7 @@
 #include "timeutil.h"
 #include "version.h"
 #include "waiters.h"
+#include "worker_msg.h"
 #include "worker_proc.h"
 
 #include <pthread.h>
@@ -169,74 +170,50 @@ static char *meta_with_host(struct gpu *g, const cJSON *meta)
 
 enum line_outcome { LINE_CONTINUE, LINE_FINISHED, LINE_FATAL };
 
-/* Acts on one answer line for job.  Lines for another id, or not JSON, are
- * logged and skipped: only this run's own result can end it. */
+/* Acts on one answer line for job.  Lines for another id, or not
+ * protocol messages, are logged and skipped: only this run's own result
+ * can end it. */
 static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
                                      const char *line)
 {
     struct store *store = g->pool->app->store;
-    cJSON *msg = cJSON_Parse(line);
-    const cJSON *id = cJSON_GetObjectItem(msg, "id");
-    const cJSON *event = cJSON_GetObjectItem(msg, "event");
+    struct worker_msg m;
     enum line_outcome out = LINE_CONTINUE;
+    char *results_text = NULL, *meta_text = NULL;
 
-    if (!cJSON_IsObject(msg) || !cJSON_IsString(event)) {
-        log_warn("gpu %d: ignoring a worker line that is not a protocol "
-                 "message: %.120s", g->index, line);
-        goto done;
-    }
-    if (!cJSON_IsString(id) || strcmp(id->valuestring, job->id) != 0) {
-        log_warn("gpu %d: ignoring a line for another run: %.120s", g->index, line);
-        goto done;
-    }
-    if (strcmp(event->valuestring, "progress") == 0) {
-        const cJSON *d = cJSON_GetObjectItem(msg, "done");
-        const cJSON *t = cJSON_GetObjectItem(msg, "total");
+    worker_msg_parse(line, strlen(line), job->id, &m);
+    switch (m.event) {
+    case WM_IGNORED:
+        log_warn("gpu %d: ignoring %s: %.120s", g->index, m.why, line);
+        break;
+    case WM_PROGRESS:
         /* The worker may report every sample; the store is written at
          * most every PROGRESS_WRITE_MS (each write is a synced commit). */
-        if (cJSON_IsNumber(d) && cJSON_IsNumber(t) &&
-            (d->valuedouble >= t->valuedouble ||
-             time_mono_ms() - g->progress_written_ms >= PROGRESS_WRITE_MS)) {
-            store_set_progress(store, job->id, (long)d->valuedouble, (long)t->valuedouble);
+        if (m.done >= m.total ||
+            time_mono_ms() - g->progress_written_ms >= PROGRESS_WRITE_MS) {
+            store_set_progress(store, job->id, (long)m.done, (long)m.total);
             g->progress_written_ms = time_mono_ms();
         }
-    } else if (strcmp(event->valuestring, "result") == 0) {
-        const cJSON *result = cJSON_GetObjectItem(msg, "result");
-        char *results_text = NULL, *meta_text = NULL;
-
+        break;
+    case WM_RESULT:
         out = LINE_FINISHED;
-        if (!cJSON_IsObject(result) ||
-            !cJSON_IsArray(cJSON_GetObjectItem(result, "rows"))) {
-            store_finish_run(store, job->id, "failed", NULL, NULL, "bad_result",
-                             "the worker's result has no rows array");
-            goto done;
-        }
-        results_text = cJSON_PrintUnformatted(result);
-        meta_text = meta_with_host(g, cJSON_GetObjectItem(msg, "meta"));
+        results_text = cJSON_PrintUnformatted(m.result);
+        meta_text = meta_with_host(g, m.meta);
         if (results_text == NULL || meta_text == NULL ||
             store_finish_run(store, job->id, "done", results_text, meta_text,
                              NULL, NULL) != STORE_OK)
             log_error("gpu %d: could not store the result of run %s",
                       g->index, job->id);
-        free(results_text);
-        free(meta_text);
-    } else if (strcmp(event->valuestring, "error") == 0) {
-        const cJSON *code = cJSON_GetObjectItem(msg, "code");
-        const cJSON *text = cJSON_GetObjectItem(msg, "message");
-        const char *c = cJSON_IsString(code) ? code->valuestring : "worker_error";
-
-        store_finish_run(store, job->id, "failed", NULL, NULL, c,
-                         cJSON_IsString(text) ? text->valuestring : "(no message)");
-        /* A CUDA error leaves the context unusable: the worker exits after
-         * it, and must not be handed the next run. */
-        out = strcmp(c, "cuda_error") == 0 ? LINE_FATAL : LINE_FINISHED;
-    } else {
-        log_warn("gpu %d: ignoring unknown event \"%.40s\"", g->index,
-                 event->valuestring);
+        break;
+    case WM_BAD_RESULT:
+    case WM_ERROR:
+        store_finish_run(store, job->id, "failed", NULL, NULL, m.code, m.message);
+        out = m.fatal ? LINE_FATAL : LINE_FINISHED;
+        break;
     }
-
-done:
-    cJSON_Delete(msg);
+    free(results_text);
+    free(meta_text);
+    worker_msg_free(&m);
     return out;
 }
 

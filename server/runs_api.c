@@ -14,6 +14,7 @@
 #include "dynbuf.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "run_request.h"
 #include "store.h"
 #include "timeutil.h"
 #include "uuid7.h"
@@ -26,10 +27,6 @@
 
 #define MAX_BATCH 64
 #define MAX_WAIT_S 3600
-#define LABEL_MAX 200
-
-static const char *const run_fields[] = {"benchmark", "params", "device",
-                                         "label", "timeout_s", NULL};
 
 /* What a waiting request keeps across its suspension. */
 struct wait_state {
@@ -57,24 +54,6 @@ static int run_still_waiting(void *arg)
     if (store_run_status(ws->app->store, ws->pending, status) != STORE_OK)
         return 0;
     return !is_final(status);
-}
-
-static int offered(const struct app *app, const struct gb_benchmark *b)
-{
-    return b != NULL && (!b->test_only || app->opt->test_benchmarks);
-}
-
-static void list_benchmarks(const struct app *app, char *buf, size_t cap)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (size_t i = 0; i < gb_benchmark_count() && used < cap; i++) {
-        const struct gb_benchmark *b = gb_benchmark_at(i);
-        if (offered(app, b))
-            used += (size_t)snprintf(buf + used, cap - used, "%s%s",
-                                     used ? ", " : "", b->name);
-    }
 }
 
 /* The answer for the runs of ws: one run, or a batch of them. */
@@ -182,71 +161,6 @@ static int start_wait(struct http_request *req, struct http_reply *rep,
     return 0;
 }
 
-/* Checks the top-level fields of a run request.  0, or -1 with the reply
- * made. */
-static int check_fields(const cJSON *body, struct http_reply *rep)
-{
-    const cJSON *f;
-
-    if (!cJSON_IsObject(body)) {
-        reply_error(rep, 400, "wrong_type", "",
-                    "the body must be a JSON object, e.g. {\"benchmark\": \"smem_stride\"}");
-        return -1;
-    }
-    cJSON_ArrayForEach(f, body) {
-        int known = 0;
-        for (const char *const *name = run_fields; *name && !known; name++)
-            known = strcmp(*name, f->string) == 0;
-        if (!known) {
-            reply_error(rep, 400, "unknown_field", f->string,
-                        "%.60s is not a field of a run request (it takes: "
-                        "benchmark, params, device, label, timeout_s)", f->string);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* label and timeout_s.  0, or -1 with the reply made. */
-static int check_extras(const cJSON *body, const struct app *app,
-                        const char **label, int *timeout_s,
-                        struct http_reply *rep)
-{
-    const cJSON *l = cJSON_GetObjectItem(body, "label");
-    const cJSON *t = cJSON_GetObjectItem(body, "timeout_s");
-
-    *label = NULL;
-    *timeout_s = app->opt->run_timeout_s;
-    if (l && !cJSON_IsNull(l)) {
-        if (!cJSON_IsString(l)) {
-            reply_error(rep, 400, "wrong_type", "label", "label must be a string");
-            return -1;
-        }
-        if (strlen(l->valuestring) > LABEL_MAX) {
-            reply_error(rep, 400, "out_of_bounds", "label",
-                        "label is %zu bytes; at most %d", strlen(l->valuestring),
-                        LABEL_MAX);
-            return -1;
-        }
-        *label = l->valuestring;
-    }
-    if (t && !cJSON_IsNull(t)) {
-        if (!cJSON_IsNumber(t) || t->valuedouble != floor(t->valuedouble)) {
-            reply_error(rep, 400, "wrong_type", "timeout_s",
-                        "timeout_s must be a whole number of seconds");
-            return -1;
-        }
-        if (t->valuedouble < 1 || t->valuedouble > app->opt->run_timeout_s) {
-            reply_error(rep, 400, "out_of_bounds", "timeout_s",
-                        "timeout_s is %g; it must be from 1 to this daemon's "
-                        "--run-timeout, %d", t->valuedouble, app->opt->run_timeout_s);
-            return -1;
-        }
-        *timeout_s = (int)t->valuedouble;
-    }
-    return 0;
-}
-
 void runs_post(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
@@ -254,15 +168,13 @@ void runs_post(struct http_request *req, struct http_reply *rep)
     struct wait_state ws = {.app = app, .ended_status = 200, .pending_status = 202};
     struct gpu_ref refs[MAX_BATCH];
     struct run_new runs[MAX_BATCH];
-    const struct gb_benchmark *bench;
-    const cJSON *name, *device;
+    struct run_request rr = {0};
     struct gb_error gerr;
-    cJSON *body = NULL, *params = NULL;
     char *params_text = NULL;
-    const char *label;
-    char err[512], names[256];
+    const cJSON *device;
+    char err[512];
     double wait_s;
-    int n, status, timeout_s, rc;
+    int n, status, rc;
 
     if (req->resumed) {
         answer_or_wait(req, rep, req->state);
@@ -270,36 +182,12 @@ void runs_post(struct http_request *req, struct http_reply *rep)
     }
     if (query_check(req, rep, query) != 0 || parse_wait(req, rep, &wait_s) != 0)
         return;
-    body = body_json(req, rep);
-    if (body == NULL || check_fields(body, rep) != 0)
-        goto done;
-    name = cJSON_GetObjectItem(body, "benchmark");
-    if (name == NULL) {
-        list_benchmarks(app, names, sizeof(names));
-        reply_error(rep, 400, "missing_field", "benchmark",
-                    "benchmark is required (one of: %s)", names);
-        goto done;
-    }
-    if (!cJSON_IsString(name)) {
-        reply_error(rep, 400, "wrong_type", "benchmark", "benchmark must be a string");
-        goto done;
-    }
-    bench = gb_benchmark_find(name->valuestring);
-    if (!offered(app, bench)) {
-        list_benchmarks(app, names, sizeof(names));
-        reply_error(rep, 400, "unknown_benchmark", "benchmark",
-                    "there is no benchmark \"%.60s\" (there are: %s)",
-                    name->valuestring, names);
-        goto done;
-    }
-    params = gb_params_resolve(bench, cJSON_GetObjectItem(body, "params"), &gerr);
-    if (params == NULL) {
+    if (run_request_parse(req->body, req->body_len, app->opt->run_timeout_s,
+                          app->opt->test_benchmarks, &rr, &gerr) != 0) {
         reply_error(rep, 400, gerr.code, gerr.field, "%s", gerr.message);
         goto done;
     }
-    if (check_extras(body, app, &label, &timeout_s, rep) != 0)
-        goto done;
-    device = cJSON_GetObjectItem(body, "device");
+    device = rr.device;
     n = gpu_pool_resolve(app->gpus, device, refs, MAX_BATCH, &status, err, sizeof(err));
     if (n < 0) {
         reply_error(rep, status, status == 503 ? "device_unhealthy" :
@@ -311,7 +199,7 @@ void runs_post(struct http_request *req, struct http_reply *rep)
     /* Ask no card for more memory than it has (a tenth kept for the
      * context and the driver). */
     for (int i = 0; i < n; i++) {
-        double need = gb_params_device_bytes(bench, params);
+        double need = gb_params_device_bytes(rr.bench, rr.params);
         if (refs[i].memory_bytes > 0 && need > 0.9 * refs[i].memory_bytes) {
             reply_error(rep, 400, "out_of_bounds", "params.n",
                         "this run needs %.1f GiB of GPU memory; GPU %d (%s) has "
@@ -320,7 +208,7 @@ void runs_post(struct http_request *req, struct http_reply *rep)
             goto done;
         }
     }
-    params_text = cJSON_PrintUnformatted(params);
+    params_text = cJSON_PrintUnformatted(rr.params);
     if (params_text == NULL ||
         (cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0 &&
          uuid7_new(ws.batch) != 0)) {
@@ -334,15 +222,15 @@ void runs_post(struct http_request *req, struct http_reply *rep)
             reply_error(rep, 500, "internal", "", "no random bytes for a run id");
             goto done;
         }
-        r->benchmark = bench->name;
+        r->benchmark = rr.bench->name;
         r->params_json = params_text;
-        r->label = label;
+        r->label = rr.label;
         r->batch_id = ws.batch[0] ? ws.batch : NULL;
         r->host = app->host;
         r->device_index = refs[i].index;
         r->device_uuid = refs[i].uuid;
         r->device_name = refs[i].name;
-        r->timeout_s = timeout_s;
+        r->timeout_s = rr.timeout_s;
         snprintf(ws.ids[i], sizeof(ws.ids[i]), "%.36s", r->id);
     }
     ws.n = n;
@@ -369,8 +257,7 @@ void runs_post(struct http_request *req, struct http_reply *rep)
 
 done:
     free(params_text);
-    cJSON_Delete(params);
-    cJSON_Delete(body);
+    run_request_free(&rr);
 }
 
 /* Appends "name=value&" with value percent-encoded. */

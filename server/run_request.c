@@ -1,0 +1,157 @@
+/*
+ * run_request.c - see run_request.h.
+ */
+#include "run_request.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const run_fields[] = {"benchmark", "params", "device",
+                                         "label", "timeout_s", NULL};
+
+static int offered(const struct gb_benchmark *b, int test_benchmarks)
+{
+    return b != NULL && (!b->test_only || test_benchmarks);
+}
+
+static void list_benchmarks(int test_benchmarks, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < gb_benchmark_count() && used < cap; i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+        if (offered(b, test_benchmarks))
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                     used ? ", " : "", b->name);
+    }
+}
+
+static int parse_json(const char *body, size_t len, struct run_request *r,
+                      struct gb_error *err)
+{
+    const char *end = NULL;
+
+    if (body == NULL || len == 0)
+        return gb_error_set(err, "malformed_json", "",
+                            "the request has no body; send a JSON object, e.g. "
+                            "curl -d '{\"benchmark\":\"smem_stride\"}'");
+    r->body = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+    if (r->body == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        size_t off = at && at >= body && at <= body + len ? (size_t)(at - body) : 0;
+        return gb_error_set(err, "malformed_json", "",
+                            "the body is not valid JSON (error at byte %zu)", off);
+    }
+    while (end && end < body + len &&
+           (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+        end++;
+    if (end && end < body + len)
+        return gb_error_set(err, "malformed_json", "",
+                            "the body has text after its JSON value (at byte %zu)",
+                            (size_t)(end - body));
+    return 0;
+}
+
+static int check_fields(const cJSON *body, struct gb_error *err)
+{
+    const cJSON *f;
+
+    if (!cJSON_IsObject(body))
+        return gb_error_set(err, "wrong_type", "",
+                            "the body must be a JSON object, e.g. "
+                            "{\"benchmark\": \"smem_stride\"}");
+    cJSON_ArrayForEach(f, body) {
+        int known = 0;
+        for (const char *const *name = run_fields; *name && !known; name++)
+            known = strcmp(*name, f->string) == 0;
+        if (!known) {
+            char field[72];
+            snprintf(field, sizeof(field), "%.60s", f->string);
+            return gb_error_set(err, "unknown_field", field,
+                                "%s is not a field of a run request (it takes: "
+                                "benchmark, params, device, label, timeout_s)", field);
+        }
+    }
+    return 0;
+}
+
+static int check_benchmark(struct run_request *r, int test_benchmarks,
+                           struct gb_error *err)
+{
+    const cJSON *name = cJSON_GetObjectItem(r->body, "benchmark");
+    char names[256];
+
+    list_benchmarks(test_benchmarks, names, sizeof(names));
+    if (name == NULL)
+        return gb_error_set(err, "missing_field", "benchmark",
+                            "benchmark is required (one of: %s)", names);
+    if (!cJSON_IsString(name))
+        return gb_error_set(err, "wrong_type", "benchmark", "benchmark must be a string");
+    r->bench = gb_benchmark_find(name->valuestring);
+    if (!offered(r->bench, test_benchmarks))
+        return gb_error_set(err, "unknown_benchmark", "benchmark",
+                            "there is no benchmark \"%.60s\" (there are: %s)",
+                            name->valuestring, names);
+    return 0;
+}
+
+static int check_extras(struct run_request *r, int max_timeout_s,
+                        struct gb_error *err)
+{
+    const cJSON *l = cJSON_GetObjectItem(r->body, "label");
+    const cJSON *t = cJSON_GetObjectItem(r->body, "timeout_s");
+    const cJSON *d = cJSON_GetObjectItem(r->body, "device");
+
+    r->timeout_s = max_timeout_s;
+    if (l && !cJSON_IsNull(l)) {
+        if (!cJSON_IsString(l))
+            return gb_error_set(err, "wrong_type", "label", "label must be a string");
+        if (strlen(l->valuestring) > RUN_LABEL_MAX)
+            return gb_error_set(err, "out_of_bounds", "label", "label is %zu bytes; at most %d",
+                                strlen(l->valuestring), RUN_LABEL_MAX);
+        r->label = l->valuestring;
+    }
+    if (t && !cJSON_IsNull(t)) {
+        if (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) ||
+            t->valuedouble != floor(t->valuedouble))
+            return gb_error_set(err, "wrong_type", "timeout_s",
+                                "timeout_s must be a whole number of seconds");
+        if (t->valuedouble < 1 || t->valuedouble > max_timeout_s)
+            return gb_error_set(err, "out_of_bounds", "timeout_s",
+                                "timeout_s is %g; it must be from 1 to this daemon's "
+                                "--run-timeout, %d", t->valuedouble, max_timeout_s);
+        r->timeout_s = (int)t->valuedouble;
+    }
+    if (d && !cJSON_IsNull(d)) {
+        if (!(cJSON_IsString(d) ||
+              (cJSON_IsNumber(d) && d->valuedouble >= 0 && d->valuedouble <= 1e6 &&
+               d->valuedouble == floor(d->valuedouble))))
+            return gb_error_set(err, "wrong_type", "device",
+                                "device must be a GPU index (0, 1, ...), a GPU UUID or \"all\"");
+        r->device = d;
+    }
+    return 0;
+}
+
+int run_request_parse(const char *body, size_t len, int max_timeout_s,
+                      int test_benchmarks, struct run_request *r,
+                      struct gb_error *err)
+{
+    memset(r, 0, sizeof(*r));
+    if (parse_json(body, len, r, err) != 0 || check_fields(r->body, err) != 0 ||
+        check_benchmark(r, test_benchmarks, err) != 0)
+        return -1;
+    r->params = gb_params_resolve(r->bench, cJSON_GetObjectItem(r->body, "params"), err);
+    if (r->params == NULL)
+        return -1;
+    return check_extras(r, max_timeout_s, err);
+}
+
+void run_request_free(struct run_request *r)
+{
+    cJSON_Delete(r->params);
+    cJSON_Delete(r->body);
+    memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,38 @@
+/*
+ * run_request.h - the body of POST /runs, parsed and checked whole, with no
+ * I/O: JSON with nothing after it, only known fields (an unknown one is
+ * named), the benchmark, its params resolved against the benchmark table
+ * (defaults filled in), the label and the timeout.  The device is only
+ * looked at for its shape here; which GPU it names is the pool's business.
+ *
+ * Pure, so that the fuzzer (tests/fuzz/) can drive it directly.
+ */
+#ifndef GPUBENCH_RUN_REQUEST_H
+#define GPUBENCH_RUN_REQUEST_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "bench_spec.h"
+
+#define RUN_LABEL_MAX 200
+
+struct run_request {
+    cJSON *body;                      /* owned: the parsed body */
+    const struct gb_benchmark *bench; /* static */
+    cJSON *params;                    /* owned: resolved, defaults filled in */
+    const char *label;                /* borrowed from body; NULL if none */
+    int timeout_s;
+    const cJSON *device;              /* borrowed from body; NULL if none */
+};
+
+/* Parses body (len bytes, need not be NUL-terminated).  max_timeout_s is
+ * the daemon's --run-timeout (the default and the bound of timeout_s);
+ * test_benchmarks offers the test-only ones.  0, or -1 with err filled
+ * (every error is an HTTP 400).  Free r with run_request_free either way. */
+int run_request_parse(const char *body, size_t len, int max_timeout_s,
+                      int test_benchmarks, struct run_request *r,
+                      struct gb_error *err);
+void run_request_free(struct run_request *r);
+
+#endif
