@@ -1,8 +1,16 @@
 /*
  * store.c - see store.h.
  *
- * Each function takes the connection's mutex for its whole span, prepares
- * its statements, binds, steps, and finalizes them on one cleanup path.
+ * Connections: one writer, which every change goes through (SQLite has one
+ * writer at a time anyway), and a few readers, so that reads run beside a
+ * write and beside each other (WAL mode).  Each HTTP or runner thread keeps
+ * to one reader.  Each connection has its own mutex and keeps its prepared
+ * statements (SQLITE_PREPARE_PERSISTENT): a statement is prepared once,
+ * then only reset and re-bound.
+ *
+ * Each function takes its connection's mutex for its whole span, and
+ * releases (resets) its statements on one cleanup path, so that no
+ * statement holds a read transaction open after the call.
  */
 #include "store.h"
 #include "log.h"
@@ -15,10 +23,91 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct store {
+#define STORE_READERS 4
+#define STMT_CACHE 64
+
+struct cached_stmt {
+    const char *sql;      /* a static string: its address is the key */
+    sqlite3_stmt *st;
+};
+
+struct conn {
     sqlite3 *db;
     pthread_mutex_t lock;
+    struct cached_stmt cache[STMT_CACHE];
+    int ncache;
 };
+
+struct store {
+    struct conn writer;
+    struct conn readers[STORE_READERS];
+    int nreaders;
+    unsigned next_reader;  /* under writer.lock */
+};
+
+/* The prepared statement for sql on c, prepared on first use.  sql must be
+ * a string with static storage.  Returns SQLITE_OK or the prepare error;
+ * release the statement with conn_release. */
+static int conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st)
+{
+    int rc;
+
+    for (int i = 0; i < c->ncache; i++) {
+        if (c->cache[i].sql == sql) {
+            *st = c->cache[i].st;
+            return SQLITE_OK;
+        }
+    }
+    rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+    if (rc != SQLITE_OK || c->ncache == STMT_CACHE)
+        return rc;  /* a full cache still works, only without keeping it */
+    c->cache[c->ncache].sql = sql;
+    c->cache[c->ncache].st = *st;
+    c->ncache++;
+    return SQLITE_OK;
+}
+
+/* Ends a statement's use: reset (closing its read) and unbound.  A
+ * statement that did not fit the cache is finalized instead. */
+static void conn_release(struct conn *c, sqlite3_stmt *st)
+{
+    if (st == NULL)
+        return;
+    for (int i = 0; i < c->ncache; i++) {
+        if (c->cache[i].st == st) {
+            sqlite3_reset(st);
+            sqlite3_clear_bindings(st);
+            return;
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+static void conn_close(struct conn *c)
+{
+    for (int i = 0; i < c->ncache; i++)
+        sqlite3_finalize(c->cache[i].st);
+    c->ncache = 0;
+    if (c->db)
+        sqlite3_close(c->db);
+    c->db = NULL;
+    pthread_mutex_destroy(&c->lock);
+}
+
+/* The reader this thread keeps to (chosen round robin on first use). */
+static struct conn *reader(struct store *s)
+{
+    static _Thread_local int mine = -1;
+
+    if (s->nreaders == 0)
+        return &s->writer;
+    if (mine < 0) {
+        pthread_mutex_lock(&s->writer.lock);
+        mine = (int)(s->next_reader++ % STORE_READERS);
+        pthread_mutex_unlock(&s->writer.lock);
+    }
+    return &s->readers[mine % s->nreaders];
+}
 
 /* The columns every run query selects, in the order run_from_row reads. */
 #define RUN_COLUMNS                                                          \
@@ -119,6 +208,27 @@ static int exec_pragma(sqlite3 *db, const char *sql, char *errbuf, size_t cap)
     return 0;
 }
 
+/* Opens one connection to path with the settings every one needs. */
+static int conn_open(struct conn *c, const char *path, int writer,
+                     char *errbuf, size_t cap)
+{
+    pthread_mutex_init(&c->lock, NULL);
+    if (sqlite3_open_v2(path, &c->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                        SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        snprintf(errbuf, cap, "cannot open database %s: %s", path,
+                 c->db ? sqlite3_errmsg(c->db) : "out of memory");
+        return -1;
+    }
+    sqlite3_busy_timeout(c->db, 5000);
+    if (writer)
+        return exec_pragma(c->db, "PRAGMA journal_mode = WAL", errbuf, cap) ||
+               exec_pragma(c->db, "PRAGMA synchronous = FULL", errbuf, cap) ||
+               exec_pragma(c->db, "PRAGMA foreign_keys = ON", errbuf, cap) ? -1 : 0;
+    /* A reader must never write, whatever a bug asks of it. */
+    return exec_pragma(c->db, "PRAGMA query_only = 1", errbuf, cap) ? -1 : 0;
+}
+
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
 {
     struct store *s = calloc(1, sizeof(*s));
@@ -129,21 +239,15 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
         snprintf(errbuf, cap, "out of memory");
         return STORE_ERROR;
     }
-    pthread_mutex_init(&s->lock, NULL);
-    if (sqlite3_open_v2(path, &s->db,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                        SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-        snprintf(errbuf, cap, "cannot open database %s: %s", path,
-                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    if (conn_open(&s->writer, path, 1, errbuf, cap) != 0 ||
+        migrate_apply(s->writer.db, errbuf, cap) != 0)
         goto done;
-    }
-    sqlite3_busy_timeout(s->db, 5000);
-    if (exec_pragma(s->db, "PRAGMA journal_mode = WAL", errbuf, cap) ||
-        exec_pragma(s->db, "PRAGMA synchronous = FULL", errbuf, cap) ||
-        exec_pragma(s->db, "PRAGMA foreign_keys = ON", errbuf, cap))
-        goto done;
-    if (migrate_apply(s->db, errbuf, cap) != 0)
-        goto done;
+    /* Readers only once the schema is there. */
+    for (; s->nreaders < STORE_READERS; s->nreaders++)
+        if (conn_open(&s->readers[s->nreaders], path, 0, errbuf, cap) != 0) {
+            s->nreaders++;  /* so that store_close closes it too */
+            goto done;
+        }
     rc = STORE_OK;
 
 done:
@@ -159,8 +263,9 @@ void store_close(struct store *s)
 {
     if (s == NULL)
         return;
-    sqlite3_close(s->db);
-    pthread_mutex_destroy(&s->lock);
+    for (int i = 0; i < s->nreaders; i++)
+        conn_close(&s->readers[i]);
+    conn_close(&s->writer);
     free(s);
 }
 
@@ -178,15 +283,15 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
 
 /* Runs one statement that returns no rows, with up to four text values
  * bound in order (NULL binds SQL NULL); *changes gets the rows changed. */
-static int exec_bound(struct store *s, const char *sql, const char *a,
-                      const char *b, const char *c, const char *d, int *changes)
+static int exec_bound(struct conn *c, const char *sql, const char *v1,
+                      const char *v2, const char *v3, const char *v4, int *changes)
 {
     sqlite3_stmt *st = NULL;
-    const char *vals[4] = {a, b, c, d};
+    const char *vals[4] = {v1, v2, v3, v4};
     int rc = STORE_ERROR;
     int nparams;
 
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     nparams = sqlite3_bind_parameter_count(st);
     for (int i = 0; i < nparams && i < 4; i++)
@@ -194,27 +299,28 @@ static int exec_bound(struct store *s, const char *sql, const char *a,
     if (sqlite3_step(st) != SQLITE_DONE)
         goto done;
     if (changes)
-        *changes = sqlite3_changes(s->db);
+        *changes = sqlite3_changes(c->db);
     rc = STORE_OK;
 
 done:
     if (rc != STORE_OK)
-        log_error("store: %s: %s", sql, sqlite3_errmsg(s->db));
-    sqlite3_finalize(st);
+        log_error("store: %s: %s", sql, sqlite3_errmsg(c->db));
+    conn_release(c, st);
     return rc;
 }
 
 int store_recover(struct store *s, int *count)
 {
+    struct conn *c = &s->writer;
     char now[32];
     int rc = STORE_OK, changes = 0;
 
     *count = 0;
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&c->lock);
     /* One run at a time, so that each gets its own final_seq. */
     do {
-        rc = exec_bound(s,
+        rc = exec_bound(c,
                         "UPDATE runs SET status = 'failed', finished_at = ?1, "
                         "error_code = 'interrupted', error_message = 'the daemon "
                         "stopped while this run was running; the result was lost', "
@@ -224,19 +330,17 @@ int store_recover(struct store *s, int *count)
                         now, NULL, NULL, NULL, &changes);
         *count += changes;
     } while (rc == STORE_OK && changes > 0);
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
-static int count_queued(struct store *s, int device_index, long *depth)
+static int count_queued(struct conn *c, int device_index, long *depth)
 {
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT count(*) FROM runs WHERE status = 'queued' "
-                           "AND (?1 < 0 OR device_index = ?1)",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (conn_prepare(c, "SELECT count(*) FROM runs WHERE status = 'queued' "
+                           "AND (?1 < 0 OR device_index = ?1)", &st) != SQLITE_OK)
         goto done;
     sqlite3_bind_int(st, 1, device_index);
     if (sqlite3_step(st) != SQLITE_ROW)
@@ -245,21 +349,22 @@ static int count_queued(struct store *s, int device_index, long *depth)
     rc = STORE_OK;
 
 done:
-    sqlite3_finalize(st);
+    conn_release(c, st);
     return rc;
 }
 
 int store_queue_depth(struct store *s, int device_index, long *depth)
 {
+    struct conn *c = reader(s);
     int rc;
 
-    pthread_mutex_lock(&s->lock);
-    rc = count_queued(s, device_index, depth);
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_lock(&c->lock);
+    rc = count_queued(c, device_index, depth);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
-static int insert_one(struct store *s, sqlite3_stmt *st, const struct run_new *r,
+static int insert_one(struct conn *c, sqlite3_stmt *st, const struct run_new *r,
                       const char *now)
 {
     sqlite3_reset(st);
@@ -276,7 +381,7 @@ static int insert_one(struct store *s, sqlite3_stmt *st, const struct run_new *r
     sqlite3_bind_int(st, 10, r->timeout_s);
     bind_text(st, 11, now);
     if (sqlite3_step(st) != SQLITE_DONE) {
-        log_error("store: insert run %s: %s", r->id, sqlite3_errmsg(s->db));
+        log_error("store: insert run %s: %s", r->id, sqlite3_errmsg(c->db));
         return STORE_ERROR;
     }
     return STORE_OK;
@@ -285,6 +390,7 @@ static int insert_one(struct store *s, sqlite3_stmt *st, const struct run_new *r
 int store_insert_runs(struct store *s, const struct run_new *runs, int n,
                       int max_queue)
 {
+    struct conn *c = &s->writer;
     sqlite3_stmt *st = NULL;
     char now[32];
     long queued = 0;
@@ -292,44 +398,42 @@ int store_insert_runs(struct store *s, const struct run_new *runs, int n,
     int in_tx = 0;
 
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 1;
-    if (count_queued(s, -1, &queued) != STORE_OK)
+    if (count_queued(c, -1, &queued) != STORE_OK)
         goto done;
     if (queued + n > max_queue) {
         rc = STORE_FULL;
         goto done;
     }
-    if (sqlite3_prepare_v2(s->db,
-                           "INSERT INTO runs (id, benchmark, params, label, "
+    if (conn_prepare(c, "INSERT INTO runs (id, benchmark, params, label, "
                            "batch_id, host, device_index, device_uuid, "
                            "device_name, status, timeout_s, created_at) "
                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                           "'queued', ?10, ?11)",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "'queued', ?10, ?11)", &st) != SQLITE_OK)
         goto done;
     for (int i = 0; i < n; i++)
-        if (insert_one(s, st, &runs[i], now) != STORE_OK)
+        if (insert_one(c, st, &runs[i], now) != STORE_OK)
             goto done;
-    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 0;
     rc = STORE_OK;
 
 done:
     if (rc == STORE_ERROR)
-        log_error("store: insert: %s", sqlite3_errmsg(s->db));
-    sqlite3_finalize(st);
+        log_error("store: insert: %s", sqlite3_errmsg(c->db));
+    conn_release(c, st);
     if (in_tx)
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    pthread_mutex_unlock(&s->lock);
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 /* Adds queue_position (queued runs), results and meta to a run object. */
-static int add_details(struct store *s, cJSON *run)
+static int add_details(struct conn *c, cJSON *run)
 {
     const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
     const char *status = cJSON_GetObjectItem(run, "status")->valuestring;
@@ -337,25 +441,21 @@ static int add_details(struct store *s, cJSON *run)
     int rc = STORE_ERROR;
 
     if (strcmp(status, "queued") == 0) {
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT count(*) FROM runs q, runs r "
+        if (conn_prepare(c, "SELECT count(*) FROM runs q, runs r "
                                "WHERE r.id = ?1 AND q.status = 'queued' "
                                "AND q.device_index IS r.device_index "
-                               "AND q.rowid <= r.rowid",
-                               -1, &st, NULL) != SQLITE_OK)
+                               "AND q.rowid <= r.rowid", &st) != SQLITE_OK)
             goto done;
         bind_text(st, 1, id);
         if (sqlite3_step(st) != SQLITE_ROW)
             goto done;
         cJSON_AddNumberToObject(run, "queue_position", sqlite3_column_int(st, 0));
-        sqlite3_finalize(st);
+        conn_release(c, st);
         st = NULL;
     } else {
         cJSON_AddNullToObject(run, "queue_position");
     }
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT results, meta FROM run_results WHERE run_id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (conn_prepare(c, "SELECT results, meta FROM run_results WHERE run_id = ?1", &st) != SQLITE_OK)
         goto done;
     bind_text(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
@@ -368,20 +468,20 @@ static int add_details(struct store *s, cJSON *run)
     rc = STORE_OK;
 
 done:
-    sqlite3_finalize(st);
+    conn_release(c, st);
     return rc;
 }
 
 int store_get_run(struct store *s, const char *id, cJSON **out)
 {
+    struct conn *c = reader(s);
     sqlite3_stmt *st = NULL;
     cJSON *run = NULL;
     int rc = STORE_ERROR;
 
     *out = NULL;
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_prepare_v2(s->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (conn_prepare(c, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", &st) != SQLITE_OK)
         goto done;
     bind_text(st, 1, id);
     switch (sqlite3_step(st)) {
@@ -394,7 +494,7 @@ int store_get_run(struct store *s, const char *id, cJSON **out)
         goto done;
     }
     run = run_from_row(st);
-    if (run == NULL || add_details(s, run) != STORE_OK)
+    if (run == NULL || add_details(c, run) != STORE_OK)
         goto done;
     *out = run;
     run = NULL;
@@ -402,21 +502,21 @@ int store_get_run(struct store *s, const char *id, cJSON **out)
 
 done:
     if (rc == STORE_ERROR)
-        log_error("store: get run: %s", sqlite3_errmsg(s->db));
+        log_error("store: get run: %s", sqlite3_errmsg(c->db));
     cJSON_Delete(run);
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_run_status(struct store *s, const char *id, char status[16])
 {
+    struct conn *c = reader(s);
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_prepare_v2(s->db, "SELECT status FROM runs WHERE id = ?1", -1,
-                           &st, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (conn_prepare(c, "SELECT status FROM runs WHERE id = ?1", &st) != SQLITE_OK)
         goto done;
     bind_text(st, 1, id);
     switch (sqlite3_step(st)) {
@@ -432,14 +532,15 @@ int store_run_status(struct store *s, const char *id, char status[16])
     }
 
 done:
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
                     char next_cursor[40])
 {
+    struct conn *c = reader(s);
     /* Every filter is always in the statement and switched off by binding
      * NULL, so there is one fixed SQL text and no string building. */
     static const char sql[] =
@@ -465,9 +566,9 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
 
     *out = NULL;
     next_cursor[0] = '\0';
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&c->lock);
     if (runs == NULL ||
-        sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     for (int i = 0; i < 7; i++)
         bind_text(st, i + 1, vals[i] && vals[i][0] ? vals[i] : NULL);
@@ -504,26 +605,27 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
 
 done:
     if (rc != STORE_OK)
-        log_error("store: list runs: %s", sqlite3_errmsg(s->db));
+        log_error("store: list runs: %s", sqlite3_errmsg(c->db));
     cJSON_Delete(runs);
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_cancel_run(struct store *s, const char *id, char status[16])
 {
+    struct conn *c = &s->writer;
     char now[32];
     int changes = 0;
     int rc;
 
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&s->lock);
-    rc = exec_bound(s,
+    pthread_mutex_lock(&c->lock);
+    rc = exec_bound(c,
                     "UPDATE runs SET status = 'cancelled', finished_at = ?2, "
                     "final_seq = " NEXT_SEQ " WHERE id = ?1 AND status = 'queued'",
                     id, now, NULL, NULL, &changes);
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&c->lock);
     if (rc != STORE_OK)
         return rc;
     if (changes == 1) {
@@ -536,6 +638,7 @@ int store_cancel_run(struct store *s, const char *id, char status[16])
 
 int store_claim_next(struct store *s, int device_index, struct run_job *job)
 {
+    struct conn *c = &s->writer;
     sqlite3_stmt *st = NULL;
     char now[32];
     int rc = STORE_ERROR;
@@ -543,15 +646,13 @@ int store_claim_next(struct store *s, int device_index, struct run_job *job)
 
     memset(job, 0, sizeof(*job));
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 1;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT id, benchmark, params, timeout_s FROM runs "
+    if (conn_prepare(c, "SELECT id, benchmark, params, timeout_s FROM runs "
                            "WHERE status = 'queued' AND device_index = ?1 "
-                           "ORDER BY rowid LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
+                           "ORDER BY rowid LIMIT 1", &st) != SQLITE_OK)
         goto done;
     sqlite3_bind_int(st, 1, device_index);
     switch (sqlite3_step(st)) {
@@ -567,25 +668,25 @@ int store_claim_next(struct store *s, int device_index, struct run_job *job)
     snprintf(job->benchmark, sizeof(job->benchmark), "%s", col_text(st, 1));
     job->params_json = strdup(col_text(st, 2));
     job->timeout_s = sqlite3_column_int(st, 3);
-    sqlite3_finalize(st);
+    conn_release(c, st);
     st = NULL;
     if (job->params_json == NULL)
         goto done;
-    if (exec_bound(s,
+    if (exec_bound(c,
                    "UPDATE runs SET status = 'running', started_at = ?2 "
                    "WHERE id = ?1 AND status = 'queued'",
                    job->id, now, NULL, NULL, NULL) != STORE_OK)
         goto done;
-    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 0;
     rc = STORE_OK;
 
 done:
-    sqlite3_finalize(st);
+    conn_release(c, st);
     if (in_tx)
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    pthread_mutex_unlock(&s->lock);
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&c->lock);
     if (rc != STORE_OK)
         store_job_clear(job);
     return rc;
@@ -599,14 +700,13 @@ void store_job_clear(struct run_job *job)
 
 int store_set_progress(struct store *s, const char *id, long done, long total)
 {
+    struct conn *c = &s->writer;
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_prepare_v2(s->db,
-                           "UPDATE runs SET progress_done = ?2, progress_total = ?3 "
-                           "WHERE id = ?1 AND status = 'running'",
-                           -1, &st, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (conn_prepare(c, "UPDATE runs SET progress_done = ?2, progress_total = ?3 "
+                           "WHERE id = ?1 AND status = 'running'", &st) != SQLITE_OK)
         goto done;
     bind_text(st, 1, id);
     sqlite3_bind_int64(st, 2, done);
@@ -616,8 +716,8 @@ int store_set_progress(struct store *s, const char *id, long done, long total)
     rc = STORE_OK;
 
 done:
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
@@ -625,55 +725,57 @@ int store_finish_run(struct store *s, const char *id, const char *status,
                      const char *results_json, const char *meta_json,
                      const char *error_code, const char *error_message)
 {
+    struct conn *c = &s->writer;
     char now[32];
     int rc = STORE_ERROR;
     int in_tx = 0;
 
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 1;
-    if (exec_bound(s,
+    if (exec_bound(c,
                    "UPDATE runs SET status = ?2, finished_at = ?3, "
                    "error_code = ?4, final_seq = " NEXT_SEQ " "
                    "WHERE id = ?1 AND status = 'running'",
                    id, status, now, error_code, NULL) != STORE_OK)
         goto done;
     if (error_message &&
-        exec_bound(s, "UPDATE runs SET error_message = ?2 WHERE id = ?1",
+        exec_bound(c, "UPDATE runs SET error_message = ?2 WHERE id = ?1",
                    id, error_message, NULL, NULL, NULL) != STORE_OK)
         goto done;
     if (results_json &&
-        exec_bound(s,
+        exec_bound(c,
                    "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
                    "VALUES (?1, ?2, ?3)",
                    id, results_json, meta_json ? meta_json : "{}", NULL,
                    NULL) != STORE_OK)
         goto done;
-    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 0;
     rc = STORE_OK;
 
 done:
     if (in_tx)
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    pthread_mutex_unlock(&s->lock);
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_requeue_run(struct store *s, const char *id)
 {
+    struct conn *c = &s->writer;
     int rc;
 
-    pthread_mutex_lock(&s->lock);
-    rc = exec_bound(s,
+    pthread_mutex_lock(&c->lock);
+    rc = exec_bound(c,
                     "UPDATE runs SET status = 'queued', started_at = NULL, "
                     "progress_done = NULL, progress_total = NULL "
                     "WHERE id = ?1 AND status = 'running'",
                     id, NULL, NULL, NULL, NULL);
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
@@ -718,27 +820,25 @@ static void bind_import(sqlite3_stmt *st, const cJSON *run, const char *origin,
 int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                       int *inserted, int *existing)
 {
+    struct conn *c = &s->writer;
     sqlite3_stmt *ins = NULL, *res = NULL;
     const cJSON *run;
     int rc = STORE_ERROR, in_tx = 0;
 
     *inserted = *existing = 0;
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (sqlite3_exec(c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 1;
-    if (sqlite3_prepare_v2(s->db,
-                           "INSERT OR IGNORE INTO runs (id, benchmark, params, "
+    if (conn_prepare(c, "INSERT OR IGNORE INTO runs (id, benchmark, params, "
                            "label, batch_id, host, device_index, device_uuid, "
                            "device_name, status, timeout_s, created_at, "
                            "started_at, finished_at, error_code, error_message, "
                            "origin, final_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
                            "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                           NEXT_SEQ ")",
-                           -1, &ins, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db,
-                           "INSERT INTO run_results (run_id, results, meta) "
-                           "VALUES (?1, ?2, ?3)", -1, &res, NULL) != SQLITE_OK)
+                           NEXT_SEQ ")", &ins) != SQLITE_OK ||
+        conn_prepare(c, "INSERT INTO run_results (run_id, results, meta) "
+                           "VALUES (?1, ?2, ?3)", &res) != SQLITE_OK)
         goto done;
     cJSON_ArrayForEach(run, runs) {
         const cJSON *results = cJSON_GetObjectItem(run, "results");
@@ -752,7 +852,7 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
         free(params);
         if (step != SQLITE_DONE)
             goto done;
-        if (sqlite3_changes(s->db) == 0) {
+        if (sqlite3_changes(c->db) == 0) {
             (*existing)++;
             continue;
         }
@@ -771,33 +871,33 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                 goto done;
         }
     }
-    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+    if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     in_tx = 0;
     rc = STORE_OK;
 
 done:
     if (rc != STORE_OK)
-        log_error("store: import: %s", sqlite3_errmsg(s->db));
-    sqlite3_finalize(ins);
-    sqlite3_finalize(res);
+        log_error("store: import: %s", sqlite3_errmsg(c->db));
+    conn_release(c, ins);
+    conn_release(c, res);
     if (in_tx)
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    pthread_mutex_unlock(&s->lock);
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_count_by_status(struct store *s, long counts[5])
 {
+    struct conn *c = reader(s);
     static const char *const names[5] = {"queued", "running", "done", "failed", "cancelled"};
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR, step;
 
     for (int i = 0; i < 5; i++)
         counts[i] = 0;
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_prepare_v2(s->db, "SELECT status, count(*) FROM runs GROUP BY status",
-                           -1, &st, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (conn_prepare(c, "SELECT status, count(*) FROM runs GROUP BY status", &st) != SQLITE_OK)
         goto done;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         for (int i = 0; i < 5; i++)
@@ -808,13 +908,14 @@ int store_count_by_status(struct store *s, long counts[5])
         rc = STORE_OK;
 
 done:
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_latest_per_card(struct store *s, cJSON **out)
 {
+    struct conn *c = reader(s);
     /* SQLite returns the other columns of the row that holds max(id). */
     static const char sql[] =
         "SELECT " RUN_COLUMNS ", res.results, res.meta, max(r.id) "
@@ -826,8 +927,8 @@ int store_latest_per_card(struct store *s, cJSON **out)
     int rc = STORE_ERROR, step;
 
     *out = NULL;
-    pthread_mutex_lock(&s->lock);
-    if (runs == NULL || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+    pthread_mutex_lock(&c->lock);
+    if (runs == NULL || conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *run = run_from_row(st);
@@ -845,24 +946,23 @@ int store_latest_per_card(struct store *s, cJSON **out)
 
 done:
     cJSON_Delete(runs);
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_peer_load(struct store *s, const char *url, struct peer_row *row)
 {
+    struct conn *c = &s->writer;
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
     memset(row, 0, sizeof(*row));
-    pthread_mutex_lock(&s->lock);
-    if (exec_bound(s, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", url,
+    pthread_mutex_lock(&c->lock);
+    if (exec_bound(c, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", url,
                    NULL, NULL, NULL, NULL) != STORE_OK ||
-        sqlite3_prepare_v2(s->db,
-                           "SELECT cursor, runs_pulled, last_success_at, "
-                           "last_error, last_error_at FROM peers WHERE url = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+        conn_prepare(c, "SELECT cursor, runs_pulled, last_success_at, "
+                           "last_error, last_error_at FROM peers WHERE url = ?1", &st) != SQLITE_OK)
         goto done;
     bind_text(st, 1, url);
     if (sqlite3_step(st) != SQLITE_ROW)
@@ -878,25 +978,25 @@ int store_peer_load(struct store *s, const char *url, struct peer_row *row)
     rc = STORE_OK;
 
 done:
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
 int store_peer_record(struct store *s, const char *url, long long cursor,
                       long long pulled, const char *error)
 {
+    struct conn *c = &s->writer;
     sqlite3_stmt *st = NULL;
     char now[32];
     int rc = STORE_ERROR;
 
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&s->lock);
-    if (sqlite3_prepare_v2(s->db, error
+    pthread_mutex_lock(&c->lock);
+    if (conn_prepare(c, error
                            ? "UPDATE peers SET last_error = ?2, last_error_at = ?3 WHERE url = ?1"
                            : "UPDATE peers SET cursor = ?4, runs_pulled = runs_pulled + ?5, "
-                             "last_success_at = ?3 WHERE url = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+                             "last_success_at = ?3 WHERE url = ?1", &st) != SQLITE_OK)
         goto done;
     bind_text(st, 1, url);
     if (error)
@@ -910,8 +1010,8 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
         rc = STORE_OK;
 
 done:
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&s->lock);
+    conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
