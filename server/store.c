@@ -13,6 +13,7 @@
  * statement holds a read transaction open after the call.
  */
 #include "store.h"
+#include "dynbuf.h"
 #include "log.h"
 #include "migrate.h"
 #include "timeutil.h"
@@ -537,45 +538,92 @@ done:
     return rc;
 }
 
+/* GET /runs: one SQL text per combination of filters, so that each
+ * filter's index serves both the filter and the newest-first order.  The
+ * texts are made on first use and kept for the life of the process (the
+ * statement caches key on their addresses); values are always bound. */
+enum {
+    L_BENCH = 1, L_UUID = 2, L_NAME = 4, L_HOST = 8, L_STATUS = 16,
+    L_LABEL = 32, L_BATCH = 64, L_CURSOR = 128, L_SEQ = 256, L_FULL = 512,
+    L_VARIANTS = 1024
+};
+
+static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *list_sql[L_VARIANTS];
+
+static const char *list_sql_for(unsigned bits)
+{
+    static const struct { unsigned bit; const char *clause; } clauses[] = {
+        {L_BENCH, " AND r.benchmark = ?1"}, {L_UUID, " AND r.device_uuid = ?2"},
+        {L_NAME, " AND r.device_name = ?2"}, {L_HOST, " AND r.host = ?3"},
+        {L_STATUS, " AND r.status = ?4"}, {L_LABEL, " AND r.label = ?5"},
+        {L_BATCH, " AND r.batch_id = ?6"}, {L_CURSOR, " AND r.id < ?7"},
+        {L_SEQ, " AND r.final_seq > ?8"},
+    };
+    struct dynbuf b;
+
+    pthread_mutex_lock(&list_sql_lock);
+    if (list_sql[bits] == NULL) {
+        dynbuf_init(&b, 4096);
+        dynbuf_printf(&b, "SELECT %s, res.summary%s FROM runs r "
+                      "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
+                      RUN_COLUMNS, bits & L_FULL ? ", res.results, res.meta" : "");
+        for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
+            if (bits & clauses[i].bit)
+                dynbuf_printf(&b, "%s", clauses[i].clause);
+        dynbuf_printf(&b, " ORDER BY %s LIMIT ?9",
+                      bits & L_SEQ ? "r.final_seq ASC" : "r.id DESC");
+        list_sql[bits] = dynbuf_take(&b, NULL);
+    }
+    pthread_mutex_unlock(&list_sql_lock);
+    return list_sql[bits];
+}
+
+static int given(const char *v)
+{
+    return v != NULL && v[0] != '\0';
+}
+
+/* A device filter is a UUID ("GPU-...", "MIG-...") or a card's name. */
+static int is_device_uuid(const char *v)
+{
+    return strncmp(v, "GPU-", 4) == 0 || strncmp(v, "MIG-", 4) == 0;
+}
+
 int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
                     char next_cursor[40])
 {
     struct conn *c = reader(s);
-    /* Every filter is always in the statement and switched off by binding
-     * NULL, so there is one fixed SQL text and no string building. */
-    static const char sql[] =
-        "SELECT " RUN_COLUMNS ", json_extract(res.results, '$.summary'), "
-        "CASE WHEN ?9 THEN res.results END, CASE WHEN ?9 THEN res.meta END "
-        "FROM runs r LEFT JOIN run_results res ON res.run_id = r.id "
-        "WHERE (?1 IS NULL OR r.benchmark = ?1) "
-        "AND (?2 IS NULL OR r.device_name = ?2 OR r.device_uuid = ?2) "
-        "AND (?3 IS NULL OR r.host = ?3) "
-        "AND (?4 IS NULL OR r.status = ?4) "
-        "AND (?5 IS NULL OR r.label = ?5) "
-        "AND (?6 IS NULL OR r.batch_id = ?6) "
-        "AND (?7 IS NULL OR r.id < ?7) "
-        "AND (?10 < 0 OR r.final_seq > ?10) "
-        "ORDER BY CASE WHEN ?10 < 0 THEN NULL ELSE r.final_seq END ASC, "
-        "r.id DESC LIMIT ?8";
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
                            f->label, f->batch, f->cursor};
+    unsigned bits = 0;
+    const char *sql;
     sqlite3_stmt *st = NULL;
     cJSON *runs = cJSON_CreateArray();
     int rc = STORE_ERROR;
     int n = 0, step;
 
+    bits |= given(f->benchmark) ? L_BENCH : 0;
+    bits |= given(f->device) ? (is_device_uuid(f->device) ? L_UUID : L_NAME) : 0;
+    bits |= given(f->host) ? L_HOST : 0;
+    bits |= given(f->status) ? L_STATUS : 0;
+    bits |= given(f->label) ? L_LABEL : 0;
+    bits |= given(f->batch) ? L_BATCH : 0;
+    bits |= given(f->cursor) && !f->by_seq ? L_CURSOR : 0;
+    bits |= f->by_seq ? L_SEQ : 0;
+    bits |= f->full ? L_FULL : 0;
+    sql = list_sql_for(bits);
     *out = NULL;
     next_cursor[0] = '\0';
     pthread_mutex_lock(&c->lock);
-    if (runs == NULL ||
-        conn_prepare(c, sql, &st) != SQLITE_OK)
+    if (runs == NULL || sql == NULL || conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     for (int i = 0; i < 7; i++)
-        bind_text(st, i + 1, vals[i] && vals[i][0] ? vals[i] : NULL);
+        if (given(vals[i]))
+            bind_text(st, i + 1, vals[i]);
+    sqlite3_bind_int64(st, 8, f->after_seq);
     /* One more than asked for tells whether another page exists. */
-    sqlite3_bind_int(st, 8, f->limit + 1);
-    sqlite3_bind_int(st, 9, f->full != 0);
-    sqlite3_bind_int64(st, 10, f->by_seq ? f->after_seq : -1);
+    sqlite3_bind_int(st, 9, f->limit + 1);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *run;
         if (n == f->limit) {
@@ -721,6 +769,25 @@ done:
     return rc;
 }
 
+/* Writes a finished run's results and meta, with the columns that reads
+ * use without parsing them: the summary, the driver and CUDA versions.
+ * Inside the caller's transaction. */
+static int put_results(struct conn *c, const char *id, const char *results,
+                       const char *meta)
+{
+    if (exec_bound(c,
+                   "INSERT OR REPLACE INTO run_results (run_id, results, meta, summary) "
+                   "VALUES (?1, ?2, ?3, json_extract(?2, '$.summary'))",
+                   id, results, meta ? meta : "{}", NULL, NULL) != STORE_OK)
+        return STORE_ERROR;
+    return exec_bound(c,
+                      "UPDATE runs SET "
+                      "driver_version = json_extract(?2, '$.driver.nvidia_version'), "
+                      "cuda_version = json_extract(?2, '$.cuda.runtime_version') "
+                      "WHERE id = ?1",
+                      id, meta ? meta : "{}", NULL, NULL, NULL);
+}
+
 int store_finish_run(struct store *s, const char *id, const char *status,
                      const char *results_json, const char *meta_json,
                      const char *error_code, const char *error_message)
@@ -745,12 +812,7 @@ int store_finish_run(struct store *s, const char *id, const char *status,
         exec_bound(c, "UPDATE runs SET error_message = ?2 WHERE id = ?1",
                    id, error_message, NULL, NULL, NULL) != STORE_OK)
         goto done;
-    if (results_json &&
-        exec_bound(c,
-                   "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
-                   "VALUES (?1, ?2, ?3)",
-                   id, results_json, meta_json ? meta_json : "{}", NULL,
-                   NULL) != STORE_OK)
+    if (results_json && put_results(c, id, results_json, meta_json) != STORE_OK)
         goto done;
     if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
@@ -821,7 +883,7 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                       int *inserted, int *existing)
 {
     struct conn *c = &s->writer;
-    sqlite3_stmt *ins = NULL, *res = NULL;
+    sqlite3_stmt *ins = NULL;
     const cJSON *run;
     int rc = STORE_ERROR, in_tx = 0;
 
@@ -836,9 +898,7 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                            "started_at, finished_at, error_code, error_message, "
                            "origin, final_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
                            "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-                           NEXT_SEQ ")", &ins) != SQLITE_OK ||
-        conn_prepare(c, "INSERT INTO run_results (run_id, results, meta) "
-                           "VALUES (?1, ?2, ?3)", &res) != SQLITE_OK)
+                           NEXT_SEQ ")", &ins) != SQLITE_OK)
         goto done;
     cJSON_ArrayForEach(run, runs) {
         const cJSON *results = cJSON_GetObjectItem(run, "results");
@@ -860,14 +920,10 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
         if (cJSON_IsObject(results)) {
             char *r = cJSON_PrintUnformatted(results);
             char *m = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "meta"));
-            sqlite3_reset(res);
-            bind_text(res, 1, obj_str(run, "id"));
-            bind_text(res, 2, r);
-            bind_text(res, 3, m ? m : "{}");
-            step = sqlite3_step(res);
+            step = r ? put_results(c, obj_str(run, "id"), r, m) : STORE_ERROR;
             free(r);
             free(m);
-            if (step != SQLITE_DONE)
+            if (step != STORE_OK)
                 goto done;
         }
     }
@@ -880,7 +936,6 @@ done:
     if (rc != STORE_OK)
         log_error("store: import: %s", sqlite3_errmsg(c->db));
     conn_release(c, ins);
-    conn_release(c, res);
     if (in_tx)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
     pthread_mutex_unlock(&c->lock);
