@@ -10,8 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Parameters every measuring benchmark takes: how many timed samples, and
- * the least time a sample must last so that launch overhead is noise. */
+static const char *const counters_choices[] = {"auto", "on", "off", NULL};
+
+/* Parameters every measuring benchmark takes: how many timed samples, the
+ * least time a sample must last so that launch overhead is noise, and
+ * whether to read the shared-memory hardware counters (in a pass of their
+ * own after the timed samples; auto reads them where the driver allows). */
 #define MEASURE_PARAMS                                                      \
     {.name = "samples", .type = GB_PARAM_INT,                               \
      .help = "timed samples after warm-up; every one is stored",            \
@@ -19,7 +23,13 @@
     {.name = "min_sample_ms", .type = GB_PARAM_NUMBER,                      \
      .help = "least duration of one sample; the work per sample is "        \
              "calibrated up to it",                                         \
-     .min = 0.05, .max = 1000, .default_json = "1"}
+     .min = 0.05, .max = 1000, .default_json = "1"},                        \
+    {.name = "counters", .type = GB_PARAM_CHOICE,                           \
+     .help = "shared-memory bank conflicts and wavefronts through CUPTI, "  \
+             "one launch per row after the timed samples: auto (where "     \
+             "the driver allows), on (fail the run if they cannot be "     \
+             "read), off",                                                  \
+     .choices = counters_choices, .default_json = "\"auto\""}
 
 static const struct gb_param smem_stride_params[] = {
     {.name = "strides", .type = GB_PARAM_INT_LIST,

@@ -22,6 +22,9 @@ extern "C" {
 struct gb_bench_env {
     const struct gb_device_info *dev;
     struct gb_hooks *hooks;  /* the benchmark sets hooks->total */
+    struct gb_counters_state *counters;  /* the counter pass after the timed
+                                            samples (NULL: none); the
+                                            backend records what it read */
 };
 
 typedef int (*gb_bench_fn)(const struct gb_bench_env *env, const cJSON *params,

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counters.h"
 #include "predict.h"
 #include "verify.h"
 
@@ -94,6 +95,12 @@ int gb_device_open(int index, struct gb_cuda_error *err);
 /* CUDA driver and runtime versions as 1000*major + 10*minor; 0 unknown. */
 void gb_cuda_versions(int *driver, int *runtime);
 
+/* Before any timed sample: rules out, where it can without touching the
+ * GPU's counters, that hardware counters can be read (the driver's
+ * admin-only restriction, no libcupti, a build without CUPTI or CUDA) and
+ * records why in st.  Nothing happens when st says counters: off. */
+void gb_counters_probe(struct gb_counters_state *st);
+
 /* Test only: launches a kernel that writes through a bad pointer, so the
  * sticky-error path (report, then exit) can be checked on a real GPU. */
 int gb_fault_illegal_address(struct gb_cuda_error *err);
@@ -109,6 +116,8 @@ struct gb_smem_plan {
     const int (*words)[GB_WARP_LANES];  /* rows x 32 word indices, lane order */
     int smem_words;                /* array size every launch gets */
     int baseline_row;              /* the row that calibrates the work */
+    struct gb_counters_state *counters; /* the counter pass after the timed
+                                           samples; NULL: none */
 };
 
 struct gb_smem_timing {
@@ -118,6 +127,8 @@ struct gb_smem_timing {
                                  cycles) in the row's last sample */
     double *last_ms;          /* per row: that sample's time */
     long long warp_loads;     /* warp-wide 32-bit loads in one sample */
+    struct gb_counter_values *counters; /* per row: one launch's counts */
+    long counter_work;        /* that launch's loop iterations */
     int grid, block, blocks_per_sm, smem_bytes, loads_per_iteration;
 };
 
@@ -144,6 +155,7 @@ struct gb_transpose_plan {
     int count;
     const enum gb_transpose_kernel *kernels; /* timed in this order */
     uint32_t seed;                           /* input values */
+    struct gb_counters_state *counters;      /* as in gb_smem_plan */
 };
 
 struct gb_transpose_timing {
@@ -152,6 +164,8 @@ struct gb_transpose_timing {
     struct gb_samples *kernels;       /* plan.count entries */
     struct gb_verify_report *verify;  /* plan.count entries */
     int failed_kernel;                /* index whose check failed, or -1 */
+    struct gb_counter_values *counters;  /* plan.count entries: one launch
+                                            of each kernel */
 };
 
 /* Returns 0 when every kernel was verified and timed; 1 when the check of

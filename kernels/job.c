@@ -105,6 +105,47 @@ static void on_in_flight(void *arg, int done, int total)
     }
 }
 
+/* The `counters` parameter of a benchmark that has one: env->counters is
+ * pointed at st and the probe runs before any sample is timed, so that
+ * counters: on fails at once where they cannot be read.  A benchmark
+ * without the parameter makes no counter pass (env->counters stays NULL). */
+static int counters_begin(const cJSON *resolved, struct gb_counters_state *st,
+                          struct gb_bench_env *env, struct gb_job_error *err)
+{
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(resolved, "counters");
+    char reason[640];
+
+    gb_counters_state_init(st, gb_counters_mode_parse(cJSON_IsString(mode) ? mode->valuestring
+                                                                           : NULL));
+    if (!cJSON_IsString(mode))
+        return 0;
+    env->counters = st;
+    gb_counters_probe(st);
+    if (st->mode == GB_COUNTERS_ON && !gb_counters_wanted(st)) {
+        gb_counters_reason(st, reason, sizeof(reason));
+        gb_job_fail(err, "counters_unavailable", "counters: on, but %s", reason);
+        snprintf(err->field, sizeof(err->field), "params.counters");
+        return -1;
+    }
+    return 0;
+}
+
+/* After the run: counters: on fails a run whose counters were not all
+ * read (CUPTI can refuse only once profiling starts). */
+static int counters_end(struct gb_counters_state *st, struct gb_job_error *err)
+{
+    char reason[640];
+
+    gb_counters_state_finish(st);
+    if (st->mode == GB_COUNTERS_ON && st->status != GB_COUNTERS_READ) {
+        gb_counters_reason(st, reason, sizeof(reason));
+        gb_job_fail(err, "counters_unavailable", "counters: on, but %s", reason);
+        snprintf(err->field, sizeof(err->field), "params.counters");
+        return -1;
+    }
+    return 0;
+}
+
 static void on_progress(void *arg, int done, int total)
 {
     struct job_state *s = arg;
@@ -119,7 +160,8 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
 {
     struct job_state state = {w, NULL, NULL, progress, progress_arg};
     struct gb_hooks hooks = {on_progress, on_in_flight, &state, 0, 0};
-    struct gb_bench_env env = {&w->info, &hooks};
+    struct gb_bench_env env = {&w->info, &hooks, NULL};
+    struct gb_counters_state counters;
     struct gb_meta_input in;
     char started[40], finished[40];
     gb_bench_fn run = find_implementation(benchmark);
@@ -131,7 +173,8 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
         return gb_job_fail(err, "unknown_benchmark", "unknown benchmark \"%.60s\"",
                            benchmark);
     gb_rfc3339_now(started, sizeof(started));
-    if (run(&env, resolved, result, err) != 0)
+    if (counters_begin(resolved, &counters, &env, err) != 0 ||
+        run(&env, resolved, result, err) != 0 || counters_end(&counters, err) != 0)
         goto out;
     gb_rfc3339_now(finished, sizeof(finished));
     memset(&in, 0, sizeof(in));
@@ -142,6 +185,7 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     in.state_after = state.after;
     in.started_at = started;
     in.finished_at = finished;
+    in.counters = &counters;
     state.before = state.after = NULL;
     *meta = gb_meta_build(&in);
     if (*meta == NULL) {

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters_report.h"
 #include "device_json.h"
 #include "proc_version.h"
 #include "version.h"
@@ -103,19 +104,6 @@ int gb_clock_dropped(const cJSON *before, const cJSON *after, double tolerance,
     return a < b * (1 - tolerance);
 }
 
-static cJSON *counters_json(void)
-{
-    cJSON *o = cJSON_CreateObject();
-
-    if (o == NULL)
-        return NULL;
-    cJSON_AddBoolToObject(o, "available", 0);
-    cJSON_AddStringToObject(o, "reason", "hardware counters are not read yet "
-                            "(planned: l1tex__data_bank_conflicts_pipe_lsu_mem_"
-                            "shared_op_ld.sum through CUPTI)");
-    return o;
-}
-
 void gb_rfc3339_now(char *buf, size_t cap)
 {
     struct timespec ts;
@@ -163,7 +151,7 @@ cJSON *gb_meta_build(struct gb_meta_input *in)
         cJSON_AddBoolToObject(meta, "clock_dropped", dropped);
     }
     cJSON_AddNumberToObject(meta, "clock_drop_tolerance", GB_CLOCK_DROP_TOLERANCE);
-    cJSON_AddItemToObject(meta, "counters", counters_json());
+    cJSON_AddItemToObject(meta, "counters", gb_counters_meta_json(in->counters));
     cJSON_AddBoolToObject(meta, "synthetic", 0);
     cJSON_AddStringToObject(meta, "card_settings", "measured as found: the worker "
                             "never changes clocks, power limits or persistence mode");

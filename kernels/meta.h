@@ -1,7 +1,8 @@
 /*
  * meta.h - the metadata stored with every run: the card, the driver, CUDA,
  * how the worker was built, the card's state before and after, and an
- * honest word on what was not measured (hardware counters).
+ * honest word on what was not measured (hardware counters, with the reason
+ * from counters_report.h).
  */
 #ifndef GPUBENCH_KERNELS_META_H
 #define GPUBENCH_KERNELS_META_H
@@ -9,6 +10,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
+#include "counters.h"
 #include "gb_kernels.h"
 #include "nvml_state.h"
 
@@ -27,6 +29,7 @@ struct gb_meta_input {
     cJSON *state_before;          /* taken over by gb_meta_build */
     cJSON *state_after;           /* taken over by gb_meta_build */
     const char *started_at, *finished_at;
+    const struct gb_counters_state *counters;  /* NULL: no counter pass */
 };
 
 /* A NEW meta object (caller owns); the two states become part of it, also

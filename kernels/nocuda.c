@@ -92,3 +92,9 @@ void gb_transpose_timing_free(struct gb_transpose_timing *t)
 {
     memset(t, 0, sizeof(*t));
 }
+
+void gb_counters_probe(struct gb_counters_state *st)
+{
+    if (gb_counters_wanted(st))
+        gb_counters_fail(st, GB_COUNTERS_NO_CUDA, NULL);
+}

@@ -5,10 +5,12 @@
 #include "smem_common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compact.h"
+#include "counters_report.h"
 #include "predict.h"
 #include "report_json.h"
 
@@ -75,6 +77,7 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
     plan.words = (const int(*)[GB_WARP_LANES])words;
     plan.smem_words = (int)smem_words;
     plan.baseline_row = baseline_row;
+    plan.counters = env->counters;
     env->hooks->total = count * opts.samples;
     if (gb_smem_measure(env->dev->index, &plan, &opts, env->hooks, t, &cuda) != 0) {
         gb_job_fail_cuda(err, &cuda);
@@ -98,6 +101,26 @@ static void row_clock(const struct gb_smem_timing *t, int r, int sm_count,
     *bytes_per_clock = cycles > 0 && sm_count > 0 ? bytes / sm_count / cycles : NAN;
 }
 
+/* Warp-wide shared loads in the counter pass's launch of a row: the
+ * requests the prediction multiplies. */
+static double counter_requests(const struct gb_smem_timing *t)
+{
+    return (double)t->grid * (t->block / GB_WARP_LANES) * (double)t->counter_work *
+           t->loads_per_iteration;
+}
+
+cJSON *gb_smem_counters_summary(const struct gb_smem_timing *t, const cJSON *rows)
+{
+    char launch[256];
+
+    snprintf(launch, sizeof(launch),
+             "one launch per row, after the timed samples: %d blocks x %d threads, "
+             "%ld iterations x %d loads (a timed sample: %ld iterations); counts are "
+             "that launch's, not scaled", t->grid, t->block, t->counter_work,
+             t->loads_per_iteration, t->row_count > 0 ? t->rows[0].work : 0L);
+    return gb_counters_summary(rows, launch);
+}
+
 int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
                             int predicted_degree, double baseline_median_ms,
                             int sm_count)
@@ -118,7 +141,8 @@ int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
     gb_json_add_number(obj, "shared_gbps", bytes / (st.median * 1e-3) / 1e9);
     gb_json_add_number(obj, "bytes_per_clock_per_sm", per_clock);
     gb_json_add_number(obj, "sm_clock_mhz_measured", mhz);
-    return 0;
+    return gb_counters_add_row(obj, t->counters ? &t->counters[r] : NULL, counter_requests(t),
+                               predicted_degree) < 0 ? -1 : 0;
 }
 
 static cJSON *launch_json(const struct gb_smem_timing *t)

@@ -52,7 +52,9 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
  * over baseline_median_ms), ratio_to_predicted, warp_loads_per_sample,
  * requested_bytes_per_sample, shared_gbps, bytes_per_clock_per_sm and
  * sm_clock_mhz_measured (from the clock64 cycles of the row's last
- * sample).  Returns 0 or -1 (out of memory). */
+ * sample), and the hardware counters of the row's counter-pass launch
+ * beside the counts its prediction implies (gb_counters_add_row; null
+ * where not read).  Returns 0 or -1 (out of memory). */
 int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
                             int predicted_degree, double baseline_median_ms,
                             int sm_count);
@@ -65,6 +67,10 @@ int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
 cJSON *gb_smem_summary(const struct gb_smem_timing *t, const struct gb_smem_row *rows,
                        int baseline_row, int baseline_in_rows,
                        const struct gb_device_info *dev);
+
+/* A NEW summary.counters object over a report's rows (counters_report.h),
+ * saying which launch was counted.  NULL when out of memory. */
+cJSON *gb_smem_counters_summary(const struct gb_smem_timing *t, const cJSON *rows);
 
 /* The largest |ratio / predicted_degree - 1| over the rows array of a
  * report (how far the measurement strays from the prediction). */

@@ -55,6 +55,7 @@ cJSON *gb_smem_pattern_report(const struct gb_smem_row *rows, const struct gb_sm
         goto fail;
     cJSON_AddItemToObject(result, "summary", summary);
     cJSON_AddNumberToObject(summary, "max_ratio_error", gb_smem_max_ratio_error(list));
+    cJSON_AddItemToObject(summary, "counters", gb_smem_counters_summary(t, list));
     return result;
 
 fail:

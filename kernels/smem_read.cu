@@ -21,10 +21,13 @@
  * clock64() around the loop, with the SM's id, gives each SM's busy span
  * in its own cycles (first block's start to last block's end on that SM),
  * so bytes per clock come without trusting a reported clock.
+ * After the timed samples, each row runs once more under CUPTI for its
+ * hardware counters (counters_pass.cuh), at kCounterIterations.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters_pass.cuh"
 #include "cuda_check.cuh"
 #include "measure.cuh"
 
@@ -32,6 +35,10 @@ static const int kBlock = 1024;
 static const int kUnroll = 32;
 static const long kFirstIterations = 64;
 static const long kMaxIterations = 1L << 24;
+/* The counter pass's launch: counts are exact and grow with the
+ * iterations, so a short launch says as much and keeps CUPTI's replay
+ * passes cheap. */
+static const long kCounterIterations = 64;
 
 struct lane_words {
     int w[GB_WARP_LANES];
@@ -70,6 +77,7 @@ __global__ void __launch_bounds__(1024)
 }
 
 struct smem_ctx {
+    const struct gb_smem_plan *plan;
     lane_words words;
     int smem_words, smem_bytes, grid;
     int sm_count;
@@ -87,9 +95,11 @@ static int launch_smem_read(void *p, long work, cudaStream_t stream,
     return gb_cuda_check_launch("smem_read launch", err);
 }
 
-static void set_row(struct smem_ctx *c, const struct gb_smem_plan *plan, int row)
+static void set_row(void *p, int row)
 {
-    memcpy(c->words.w, plan->words[row], sizeof(c->words.w));
+    struct smem_ctx *c = (struct smem_ctx *)p;
+
+    memcpy(c->words.w, c->plan->words[row], sizeof(c->words.w));
 }
 
 /* The longest SM busy span of the last launch, in that SM's cycles: on
@@ -130,7 +140,8 @@ static int alloc_result(const struct gb_smem_plan *plan, struct gb_smem_timing *
     t->rows = (struct gb_samples *)calloc((size_t)plan->rows, sizeof(*t->rows));
     t->cycles = (double *)calloc((size_t)plan->rows, sizeof(double));
     t->last_ms = (double *)calloc((size_t)plan->rows, sizeof(double));
-    if (t->rows == NULL || t->cycles == NULL || t->last_ms == NULL)
+    t->counters = (struct gb_counter_values *)calloc((size_t)plan->rows, sizeof(*t->counters));
+    if (t->rows == NULL || t->cycles == NULL || t->last_ms == NULL || t->counters == NULL)
         return gb_cuda_check(cudaErrorMemoryAllocation, "calloc(rows)", err);
     t->row_count = plan->rows;
     return 0;
@@ -177,6 +188,7 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
 
     memset(t, 0, sizeof(*t));
     memset(&c, 0, sizeof(c));
+    c.plan = plan;
     c.smem_words = plan->smem_words;
     c.smem_bytes = plan->smem_words * (int)sizeof(unsigned);
     if (alloc_result(plan, t, err) != 0 || configure(device, &c, t, err) != 0)
@@ -198,7 +210,7 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
     /* One amount of work for every row, sized on the baseline, so the
      * rows' times compare directly (a d-way row simply lasts d times as
      * long). */
-    set_row(&c, plan, plan->baseline_row);
+    set_row(&c, plan->baseline_row);
     if (gb_calibrate(&timer, launch_smem_read, &c, &iterations, kMaxIterations,
                      opts->min_sample_ms, err) != 0)
         goto out;
@@ -214,7 +226,7 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
     for (int i = 0; i < opts->samples; i++) {
         for (int r = 0; r < plan->rows; r++) {
             struct gb_samples *s = &t->rows[r];
-            set_row(&c, plan, r);
+            set_row(&c, r);
             if (gb_take_sample(&timer, launch_smem_read, &c, 0, hooks, s, err) != 0)
                 goto out;
             if (i == opts->samples - 1) {
@@ -224,6 +236,12 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
             }
         }
     }
+    /* Counters in a pass of their own, once every sample is timed. */
+    t->counter_work = iterations < kCounterIterations ? iterations : kCounterIterations;
+    if (plan->counters != NULL &&
+        gb_counter_pass(device, plan->counters, plan->rows, set_row, launch_smem_read, &c,
+                        t->counter_work, timer.stream, t->counters, err) != 0)
+        goto out;
     rc = 0;
 
 out:
@@ -246,7 +264,9 @@ void gb_smem_timing_free(struct gb_smem_timing *t)
     free(t->rows);
     free(t->cycles);
     free(t->last_ms);
+    free(t->counters);
     t->rows = NULL;
+    t->counters = NULL;
     t->cycles = t->last_ms = NULL;
     t->row_count = 0;
 }

@@ -49,6 +49,7 @@ cJSON *gb_smem_stride_report(const long *strides, int count, const struct gb_sme
         goto fail;
     cJSON_AddItemToObject(result, "summary", summary);
     cJSON_AddNumberToObject(summary, "max_ratio_error", gb_smem_max_ratio_error(list));
+    cJSON_AddItemToObject(summary, "counters", gb_smem_counters_summary(t, list));
     return result;
 
 fail:

@@ -48,22 +48,53 @@ static void print_header(FILE *out, const cJSON *meta)
         fprintf(out, "WARNING: the SM clock fell during the run; the rows mix two clocks\n");
 }
 
+/* The counter columns of a row: measured bank conflicts, the count the
+ * prediction implies, and whether they agree; dashes where not read. */
+#define COUNTER_HEADER "%14s %14s %6s"
+static void print_counter_cells(FILE *out, const cJSON *row)
+{
+    const cJSON *agree = obj(row, "counters_agree");
+
+    if (!cJSON_IsBool(agree)) {
+        fprintf(out, " %14s %14.0f %6s", "-", num(row, "expected_bank_conflicts"), "-");
+        return;
+    }
+    fprintf(out, " %14.0f %14.0f %6s", num(row, "bank_conflicts"),
+            num(row, "expected_bank_conflicts"), cJSON_IsTrue(agree) ? "yes" : "NO");
+}
+
+/* Which launch was counted, or why nothing was. */
+static void print_counters_note(FILE *out, const cJSON *summary, const cJSON *meta)
+{
+    const cJSON *c = obj(summary, "counters"), *m = obj(meta, "counters");
+
+    if (!cJSON_IsTrue(obj(c, "read"))) {
+        fprintf(out, "hardware counters not read: %s\n", str(m, "reason"));
+        return;
+    }
+    fprintf(out, "hardware counters (CUPTI, %g replay passes): %s; %g of %g rows agree "
+            "with the prediction within %g%%\n", num(m, "passes"), str(c, "launch"),
+            num(c, "rows_agreeing"), num(c, "rows"), 100 * num(m, "agree_tolerance"));
+}
+
 static void print_smem_rows(FILE *out, const cJSON *rows, int by_stride)
 {
     const cJSON *row;
 
-    fprintf(out, "%-12s %9s %12s %21s %7s %9s\n", by_stride ? "Word stride" : "Pattern",
-            "Predicted", "Median time", "Min .. max (ms)", "Ratio", "Ratio/pred");
+    fprintf(out, "%-12s %9s %12s %21s %7s %9s " COUNTER_HEADER "\n",
+            by_stride ? "Word stride" : "Pattern", "Predicted", "Median time",
+            "Min .. max (ms)", "Ratio", "Ratio/pred", "Bank confl.", "Expected", "Agree");
     cJSON_ArrayForEach(row, rows) {
         char key[32];
         if (by_stride)
             snprintf(key, sizeof(key), "%g", num(row, "stride"));
         else
             snprintf(key, sizeof(key), "%g bcast", num(row, "broadcast_lanes"));
-        fprintf(out, "%-12s %9g %9.3f ms %9.3f .. %-9.3f %7.2f %9.3f%s\n", key,
+        fprintf(out, "%-12s %9g %9.3f ms %9.3f .. %-9.3f %7.2f %9.3f", key,
                 num(row, "predicted_degree"), num(row, "median_ms"), num(row, "min_ms"),
-                num(row, "max_ms"), num(row, "ratio"), num(row, "ratio_to_predicted"),
-                cJSON_IsTrue(obj(row, "address_compacted")) ? "  (compacted)" : "");
+                num(row, "max_ms"), num(row, "ratio"), num(row, "ratio_to_predicted"));
+        print_counter_cells(out, row);
+        fprintf(out, "%s\n", cJSON_IsTrue(obj(row, "address_compacted")) ? "  (compacted)" : "");
     }
 }
 
@@ -92,13 +123,15 @@ static void print_transpose(FILE *out, const cJSON *result)
     const cJSON *summary = obj(result, "summary"), *ceiling = obj(summary, "ceiling");
     const cJSON *row;
 
-    fprintf(out, "%-16s %10s %10s %26s %9s\n", "Kernel", "Time", "GB/s",
-            "Share of the copy ceiling", "Verified");
+    fprintf(out, "%-16s %10s %10s %26s %9s " COUNTER_HEADER "\n", "Kernel", "Time", "GB/s",
+            "Share of the copy ceiling", "Verified", "Bank confl.", "Expected", "Agree");
     cJSON_ArrayForEach(row, obj(result, "rows")) {
-        fprintf(out, "%-16s %7.3f ms %10.1f %25.1f%% %9s\n", str(row, "variant"),
+        fprintf(out, "%-16s %7.3f ms %10.1f %25.1f%% %9s", str(row, "variant"),
                 num(row, "median_ms"), num(row, "gbps"),
                 100 * num(row, "share_of_ceiling"),
                 cJSON_IsTrue(obj(row, "verified")) ? "yes" : "NO");
+        print_counter_cells(out, row);
+        fprintf(out, "\n");
     }
     fprintf(out, "\n%g x %g floats, %.0f MB moved a launch; copy ceiling %.1f GB/s "
             "(%s; cudaMemcpy %.1f, copy kernel %.1f)\n",
@@ -117,8 +150,9 @@ void gb_print_table(FILE *out, const char *benchmark, const cJSON *result,
     fprintf(out, "\n");
     if (strcmp(benchmark, "transpose") == 0) {
         print_transpose(out, result);
-        return;
+    } else {
+        print_smem_rows(out, obj(result, "rows"), strcmp(benchmark, "smem_stride") == 0);
+        print_smem_summary(out, obj(result, "summary"));
     }
-    print_smem_rows(out, obj(result, "rows"), strcmp(benchmark, "smem_stride") == 0);
-    print_smem_summary(out, obj(result, "summary"));
+    print_counters_note(out, obj(result, "summary"), meta);
 }

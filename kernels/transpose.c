@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "counters_report.h"
 #include "predict.h"
 #include "report_json.h"
 #include "transpose_report.h"
@@ -42,13 +43,20 @@ int gb_transpose_tile_degree(enum gb_transpose_kernel k)
     return gb_degree_for_words(words);
 }
 
+double gb_transpose_tile_requests(enum gb_transpose_kernel k, long long n)
+{
+    /* (n/32)^2 blocks x 8 warps x 4 column reads a thread. */
+    return gb_transpose_tile_degree(k) > 0 ? (double)n * (double)n / GB_WARP_LANES : 0;
+}
+
 static double gbps(double bytes, double ms)
 {
     return bytes / (ms * 1e-3) / 1e9;
 }
 
-static int add_row(cJSON *list, const struct gb_samples *s, enum gb_transpose_kernel k,
-                   long long n, double bytes, double ceiling, cJSON *over)
+static int add_row(cJSON *list, const struct gb_samples *s, const struct gb_counter_values *cv,
+                   enum gb_transpose_kernel k, long long n, double bytes, double ceiling,
+                   cJSON *over)
 {
     cJSON *o = cJSON_CreateObject();
     struct gb_stats st;
@@ -76,7 +84,7 @@ static int add_row(cJSON *list, const struct gb_samples *s, enum gb_transpose_ke
     cJSON_AddNumberToObject(o, "elements_checked", (double)(n * n));
     if (share > 1.0)
         cJSON_AddItemToArray(over, cJSON_CreateString(gb_transpose_kernel_name(k)));
-    return 0;
+    return gb_counters_add_row(o, cv, gb_transpose_tile_requests(k, n), degree) < 0 ? -1 : 0;
 }
 
 /* Index of the copy kernel in the plan, or -1. */
@@ -143,7 +151,8 @@ cJSON *gb_transpose_report(int n, const enum gb_transpose_kernel *kernels, int c
     for (int i = 0; i < count; i++) {
         if (i == ci && !copy_in_rows)
             continue;
-        if (add_row(list, &t->kernels[i], kernels[i], n, bytes, ceiling, over) != 0)
+        if (add_row(list, &t->kernels[i], t->counters ? &t->counters[i] : NULL, kernels[i], n,
+                    bytes, ceiling, over) != 0)
             goto fail;
     }
     cJSON_AddNumberToObject(summary, "n", n);
@@ -153,6 +162,11 @@ cJSON *gb_transpose_report(int n, const enum gb_transpose_kernel *kernels, int c
         (!copy_in_rows && add_timing_object(summary, "copy_kernel", &t->kernels[ci], bytes) != 0))
         goto fail;
     cJSON_AddBoolToObject(summary, "ceiling_suspect", cJSON_GetArraySize(over) > 0);
+    cJSON_AddItemToObject(summary, "counters",
+                          gb_counters_summary(list, "one launch of each variant (a whole "
+                                              "n x n transpose), after the timed samples; "
+                                              "counts are per launch; the requests are "
+                                              "the tile's column reads"));
     cJSON_AddItemToObject(summary, "over_ceiling", over);
     over = NULL;
     cJSON_AddStringToObject(summary, "method",
@@ -226,6 +240,7 @@ int gb_bench_transpose(const struct gb_bench_env *env, const cJSON *params,
     plan.count = plan_kernels(params, kernels, &copy_in_rows);
     /* Fresh inputs each run: a kernel must transpose any matrix. */
     plan.seed = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+    plan.counters = env->counters;
     if (plan.n < 32 || plan.n % 32 != 0)
         return gb_job_fail(err, "invalid_params", "params.n must be a multiple of 32");
     if (2.0 * plan.n * plan.n * sizeof(float) > 0.9 * (double)env->dev->memory_bytes)

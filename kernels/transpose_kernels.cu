@@ -14,10 +14,13 @@
  * bytes.  A sample is one CUDA graph of back-to-back launches (their
  * number calibrated), so host launch overhead is not timed.  Every kernel's output is poisoned, written once, copied back and
  * checked element by element on the host (verify.c) before it is timed.
+ * After every kernel is timed, each runs once more under CUPTI for its
+ * hardware counters (counters_pass.cuh).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters_pass.cuh"
 #include "cuda_check.cuh"
 #include "measure.cuh"
 
@@ -75,7 +78,15 @@ struct transpose_ctx {
     int n;
     size_t bytes;
     enum gb_transpose_kernel kernel;
+    const enum gb_transpose_kernel *kernels;  /* the plan's, for the counter pass */
 };
+
+static void select_kernel(void *p, int i)
+{
+    struct transpose_ctx *c = (struct transpose_ctx *)p;
+
+    c->kernel = c->kernels[i];
+}
 
 static int launch_kernel(void *p, long work, cudaStream_t stream,
                          struct gb_cuda_error *err)
@@ -158,18 +169,20 @@ int gb_transpose_measure(int device, const struct gb_transpose_plan *plan,
     float *d_in = NULL, *d_out = NULL;
     int rc = -1;
 
-    (void)device; /* gb_device_open made it current */
     memset(t, 0, sizeof(*t));
     t->failed_kernel = -1;
     t->count = plan->count;
     memset(&c, 0, sizeof(c));
     c.n = plan->n;
+    c.kernels = plan->kernels;
     c.bytes = (size_t)count * sizeof(float);
     t->kernels = (struct gb_samples *)calloc((size_t)plan->count, sizeof(*t->kernels));
     t->verify = (struct gb_verify_report *)calloc((size_t)plan->count, sizeof(*t->verify));
+    t->counters = (struct gb_counter_values *)calloc((size_t)plan->count, sizeof(*t->counters));
     host_in = (uint32_t *)malloc(c.bytes);
     host_out = (uint32_t *)malloc(c.bytes);
-    if (t->kernels == NULL || t->verify == NULL || host_in == NULL || host_out == NULL) {
+    if (t->kernels == NULL || t->verify == NULL || t->counters == NULL || host_in == NULL ||
+        host_out == NULL) {
         gb_cuda_check(cudaErrorMemoryAllocation, "host allocation", err);
         goto out;
     }
@@ -197,6 +210,12 @@ int gb_transpose_measure(int device, const struct gb_transpose_plan *plan,
         if (time_op(&timer, launch_kernel, &c, opts, hooks, &t->kernels[i], err) != 0)
             goto out;
     }
+    /* Counters in a pass of their own, once every kernel is timed: one
+     * launch of each (one launch moves the whole matrix). */
+    if (plan->counters != NULL &&
+        gb_counter_pass(device, plan->counters, plan->count, select_kernel, launch_kernel, &c,
+                        1, timer.stream, t->counters, err) != 0)
+        goto out;
     rc = 0;
 
 out:
@@ -218,6 +237,7 @@ void gb_transpose_timing_free(struct gb_transpose_timing *t)
         free(t->kernels[i].ms);
     free(t->kernels);
     free(t->verify);
+    free(t->counters);
     memset(t, 0, sizeof(*t));
     t->failed_kernel = -1;
 }

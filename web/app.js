@@ -362,6 +362,8 @@ const ROW_COLUMNS = [
   ["share_of_ceiling", "Share of copy ceiling", (v) => pct(v, 3)],
   ["verified", "Output verified", (v) => (v === true ? "yes" : v === false ? "NO" : "–")],
   ["bank_conflicts", "Bank conflicts (counter)", (v) => num(v)],
+  ["expected_bank_conflicts", "Conflicts the prediction implies", (v) => num(v)],
+  ["counters_agree", "Counter agrees (±1%)", (v) => (v === true ? "yes" : v === false ? "NO" : "–")],
   ["wavefronts", "Wavefronts (counter)", (v) => num(v)],
   ["samples", "Samples", (v) => (Array.isArray(v) ? String(v.length) : "–")],
 ];

@@ -124,7 +124,8 @@ class ApiTest(unittest.TestCase):
         if run["status"] == "queued":
             self.assertGreaterEqual(run["queue_position"], 1)
         # defaults filled in
-        self.assertEqual(run["params"], {"strides": [1, 2, 32, 33], "samples": 20, "min_sample_ms": 1})
+        self.assertEqual(run["params"], {"strides": [1, 2, 32, 33], "samples": 20,
+                                         "min_sample_ms": 1, "counters": "auto"})
         self.assertEqual(run["device"]["index"], 0)
         self.assertRegex(run["created_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
         done = self.d.wait_status(run["id"], ("done", "failed"))

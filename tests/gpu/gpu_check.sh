@@ -29,6 +29,9 @@ status=0
 [ $status = 0 ] || { echo "FAIL: a run failed"; exit 1; }
 python3 "$here/check_results.py" results ctest "$work/stride.json" "$work/pattern.json" \
   "$work/transpose.json" || status=1
+# Hardware counters where the driver allows them (SKIP with the reason where not).
+python3 "$here/counters_check.py" ctest "$work/stride.json" "$work/pattern.json" \
+  "$work/transpose.json" || status=1
 
 printf '%s\n' '{"id":"a","benchmark":"nosuch"}' \
   '{"id":"b","benchmark":"smem_stride","params":{"stides":[1]}}' \
