@@ -16,6 +16,7 @@ struct waiters;
 struct auth;
 struct ratelimit;
 struct peers;
+struct run_cache;
 
 struct app {
     const struct options *opt;
@@ -25,6 +26,7 @@ struct app {
     struct auth *auth;            /* NULL: no tokens, everything open */
     struct ratelimit *post_limit; /* NULL: no rate limit */
     struct peers *peers;          /* NULL: no --peer */
+    struct run_cache *run_cache;  /* finished runs' JSON; NULL: none */
     char host[256];
     int64_t started_mono_ms;
     char started_at[32];

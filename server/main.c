@@ -14,6 +14,7 @@
 #include "options.h"
 #include "peers.h"
 #include "ratelimit.h"
+#include "run_cache.h"
 #include "store.h"
 #include "timeutil.h"
 #include "version.h"
@@ -26,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Finished runs' JSON kept ready to send (run_cache.h). */
+#define RUN_CACHE_BYTES (8 * 1024 * 1024)
 
 int main(int argc, char **argv)
 {
@@ -79,6 +83,7 @@ int main(int argc, char **argv)
         goto done;
     }
     app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
+    app.run_cache = run_cache_new(RUN_CACHE_BYTES);
     if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {
         log_error("%s", err);
         goto done;
@@ -123,6 +128,7 @@ done:
     waiters_free(app.waiters);
     store_close(app.store);
     ratelimit_free(app.post_limit);
+    run_cache_free(app.run_cache);
     auth_free(app.auth);
     if (rc == 0)
         log_info("stopped");

@@ -14,6 +14,7 @@
 #include "dynbuf.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "run_cache.h"
 #include "run_request.h"
 #include "store.h"
 #include "timeutil.h"
@@ -56,10 +57,12 @@ static int run_still_waiting(void *arg)
     return !is_final(status);
 }
 
-/* The answer for the runs of ws: one run, or a batch of them. */
-static void reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
+/* The answer for the runs of ws: one run, or a batch of them.  Returns 1
+ * when every one of them has ended (its JSON will never change again). */
+static int reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
 {
     cJSON *body = NULL, *arr = NULL;
+    int all_final = 1;
 
     if (ws->batch[0]) {
         body = cJSON_CreateObject();
@@ -77,14 +80,16 @@ static void reply_runs(struct http_reply *rep, struct wait_state *ws, int status
             reply_error(rep, rc == STORE_NOT_FOUND ? 404 : 500,
                         rc == STORE_NOT_FOUND ? "not_found" : "internal", "",
                         "run %s could not be read back", ws->ids[i]);
-            return;
+            return 0;
         }
+        all_final &= is_final(cJSON_GetObjectItem(run, "status")->valuestring);
         if (arr)
             cJSON_AddItemToArray(arr, run);
         else
             body = run;
     }
     reply_json(rep, status, body);
+    return all_final;
 }
 
 /* Answers now if every run has ended or the time is up; otherwise
@@ -383,10 +388,20 @@ void runs_get(struct http_request *req, struct http_reply *rep)
         return;
     }
     snprintf(ws.ids[0], sizeof(ws.ids[0]), "%.36s", req->arg);
-    if (wait_s > 0)
+    if (wait_s > 0) {
         start_wait(req, rep, &ws, wait_s);
-    else
-        reply_runs(rep, &ws, 200);
+    } else {
+        /* A run that has ended is answered from the cache of finished
+         * runs, and put there the first time. */
+        size_t len;
+        char *cached = run_cache_get(req->app->run_cache, ws.ids[0], &len);
+        if (cached) {
+            reply_body(rep, 200, "application/json", cached, len);
+            return;
+        }
+        if (reply_runs(rep, &ws, 200) && rep->status == 200)
+            run_cache_put(req->app->run_cache, ws.ids[0], rep->body, rep->len);
+    }
     rep->location[0] = '\0';
 }
 

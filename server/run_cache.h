@@ -1,0 +1,27 @@
+/*
+ * run_cache.h - the JSON of finished runs, kept ready to send.
+ *
+ * A run that has ended (done, failed, cancelled) never changes again, so
+ * GET /runs/ID need not read and print it twice: its answer is kept here,
+ * keyed by run id, in at most max_bytes, the least recently used going
+ * first.  Runs that can still change are never put here.
+ */
+#ifndef GPUBENCH_RUN_CACHE_H
+#define GPUBENCH_RUN_CACHE_H
+
+#include <stddef.h>
+
+struct run_cache;
+
+/* NULL when out of memory (the daemon then runs without it). */
+struct run_cache *run_cache_new(size_t max_bytes);
+void run_cache_free(struct run_cache *c);
+
+/* A malloc'ed copy of the body kept for id (the caller frees it), with its
+ * length in *len; NULL when there is none.  c may be NULL. */
+char *run_cache_get(struct run_cache *c, const char *id, size_t *len);
+
+/* Keeps a copy of body for id.  c may be NULL. */
+void run_cache_put(struct run_cache *c, const char *id, const char *body, size_t len);
+
+#endif
