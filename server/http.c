@@ -467,13 +467,36 @@ int http_addr_is_loopback(const char *addr)
     return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 }
 
+unsigned int http_mhd_flags(void)
+{
+    return MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+           MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+}
+
+int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, int cap)
+{
+    const struct MHD_OptionItem all[] = {
+        {MHD_OPTION_THREAD_POOL_SIZE, opt->http_threads, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, opt->max_connections, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, opt->max_connections_per_ip, NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    int n = (int)(sizeof(all) / sizeof(all[0]));
+
+    if (n > cap)
+        return -1;
+    memcpy(items, all, sizeof(all));
+    return n;
+}
+
 struct MHD_Daemon *http_start(struct app *app, const char *addr,
                               char *errbuf, size_t cap)
 {
     struct sockaddr_storage ss;
+    struct MHD_OptionItem items[HTTP_MHD_OPTIONS_MAX];
     struct MHD_Daemon *d;
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    unsigned int flags = http_mhd_flags();
     int is_v6 = 0;
 
     if (parse_addr(addr, &ss, &is_v6) != 0) {
@@ -484,13 +507,14 @@ struct MHD_Daemon *http_start(struct app *app, const char *addr,
     }
     if (is_v6)
         flags |= MHD_USE_IPv6;
+    if (http_mhd_options(app->opt, items, HTTP_MHD_OPTIONS_MAX) < 0) {
+        snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
+        return NULL;
+    }
     d = MHD_start_daemon(flags, 0, NULL, NULL, on_access, app,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                         MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)app->opt->http_threads,
-                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned int)app->opt->max_connections,
-                         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)app->opt->max_connections_per_ip,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+                         MHD_OPTION_ARRAY, items,
                          MHD_OPTION_END);
     if (d == NULL)
         snprintf(errbuf, cap,

@@ -86,6 +86,16 @@ int query_check(struct http_request *req, struct http_reply *rep,
  * returns NULL.  The caller owns the result. */
 cJSON *body_json(struct http_request *req, struct http_reply *rep);
 
+/* The flags and options gpubenchd starts libmicrohttpd with, apart from
+ * its address and callbacks; bench/http starts its bare reference server
+ * with exactly these, to compare like with like.  http_mhd_options fills
+ * items (ending with MHD_OPTION_END) and returns their count, or -1 when
+ * cap is too small. */
+#define HTTP_MHD_OPTIONS_MAX 16
+struct MHD_OptionItem;
+unsigned int http_mhd_flags(void);
+int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, int cap);
+
 /* 1 when addr ("127.0.0.1:8080", "[::1]:8080") is a loopback address. */
 int http_addr_is_loopback(const char *addr);
 

@@ -298,6 +298,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
         .batch = query_get(req, "batch"),
         .cursor = query_get(req, "cursor"),
         .limit = 50,
+        .cache = req->app->run_cache,
     };
     const char *limit = query_get(req, "limit");
     char next[40];

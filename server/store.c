@@ -16,6 +16,7 @@
 #include "dynbuf.h"
 #include "log.h"
 #include "migrate.h"
+#include "run_cache.h"
 #include "timeutil.h"
 
 #include <pthread.h>
@@ -590,12 +591,60 @@ static int is_device_uuid(const char *v)
     return strncmp(v, "GPU-", 4) == 0 || strncmp(v, "MIG-", 4) == 0;
 }
 
+static int status_is_final(const char *status)
+{
+    return status && (strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
+                      strcmp(status, "cancelled") == 0);
+}
+
+/* A finished run's list entry, from the cache, as raw JSON; NULL when the
+ * run can still change or is not cached yet.  Keys are "l" and the id. */
+static cJSON *cached_entry(struct run_cache *cache, sqlite3_stmt *st)
+{
+    char key[48], *text;
+    size_t len;
+    cJSON *raw;
+
+    if (!status_is_final(col_text(st, C_STATUS)))
+        return NULL;
+    snprintf(key, sizeof(key), "l%s", col_text(st, C_ID));
+    text = run_cache_get(cache, key, &len);
+    if (text == NULL)
+        return NULL;
+    raw = cJSON_CreateRaw(text);
+    free(text);
+    return raw;
+}
+
+/* Keeps a finished run's list entry for next time and returns it as raw
+ * JSON (run is consumed); a run that can still change is returned as is. */
+static cJSON *keep_entry(struct run_cache *cache, sqlite3_stmt *st, cJSON *run)
+{
+    char key[48], *text;
+    cJSON *raw;
+
+    if (!status_is_final(col_text(st, C_STATUS)))
+        return run;
+    text = cJSON_PrintUnformatted(run);
+    raw = text ? cJSON_CreateRaw(text) : NULL;
+    if (raw == NULL) {
+        free(text);
+        return run;
+    }
+    snprintf(key, sizeof(key), "l%s", col_text(st, C_ID));
+    run_cache_put(cache, key, text, strlen(text));
+    free(text);
+    cJSON_Delete(run);
+    return raw;
+}
+
 int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
                     char next_cursor[40])
 {
     struct conn *c = reader(s);
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
                            f->label, f->batch, f->cursor};
+    char last_id[40] = "";
     unsigned bits = 0;
     const char *sql;
     sqlite3_stmt *st = NULL;
@@ -627,9 +676,14 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         cJSON *run;
         if (n == f->limit) {
-            cJSON *last = cJSON_GetArrayItem(runs, n - 1);
-            snprintf(next_cursor, 40, "%s", cJSON_GetObjectItem(last, "id")->valuestring);
+            snprintf(next_cursor, 40, "%s", last_id);
             break;
+        }
+        snprintf(last_id, sizeof(last_id), "%s", col_text(st, C_ID));
+        if (!f->full && f->cache && (run = cached_entry(f->cache, st)) != NULL) {
+            cJSON_AddItemToArray(runs, run);
+            n++;
+            continue;
         }
         run = run_from_row(st);
         if (run == NULL)
@@ -642,6 +696,8 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         } else {
             cJSON_AddNullToObject(run, "summary");
         }
+        if (!f->full && f->cache)
+            run = keep_entry(f->cache, st, run);
         cJSON_AddItemToArray(runs, run);
         n++;
     }

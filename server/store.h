@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
+struct run_cache;
+
 struct store;
 
 enum store_rc {
@@ -61,6 +63,8 @@ struct run_filter {
     const char *cursor;
     int limit;
     int full;                /* with results and meta (exports, /compare) */
+    struct run_cache *cache; /* not full: keep finished runs' list entries
+                              * here and reuse them (NULL: build each) */
     int by_seq;              /* 1: only runs final after after_seq, in that
                               * order (a peer's pull); 0: newest first */
     long long after_seq;
