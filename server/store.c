@@ -828,13 +828,37 @@ done:
 /* Writes a finished run's results and meta, with the columns that reads
  * use without parsing them: the summary, the driver and CUDA versions.
  * Inside the caller's transaction. */
+/* Removes every "samples" array under item: the lists of samples stay in
+ * the rows and the results; a summary for listing does without them. */
+static void drop_samples(cJSON *item)
+{
+    cJSON *child;
+
+    cJSON_DeleteItemFromObjectCaseSensitive(item, "samples");
+    cJSON_ArrayForEach(child, item)
+        if (cJSON_IsObject(child) || cJSON_IsArray(child))
+            drop_samples(child);
+}
+
 static int put_results(struct conn *c, const char *id, const char *results,
                        const char *meta)
 {
-    if (exec_bound(c,
-                   "INSERT OR REPLACE INTO run_results (run_id, results, meta, summary) "
-                   "VALUES (?1, ?2, ?3, json_extract(?2, '$.summary'))",
-                   id, results, meta ? meta : "{}", NULL, NULL) != STORE_OK)
+    cJSON *parsed = cJSON_Parse(results);
+    cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
+    char *slim = NULL;
+    int rc;
+
+    if (summary) {
+        drop_samples(summary);
+        slim = cJSON_PrintUnformatted(summary);
+    }
+    cJSON_Delete(parsed);
+    rc = exec_bound(c,
+                    "INSERT OR REPLACE INTO run_results (run_id, results, meta, summary) "
+                    "VALUES (?1, ?2, ?3, ?4)",
+                    id, results, meta ? meta : "{}", slim, NULL);
+    free(slim);
+    if (rc != STORE_OK)
         return STORE_ERROR;
     return exec_bound(c,
                       "UPDATE runs SET "
