@@ -269,6 +269,40 @@ static cJSON *sort_keys(cJSON *keys)
     return out;
 }
 
+cJSON *compare_pick(const char *benchmark, const cJSON *runs, int latest)
+{
+    cJSON *series = cJSON_CreateArray();
+    cJSON *ids = cJSON_CreateArray();
+    const cJSON *run;
+
+    if (series == NULL || ids == NULL) {
+        cJSON_Delete(series);
+        cJSON_Delete(ids);
+        return NULL;
+    }
+    cJSON_ArrayForEach(run, runs) {
+        const char *status = str_at(run, "status", NULL);
+        const char *bench = str_at(run, "benchmark", NULL);
+        char *ckey;
+        cJSON *s;
+
+        if (!status || strcmp(status, "done") != 0 || !bench || strcmp(bench, benchmark) != 0)
+            continue;
+        ckey = comparability_key(benchmark, run);
+        if (ckey == NULL)
+            continue;
+        s = series_for(series, ckey, run);
+        free(ckey);
+        if (cJSON_GetArraySize(cJSON_GetObjectItem(s, "runs")) >= latest)
+            continue;
+        cJSON_AddItemToArray(cJSON_GetObjectItem(s, "runs"),
+                             cJSON_CreateString(str_at(run, "id", NULL)));
+        cJSON_AddItemToArray(ids, cJSON_CreateString(str_at(run, "id", NULL)));
+    }
+    cJSON_Delete(series);
+    return ids;
+}
+
 cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest)
 {
     cJSON *out = cJSON_CreateObject();

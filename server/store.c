@@ -546,7 +546,7 @@ done:
 enum {
     L_BENCH = 1, L_UUID = 2, L_NAME = 4, L_HOST = 8, L_STATUS = 16,
     L_LABEL = 32, L_BATCH = 64, L_CURSOR = 128, L_SEQ = 256, L_FULL = 512,
-    L_VARIANTS = 1024
+    L_LIGHT = 1024, L_VARIANTS = 2048
 };
 
 static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -566,9 +566,13 @@ static const char *list_sql_for(unsigned bits)
     pthread_mutex_lock(&list_sql_lock);
     if (list_sql[bits] == NULL) {
         dynbuf_init(&b, 4096);
-        dynbuf_printf(&b, "SELECT %s, res.summary%s FROM runs r "
-                      "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
-                      RUN_COLUMNS, bits & L_FULL ? ", res.results, res.meta" : "");
+        if (bits & L_LIGHT)
+            dynbuf_printf(&b, "SELECT %s, r.driver_version, r.cuda_version "
+                          "FROM runs r WHERE 1", RUN_COLUMNS);
+        else
+            dynbuf_printf(&b, "SELECT %s, res.summary%s FROM runs r "
+                          "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
+                          RUN_COLUMNS, bits & L_FULL ? ", res.results, res.meta" : "");
         for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
             if (bits & clauses[i].bit)
                 dynbuf_printf(&b, "%s", clauses[i].clause);
@@ -661,6 +665,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     bits |= given(f->cursor) && !f->by_seq ? L_CURSOR : 0;
     bits |= f->by_seq ? L_SEQ : 0;
     bits |= f->full ? L_FULL : 0;
+    bits |= f->light && !f->full ? L_LIGHT : 0;
     sql = list_sql_for(bits);
     *out = NULL;
     next_cursor[0] = '\0';
@@ -691,6 +696,15 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         if (f->full) {
             cJSON_AddItemToObject(run, "results", json_column(st, C_COUNT + 1));
             cJSON_AddItemToObject(run, "meta", json_column(st, C_COUNT + 2));
+        } else if (bits & L_LIGHT) {
+            /* Only what grouping needs: the versions, where meta has them. */
+            cJSON *meta = cJSON_AddObjectToObject(run, "meta");
+            if (col_text(st, C_COUNT))
+                cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "driver"),
+                                        "nvidia_version", col_text(st, C_COUNT));
+            if (col_text(st, C_COUNT + 1))
+                cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "cuda"),
+                                        "runtime_version", col_text(st, C_COUNT + 1));
         } else if (col_text(st, C_COUNT)) {
             cJSON_AddItemToObject(run, "summary", json_column(st, C_COUNT));
         } else {

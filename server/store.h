@@ -63,6 +63,9 @@ struct run_filter {
     const char *cursor;
     int limit;
     int full;                /* with results and meta (exports, /compare) */
+    int light;               /* without results or summary: only the run's
+                              * columns, and meta holding just the driver and
+                              * CUDA versions (for grouping) */
     struct run_cache *cache; /* not full: keep finished runs' list entries
                               * here and reuse them (NULL: build each) */
     int by_seq;              /* 1: only runs final after after_seq, in that
