@@ -19,6 +19,26 @@ static const char *const median_fields[] = {"median_ms", "ratio", "gbps",
                                             "bank_conflicts", "wavefronts",
                                             "predicted_degree", NULL};
 
+cJSON *compare_row_digest(const cJSON *rows)
+{
+    static const char *const extra[] = {"min_ms", "max_ms", NULL};
+    static const char *const *const lists[] = {key_fields, median_fields, extra};
+    cJSON *out = cJSON_CreateArray();
+    const cJSON *row;
+
+    cJSON_ArrayForEach(row, rows) {
+        cJSON *d = cJSON_CreateObject();
+        for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+            for (const char *const *f = lists[l]; *f; f++) {
+                const cJSON *v = cJSON_GetObjectItem(row, *f);
+                if (v && !cJSON_IsNull(v))
+                    cJSON_AddItemToObject(d, *f, cJSON_Duplicate(v, 0));
+            }
+        cJSON_AddItemToArray(out, d);
+    }
+    return out;
+}
+
 const char *compare_row_key(const cJSON *row)
 {
     for (const char *const *k = key_fields; *k; k++)
@@ -267,40 +287,6 @@ static cJSON *sort_keys(cJSON *keys)
     free(v);
     cJSON_Delete(keys);
     return out;
-}
-
-cJSON *compare_pick(const char *benchmark, const cJSON *runs, int latest)
-{
-    cJSON *series = cJSON_CreateArray();
-    cJSON *ids = cJSON_CreateArray();
-    const cJSON *run;
-
-    if (series == NULL || ids == NULL) {
-        cJSON_Delete(series);
-        cJSON_Delete(ids);
-        return NULL;
-    }
-    cJSON_ArrayForEach(run, runs) {
-        const char *status = str_at(run, "status", NULL);
-        const char *bench = str_at(run, "benchmark", NULL);
-        char *ckey;
-        cJSON *s;
-
-        if (!status || strcmp(status, "done") != 0 || !bench || strcmp(bench, benchmark) != 0)
-            continue;
-        ckey = comparability_key(benchmark, run);
-        if (ckey == NULL)
-            continue;
-        s = series_for(series, ckey, run);
-        free(ckey);
-        if (cJSON_GetArraySize(cJSON_GetObjectItem(s, "runs")) >= latest)
-            continue;
-        cJSON_AddItemToArray(cJSON_GetObjectItem(s, "runs"),
-                             cJSON_CreateString(str_at(run, "id", NULL)));
-        cJSON_AddItemToArray(ids, cJSON_CreateString(str_at(run, "id", NULL)));
-    }
-    cJSON_Delete(series);
-    return ids;
 }
 
 cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest)

@@ -19,11 +19,11 @@
  * caller owns, or NULL when out of memory. */
 cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest);
 
-/* The ids to compare, from runs given lightly (as store_list_runs with
- * light set gives them: no results, meta with the versions only), newest
- * first: at most latest a series, grouped exactly as compare_build groups.
- * A NEW array of id strings; NULL when out of memory. */
-cJSON *compare_pick(const char *benchmark, const cJSON *runs, int latest);
+/* The rows as compare_build and /metrics read them: each row's key and
+ * measured fields only (no samples, no detail).  Stored with every run
+ * (store.c), so that a comparison of many runs parses little.  A NEW
+ * array; the caller owns it. */
+cJSON *compare_row_digest(const cJSON *rows);
 
 /* The row key field of a result row ("stride", "variant", ...), or NULL. */
 const char *compare_row_key(const cJSON *row);

@@ -385,9 +385,8 @@ void compare_get(struct http_request *req, struct http_reply *rep)
     const char *ids = query_get(req, "runs");
     struct run_filter f = {.benchmark = bench, .device = query_get(req, "device"),
                            .host = query_get(req, "host"), .label = query_get(req, "label"),
-                           .status = "done", .limit = COMPARE_SCAN, .light = 1};
+                           .limit = COMPARE_SCAN};
     cJSON *runs = NULL, *out;
-    char next[40];
     long latest = 10;
 
     if (query_check(req, rep, args) != 0)
@@ -425,23 +424,9 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                 break;
         }
         latest = 1000;
-    } else {
-        /* Group the newest runs by their columns alone, then read whole only
-         * the few each series keeps. */
-        cJSON *light = NULL, *picked, *id;
-        if (store_list_runs(req->app->store, &f, &light, next) != STORE_OK) {
-            reply_error(rep, 500, "internal", "", "the runs could not be read");
-            return;
-        }
-        picked = compare_pick(bench, light, (int)latest);
-        cJSON_Delete(light);
-        runs = cJSON_CreateArray();
-        cJSON_ArrayForEach(id, picked) {
-            cJSON *run = NULL;
-            if (store_get_run(req->app->store, id->valuestring, &run) == STORE_OK)
-                cJSON_AddItemToArray(runs, run);
-        }
-        cJSON_Delete(picked);
+    } else if (store_compare_runs(req->app->store, &f, (int)latest, &runs) != STORE_OK) {
+        reply_error(rep, 500, "internal", "", "the runs could not be read");
+        return;
     }
     out = compare_build(bench, runs, (int)latest);
     cJSON_Delete(runs);

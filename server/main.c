@@ -20,6 +20,7 @@
 #include "version.h"
 #include "waiters.h"
 
+#include <malloc.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
@@ -50,6 +51,12 @@ int main(int argc, char **argv)
     }
     if (opt.verbose)
         log_set_level(LOG_DEBUG);
+#ifdef M_ARENA_MAX
+    /* glibc gives each thread an arena of its own and keeps what a large
+     * answer (an export, a comparison) freed; two arenas keep the resident
+     * size near what is in use. */
+    mallopt(M_ARENA_MAX, 2);
+#endif
 
     /* Block before any thread starts, so that all of them inherit it. */
     sigemptyset(&stop_signals);

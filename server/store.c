@@ -13,6 +13,7 @@
  * statement holds a read transaction open after the call.
  */
 #include "store.h"
+#include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
 #include "migrate.h"
@@ -546,7 +547,7 @@ done:
 enum {
     L_BENCH = 1, L_UUID = 2, L_NAME = 4, L_HOST = 8, L_STATUS = 16,
     L_LABEL = 32, L_BATCH = 64, L_CURSOR = 128, L_SEQ = 256, L_FULL = 512,
-    L_LIGHT = 1024, L_VARIANTS = 2048
+    L_VARIANTS = 1024
 };
 
 static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -566,13 +567,9 @@ static const char *list_sql_for(unsigned bits)
     pthread_mutex_lock(&list_sql_lock);
     if (list_sql[bits] == NULL) {
         dynbuf_init(&b, 4096);
-        if (bits & L_LIGHT)
-            dynbuf_printf(&b, "SELECT %s, r.driver_version, r.cuda_version "
-                          "FROM runs r WHERE 1", RUN_COLUMNS);
-        else
-            dynbuf_printf(&b, "SELECT %s, res.summary%s FROM runs r "
-                          "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
-                          RUN_COLUMNS, bits & L_FULL ? ", res.results, res.meta" : "");
+        dynbuf_printf(&b, "SELECT %s, res.summary%s FROM runs r "
+                      "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
+                      RUN_COLUMNS, bits & L_FULL ? ", res.results, res.meta" : "");
         for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
             if (bits & clauses[i].bit)
                 dynbuf_printf(&b, "%s", clauses[i].clause);
@@ -665,7 +662,6 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     bits |= given(f->cursor) && !f->by_seq ? L_CURSOR : 0;
     bits |= f->by_seq ? L_SEQ : 0;
     bits |= f->full ? L_FULL : 0;
-    bits |= f->light && !f->full ? L_LIGHT : 0;
     sql = list_sql_for(bits);
     *out = NULL;
     next_cursor[0] = '\0';
@@ -696,15 +692,6 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         if (f->full) {
             cJSON_AddItemToObject(run, "results", json_column(st, C_COUNT + 1));
             cJSON_AddItemToObject(run, "meta", json_column(st, C_COUNT + 2));
-        } else if (bits & L_LIGHT) {
-            /* Only what grouping needs: the versions, where meta has them. */
-            cJSON *meta = cJSON_AddObjectToObject(run, "meta");
-            if (col_text(st, C_COUNT))
-                cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "driver"),
-                                        "nvidia_version", col_text(st, C_COUNT));
-            if (col_text(st, C_COUNT + 1))
-                cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "cuda"),
-                                        "runtime_version", col_text(st, C_COUNT + 1));
         } else if (col_text(st, C_COUNT)) {
             cJSON_AddItemToObject(run, "summary", json_column(st, C_COUNT));
         } else {
@@ -859,19 +846,36 @@ static int put_results(struct conn *c, const char *id, const char *results,
 {
     cJSON *parsed = cJSON_Parse(results);
     cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
-    char *slim = NULL;
-    int rc;
+    cJSON *rows = cJSON_GetObjectItem(parsed, "rows");
+    char *slim = NULL, *digest = NULL;
+    int rc = STORE_ERROR;
+    sqlite3_stmt *st = NULL;
 
     if (summary) {
         drop_samples(summary);
         slim = cJSON_PrintUnformatted(summary);
     }
+    if (rows) {
+        cJSON *d = compare_row_digest(rows);
+        digest = d ? cJSON_PrintUnformatted(d) : NULL;
+        cJSON_Delete(d);
+    }
     cJSON_Delete(parsed);
-    rc = exec_bound(c,
-                    "INSERT OR REPLACE INTO run_results (run_id, results, meta, summary) "
-                    "VALUES (?1, ?2, ?3, ?4)",
-                    id, results, meta ? meta : "{}", slim, NULL);
+    if (conn_prepare(c, "INSERT OR REPLACE INTO run_results "
+                        "(run_id, results, meta, summary, rows_digest) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5)", &st) == SQLITE_OK) {
+        bind_text(st, 1, id);
+        bind_text(st, 2, results);
+        bind_text(st, 3, meta ? meta : "{}");
+        bind_text(st, 4, slim);
+        bind_text(st, 5, digest);
+        rc = sqlite3_step(st) == SQLITE_DONE ? STORE_OK : STORE_ERROR;
+    }
+    if (rc != STORE_OK)
+        log_error("store: results of %s: %s", id, sqlite3_errmsg(c->db));
+    conn_release(c, st);
     free(slim);
+    free(digest);
     if (rc != STORE_OK)
         return STORE_ERROR;
     return exec_bound(c,
@@ -1032,6 +1036,85 @@ done:
     conn_release(c, ins);
     if (in_tx)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
+                       cJSON **out)
+{
+    /* The newest scan_limit done runs of the benchmark, numbered within
+     * their comparison (the same grouping as compare.c) and kept while the
+     * number is within latest; rows come from the digest, without samples. */
+    static const char sql[] =
+        "WITH recent AS ("
+        "  SELECT r.id, r.host, r.device_uuid, r.device_name, r.params, "
+        "         r.driver_version, r.cuda_version "
+        "  FROM runs r WHERE r.benchmark = ?1 AND r.status = 'done' "
+        "  AND (?2 IS NULL OR r.host = ?2) "
+        "  AND (?3 IS NULL OR r.device_uuid = ?3 OR r.device_name = ?3) "
+        "  AND (?4 IS NULL OR r.label = ?4) "
+        "  ORDER BY r.id DESC LIMIT ?5), "
+        "ranked AS ("
+        "  SELECT *, row_number() OVER (PARTITION BY host, device_uuid, "
+        "    device_name, params, driver_version, cuda_version "
+        "    ORDER BY id DESC) AS k FROM recent) "
+        "SELECT ranked.id, ranked.host, ranked.device_uuid, ranked.device_name, "
+        "  ranked.params, ranked.driver_version, ranked.cuda_version, "
+        "  coalesce(res.rows_digest, json_extract(res.results, '$.rows')) "
+        "FROM ranked JOIN run_results res ON res.run_id = ranked.id "
+        "WHERE ranked.k <= ?6 ORDER BY ranked.id DESC";
+    struct conn *c = reader(s);
+    sqlite3_stmt *st = NULL;
+    cJSON *runs = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (runs == NULL || conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    bind_text(st, 1, f->benchmark);
+    bind_text(st, 2, given(f->host) ? f->host : NULL);
+    bind_text(st, 3, given(f->device) ? f->device : NULL);
+    bind_text(st, 4, given(f->label) ? f->label : NULL);
+    sqlite3_bind_int(st, 5, f->limit);
+    sqlite3_bind_int(st, 6, latest);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        /* Shaped like a run of GET /runs/ID, with what compare.c reads. */
+        cJSON *run = cJSON_CreateObject();
+        cJSON *dev, *meta, *results;
+        if (run == NULL)
+            goto done;
+        cJSON_AddItemToArray(runs, run);
+        cJSON_AddStringToObject(run, "id", col_text(st, 0));
+        cJSON_AddStringToObject(run, "benchmark", f->benchmark);
+        cJSON_AddStringToObject(run, "status", "done");
+        add_text_or_null(run, "host", col_text(st, 1));
+        dev = cJSON_AddObjectToObject(run, "device");
+        add_text_or_null(dev, "uuid", col_text(st, 2));
+        add_text_or_null(dev, "name", col_text(st, 3));
+        cJSON_AddItemToObject(run, "params", json_column(st, 4));
+        meta = cJSON_AddObjectToObject(run, "meta");
+        if (col_text(st, 5))
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "driver"),
+                                    "nvidia_version", col_text(st, 5));
+        if (col_text(st, 6))
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "cuda"),
+                                    "runtime_version", col_text(st, 6));
+        results = cJSON_AddObjectToObject(run, "results");
+        cJSON_AddItemToObject(results, "rows", json_column(st, 7));
+    }
+    if (step != SQLITE_DONE)
+        goto done;
+    *out = runs;
+    runs = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        log_error("store: compare: %s", sqlite3_errmsg(c->db));
+    cJSON_Delete(runs);
+    conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
 }

@@ -63,9 +63,6 @@ struct run_filter {
     const char *cursor;
     int limit;
     int full;                /* with results and meta (exports, /compare) */
-    int light;               /* without results or summary: only the run's
-                              * columns, and meta holding just the driver and
-                              * CUDA versions (for grouping) */
     struct run_cache *cache; /* not full: keep finished runs' list entries
                               * here and reuse them (NULL: build each) */
     int by_seq;              /* 1: only runs final after after_seq, in that
@@ -130,6 +127,14 @@ int store_queue_depth(struct store *s, int device_index, long *depth);
  * *existing get the counts. */
 int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                       int *inserted, int *existing);
+
+/* For GET /compare: of the newest f->limit done runs of f->benchmark
+ * (filtered by f->host, f->device, f->label), the newest `latest` of each
+ * comparison (host, card, params, driver, CUDA), newest first, each with
+ * id, host, device, params, meta (the versions only) and results.rows
+ * (without samples). */
+int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
+                       cJSON **out);
 
 /* Runs by status: counts[i] for the status names in order
  * queued, running, done, failed, cancelled. */

@@ -40,7 +40,7 @@ static cJSON *load_templates(const char *path)
         cJSON *run = cJSON_Parse(line);
         const cJSON *status = cJSON_GetObjectItem(run, "status");
         if (cJSON_IsString(status) && strcmp(status->valuestring, "done") == 0 &&
-            cJSON_GetObjectItem(run, "benchmark")->valuestring[0] != 't')
+            strncmp(cJSON_GetObjectItem(run, "benchmark")->valuestring, "test_", 5) != 0)
             cJSON_AddItemToArray(list, run);
         else
             cJSON_Delete(run);

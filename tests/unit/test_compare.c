@@ -78,28 +78,4 @@ static int test_groups_and_medians(void)
     return 0;
 }
 
-/* compare_pick groups as compare_build does and keeps the newest few. */
-static int test_pick_keeps_latest_per_series(void)
-{
-    cJSON *runs = cJSON_CreateArray();
-    cJSON *ids;
-
-    cJSON_AddItemToArray(runs, run("r5", "GPU-a", "580", "done", 1, 30));
-    cJSON_AddItemToArray(runs, run("r4", "GPU-a", "580", "done", 1, 30));
-    cJSON_AddItemToArray(runs, run("r3", "GPU-a", "580", "done", 1, 30));
-    cJSON_AddItemToArray(runs, run("r2", "GPU-b", "580", "done", 1, 8));
-    cJSON_AddItemToArray(runs, run("r1", "GPU-a", "570", "done", 1, 8));
-    cJSON_AddItemToArray(runs, run("r0", "GPU-a", "580", "failed", 1, 8));
-    ids = compare_pick("smem_stride", runs, 2);
-    ASSERT_EQ(cJSON_GetArraySize(ids), 4);  /* r5 r4 of GPU-a/580, r2, r1 */
-    ASSERT_STR_EQ(cJSON_GetArrayItem(ids, 0)->valuestring, "r5");
-    ASSERT_STR_EQ(cJSON_GetArrayItem(ids, 1)->valuestring, "r4");
-    ASSERT_STR_EQ(cJSON_GetArrayItem(ids, 2)->valuestring, "r2");
-    ASSERT_STR_EQ(cJSON_GetArrayItem(ids, 3)->valuestring, "r1");
-    cJSON_Delete(ids);
-    cJSON_Delete(runs);
-    return 0;
-}
-
-TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians},
-          {"pick keeps the newest runs of each series", test_pick_keeps_latest_per_series})
+TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians})
