@@ -1,12 +1,26 @@
 -- 0003_read_paths: what keeps the common reads cheap at a million runs.
 --
--- GET /runs lists a result's summary without parsing its rows, so the
--- summary gets a column of its own; /compare groups runs by driver and CUDA
--- version before it reads any result, so those get columns too; and each
--- filter of GET /runs has an index that also gives the newest-first order.
+-- A run's results run to several kB (every sample is kept), and SQLite
+-- reads a record's columns in order: whatever sits after the results in
+-- their row costs a walk through the results' overflow pages.  So what the
+-- lists and comparisons read goes in a table of its own, run_digests:
+--   summary  the results' summary without sample lists (GET /runs);
+--   rows     each row's key and measured fields only (GET /compare,
+--            /metrics; compare_row_digest in server/compare.c).
+-- Runs stored before this migration get their summary here; their rows
+-- stay NULL and are read from the whole results instead.
+--
+-- /compare groups runs by driver and CUDA version before it reads any
+-- result, so those get columns of runs; and each filter of GET /runs has an
+-- index that also gives the newest-first order.
 
-ALTER TABLE run_results ADD COLUMN summary TEXT;
-UPDATE run_results SET summary = json_extract(results, '$.summary');
+CREATE TABLE run_digests (
+    run_id  TEXT PRIMARY KEY NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    summary TEXT,
+    rows    TEXT
+);
+INSERT INTO run_digests (run_id, summary)
+    SELECT run_id, json_extract(results, '$.summary') FROM run_results;
 
 ALTER TABLE runs ADD COLUMN driver_version TEXT;
 ALTER TABLE runs ADD COLUMN cuda_version TEXT;

@@ -1,23 +1,55 @@
 /*
- * compare.c - see compare.h.  Series are kept in a cJSON array while they
- * are built; each holds, per row key, the list of values seen, reduced to
- * medians at the end.  A comparison covers at most a few thousand runs,
- * so plain linear scans keep this short and obviously right.
+ * compare.c - see compare.h.
+ *
+ * One pass over the runs: each run finds its series through a small hash
+ * table (key: comparability key, card UUID, host), and each row's measured
+ * fields are appended to plain arrays of doubles, one per series, row key
+ * and field.  Only at the end are the arrays reduced to medians and the
+ * answer built as JSON.  A comparison covers a few thousand runs at most.
  */
 #include "compare.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_KEYS 1024      /* distinct row keys in one comparison */
+#define SLOTS 4096         /* hash slots for series; more series go unhashed */
+
 static const char *const key_fields[] = {"stride", "variant", "pattern", NULL};
 
-/* The measured fields aggregated per key: the median over runs of each. */
+/* The measured fields aggregated per key, the median over runs of each;
+ * then the two whose extremes are kept. */
 static const char *const median_fields[] = {"median_ms", "ratio", "gbps",
                                             "share_of_ceiling",
                                             "bank_conflicts", "wavefronts",
                                             "predicted_degree", NULL};
+enum { F_MEDIAN_MS, F_COUNT_MEDIAN = 7, F_MIN_MS = 7, F_MAX_MS = 8, F_COUNT = 9 };
+
+struct values {
+    double *v;
+    int n, cap;
+};
+
+struct series {
+    char *lookup;                 /* comparability key | uuid | host */
+    cJSON *out;                   /* the answer's series object */
+    cJSON *runs;                  /* its "runs" array */
+    int nruns;
+    struct values *acc[MAX_KEYS]; /* per key index: F_COUNT value lists */
+};
+
+struct build {
+    const char *benchmark;
+    struct series *s;
+    int ns, cap;
+    int slots[SLOTS];             /* index + 1 into s; 0 empty */
+    cJSON *keys[MAX_KEYS];        /* the key values, first seen first */
+    char *key_text[MAX_KEYS];
+    int nkeys;
+};
 
 cJSON *compare_row_digest(const cJSON *rows)
 {
@@ -56,6 +88,11 @@ static const char *str_at(const cJSON *obj, const char *a, const char *b)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -63,35 +100,35 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of the numbers in arr (sorted in place), or NAN if none. */
-static double median_of(const cJSON *arr)
+static double median(struct values *v)
 {
-    int n = cJSON_GetArraySize(arr), i = 0;
-    double *v, m;
-    const cJSON *x;
-
-    if (n == 0)
+    if (v == NULL || v->n == 0)
         return NAN;
-    v = malloc(sizeof(double) * (size_t)n);
-    if (v == NULL)
-        return NAN;
-    cJSON_ArrayForEach(x, arr)
-        v[i++] = x->valuedouble;
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
-    m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    free(v);
-    return m;
+    qsort(v->v, (size_t)v->n, sizeof(double), cmp_double);
+    return v->n % 2 ? v->v[v->n / 2] : (v->v[v->n / 2 - 1] + v->v[v->n / 2]) / 2;
 }
 
-static double extreme_of(const cJSON *arr, int want_max)
+static double extreme(const struct values *v, int want_max)
 {
     double best = NAN;
-    const cJSON *x;
 
-    cJSON_ArrayForEach(x, arr)
-        if (isnan(best) || (want_max ? x->valuedouble > best : x->valuedouble < best))
-            best = x->valuedouble;
+    for (int i = 0; v && i < v->n; i++)
+        if (isnan(best) || (want_max ? v->v[i] > best : v->v[i] < best))
+            best = v->v[i];
     return best;
+}
+
+static void push(struct values *v, double x)
+{
+    if (v->n == v->cap) {
+        int cap = v->cap ? 2 * v->cap : 8;
+        double *p = realloc(v->v, sizeof(double) * (size_t)cap);
+        if (p == NULL)
+            return;
+        v->v = p;
+        v->cap = cap;
+    }
+    v->v[v->n++] = x;
 }
 
 /* The comparability key: benchmark, params, card model, driver, CUDA. */
@@ -107,8 +144,8 @@ static char *comparability_key(const char *benchmark, const cJSON *run)
 
     if (params == NULL)
         return NULL;
-    n = strlen(benchmark) + strlen(params) + 64 +
-        strlen(model ? model : "") + strlen(driver ? driver : "") + strlen(cuda ? cuda : "");
+    n = strlen(benchmark) + strlen(params) + 64 + strlen(or_empty(model)) +
+        strlen(or_empty(driver)) + strlen(or_empty(cuda));
     key = malloc(n);
     if (key)
         snprintf(key, n, "%s|%s|%s|driver %s|cuda %s", benchmark, params,
@@ -117,28 +154,27 @@ static char *comparability_key(const char *benchmark, const cJSON *run)
     return key;
 }
 
-/* The series of run's card under key, made if new. */
-static cJSON *series_for(cJSON *series, const char *key, const cJSON *run)
+static uint32_t hash(const char *s)
 {
-    const char *uuid = str_at(run, "device", "uuid");
-    const char *host = str_at(run, "host", NULL);
+    uint32_t h = 2166136261u;  /* FNV-1a */
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static cJSON *new_series_object(const char *ckey, const cJSON *run)
+{
     const cJSON *meta = cJSON_GetObjectItem(run, "meta");
     const char *driver = str_at(meta, "driver", "nvidia_version");
     const char *cuda = str_at(meta, "cuda", "runtime_version");
-    cJSON *s, *card;
+    const char *name = str_at(run, "device", "name");
+    cJSON *s = cJSON_CreateObject();
+    cJSON *card = cJSON_AddObjectToObject(s, "card");
 
-    cJSON_ArrayForEach(s, series) {
-        const cJSON *c = cJSON_GetObjectItem(s, "card");
-        if (strcmp(cJSON_GetObjectItem(s, "comparability_key")->valuestring, key) == 0 &&
-            strcmp(str_at(c, "uuid", NULL) ? str_at(c, "uuid", NULL) : "", uuid ? uuid : "") == 0 &&
-            strcmp(str_at(c, "host", NULL) ? str_at(c, "host", NULL) : "", host ? host : "") == 0)
-            return s;
-    }
-    s = cJSON_CreateObject();
-    card = cJSON_AddObjectToObject(s, "card");
-    cJSON_AddStringToObject(card, "name", str_at(run, "device", "name") ? str_at(run, "device", "name") : "?");
-    cJSON_AddStringToObject(card, "uuid", uuid ? uuid : "");
-    cJSON_AddStringToObject(card, "host", host ? host : "");
+    cJSON_AddStringToObject(card, "name", name ? name : "?");
+    cJSON_AddStringToObject(card, "uuid", or_empty(str_at(run, "device", "uuid")));
+    cJSON_AddStringToObject(card, "host", or_empty(str_at(run, "host", NULL)));
     if (driver)
         cJSON_AddStringToObject(s, "driver", driver);
     else
@@ -148,166 +184,195 @@ static cJSON *series_for(cJSON *series, const char *key, const cJSON *run)
     else
         cJSON_AddNullToObject(s, "cuda");
     cJSON_AddItemToObject(s, "params", cJSON_Duplicate(cJSON_GetObjectItem(run, "params"), 1));
-    cJSON_AddStringToObject(s, "comparability_key", key);
+    cJSON_AddStringToObject(s, "comparability_key", ckey);
     cJSON_AddBoolToObject(s, "synthetic", cJSON_IsTrue(cJSON_GetObjectItem(meta, "synthetic")));
-    cJSON_AddArrayToObject(s, "runs");
-    cJSON_AddObjectToObject(s, "acc");  /* key text -> {field: [values]} */
-    cJSON_AddItemToArray(series, s);
     return s;
 }
 
-static void key_text(const cJSON *v, char *buf, size_t cap)
+/* The series of run's card under ckey, made if new; NULL if out of memory. */
+static struct series *series_for(struct build *b, const char *ckey, const cJSON *run)
 {
+    const char *uuid = or_empty(str_at(run, "device", "uuid"));
+    const char *host = or_empty(str_at(run, "host", NULL));
+    size_t n = strlen(ckey) + strlen(uuid) + strlen(host) + 3;
+    char *lookup = malloc(n);
+    uint32_t slot;
+    struct series *s;
+
+    if (lookup == NULL)
+        return NULL;
+    snprintf(lookup, n, "%s|%s|%s", ckey, uuid, host);
+    slot = hash(lookup) % SLOTS;
+    for (int probes = 0; probes < SLOTS && b->slots[slot]; probes++) {
+        s = &b->s[b->slots[slot] - 1];
+        if (strcmp(s->lookup, lookup) == 0) {
+            free(lookup);
+            return s;
+        }
+        slot = (slot + 1) % SLOTS;
+    }
+    if (b->ns == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        struct series *p = realloc(b->s, sizeof(*p) * (size_t)cap);
+        if (p == NULL) {
+            free(lookup);
+            return NULL;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    s = &b->s[b->ns];
+    memset(s, 0, sizeof(*s));
+    s->lookup = lookup;
+    s->out = new_series_object(ckey, run);
+    s->runs = cJSON_AddArrayToObject(s->out, "runs");
+    b->ns++;
+    if (b->slots[slot] == 0)
+        b->slots[slot] = b->ns;
+    return s;
+}
+
+/* The index of row key v, remembered in first-seen order; -1 when there
+ * are already MAX_KEYS. */
+static int key_index(struct build *b, const cJSON *v)
+{
+    char text[96];
+
     if (cJSON_IsString(v))
-        snprintf(buf, cap, "s:%s", v->valuestring);
+        snprintf(text, sizeof(text), "s:%s", v->valuestring);
     else
-        snprintf(buf, cap, "n:%.17g", v->valuedouble);
+        snprintf(text, sizeof(text), "n:%.17g", v->valuedouble);
+    for (int i = 0; i < b->nkeys; i++)
+        if (strcmp(b->key_text[i], text) == 0)
+            return i;
+    if (b->nkeys == MAX_KEYS)
+        return -1;
+    b->key_text[b->nkeys] = strdup(text);
+    b->keys[b->nkeys] = cJSON_Duplicate(v, 0);
+    return b->nkeys++;
 }
 
-/* Remembers key value v in keys, once, in first-seen order. */
-static void note_key(cJSON *keys, const cJSON *v)
+static void accumulate(struct build *b, struct series *s, const cJSON *rows,
+                       const char *key_field)
 {
-    const cJSON *k;
-
-    cJSON_ArrayForEach(k, keys)
-        if (cJSON_Compare(k, v, 1))
-            return;
-    cJSON_AddItemToArray(keys, cJSON_Duplicate(v, 1));
-}
-
-static void add_value(cJSON *acc, const char *field, double v)
-{
-    cJSON *list = cJSON_GetObjectItem(acc, field);
-
-    if (list == NULL)
-        list = cJSON_AddArrayToObject(acc, field);
-    cJSON_AddItemToArray(list, cJSON_CreateNumber(v));
-}
-
-static void accumulate(cJSON *s, const cJSON *rows, const char *key_field,
-                       cJSON *keys)
-{
-    cJSON *acc_all = cJSON_GetObjectItem(s, "acc");
+    static const char *const extremes[] = {"min_ms", "max_ms"};
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
         const cJSON *kv = cJSON_GetObjectItem(row, key_field);
-        char kt[96];
-        cJSON *acc;
+        int k = kv ? key_index(b, kv) : -1;
+        struct values *acc;
 
-        if (kv == NULL)
+        if (k < 0)
             continue;
-        note_key(keys, kv);
-        key_text(kv, kt, sizeof(kt));
-        acc = cJSON_GetObjectItem(acc_all, kt);
-        if (acc == NULL) {
-            acc = cJSON_AddObjectToObject(acc_all, kt);
-            cJSON_AddItemToObject(acc, "key", cJSON_Duplicate(kv, 1));
-        }
-        for (const char *const *f = median_fields; *f; f++) {
-            const cJSON *v = cJSON_GetObjectItem(row, *f);
+        if (s->acc[k] == NULL && (s->acc[k] = calloc(F_COUNT, sizeof(struct values))) == NULL)
+            continue;
+        acc = s->acc[k];
+        for (int f = 0; median_fields[f]; f++) {
+            const cJSON *v = cJSON_GetObjectItem(row, median_fields[f]);
             if (cJSON_IsNumber(v))
-                add_value(acc, *f, v->valuedouble);
+                push(&acc[f], v->valuedouble);
         }
-        if (cJSON_IsNumber(cJSON_GetObjectItem(row, "min_ms")))
-            add_value(acc, "min_ms", cJSON_GetObjectItem(row, "min_ms")->valuedouble);
-        if (cJSON_IsNumber(cJSON_GetObjectItem(row, "max_ms")))
-            add_value(acc, "max_ms", cJSON_GetObjectItem(row, "max_ms")->valuedouble);
+        for (int e = 0; e < 2; e++) {
+            const cJSON *v = cJSON_GetObjectItem(row, extremes[e]);
+            if (cJSON_IsNumber(v))
+                push(&acc[F_MIN_MS + e], v->valuedouble);
+        }
     }
 }
 
-static void add_number_or_null(cJSON *obj, const char *name, double v)
+static void add_number(cJSON *obj, const char *name, double v)
 {
-    if (isnan(v))
-        return;
-    cJSON_AddNumberToObject(obj, name, v);
+    if (!isnan(v))
+        cJSON_AddNumberToObject(obj, name, v);
 }
 
-/* Turns a series' accumulated lists into its rows, in keys order. */
-static void reduce(cJSON *s, const cJSON *keys)
+/* Key order: numeric keys ascending; string keys (variants) first seen. */
+static void key_order(const struct build *b, int *order)
 {
-    cJSON *acc_all = cJSON_DetachItemFromObject(s, "acc");
-    cJSON *rows = cJSON_AddArrayToObject(s, "rows");
-    const cJSON *k;
+    int numeric = 1;
 
-    cJSON_ArrayForEach(k, keys) {
-        char kt[96];
-        const cJSON *acc;
+    for (int i = 0; i < b->nkeys; i++) {
+        order[i] = i;
+        numeric &= cJSON_IsNumber(b->keys[i]);
+    }
+    if (!numeric)
+        return;
+    for (int i = 1; i < b->nkeys; i++)  /* insertion sort: a few dozen keys */
+        for (int j = i; j > 0 && b->keys[order[j - 1]]->valuedouble >
+                                  b->keys[order[j]]->valuedouble; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+}
+
+static void reduce(struct series *s, const struct build *b, const int *order)
+{
+    cJSON *rows = cJSON_AddArrayToObject(s->out, "rows");
+
+    for (int i = 0; i < b->nkeys; i++) {
+        struct values *acc = s->acc[order[i]];
         cJSON *row;
         double med, lo, hi;
 
-        key_text(k, kt, sizeof(kt));
-        acc = cJSON_GetObjectItem(acc_all, kt);
         if (acc == NULL)
             continue;
         row = cJSON_CreateObject();
-        cJSON_AddItemToObject(row, "key", cJSON_Duplicate(k, 1));
-        cJSON_AddNumberToObject(row, "n", cJSON_GetArraySize(cJSON_GetObjectItem(acc, "median_ms")));
-        for (const char *const *f = median_fields; *f; f++)
-            add_number_or_null(row, *f, median_of(cJSON_GetObjectItem(acc, *f)));
-        lo = extreme_of(cJSON_GetObjectItem(acc, "min_ms"), 0);
-        hi = extreme_of(cJSON_GetObjectItem(acc, "max_ms"), 1);
-        med = median_of(cJSON_GetObjectItem(acc, "median_ms"));
-        add_number_or_null(row, "min_ms", lo);
-        add_number_or_null(row, "max_ms", hi);
+        cJSON_AddItemToObject(row, "key", cJSON_Duplicate(b->keys[order[i]], 0));
+        cJSON_AddNumberToObject(row, "n", acc[F_MEDIAN_MS].n);
+        for (int f = 0; median_fields[f]; f++)
+            add_number(row, median_fields[f], median(&acc[f]));
+        lo = extreme(&acc[F_MIN_MS], 0);
+        hi = extreme(&acc[F_MAX_MS], 1);
+        med = median(&acc[F_MEDIAN_MS]);
+        add_number(row, "min_ms", lo);
+        add_number(row, "max_ms", hi);
         if (!isnan(lo) && !isnan(hi) && med > 0)
             cJSON_AddNumberToObject(row, "spread", (hi - lo) / med);
         cJSON_AddItemToArray(rows, row);
     }
-    cJSON_Delete(acc_all);
 }
 
-static int cmp_keys(const void *a, const void *b)
+static void free_build(struct build *b)
 {
-    const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-
-    return cmp_double(&x->valuedouble, &y->valuedouble);
-}
-
-/* Numeric keys ascending; string keys (variants) as first seen. */
-static cJSON *sort_keys(cJSON *keys)
-{
-    int n = cJSON_GetArraySize(keys), i = 0;
-    const cJSON **v;
-    cJSON *out;
-    const cJSON *k;
-
-    cJSON_ArrayForEach(k, keys)
-        if (!cJSON_IsNumber(k))
-            return keys;
-    v = malloc(sizeof(*v) * (size_t)(n ? n : 1));
-    if (v == NULL)
-        return keys;
-    cJSON_ArrayForEach(k, keys)
-        v[i++] = k;
-    qsort(v, (size_t)n, sizeof(*v), cmp_keys);
-    out = cJSON_CreateArray();
-    for (i = 0; i < n; i++)
-        cJSON_AddItemToArray(out, cJSON_Duplicate(v[i], 1));
-    free(v);
-    cJSON_Delete(keys);
-    return out;
+    for (int i = 0; i < b->ns; i++) {
+        for (int k = 0; k < MAX_KEYS; k++) {
+            if (b->s[i].acc[k] == NULL)
+                continue;
+            for (int f = 0; f < F_COUNT; f++)
+                free(b->s[i].acc[k][f].v);
+            free(b->s[i].acc[k]);
+        }
+        free(b->s[i].lookup);
+        cJSON_Delete(b->s[i].out);
+    }
+    free(b->s);
+    for (int i = 0; i < b->nkeys; i++) {
+        free(b->key_text[i]);
+        cJSON_Delete(b->keys[i]);
+    }
+    free(b);
 }
 
 cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest)
 {
-    cJSON *out = cJSON_CreateObject();
-    cJSON *series = cJSON_CreateArray();
-    cJSON *keys = cJSON_CreateArray();
+    struct build *b = calloc(1, sizeof(*b));
+    cJSON *out = cJSON_CreateObject(), *series, *keys;
     const char *key_field = NULL;
+    int order[MAX_KEYS];
     const cJSON *run;
-    cJSON *s;
 
-    if (out == NULL || series == NULL || keys == NULL) {
+    if (b == NULL || out == NULL) {
+        free(b);
         cJSON_Delete(out);
-        cJSON_Delete(series);
-        cJSON_Delete(keys);
         return NULL;
     }
     cJSON_ArrayForEach(run, runs) {
         const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
         const char *status = str_at(run, "status", NULL);
         const char *bench = str_at(run, "benchmark", NULL);
+        struct series *s;
         char *ckey;
 
         if (!status || strcmp(status, "done") != 0 || !bench ||
@@ -318,25 +383,29 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest)
         if (key_field == NULL)
             continue;
         ckey = comparability_key(benchmark, run);
-        if (ckey == NULL)
-            continue;
-        s = series_for(series, ckey, run);
+        s = ckey ? series_for(b, ckey, run) : NULL;
         free(ckey);
-        if (cJSON_GetArraySize(cJSON_GetObjectItem(s, "runs")) >= latest)
+        if (s == NULL || s->nruns >= latest)
             continue;
-        cJSON_AddItemToArray(cJSON_GetObjectItem(s, "runs"),
-                             cJSON_CreateString(str_at(run, "id", NULL)));
-        accumulate(s, rows, key_field, keys);
+        s->nruns++;
+        cJSON_AddItemToArray(s->runs, cJSON_CreateString(or_empty(str_at(run, "id", NULL))));
+        accumulate(b, s, rows, key_field);
     }
-    keys = sort_keys(keys);
-    cJSON_ArrayForEach(s, series)
-        reduce(s, keys);
+    key_order(b, order);
     cJSON_AddStringToObject(out, "benchmark", benchmark);
     if (key_field)
         cJSON_AddStringToObject(out, "key", key_field);
     else
         cJSON_AddNullToObject(out, "key");
-    cJSON_AddItemToObject(out, "keys", keys);
-    cJSON_AddItemToObject(out, "series", series);
+    keys = cJSON_AddArrayToObject(out, "keys");
+    for (int i = 0; i < b->nkeys; i++)
+        cJSON_AddItemToArray(keys, cJSON_Duplicate(b->keys[order[i]], 0));
+    series = cJSON_AddArrayToObject(out, "series");
+    for (int i = 0; i < b->ns; i++) {
+        reduce(&b->s[i], b, order);
+        cJSON_AddItemToArray(series, b->s[i].out);
+        b->s[i].out = NULL;  /* the answer owns it now */
+    }
+    free_build(b);
     return out;
 }

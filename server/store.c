@@ -567,9 +567,14 @@ static const char *list_sql_for(unsigned bits)
     pthread_mutex_lock(&list_sql_lock);
     if (list_sql[bits] == NULL) {
         dynbuf_init(&b, 4096);
-        dynbuf_printf(&b, "SELECT %s, res.summary%s FROM runs r "
-                      "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
-                      RUN_COLUMNS, bits & L_FULL ? ", res.results, res.meta" : "");
+        if (bits & L_FULL)
+            dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta FROM runs r "
+                          "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
+                          RUN_COLUMNS);
+        else
+            dynbuf_printf(&b, "SELECT %s, d.summary FROM runs r "
+                          "LEFT JOIN run_digests d ON d.run_id = r.id WHERE 1",
+                          RUN_COLUMNS);
         for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
             if (bits & clauses[i].bit)
                 dynbuf_printf(&b, "%s", clauses[i].clause);
@@ -848,8 +853,7 @@ static int put_results(struct conn *c, const char *id, const char *results,
     cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
     cJSON *rows = cJSON_GetObjectItem(parsed, "rows");
     char *slim = NULL, *digest = NULL;
-    int rc = STORE_ERROR;
-    sqlite3_stmt *st = NULL;
+    int rc;
 
     if (summary) {
         drop_samples(summary);
@@ -861,19 +865,11 @@ static int put_results(struct conn *c, const char *id, const char *results,
         cJSON_Delete(d);
     }
     cJSON_Delete(parsed);
-    if (conn_prepare(c, "INSERT OR REPLACE INTO run_results "
-                        "(run_id, results, meta, summary, rows_digest) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5)", &st) == SQLITE_OK) {
-        bind_text(st, 1, id);
-        bind_text(st, 2, results);
-        bind_text(st, 3, meta ? meta : "{}");
-        bind_text(st, 4, slim);
-        bind_text(st, 5, digest);
-        rc = sqlite3_step(st) == SQLITE_DONE ? STORE_OK : STORE_ERROR;
-    }
-    if (rc != STORE_OK)
-        log_error("store: results of %s: %s", id, sqlite3_errmsg(c->db));
-    conn_release(c, st);
+    rc = exec_bound(c, "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
+                       "VALUES (?1, ?2, ?3)", id, results, meta ? meta : "{}", NULL, NULL);
+    if (rc == STORE_OK)
+        rc = exec_bound(c, "INSERT OR REPLACE INTO run_digests (run_id, summary, rows) "
+                           "VALUES (?1, ?2, ?3)", id, slim, digest, NULL, NULL);
     free(slim);
     free(digest);
     if (rc != STORE_OK)
@@ -1061,8 +1057,9 @@ int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
         "    ORDER BY id DESC) AS k FROM recent) "
         "SELECT ranked.id, ranked.host, ranked.device_uuid, ranked.device_name, "
         "  ranked.params, ranked.driver_version, ranked.cuda_version, "
-        "  coalesce(res.rows_digest, json_extract(res.results, '$.rows')) "
-        "FROM ranked JOIN run_results res ON res.run_id = ranked.id "
+        "  coalesce(d.rows, (SELECT json_extract(results, '$.rows') "
+        "                    FROM run_results WHERE run_id = ranked.id)) "
+        "FROM ranked LEFT JOIN run_digests d ON d.run_id = ranked.id "
         "WHERE ranked.k <= ?6 ORDER BY ranked.id DESC";
     struct conn *c = reader(s);
     sqlite3_stmt *st = NULL;
