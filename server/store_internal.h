@@ -1,0 +1,95 @@
+/*
+ * store_internal.h - what the store's files share, and nothing outside
+ * server/store*.c may include: the connections (one writer, a few readers,
+ * each keeping its prepared statements), the columns every run query
+ * selects, and the helpers that turn a row into a run.  See store.h for
+ * the store itself and store.c for the connections.
+ */
+#ifndef GPUBENCH_STORE_INTERNAL_H
+#define GPUBENCH_STORE_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <cjson/cJSON.h>
+
+#include "store.h"
+
+#define STORE_READERS 4
+#define STMT_CACHE 64
+
+struct cached_stmt {
+    const char *sql;      /* a static string: its address is the key */
+    sqlite3_stmt *st;
+};
+
+struct conn {
+    sqlite3 *db;
+    pthread_mutex_t lock;
+    struct cached_stmt cache[STMT_CACHE];
+    int ncache;
+};
+
+struct store {
+    struct conn writer;
+    struct conn readers[STORE_READERS];
+    int nreaders;
+    unsigned next_reader;  /* under writer.lock */
+};
+
+/* The columns every run query selects, in the order run_from_row reads. */
+#define RUN_COLUMNS                                                          \
+    "r.id, r.benchmark, r.params, r.label, r.batch_id, r.host, "             \
+    "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "  \
+    "r.created_at, r.started_at, r.finished_at, r.progress_done, "           \
+    "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq"
+
+enum {
+    C_ID, C_BENCHMARK, C_PARAMS, C_LABEL, C_BATCH, C_HOST, C_DEV_INDEX,
+    C_DEV_UUID, C_DEV_NAME, C_STATUS, C_TIMEOUT, C_CREATED, C_STARTED,
+    C_FINISHED, C_PROG_DONE, C_PROG_TOTAL, C_ERR_CODE, C_ERR_MSG, C_ORIGIN,
+    C_SEQ, C_COUNT
+};
+
+/* The next number in the order runs become final here (see
+ * migrations/0002_fleet.sql); evaluated inside the writing transaction. */
+#define NEXT_SEQ "(SELECT coalesce(max(final_seq), 0) + 1 FROM runs)"
+
+/* The prepared statement for sql on c, prepared on first use and kept;
+ * sql must have static storage (its address is the key).  SQLITE_OK or the
+ * prepare error.  Release it with store_conn_release. */
+int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st);
+
+/* Ends a statement's use: reset (closing its read) and unbound. */
+void store_conn_release(struct conn *c, sqlite3_stmt *st);
+
+/* The reader connection this thread keeps to. */
+struct conn *store_reader(struct store *s);
+
+/* Row helpers: a column's text (NULL for NULL), a JSON column parsed (null
+ * when it does not parse; a NEW item), a run object from a row selected
+ * with RUN_COLUMNS (NEW; caller owns). */
+const char *store_col_text(sqlite3_stmt *st, int col);
+void store_add_text_or_null(cJSON *obj, const char *name, const char *v);
+cJSON *store_json_column(sqlite3_stmt *st, int col);
+cJSON *store_run_from_row(sqlite3_stmt *st);
+
+/* Binds text (NULL binds SQL NULL). */
+void store_bind_text(sqlite3_stmt *st, int i, const char *v);
+
+/* One statement without rows, up to four text values bound in order;
+ * *changes (if not NULL) gets the rows changed.  STORE_OK or STORE_ERROR. */
+int store_exec(struct conn *c, const char *sql, const char *v1, const char *v2,
+               const char *v3, const char *v4, int *changes);
+
+/* A finished run's results, meta and digests, inside the caller's
+ * transaction on the writer. */
+int store_put_results(struct conn *c, const char *id, const char *results,
+                      const char *meta);
+
+/* Queued runs of a device (or of the node, -1); the caller holds c's lock. */
+int store_count_queued(struct conn *c, int device_index, long *depth);
+
+/* 1 for done, failed and cancelled: a run that will never change again. */
+int store_status_final(const char *status);
+
+#endif

@@ -1,0 +1,448 @@
+/*
+ * store_read.c - the reads: one run, a page of runs (one SQL text per
+ * combination of filters, so an index serves both filter and order), the
+ * runs of a comparison, counts for /metrics.  On the thread's reader
+ * connection.  See store.h.
+ */
+#include "store_internal.h"
+#include "compare.h"
+#include "dynbuf.h"
+#include "log.h"
+#include "migrate.h"
+#include "run_cache.h"
+#include "timeutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* GET /runs: one SQL text per combination of filters, so that each
+ * filter's index serves both the filter and the newest-first order.  The
+ * texts are made on first use and kept for the life of the process (the
+ * statement caches key on their addresses); values are always bound. */
+enum {
+    L_BENCH = 1, L_UUID = 2, L_NAME = 4, L_HOST = 8, L_STATUS = 16,
+    L_LABEL = 32, L_BATCH = 64, L_CURSOR = 128, L_SEQ = 256, L_FULL = 512,
+    L_VARIANTS = 1024
+};
+
+static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *list_sql[L_VARIANTS];
+
+/* Adds queue_position (queued runs), results and meta to a run object. */
+static int add_details(struct conn *c, cJSON *run)
+{
+    const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
+    const char *status = cJSON_GetObjectItem(run, "status")->valuestring;
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    if (strcmp(status, "queued") == 0) {
+        if (store_conn_prepare(c, "SELECT count(*) FROM runs q, runs r "
+                               "WHERE r.id = ?1 AND q.status = 'queued' "
+                               "AND q.device_index IS r.device_index "
+                               "AND q.rowid <= r.rowid", &st) != SQLITE_OK)
+            goto done;
+        store_bind_text(st, 1, id);
+        if (sqlite3_step(st) != SQLITE_ROW)
+            goto done;
+        cJSON_AddNumberToObject(run, "queue_position", sqlite3_column_int(st, 0));
+        store_conn_release(c, st);
+        st = NULL;
+    } else {
+        cJSON_AddNullToObject(run, "queue_position");
+    }
+    if (store_conn_prepare(c, "SELECT results, meta FROM run_results WHERE run_id = ?1", &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        cJSON_AddItemToObject(run, "results", store_json_column(st, 0));
+        cJSON_AddItemToObject(run, "meta", store_json_column(st, 1));
+    } else {
+        cJSON_AddNullToObject(run, "results");
+        cJSON_AddNullToObject(run, "meta");
+    }
+    rc = STORE_OK;
+
+done:
+    store_conn_release(c, st);
+    return rc;
+}
+
+int store_get_run(struct store *s, const char *id, cJSON **out)
+{
+    struct conn *c = store_reader(s);
+    sqlite3_stmt *st = NULL;
+    cJSON *run = NULL;
+    int rc = STORE_ERROR;
+
+    *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (store_conn_prepare(c, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        goto done;
+    default:
+        goto done;
+    }
+    run = store_run_from_row(st);
+    if (run == NULL || add_details(c, run) != STORE_OK)
+        goto done;
+    *out = run;
+    run = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc == STORE_ERROR)
+        log_error("store: get run: %s", sqlite3_errmsg(c->db));
+    cJSON_Delete(run);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_run_status(struct store *s, const char *id, char status[16])
+{
+    struct conn *c = store_reader(s);
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    pthread_mutex_lock(&c->lock);
+    if (store_conn_prepare(c, "SELECT status FROM runs WHERE id = ?1", &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        snprintf(status, 16, "%s", store_col_text(st, 0));
+        rc = STORE_OK;
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        break;
+    default:
+        break;
+    }
+
+done:
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+static const char *list_sql_for(unsigned bits)
+{
+    static const struct { unsigned bit; const char *clause; } clauses[] = {
+        {L_BENCH, " AND r.benchmark = ?1"}, {L_UUID, " AND r.device_uuid = ?2"},
+        {L_NAME, " AND r.device_name = ?2"}, {L_HOST, " AND r.host = ?3"},
+        {L_STATUS, " AND r.status = ?4"}, {L_LABEL, " AND r.label = ?5"},
+        {L_BATCH, " AND r.batch_id = ?6"}, {L_CURSOR, " AND r.id < ?7"},
+        {L_SEQ, " AND r.final_seq > ?8"},
+    };
+    struct dynbuf b;
+
+    pthread_mutex_lock(&list_sql_lock);
+    if (list_sql[bits] == NULL) {
+        dynbuf_init(&b, 4096);
+        if (bits & L_FULL)
+            dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta FROM runs r "
+                          "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
+                          RUN_COLUMNS);
+        else
+            dynbuf_printf(&b, "SELECT %s, d.summary FROM runs r "
+                          "LEFT JOIN run_digests d ON d.run_id = r.id WHERE 1",
+                          RUN_COLUMNS);
+        for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
+            if (bits & clauses[i].bit)
+                dynbuf_printf(&b, "%s", clauses[i].clause);
+        dynbuf_printf(&b, " ORDER BY %s LIMIT ?9",
+                      bits & L_SEQ ? "r.final_seq ASC" : "r.id DESC");
+        list_sql[bits] = dynbuf_take(&b, NULL);
+    }
+    pthread_mutex_unlock(&list_sql_lock);
+    return list_sql[bits];
+}
+
+static int given(const char *v)
+{
+    return v != NULL && v[0] != '\0';
+}
+
+/* A device filter is a UUID ("GPU-...", "MIG-...") or a card's name. */
+static int is_device_uuid(const char *v)
+{
+    return strncmp(v, "GPU-", 4) == 0 || strncmp(v, "MIG-", 4) == 0;
+}
+
+int store_status_final(const char *status)
+{
+    return status && (strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
+                      strcmp(status, "cancelled") == 0);
+}
+
+/* A finished run's list entry, from the cache, as raw JSON; NULL when the
+ * run can still change or is not cached yet.  Keys are "l" and the id. */
+static cJSON *cached_entry(struct run_cache *cache, sqlite3_stmt *st)
+{
+    char key[48], *text;
+    size_t len;
+    cJSON *raw;
+
+    if (!store_status_final(store_col_text(st, C_STATUS)))
+        return NULL;
+    snprintf(key, sizeof(key), "l%s", store_col_text(st, C_ID));
+    text = run_cache_get(cache, key, &len);
+    if (text == NULL)
+        return NULL;
+    raw = cJSON_CreateRaw(text);
+    free(text);
+    return raw;
+}
+
+/* Keeps a finished run's list entry for next time and returns it as raw
+ * JSON (run is consumed); a run that can still change is returned as is. */
+static cJSON *keep_entry(struct run_cache *cache, sqlite3_stmt *st, cJSON *run)
+{
+    char key[48], *text;
+    cJSON *raw;
+
+    if (!store_status_final(store_col_text(st, C_STATUS)))
+        return run;
+    text = cJSON_PrintUnformatted(run);
+    raw = text ? cJSON_CreateRaw(text) : NULL;
+    if (raw == NULL) {
+        free(text);
+        return run;
+    }
+    snprintf(key, sizeof(key), "l%s", store_col_text(st, C_ID));
+    run_cache_put(cache, key, text, strlen(text));
+    free(text);
+    cJSON_Delete(run);
+    return raw;
+}
+
+int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
+                    char next_cursor[40])
+{
+    struct conn *c = store_reader(s);
+    const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
+                           f->label, f->batch, f->cursor};
+    char last_id[40] = "";
+    unsigned bits = 0;
+    const char *sql;
+    sqlite3_stmt *st = NULL;
+    cJSON *runs = cJSON_CreateArray();
+    int rc = STORE_ERROR;
+    int n = 0, step;
+
+    bits |= given(f->benchmark) ? L_BENCH : 0;
+    bits |= given(f->device) ? (is_device_uuid(f->device) ? L_UUID : L_NAME) : 0;
+    bits |= given(f->host) ? L_HOST : 0;
+    bits |= given(f->status) ? L_STATUS : 0;
+    bits |= given(f->label) ? L_LABEL : 0;
+    bits |= given(f->batch) ? L_BATCH : 0;
+    bits |= given(f->cursor) && !f->by_seq ? L_CURSOR : 0;
+    bits |= f->by_seq ? L_SEQ : 0;
+    bits |= f->full ? L_FULL : 0;
+    sql = list_sql_for(bits);
+    *out = NULL;
+    next_cursor[0] = '\0';
+    pthread_mutex_lock(&c->lock);
+    if (runs == NULL || sql == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    for (int i = 0; i < 7; i++)
+        if (given(vals[i]))
+            store_bind_text(st, i + 1, vals[i]);
+    sqlite3_bind_int64(st, 8, f->after_seq);
+    /* One more than asked for tells whether another page exists. */
+    sqlite3_bind_int(st, 9, f->limit + 1);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run;
+        if (n == f->limit) {
+            snprintf(next_cursor, 40, "%s", last_id);
+            break;
+        }
+        snprintf(last_id, sizeof(last_id), "%s", store_col_text(st, C_ID));
+        if (!f->full && f->cache && (run = cached_entry(f->cache, st)) != NULL) {
+            cJSON_AddItemToArray(runs, run);
+            n++;
+            continue;
+        }
+        run = store_run_from_row(st);
+        if (run == NULL)
+            goto done;
+        if (f->full) {
+            cJSON_AddItemToObject(run, "results", store_json_column(st, C_COUNT + 1));
+            cJSON_AddItemToObject(run, "meta", store_json_column(st, C_COUNT + 2));
+        } else if (store_col_text(st, C_COUNT)) {
+            cJSON_AddItemToObject(run, "summary", store_json_column(st, C_COUNT));
+        } else {
+            cJSON_AddNullToObject(run, "summary");
+        }
+        if (!f->full && f->cache)
+            run = keep_entry(f->cache, st, run);
+        cJSON_AddItemToArray(runs, run);
+        n++;
+    }
+    if (step != SQLITE_ROW && step != SQLITE_DONE)
+        goto done;
+    *out = runs;
+    runs = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        log_error("store: list runs: %s", sqlite3_errmsg(c->db));
+    cJSON_Delete(runs);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
+                       cJSON **out)
+{
+    /* The newest scan_limit done runs of the benchmark, numbered within
+     * their comparison (the same grouping as compare.c) and kept while the
+     * number is within latest; rows come from the digest, without samples. */
+    static const char sql[] =
+        "WITH recent AS ("
+        "  SELECT r.id, r.host, r.device_uuid, r.device_name, r.params, "
+        "         r.driver_version, r.cuda_version "
+        "  FROM runs r WHERE r.benchmark = ?1 AND r.status = 'done' "
+        "  AND (?2 IS NULL OR r.host = ?2) "
+        "  AND (?3 IS NULL OR r.device_uuid = ?3 OR r.device_name = ?3) "
+        "  AND (?4 IS NULL OR r.label = ?4) "
+        "  ORDER BY r.id DESC LIMIT ?5), "
+        "ranked AS ("
+        "  SELECT *, row_number() OVER (PARTITION BY host, device_uuid, "
+        "    device_name, params, driver_version, cuda_version "
+        "    ORDER BY id DESC) AS k FROM recent) "
+        "SELECT ranked.id, ranked.host, ranked.device_uuid, ranked.device_name, "
+        "  ranked.params, ranked.driver_version, ranked.cuda_version, "
+        "  coalesce(d.rows, (SELECT json_extract(results, '$.rows') "
+        "                    FROM run_results WHERE run_id = ranked.id)) "
+        "FROM ranked LEFT JOIN run_digests d ON d.run_id = ranked.id "
+        "WHERE ranked.k <= ?6 ORDER BY ranked.id DESC";
+    struct conn *c = store_reader(s);
+    sqlite3_stmt *st = NULL;
+    cJSON *runs = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (runs == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, f->benchmark);
+    store_bind_text(st, 2, given(f->host) ? f->host : NULL);
+    store_bind_text(st, 3, given(f->device) ? f->device : NULL);
+    store_bind_text(st, 4, given(f->label) ? f->label : NULL);
+    sqlite3_bind_int(st, 5, f->limit);
+    sqlite3_bind_int(st, 6, latest);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        /* Shaped like a run of GET /runs/ID, with what compare.c reads. */
+        cJSON *run = cJSON_CreateObject();
+        cJSON *dev, *meta, *results;
+        if (run == NULL)
+            goto done;
+        cJSON_AddItemToArray(runs, run);
+        cJSON_AddStringToObject(run, "id", store_col_text(st, 0));
+        cJSON_AddStringToObject(run, "benchmark", f->benchmark);
+        cJSON_AddStringToObject(run, "status", "done");
+        store_add_text_or_null(run, "host", store_col_text(st, 1));
+        dev = cJSON_AddObjectToObject(run, "device");
+        store_add_text_or_null(dev, "uuid", store_col_text(st, 2));
+        store_add_text_or_null(dev, "name", store_col_text(st, 3));
+        cJSON_AddItemToObject(run, "params", store_json_column(st, 4));
+        meta = cJSON_AddObjectToObject(run, "meta");
+        if (store_col_text(st, 5))
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "driver"),
+                                    "nvidia_version", store_col_text(st, 5));
+        if (store_col_text(st, 6))
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "cuda"),
+                                    "runtime_version", store_col_text(st, 6));
+        results = cJSON_AddObjectToObject(run, "results");
+        cJSON_AddItemToObject(results, "rows", store_json_column(st, 7));
+    }
+    if (step != SQLITE_DONE)
+        goto done;
+    *out = runs;
+    runs = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        log_error("store: compare: %s", sqlite3_errmsg(c->db));
+    cJSON_Delete(runs);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_count_by_status(struct store *s, long counts[5])
+{
+    struct conn *c = store_reader(s);
+    static const char *const names[5] = {"queued", "running", "done", "failed", "cancelled"};
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR, step;
+
+    for (int i = 0; i < 5; i++)
+        counts[i] = 0;
+    pthread_mutex_lock(&c->lock);
+    if (store_conn_prepare(c, "SELECT status, count(*) FROM runs GROUP BY status", &st) != SQLITE_OK)
+        goto done;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < 5; i++)
+            if (strcmp(store_col_text(st, 0), names[i]) == 0)
+                counts[i] = sqlite3_column_int64(st, 1);
+    }
+    if (step == SQLITE_DONE)
+        rc = STORE_OK;
+
+done:
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_latest_per_card(struct store *s, cJSON **out)
+{
+    struct conn *c = store_reader(s);
+    /* SQLite returns the other columns of the row that holds max(id). */
+    static const char sql[] =
+        "SELECT " RUN_COLUMNS ", res.results, res.meta, max(r.id) "
+        "FROM runs r JOIN run_results res ON res.run_id = r.id "
+        "WHERE r.status = 'done' "
+        "GROUP BY r.benchmark, r.host, r.device_uuid";
+    sqlite3_stmt *st = NULL;
+    cJSON *runs = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (runs == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run = store_run_from_row(st);
+        if (run == NULL)
+            goto done;
+        cJSON_AddItemToObject(run, "results", store_json_column(st, C_COUNT));
+        cJSON_AddItemToObject(run, "meta", store_json_column(st, C_COUNT + 1));
+        cJSON_AddItemToArray(runs, run);
+    }
+    if (step != SQLITE_DONE)
+        goto done;
+    *out = runs;
+    runs = NULL;
+    rc = STORE_OK;
+
+done:
+    cJSON_Delete(runs);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
