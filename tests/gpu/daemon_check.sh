@@ -6,7 +6,9 @@
 # Run from the repository root on the lent machine, e.g.
 #   OUT=/tmp/d tests/gpu/daemon_check.sh build-gpu
 # Writes at most 8 files to $OUT; prints a summary last.  Changes nothing
-# on the card (no clocks, power limits or modes).
+# on the card (no clocks, power limits or modes).  LIBS, if set, is a
+# folder of shared libraries for gpubenchd and the worker only (the lent
+# machine lacks libmicrohttpd and cJSON), so that curl keeps its own.
 set -u
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,7 +18,7 @@ port=${PORT:-18555}
 base="http://127.0.0.1:$port"
 db=$(mktemp -d)/gpubench.db
 
-"$build/bin/gpubenchd" --listen "127.0.0.1:$port" --db "$db" --test-benchmarks \
+LD_LIBRARY_PATH=${LIBS:-${LD_LIBRARY_PATH:-}} "$build/bin/gpubenchd" --listen "127.0.0.1:$port" --db "$db" --test-benchmarks \
     --run-timeout 240 >"$out/daemon.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do
@@ -57,7 +59,7 @@ wait "$pid"
 echo "gpubenchd exit status after SIGTERM: $?"
 
 echo "==== the worker's own table (no daemon) ===="
-"$build/bin/gpubench-worker" run smem_stride '{"strides":[1,2,4,32,33]}' 2>/dev/null
-"$build/bin/gpubench-worker" run transpose '{"n":8192}' 2>/dev/null
+LD_LIBRARY_PATH=${LIBS:-${LD_LIBRARY_PATH:-}} "$build/bin/gpubench-worker" run smem_stride '{"strides":[1,2,4,32,33]}' 2>/dev/null
+LD_LIBRARY_PATH=${LIBS:-${LD_LIBRARY_PATH:-}} "$build/bin/gpubench-worker" run transpose '{"n":8192}' 2>/dev/null
 
 python3 "$here/daemon_summary.py" "$out/daemon_check.json" | tee "$out/summary.txt"

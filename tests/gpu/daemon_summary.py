@@ -32,12 +32,19 @@ def main(path):
             meta.get("state_before", {}).get("sm_clock_mhz"),
             meta.get("state_after", {}).get("sm_clock_mhz"), meta.get("clock_dropped")))
         worst = 0
+        counters = meta.get("counters", {})
+        print("  counters: available %s%s" % (counters.get("available"),
+              "" if counters.get("available") else " (%s)" % counters.get("reason")))
         for row in run["results"]["rows"]:
             want = math.gcd(row["stride"], 32)
             err = abs(row["ratio"] - want) / want
             worst = max(worst, err)
-            print("  stride %4d  predicted %2d  median %.4f ms  ratio %.3f" % (
-                row["stride"], row["predicted_degree"], row["median_ms"], row["ratio"]))
+            print("  stride %4d  predicted %2d  median %.4f ms  ratio %.3f  conflicts %s (prediction implies %s)" % (
+                row["stride"], row["predicted_degree"], row["median_ms"], row["ratio"],
+                row.get("bank_conflicts"), row.get("expected_bank_conflicts")))
+        if counters.get("available"):
+            check("  counters agree with the prediction on every stride on GPU %s" % dev["index"],
+                  all(r.get("counters_agree") for r in run["results"]["rows"]))
         check("  every ratio within 3%% of gcd(stride,32) on GPU %s" % dev["index"], worst <= 0.03,
               "(worst %.2f%%)" % (100 * worst))
     for run in runs_of(d["transpose_all"]):
