@@ -10,6 +10,9 @@
 -- Runs stored before this migration get their summary here; their rows
 -- stay NULL and are read from the whole results instead.
 --
+-- latest_by_card names the newest done run of each benchmark on each card
+-- (host, device UUID), kept as runs finish, for /metrics.
+--
 -- /compare groups runs by driver and CUDA version before it reads any
 -- result, so those get columns of runs; and each filter of GET /runs has an
 -- index that also gives the newest-first order.
@@ -21,6 +24,18 @@ CREATE TABLE run_digests (
 );
 INSERT INTO run_digests (run_id, summary)
     SELECT run_id, json_extract(results, '$.summary') FROM run_results;
+
+CREATE TABLE latest_by_card (
+    benchmark   TEXT NOT NULL,
+    host        TEXT NOT NULL,
+    device_uuid TEXT NOT NULL,        -- '' for a run without one
+    run_id      TEXT NOT NULL,
+    PRIMARY KEY (benchmark, host, device_uuid)
+) WITHOUT ROWID;
+INSERT INTO latest_by_card (benchmark, host, device_uuid, run_id)
+    SELECT r.benchmark, r.host, coalesce(r.device_uuid, ''), max(r.id)
+    FROM runs r JOIN run_results res ON res.run_id = r.id
+    WHERE r.status = 'done' GROUP BY 1, 2, 3;
 
 ALTER TABLE runs ADD COLUMN driver_version TEXT;
 ALTER TABLE runs ADD COLUMN cuda_version TEXT;

@@ -312,6 +312,14 @@ int store_put_results(struct conn *c, const char *id, const char *results,
     if (rc == STORE_OK)
         rc = store_exec(c, "INSERT OR REPLACE INTO run_digests (run_id, summary, rows) "
                            "VALUES (?1, ?2, ?3)", id, slim, digest, NULL, NULL);
+    /* The newest result of each benchmark on each card, for /metrics. */
+    if (rc == STORE_OK)
+        rc = store_exec(c, "INSERT INTO latest_by_card (benchmark, host, device_uuid, run_id) "
+                           "SELECT benchmark, host, coalesce(device_uuid, ''), id "
+                           "FROM runs WHERE id = ?1 "
+                           "ON CONFLICT (benchmark, host, device_uuid) DO UPDATE "
+                           "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                        id, NULL, NULL, NULL, NULL);
     free(slim);
     free(digest);
     if (rc != STORE_OK)

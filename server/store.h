@@ -141,7 +141,7 @@ int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
 int store_count_by_status(struct store *s, long counts[5]);
 
 /* The newest done run of each benchmark on each card (host and device
- * UUID), whole, as an array. */
+ * UUID), as an array of runs with results.rows only (their digest). */
 int store_latest_per_card(struct store *s, cJSON **out);
 
 /* A peer's pull state (migrations/0002_fleet.sql), made if new. */

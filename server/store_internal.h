@@ -51,8 +51,10 @@ enum {
 };
 
 /* The next number in the order runs become final here (see
- * migrations/0002_fleet.sql); evaluated inside the writing transaction. */
-#define NEXT_SEQ "(SELECT coalesce(max(final_seq), 0) + 1 FROM runs)"
+ * migrations/0002_fleet.sql); evaluated inside the writing transaction.
+ * The IS NOT NULL is what lets max() read the end of the partial index
+ * runs_by_final_seq instead of scanning every run. */
+#define NEXT_SEQ "(SELECT coalesce(max(final_seq), 0) + 1 FROM runs WHERE final_seq IS NOT NULL)"
 
 /* The prepared statement for sql on c, prepared on first use and kept;
  * sql must have static storage (its address is the key).  SQLITE_OK or the

@@ -412,12 +412,13 @@ done:
 int store_latest_per_card(struct store *s, cJSON **out)
 {
     struct conn *c = store_reader(s);
-    /* SQLite returns the other columns of the row that holds max(id). */
+    /* latest_by_card is kept as runs finish (store_put_results), so this
+     * reads one row a card and benchmark, whatever the number of runs. */
     static const char sql[] =
-        "SELECT " RUN_COLUMNS ", res.results, res.meta, max(r.id) "
-        "FROM runs r JOIN run_results res ON res.run_id = r.id "
-        "WHERE r.status = 'done' "
-        "GROUP BY r.benchmark, r.host, r.device_uuid";
+        "SELECT " RUN_COLUMNS ", coalesce(d.rows, (SELECT json_extract(results, '$.rows') "
+        "                         FROM run_results WHERE run_id = r.id)) "
+        "FROM latest_by_card l JOIN runs r ON r.id = l.run_id "
+        "LEFT JOIN run_digests d ON d.run_id = r.id";
     sqlite3_stmt *st = NULL;
     cJSON *runs = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
@@ -430,8 +431,8 @@ int store_latest_per_card(struct store *s, cJSON **out)
         cJSON *run = store_run_from_row(st);
         if (run == NULL)
             goto done;
-        cJSON_AddItemToObject(run, "results", store_json_column(st, C_COUNT));
-        cJSON_AddItemToObject(run, "meta", store_json_column(st, C_COUNT + 1));
+        cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "results"), "rows",
+                              store_json_column(st, C_COUNT));
         cJSON_AddItemToArray(runs, run);
     }
     if (step != SQLITE_DONE)
