@@ -80,8 +80,9 @@ def line(name, values, target=None):
 def main(build, db):
     con = sqlite3.connect(db)
     count = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    # A card of the filler fleet (not the test double this script posts to).
     card = con.execute("SELECT device_uuid FROM runs WHERE benchmark='smem_stride' "
-                       "ORDER BY id DESC LIMIT 1").fetchone()[0]
+                       "AND label = 'bench-fill' ORDER BY id DESC LIMIT 1").fetchone()[0]
     cursors = [r[0] for r in con.execute(
         "SELECT id FROM runs WHERE device_uuid = ? AND benchmark = 'smem_stride' "
         "ORDER BY random() LIMIT 300", (card,))]
