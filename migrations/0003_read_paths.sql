@@ -51,3 +51,5 @@ CREATE INDEX runs_by_device_name ON runs (device_name, id);
 CREATE INDEX runs_by_host ON runs (host, id);
 CREATE INDEX runs_by_label ON runs (label, id) WHERE label IS NOT NULL;
 CREATE INDEX runs_by_status ON runs (status, id);
+-- /compare: a benchmark's done runs, newest first
+CREATE INDEX runs_by_benchmark_status ON runs (benchmark, status, id);
