@@ -113,6 +113,19 @@ int gb_error_set(struct gb_error *err, const char *code, const char *field,
     return -1;
 }
 
+const char *gb_json_duplicate_key(const cJSON *obj)
+{
+    const cJSON *a, *b;
+
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    for (a = obj->child; a; a = a->next)
+        for (b = a->next; b; b = b->next)
+            if (a->string && b->string && strcmp(a->string, b->string) == 0)
+                return a->string;
+    return NULL;
+}
+
 size_t gb_benchmark_count(void)
 {
     return BENCHMARK_COUNT;
@@ -287,6 +300,12 @@ cJSON *gb_params_resolve_at(const struct gb_benchmark *b, const cJSON *params,
         snprintf(name, sizeof(name), "%.*s", n > 0 ? n - 1 : 0, prefix);
         gb_error_set(err, "wrong_type", name, "%s must be a JSON object",
                      name[0] ? name : "the body");
+        goto fail;
+    }
+    if (gb_json_duplicate_key(params)) {
+        char path[96];
+        snprintf(path, sizeof(path), "%s%.80s", prefix, gb_json_duplicate_key(params));
+        gb_error_set(err, "duplicate", path, "%s is given twice", path);
         goto fail;
     }
     /* Unknown names first: a typo must not be answered with a default. */

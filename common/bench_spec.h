@@ -37,6 +37,12 @@ int gb_error_set(struct gb_error *err, const char *code, const char *field,
 #endif
     ;
 
+/* The first name that appears twice among obj's members, or NULL.  JSON
+ * readers disagree on which of two equal keys wins (cJSON takes the first,
+ * Python and JavaScript the last), so a repeated key is refused rather
+ * than guessed at. */
+const char *gb_json_duplicate_key(const cJSON *obj);
+
 enum gb_param_type {
     GB_PARAM_INT,         /* a whole number in [min, max] */
     GB_PARAM_NUMBER,      /* any number in [min, max] */

@@ -72,11 +72,6 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
     return no_cuda(err, "gb_smem_measure");
 }
 
-void gb_smem_timing_free(struct gb_smem_timing *t)
-{
-    memset(t, 0, sizeof(*t));
-}
-
 int gb_transpose_measure(int device, const struct gb_transpose_plan *plan,
                          const struct gb_measure_opts *opts,
                          struct gb_hooks *hooks, struct gb_transpose_timing *t,
@@ -86,11 +81,6 @@ int gb_transpose_measure(int device, const struct gb_transpose_plan *plan,
     memset(t, 0, sizeof(*t));
     t->failed_kernel = -1;
     return no_cuda(err, "gb_transpose_measure");
-}
-
-void gb_transpose_timing_free(struct gb_transpose_timing *t)
-{
-    memset(t, 0, sizeof(*t));
 }
 
 void gb_counters_probe(struct gb_counters_state *st)

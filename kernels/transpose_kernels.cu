@@ -230,14 +230,3 @@ out:
     return rc;
 }
 
-void gb_transpose_timing_free(struct gb_transpose_timing *t)
-{
-    free(t->memcpy_d2d.ms);
-    for (int i = 0; t->kernels && i < t->count; i++)
-        free(t->kernels[i].ms);
-    free(t->kernels);
-    free(t->verify);
-    free(t->counters);
-    memset(t, 0, sizeof(*t));
-    t->failed_kernel = -1;
-}

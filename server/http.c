@@ -14,6 +14,8 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,10 +477,15 @@ unsigned int http_mhd_flags(void)
 
 int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, int cap)
 {
+    /* libmicrohttpd divides its connection limit among the pool's threads,
+     * and connections do not spread evenly: a busy thread would refuse a
+     * client while the daemon is far under --max-connections.  So each
+     * thread may hold them all, and the daemon-wide count is kept by
+     * admit() and note_connection() below. */
     const struct MHD_OptionItem all[] = {
         {MHD_OPTION_THREAD_POOL_SIZE, opt->http_threads, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL},
-        {MHD_OPTION_CONNECTION_LIMIT, opt->max_connections, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)opt->max_connections * opt->http_threads, NULL},
         {MHD_OPTION_PER_IP_CONNECTION_LIMIT, opt->max_connections_per_ip, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
@@ -488,6 +495,30 @@ int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, in
         return -1;
     memcpy(items, all, sizeof(all));
     return n;
+}
+
+/* Connections open now, daemon-wide. */
+static atomic_int open_connections;
+
+static enum MHD_Result admit(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    const struct app *app = cls;
+
+    (void)addr;
+    (void)len;
+    return atomic_load(&open_connections) < app->opt->max_connections ? MHD_YES : MHD_NO;
+}
+
+static void note_connection(void *cls, struct MHD_Connection *conn,
+                            void **socket_context, enum MHD_ConnectionNotificationCode what)
+{
+    (void)cls;
+    (void)conn;
+    (void)socket_context;
+    if (what == MHD_CONNECTION_NOTIFY_STARTED)
+        atomic_fetch_add(&open_connections, 1);
+    else if (what == MHD_CONNECTION_NOTIFY_CLOSED)
+        atomic_fetch_sub(&open_connections, 1);
 }
 
 struct MHD_Daemon *http_start(struct app *app, const char *addr,
@@ -511,9 +542,10 @@ struct MHD_Daemon *http_start(struct app *app, const char *addr,
         snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
         return NULL;
     }
-    d = MHD_start_daemon(flags, 0, NULL, NULL, on_access, app,
+    d = MHD_start_daemon(flags, 0, admit, app, on_access, app,
                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+                         MHD_OPTION_NOTIFY_CONNECTION, note_connection, NULL,
                          MHD_OPTION_ARRAY, items,
                          MHD_OPTION_END);
     if (d == NULL)

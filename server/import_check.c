@@ -2,6 +2,7 @@
  * import_check.c - see import_check.h.
  */
 #include "import_check.h"
+#include "bench_spec.h"
 #include "uuid7.h"
 
 #include <stdio.h>
@@ -71,6 +72,11 @@ int import_check_run(const cJSON *run, char *err, size_t cap)
 
     if (!cJSON_IsObject(run)) {
         snprintf(err, cap, "a run must be a JSON object");
+        return -1;
+    }
+    if (gb_json_duplicate_key(run) || gb_json_duplicate_key(device) ||
+        gb_json_duplicate_key(cJSON_GetObjectItem(run, "params"))) {
+        snprintf(err, cap, "a key is given twice");
         return -1;
     }
     if (!cJSON_IsString(id) || !uuid_is_valid(id->valuestring)) {

@@ -62,6 +62,11 @@ static int check_fields(const cJSON *body, struct gb_error *err)
         return gb_error_set(err, "wrong_type", "",
                             "the body must be a JSON object, e.g. "
                             "{\"benchmark\": \"smem_stride\"}");
+    if (gb_json_duplicate_key(body)) {
+        char field[72];
+        snprintf(field, sizeof(field), "%.60s", gb_json_duplicate_key(body));
+        return gb_error_set(err, "duplicate", field, "%s is given twice", field);
+    }
     cJSON_ArrayForEach(f, body) {
         int known = 0;
         for (const char *const *name = run_fields; *name && !known; name++)

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#define WORKER_PROGRESS_MAX 1e15
+
 static const char *str(const cJSON *obj, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItem(obj, name);
@@ -34,8 +36,11 @@ void worker_msg_parse(const char *line, size_t len, const char *run_id,
     if (strcmp(event, "progress") == 0) {
         const cJSON *d = cJSON_GetObjectItem(m->root, "done");
         const cJSON *t = cJSON_GetObjectItem(m->root, "total");
+        /* Counts, so whole numbers a long holds; anything else is not
+         * progress a person could read, and is refused, not converted. */
         if (!cJSON_IsNumber(d) || !cJSON_IsNumber(t) || !isfinite(d->valuedouble) ||
-            !isfinite(t->valuedouble) || d->valuedouble < 0 || t->valuedouble < 0) {
+            !isfinite(t->valuedouble) || d->valuedouble < 0 || t->valuedouble < 0 ||
+            d->valuedouble > WORKER_PROGRESS_MAX || t->valuedouble > WORKER_PROGRESS_MAX) {
             m->why = "a progress line without done and total";
             return;
         }

@@ -2,34 +2,41 @@
 --   40% GET /runs/ID (an id of the pre-filled runs, read from the file
 --       given as the script's first argument), 20% GET /runs?limit=50,
 --   30% GET /healthz, 10% POST /runs (a small smem_stride sweep).
+-- An optional second argument sets the share of posts in percent (0: reads
+-- only; the reads keep their 4:2:3 proportions), to tell read and write
+-- costs apart.
 -- Every answer is counted by status per thread; done() prints the totals,
 -- socket errors and latency percentiles in one block that run.sh parses.
 local ids = {}
+local post_pct = 10
 counts = {}  -- global: done() reads it from each thread with thread:get
 local threads = {}
 local post_body = '{"benchmark":"smem_stride","params":{"strides":[1,2,32,33],"samples":3},"label":"load"}'
 
 function setup(thread)
   table.insert(threads, thread)
+  thread:set("tid", #threads)  -- so each thread draws its own sequence
 end
 
 function init(args)
   for line in io.lines(args[1]) do
     if #line > 0 then ids[#ids + 1] = line end
   end
-  math.randomseed(os.time() + #threads * 7919)
+  if args[2] then post_pct = tonumber(args[2]) end
+  math.randomseed(os.time() + (tid or 0) * 7919)
 end
 
 function request()
-  local r = math.random(100)
+  if math.random() * 100 < post_pct then
+    return wrk.format("POST", "/runs", {["Content-Type"] = "application/json"}, post_body)
+  end
+  local r = math.random(90)
   if r <= 40 then
     return wrk.format("GET", "/runs/" .. ids[math.random(#ids)])
   elseif r <= 60 then
     return wrk.format("GET", "/runs?limit=50")
-  elseif r <= 90 then
-    return wrk.format("GET", "/healthz")
   end
-  return wrk.format("POST", "/runs", {["Content-Type"] = "application/json"}, post_body)
+  return wrk.format("GET", "/healthz")
 end
 
 function response(status, headers, body)

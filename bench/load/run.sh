@@ -9,10 +9,17 @@
 # synthetic results: this measures the daemon, not a GPU).  The queue bound
 # and the post rate limit are lifted (--max-queue, --rate-limit 0) and the
 # connection limits raised above the load, so every post should be a 202;
-# a 503/429 would be counted, not hidden.  The mix is bench/load/mixed.lua.
+# a 503/429 would be counted, not hidden.  The connection limits are set to
+# 8x the load: libmicrohttpd divides --max-connections among the HTTP
+# threads (4), and accept() does not spread connections evenly, so at 2x
+# some connections were closed at once (wrk "read" errors; README.md).
+# The mix is bench/load/mixed.lua.
 #
-#   bench/load/run.sh                 # 60 s, 256 connections, as README.md
-#   DURATION=10 CONNECTIONS=64 bench/load/run.sh
+#   bench/load/run.sh                 # 2 rounds of 60 s, 256 connections, as README.md
+#   DURATION=10 CONNECTIONS=64 ROUNDS=1 bench/load/run.sh
+# Each round is followed by draining the queue the posts made; memory is
+# read before, after each round and after each drain, so growth that is a
+# cache filling once shows apart from growth that goes on.
 # Needs: wrk (Debian package wrk), curl, a build (GPUBENCH_BUILD_DIR, default
 # build/) with bin/gpubenchd and tests/gpubench-fake-worker.
 set -euo pipefail
@@ -25,6 +32,8 @@ conns=${CONNECTIONS:-256}
 threads=${THREADS:-$(nproc)}
 prefill=${PREFILL:-500}
 http_threads=${HTTP_THREADS:-4}
+post_pct=${POST_PCT:-10}  # share of POST /runs in the mix, percent
+rounds=${ROUNDS:-2}   # load rounds on one daemon: memory must not grow from one to the next
 
 tmp=$(mktemp -d /tmp/gpubench-load.XXXXXX)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -39,7 +48,7 @@ trap cleanup EXIT
 GPUBENCH_FAKE_GPUS=2 GPUBENCH_FAKE_CONTROL=$tmp/none \
   "$build/bin/gpubenchd" --listen "127.0.0.1:$port" --db "$tmp/load.db" \
   --worker "$build/tests/gpubench-fake-worker" --max-queue 1000000 --rate-limit 0 \
-  --max-connections $((conns * 2)) --max-connections-per-ip $((conns * 2)) \
+  --max-connections $((conns * 8)) --max-connections-per-ip $((conns * 8)) \
   --http-threads "$http_threads" >"$tmp/daemon.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
@@ -72,25 +81,33 @@ before=$(mem)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 runs_before=$(sqlite3 "$tmp/load.db" 'SELECT count(*) FROM runs')
 
-echo "load: wrk -t $threads -c $conns -d ${duration}s -s mixed.lua (GET /runs/ID 40%, GET /runs?limit=50 20%, GET /healthz 30%, POST /runs 10%)"
-wrk -t "$threads" -c "$conns" -d "${duration}s" --timeout 10s --latency \
-  -s "$here/mixed.lua" "$base" -- "$tmp/ids" >"$tmp/wrk.out"
-grep -v '^RESULT' "$tmp/wrk.out"
-after=$(mem)
-left=$(sqlite3 "$tmp/load.db" "SELECT count(*) FROM runs WHERE status IN ('queued','running')")
-t0=$(date +%s)
-drain
-drained=$(mem)
+for round in $(seq "$rounds"); do
+  echo "load: round $round of $rounds: wrk -t $threads -c $conns -d ${duration}s -s mixed.lua" \
+       "(POST /runs $post_pct%; of the rest GET /runs/ID 4, GET /runs?limit=50 2, GET /healthz 3)"
+  wrk -t "$threads" -c "$conns" -d "${duration}s" --timeout 10s --latency \
+    -s "$here/mixed.lua" "$base" -- "$tmp/ids" "$post_pct" >"$tmp/wrk.out"
+  grep -v '^RESULT' "$tmp/wrk.out"
+  after[round]=$(mem)
+  left[round]=$(sqlite3 "$tmp/load.db" "SELECT count(*) FROM runs WHERE status IN ('queued','running')")
+  t0=$(date +%s)
+  drain
+  took[round]=$(( $(date +%s) - t0 ))
+  drained[round]=$(mem)
+  grep '^RESULT' "$tmp/wrk.out" | sed "s/^RESULT /round $round: /" >>"$tmp/results"
+done
 posted=$(( $(sqlite3 "$tmp/load.db" 'SELECT count(*) FROM runs') - runs_before ))
 
 echo
 echo "machine:  $(nproc) CPUs, $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $(uname -r)"
 echo "date:     $(date -u +%Y-%m-%dT%H:%MZ), load average before: $load"
 echo "daemon:   --http-threads $http_threads, 2 fake GPUs, $prefill runs pre-filled"
-grep '^RESULT' "$tmp/wrk.out" | sed 's/^RESULT /result:   /'
-echo "stored:   $posted runs posted during the run; $left still queued or running at its end, drained in $(( $(date +%s) - t0 )) s"
+cat "$tmp/results"
+echo "stored:   $posted runs posted in all (every 202 a stored run)"
 echo "before:   $before"
-echo "after:    $after"
-echo "drained:  $drained"
+for round in $(seq "$rounds"); do
+  echo "round $round: after the load: ${after[round]}"
+  echo "round $round: ${left[round]} runs queued or running at its end, drained in ${took[round]} s: ${drained[round]}"
+done
 echo "failed:   $(sqlite3 "$tmp/load.db" "SELECT count(*) FROM runs WHERE status='failed'") runs failed"
-grep -ci 'error' "$tmp/daemon.log" | sed 's/^/log:      error lines in the daemon log: /'
+echo "log:      $(grep -ciE 'error|warn' "$tmp/daemon.log" || true) error or warning lines in the daemon log; the first, by kind:"
+grep -iE 'error|warn' "$tmp/daemon.log" | cut -c26-110 | sort | uniq -c | sort -rn | head -5 || true

@@ -187,6 +187,7 @@ class ApiTest(unittest.TestCase):
             ({"benchmark": 7}, 400, "wrong_type", "benchmark"),
             ({"params": {}}, 400, "missing_field", "benchmark"),
             ({"benchmark": "smem_stride", "label": 5}, 400, "wrong_type", "label"),
+            ('{"benchmark":"smem_stride","benchmark":"transpose"}', 400, "duplicate", "benchmark"),
             ({"benchmark": "smem_stride", "label": "x" * 201}, 400, "out_of_bounds", "label"),
             ({"benchmark": "smem_stride", "timeout_s": 0}, 400, "out_of_bounds", "timeout_s"),
             ({"benchmark": "smem_stride", "device": 1.5}, 400, "wrong_type", "device"),
@@ -681,6 +682,35 @@ class SecurityTest(unittest.TestCase):
                            capture_output=True, text=True, timeout=10)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("without bearer tokens", r.stderr)
+
+    def test_connection_limit_is_for_the_whole_daemon(self):
+        import http.client
+        import socket
+        d = Daemon(args=["--max-connections", "8", "--http-threads", "4"]).start()
+        conns = []
+        try:
+            # Eight open connections all get answers, however the four
+            # threads share them out; a ninth is turned away.
+            for _ in range(8):
+                c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=5)
+                c.request("GET", "/healthz")
+                self.assertEqual(c.getresponse().read() != b"", True)
+                conns.append(c)
+            extra = socket.create_connection(("127.0.0.1", d.port), timeout=5)
+            extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            try:
+                got = extra.recv(100)
+            except (ConnectionResetError, socket.timeout):
+                got = b""
+            extra.close()
+            self.assertEqual(got, b"", "a connection past the limit was served")
+            for c in conns:  # the eight still work
+                c.request("GET", "/healthz")
+                self.assertEqual(c.getresponse().status, 200)
+        finally:
+            for c in conns:
+                c.close()
+            self.assertEqual(d.stop(), 0)
 
     def test_post_rate_limit(self):
         d = Daemon(args=["--rate-limit", "6", "--rate-burst", "3"]).start()

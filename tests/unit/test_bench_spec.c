@@ -82,6 +82,7 @@ static int test_errors_name_the_field(void)
     ASSERT_EQ(expect_error("transpose", "{\"variants\":[\"tile34\"]}", "out_of_bounds", "params.variants[0]"), 0);
     ASSERT_EQ(expect_error("transpose", "{\"variants\":[\"copy\",\"copy\"]}", "duplicate", "params.variants[1]"), 0);
     ASSERT_EQ(expect_error("transpose", "{\"n\":\"8192\"}", "wrong_type", "params.n"), 0);
+    ASSERT_EQ(expect_error("transpose", "{\"n\":1024,\"n\":2048}", "duplicate", "params.n"), 0);
     return 0;
 }
 
@@ -122,7 +123,21 @@ static int test_describe_lists_bounds(void)
     return 0;
 }
 
+static int test_duplicate_keys(void)
+{
+    cJSON *dup = cJSON_Parse("{\"a\":1,\"b\":2,\"a\":3}");
+    cJSON *ok = cJSON_Parse("{\"a\":1,\"b\":{\"a\":2}}");
+
+    ASSERT_STR_EQ(gb_json_duplicate_key(dup), "a");
+    ASSERT(gb_json_duplicate_key(ok) == NULL);
+    ASSERT(gb_json_duplicate_key(NULL) == NULL);
+    cJSON_Delete(dup);
+    cJSON_Delete(ok);
+    return 0;
+}
+
 TEST_MAIN({"defaults are filled in", test_defaults_filled},
+          {"repeated keys are found", test_duplicate_keys},
           {"given values are kept", test_given_values_kept},
           {"each error names its field", test_errors_name_the_field},
           {"top-level prefix and optional params", test_prefix_for_top_level},

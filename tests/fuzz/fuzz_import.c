@@ -1,0 +1,150 @@
+/*
+ * fuzz_import.c - libFuzzer harness for POST /runs/import (and the runs a
+ * peer sends): the input is an NDJSON body, split into lines exactly as
+ * runs_import in server/export_api.c does (on a NUL-terminated copy, as the
+ * HTTP layer's buffer is), each line parsed and checked with
+ * import_check_run; the first bad line stops it, as there.
+ *
+ * What import_check_run accepts is then stored, as runs_import does, in a
+ * real store (a scratch SQLite file in TMPDIR, one per process):
+ * the check must be enough for the store (STORE_OK: no constraint the
+ * check lets through), and a run new to the store reads back with the same
+ * id, benchmark, status, params and results.
+ */
+#include "fuzz_common.h"
+#include "import_check.h"
+#include "store.h"
+
+#include <stdint.h>
+#include <unistd.h>
+
+static struct store *store;
+static char db_path[256];
+
+static void drop_store(void)
+{
+    char wal[300];
+
+    store_close(store);
+    unlink(db_path);
+    snprintf(wal, sizeof(wal), "%s-wal", db_path);
+    unlink(wal);
+    snprintf(wal, sizeof(wal), "%s-shm", db_path);
+    unlink(wal);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    const char *tmp = getenv("TMPDIR");
+    char err[256];
+
+    (void)argc;
+    (void)argv;
+    snprintf(db_path, sizeof(db_path), "%s/gpubench-fuzz-import-%d.db",
+             tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    unlink(db_path);
+    if (store_open(db_path, &store, err, sizeof(err)) != STORE_OK) {
+        fprintf(stderr, "fuzz_import: %s\n", err);
+        abort();
+    }
+    atexit(drop_store);
+    return 0;
+}
+
+/* Is run the first with its id in runs, and its id not in the store yet? */
+static int is_new(const cJSON *runs, const cJSON *run)
+{
+    const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
+    const cJSON *other;
+    cJSON *got = NULL;
+    int rc;
+
+    cJSON_ArrayForEach(other, runs)
+        if (strcmp(cJSON_GetObjectItem(other, "id")->valuestring, id) == 0)
+            break;
+    if (other != run)
+        return 0;
+    rc = store_get_run(store, id, &got);
+    cJSON_Delete(got);
+    CHECK(rc == STORE_OK || rc == STORE_NOT_FOUND);
+    return rc == STORE_NOT_FOUND;
+}
+
+/* The same JSON text: printed, as the store prints what it keeps.  Text,
+ * not cJSON_Compare, so that an object with a repeated key (which cJSON
+ * keeps, in order) compares as what it is. */
+static int same_json(const cJSON *a, const cJSON *b)
+{
+    char *ta = a ? cJSON_PrintUnformatted(a) : NULL;
+    char *tb = b ? cJSON_PrintUnformatted(b) : NULL;
+    int same = (ta == NULL && tb == NULL) || (ta && tb && strcmp(ta, tb) == 0);
+
+    free(ta);
+    free(tb);
+    return same;
+}
+
+static void check_read_back(const cJSON *run)
+{
+    const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
+    const char *fields[] = {"id", "benchmark", "status", "params"};
+    cJSON *got = NULL;
+
+    CHECK(store_get_run(store, id, &got) == STORE_OK);
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        CHECK(same_json(cJSON_GetObjectItem(run, fields[i]), cJSON_GetObjectItem(got, fields[i])));
+    if (cJSON_IsObject(cJSON_GetObjectItem(run, "results")))
+        CHECK(same_json(cJSON_GetObjectItem(run, "results"), cJSON_GetObjectItem(got, "results")));
+    cJSON_Delete(got);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *body = malloc(size + 1);
+    cJSON *runs = cJSON_CreateArray(), *fresh = cJSON_CreateArray(), *run;
+    const char *p, *end;
+    char err[256];
+    int ok = 1, inserted, existing;
+
+    CHECK(body && runs && fresh);
+    memcpy(body, data, size);
+    body[size] = '\0';
+    /* server/export_api.c runs_import, line by line */
+    for (p = body, end = body + size; p < end; p = p + strcspn(p, "\n") + 1) {
+        size_t len = strcspn(p, "\n");
+        const char *q = p;
+
+        while (q < p + len && (*q == ' ' || *q == '\t' || *q == '\r'))
+            q++;
+        if (q == p + len)
+            continue;
+        run = cJSON_ParseWithLength(p, len);
+        if (run == NULL) {
+            ok = 0;
+            break;
+        }
+        memset(err, 'Z', sizeof(err));
+        if (import_check_run(run, err, sizeof(err)) != 0) {
+            CHECK(memchr(err, '\0', sizeof(err)) != NULL && err[0] != '\0');
+            cJSON_Delete(run);
+            ok = 0;
+            break;
+        }
+        CHECK(cJSON_IsObject(run) && cJSON_IsString(cJSON_GetObjectItem(run, "id")));
+        cJSON_AddItemToArray(runs, run);
+    }
+    if (ok && cJSON_GetArraySize(runs) > 0) {
+        cJSON_ArrayForEach(run, runs)
+            if (is_new(runs, run))
+                cJSON_AddItemReferenceToArray(fresh, run);
+        CHECK(store_import_runs(store, runs, "import", &inserted, &existing) == STORE_OK);
+        CHECK(inserted == cJSON_GetArraySize(fresh));
+        CHECK(inserted + existing == cJSON_GetArraySize(runs));
+        cJSON_ArrayForEach(run, fresh)
+            check_read_back(run);
+    }
+    cJSON_Delete(fresh);
+    cJSON_Delete(runs);
+    free(body);
+    return 0;
+}

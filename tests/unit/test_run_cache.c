@@ -1,0 +1,73 @@
+/* The finished-runs cache: hits are exact copies, the byte bound holds,
+ * and the least recently used entry is the one that goes. */
+#include "run_cache.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static int test_hit_and_miss(void)
+{
+    struct run_cache *c = run_cache_new(1 << 20);
+    size_t len = 0;
+    char *body;
+
+    ASSERT(run_cache_get(c, "a", &len) == NULL);
+    run_cache_put(c, "a", "{\"id\":\"a\"}", 10);
+    body = run_cache_get(c, "a", &len);
+    ASSERT(body != NULL);
+    ASSERT_EQ(len, 10);
+    ASSERT_STR_EQ(body, "{\"id\":\"a\"}");
+    free(body);
+    /* Replacing keeps one entry with the new body. */
+    run_cache_put(c, "a", "{}", 2);
+    body = run_cache_get(c, "a", &len);
+    ASSERT_STR_EQ(body, "{}");
+    free(body);
+    ASSERT(run_cache_get(NULL, "a", &len) == NULL);
+    run_cache_free(c);
+    return 0;
+}
+
+static int test_bound_and_lru(void)
+{
+    char big[1000], id[8];
+    struct run_cache *c = run_cache_new(5000);
+    size_t len;
+    int kept = 0;
+    char *b;
+
+    memset(big, 'x', sizeof(big));
+    run_cache_put(c, "first", big, sizeof(big));
+    run_cache_put(c, "second", big, sizeof(big));
+    /* Touch "first" so that "second" is the least recently used. */
+    free(run_cache_get(c, "first", &len));
+    for (int i = 0; i < 3; i++) {
+        snprintf(id, sizeof(id), "n%d", i);
+        run_cache_put(c, id, big, sizeof(big));
+    }
+    b = run_cache_get(c, "second", &len);
+    ASSERT(b == NULL);
+    b = run_cache_get(c, "first", &len);
+    ASSERT(b != NULL);
+    free(b);
+    /* Never more than the bound: at most 4 entries of ~1 KB fit in 5000. */
+    for (int i = 0; i < 3; i++) {
+        snprintf(id, sizeof(id), "n%d", i);
+        b = run_cache_get(c, id, &len);
+        kept += b != NULL;
+        free(b);
+    }
+    ASSERT(kept + 1 <= 4);
+    /* A body larger than the whole cache is not kept at all. */
+    {
+        char *huge = calloc(1, 6000);
+        run_cache_put(c, "huge", huge, 5999);
+        free(huge);
+    }
+    ASSERT(run_cache_get(c, "huge", &len) == NULL);
+    run_cache_free(c);
+    return 0;
+}
+
+TEST_MAIN({"hit, miss and replace", test_hit_and_miss},
+          {"byte bound and least recently used", test_bound_and_lru})
