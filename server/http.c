@@ -279,8 +279,9 @@ static int check_access(struct http_request *req, struct http_reply *rep,
                         enum route_access access)
 {
     struct app *app = req->app;
-    char key[64];
+    char key[64] = "";
     int retry = 1;
+    int posting = strcmp(req->method, "POST") == 0 && strcmp(req->url, "/runs") == 0;
 
     if (req->resumed)
         return 0;  /* checked before it was suspended */
@@ -297,11 +298,11 @@ static int check_access(struct http_request *req, struct http_reply *rep,
                             "'Authorization: Bearer TOKEN'");
             return -1;
         }
-    } else {
+    } else if (posting && app->post_limit) {
+        /* Without a token, the rate limit counts by address. */
         client_address(req->conn, key, sizeof(key));
     }
-    if (strcmp(req->method, "POST") == 0 && strcmp(req->url, "/runs") == 0 &&
-        !ratelimit_take(app->post_limit, key, time_mono_ms(), &retry)) {
+    if (posting && !ratelimit_take(app->post_limit, key, time_mono_ms(), &retry)) {
         rep->retry_after = retry;
         reply_error(rep, 429, "rate_limited", "",
                     "too many runs posted; try again in %d s", retry);
