@@ -74,7 +74,7 @@ static int reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
     }
     for (int i = 0; i < ws->n; i++) {
         cJSON *run = NULL;
-        int rc = store_get_run(ws->app->store, ws->ids[i], &run);
+        int rc = store_get_run_raw(ws->app->store, ws->ids[i], &run);
         if (rc != STORE_OK) {
             cJSON_Delete(body);
             reply_error(rep, rc == STORE_NOT_FOUND ? 404 : 500,

@@ -114,6 +114,14 @@ cJSON *store_json_column(sqlite3_stmt *st, int col)
     return v ? v : cJSON_CreateNull();
 }
 
+cJSON *store_raw_column(sqlite3_stmt *st, int col)
+{
+    const char *text = store_col_text(st, col);
+    cJSON *v = text ? cJSON_CreateRaw(text) : NULL;
+
+    return v ? v : cJSON_CreateNull();
+}
+
 cJSON *store_run_from_row(sqlite3_stmt *st)
 {
     cJSON *run = cJSON_CreateObject();
@@ -126,7 +134,9 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
     snprintf(url, sizeof(url), "/runs/%s", store_col_text(st, C_ID));
     cJSON_AddStringToObject(run, "url", url);
     cJSON_AddStringToObject(run, "benchmark", store_col_text(st, C_BENCHMARK));
-    cJSON_AddItemToObject(run, "params", store_json_column(st, C_PARAMS));
+    /* Params are written by this store, as JSON: kept as text, they are
+     * printed as they are, not parsed and printed again. */
+    cJSON_AddItemToObject(run, "params", store_raw_column(st, C_PARAMS));
     store_add_text_or_null(run, "label", store_col_text(st, C_LABEL));
     store_add_text_or_null(run, "batch", store_col_text(st, C_BATCH));
     cJSON_AddStringToObject(run, "host", store_col_text(st, C_HOST));

@@ -88,6 +88,10 @@ int store_insert_runs(struct store *s, const struct run_new *runs, int n,
 /* The whole run as the API shows it. */
 int store_get_run(struct store *s, const char *id, cJSON **out);
 
+/* The same, with results and meta as raw JSON items, printed as stored
+ * rather than parsed: for answers that only print them. */
+int store_get_run_raw(struct store *s, const char *id, cJSON **out);
+
 /* Just its status ("queued", ...), into status[16]. */
 int store_run_status(struct store *s, const char *id, char status[16]);
 

@@ -69,10 +69,13 @@ struct conn *store_reader(struct store *s);
 
 /* Row helpers: a column's text (NULL for NULL), a JSON column parsed (null
  * when it does not parse; a NEW item), a run object from a row selected
- * with RUN_COLUMNS (NEW; caller owns). */
+ * with RUN_COLUMNS (NEW; caller owns; its params a raw item). */
 const char *store_col_text(sqlite3_stmt *st, int col);
 void store_add_text_or_null(cJSON *obj, const char *name, const char *v);
 cJSON *store_json_column(sqlite3_stmt *st, int col);
+/* A JSON column as a raw item (printed verbatim, not parsed): only for
+ * columns this store wrote as JSON, and only for answers that print them. */
+cJSON *store_raw_column(sqlite3_stmt *st, int col);
 cJSON *store_run_from_row(sqlite3_stmt *st);
 
 /* Binds text (NULL binds SQL NULL). */

@@ -29,8 +29,9 @@ enum {
 static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *list_sql[L_VARIANTS];
 
-/* Adds queue_position (queued runs), results and meta to a run object. */
-static int add_details(struct conn *c, cJSON *run)
+/* Adds queue_position (queued runs), results and meta to a run object;
+ * results and meta as raw items when raw (only to be printed). */
+static int add_details(struct conn *c, cJSON *run, int raw)
 {
     const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
     const char *status = cJSON_GetObjectItem(run, "status")->valuestring;
@@ -56,8 +57,10 @@ static int add_details(struct conn *c, cJSON *run)
         goto done;
     store_bind_text(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
-        cJSON_AddItemToObject(run, "results", store_json_column(st, 0));
-        cJSON_AddItemToObject(run, "meta", store_json_column(st, 1));
+        cJSON_AddItemToObject(run, "results", raw ? store_raw_column(st, 0)
+                                                  : store_json_column(st, 0));
+        cJSON_AddItemToObject(run, "meta", raw ? store_raw_column(st, 1)
+                                               : store_json_column(st, 1));
     } else {
         cJSON_AddNullToObject(run, "results");
         cJSON_AddNullToObject(run, "meta");
@@ -69,7 +72,7 @@ done:
     return rc;
 }
 
-int store_get_run(struct store *s, const char *id, cJSON **out)
+static int get_run(struct store *s, const char *id, int raw, cJSON **out)
 {
     struct conn *c = store_reader(s);
     sqlite3_stmt *st = NULL;
@@ -91,7 +94,7 @@ int store_get_run(struct store *s, const char *id, cJSON **out)
         goto done;
     }
     run = store_run_from_row(st);
-    if (run == NULL || add_details(c, run) != STORE_OK)
+    if (run == NULL || add_details(c, run, raw) != STORE_OK)
         goto done;
     *out = run;
     run = NULL;
@@ -104,6 +107,16 @@ done:
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
+}
+
+int store_get_run(struct store *s, const char *id, cJSON **out)
+{
+    return get_run(s, id, 0, out);
+}
+
+int store_get_run_raw(struct store *s, const char *id, cJSON **out)
+{
+    return get_run(s, id, 1, out);
 }
 
 int store_run_status(struct store *s, const char *id, char status[16])
@@ -279,7 +292,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
             cJSON_AddItemToObject(run, "results", store_json_column(st, C_COUNT + 1));
             cJSON_AddItemToObject(run, "meta", store_json_column(st, C_COUNT + 2));
         } else if (store_col_text(st, C_COUNT)) {
-            cJSON_AddItemToObject(run, "summary", store_json_column(st, C_COUNT));
+            cJSON_AddItemToObject(run, "summary", store_raw_column(st, C_COUNT));
         } else {
             cJSON_AddNullToObject(run, "summary");
         }
