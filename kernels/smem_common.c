@@ -252,3 +252,18 @@ double gb_smem_max_ratio_error(const cJSON *rows)
     }
     return worst;
 }
+
+int gb_smem_add_summary(cJSON *result, const cJSON *rows_list,
+                        const struct gb_smem_timing *t, const struct gb_smem_row *rows,
+                        int baseline_row, int baseline_in_rows,
+                        const struct gb_device_info *dev)
+{
+    cJSON *summary = gb_smem_summary(t, rows, baseline_row, baseline_in_rows, dev);
+
+    if (summary == NULL)
+        return -1;
+    cJSON_AddItemToObject(result, "summary", summary);
+    cJSON_AddNumberToObject(summary, "max_ratio_error", gb_smem_max_ratio_error(rows_list));
+    cJSON_AddItemToObject(summary, "counters", gb_smem_counters_summary(t, rows_list));
+    return 0;
+}

@@ -76,6 +76,14 @@ cJSON *gb_smem_counters_summary(const struct gb_smem_timing *t, const cJSON *row
  * report (how far the measurement strays from the prediction). */
 double gb_smem_max_ratio_error(const cJSON *rows);
 
+/* Adds to result its "summary": gb_smem_summary with the largest ratio
+ * error and the counters' summary over the report's rows.  0, or -1 when
+ * out of memory. */
+int gb_smem_add_summary(cJSON *result, const cJSON *rows_list,
+                        const struct gb_smem_timing *t, const struct gb_smem_row *rows,
+                        int baseline_row, int baseline_in_rows,
+                        const struct gb_device_info *dev);
+
 /* The two reports, pure (a timing in, a NEW result object out, NULL when
  * out of memory):
  * smem_stride: one row per asked stride, in the order asked; rows[] holds

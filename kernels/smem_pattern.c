@@ -20,7 +20,7 @@ cJSON *gb_smem_pattern_report(const struct gb_smem_row *rows, const struct gb_sm
     const struct gb_smem_row *p = &rows[1];
     cJSON *result = cJSON_CreateObject();
     cJSON *list = cJSON_AddArrayToObject(result, "rows");
-    cJSON *o, *summary;
+    cJSON *o;
     int per_bank[GB_SMEM_BANKS], words[GB_WARP_LANES], fitted[GB_WARP_LANES];
     struct gb_stats base;
 
@@ -50,12 +50,8 @@ cJSON *gb_smem_pattern_report(const struct gb_smem_row *rows, const struct gb_sm
     if (gb_smem_add_measurement(o, t, 1, p->predicted_degree, base.median,
                                 dev->sm_count) != 0)
         goto fail;
-    summary = gb_smem_summary(t, rows, 0, 0, dev);
-    if (summary == NULL)
+    if (gb_smem_add_summary(result, list, t, rows, 0, 0, dev) != 0)
         goto fail;
-    cJSON_AddItemToObject(result, "summary", summary);
-    cJSON_AddNumberToObject(summary, "max_ratio_error", gb_smem_max_ratio_error(list));
-    cJSON_AddItemToObject(summary, "counters", gb_smem_counters_summary(t, list));
     return result;
 
 fail:

@@ -23,7 +23,6 @@ cJSON *gb_smem_stride_report(const long *strides, int count, const struct gb_sme
 {
     cJSON *result = cJSON_CreateObject();
     cJSON *list = cJSON_AddArrayToObject(result, "rows");
-    cJSON *summary;
     struct gb_stats base;
 
     if (result == NULL || list == NULL ||
@@ -44,12 +43,8 @@ cJSON *gb_smem_stride_report(const long *strides, int count, const struct gb_sme
                                     base.median, dev->sm_count) != 0)
             goto fail;
     }
-    summary = gb_smem_summary(t, rows, baseline_row, first_row == 0, dev);
-    if (summary == NULL)
+    if (gb_smem_add_summary(result, list, t, rows, baseline_row, first_row == 0, dev) != 0)
         goto fail;
-    cJSON_AddItemToObject(result, "summary", summary);
-    cJSON_AddNumberToObject(summary, "max_ratio_error", gb_smem_max_ratio_error(list));
-    cJSON_AddItemToObject(summary, "counters", gb_smem_counters_summary(t, list));
     return result;
 
 fail:
