@@ -372,7 +372,8 @@ static void free_build(struct build *b)
     free(b);
 }
 
-cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest)
+cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
+                     compare_rows_fn rows_of, void *ctx)
 {
     struct build *b = calloc(1, sizeof(*b));
     cJSON *out = cJSON_CreateObject(), *series, *keys;
@@ -389,24 +390,31 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest)
         const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
         const char *status = str_at(run, "status", NULL);
         const char *bench = str_at(run, "benchmark", NULL);
+        cJSON *fetched = NULL;
         struct series *s;
         char *ckey;
 
         if (!status || strcmp(status, "done") != 0 || !bench ||
-            strcmp(bench, benchmark) != 0 || !cJSON_IsArray(rows))
-            continue;
-        if (key_field == NULL)
-            key_field = compare_row_key(cJSON_GetArrayItem(rows, 0));
-        if (key_field == NULL)
+            strcmp(bench, benchmark) != 0 || (!cJSON_IsArray(rows) && rows_of == NULL))
             continue;
         ckey = comparability_key(benchmark, run);
         s = ckey ? series_for(b, ckey, run) : NULL;
         free(ckey);
         if (s == NULL || s->nruns >= latest)
             continue;
-        s->nruns++;
-        cJSON_AddItemToArray(s->runs, cJSON_CreateString(or_empty(str_at(run, "id", NULL))));
-        accumulate(b, s, rows, key_field);
+        /* Rows are read only for the runs a series keeps. */
+        if (!cJSON_IsArray(rows)) {
+            fetched = rows_of(ctx, or_empty(str_at(run, "id", NULL)));
+            rows = fetched;
+        }
+        if (key_field == NULL && cJSON_IsArray(rows))
+            key_field = compare_row_key(cJSON_GetArrayItem(rows, 0));
+        if (key_field != NULL && cJSON_IsArray(rows)) {
+            s->nruns++;
+            cJSON_AddItemToArray(s->runs, cJSON_CreateString(or_empty(str_at(run, "id", NULL))));
+            accumulate(b, s, rows, key_field);
+        }
+        cJSON_Delete(fetched);
     }
     key_order(b, order);
     cJSON_AddStringToObject(out, "benchmark", benchmark);

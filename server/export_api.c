@@ -376,6 +376,14 @@ done:
     cJSON_Delete(runs);
 }
 
+static cJSON *rows_from_store(void *store, const char *id)
+{
+    cJSON *rows = NULL;
+
+    store_run_rows(store, id, &rows);
+    return rows;
+}
+
 void compare_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const args[] = {"benchmark", "device", "host", "label",
@@ -424,11 +432,11 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                 break;
         }
         latest = 1000;
-    } else if (store_compare_runs(req->app->store, &f, (int)latest, &runs) != STORE_OK) {
+    } else if (store_compare_runs(req->app->store, &f, &runs) != STORE_OK) {
         reply_error(rep, 500, "internal", "", "the runs could not be read");
         return;
     }
-    out = compare_build(bench, runs, (int)latest);
+    out = compare_build(bench, runs, (int)latest, rows_from_store, req->app->store);
     cJSON_Delete(runs);
     if (out == NULL) {
         reply_error(rep, 500, "internal", "", "out of memory");

@@ -132,13 +132,16 @@ int store_queue_depth(struct store *s, int device_index, long *depth);
 int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
                       int *inserted, int *existing);
 
-/* For GET /compare: of the newest f->limit done runs of f->benchmark
- * (filtered by f->host, f->device, f->label), the newest `latest` of each
- * comparison (host, card, params, driver, CUDA), newest first, each with
- * id, host, device, params, meta (the versions only) and results.rows
- * (without samples). */
-int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
-                       cJSON **out);
+/* For GET /compare: the newest f->limit done runs of f->benchmark
+ * (filtered by f->host, f->device, f->label), newest first, with only what
+ * decides their comparison: id, host, device, params, and meta holding the
+ * driver and CUDA versions.  Their rows come from store_run_rows. */
+int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out);
+
+/* A finished run's result rows, cut to what a comparison reads (the
+ * digest), or whole where it has none.  STORE_NOT_FOUND when it has no
+ * results.  *rows is NEW; the caller owns it. */
+int store_run_rows(struct store *s, const char *id, cJSON **rows);
 
 /* Runs by status: counts[i] for the status names in order
  * queued, running, done, failed, cancelled. */

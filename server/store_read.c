@@ -316,31 +316,18 @@ done:
     return rc;
 }
 
-int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
-                       cJSON **out)
+int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
 {
-    /* The newest scan_limit done runs of the benchmark, numbered within
-     * their comparison (the same grouping as compare.c) and kept while the
-     * number is within latest; rows come from the digest, without samples. */
+    /* Only the columns that decide a run's comparison: compare.c groups
+     * these and reads the rows (store_run_rows) of the few it keeps. */
     static const char sql[] =
-        "WITH recent AS ("
-        "  SELECT r.id, r.host, r.device_uuid, r.device_name, r.params, "
-        "         r.driver_version, r.cuda_version "
-        "  FROM runs r WHERE r.benchmark = ?1 AND r.status = 'done' "
-        "  AND (?2 IS NULL OR r.host = ?2) "
-        "  AND (?3 IS NULL OR r.device_uuid = ?3 OR r.device_name = ?3) "
-        "  AND (?4 IS NULL OR r.label = ?4) "
-        "  ORDER BY r.id DESC LIMIT ?5), "
-        "ranked AS ("
-        "  SELECT *, row_number() OVER (PARTITION BY host, device_uuid, "
-        "    device_name, params, driver_version, cuda_version "
-        "    ORDER BY id DESC) AS k FROM recent) "
-        "SELECT ranked.id, ranked.host, ranked.device_uuid, ranked.device_name, "
-        "  ranked.params, ranked.driver_version, ranked.cuda_version, "
-        "  coalesce(d.rows, (SELECT json_extract(results, '$.rows') "
-        "                    FROM run_results WHERE run_id = ranked.id)) "
-        "FROM ranked LEFT JOIN run_digests d ON d.run_id = ranked.id "
-        "WHERE ranked.k <= ?6 ORDER BY ranked.id DESC";
+        "SELECT r.id, r.host, r.device_uuid, r.device_name, r.params, "
+        "       r.driver_version, r.cuda_version "
+        "FROM runs r WHERE r.benchmark = ?1 AND r.status = 'done' "
+        "AND (?2 IS NULL OR r.host = ?2) "
+        "AND (?3 IS NULL OR r.device_uuid = ?3 OR r.device_name = ?3) "
+        "AND (?4 IS NULL OR r.label = ?4) "
+        "ORDER BY r.id DESC LIMIT ?5";
     struct conn *c = store_reader(s);
     sqlite3_stmt *st = NULL;
     cJSON *runs = cJSON_CreateArray();
@@ -355,11 +342,10 @@ int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
     store_bind_text(st, 3, given(f->device) ? f->device : NULL);
     store_bind_text(st, 4, given(f->label) ? f->label : NULL);
     sqlite3_bind_int(st, 5, f->limit);
-    sqlite3_bind_int(st, 6, latest);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         /* Shaped like a run of GET /runs/ID, with what compare.c reads. */
         cJSON *run = cJSON_CreateObject();
-        cJSON *dev, *meta, *results;
+        cJSON *dev, *meta;
         if (run == NULL)
             goto done;
         cJSON_AddItemToArray(runs, run);
@@ -370,7 +356,7 @@ int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
         dev = cJSON_AddObjectToObject(run, "device");
         store_add_text_or_null(dev, "uuid", store_col_text(st, 2));
         store_add_text_or_null(dev, "name", store_col_text(st, 3));
-        cJSON_AddItemToObject(run, "params", store_json_column(st, 4));
+        cJSON_AddItemToObject(run, "params", store_raw_column(st, 4));
         meta = cJSON_AddObjectToObject(run, "meta");
         if (store_col_text(st, 5))
             cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "driver"),
@@ -378,8 +364,6 @@ int store_compare_runs(struct store *s, const struct run_filter *f, int latest,
         if (store_col_text(st, 6))
             cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "cuda"),
                                     "runtime_version", store_col_text(st, 6));
-        results = cJSON_AddObjectToObject(run, "results");
-        cJSON_AddItemToObject(results, "rows", store_json_column(st, 7));
     }
     if (step != SQLITE_DONE)
         goto done;
@@ -391,6 +375,35 @@ done:
     if (rc != STORE_OK)
         log_error("store: compare: %s", sqlite3_errmsg(c->db));
     cJSON_Delete(runs);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_run_rows(struct store *s, const char *id, cJSON **rows)
+{
+    static const char sql[] =
+        "SELECT coalesce((SELECT rows FROM run_digests WHERE run_id = ?1), "
+        "  (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1))";
+    struct conn *c = store_reader(s);
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    *rows = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        goto done;
+    if (store_col_text(st, 0) == NULL) {
+        rc = STORE_NOT_FOUND;
+        goto done;
+    }
+    *rows = store_json_column(st, 0);
+    rc = STORE_OK;
+
+done:
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;

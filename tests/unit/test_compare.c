@@ -52,7 +52,7 @@ static int test_groups_and_medians(void)
     cJSON_AddItemToArray(runs, run("r2", "GPU-b", "580", "done", 1.0, 8.0));
     cJSON_AddItemToArray(runs, run("r1", "GPU-a", "570", "done", 1.0, 8.0));   /* other driver */
     cJSON_AddItemToArray(runs, run("r0", "GPU-a", "580", "failed", 9.0, 9.0)); /* not done */
-    out = as_client_sees(compare_build("smem_stride", runs, 10));
+    out = as_client_sees(compare_build("smem_stride", runs, 10, NULL, NULL));
     ASSERT(out != NULL);
     ASSERT_STR_EQ(cJSON_GetObjectItem(out, "key")->valuestring, "stride");
     /* Keys in numeric order, whatever order the rows came in. */
@@ -74,7 +74,7 @@ static int test_groups_and_medians(void)
     cJSON_Delete(out);
 
     /* latest keeps the newest runs of a series only. */
-    out = as_client_sees(compare_build("smem_stride", runs, 1));
+    out = as_client_sees(compare_build("smem_stride", runs, 1, NULL, NULL));
     a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 1);
     ASSERT_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "runs"), 0)->valuestring, "r5");
@@ -82,11 +82,47 @@ static int test_groups_and_medians(void)
     cJSON_Delete(out);
 
     /* Another benchmark's name finds nothing. */
-    out = as_client_sees(compare_build("transpose", runs, 10));
+    out = as_client_sees(compare_build("transpose", runs, 10, NULL, NULL));
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "series")), 0);
     cJSON_Delete(out);
     cJSON_Delete(runs);
     return 0;
 }
 
-TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians})
+/* Runs given without rows have them read through the callback, and only
+ * for the runs their series keeps. */
+static int fetches;
+
+static cJSON *rows_of(void *ctx, const char *id)
+{
+    (void)id;
+    fetches++;
+    return cJSON_Duplicate((const cJSON *)ctx, 1);
+}
+
+static int test_rows_read_only_for_kept_runs(void)
+{
+    cJSON *runs = cJSON_CreateArray();
+    cJSON *template = run("x", "GPU-a", "580", "done", 1.0, 30.0);
+    cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(template, "results"), "rows");
+    cJSON *out, *a;
+
+    for (int i = 0; i < 5; i++) {
+        cJSON *r = run("r", "GPU-a", "580", "done", 1.0, 30.0);
+        cJSON_DeleteItemFromObject(r, "results");
+        cJSON_AddItemToArray(runs, r);
+    }
+    fetches = 0;
+    out = as_client_sees(compare_build("smem_stride", runs, 2, rows_of, rows));
+    ASSERT_EQ(fetches, 2);
+    a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 2);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "median_ms")->valuedouble, 30.0, 1e-9);
+    cJSON_Delete(out);
+    cJSON_Delete(runs);
+    cJSON_Delete(template);
+    return 0;
+}
+
+TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians},
+          {"rows are read only for the runs kept", test_rows_read_only_for_kept_runs})
