@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 cJSON *gb_device_json(const struct gb_device_info *d)
 {
@@ -56,6 +57,16 @@ cJSON *gb_device_list_json(void)
             continue;
         }
         cJSON_AddItemToArray(list, gb_device_json(&info));
+    }
+    /* "driver version is insufficient" is also what the runtime says when
+     * there is no driver at all: say which it is. */
+    if (count == 0 && gb_backend_has_cuda() &&
+        access("/proc/driver/nvidia/version", F_OK) != 0) {
+        char why[sizeof(reason)];
+        snprintf(why, sizeof(why), "no NVIDIA driver is loaded on this machine "
+                 "(/proc/driver/nvidia/version is missing)%s%.400s",
+                 reason[0] ? "; " : "", reason);
+        snprintf(reason, sizeof(reason), "%s", why);
     }
     if (reason[0] != '\0')
         cJSON_AddStringToObject(out, "reason", reason);

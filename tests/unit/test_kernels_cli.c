@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cjson/cJSON.h>
@@ -48,6 +49,11 @@ static int test_list(void)
         const cJSON *reason = cJSON_GetObjectItem(list, "reason");
         ASSERT(cJSON_IsString(reason) && strlen(reason->valuestring) > 10);
         printf("  (no GPU here: %s)\n", reason->valuestring);
+        /* The reason says which it is: a worker without CUDA, or a machine
+         * without the driver (not the runtime's "insufficient driver"). */
+        if (access("/proc/driver/nvidia/version", F_OK) != 0)
+            ASSERT(strstr(reason->valuestring, "without CUDA") != NULL ||
+                   strstr(reason->valuestring, "no NVIDIA driver is loaded") != NULL);
     } else {
         const cJSON *d = cJSON_GetArrayItem(devices, 0);
         ASSERT(cJSON_IsString(cJSON_GetObjectItem(d, "uuid")));
