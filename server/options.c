@@ -39,6 +39,8 @@ static const char usage[] =
     "  --peer URL             a peer gpubenchd to pull finished runs from\n"
     "                         (repeatable, e.g. http://node7:8080)\n"
     "  --peer-interval SECONDS  between pulls from each peer (default 30)\n"
+    "  --peer-token-file PATH a bearer token (its first line) sent to peers\n"
+    "                         that close their reads (--auth-reads)\n"
     "  --max-queue N          queued runs the node holds at most (default 100)\n"
     "  --run-timeout SECONDS  the longest a run may take (default 300)\n"
     "  --shutdown-grace SECONDS  on SIGTERM, how long the running run may\n"
@@ -185,6 +187,8 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
                 return OPTIONS_EXIT_USAGE;
             }
             opt->peers[opt->peer_count++] = v;
+        } else if (strcmp(a, "--peer-token-file") == 0) {
+            opt->peer_token_file = v;
         } else if (strcmp(a, "--peer-interval") == 0) {
             if (parse_int(a, v, 1, 86400, &opt->peer_interval_s, err))
                 return OPTIONS_EXIT_USAGE;

@@ -24,6 +24,7 @@ struct options {
     const char *peers[OPTIONS_MAX_PEERS];
     int peer_count;
     int peer_interval_s;
+    const char *peer_token_file;  /* bearer token sent to peers; NULL: none */
     int max_queue;
     int run_timeout_s;
     int shutdown_grace_s;

@@ -28,6 +28,7 @@ struct peer {
 
 struct peers {
     struct app *app;
+    char authorization[600];      /* "Authorization: Bearer ..." or "" */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stopping;
@@ -51,10 +52,13 @@ static size_t on_body(char *data, size_t size, size_t n, void *cls)
     return size * n;
 }
 
-/* GETs url into body.  0, or -1 with the reason in err. */
-static int http_get(const char *url, struct body *body, char *err, size_t cap)
+/* GETs url into body, with the Authorization header when one is given.
+ * 0, or -1 with the reason in err. */
+static int http_get(const char *url, const char *authorization, struct body *body,
+                    char *err, size_t cap)
 {
     CURL *c = curl_easy_init();
+    struct curl_slist *headers = NULL;
     long status = 0;
     CURLcode rc;
     int ret = -1;
@@ -62,6 +66,10 @@ static int http_get(const char *url, struct body *body, char *err, size_t cap)
     if (c == NULL) {
         snprintf(err, cap, "curl_easy_init failed");
         return -1;
+    }
+    if (authorization[0]) {
+        headers = curl_slist_append(NULL, authorization);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     }
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
@@ -86,6 +94,7 @@ static int http_get(const char *url, struct body *body, char *err, size_t cap)
 
 done:
     curl_easy_cleanup(c);
+    curl_slist_free_all(headers);
     return ret;
 }
 
@@ -146,7 +155,7 @@ static int pull_once(struct peer *peer)
     snprintf(url, sizeof(url), "%s/runs.ndjson?after_seq=%lld&limit=%d",
              peer->url, cursor, PEER_PAGE);
     err[0] = '\0';
-    if (http_get(url, &body, err, sizeof(err)) != 0)
+    if (http_get(url, peer->all->authorization, &body, err, sizeof(err)) != 0)
         goto record;
     bad = parse_page(&body.buf, &cursor, runs, err, sizeof(err));
     /* Runs before a bad line are kept: they were checked one by one. */
@@ -210,6 +219,32 @@ static void *peer_main(void *arg)
     }
 }
 
+/* The first line of path that is not blank or a comment, as the header
+ * line "Authorization: Bearer TOKEN".  0, or -1. */
+static int read_token(const char *path, char *header, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int rc = -1;
+
+    header[0] = '\0';
+    while (f && rc != 0 && fgets(line, sizeof(line), f)) {
+        char *t = line, *end;
+        while (*t == ' ' || *t == '\t')
+            t++;
+        end = t + strcspn(t, "\r\n");
+        *end = '\0';
+        if (*t == '\0' || *t == '#')
+            continue;
+        snprintf(header, cap, "Authorization: Bearer %.480s", t);
+        rc = 0;
+    }
+    if (f)
+        fclose(f);
+    memset(line, 0, sizeof(line));
+    return rc;
+}
+
 struct peers *peers_start(struct app *app)
 {
     const struct options *opt = app->opt;
@@ -226,6 +261,10 @@ struct peers *peers_start(struct app *app)
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     p->app = app;
+    if (opt->peer_token_file && read_token(opt->peer_token_file, p->authorization,
+                                           sizeof(p->authorization)) != 0)
+        log_error("--peer-token-file %s: no token could be read; pulling without one",
+                  opt->peer_token_file);
     pthread_mutex_init(&p->lock, NULL);
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

@@ -74,6 +74,37 @@ class FleetTest(unittest.TestCase):
                 self.assertEqual(d.stop(), 0)
 
 
+class TokenPeerTest(unittest.TestCase):
+    def test_pull_from_a_peer_that_closes_its_reads(self):
+        token = "peer-token-for-the-fleet-0123456789"
+        a = Daemon()
+        path = os.path.join(a.tmp, "tokens")
+        with open(path, "w") as f:
+            f.write("# the fleet's token\n" + token + "\n")
+        a.args += ["--token-file", path, "--auth-reads"]
+        a.start()
+        b = Daemon(gpus=0)
+        b.args += ["--peer", "http://127.0.0.1:%d" % a.port, "--peer-interval", "1",
+                   "--peer-token-file", path]
+        b.start()
+        c = Daemon(gpus=0)  # the same peer, without the token
+        c.args += ["--peer", "http://127.0.0.1:%d" % a.port, "--peer-interval", "1"]
+        c.start()
+        try:
+            r = a.post("/runs?wait=10", {"benchmark": "smem_pattern"},
+                       headers={"Authorization": "Bearer " + token,
+                                "Content-Type": "application/json"})
+            self.assertEqual(r.status, 200, r)
+            run_id = r.json()["id"]
+            wait_for(lambda: b.get("/runs/" + run_id).status == 200, what="B to pull with the token")
+            wait_for(lambda: c.get("/peers").json()["peers"][0]["last_error"], what="C to be refused")
+            self.assertIn("HTTP 401", c.get("/peers").json()["peers"][0]["last_error"])
+            self.assertEqual(c.get("/runs/" + run_id).status, 404)
+        finally:
+            for d in (c, b, a):
+                self.assertEqual(d.stop(), 0)
+
+
 class BadPeerHandler(http.server.BaseHTTPRequestHandler):
     mode = "garbage"
     good_line = ""
