@@ -15,7 +15,20 @@ def gcd32(s):
     return math.gcd(s, 32)
 
 
-class ApiTest(unittest.TestCase):
+class ErrorAssertions:
+    """assertError: the answer is the API's error shape, with this code."""
+
+    def assertError(self, r, status, code, field=None):
+        self.assertEqual(r.status, status, r)
+        err = r.json()["error"]
+        self.assertEqual(err["code"], code, r)
+        self.assertTrue(err["message"])
+        if field is not None:
+            self.assertEqual(err["field"], field, r)
+        return err
+
+
+class ApiTest(ErrorAssertions, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.d = Daemon(gpus=2).start()
@@ -28,14 +41,6 @@ class ApiTest(unittest.TestCase):
     def run_count(self):
         return self.d.sql("SELECT count(*) FROM runs")[0][0]
 
-    def assertError(self, r, status, code, field=None):
-        self.assertEqual(r.status, status, r)
-        err = r.json()["error"]
-        self.assertEqual(err["code"], code, r)
-        self.assertTrue(err["message"])
-        if field is not None:
-            self.assertEqual(err["field"], field, r)
-        return err
 
     # -- info endpoints -------------------------------------------------
     def test_healthz(self):
@@ -271,7 +276,7 @@ class ApiTest(unittest.TestCase):
         self.assertError(self.d.get("/runs?benchmrk=x"), 400, "unknown_field", "benchmrk")
 
 
-class QueueTest(unittest.TestCase):
+class QueueTest(ErrorAssertions, unittest.TestCase):
     """Cancel, crash, timeout, and a restart, with a slow test double."""
 
     def setUp(self):
@@ -288,7 +293,6 @@ class QueueTest(unittest.TestCase):
         r = self.d.request("DELETE", "/runs/" + second["id"])
         self.assertEqual(r.status, 200, r)
         self.assertEqual(r.json()["status"], "cancelled")
-        self.assertError = ApiTest.assertError.__get__(self)
         self.assertError(self.d.request("DELETE", "/runs/" + second["id"]), 409, "not_queued")
         done = self.d.wait_status(first["id"], ("done",))
         self.assertError(self.d.request("DELETE", "/runs/" + done["id"]), 409, "not_queued")
@@ -388,11 +392,8 @@ class QueueTest(unittest.TestCase):
         self.assertEqual(self.d.sql("PRAGMA integrity_check"), [("ok",)])
 
 
-class LifecycleTest(unittest.TestCase):
+class LifecycleTest(ErrorAssertions, unittest.TestCase):
     """Shutdown, limits, health and the test-only benchmarks."""
-
-    def assertError(self, r, status, code, field=None):
-        return ApiTest.assertError(self, r, status, code, field)
 
     def test_sigterm_lets_the_running_run_finish(self):
         d = Daemon(env={"GPUBENCH_FAKE_DELAY_MS": "200"}, args=["--shutdown-grace", "10"]).start()
@@ -617,11 +618,8 @@ class ExportImportCompareTest(unittest.TestCase):
         self.assertEqual(self.d.get("/compare?benchmark=smem_stride&latest=0").status, 400)
 
 
-class SecurityTest(unittest.TestCase):
+class SecurityTest(ErrorAssertions, unittest.TestCase):
     TOKEN = "s3cret-token-for-tests-0123456789"
-
-    def assertError(self, r, status, code, field=None):
-        return ApiTest.assertError(self, r, status, code, field)
 
     def token_file(self, d, lines):
         path = os.path.join(d.tmp, "tokens")
