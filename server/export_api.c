@@ -78,35 +78,28 @@ static void csv_header(struct dynbuf *b)
     dynbuf_printf(b, ",samples\r\n");
 }
 
+/* The run's columns of a CSV line, each a path of up to three names into
+ * the run object, in the header's order. */
+static const char *const csv_run_paths[][3] = {
+    {"id"}, {"benchmark"}, {"status"}, {"host"},
+    {"device", "index"}, {"device", "uuid"}, {"device", "name"},
+    {"label"}, {"created_at"}, {"finished_at"},
+    {"meta", "driver", "nvidia_version"}, {"meta", "cuda", "runtime_version"},
+    {"meta", "synthetic"}, {"error", "code"},
+};
+
 static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
 {
-    const cJSON *dev = cJSON_GetObjectItem(run, "device");
-    const cJSON *meta = cJSON_GetObjectItem(run, "meta");
-    const char *fields[] = {"id", "benchmark", "status", "host"};
+    size_t n = sizeof(csv_run_paths) / sizeof(csv_run_paths[0]);
 
-    for (int i = 0; i < 4; i++) {
-        csv_value(b, cJSON_GetObjectItem(run, fields[i]));
-        dynbuf_add(b, ",", 1);
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *v = run;
+        for (int k = 0; k < 3 && csv_run_paths[i][k]; k++)
+            v = cJSON_GetObjectItem(v, csv_run_paths[i][k]);
+        csv_value(b, v);
+        if (i + 1 < n)
+            dynbuf_add(b, ",", 1);
     }
-    csv_value(b, cJSON_GetObjectItem(dev, "index"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(dev, "uuid"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(dev, "name"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(run, "label"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(run, "created_at"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(run, "finished_at"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(cJSON_GetObjectItem(meta, "driver"), "nvidia_version"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(cJSON_GetObjectItem(meta, "cuda"), "runtime_version"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(meta, "synthetic"));
-    dynbuf_add(b, ",", 1);
-    csv_value(b, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "error"), "code"));
 }
 
 /* One line per row of run; samples are ';'-joined in the last column. */

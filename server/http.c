@@ -8,6 +8,7 @@
 #include "log.h"
 #include "ratelimit.h"
 #include "router.h"
+#include "run_request.h"
 #include "timeutil.h"
 
 #include <arpa/inet.h>
@@ -128,34 +129,11 @@ int query_check(struct http_request *req, struct http_reply *rep,
 
 cJSON *body_json(struct http_request *req, struct http_reply *rep)
 {
-    const char *end = NULL;
-    cJSON *v;
+    struct gb_error err;
+    cJSON *v = request_json_parse(req->body, req->body_len, &err);
 
-    if (req->body == NULL || req->body_len == 0) {
-        reply_error(rep, 400, "malformed_json", "",
-                    "the request has no body; send a JSON object, e.g. "
-                    "curl -d '{\"benchmark\":\"smem_stride\"}'");
-        return NULL;
-    }
-    v = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, 0);
-    if (v == NULL) {
-        const char *at = cJSON_GetErrorPtr();
-        size_t off = at && at >= req->body && at <= req->body + req->body_len
-                         ? (size_t)(at - req->body) : 0;
-        reply_error(rep, 400, "malformed_json", "",
-                    "the body is not valid JSON (error at byte %zu)", off);
-        return NULL;
-    }
-    while (end && end < req->body + req->body_len &&
-           (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
-        end++;
-    if (end && end < req->body + req->body_len) {
-        reply_error(rep, 400, "malformed_json", "",
-                    "the body has text after its JSON value (at byte %zu)",
-                    (size_t)(end - req->body));
-        cJSON_Delete(v);
-        return NULL;
-    }
+    if (v == NULL)
+        reply_error(rep, 400, err.code, err.field, "%s", err.message);
     return v;
 }
 
@@ -387,6 +365,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
         return MHD_YES;
     }
     ret = send_reply(conn, &rep);
+    log_debug("%s %s %d", ctx->req.method, ctx->req.url, rep.status);
     reply_release(&rep);
     return ret;
 

@@ -28,30 +28,36 @@ static void list_benchmarks(int test_benchmarks, char *buf, size_t cap)
     }
 }
 
-static int parse_json(const char *body, size_t len, struct run_request *r,
-                      struct gb_error *err)
+cJSON *request_json_parse(const char *body, size_t len, struct gb_error *err)
 {
     const char *end = NULL;
+    cJSON *v;
 
-    if (body == NULL || len == 0)
-        return gb_error_set(err, "malformed_json", "",
-                            "the request has no body; send a JSON object, e.g. "
-                            "curl -d '{\"benchmark\":\"smem_stride\"}'");
-    r->body = cJSON_ParseWithLengthOpts(body, len, &end, 0);
-    if (r->body == NULL) {
+    if (body == NULL || len == 0) {
+        gb_error_set(err, "malformed_json", "",
+                     "the request has no body; send a JSON object, e.g. "
+                     "curl -d '{\"benchmark\":\"smem_stride\"}'");
+        return NULL;
+    }
+    v = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+    if (v == NULL) {
         const char *at = cJSON_GetErrorPtr();
         size_t off = at && at >= body && at <= body + len ? (size_t)(at - body) : 0;
-        return gb_error_set(err, "malformed_json", "",
-                            "the body is not valid JSON (error at byte %zu)", off);
+        gb_error_set(err, "malformed_json", "",
+                     "the body is not valid JSON (error at byte %zu)", off);
+        return NULL;
     }
     while (end && end < body + len &&
            (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
         end++;
-    if (end && end < body + len)
-        return gb_error_set(err, "malformed_json", "",
-                            "the body has text after its JSON value (at byte %zu)",
-                            (size_t)(end - body));
-    return 0;
+    if (end && end < body + len) {
+        gb_error_set(err, "malformed_json", "",
+                     "the body has text after its JSON value (at byte %zu)",
+                     (size_t)(end - body));
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
 }
 
 static int check_fields(const cJSON *body, struct gb_error *err)
@@ -145,7 +151,8 @@ int run_request_parse(const char *body, size_t len, int max_timeout_s,
                       struct gb_error *err)
 {
     memset(r, 0, sizeof(*r));
-    if (parse_json(body, len, r, err) != 0 || check_fields(r->body, err) != 0 ||
+    r->body = request_json_parse(body, len, err);
+    if (r->body == NULL || check_fields(r->body, err) != 0 ||
         check_benchmark(r, test_benchmarks, err) != 0)
         return -1;
     r->params = gb_params_resolve(r->bench, cJSON_GetObjectItem(r->body, "params"), err);

@@ -26,6 +26,11 @@ struct run_request {
     const cJSON *device;              /* borrowed from body; NULL if none */
 };
 
+/* A request body as one JSON value with nothing but whitespace after it
+ * (len bytes, need not be NUL-terminated): a NEW item the caller owns, or
+ * NULL with err set (malformed_json, the byte offset said). */
+cJSON *request_json_parse(const char *body, size_t len, struct gb_error *err);
+
 /* Parses body (len bytes, need not be NUL-terminated).  max_timeout_s is
  * the daemon's --run-timeout (the default and the bound of timeout_s);
  * test_benchmarks offers the test-only ones.  0, or -1 with err filled

@@ -41,12 +41,6 @@ struct wait_state {
     const char *pending;   /* the id being waited on now */
 };
 
-static int is_final(const char *status)
-{
-    return strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
-           strcmp(status, "cancelled") == 0;
-}
-
 static int run_still_waiting(void *arg)
 {
     struct wait_state *ws = arg;
@@ -54,7 +48,7 @@ static int run_still_waiting(void *arg)
 
     if (store_run_status(ws->app->store, ws->pending, status) != STORE_OK)
         return 0;
-    return !is_final(status);
+    return !store_status_final(status);
 }
 
 /* The answer for the runs of ws: one run, or a batch of them.  Returns 1
@@ -82,7 +76,7 @@ static int reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
                         "run %s could not be read back", ws->ids[i]);
             return 0;
         }
-        all_final &= is_final(cJSON_GetObjectItem(run, "status")->valuestring);
+        all_final &= store_status_final(cJSON_GetObjectItem(run, "status")->valuestring);
         if (arr)
             cJSON_AddItemToArray(arr, run);
         else
@@ -103,7 +97,7 @@ static void answer_or_wait(struct http_request *req, struct http_reply *rep,
 
         for (i = 0; i < ws->n; i++) {
             if (store_run_status(ws->app->store, ws->ids[i], status) != STORE_OK ||
-                !is_final(status))
+                !store_status_final(status))
                 break;
         }
         if (i == ws->n) {

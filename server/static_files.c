@@ -49,8 +49,7 @@ static int safe_name(const char *name)
 }
 
 /* Answers with the file at path, typed by name's extension. */
-static void send_path(struct http_request *req, struct http_reply *rep,
-                      const char *path, const char *name)
+static void send_path(struct http_reply *rep, const char *path, const char *name)
 {
     const char *type = content_type(name);
     char chunk[65536];
@@ -59,7 +58,6 @@ static void send_path(struct http_request *req, struct http_reply *rep,
     size_t n;
     char *body;
 
-    (void)req;
     f = type ? fopen(path, "rb") : NULL;
     if (f == NULL) {
         reply_error(rep, 404, "not_found", "", "no such file: %.60s", name);
@@ -95,7 +93,7 @@ static void send_file(struct http_request *req, struct http_reply *rep,
         return;
     }
     snprintf(path, sizeof(path), "%s/%s", req->app->opt->web, name);
-    send_path(req, rep, path, name);
+    send_path(rep, path, name);
 }
 
 void static_index(struct http_request *req, struct http_reply *rep)
@@ -110,7 +108,7 @@ void static_file(struct http_request *req, struct http_reply *rep)
 
 void static_chartjs(struct http_request *req, struct http_reply *rep)
 {
-    send_path(req, rep, req->app->opt->chartjs, "chart.js");
+    send_path(rep, req->app->opt->chartjs, "chart.js");
     if (rep->status == 404)
         reply_error(rep, 404, "not_found", "",
                     "Chart.js is not at %.200s: install Debian's libjs-chart.js "

@@ -70,6 +70,9 @@ struct run_filter {
     long long after_seq;
 };
 
+/* 1 for done, failed and cancelled: a run that will never change again. */
+int store_status_final(const char *status);
+
 /* Opens (creating if needed) and migrates the database at path.  On
  * failure returns STORE_ERROR with a sentence in errbuf. */
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap);

@@ -94,7 +94,5 @@ int store_put_results(struct conn *c, const char *id, const char *results,
 /* Queued runs of a device (or of the node, -1); the caller holds c's lock. */
 int store_count_queued(struct conn *c, int device_index, long *depth);
 
-/* 1 for done, failed and cancelled: a run that will never change again. */
-int store_status_final(const char *status);
 
 #endif

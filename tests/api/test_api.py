@@ -788,6 +788,16 @@ class CommandLineTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, args)
             self.assertTrue(r.stderr.strip())
 
+    def test_verbose_logs_each_request(self):
+        d = Daemon(args=["--verbose"]).start()
+        d.post("/predict", "{not json")
+        self.assertEqual(d.stop(), 0)
+        self.assertIn("debug POST /predict 400", d.read_log())
+        quiet = Daemon().start()
+        quiet.post("/predict", "{not json")
+        self.assertEqual(quiet.stop(), 0)
+        self.assertNotIn("POST /predict 400", quiet.read_log())
+
     def test_newer_database_is_refused(self):
         import sqlite3
         d = Daemon()

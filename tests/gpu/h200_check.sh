@@ -11,17 +11,7 @@
 # can read them, and runs the ctest GPU check (protocol, sticky error).
 # Writes at most 8 files to $OUT: the run JSON (result + meta), checks.json
 # and log.txt (everything printed).
-set -u
-worker=${1:-${WORKER:-build-gpu/bin/gpubench-worker}}
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$(mktemp -d)}
-mkdir -p "$out"
-exec > >(tee -a "$out/log.txt") 2>&1
-
-section() { printf '\n==== %s ====\n' "$*"; }
-run_json() {  # NAME PARAMS FILE
-  "$worker" run "$1" "$2" --json >"$out/$3" || echo "RUN FAILED: $1 $2 (rc $?)"
-}
+. "$(dirname "$0")/check_common.sh"
 
 section "card, as found ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
 uname -a

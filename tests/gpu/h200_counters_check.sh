@@ -12,16 +12,7 @@
 # unavailable path (no libcupti: auto still succeeds with null counters and
 # a reason; on fails, naming it).  Reads the card, changes nothing on it.
 # Writes at most 8 files to $OUT.
-set -u
-worker=${1:-${WORKER:-build-gpu/bin/gpubench-worker}}
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$(mktemp -d)}
-mkdir -p "$out"
-exec > >(tee -a "$out/log.txt") 2>&1
-section() { printf '\n==== %s ====\n' "$*"; }
-run_json() {  # NAME PARAMS FILE
-  "$worker" run "$1" "$2" --json >"$out/$3" || echo "RUN FAILED: $1 $2 (rc $?)"
-}
+. "$(dirname "$0")/check_common.sh"
 
 section "card and profiling permission, as found ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv || true
