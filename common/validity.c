@@ -82,6 +82,32 @@ static cJSON *add_reason(cJSON *reasons, const char *code, const char *message)
     return r;
 }
 
+static void add_bad_row(cJSON *bad, const cJSON *row, int i, const char *name, double value);
+
+/* The reason code, with number (named name) and the bad rows, when there
+ * are bad rows; message is printf'd with the count of bad rows, then
+ * number.  bad is consumed. */
+static void add_rows_reason(cJSON *reasons, cJSON *bad, const char *code,
+                            const char *message, const char *name, double number,
+                            double shown)
+{
+    char msg[200];
+    cJSON *r;
+
+    if (cJSON_GetArraySize(bad) == 0) {
+        cJSON_Delete(bad);
+        return;
+    }
+    snprintf(msg, sizeof(msg), message, cJSON_GetArraySize(bad), shown);
+    r = add_reason(reasons, code, msg);
+    if (r == NULL) {
+        cJSON_Delete(bad);
+        return;
+    }
+    cJSON_AddNumberToObject(r, name, number);
+    cJSON_AddItemToObject(r, "rows", bad);
+}
+
 /* {"row": i, KEY: value} for a reason's list of rows. */
 static cJSON *row_ref(const cJSON *row, int i)
 {
@@ -96,6 +122,17 @@ static cJSON *row_ref(const cJSON *row, int i)
         }
     }
     return ref;
+}
+
+/* Appends {"row": i, KEY: value, name: value} to the list of bad rows. */
+static void add_bad_row(cJSON *bad, const cJSON *row, int i, const char *name, double value)
+{
+    cJSON *ref = row_ref(row, i);
+
+    if (ref == NULL)
+        return;
+    cJSON_AddNumberToObject(ref, name, value);
+    cJSON_AddItemToArray(bad, ref);
 }
 
 static int has_name(const cJSON *names, const char *name)
@@ -207,9 +244,8 @@ static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons)
     int n = 0, i = 0, cap = cJSON_GetArraySize(rows);
     double *clocks = cap > 0 ? malloc(sizeof(double) * (size_t)cap) : NULL;
     double med;
-    cJSON *bad, *r;
+    cJSON *bad;
     const cJSON *row;
-    char msg[160];
 
     (void)watch;
     if (clocks == NULL)
@@ -226,32 +262,21 @@ static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons)
     qsort(clocks, (size_t)n, sizeof(double), cmp_double);
     med = quantile(clocks, n, 0.5);
     free(clocks);
-    bad = cJSON_CreateArray();
+    if ((bad = cJSON_CreateArray()) == NULL)
+        return;
     cJSON_ArrayForEach(row, rows) {
         const cJSON *c = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
         if (cJSON_IsNumber(c) && c->valuedouble > 0 &&
-            fabs(c->valuedouble - med) > GB_VALIDITY_CLOCK_TOLERANCE * med) {
-            cJSON *ref = row_ref(row, i);
-            cJSON_AddNumberToObject(ref, "sm_clock_mhz", c->valuedouble);
-            cJSON_AddItemToArray(bad, ref);
-        }
+            fabs(c->valuedouble - med) > GB_VALIDITY_CLOCK_TOLERANCE * med)
+            add_bad_row(bad, row, i, "sm_clock_mhz", c->valuedouble);
         i++;
     }
-    if (cJSON_GetArraySize(bad) == 0) {
-        cJSON_Delete(bad);
-        return;
-    }
-    snprintf(msg, sizeof(msg), "%d row(s) ran more than %.0f%% away from the run's "
-             "median SM clock of %.0f MHz", cJSON_GetArraySize(bad),
-             GB_VALIDITY_CLOCK_TOLERANCE * 100, med);
-    r = add_reason(reasons, "clock_unstable", msg);
-    if (r) {
-        cJSON_AddNumberToObject(r, "median_mhz", med);
-        cJSON_AddItemToObject(r, "rows", bad);
-    } else {
-        cJSON_Delete(bad);
-    }
+    add_rows_reason(reasons, bad, "clock_unstable",
+                    "%d row(s) ran more than 2%% "
+                    "away from the run's median SM clock of %.0f MHz",
+                    "median_mhz", med, med);
 }
+
 
 static double count_at(const cJSON *ecc, const char *when, const char *kind)
 {
@@ -310,9 +335,8 @@ static double *row_samples(const cJSON *row, int *n)
 /* noisy: a row's samples spread past the bound (see the top of the file). */
 static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons)
 {
-    cJSON *bad = cJSON_CreateArray(), *r;
+    cJSON *bad = cJSON_CreateArray();
     const cJSON *row;
-    char msg[200];
     int i = 0;
 
     (void)watch;
@@ -325,33 +349,19 @@ static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons)
         double s80 = samples ? gb_validity_spread80(samples, n) : -1;
 
         free(samples);
-        if (s80 > GB_VALIDITY_NOISY_SPREAD80) {
-            cJSON *ref = row_ref(row, i);
-            cJSON_AddNumberToObject(ref, "spread80", s80);
-            cJSON_AddItemToArray(bad, ref);
-        } else if (s80 < 0 && cJSON_IsNumber(spread) &&
-                   spread->valuedouble > GB_VALIDITY_NOISY_SPREAD) {
-            cJSON *ref = row_ref(row, i);
-            cJSON_AddNumberToObject(ref, "spread", spread->valuedouble);
-            cJSON_AddItemToArray(bad, ref);
-        }
+        if (s80 > GB_VALIDITY_NOISY_SPREAD80)
+            add_bad_row(bad, row, i, "spread80", s80);
+        else if (s80 < 0 && cJSON_IsNumber(spread) &&
+                 spread->valuedouble > GB_VALIDITY_NOISY_SPREAD)
+            add_bad_row(bad, row, i, "spread", spread->valuedouble);
         i++;
     }
-    if (cJSON_GetArraySize(bad) == 0) {
-        cJSON_Delete(bad);
-        return;
-    }
-    snprintf(msg, sizeof(msg), "%d row(s) too noisy: the middle 80%% of samples spread "
-             "over more than %.0f%% of the median", cJSON_GetArraySize(bad),
-             GB_VALIDITY_NOISY_SPREAD80 * 100);
-    r = add_reason(reasons, "noisy", msg);
-    if (r) {
-        cJSON_AddNumberToObject(r, "bound", GB_VALIDITY_NOISY_SPREAD80);
-        cJSON_AddItemToObject(r, "rows", bad);
-    } else {
-        cJSON_Delete(bad);
-    }
+    add_rows_reason(reasons, bad, "noisy",
+                    "%d row(s) too noisy: the middle 80%% of samples spread over "
+                    "more than %.0f%% of the median", "bound",
+                    GB_VALIDITY_NOISY_SPREAD80, GB_VALIDITY_NOISY_SPREAD80 * 100);
 }
+
 
 /* busy_start: the quiet wait ran out before the card was quiet. */
 static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reasons)

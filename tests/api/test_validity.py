@@ -7,26 +7,16 @@ import io
 import json
 import os
 import sys
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
 from test_api import ErrorAssertions  # noqa: E402
+from test_fleet import wait_for  # noqa: E402
 
 
 def codes(run):
     return [r["code"] for r in run["validity"]["reasons"]]
-
-
-def wait_for(pred, timeout=20, what="condition"):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = pred()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for " + what)
 
 
 class ValidityTest(ErrorAssertions, unittest.TestCase):
