@@ -25,8 +25,8 @@ static const char *const key_fields[] = {"stride", "variant", "pattern", NULL};
 static const char *const median_fields[] = {"median_ms", "ratio", "gbps",
                                             "share_of_ceiling",
                                             "bank_conflicts", "wavefronts",
-                                            "predicted_degree", NULL};
-enum { F_MEDIAN_MS, F_COUNT_MEDIAN = 7, F_MIN_MS = 7, F_MAX_MS = 8, F_COUNT = 9 };
+                                            "predicted_degree", "ratio_cycles", NULL};
+enum { F_MEDIAN_MS, F_COUNT_MEDIAN = 8, F_MIN_MS = 8, F_MAX_MS = 9, F_COUNT = 10 };
 
 struct values {
     double *v;
@@ -38,6 +38,7 @@ struct series {
     cJSON *out;                   /* the answer's series object */
     cJSON *runs;                  /* its "runs" array */
     int nruns;
+    int excluded_invalid;         /* runs left out for their verdict */
     struct values *acc[MAX_KEYS]; /* per key index: F_COUNT value lists */
 };
 
@@ -372,13 +373,20 @@ static void free_build(struct build *b)
     free(b);
 }
 
+/* A run whose verdict says it cannot be trusted (valid false); a run
+ * never judged (null) is treated as valid. */
+static int judged_invalid(const cJSON *run)
+{
+    return cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "valid"));
+}
+
 cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
-                     compare_rows_fn rows_of, void *ctx)
+                     int include_invalid, compare_rows_fn rows_of, void *ctx)
 {
     struct build *b = calloc(1, sizeof(*b));
     cJSON *out = cJSON_CreateObject(), *series, *keys;
     const char *key_field = NULL;
-    int order[MAX_KEYS];
+    int order[MAX_KEYS], excluded = 0;
     const cJSON *run;
 
     if (b == NULL || out == NULL) {
@@ -402,6 +410,12 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
         free(ckey);
         if (s == NULL || s->nruns >= latest)
             continue;
+        /* Left out, and counted, only where it would have been kept. */
+        if (!include_invalid && judged_invalid(run)) {
+            s->excluded_invalid++;
+            excluded++;
+            continue;
+        }
         /* Rows are read only for the runs a series keeps. */
         if (!cJSON_IsArray(rows)) {
             fetched = rows_of(ctx, or_empty(str_at(run, "id", NULL)));
@@ -425,8 +439,11 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
     keys = cJSON_AddArrayToObject(out, "keys");
     for (int i = 0; i < b->nkeys; i++)
         cJSON_AddItemToArray(keys, cJSON_Duplicate(b->keys[order[i]], 0));
+    cJSON_AddBoolToObject(out, "include_invalid", include_invalid);
+    cJSON_AddNumberToObject(out, "excluded_invalid", excluded);
     series = cJSON_AddArrayToObject(out, "series");
     for (int i = 0; i < b->ns; i++) {
+        cJSON_AddNumberToObject(b->s[i].out, "excluded_invalid", b->s[i].excluded_invalid);
         reduce(&b->s[i], b, order);
         cJSON_AddItemToArray(series, b->s[i].out);
         b->s[i].out = NULL;  /* the answer owns it now */

@@ -19,11 +19,14 @@ typedef cJSON *(*compare_rows_fn)(void *ctx, const char *id);
 
 /* Builds the GET /compare answer for benchmark from runs (run objects as
  * GET /runs/ID shows them, newest first; only "done" ones are used),
- * keeping at most latest runs a series.  A run without results.rows has
+ * keeping at most latest runs a series.  Unless include_invalid, a run
+ * whose validity.valid is false is left out (not taking a place among the
+ * latest) and counted in "excluded_invalid", per series and in all; a run
+ * not judged (null) is kept.  A run without results.rows has
  * them read through rows_of (when not NULL), only if its series keeps it.
  * Returns a NEW object the caller owns, or NULL when out of memory. */
 cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
-                     compare_rows_fn rows_of, void *ctx);
+                     int include_invalid, compare_rows_fn rows_of, void *ctx);
 
 /* The rows as compare_build and /metrics read them: each row's key and
  * measured fields only (no samples, no detail).  Stored with every run

@@ -31,7 +31,8 @@
 #define IMPORT_MAX_ERRORS 20
 
 static const char *const filter_args[] = {"benchmark", "device", "host", "status",
-                                          "label", "batch", "limit", "after_seq", NULL};
+                                          "label", "batch", "limit", "after_seq",
+                                          "valid", NULL};
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 
@@ -39,7 +40,11 @@ enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 static const char *const csv_row_fields[] = {
     "stride", "variant", "pattern", "predicted_degree", "median_ms", "min_ms",
     "max_ms", "spread", "ratio", "gbps", "share_of_ceiling", "verified",
-    "bank_conflicts", "wavefronts", NULL};
+    "bank_conflicts", "wavefronts",
+    /* what the worker watched (issue 13): ratios in clock cycles, clocks,
+     * and the median's 95% interval */
+    "ratio_cycles", "sm_clock_mhz_measured", "mem_clock_mhz", "ci_low_ms",
+    "ci_high_ms", NULL};
 
 static void csv_text(struct dynbuf *b, const char *s)
 {
@@ -72,7 +77,7 @@ static void csv_header(struct dynbuf *b)
 {
     dynbuf_printf(b, "run_id,benchmark,status,host,device_index,device_uuid,"
                      "device_name,label,created_at,finished_at,driver,cuda,"
-                     "synthetic,error_code,row");
+                     "synthetic,error_code,valid,validity_reasons,row");
     for (const char *const *f = csv_row_fields; *f; f++)
         dynbuf_printf(b, ",%s", *f);
     dynbuf_printf(b, ",samples\r\n");
@@ -85,8 +90,26 @@ static const char *const csv_run_paths[][3] = {
     {"device", "index"}, {"device", "uuid"}, {"device", "name"},
     {"label"}, {"created_at"}, {"finished_at"},
     {"meta", "driver", "nvidia_version"}, {"meta", "cuda", "runtime_version"},
-    {"meta", "synthetic"}, {"error", "code"},
+    {"meta", "synthetic"}, {"error", "code"}, {"validity", "valid"},
 };
+
+/* The verdict's reason codes, ';'-joined (validity_reasons). */
+static void csv_reason_codes(struct dynbuf *b, const cJSON *run)
+{
+    const cJSON *reasons = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "reasons");
+    const cJSON *r;
+    int first = 1;
+
+    cJSON_ArrayForEach(r, reasons) {
+        const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+        if (code == NULL)
+            continue;
+        if (!first)
+            dynbuf_add(b, ";", 1);
+        csv_text(b, code);
+        first = 0;
+    }
+}
 
 static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
 {
@@ -97,9 +120,9 @@ static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
         for (int k = 0; k < 3 && csv_run_paths[i][k]; k++)
             v = cJSON_GetObjectItem(v, csv_run_paths[i][k]);
         csv_value(b, v);
-        if (i + 1 < n)
-            dynbuf_add(b, ",", 1);
+        dynbuf_add(b, ",", 1);
     }
+    csv_reason_codes(b, run);
 }
 
 /* One line per row of run; samples are ';'-joined in the last column. */
@@ -156,6 +179,7 @@ struct export_stream {
     char cursor[40];
     int by_seq;
     long long after_seq;
+    int valid;             /* run_filter.valid */
     long remaining;
     int finished;
     struct dynbuf pending;
@@ -181,6 +205,7 @@ static int export_next_page(struct export_stream *x)
         .full = 1,
         .by_seq = x->by_seq,
         .after_seq = x->after_seq,
+        .valid = x->valid,
     };
     char next[40];
     cJSON *runs = NULL;
@@ -233,9 +258,10 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
                                          "status", "label", "batch"};
     const char *limit = query_get(req, "limit");
     const char *after = query_get(req, "after_seq");
+    struct run_filter valid = {0};  /* only its valid filter */
     struct export_stream *x;
 
-    if (query_check(req, rep, filter_args) != 0)
+    if (query_check(req, rep, filter_args) != 0 || runs_filter_valid(req, rep, &valid) != 0)
         return;
     x = calloc(1, sizeof(*x));
     if (x == NULL) {
@@ -244,6 +270,7 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     }
     x->store = req->app->store;
     x->format = format;
+    x->valid = valid.valid;
     x->remaining = 1L << 40;
     if (limit) {
         char *end;
@@ -380,7 +407,7 @@ static cJSON *rows_from_store(void *store, const char *id)
 void compare_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const args[] = {"benchmark", "device", "host", "label",
-                                       "latest", "runs", NULL};
+                                       "latest", "runs", "include_invalid", NULL};
     const char *bench = query_get(req, "benchmark");
     const char *latest_text = query_get(req, "latest");
     const char *ids = query_get(req, "runs");
@@ -389,8 +416,10 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                            .limit = COMPARE_SCAN};
     cJSON *runs = NULL, *out;
     long latest = 10;
+    int include_invalid;
 
-    if (query_check(req, rep, args) != 0)
+    if (query_check(req, rep, args) != 0 ||
+        query_bool(req, rep, "include_invalid", &include_invalid) != 0)
         return;
     if (bench == NULL || bench[0] == '\0') {
         reply_error(rep, 400, "missing_field", "benchmark",
@@ -429,7 +458,8 @@ void compare_get(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 500, "internal", "", "the runs could not be read");
         return;
     }
-    out = compare_build(bench, runs, (int)latest, rows_from_store, req->app->store);
+    out = compare_build(bench, runs, (int)latest, include_invalid == 1,
+                        rows_from_store, req->app->store);
     cJSON_Delete(runs);
     if (out == NULL) {
         reply_error(rep, 500, "internal", "", "out of memory");

@@ -127,6 +127,23 @@ int query_check(struct http_request *req, struct http_reply *rep,
     return -1;
 }
 
+int query_bool(struct http_request *req, struct http_reply *rep,
+               const char *name, int *out)
+{
+    const char *v = query_get(req, name);
+
+    *out = -1;
+    if (v == NULL)
+        return 0;
+    if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+        *out = v[0] == 't';
+        return 0;
+    }
+    reply_error(rep, 400, "out_of_bounds", name, "%s=%.20s: expected true or false",
+                name, v);
+    return -1;
+}
+
 cJSON *body_json(struct http_request *req, struct http_reply *rep)
 {
     struct gb_error err;

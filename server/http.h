@@ -81,6 +81,12 @@ const char *query_get(struct http_request *req, const char *name);
 int query_check(struct http_request *req, struct http_reply *rep,
                 const char *const *allowed);
 
+/* ?name=true|false: *out gets 1 or 0, or -1 when the argument is absent.
+ * Anything else answers 400 (out_of_bounds, naming the argument) and
+ * returns -1. */
+int query_bool(struct http_request *req, struct http_reply *rep,
+               const char *name, int *out);
+
 /* Parses the body as one JSON value with nothing but whitespace after it.
  * On failure answers 400 (malformed_json, the byte offset said) and
  * returns NULL.  The caller owns the result. */

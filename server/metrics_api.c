@@ -2,7 +2,8 @@
  * metrics_api.c - GET /metrics in the Prometheus text format (0.0.4), so a
  * lab's Prometheus can scrape every node: queue depth and worker state per
  * GPU, runs by status, and the latest result of each benchmark row on each
- * card as gauges (median time, ratio, GB/s, share of the copy ceiling).
+ * card as gauges (median time, ratio, GB/s, share of the copy ceiling),
+ * labelled with that run's verdict (valid="true", "false" or "unknown").
  *
  * Label values are escaped as the format asks (backslash, quote, newline).
  */
@@ -101,6 +102,7 @@ static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
     const cJSON *v = cJSON_GetObjectItem(row, field);
     const cJSON *key = cJSON_GetObjectItem(row, key_field);
     const cJSON *dev = cJSON_GetObjectItem(run, "device");
+    const cJSON *valid = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "valid");
     char keytext[64];
 
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || key == NULL)
@@ -119,6 +121,9 @@ static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
     label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "uuid")));
     dynbuf_add(b, "\",name=\"", 8);
     label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")));
+    /* The latest run's verdict, so a dashboard can hide or flag it. */
+    dynbuf_printf(b, "\",valid=\"%s", cJSON_IsTrue(valid) ? "true" :
+                  cJSON_IsFalse(valid) ? "false" : "unknown");
     dynbuf_add(b, "\",run=\"", 7);
     label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
     dynbuf_printf(b, "\"} %.9g\n", v->valuedouble);

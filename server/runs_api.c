@@ -259,6 +259,17 @@ done:
     run_request_free(&rr);
 }
 
+int runs_filter_valid(struct http_request *req, struct http_reply *rep,
+                      struct run_filter *f)
+{
+    int v;
+
+    if (query_bool(req, rep, "valid", &v) != 0)
+        return -1;
+    f->valid = v < 0 ? RUN_VALID_ANY : v ? RUN_VALID_TRUE : RUN_VALID_FALSE;
+    return 0;
+}
+
 /* Appends "name=value&" with value percent-encoded. */
 static void add_query(struct dynbuf *b, const char *name, const char *value)
 {
@@ -280,7 +291,8 @@ static void add_query(struct dynbuf *b, const char *name, const char *value)
 void runs_list(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"benchmark", "device", "host", "status",
-                                        "label", "batch", "limit", "cursor", NULL};
+                                        "label", "batch", "limit", "cursor",
+                                        "valid", NULL};
     static const char *const statuses[] = {"queued", "running", "done", "failed",
                                            "cancelled", NULL};
     struct run_filter f = {
@@ -299,7 +311,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     cJSON *runs = NULL, *body;
     struct dynbuf url;
 
-    if (query_check(req, rep, query) != 0)
+    if (query_check(req, rep, query) != 0 || runs_filter_valid(req, rep, &f) != 0)
         return;
     if (limit) {
         char *end;
@@ -343,6 +355,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
         add_query(&url, "status", f.status);
         add_query(&url, "label", f.label);
         add_query(&url, "batch", f.batch);
+        add_query(&url, "valid", query_get(req, "valid"));
         if (limit)
             add_query(&url, "limit", limit);
         add_query(&url, "cursor", next);

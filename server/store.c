@@ -22,6 +22,7 @@
 #include "migrate.h"
 #include "run_cache.h"
 #include "timeutil.h"
+#include "validity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,12 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
         cJSON_AddNullToObject(run, "seq");
     else
         cJSON_AddNumberToObject(run, "seq", (double)sqlite3_column_int64(st, C_SEQ));
+    /* The verdict (migrations/0004_validity.sql); a run not judged (not
+     * finished, or stored before verdicts) is unknown. */
+    if (store_col_text(st, C_VALIDITY))
+        cJSON_AddItemToObject(run, "validity", store_json_column(st, C_VALIDITY));
+    else
+        cJSON_AddNullToObject(cJSON_AddObjectToObject(run, "validity"), "valid");
     return run;
 }
 
@@ -302,10 +309,20 @@ int store_put_results(struct conn *c, const char *id, const char *results,
                        const char *meta)
 {
     cJSON *parsed = cJSON_Parse(results);
+    cJSON *parsed_meta = meta ? cJSON_Parse(meta) : NULL;
     cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
     cJSON *rows = cJSON_GetObjectItem(parsed, "rows");
-    char *slim = NULL, *digest = NULL;
-    int rc;
+    char *slim = NULL, *digest = NULL, *verdict = NULL;
+    int rc, flag;
+    cJSON *validity;
+
+    /* The verdict on the run, whoever made it (here, an import, a peer):
+     * judged from what it carries, never taken on trust. */
+    validity = gb_validity_judge(parsed, parsed_meta);
+    flag = gb_validity_flag(validity);
+    verdict = validity ? cJSON_PrintUnformatted(validity) : NULL;
+    cJSON_Delete(validity);
+    cJSON_Delete(parsed_meta);
 
     if (summary) {
         drop_samples(summary);
@@ -332,14 +349,19 @@ int store_put_results(struct conn *c, const char *id, const char *results,
                         id, NULL, NULL, NULL, NULL);
     free(slim);
     free(digest);
-    if (rc != STORE_OK)
-        return STORE_ERROR;
-    return store_exec(c,
-                      "UPDATE runs SET "
-                      "driver_version = json_extract(?2, '$.driver.nvidia_version'), "
-                      "cuda_version = json_extract(?2, '$.cuda.runtime_version') "
-                      "WHERE id = ?1",
-                      id, meta ? meta : "{}", NULL, NULL, NULL);
+    if (rc == STORE_OK && verdict == NULL)
+        rc = STORE_ERROR;  /* out of memory: a run is not stored unjudged */
+    if (rc == STORE_OK)
+        rc = store_exec(c,
+                        "UPDATE runs SET "
+                        "driver_version = json_extract(?2, '$.driver.nvidia_version'), "
+                        "cuda_version = json_extract(?2, '$.cuda.runtime_version'), "
+                        "validity = ?3, valid = CAST(?4 AS INTEGER) "
+                        "WHERE id = ?1",
+                        id, meta ? meta : "{}", verdict,
+                        flag < 0 ? NULL : flag ? "1" : "0", NULL);
+    free(verdict);
+    return rc;
 }
 
 int store_ping(struct store *s)

@@ -68,7 +68,13 @@ struct run_filter {
     int by_seq;              /* 1: only runs final after after_seq, in that
                               * order (a peer's pull); 0: newest first */
     long long after_seq;
+    int valid;               /* RUN_VALID_ANY, or only valid (and unknown)
+                              * runs, or only invalid ones */
 };
+
+/* run_filter.valid.  A run not judged (valid null) counts as valid, as the
+ * README says: RUN_VALID_TRUE keeps it, RUN_VALID_FALSE leaves it out. */
+enum { RUN_VALID_ANY = 0, RUN_VALID_TRUE = 1, RUN_VALID_FALSE = 2 };
 
 /* 1 for done, failed and cancelled: a run that will never change again. */
 int store_status_final(const char *status);

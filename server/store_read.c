@@ -23,7 +23,7 @@
 enum {
     L_BENCH = 1, L_UUID = 2, L_NAME = 4, L_HOST = 8, L_STATUS = 16,
     L_LABEL = 32, L_BATCH = 64, L_CURSOR = 128, L_SEQ = 256, L_FULL = 512,
-    L_VARIANTS = 1024
+    L_VALID = 1024, L_INVALID = 2048, L_VARIANTS = 4096
 };
 
 static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -155,6 +155,8 @@ static const char *list_sql_for(unsigned bits)
         {L_STATUS, " AND r.status = ?4"}, {L_LABEL, " AND r.label = ?5"},
         {L_BATCH, " AND r.batch_id = ?6"}, {L_CURSOR, " AND r.id < ?7"},
         {L_SEQ, " AND r.final_seq > ?8"},
+        /* Valid or not judged (null) / judged invalid: runs_by_valid. */
+        {L_VALID, " AND r.valid IS NOT 0"}, {L_INVALID, " AND r.valid = 0"},
     };
     struct dynbuf b;
 
@@ -261,6 +263,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     bits |= given(f->cursor) && !f->by_seq ? L_CURSOR : 0;
     bits |= f->by_seq ? L_SEQ : 0;
     bits |= f->full ? L_FULL : 0;
+    bits |= f->valid == RUN_VALID_TRUE ? L_VALID : f->valid == RUN_VALID_FALSE ? L_INVALID : 0;
     sql = list_sql_for(bits);
     *out = NULL;
     next_cursor[0] = '\0';
@@ -322,7 +325,7 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
      * these and reads the rows (store_run_rows) of the few it keeps. */
     static const char sql[] =
         "SELECT r.id, r.host, r.device_uuid, r.device_name, r.params, "
-        "       r.driver_version, r.cuda_version "
+        "       r.driver_version, r.cuda_version, r.valid "
         "FROM runs r WHERE r.benchmark = ?1 AND r.status = 'done' "
         "AND (?2 IS NULL OR r.host = ?2) "
         "AND (?3 IS NULL OR r.device_uuid = ?3 OR r.device_name = ?3) "
@@ -364,6 +367,12 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
         if (store_col_text(st, 6))
             cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "cuda"),
                                     "runtime_version", store_col_text(st, 6));
+        /* Only the verdict's valid: compare.c leaves invalid runs out. */
+        if (sqlite3_column_type(st, 7) == SQLITE_NULL)
+            cJSON_AddNullToObject(cJSON_AddObjectToObject(run, "validity"), "valid");
+        else
+            cJSON_AddBoolToObject(cJSON_AddObjectToObject(run, "validity"), "valid",
+                                  sqlite3_column_int(st, 7));
     }
     if (step != SQLITE_DONE)
         goto done;

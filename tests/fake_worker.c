@@ -12,7 +12,21 @@
  *                               to behave: normal, crash (dies mid-run),
  *                               hang (never answers), fault (a CUDA-style
  *                               error, then exit), garbage (prints junk,
- *                               then answers)
+ *                               then answers); or what the watch of the
+ *                               card reports (meta.watch and the rows'
+ *                               clocks, as the issue 13 contract has them):
+ *                               normal is an idle card; contended (another
+ *                               process seen), throttled (sw_power_cap),
+ *                               noisy (half the samples 48% slower),
+ *                               busy_start (the quiet wait timed out on a
+ *                               busy card), clock_unstable (the first row
+ *                               4% under the others' clock), ecc_errors
+ *                               (one corrected error), skewed (an idle card
+ *                               whose baseline row ran at 1943 MHz and the
+ *                               rest at 1979: the time ratio is 1.8% under
+ *                               the cycle ratio), nowatch (a worker from
+ *                               before the watch: no meta.watch, no new
+ *                               row fields)
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
  */
@@ -119,25 +133,159 @@ static cJSON *make_rows(const char *bench, const cJSON *params)
     return rows;
 }
 
-/* Fills the fields the real worker reports, from the synthetic time. */
-static void finish_rows(cJSON *rows, int samples)
+#define FAKE_SM_MHZ 1980.0
+#define FAKE_MEM_MHZ 3201.0
+
+static int is_mode(const char *mode, const char *name)
 {
-    double base = 0;
+    return strcmp(mode, name) == 0;
+}
+
+/* The SM clock the watch reports for row i in mode. */
+static double row_clock(const char *mode, int i)
+{
+    if (is_mode(mode, "skewed"))
+        return i == 0 ? 1943.0 : 1979.0;
+    if (is_mode(mode, "clock_unstable"))
+        return i == 0 ? 0.96 * FAKE_SM_MHZ : FAKE_SM_MHZ;
+    return FAKE_SM_MHZ;
+}
+
+static int cmp_ms(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The row fields of the watch (the contract's result.rows[i]). */
+static void add_watch_fields(cJSON *row, const char *mode, int row_index, double clock,
+                             double median, int samples)
+{
+    cJSON *reasons = cJSON_AddArrayToObject(row, "throttle_reasons");
+
+    cJSON_AddNumberToObject(row, "sm_clock_mhz_measured", clock);
+    cJSON_AddNumberToObject(row, "mem_clock_mhz", FAKE_MEM_MHZ);
+    cJSON_AddItemToArray(reasons, cJSON_CreateString("gpu_idle"));
+    if (is_mode(mode, "throttled") && row_index > 0)
+        cJSON_AddItemToArray(reasons, cJSON_CreateString("sw_power_cap"));
+    cJSON_AddNumberToObject(row, "ci_low_ms", median * 0.999);
+    cJSON_AddNumberToObject(row, "ci_high_ms", median * 1.001);
+    cJSON_AddNumberToObject(row, "sample_count", samples);
+}
+
+/* Fills the fields the real worker reports, from the synthetic time: a
+ * fixed number of cycles, so a row's time is its cycles over its clock. */
+static void finish_rows(cJSON *rows, int samples, const char *mode)
+{
+    int watched = !is_mode(mode, "nowatch");
+    double base = 0, base_cycles = 0;
+    double *sorted = malloc(sizeof(double) * (size_t)(samples > 0 ? samples : 1));
     cJSON *row;
+    int r = 0;
 
     cJSON_ArrayForEach(row, rows) {
-        double ms = cJSON_GetObjectItem(row, "synthetic_ms")->valuedouble;
+        double clock = row_clock(mode, r);
+        double ms = cJSON_GetObjectItem(row, "synthetic_ms")->valuedouble * FAKE_SM_MHZ / clock;
+        const cJSON *degree = cJSON_GetObjectItem(row, "predicted_degree");
         cJSON *list = cJSON_AddArrayToObject(row, "samples");
-        if (base == 0)
-            base = ms;
-        for (int i = 0; i < samples; i++)
-            cJSON_AddItemToArray(list, cJSON_CreateNumber(ms));
-        cJSON_AddNumberToObject(row, "median_ms", ms);
-        cJSON_AddNumberToObject(row, "min_ms", ms);
-        cJSON_AddNumberToObject(row, "max_ms", ms);
-        cJSON_AddNumberToObject(row, "ratio", ms / base);
+        double med, lo, hi;
+
+        for (int i = 0; i < samples; i++) {
+            /* noisy: every other sample stretched, as by another
+             * process's kernels (issue 13: 31.8 -> 47.2 ms) */
+            sorted[i] = is_mode(mode, "noisy") && i % 2 ? ms * 1.48 : ms;
+            cJSON_AddItemToArray(list, cJSON_CreateNumber(sorted[i]));
+        }
+        qsort(sorted, (size_t)samples, sizeof(double), cmp_ms);
+        med = samples % 2 ? sorted[samples / 2]
+                          : (sorted[samples / 2 - 1] + sorted[samples / 2]) / 2;
+        lo = sorted[0];
+        hi = sorted[samples - 1];
+        if (base == 0) {
+            base = med;
+            base_cycles = med * clock;
+        }
+        cJSON_AddNumberToObject(row, "median_ms", med);
+        cJSON_AddNumberToObject(row, "min_ms", lo);
+        cJSON_AddNumberToObject(row, "max_ms", hi);
+        cJSON_AddNumberToObject(row, "ratio", med / base);
+        if (watched) {
+            cJSON_AddNumberToObject(row, "spread", (hi - lo) / med);
+            add_watch_fields(row, mode, r, clock, med, samples);
+            if (cJSON_IsNumber(degree)) {
+                double cycles = med * clock / base_cycles;
+                cJSON_AddNumberToObject(row, "ratio_to_predicted", med / base / degree->valuedouble);
+                cJSON_AddNumberToObject(row, "ratio_cycles", cycles);
+                cJSON_AddNumberToObject(row, "ratio_cycles_to_predicted", cycles / degree->valuedouble);
+            }
+        }
         cJSON_DeleteItemFromObject(row, "synthetic_ms");
+        r++;
     }
+    free(sorted);
+}
+
+static cJSON *process(int pid, const char *name)
+{
+    cJSON *p = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(p, "pid", pid);
+    cJSON_AddStringToObject(p, "name", name);
+    return p;
+}
+
+static cJSON *min_max(double lo, double hi)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(o, "min", lo);
+    cJSON_AddNumberToObject(o, "max", hi);
+    return o;
+}
+
+static cJSON *ecc_counts(double corrected)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(o, "corrected", corrected);
+    cJSON_AddNumberToObject(o, "uncorrected", 0);
+    return o;
+}
+
+/* meta.watch as the contract has it, for what mode pretends to see. */
+static cJSON *watch_json(const char *mode)
+{
+    int busy = is_mode(mode, "busy_start");
+    int shared = busy || is_mode(mode, "contended");
+    cJSON *w = cJSON_CreateObject();
+    cJSON *quiet = cJSON_AddObjectToObject(w, "quiet");
+    cJSON *found = cJSON_AddArrayToObject(quiet, "found");
+    cJSON *seen, *reasons, *ecc, *replay;
+
+    cJSON_AddBoolToObject(w, "available", 1);
+    cJSON_AddStringToObject(quiet, "mode", busy ? "wait" : shared ? "check" : "wait");
+    cJSON_AddNumberToObject(quiet, "waited_s", busy ? 30.0 : 0.0);
+    cJSON_AddBoolToObject(quiet, "timed_out", busy);
+    if (shared)
+        cJSON_AddItemToArray(found, process(4242, "python3"));
+    cJSON_AddNumberToObject(quiet, "utilization_max_percent", shared ? 87 : 0);
+    seen = cJSON_AddArrayToObject(w, "processes_seen");
+    if (shared)
+        cJSON_AddItemToArray(seen, process(4242, "python3"));
+    reasons = cJSON_AddArrayToObject(w, "throttle_reasons");
+    cJSON_AddItemToArray(reasons, cJSON_CreateString("gpu_idle"));
+    if (is_mode(mode, "throttled"))
+        cJSON_AddItemToArray(reasons, cJSON_CreateString("sw_power_cap"));
+    cJSON_AddItemToObject(w, "power_w", min_max(120.5, is_mode(mode, "throttled") ? 700 : 410));
+    cJSON_AddItemToObject(w, "temperature_c", min_max(41, 55));
+    ecc = cJSON_AddObjectToObject(w, "ecc_volatile");
+    cJSON_AddItemToObject(ecc, "before", ecc_counts(0));
+    cJSON_AddItemToObject(ecc, "after", ecc_counts(is_mode(mode, "ecc_errors") ? 1 : 0));
+    replay = cJSON_AddObjectToObject(w, "pcie_replay");
+    cJSON_AddNumberToObject(replay, "before", 0);
+    cJSON_AddNumberToObject(replay, "after", 0);
+    return w;
 }
 
 static int run_job(const cJSON *job, int device)
@@ -204,7 +352,7 @@ static int run_job(const cJSON *job, int device)
         cJSON_Delete(params);
         return -1;
     }
-    finish_rows(rows, cJSON_GetObjectItem(params, "samples")->valueint);
+    finish_rows(rows, cJSON_GetObjectItem(params, "samples")->valueint, mode);
     cJSON_AddStringToObject(out, "event", "result");
     result = cJSON_AddObjectToObject(out, "result");
     cJSON_AddItemToObject(result, "rows", rows);
@@ -213,6 +361,8 @@ static int run_job(const cJSON *job, int device)
     cJSON_AddBoolToObject(meta, "synthetic", 1);
     cJSON_AddStringToObject(meta, "worker", "fake_worker (test double)");
     cJSON_AddItemToObject(meta, "device", device_json(device));
+    if (!is_mode(mode, "nowatch"))
+        cJSON_AddItemToObject(meta, "watch", watch_json(mode));
     print_line(out);
     cJSON_Delete(params);
     return 0;

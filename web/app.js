@@ -147,6 +147,26 @@ function statusBadge(status) {
   return el("span", { class: "badge status-" + status }, status);
 }
 
+// The run's verdict (issue 13): valid, invalid with its reason codes, or
+// unknown (a run the worker did not watch: treated as valid).  Words first,
+// the colour only helps; the reasons' sentences are in the title.
+function validityOf(run) {
+  const v = (run && run.validity) || {};
+  const reasons = Array.isArray(v.reasons) ? v.reasons : [];
+  const state = v.valid === true ? "valid" : v.valid === false ? "invalid" : "unknown";
+  return { state, reasons, note: v.note };
+}
+
+function validityBadge(run) {
+  const { state, reasons, note } = validityOf(run);
+  const codes = reasons.map((r) => r.code);
+  const text = state === "invalid" ? "invalid: " + codes.join(", ") : state;
+  const title = state === "invalid" ? reasons.map((r) => r.message).join("\n")
+    : state === "valid" ? "the card was watched and nothing disturbed the run"
+    : note || "not watched (a run from before the watch, or an import): treated as valid";
+  return el("span", { class: "badge validity validity-" + state, title, dataset: { validity: state, codes: codes.join(",") } }, text);
+}
+
 function qs(obj) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(obj)) if (v !== undefined && v !== null && v !== "") q.set(k, v);
@@ -261,7 +281,7 @@ function render(moveFocus) {
 
 // ---------------------------------------------------------------- runs list
 
-const RUN_FILTERS = ["benchmark", "device", "host", "status", "label", "batch"];
+const RUN_FILTERS = ["benchmark", "device", "host", "status", "valid", "label", "batch"];
 
 async function fillBenchmarkSelect(select, withAny) {
   const list = await benchmarks();
@@ -296,7 +316,7 @@ async function showRuns(q) {
     page = await api("/runs" + qs({ ...filters, limit, cursor }));
   } catch (e) {
     if (!current(gen)) return;
-    body.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, errorBox(e))));
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 8 }, errorBox(e))));
     ready();
     return;
   }
@@ -304,7 +324,7 @@ async function showRuns(q) {
   body.replaceChildren(...page.runs.map(runRow));
   if (!page.runs.length) {
     const any = RUN_FILTERS.some((k) => filters[k]);
-    body.append(el("tr", {}, el("td", { colspan: 7, class: "note" },
+    body.append(el("tr", {}, el("td", { colspan: 8, class: "note" },
       any ? "No run matches these filters." : "No runs yet. ", any ? "" : el("a", { class: "nav", href: "?view=post" }, "Post the first one."))));
   }
   const older = $("#runs-older");
@@ -330,6 +350,7 @@ function runRow(r) {
     el("td", { title: r.device && r.device.uuid }, card),
     el("td", {}, r.host || "–"),
     el("td", {}, statusBadge(r.status), r.status === "failed" && r.error ? el("span", { class: "why" }, " " + r.error.code) : null),
+    el("td", {}, r.status === "done" ? validityBadge(r) : "–"),
     el("td", {}, r.label || ""),
     el("td", {}, el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(r.id), "aria-label": "run " + r.id }, r.id.slice(0, 8) + "…" + r.id.slice(-4))));
 }
@@ -353,11 +374,16 @@ function applyFilters() {
 // The rows table's columns: field, header (with unit), how to show a value.
 const ROW_COLUMNS = [
   ["predicted_degree", "Predicted degree", (v) => (v === null ? "–" : num(v))],
+  ["ratio_cycles", "Cycle ratio (× baseline cycles)", (v) => (isNum(v) ? num(v, 3) + "×" : "–")],
   ["ratio", "Measured ratio (× baseline)", (v) => (isNum(v) ? num(v, 3) + "×" : "–")],
   ["median_ms", "Median (ms)", (v) => num(v, 4)],
   ["min_ms", "Min (ms)", (v) => num(v, 4)],
   ["max_ms", "Max (ms)", (v) => num(v, 4)],
   ["spread", "Spread (max−min)/median", (v) => pct(v, 2)],
+  ["ci_low_ms", "Median's 95% CI low (ms)", (v) => num(v, 4)],
+  ["ci_high_ms", "Median's 95% CI high (ms)", (v) => num(v, 4)],
+  ["sm_clock_mhz_measured", "SM clock (MHz)", (v) => num(v, 4)],
+  ["mem_clock_mhz", "Memory clock (MHz)", (v) => num(v, 4)],
   ["gbps", "GB/s", (v) => num(v, 4)],
   ["share_of_ceiling", "Share of copy ceiling", (v) => pct(v, 3)],
   ["verified", "Output verified", (v) => (v === true ? "yes" : v === false ? "NO" : "–")],
@@ -370,8 +396,8 @@ const ROW_COLUMNS = [
 
 // What a row's ratio is measured against, per benchmark (units in headers).
 const RATIO_HEADER = {
-  smem_stride: "Measured ratio (× stride-1 time)",
-  smem_pattern: "Measured ratio (× stride-1 time)",
+  smem_stride: "Time ratio (× stride-1 time)",
+  smem_pattern: "Time ratio (× stride-1 time)",
   transpose: "Time ratio (× copy time)",
 };
 
@@ -422,8 +448,7 @@ function runChart(run) {
   const summary = run.results.summary || {};
   const dev = (run.device && run.device.name) || "this card";
   if (run.benchmark === "smem_stride" && rows.some((r) => isNum(r.ratio))) {
-    return chartFigure(`Measured time ratio to stride 1 and the predicted conflict degree, per stride, on ${dev}`,
-      (c) => GBCharts.stride(c, rows));
+    return strideFigure(rows, dev);
   }
   if (rows.some((r) => isNum(r.gbps))) {
     const ceil = summary.ceiling || {};
@@ -444,6 +469,41 @@ function runChart(run) {
       (c) => GBCharts.bars(c, keys, [{ label: "median (ms)", data: rows.map((r) => r.median_ms) }], "median time (ms)"));
   }
   return null;
+}
+
+// smem_stride: the ratio in clock cycles (time x measured SM clock, so a
+// clock that moved between rows does not pass for a conflict) by default,
+// with the plain time ratio one click away; runs without cycles show time.
+const STRIDE_MEASURES = {
+  cycles: ["ratio_cycles", "Cycle ratio", "cycles (time × SM clock) ÷ stride-1 cycles"],
+  time: ["ratio", "Time ratio", "time ÷ stride-1 time"],
+};
+
+function strideFigure(rows, dev) {
+  const measures = Object.keys(STRIDE_MEASURES).filter((m) => rows.some((r) => isNum(r[STRIDE_MEASURES[m][0]])));
+  const caption = (m) => `Measured ${STRIDE_MEASURES[m][2]} (median) and the predicted conflict degree, per stride, on ${dev}`;
+  let measure = measures[0];
+  let canvas = null;
+  const draw = (c) => { canvas = c || canvas; GBCharts.stride(canvas, rows, STRIDE_MEASURES[measure][0], STRIDE_MEASURES[measure][2]); };
+  const f = chartFigure(caption(measure), draw);
+  f.fig.dataset.measure = measure;
+  if (measures.length > 1) {
+    const buttons = measures.map((m) => el("button", {
+      type: "button", class: "small", "aria-pressed": String(m === measure), dataset: { measure: m },
+      onclick: () => {
+        if (m === measure) return;
+        measure = m;
+        f.fig.dataset.measure = m;
+        for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.measure === m));
+        $("figcaption", f.fig).textContent = caption(m);
+        canvas.setAttribute("aria-label", caption(m) + ". The table below has the same numbers.");
+        GBCharts.destroyAll();
+        chartOrNote(f.fig, () => draw());
+      },
+    }, STRIDE_MEASURES[m][1]));
+    f.fig.prepend(el("div", { class: "measure-toggle", role: "group", "aria-label": "Chart the ratio in" }, "Chart: ", buttons));
+  }
+  return f;
 }
 
 async function showRun(q) {
@@ -484,6 +544,7 @@ function renderRun(box, run) {
     el("h1", { tabindex: -1, id: "run-title" }, run.benchmark, el("span", { class: "sub" }, " on " + card + (run.host ? " · " + run.host : ""))),
     runStatus(run),
   ];
+  if (run.status === "done") parts.push(validityPanel(run));
   const warnings = [];
   if (meta.synthetic || summary.synthetic) warnings.push(el("p", { class: "warn synthetic", role: "note" }, el("strong", {}, "Synthetic: "), "these numbers were made up by the worker's test double. Nothing here was measured on a GPU."));
   if (meta.clock_dropped === true) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Clock dropped: "), "the SM clock fell during the measurement (see the card's state below); times may be inflated."));
@@ -506,6 +567,17 @@ function renderRun(box, run) {
 
   box.replaceChildren(el("div", { class: "run-grid" }, el("div", { class: "run-main" }, parts, results), metaPanel(run)));
   if (fig) fig.draw();
+}
+
+// The verdict with each reason's sentence: what makes this run trustworthy
+// or not.
+function validityPanel(run) {
+  const { state, reasons } = validityOf(run);
+  const box = el("div", { id: "run-validity", class: "validity-panel validity-" + state, role: state === "invalid" ? "note" : undefined },
+    el("strong", {}, "Validity: "), validityBadge(run));
+  if (state === "invalid") box.append(el("ul", {}, reasons.map((r) => el("li", { dataset: { code: r.code } }, el("strong", {}, r.code), ": " + r.message))));
+  else if (state === "unknown") box.append(" ", el("span", { class: "note" }, "this run was not watched (made before the watch, or imported); it counts as valid."));
+  return box;
 }
 
 // Status line: queued with position, running with progress, or how it ended.
@@ -690,6 +762,8 @@ async function showCompare(q) {
   const value = (s, k, f) => { const r = s.rows.find((x) => x.key === k); return r && isNum(r[f]) ? r[f] : null; };
   const parts = [];
   if (data.series.some((s) => s.synthetic)) parts.push(el("p", { class: "warn synthetic", role: "note" }, el("strong", {}, "Synthetic: "), "some of these runs come from the worker's test double; their numbers were not measured."));
+  if (data.excluded_invalid > 0) parts.push(el("p", { class: "note", id: "compare-excluded" }, `${data.excluded_invalid} invalid run(s) left out (contended, throttled, noisy…). `,
+    el("a", { class: "nav", href: "?" + new URLSearchParams({ ...Object.fromEntries(q), include_invalid: "true" }) }, "Include them")));
   if (new Set(data.series.map((s) => s.comparability_key)).size > 1) parts.push(el("p", { class: "note" }, "The series were run with different parameters (see the table of series); compare with care."));
 
   let fig = null;
@@ -749,14 +823,15 @@ function seriesTable(series) {
     el("td", { title: s.card.uuid }, s.card.name || "–"), el("td", {}, s.card.host || "–"),
     el("td", {}, s.driver || "–"), el("td", {}, s.cuda || "–"),
     el("td", { class: "mono small" }, Object.entries(s.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ")),
-    el("td", {}, s.runs.map((id, j) => [j ? ", " : "", el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, id.slice(-6))]))));
+    el("td", {}, s.runs.map((id, j) => [j ? ", " : "", el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, id.slice(-6))]),
+      s.excluded_invalid ? el("span", { class: "why" }, ` (${s.excluded_invalid} invalid left out)`) : null)));
   return el("div", { class: "table-wrap" }, el("table", { class: "series" }, el("caption", {}, "The series: which card, software and runs each one is"), el("thead", {}, head), el("tbody", {}, body)));
 }
 
 // GET /compare: one series per card (and per comparable parameter set),
 // rows aligned by key.
 async function compareData(bench, q) {
-  const params = { benchmark: bench, host: q.get("host"), device: q.get("device"), label: q.get("label"), latest: q.get("latest"), runs: q.get("runs") };
+  const params = { benchmark: bench, host: q.get("host"), device: q.get("device"), label: q.get("label"), latest: q.get("latest"), runs: q.get("runs"), include_invalid: q.get("include_invalid") };
   const d = await api("/compare" + qs(params));
   for (const s of d.series) for (const r of s.rows) if (!("key" in r) && d.key in r) r.key = r[d.key];
   return d;

@@ -148,12 +148,16 @@ const GBCharts = (() => {
     return typeof v === "number" ? Number(v.toPrecision(digits || 3)).toLocaleString("en-US") : "–";
   }
 
-  // smem_stride: measured time ratio against stride with the predicted
+  // smem_stride: a measured ratio against stride with the predicted
   // conflict degree as a second series, both on one log2 axis, so that
   // "measured follows predicted" reads as two lines lying on each other.
-  function stride(canvas, rows) {
+  // field is the row's ratio charted ("ratio_cycles" or "ratio", the time
+  // ratio), what says in words what it divides.
+  function stride(canvas, rows, field, what) {
+    field = field || "ratio";
+    what = what || "time ÷ stride-1 time";
     const keys = rows.map((r) => String(r.stride));
-    const ratios = rows.map((r) => (typeof r.ratio === "number" ? r.ratio : null));
+    const ratios = rows.map((r) => (typeof r[field] === "number" ? r[field] : null));
     const degrees = rows.map((r) => (typeof r.predicted_degree === "number" ? r.predicted_degree : null));
     return make(canvas, {
       type: "line",
@@ -161,7 +165,7 @@ const GBCharts = (() => {
         labels: keys,
         datasets: [
           {
-            label: "measured: time ÷ stride-1 time (median)",
+            label: "measured: " + what + " (median)",
             data: ratios,
             borderColor: OKABE_ITO[0],
             backgroundColor: OKABE_ITO[0],
@@ -201,7 +205,7 @@ const GBCharts = (() => {
               label: (item) => {
                 const r = rows[item.dataIndex];
                 if (item.datasetIndex === 1) return "predicted degree " + fmt(r.predicted_degree);
-                return "measured " + fmt(r.ratio) + "× (median " + fmt(r.median_ms, 4) + " ms)";
+                return "measured " + fmt(r[field]) + "× (median " + fmt(r.median_ms, 4) + " ms)";
               },
             },
           },

@@ -321,6 +321,70 @@ def test_no_chartjs(d, b):
     assert_clean(b, allowed=("/vendor/chart.js", "404"))
 
 
+CHART_DATA = "Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets[0].data"
+
+
+def test_validity(d, b):
+    """The validity badge (list and run), the valid filter, and the stride
+    chart in clock cycles by default with the time ratio one click away."""
+    ids = {}
+    for mode in ("skewed", "contended", "nowatch"):
+        d.set_mode(mode)
+        ids[mode] = post_run(d, {"benchmark": "smem_stride", "device": 0, "label": "val",
+                                 "params": {"strides": [1, 2, 32, 33]}})["id"]
+    d.set_mode("normal")
+
+    print("runs list: a badge a run")
+    open_page(b, d, "?label=val", "runs with badges")
+    badges = b.eval("Object.fromEntries(Array.from(document.querySelectorAll('#runs tbody tr')).map(tr => "
+                    "[tr.dataset.id, [tr.querySelector('.validity').dataset.validity, tr.querySelector('.validity').textContent]]))")
+    check(badges[ids["skewed"]] == ["valid", "valid"], "skewed run badge: %s" % badges[ids["skewed"]])
+    check(badges[ids["contended"]] == ["invalid", "invalid: contended"], "contended badge: %s" % badges[ids["contended"]])
+    check(badges[ids["nowatch"]] == ["unknown", "unknown"], "unwatched badge: %s" % badges[ids["nowatch"]])
+    shot(b, "runs-validity")
+
+    print("runs list: the valid filter")
+    open_page(b, d, "?label=val&valid=false", "invalid runs only")
+    shown = b.eval("Array.from(document.querySelectorAll('#runs tbody tr')).map(tr => tr.dataset.id)")
+    check(shown == [ids["contended"]], "valid=false list: %s" % shown)
+    check(b.eval("document.querySelector('#filters [name=valid]').value") == "false", "valid filter not restored from URL")
+    check("valid=false" in b.eval("document.getElementById('dl-runs-csv').getAttribute('href')"), "CSV link lacks valid=false")
+    b.eval("const s = document.querySelector('#filters [name=valid]'); s.value = 'true'; "
+           "s.dispatchEvent(new Event('change', {bubbles: true}))")
+    b.wait_for("location.search.includes('valid=true') && " + READY, what="the list after choosing valid")
+    shown = b.eval("Array.from(document.querySelectorAll('#runs tbody tr')).map(tr => tr.dataset.id)")
+    check(sorted(shown) == sorted([ids["skewed"], ids["nowatch"]]), "valid=true list: %s" % shown)
+
+    print("run page: the reasons of an invalid run")
+    open_page(b, d, "?run=" + ids["contended"], "contended run")
+    check(b.eval("document.querySelector('#run-validity .validity').dataset.validity") == "invalid", "no invalid badge on the run")
+    reason = b.eval("document.querySelector('#run-validity li[data-code=contended]').textContent")
+    check("4242" in reason and "python3" in reason, "contended reason: %r" % reason)
+    shot(b, "run-contended")
+
+    print("run page: the chart in cycles, time one click away")
+    run = d.get("/runs/" + ids["skewed"]).json()
+    rows = run["results"]["rows"]
+    open_page(b, d, "?run=" + ids["skewed"], "skewed run")
+    assert_chart(b, "skewed run")
+    check(b.eval("document.querySelector('figure.chart').dataset.measure") == "cycles", "chart not in cycles by default")
+    check(b.eval(CHART_DATA) == [r["ratio_cycles"] for r in rows], "charted %s, not ratio_cycles" % b.eval(CHART_DATA))
+    check("cycles" in b.eval("document.querySelector('figure.chart figcaption').textContent"), "caption does not say cycles")
+    assert_rows_match(b, rows, "stride")
+    table = b.eval(TABLE_ROWS)
+    check([float(t["ratio_cycles"]) for t in table] == [r["ratio_cycles"] for r in rows], "table lacks the cycle ratios")
+    check([float(t["ratio"]) for t in table] == [r["ratio"] for r in rows], "table lacks the time ratios")
+    shot(b, "run-cycles")
+    b.eval("document.querySelector('.measure-toggle button[data-measure=time]').click()")
+    b.wait_for("document.querySelector('figure.chart').dataset.measure === 'time' && "
+               "document.querySelector('figure.chart').dataset.chart === 'drawn'", what="the time chart")
+    check(b.eval(CHART_DATA) == [r["ratio"] for r in rows], "charted %s, not the time ratio" % b.eval(CHART_DATA))
+    check(b.eval("document.querySelector('.measure-toggle button[data-measure=time]').getAttribute('aria-pressed')") == "true",
+          "the time button is not marked pressed")
+    shot(b, "run-time")
+    assert_clean(b)
+
+
 def main():
     if not cdp.find_chromium():
         print("SKIPPED: chromium not installed (apt-get install chromium)")
@@ -331,6 +395,7 @@ def main():
         ("pages", test_pages, {}, []),
         ("live", test_live, {"GPUBENCH_FAKE_DELAY_MS": "100"}, []),
         ("no_chartjs", test_no_chartjs, {}, ["--chartjs", "/nonexistent/chart.min.js"]),
+        ("validity", test_validity, {}, []),
     ]
     for name, fn, env, args in cases:
         d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args)

@@ -52,7 +52,7 @@ static int test_groups_and_medians(void)
     cJSON_AddItemToArray(runs, run("r2", "GPU-b", "580", "done", 1.0, 8.0));
     cJSON_AddItemToArray(runs, run("r1", "GPU-a", "570", "done", 1.0, 8.0));   /* other driver */
     cJSON_AddItemToArray(runs, run("r0", "GPU-a", "580", "failed", 9.0, 9.0)); /* not done */
-    out = as_client_sees(compare_build("smem_stride", runs, 10, NULL, NULL));
+    out = as_client_sees(compare_build("smem_stride", runs, 10, 1, NULL, NULL));
     ASSERT(out != NULL);
     ASSERT_STR_EQ(cJSON_GetObjectItem(out, "key")->valuestring, "stride");
     /* Keys in numeric order, whatever order the rows came in. */
@@ -74,7 +74,7 @@ static int test_groups_and_medians(void)
     cJSON_Delete(out);
 
     /* latest keeps the newest runs of a series only. */
-    out = as_client_sees(compare_build("smem_stride", runs, 1, NULL, NULL));
+    out = as_client_sees(compare_build("smem_stride", runs, 1, 1, NULL, NULL));
     a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 1);
     ASSERT_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "runs"), 0)->valuestring, "r5");
@@ -82,7 +82,7 @@ static int test_groups_and_medians(void)
     cJSON_Delete(out);
 
     /* Another benchmark's name finds nothing. */
-    out = as_client_sees(compare_build("transpose", runs, 10, NULL, NULL));
+    out = as_client_sees(compare_build("transpose", runs, 10, 1, NULL, NULL));
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "series")), 0);
     cJSON_Delete(out);
     cJSON_Delete(runs);
@@ -113,7 +113,7 @@ static int test_rows_read_only_for_kept_runs(void)
         cJSON_AddItemToArray(runs, r);
     }
     fetches = 0;
-    out = as_client_sees(compare_build("smem_stride", runs, 2, rows_of, rows));
+    out = as_client_sees(compare_build("smem_stride", runs, 2, 1, rows_of, rows));
     ASSERT_EQ(fetches, 2);
     a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 2);
@@ -124,5 +124,37 @@ static int test_rows_read_only_for_kept_runs(void)
     return 0;
 }
 
+/* An invalid run is left out and counted (and takes no place among the
+ * latest); an unjudged one is kept; include_invalid brings it back. */
+static int test_invalid_runs_left_out(void)
+{
+    cJSON *runs = cJSON_CreateArray();
+    cJSON *bad = run("r3", "GPU-a", "580", "done", 1.0, 47.2);
+    cJSON *unknown = run("r1", "GPU-a", "580", "done", 1.0, 31.0);
+    cJSON *out, *a;
+
+    cJSON_AddBoolToObject(cJSON_AddObjectToObject(bad, "validity"), "valid", 0);
+    cJSON_AddNullToObject(cJSON_AddObjectToObject(unknown, "validity"), "valid");
+    cJSON_AddItemToArray(runs, bad);
+    cJSON_AddItemToArray(runs, run("r2", "GPU-a", "580", "done", 1.0, 32.0));
+    cJSON_AddItemToArray(runs, unknown);
+    out = as_client_sees(compare_build("smem_stride", runs, 2, 0, NULL, NULL));
+    a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
+    ASSERT_EQ(cJSON_GetObjectItem(out, "excluded_invalid")->valueint, 1);
+    ASSERT_EQ(cJSON_GetObjectItem(a, "excluded_invalid")->valueint, 1);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 2);
+    ASSERT_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "runs"), 1)->valuestring, "r1");
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "median_ms")->valuedouble, 31.5, 1e-9);
+    cJSON_Delete(out);
+    out = as_client_sees(compare_build("smem_stride", runs, 2, 1, NULL, NULL));
+    a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
+    ASSERT_EQ(cJSON_GetObjectItem(out, "excluded_invalid")->valueint, 0);
+    ASSERT_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "runs"), 0)->valuestring, "r3");
+    cJSON_Delete(out);
+    cJSON_Delete(runs);
+    return 0;
+}
+
 TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians},
-          {"rows are read only for the runs kept", test_rows_read_only_for_kept_runs})
+          {"rows are read only for the runs kept", test_rows_read_only_for_kept_runs},
+          {"invalid runs left out and counted", test_invalid_runs_left_out})

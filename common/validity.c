@@ -1,0 +1,439 @@
+/*
+ * validity.c - see validity.h.  One function a rule, each adding at most one
+ * reason; gb_validity_judge runs them in the order of the table below.
+ *
+ * The noisy bound, from the H200 runs in examples/ (idle card, 20 samples a
+ * row, h200_smem_stride*.json, h200_counters_*.json, h200_transpose*.json,
+ * h200_smem_pattern*.json: 41 rows):
+ *   - the max-min spread of idle rows reaches 4.4% (stride 33, counters run)
+ *     and is 2-3% on many rows, each time because of ONE stray sample: the
+ *     same rows' middle 80% (10th to 90th percentile) is 0.01%-2.7%, and
+ *     their MAD/median at most 0.8%.  A max-min bound tight enough to catch
+ *     a shared card would flag idle runs whenever one sample was late.
+ *   - the contended run of issue 13 moved the stride-32 MEDIAN by 48% (47.2
+ *     against 31.8) with a max-min spread of 59%: another process's kernels
+ *     interleave with most samples, not one, so the middle 80% widens too.
+ * So a row is noisy when its middle-80% spread passes 10%: almost 4x the
+ * worst idle row (2.7%, stride 65), and well under what contention does.
+ * With fewer than 5 samples the middle 80% is close to the whole range,
+ * which the bound also suits (3 idle samples spread at most 0.5%).  A row
+ * without its samples (a digest) is judged on the max-min spread against
+ * 25%: a stray sample alone rarely reaches that, a shared card does (59%).
+ */
+#include "validity.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROW_SAMPLES 100000
+
+/* Throttle reasons that do not slow a loaded card (kernels/throttle.c):
+ * idle, and clocks someone set on purpose. */
+static const char *const benign_throttle[] = {
+    "gpu_idle", "applications_clocks_setting", "sync_boost",
+    "display_clock_setting", NULL};
+
+static const char *const row_key_fields[] = {"stride", "variant", "pattern", NULL};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile of sorted v[0..n-1], linearly interpolated. */
+static double quantile(const double *v, int n, double q)
+{
+    double pos = q * (n - 1);
+    int lo = (int)floor(pos);
+
+    if (lo >= n - 1)
+        return v[n - 1];
+    return v[lo] + (pos - lo) * (v[lo + 1] - v[lo]);
+}
+
+double gb_validity_spread80(double *samples, int n)
+{
+    double med;
+
+    if (n < 2)
+        return -1;
+    qsort(samples, (size_t)n, sizeof(double), cmp_double);
+    med = quantile(samples, n, 0.5);
+    if (!(med > 0))
+        return -1;
+    return (quantile(samples, n, 0.9) - quantile(samples, n, 0.1)) / med;
+}
+
+/* A new reason {"code", "message"} appended to reasons; the caller adds
+ * its details to the returned object (NULL when out of memory). */
+static cJSON *add_reason(cJSON *reasons, const char *code, const char *message)
+{
+    cJSON *r = cJSON_CreateObject();
+
+    if (r == NULL)
+        return NULL;
+    cJSON_AddStringToObject(r, "code", code);
+    cJSON_AddStringToObject(r, "message", message);
+    cJSON_AddItemToArray(reasons, r);
+    return r;
+}
+
+static void add_bad_row(cJSON *bad, const cJSON *row, int i, const char *name, double value);
+
+/* The reason code, with number (named name) and the bad rows, when there
+ * are bad rows; message is printf'd with the count of bad rows, then
+ * number.  bad is consumed. */
+static void add_rows_reason(cJSON *reasons, cJSON *bad, const char *code,
+                            const char *message, const char *name, double number,
+                            double shown)
+{
+    char msg[200];
+    cJSON *r;
+
+    if (cJSON_GetArraySize(bad) == 0) {
+        cJSON_Delete(bad);
+        return;
+    }
+    snprintf(msg, sizeof(msg), message, cJSON_GetArraySize(bad), shown);
+    r = add_reason(reasons, code, msg);
+    if (r == NULL) {
+        cJSON_Delete(bad);
+        return;
+    }
+    cJSON_AddNumberToObject(r, name, number);
+    cJSON_AddItemToObject(r, "rows", bad);
+}
+
+/* {"row": i, KEY: value} for a reason's list of rows. */
+static cJSON *row_ref(const cJSON *row, int i)
+{
+    cJSON *ref = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(ref, "row", i);
+    for (const char *const *k = row_key_fields; *k; k++) {
+        const cJSON *v = cJSON_GetObjectItem(row, *k);
+        if (v) {
+            cJSON_AddItemToObject(ref, *k, cJSON_Duplicate(v, 0));
+            break;
+        }
+    }
+    return ref;
+}
+
+/* Appends {"row": i, KEY: value, name: value} to the list of bad rows. */
+static void add_bad_row(cJSON *bad, const cJSON *row, int i, const char *name, double value)
+{
+    cJSON *ref = row_ref(row, i);
+
+    if (ref == NULL)
+        return;
+    cJSON_AddNumberToObject(ref, name, value);
+    cJSON_AddItemToArray(bad, ref);
+}
+
+static int has_name(const cJSON *names, const char *name)
+{
+    const cJSON *n;
+
+    cJSON_ArrayForEach(n, names)
+        if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int has_pid(const cJSON *procs, double pid)
+{
+    const cJSON *p;
+
+    cJSON_ArrayForEach(p, procs) {
+        const cJSON *v = cJSON_GetObjectItem(p, "pid");
+        if (cJSON_IsNumber(v) && v->valuedouble == pid)
+            return 1;
+    }
+    return 0;
+}
+
+/* contended: another process on the card at the start or between samples. */
+static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+{
+    const cJSON *lists[2] = {
+        cJSON_GetObjectItem(watch, "processes_seen"),
+        cJSON_GetObjectItem(cJSON_GetObjectItem(watch, "quiet"), "found")};
+    cJSON *procs = cJSON_CreateArray(), *r;
+    char msg[256];
+    size_t len;
+    const cJSON *p;
+
+    (void)rows;
+    if (procs == NULL)
+        return;
+    for (int l = 0; l < 2; l++)
+        cJSON_ArrayForEach(p, lists[l]) {
+            const cJSON *pid = cJSON_GetObjectItem(p, "pid");
+            if (cJSON_IsObject(p) && cJSON_IsNumber(pid) && !has_pid(procs, pid->valuedouble))
+                cJSON_AddItemToArray(procs, cJSON_Duplicate(p, 1));
+        }
+    if (cJSON_GetArraySize(procs) == 0) {
+        cJSON_Delete(procs);
+        return;
+    }
+    len = (size_t)snprintf(msg, sizeof(msg), "other processes used the GPU during the run:");
+    cJSON_ArrayForEach(p, procs) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(p, "name"));
+        if (len < sizeof(msg))
+            len += (size_t)snprintf(msg + len, sizeof(msg) - len, " pid %.0f %s",
+                                    cJSON_GetObjectItem(p, "pid")->valuedouble,
+                                    name ? name : "(name unreadable)");
+    }
+    r = add_reason(reasons, "contended", msg);
+    if (r)
+        cJSON_AddItemToObject(r, "processes", procs);
+    else
+        cJSON_Delete(procs);
+}
+
+/* throttled: a clock-event reason that slows a loaded card, seen for the
+ * run or in any row. */
+static void rule_throttled(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+{
+    cJSON *names = cJSON_CreateArray(), *r;
+    const cJSON *row, *n;
+    char msg[256];
+    size_t len;
+
+    if (names == NULL)
+        return;
+    /* Each row's reasons, then (row NULL) the run's. */
+    for (row = rows ? rows->child : NULL;; row = row->next) {
+        const cJSON *list = cJSON_GetObjectItem(row ? row : watch, "throttle_reasons");
+        cJSON_ArrayForEach(n, list) {
+            int benign = 0;
+            if (!cJSON_IsString(n) || has_name(names, n->valuestring))
+                continue;
+            for (const char *const *b = benign_throttle; *b; b++)
+                benign |= strcmp(*b, n->valuestring) == 0;
+            if (!benign)
+                cJSON_AddItemToArray(names, cJSON_CreateString(n->valuestring));
+        }
+        if (row == NULL)
+            break;
+    }
+    if (cJSON_GetArraySize(names) == 0) {
+        cJSON_Delete(names);
+        return;
+    }
+    len = (size_t)snprintf(msg, sizeof(msg), "the GPU slowed its clocks during the run:");
+    cJSON_ArrayForEach(n, names)
+        if (len < sizeof(msg))
+            len += (size_t)snprintf(msg + len, sizeof(msg) - len, " %s", n->valuestring);
+    r = add_reason(reasons, "throttled", msg);
+    if (r)
+        cJSON_AddItemToObject(r, "reasons", names);
+    else
+        cJSON_Delete(names);
+}
+
+/* clock_unstable: a row's measured SM clock more than 2% from the median
+ * of the run's row clocks. */
+static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+{
+    int n = 0, i = 0, cap = cJSON_GetArraySize(rows);
+    double *clocks = cap > 0 ? malloc(sizeof(double) * (size_t)cap) : NULL;
+    double med;
+    cJSON *bad;
+    const cJSON *row;
+
+    (void)watch;
+    if (clocks == NULL)
+        return;
+    cJSON_ArrayForEach(row, rows) {
+        const cJSON *c = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
+        if (cJSON_IsNumber(c) && c->valuedouble > 0)
+            clocks[n++] = c->valuedouble;
+    }
+    if (n < 2) {
+        free(clocks);
+        return;
+    }
+    qsort(clocks, (size_t)n, sizeof(double), cmp_double);
+    med = quantile(clocks, n, 0.5);
+    free(clocks);
+    if ((bad = cJSON_CreateArray()) == NULL)
+        return;
+    cJSON_ArrayForEach(row, rows) {
+        const cJSON *c = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
+        if (cJSON_IsNumber(c) && c->valuedouble > 0 &&
+            fabs(c->valuedouble - med) > GB_VALIDITY_CLOCK_TOLERANCE * med)
+            add_bad_row(bad, row, i, "sm_clock_mhz", c->valuedouble);
+        i++;
+    }
+    add_rows_reason(reasons, bad, "clock_unstable",
+                    "%d row(s) ran more than 2%% "
+                    "away from the run's median SM clock of %.0f MHz",
+                    "median_mhz", med, med);
+}
+
+
+static double count_at(const cJSON *ecc, const char *when, const char *kind)
+{
+    const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(ecc, when), kind);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* ecc_errors: the volatile corrected or uncorrected count went up. */
+static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+{
+    static const char *const kinds[] = {"corrected", "uncorrected"};
+    const cJSON *ecc = cJSON_GetObjectItem(watch, "ecc_volatile");
+    double added[2];
+    char msg[160];
+    cJSON *r;
+
+    (void)rows;
+    if (!cJSON_IsObject(ecc))
+        return;  /* null: ECC off or unsupported */
+    for (int k = 0; k < 2; k++) {
+        added[k] = count_at(ecc, "after", kinds[k]) - count_at(ecc, "before", kinds[k]);
+        if (!isfinite(added[k]) || added[k] < 0)
+            added[k] = 0;
+    }
+    if (added[0] == 0 && added[1] == 0)
+        return;
+    snprintf(msg, sizeof(msg), "the GPU counted ECC errors during the run: "
+             "%.0f corrected, %.0f uncorrected", added[0], added[1]);
+    r = add_reason(reasons, "ecc_errors", msg);
+    if (r) {
+        cJSON_AddNumberToObject(r, "corrected", added[0]);
+        cJSON_AddNumberToObject(r, "uncorrected", added[1]);
+    }
+}
+
+/* The samples of row as numbers (NEW array of *n; NULL when none). */
+static double *row_samples(const cJSON *row, int *n)
+{
+    const cJSON *list = cJSON_GetObjectItem(row, "samples"), *s;
+    int cap = cJSON_GetArraySize(list);
+    double *v;
+
+    *n = 0;
+    if (!cJSON_IsArray(list) || cap < 2 || cap > MAX_ROW_SAMPLES)
+        return NULL;
+    v = malloc(sizeof(double) * (size_t)cap);
+    if (v == NULL)
+        return NULL;
+    cJSON_ArrayForEach(s, list)
+        if (cJSON_IsNumber(s) && isfinite(s->valuedouble))
+            v[(*n)++] = s->valuedouble;
+    return v;
+}
+
+/* noisy: a row's samples spread past the bound (see the top of the file). */
+static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+{
+    cJSON *bad = cJSON_CreateArray();
+    const cJSON *row;
+    int i = 0;
+
+    (void)watch;
+    if (bad == NULL)
+        return;
+    cJSON_ArrayForEach(row, rows) {
+        const cJSON *spread = cJSON_GetObjectItem(row, "spread");
+        int n;
+        double *samples = row_samples(row, &n);
+        double s80 = samples ? gb_validity_spread80(samples, n) : -1;
+
+        free(samples);
+        if (s80 > GB_VALIDITY_NOISY_SPREAD80)
+            add_bad_row(bad, row, i, "spread80", s80);
+        else if (s80 < 0 && cJSON_IsNumber(spread) &&
+                 spread->valuedouble > GB_VALIDITY_NOISY_SPREAD)
+            add_bad_row(bad, row, i, "spread", spread->valuedouble);
+        i++;
+    }
+    add_rows_reason(reasons, bad, "noisy",
+                    "%d row(s) too noisy: the middle 80%% of samples spread over "
+                    "more than %.0f%% of the median", "bound",
+                    GB_VALIDITY_NOISY_SPREAD80, GB_VALIDITY_NOISY_SPREAD80 * 100);
+}
+
+
+/* busy_start: the quiet wait ran out before the card was quiet. */
+static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+{
+    const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
+    const cJSON *waited = cJSON_GetObjectItem(quiet, "waited_s");
+    char msg[160];
+    cJSON *r;
+
+    (void)rows;
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(quiet, "timed_out")))
+        return;
+    snprintf(msg, sizeof(msg), "the card was still busy when the quiet wait ran out "
+             "after %.1f s", cJSON_IsNumber(waited) ? waited->valuedouble : 0.0);
+    r = add_reason(reasons, "busy_start", msg);
+    if (r && cJSON_IsNumber(waited))
+        cJSON_AddNumberToObject(r, "waited_s", waited->valuedouble);
+}
+
+/* The rules: the first three read what NVML saw (meta.watch), so they are
+ * skipped when the watch could not read it; the rest read the rows. */
+static const struct {
+    void (*judge)(const cJSON *watch, const cJSON *rows, cJSON *reasons);
+    int needs_nvml;
+} rules[] = {
+    {rule_contended, 1}, {rule_busy_start, 1}, {rule_throttled, 1},
+    {rule_ecc, 1}, {rule_clock, 0}, {rule_noisy, 0},
+};
+
+cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
+{
+    const cJSON *watch = cJSON_GetObjectItem(meta, "watch");
+    const cJSON *rows = cJSON_GetObjectItem(results, "rows");
+    cJSON *out = cJSON_CreateObject();
+    cJSON *reasons;
+    int nvml;
+
+    if (out == NULL)
+        return NULL;
+    reasons = cJSON_AddArrayToObject(out, "reasons");
+    if (reasons == NULL) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    if (!cJSON_IsObject(watch)) {
+        /* Not watched: nothing to judge it by; treated as valid, shown as
+         * unknown. */
+        cJSON_AddNullToObject(out, "valid");
+        return out;
+    }
+    if (!cJSON_IsArray(rows))
+        rows = NULL;
+    nvml = !cJSON_IsFalse(cJSON_GetObjectItem(watch, "available"));
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+        if (nvml || !rules[i].needs_nvml)
+            rules[i].judge(watch, rows, reasons);
+    if (cJSON_GetArraySize(reasons) > 0) {
+        cJSON_AddBoolToObject(out, "valid", 0);
+    } else if (!nvml) {
+        /* The rows look fine but contention and throttling went unseen. */
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(watch, "reason"));
+        cJSON_AddNullToObject(out, "valid");
+        cJSON_AddStringToObject(out, "note", why ? why : "the card could not be watched");
+    } else {
+        cJSON_AddBoolToObject(out, "valid", 1);
+    }
+    return out;
+}
+
+int gb_validity_flag(const cJSON *validity)
+{
+    const cJSON *v = cJSON_GetObjectItem(validity, "valid");
+
+    return cJSON_IsTrue(v) ? 1 : cJSON_IsFalse(v) ? 0 : -1;
+}

@@ -1,0 +1,53 @@
+/*
+ * validity.h - whether a stored run can be trusted: the verdict the daemon
+ * writes beside a run's results (issue 13; fields fixed in the worker/server
+ * contract, see README "Validity").
+ *
+ * The worker REPORTS what it saw (meta.watch, and per row its clocks,
+ * throttle reasons and samples); this file JUDGES it, with no I/O, so the
+ * same rules serve a run finished here, an import and a peer's pull, and are
+ * unit-tested on their own (tests/unit/test_validity.c).
+ *
+ * The verdict: {"valid": true|false|null, "reasons": [{"code", "message",
+ * ...details}]}.  Codes: contended, throttled, clock_unstable, ecc_errors,
+ * noisy, busy_start.  valid is null when meta.watch is absent (a run made
+ * before the watch existed, or by a worker without it): treated as valid,
+ * shown as unknown.
+ */
+#ifndef GPUBENCH_VALIDITY_H
+#define GPUBENCH_VALIDITY_H
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A row's SM clock further than this from the median of the run's row
+ * clocks makes the run clock_unstable (the contract's 2%). */
+#define GB_VALIDITY_CLOCK_TOLERANCE 0.02
+
+/* The noisy bound on a row's robust spread (see validity.c for why 10%). */
+#define GB_VALIDITY_NOISY_SPREAD80 0.10
+/* The bound on the max-min spread, used only for a row without samples. */
+#define GB_VALIDITY_NOISY_SPREAD 0.25
+
+/* Judges a run from its results ({"rows": [...]}) and meta; either may be
+ * NULL.  Returns a NEW object the caller owns (cJSON_Delete), or NULL when
+ * out of memory. */
+cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta);
+
+/* The verdict's valid as a stored flag: 1 (true), 0 (false), -1 (null or
+ * no verdict). */
+int gb_validity_flag(const cJSON *validity);
+
+/* The spread of the middle 80% of samples[0..n-1] (sorted in place):
+ * (10th - 90th percentile, interpolated) over the median; -1 when n < 2 or
+ * the median is not positive. */
+double gb_validity_spread80(double *samples, int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

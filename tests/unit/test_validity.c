@@ -1,0 +1,295 @@
+/* gb_validity_judge: each rule flips the verdict of an otherwise valid run,
+ * and the rows recorded on an idle H200 (examples/h200_smem_stride.json,
+ * examples/h200_counters_smem_stride.json) stay valid. */
+#include "validity.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Rows measured on an idle H200: stride 1 and 65 of h200_smem_stride.json
+ * (65 has the widest middle 80% of any idle row, 2.7%), and stride 33 of
+ * h200_counters_smem_stride.json, whose one stray sample (1.11578) makes
+ * the widest max-min spread of them all, 4.4%. */
+#define H200_ROWS                                                            \
+    "{\"stride\":1,\"sm_clock_mhz_measured\":1967.09,\"samples\":[1.07722,1.07818,"    \
+    "1.06669,1.06602,1.06691,1.06979,1.07501,1.06694,1.0695,1.06797,1.07498,"          \
+    "1.07837,1.06774,1.06736,1.06704,1.06717,1.06714,1.0672,1.06819,1.06662]},"        \
+    "{\"stride\":65,\"sm_clock_mhz_measured\":1960.97,\"samples\":[1.09773,1.0761,"    \
+    "1.07248,1.07779,1.08592,1.09798,1.06922,1.09635,1.09059,1.09693,1.0679,1.0665,"   \
+    "1.068,1.08413,1.06765,1.06998,1.08138,1.0689,1.068,1.06992]},"                    \
+    "{\"stride\":33,\"sm_clock_mhz_measured\":1961.49,\"spread\":0.0442,\"samples\":[" \
+    "1.07901,1.07917,1.07965,1.07085,1.07635,1.06934,1.06842,1.11578,1.06896,1.06979," \
+    "1.0735,1.06986,1.07475,1.07104,1.06842,1.06867,1.07978,1.07325,1.07619,1.06966]}"
+
+#define IDLE_WATCH                                                           \
+    "\"available\":true,\"quiet\":{\"mode\":\"wait\",\"waited_s\":0.4,"      \
+    "\"timed_out\":false,\"found\":[],\"utilization_max_percent\":0},"       \
+    "\"processes_seen\":[],\"throttle_reasons\":[\"gpu_idle\"],"             \
+    "\"power_w\":{\"min\":120.5,\"max\":410.0},"                             \
+    "\"temperature_c\":{\"min\":41,\"max\":55},"                             \
+    "\"ecc_volatile\":{\"before\":{\"corrected\":0,\"uncorrected\":0},"      \
+    "\"after\":{\"corrected\":0,\"uncorrected\":0}},"                        \
+    "\"pcie_replay\":{\"before\":0,\"after\":0}"
+
+/* The verdict on rows (a JSON array's inside) with meta (a JSON object). */
+static cJSON *judge(const char *rows, const char *meta)
+{
+    char text[8192];
+    cJSON *results, *m, *v;
+
+    snprintf(text, sizeof(text), "{\"rows\":[%s]}", rows);
+    results = cJSON_Parse(text);
+    m = cJSON_Parse(meta);
+    v = gb_validity_judge(results, m);
+    cJSON_Delete(results);
+    cJSON_Delete(m);
+    return v;
+}
+
+/* An idle watch with some fields replaced or added (extra: "name":value,...). */
+static cJSON *judge_watch(const char *rows, const char *extra)
+{
+    char text[8192];
+    cJSON *meta, *watch, *over, *item, *results, *v;
+
+    snprintf(text, sizeof(text), "{\"synthetic\":false,\"watch\":{%s}}", IDLE_WATCH);
+    meta = cJSON_Parse(text);
+    watch = cJSON_GetObjectItem(meta, "watch");
+    snprintf(text, sizeof(text), "{%s}", extra ? extra : "");
+    over = cJSON_Parse(text);
+    cJSON_ArrayForEach(item, over) {
+        cJSON_DeleteItemFromObject(watch, item->string);
+        cJSON_AddItemToObject(watch, item->string, cJSON_Duplicate(item, 1));
+    }
+    snprintf(text, sizeof(text), "{\"rows\":[%s]}", rows);
+    results = cJSON_Parse(text);
+    v = gb_validity_judge(results, meta);
+    cJSON_Delete(results);
+    cJSON_Delete(over);
+    cJSON_Delete(meta);
+    return v;
+}
+
+static const char *first_code(const cJSON *v)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0), "code"));
+}
+
+static int reason_count(const cJSON *v)
+{
+    return cJSON_GetArraySize(cJSON_GetObjectItem(v, "reasons"));
+}
+
+static int test_no_watch_is_unknown(void)
+{
+    cJSON *v = judge(H200_ROWS, "{\"synthetic\":false}");
+
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(v, "valid")));
+    ASSERT_EQ(reason_count(v), 0);
+    ASSERT_EQ(gb_validity_flag(v), -1);
+    cJSON_Delete(v);
+    v = gb_validity_judge(NULL, NULL);
+    ASSERT_EQ(gb_validity_flag(v), -1);
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_idle_h200_rows_are_valid(void)
+{
+    cJSON *v = judge_watch(H200_ROWS, NULL);
+
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(v, "valid")));
+    ASSERT_EQ(reason_count(v), 0);
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_contended(void)
+{
+    cJSON *v = judge_watch(H200_ROWS, "\"processes_seen\":[{\"pid\":4242,\"name\":\"python3\"}]");
+    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0);
+
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "contended");
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "processes"), 0),
+                                  "pid")->valueint, 4242);
+    ASSERT(strstr(cJSON_GetObjectItem(r, "message")->valuestring, "4242 python3"));
+    cJSON_Delete(v);
+    /* Seen only by the start check (quiet: check), still contended; the
+     * same pid in both lists is named once. */
+    v = judge_watch(H200_ROWS, "\"quiet\":{\"mode\":\"check\",\"timed_out\":false,"
+                    "\"found\":[{\"pid\":7,\"name\":\"x\"}]},"
+                    "\"processes_seen\":[{\"pid\":7,\"name\":\"x\"}]");
+    r = cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0);
+    ASSERT_STR_EQ(first_code(v), "contended");
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(r, "processes")), 1);
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_throttled(void)
+{
+    cJSON *v = judge_watch(H200_ROWS, "\"throttle_reasons\":[\"gpu_idle\","
+                           "\"applications_clocks_setting\",\"sync_boost\","
+                           "\"display_clock_setting\"]");
+
+    ASSERT_EQ(gb_validity_flag(v), 1);  /* settings and idle are not slowdowns */
+    cJSON_Delete(v);
+    v = judge_watch(H200_ROWS, "\"throttle_reasons\":[\"gpu_idle\",\"sw_power_cap\"]");
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "throttled");
+    ASSERT_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+        cJSON_GetObjectItem(v, "reasons"), 0), "reasons"), 0)->valuestring, "sw_power_cap");
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(
+        cJSON_GetObjectItem(v, "reasons"), 0), "reasons")), 1);
+    cJSON_Delete(v);
+    /* A row's reasons count too. */
+    v = judge_watch("{\"stride\":1,\"throttle_reasons\":[\"hw_thermal_slowdown\"]}", NULL);
+    ASSERT_STR_EQ(first_code(v), "throttled");
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_clock_unstable(void)
+{
+    /* The issue's idle run: stride 1 at 1943 MHz, stride 32 at 1979, and a
+     * third row: 1.8% from the median is within the 2%. */
+    cJSON *v = judge_watch("{\"stride\":1,\"sm_clock_mhz_measured\":1943},"
+                           "{\"stride\":32,\"sm_clock_mhz_measured\":1979},"
+                           "{\"stride\":33,\"sm_clock_mhz_measured\":1979}", NULL);
+    const cJSON *rows;
+
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    cJSON_Delete(v);
+    /* 1930 is 2.5% under 1979. */
+    v = judge_watch("{\"stride\":1,\"sm_clock_mhz_measured\":1930},"
+                    "{\"stride\":32,\"sm_clock_mhz_measured\":1979},"
+                    "{\"stride\":33,\"sm_clock_mhz_measured\":1979}", NULL);
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "clock_unstable");
+    rows = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0), "rows");
+    ASSERT_EQ(cJSON_GetArraySize(rows), 1);
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "row")->valueint, 0);
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "stride")->valueint, 1);
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_ecc_errors(void)
+{
+    cJSON *v = judge_watch(H200_ROWS, "\"ecc_volatile\":null");
+
+    ASSERT_EQ(gb_validity_flag(v), 1);  /* ECC off: nothing to count */
+    cJSON_Delete(v);
+    v = judge_watch(H200_ROWS, "\"ecc_volatile\":{\"before\":{\"corrected\":3,\"uncorrected\":0},"
+                    "\"after\":{\"corrected\":3,\"uncorrected\":1}}");
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "ecc_errors");
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0),
+                                  "uncorrected")->valueint, 1);
+    cJSON_Delete(v);
+    v = judge_watch(H200_ROWS, "\"ecc_volatile\":{\"before\":{\"corrected\":3,\"uncorrected\":0},"
+                    "\"after\":{\"corrected\":5,\"uncorrected\":0}}");
+    ASSERT_STR_EQ(first_code(v), "ecc_errors");
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_noisy(void)
+{
+    /* The issue's contended row: 20 samples, half of them stretched by the
+     * other process's kernels (31.8 -> 47.2 ms): noisy. */
+    cJSON *v = judge_watch("{\"stride\":32,\"samples\":[31.8,31.9,47.2,31.8,46.0,"
+                           "45.1,31.9,47.9,31.8,50.6,31.7,44.0,31.9,47.2,31.8,48.3,"
+                           "31.8,46.5,31.9,47.0]}", NULL);
+    const cJSON *rows;
+
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "noisy");
+    rows = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0), "rows");
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "stride")->valueint, 32);
+    cJSON_Delete(v);
+    /* One stray sample out of 20 (three times the others) moves max-min
+     * to 200%, not the middle 80%. */
+    v = judge_watch("{\"stride\":32,\"samples\":[10,10,10,10,10,10,10,10,10,10,"
+                    "10,10,10,10,10,10,10,10,10.2,30]}", NULL);
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    cJSON_Delete(v);
+    /* A row without samples is judged on its max-min spread. */
+    v = judge_watch("{\"variant\":\"copy\",\"spread\":0.59}", NULL);
+    ASSERT_STR_EQ(first_code(v), "noisy");
+    cJSON_Delete(v);
+    v = judge_watch("{\"variant\":\"copy\",\"spread\":0.044}", NULL);
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_busy_start(void)
+{
+    cJSON *v = judge_watch(H200_ROWS, "\"quiet\":{\"mode\":\"wait\",\"waited_s\":30,"
+                           "\"timed_out\":true,\"found\":[],\"utilization_max_percent\":97}");
+
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "busy_start");
+    ASSERT_EQ(reason_count(v), 1);
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_unwatched_card(void)
+{
+    /* NVML unreadable: nothing seen is not the same as nothing there. */
+    cJSON *v = judge(H200_ROWS, "{\"watch\":{\"available\":false,"
+                     "\"reason\":\"libnvidia-ml.so.1 not found\","
+                     "\"processes_seen\":[{\"pid\":1,\"name\":\"stale\"}]}}");
+
+    ASSERT_EQ(gb_validity_flag(v), -1);
+    ASSERT_EQ(reason_count(v), 0);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(v, "note")),
+                  "libnvidia-ml.so.1 not found");
+    cJSON_Delete(v);
+    /* ... but its rows can still be judged. */
+    v = judge("{\"stride\":1,\"spread\":0.9}", "{\"watch\":{\"available\":false}}");
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    cJSON_Delete(v);
+    return 0;
+}
+
+static int test_spread80_known_distribution(void)
+{
+    /* 1..101 uniform: 10th percentile 11, 90th 91, median 51. */
+    double v[101];
+
+    for (int i = 0; i < 101; i++)
+        v[100 - i] = i + 1;  /* unsorted on purpose */
+    ASSERT_NEAR(gb_validity_spread80(v, 101), 80.0 / 51.0, 1e-12);
+    ASSERT_NEAR(gb_validity_spread80(v, 1), -1, 0);
+    return 0;
+}
+
+static int test_several_reasons(void)
+{
+    cJSON *v = judge_watch(H200_ROWS, "\"processes_seen\":[{\"pid\":9,\"name\":\"load\"}],"
+                           "\"throttle_reasons\":[\"sw_thermal_slowdown\"]");
+
+    ASSERT_EQ(reason_count(v), 2);
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    cJSON_Delete(v);
+    return 0;
+}
+
+TEST_MAIN({"no watch: unknown", test_no_watch_is_unknown},
+          {"idle H200 rows: valid", test_idle_h200_rows_are_valid},
+          {"contended", test_contended},
+          {"throttled", test_throttled},
+          {"clock_unstable", test_clock_unstable},
+          {"ecc_errors", test_ecc_errors},
+          {"noisy", test_noisy},
+          {"busy_start", test_busy_start},
+          {"NVML unavailable", test_unwatched_card},
+          {"spread80 of a known distribution", test_spread80_known_distribution},
+          {"several reasons", test_several_reasons})
