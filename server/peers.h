@@ -32,7 +32,7 @@
 
 /* Where a serving daemon ends a page: after the run that takes it past
  * this many bytes.  The largest run within the API's bounds (smem_stride,
- * 64 strides of 1000 samples, common/bench_spec.c) is about 1.6 MB as
+ * 64 strides of 1000 samples, common/bench_spec.c) is about 1.4 MB as
  * NDJSON (tests/api/test_dataflow.py makes such runs and checks that
  * they sync), so a page holds a few of them. */
 #define PEER_PAGE_BYTES (8 * 1024 * 1024)
