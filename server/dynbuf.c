@@ -14,6 +14,7 @@ void dynbuf_init(struct dynbuf *b, size_t cap)
     b->len = 0;
     b->alloc = 0;
     b->cap = cap;
+    b->failed = 0;
 }
 
 void dynbuf_free(struct dynbuf *b)
@@ -25,6 +26,7 @@ void dynbuf_free(struct dynbuf *b)
 void dynbuf_reset(struct dynbuf *b)
 {
     b->len = 0;
+    b->failed = 0;
     if (b->data)
         b->data[0] = '\0';
 }
@@ -53,8 +55,10 @@ static int ensure(struct dynbuf *b, size_t need)
 
 int dynbuf_add(struct dynbuf *b, const void *p, size_t n)
 {
-    if (n > b->cap - b->len || ensure(b, b->len + n) != 0)
+    if (n > b->cap - b->len || ensure(b, b->len + n) != 0) {
+        b->failed = 1;
         return -1;
+    }
     if (n)
         memcpy(b->data + b->len, p, n);
     b->len += n;
@@ -70,13 +74,28 @@ int dynbuf_printf(struct dynbuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n > b->cap - b->len || ensure(b, b->len + (size_t)n) != 0)
+    if (n < 0 || (size_t)n > b->cap - b->len || ensure(b, b->len + (size_t)n) != 0) {
+        b->failed = 1;
         return -1;
+    }
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
     return 0;
+}
+
+int dynbuf_failed(const struct dynbuf *b)
+{
+    return b->failed;
+}
+
+void dynbuf_truncate(struct dynbuf *b, size_t len)
+{
+    if (len >= b->len)
+        return;
+    b->len = len;
+    b->data[len] = '\0';
 }
 
 void dynbuf_consume(struct dynbuf *b, size_t n)

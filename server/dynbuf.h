@@ -5,6 +5,11 @@
  *
  * The buffer owns its bytes; dynbuf_take() hands them to the caller.  The
  * contents are always NUL-terminated (the NUL is not counted in len).
+ *
+ * A refused append also sets `failed`, kept until the buffer is emptied
+ * (reset, take, free): a writer that makes a whole text (an export, the
+ * metrics) can append piece by piece and ask dynbuf_failed() once whether
+ * anything was left out, instead of sending a text with holes in it.
  */
 #ifndef GPUBENCH_DYNBUF_H
 #define GPUBENCH_DYNBUF_H
@@ -16,6 +21,7 @@ struct dynbuf {
     size_t len;
     size_t alloc;
     size_t cap;   /* the most bytes it will ever hold */
+    int failed;   /* an append was refused since the buffer was emptied */
 };
 
 void dynbuf_init(struct dynbuf *b, size_t cap);
@@ -32,6 +38,14 @@ int dynbuf_printf(struct dynbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* 1 when an append was refused (cap or memory) since the buffer was last
+ * emptied: what it holds is not the whole text its writer meant. */
+int dynbuf_failed(const struct dynbuf *b);
+
+/* Cuts the contents back to their first len bytes (len <= b->len); the
+ * failed mark is kept. */
+void dynbuf_truncate(struct dynbuf *b, size_t len);
 
 /* Drops the first n bytes, keeping the rest. */
 void dynbuf_consume(struct dynbuf *b, size_t n);

@@ -11,12 +11,24 @@
  *
  * The exports stream: pages of runs are read from the store as the
  * answer is sent, so an export of a large database holds one page in
- * memory, not all of it.
+ * memory, not all of it.  A page is bounded by count and by bytes
+ * (PEER_PAGE_BYTES of results).  With after_seq (what a peer pulls, see
+ * peers.h) the answer itself is one such page: it ends after the run that
+ * takes it past PEER_PAGE_BYTES, and the client asks again after the last
+ * seq it got.
+ *
+ * An export never ends short and clean: a run that cannot be printed
+ * within the buffer's cap, or a store error, ends the stream with a last
+ * line that says why and then without the chunked body's end, so that the
+ * client (curl: "transfer closed with outstanding read data") sees an
+ * error rather than a whole-looking file.
  */
 #include "compare.h"
 #include "dynbuf.h"
 #include "handlers.h"
 #include "import_check.h"
+#include "peers.h"
+#include "run_filter.h"
 #include "store.h"
 #include "uuid7.h"
 
@@ -26,13 +38,15 @@
 #include <string.h>
 
 #define EXPORT_PAGE 200
-#define EXPORT_BUFFER_CAP (256 * 1024 * 1024)
+/* The most one page of an export may take once printed: a page is cut
+ * after PEER_PAGE_BYTES of results, and a run's CSV repeats its columns on
+ * every result row, so this leaves room for that page and its largest run
+ * several times over.  A page that does not fit ends the export with an
+ * error. */
+#define EXPORT_BUFFER_CAP (64 * 1024 * 1024)
 #define COMPARE_SCAN 5000
-#define IMPORT_MAX_ERRORS 20
 
-static const char *const filter_args[] = {"benchmark", "device", "host", "status",
-                                          "label", "batch", "limit", "after_seq",
-                                          "valid", NULL};
+static const char *const filter_args[] = {RUN_FILTER_ARGS, "limit", "after_seq", NULL};
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
 
@@ -73,7 +87,8 @@ static void csv_value(struct dynbuf *b, const cJSON *v)
         dynbuf_add(b, cJSON_IsTrue(v) ? "true" : "false", cJSON_IsTrue(v) ? 4 : 5);
 }
 
-static void csv_header(struct dynbuf *b)
+/* 0, or -1 when b refused it. */
+static int csv_header(struct dynbuf *b)
 {
     dynbuf_printf(b, "run_id,benchmark,status,host,device_index,device_uuid,"
                      "device_name,label,created_at,finished_at,driver,cuda,"
@@ -81,6 +96,7 @@ static void csv_header(struct dynbuf *b)
     for (const char *const *f = csv_row_fields; *f; f++)
         dynbuf_printf(b, ",%s", *f);
     dynbuf_printf(b, ",samples\r\n");
+    return dynbuf_failed(b) ? -1 : 0;
 }
 
 /* The run's columns of a CSV line, each a path of up to three names into
@@ -125,8 +141,9 @@ static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
     csv_reason_codes(b, run);
 }
 
-/* One line per row of run; samples are ';'-joined in the last column. */
-static void csv_run(struct dynbuf *b, const cJSON *run)
+/* One line per row of run; samples are ';'-joined in the last column.
+ * 0, or -1 when b refused some of it. */
+static int csv_run(struct dynbuf *b, const cJSON *run)
 {
     const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
     const cJSON *row;
@@ -138,7 +155,7 @@ static void csv_run(struct dynbuf *b, const cJSON *run)
         for (const char *const *f = csv_row_fields; *f; f++)
             dynbuf_add(b, ",", 1);
         dynbuf_add(b, "\r\n", 2);
-        return;
+        return dynbuf_failed(b) ? -1 : 0;
     }
     cJSON_ArrayForEach(row, rows) {
         const cJSON *s;
@@ -157,17 +174,18 @@ static void csv_run(struct dynbuf *b, const cJSON *run)
         }
         dynbuf_add(b, "\r\n", 2);
     }
+    return dynbuf_failed(b) ? -1 : 0;
 }
 
-static void ndjson_run(struct dynbuf *b, const cJSON *run)
+/* The run as one line.  0, or -1 when it could not be printed whole. */
+static int ndjson_run(struct dynbuf *b, const cJSON *run)
 {
     char *text = cJSON_PrintUnformatted(run);
+    int rc = text && dynbuf_add(b, text, strlen(text)) == 0 &&
+             dynbuf_add(b, "\n", 1) == 0 ? 0 : -1;
 
-    if (text) {
-        dynbuf_add(b, text, strlen(text));
-        dynbuf_add(b, "\n", 1);
-    }
     free(text);
+    return rc;
 }
 
 /* The state of one streaming export.  Filter strings are copied: the
@@ -175,13 +193,18 @@ static void ndjson_run(struct dynbuf *b, const cJSON *run)
 struct export_stream {
     struct store *store;
     enum export_format format;
-    char filters[6][256];
+    char filters[6][RUN_FILTER_VALUE_MAX + 1];
+    int by_device_index;
+    int device_index;
     char cursor[40];
     int by_seq;
     long long after_seq;
     int valid;             /* run_filter.valid */
     long remaining;
+    size_t answer_bytes;  /* after_seq: the answer ends once past this */
+    size_t made;          /* bytes of runs made so far */
     int finished;
+    int failed;           /* pending ends with the error line */
     struct dynbuf pending;
     size_t sent;
 };
@@ -194,42 +217,82 @@ static void export_free(void *cls)
     free(x);
 }
 
-/* Reads the next page of runs into x->pending.  -1 on a store error. */
-static int export_next_page(struct export_stream *x)
+/* Ends the export with an error: pending keeps its whole lines up to
+ * keep, then one line that says why (a JSON error object, or a CSV line
+ * starting with '#'); once that is sent the stream ends with an error. */
+static void export_fail(struct export_stream *x, size_t keep, const char *why)
+{
+    cJSON *line = cJSON_CreateObject();
+    cJSON *error = cJSON_AddObjectToObject(line, "error");
+    char *text;
+
+    dynbuf_truncate(&x->pending, keep);
+    cJSON_AddStringToObject(error, "code", "export_failed");
+    cJSON_AddStringToObject(error, "message", why);
+    text = cJSON_PrintUnformatted(line);
+    if (x->format == EXPORT_CSV)
+        dynbuf_printf(&x->pending, "# export failed: %s\r\n", why);
+    else if (text)
+        dynbuf_printf(&x->pending, "%s\n", text);
+    free(text);
+    cJSON_Delete(line);
+    x->failed = 1;
+    x->finished = 1;
+}
+
+/* Reads the next page of runs into x->pending; an error ends the export
+ * (export_fail). */
+static void export_next_page(struct export_stream *x)
 {
     struct run_filter f = {
         .benchmark = x->filters[0], .device = x->filters[1], .host = x->filters[2],
         .status = x->filters[3], .label = x->filters[4], .batch = x->filters[5],
+        .by_device_index = x->by_device_index, .device_index = x->device_index,
         .cursor = x->cursor[0] && !x->by_seq ? x->cursor : NULL,
         .limit = x->remaining < EXPORT_PAGE ? (int)x->remaining : EXPORT_PAGE,
+        .max_bytes = PEER_PAGE_BYTES,
         .full = 1,
         .by_seq = x->by_seq,
         .after_seq = x->after_seq,
         .valid = x->valid,
     };
-    char next[40];
+    char next[40], why[200];
     cJSON *runs = NULL;
     const cJSON *run;
 
-    if (store_list_runs(x->store, &f, &runs, next) != STORE_OK)
-        return -1;
     dynbuf_reset(&x->pending);
     x->sent = 0;
+    if (store_list_runs(x->store, &f, &runs, next) != STORE_OK) {
+        export_fail(x, 0, "the runs could not be read from the database");
+        return;
+    }
     cJSON_ArrayForEach(run, runs) {
         const cJSON *seq = cJSON_GetObjectItem(run, "seq");
+        size_t mark = x->pending.len;
+        int rc = x->format == EXPORT_CSV ? csv_run(&x->pending, run)
+                                         : ndjson_run(&x->pending, run);
+        if (rc != 0) {
+            snprintf(why, sizeof(why), "run %.40s could not be exported: with the "
+                     "runs before it, it is over the export's %d MiB buffer",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")),
+                     EXPORT_BUFFER_CAP / (1024 * 1024));
+            export_fail(x, mark, why);
+            cJSON_Delete(runs);
+            return;
+        }
         if (x->by_seq && cJSON_IsNumber(seq))
             x->after_seq = (long long)seq->valuedouble;
-        if (x->format == EXPORT_CSV)
-            csv_run(&x->pending, run);
-        else
-            ndjson_run(&x->pending, run);
         x->remaining--;
+        x->made += x->pending.len - mark;
+        if (x->answer_bytes && x->made >= x->answer_bytes) {
+            x->finished = 1;
+            break;
+        }
     }
     cJSON_Delete(runs);
     snprintf(x->cursor, sizeof(x->cursor), "%s", next);
     if (next[0] == '\0' || x->remaining <= 0)
         x->finished = 1;
-    return 0;
 }
 
 static long export_read(void *cls, char *buf, size_t max)
@@ -238,10 +301,11 @@ static long export_read(void *cls, char *buf, size_t max)
     size_t n;
 
     while (x->sent == x->pending.len) {
+        if (x->failed)
+            return -1;
         if (x->finished)
             return 0;
-        if (export_next_page(x) != 0)
-            return -1;
+        export_next_page(x);
     }
     n = x->pending.len - x->sent;
     if (n > max)
@@ -254,14 +318,12 @@ static long export_read(void *cls, char *buf, size_t max)
 static void export_runs(struct http_request *req, struct http_reply *rep,
                         enum export_format format)
 {
-    static const char *const names[6] = {"benchmark", "device", "host",
-                                         "status", "label", "batch"};
     const char *limit = query_get(req, "limit");
     const char *after = query_get(req, "after_seq");
-    struct run_filter valid = {0};  /* only its valid filter */
+    struct run_filter f = {0};
     struct export_stream *x;
 
-    if (query_check(req, rep, filter_args) != 0 || runs_filter_valid(req, rep, &valid) != 0)
+    if (query_check(req, rep, filter_args) != 0 || run_filter_from_query(req, rep, &f) != 0)
         return;
     x = calloc(1, sizeof(*x));
     if (x == NULL) {
@@ -270,7 +332,7 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     }
     x->store = req->app->store;
     x->format = format;
-    x->valid = valid.valid;
+    x->valid = f.valid;
     x->remaining = 1L << 40;
     if (limit) {
         char *end;
@@ -294,14 +356,21 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
         }
         x->by_seq = 1;
         x->after_seq = v;
+        x->answer_bytes = PEER_PAGE_BYTES;
     }
-    for (int i = 0; i < 6; i++) {
-        const char *v = query_get(req, names[i]);
-        snprintf(x->filters[i], sizeof(x->filters[i]), "%s", v ? v : "");
+    {
+        const char *vals[6] = {f.benchmark, f.device, f.host, f.status, f.label, f.batch};
+        for (int i = 0; i < 6; i++)
+            snprintf(x->filters[i], sizeof(x->filters[i]), "%s", vals[i] ? vals[i] : "");
     }
+    x->by_device_index = f.by_device_index;
+    x->device_index = f.device_index;
     dynbuf_init(&x->pending, EXPORT_BUFFER_CAP);
-    if (format == EXPORT_CSV)
-        csv_header(&x->pending);
+    if (format == EXPORT_CSV && csv_header(&x->pending) != 0) {
+        export_free(x);
+        reply_error(rep, 500, "internal", "", "out of memory");
+        return;
+    }
     rep->status = 200;
     rep->content_type = format == EXPORT_CSV ? "text/csv; charset=utf-8"
                                              : "application/x-ndjson";
@@ -335,53 +404,40 @@ void run_csv(struct http_request *req, struct http_reply *rep, const char *id)
         return;
     }
     dynbuf_init(&b, EXPORT_BUFFER_CAP);
-    csv_header(&b);
-    csv_run(&b, run);
+    rc = csv_header(&b) == 0 && csv_run(&b, run) == 0 ? 0 : -1;
     cJSON_Delete(run);
-    body = dynbuf_take(&b, &n);
+    body = rc == 0 ? dynbuf_take(&b, &n) : NULL;
+    dynbuf_free(&b);
+    if (body == NULL) {
+        reply_error(rep, 500, "internal", "", "run %s could not be exported: it is over "
+                    "the export's %d MiB buffer", id, EXPORT_BUFFER_CAP / (1024 * 1024));
+        return;
+    }
     reply_body(rep, 200, "text/csv; charset=utf-8", body, n);
 }
 
-/* Parses and checks every line first; stores nothing unless all pass. */
+/* Parses and checks every line first (import_check.c); stores nothing
+ * unless all pass, and then all in one transaction. */
 void runs_import(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
+    struct gb_error gerr;
     cJSON *runs = NULL, *body;
-    const char *p, *end;
-    char err[256];
-    int line = 0, inserted = 0, existing = 0;
+    int inserted = 0, existing = 0;
 
     if (query_check(req, rep, no_query) != 0)
         return;
     if (req->body == NULL) {
         reply_error(rep, 400, "malformed_json", "",
-                    "send runs as NDJSON, one run a line, as GET /runs.ndjson gives them");
+                    "send runs as NDJSON, one run a line, as GET /runs.ndjson gives them "
+                    "(curl --data-binary @runs.ndjson)");
         return;
     }
-    runs = cJSON_CreateArray();
-    for (p = req->body, end = req->body + req->body_len; p < end; p = p + strcspn(p, "\n") + 1) {
-        size_t len = strcspn(p, "\n");
-        const char *q = p;
-        cJSON *run;
-
-        line++;
-        while (q < p + len && (*q == ' ' || *q == '\t' || *q == '\r'))
-            q++;
-        if (q == p + len)
-            continue;  /* a blank line */
-        run = cJSON_ParseWithLength(p, len);
-        if (run == NULL) {
-            reply_error(rep, 400, "malformed_json", "", "line %d is not valid JSON; "
-                        "nothing was imported", line);
-            goto done;
-        }
-        if (import_check_run(run, err, sizeof(err)) != 0) {
-            cJSON_Delete(run);
-            reply_error(rep, 400, "invalid_run", "", "line %d: %s; nothing was imported",
-                        line, err);
-            goto done;
-        }
-        cJSON_AddItemToArray(runs, run);
+    runs = import_parse_ndjson(req->body, req->body_len, &gerr);
+    if (runs == NULL) {
+        int internal = strcmp(gerr.code, "internal") == 0;
+        reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);
+        return;
     }
     if (store_import_runs(req->app->store, runs, "import", &inserted, &existing) != STORE_OK) {
         reply_error(rep, 500, "internal", "", "the runs could not be stored; nothing was imported");

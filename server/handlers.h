@@ -15,12 +15,6 @@ void runs_delete(struct http_request *req, struct http_reply *rep);
 void runs_ndjson(struct http_request *req, struct http_reply *rep);
 void runs_csv(struct http_request *req, struct http_reply *rep);
 void runs_import(struct http_request *req, struct http_reply *rep);
-/* The valid filter of GET /runs and its exports: ?valid=true keeps valid
- * runs and those never judged (valid null), ?valid=false the invalid ones.
- * -1 (a 400 made) when malformed.  In runs_api.c. */
-struct run_filter;
-int runs_filter_valid(struct http_request *req, struct http_reply *rep,
-                      struct run_filter *f);
 /* GET /runs/ID.csv; runs_get hands it over with the id. */
 void run_csv(struct http_request *req, struct http_reply *rep, const char *id);
 void compare_get(struct http_request *req, struct http_reply *rep);

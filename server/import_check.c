@@ -3,6 +3,7 @@
  */
 #include "import_check.h"
 #include "bench_spec.h"
+#include "run_request.h"
 #include "uuid7.h"
 
 #include <stdio.h>
@@ -133,4 +134,76 @@ int import_check_run(const cJSON *run, char *err, size_t cap)
          str_field(error, "message", 1, 2048, err, cap)))
         return -1;
     return 0;
+}
+
+/* One line (len bytes) of an import as a checked run, or NULL with err. */
+static cJSON *import_line(const char *p, size_t len, int line, struct gb_error *err)
+{
+    char why[256];
+    size_t at;
+    int trailing;
+    cJSON *run;
+
+    if (len > IMPORT_LINE_MAX) {
+        gb_error_set(err, "out_of_bounds", "", "line %d is %zu bytes; a run is at "
+                     "most %d MiB; nothing was imported", line, len,
+                     IMPORT_LINE_MAX / (1024 * 1024));
+        return NULL;
+    }
+    run = json_parse_whole(p, len, &at, &trailing);
+    if (run == NULL && trailing && p[at] == '{') {
+        gb_error_set(err, "malformed_json", "", "line %d holds more than one run (the "
+                     "next begins at byte %zu): send NDJSON, one run a line; curl -d "
+                     "strips newlines, so send the file with curl --data-binary "
+                     "@runs.ndjson; nothing was imported", line, at);
+        return NULL;
+    }
+    if (run == NULL) {
+        gb_error_set(err, "malformed_json", "", trailing
+                     ? "line %d has text after its JSON value (at byte %zu of the "
+                       "line); nothing was imported"
+                     : "line %d is not valid JSON (error at byte %zu of the line); "
+                       "nothing was imported", line, at);
+        return NULL;
+    }
+    if (import_check_run(run, why, sizeof(why)) != 0) {
+        gb_error_set(err, "invalid_run", "", "line %d: %.180s; nothing was imported",
+                     line, why);
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+cJSON *import_parse_ndjson(const char *body, size_t len, struct gb_error *err)
+{
+    cJSON *runs = cJSON_CreateArray();
+    const char *p = body, *end = body + len;
+    int line = 0;
+
+    if (runs == NULL) {
+        gb_error_set(err, "internal", "", "out of memory");
+        return NULL;
+    }
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end, *q = p;
+        cJSON *run;
+
+        line++;
+        while (q < stop && (*q == ' ' || *q == '\t' || *q == '\r'))
+            q++;
+        if (q < stop) {
+            run = import_line(p, (size_t)(stop - p), line, err);
+            if (run == NULL || !cJSON_AddItemToArray(runs, run)) {
+                if (run != NULL)
+                    gb_error_set(err, "internal", "", "out of memory");
+                cJSON_Delete(run);
+                cJSON_Delete(runs);
+                return NULL;
+            }
+        }
+        p = stop + 1;
+    }
+    return runs;
 }

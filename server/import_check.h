@@ -1,8 +1,9 @@
 /*
  * import_check.h - is this JSON object a finished run fit to store?  Used
- * for POST /runs/import (and, later, runs pulled from peers): a foreign run
- * is checked field by field before anything is written, so a bad line
- * cannot leave a bad row.
+ * for POST /runs/import and the runs pulled from peers: a foreign run is
+ * checked field by field before anything is written, so a bad line cannot
+ * leave a bad row.  And the NDJSON body of an import, read line by line as
+ * strictly as POST /runs reads its body (run_request.c's parser).
  */
 #ifndef GPUBENCH_IMPORT_CHECK_H
 #define GPUBENCH_IMPORT_CHECK_H
@@ -10,9 +11,26 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
+#include "bench_spec.h"
+
+/* The longest import line: the largest run a worker may report is a line
+ * of WORKER_LINE_CAP (16 MiB, worker_proc.h), and an import holds nothing
+ * larger, so every run stored here is at most this as NDJSON (a peer's cap,
+ * peers.h, is reckoned from it). */
+#define IMPORT_LINE_MAX (16 * 1024 * 1024)
+
 /* 0 when run can be stored as it is; -1 with a sentence in err that names
  * the field.  Runs that have not finished (queued, running) are refused:
  * only a finished run can be copied, since only its own node can run it. */
 int import_check_run(const cJSON *run, char *err, size_t cap);
+
+/* An import body (len bytes, need not be NUL-terminated): one run a line;
+ * blank lines are skipped.  Every line is read as one JSON value with
+ * nothing after it (a line that holds several runs, as `curl -d` makes of
+ * a file by stripping its newlines, is refused with a message that says to
+ * send it with --data-binary) and checked with import_check_run.  A NEW
+ * array of the runs, or NULL with err set (400 codes; the message names
+ * the line) at the first bad line: a body is taken whole or not at all. */
+cJSON *import_parse_ndjson(const char *body, size_t len, struct gb_error *err);
 
 #endif

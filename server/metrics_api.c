@@ -6,6 +6,8 @@
  * labelled with that run's verdict (valid="true", "false" or "unknown").
  *
  * Label values are escaped as the format asks (backslash, quote, newline).
+ * The text is made whole or not at all: a store error, or a buffer that
+ * refused a line, answers 500 rather than a scrape with series missing.
  */
 #include "compare.h"
 #include "dynbuf.h"
@@ -50,7 +52,8 @@ static void gpu_labels(struct dynbuf *b, const struct gpu_stat *g)
     dynbuf_add(b, "\"}", 2);
 }
 
-static void gpu_metrics(struct http_request *req, struct dynbuf *b)
+/* 0, or -1 on a store error. */
+static int gpu_metrics(struct http_request *req, struct dynbuf *b)
 {
     struct gpu_stat stats[METRICS_MAX_GPUS];
     int n = gpu_pool_stats(req->app->gpus, stats, METRICS_MAX_GPUS);
@@ -58,7 +61,8 @@ static void gpu_metrics(struct http_request *req, struct dynbuf *b)
     help(b, "gpubench_queue_depth", "gauge", "Runs queued for a GPU.");
     for (int i = 0; i < n; i++) {
         long depth = 0;
-        store_queue_depth(req->app->store, stats[i].index, &depth);
+        if (store_queue_depth(req->app->store, stats[i].index, &depth) != STORE_OK)
+            return -1;
         dynbuf_add(b, "gpubench_queue_depth", 20);
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %ld\n", depth);
@@ -81,18 +85,21 @@ static void gpu_metrics(struct http_request *req, struct dynbuf *b)
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %ld\n", stats[i].runs_done);
     }
+    return 0;
 }
 
-static void run_metrics(struct http_request *req, struct dynbuf *b)
+/* 0, or -1 on a store error. */
+static int run_metrics(struct http_request *req, struct dynbuf *b)
 {
     static const char *const names[5] = {"queued", "running", "done", "failed", "cancelled"};
     long counts[5];
 
     if (store_count_by_status(req->app->store, counts) != STORE_OK)
-        return;
+        return -1;
     help(b, "gpubench_runs", "gauge", "Stored runs by status.");
     for (int i = 0; i < 5; i++)
         dynbuf_printf(b, "gpubench_runs{status=\"%s\"} %ld\n", names[i], counts[i]);
+    return 0;
 }
 
 /* One gauge line for a row's field, labelled with its card and key. */
@@ -129,7 +136,8 @@ static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
     dynbuf_printf(b, "\"} %.9g\n", v->valuedouble);
 }
 
-static void result_metrics(struct http_request *req, struct dynbuf *b)
+/* 0, or -1 on a store error. */
+static int result_metrics(struct http_request *req, struct dynbuf *b)
 {
     static const struct { const char *metric, *field, *help; } gauges[] = {
         {"gpubench_result_median_ms", "median_ms", "Median sample time of the latest run's row, ms."},
@@ -141,7 +149,7 @@ static void result_metrics(struct http_request *req, struct dynbuf *b)
     cJSON *runs = NULL;
 
     if (store_latest_per_card(req->app->store, &runs) != STORE_OK)
-        return;
+        return -1;
     for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
         const cJSON *run;
         help(b, gauges[g].metric, "gauge", gauges[g].help);
@@ -156,6 +164,7 @@ static void result_metrics(struct http_request *req, struct dynbuf *b)
         }
     }
     cJSON_Delete(runs);
+    return 0;
 }
 
 void metrics_get(struct http_request *req, struct http_reply *rep)
@@ -174,10 +183,22 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
     help(&b, "gpubench_uptime_seconds", "gauge", "Seconds since the daemon started.");
     dynbuf_printf(&b, "gpubench_uptime_seconds %.3f\n",
                   (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
-    gpu_metrics(req, &b);
-    run_metrics(req, &b);
-    result_metrics(req, &b);
+    if (gpu_metrics(req, &b) != 0 || run_metrics(req, &b) != 0 ||
+        result_metrics(req, &b) != 0) {
+        dynbuf_free(&b);
+        reply_error(rep, 500, "internal", "", "the metrics could not be read from the database");
+        return;
+    }
     peers_metrics(req->app->peers, &b);
-    body = dynbuf_take(&b, &n);
+    /* The buffer remembers a refused line (dynbuf.h): a scrape with holes
+     * would read as series that vanished. */
+    body = dynbuf_failed(&b) ? NULL : dynbuf_take(&b, &n);
+    dynbuf_free(&b);
+    if (body == NULL) {
+        reply_error(rep, 500, "internal", "", "the metrics are over their %d MiB cap "
+                    "(or memory ran out); nothing was sent rather than a part",
+                    METRICS_CAP / (1024 * 1024));
+        return;
+    }
     reply_body(rep, 200, "text/plain; version=0.0.4; charset=utf-8", body, n);
 }

@@ -4,6 +4,7 @@
 #include "peers.h"
 #include "import_check.h"
 #include "log.h"
+#include "run_request.h"
 #include "store.h"
 #include "timeutil.h"
 
@@ -15,12 +16,15 @@
 #include <time.h>
 
 #define PEER_MAX_BACKOFF_MS (300 * 1000)
+#define PULL_FAILED (-1)
+#define PULL_SMALLER (-2)  /* over the cap: asking again for a smaller page */
 
 struct peer {
     struct peers *all;
     char url[512];
     pthread_t thread;
     int started;
+    int page_limit;          /* runs asked for a page; the thread's own */
     /* guarded by all->lock */
     struct peer_row row;
     int failures_in_row;
@@ -78,11 +82,18 @@ static int http_get(const char *url, const char *authorization, struct body *bod
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* An answer that says at once it is over the cap is refused unread. */
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)body->buf.cap);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "gpubenchd-peer");
     rc = curl_easy_perform(c);
+    if (rc == CURLE_FILESIZE_EXCEEDED)
+        body->over_cap = 1;
     if (rc != CURLE_OK) {
-        snprintf(err, cap, "%s", body->over_cap ? "the answer was over the 16 MiB cap"
-                                                : curl_easy_strerror(rc));
+        if (body->over_cap)
+            snprintf(err, cap, "the answer was over the %zu MiB cap",
+                     body->buf.cap / (1024 * 1024));
+        else
+            snprintf(err, cap, "%s", curl_easy_strerror(rc));
         goto done;
     }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -107,18 +118,19 @@ static int parse_page(const struct dynbuf *b, long long *cursor, cJSON *runs,
     int line = 0;
 
     for (; p < end; p += strcspn(p, "\n") + 1) {
-        size_t len = strcspn(p, "\n");
+        size_t len = strcspn(p, "\n"), at;
         cJSON *run;
         const cJSON *seq;
         char why[200];
+        int trailing;
 
         line++;
         if (len == 0)
             continue;
-        run = cJSON_ParseWithLength(p, len);
+        run = json_parse_whole(p, len, &at, &trailing);
         seq = cJSON_GetObjectItem(run, "seq");
         if (run == NULL) {
-            snprintf(err, cap, "line %d of the answer is not JSON", line);
+            snprintf(err, cap, "line %d of the answer is not one JSON value", line);
             return -1;
         }
         if (!cJSON_IsNumber(seq) || seq->valuedouble <= (double)*cursor) {
@@ -137,8 +149,10 @@ static int parse_page(const struct dynbuf *b, long long *cursor, cJSON *runs,
     return 0;
 }
 
-/* One pull.  Returns the runs read (PEER_PAGE means there may be more), or
- * -1 after recording the error. */
+/* One pull of up to peer->page_limit runs.  Returns the runs read (any
+ * means there may be more: a page may end early, cut by bytes),
+ * PULL_SMALLER after an answer over the cap when a smaller page can still
+ * be asked for, or PULL_FAILED after recording the error. */
 static int pull_once(struct peer *peer)
 {
     struct store *store = peer->all->app->store;
@@ -146,17 +160,27 @@ static int pull_once(struct peer *peer)
     char url[700], err[300];
     long long cursor;
     cJSON *runs = cJSON_CreateArray();
-    int inserted = 0, existing = 0, got = -1, bad;
+    int inserted = 0, existing = 0, got = PULL_FAILED, bad;
 
     pthread_mutex_lock(&peer->all->lock);
     cursor = peer->row.cursor;
     pthread_mutex_unlock(&peer->all->lock);
     dynbuf_init(&body.buf, PEER_BODY_CAP);
     snprintf(url, sizeof(url), "%s/runs.ndjson?after_seq=%lld&limit=%d",
-             peer->url, cursor, PEER_PAGE);
+             peer->url, cursor, peer->page_limit);
     err[0] = '\0';
-    if (http_get(url, peer->all->authorization, &body, err, sizeof(err)) != 0)
+    if (http_get(url, peer->all->authorization, &body, err, sizeof(err)) != 0) {
+        if (body.over_cap && peer->page_limit > 1) {
+            peer->page_limit /= 2;
+            log_info("peer %s: %s; asking for %d run(s) a page", peer->url, err,
+                     peer->page_limit);
+            err[0] = '\0';
+            got = PULL_SMALLER;
+        } else if (body.over_cap) {
+            snprintf(err + strlen(err), sizeof(err) - strlen(err), " even for one run");
+        }
         goto record;
+    }
     bad = parse_page(&body.buf, &cursor, runs, err, sizeof(err));
     /* Runs before a bad line are kept: they were checked one by one. */
     if (cJSON_GetArraySize(runs) > 0 &&
@@ -164,14 +188,22 @@ static int pull_once(struct peer *peer)
         snprintf(err, sizeof(err), "the runs could not be stored here");
         goto record;
     }
-    if (cJSON_GetArraySize(runs) > 0 || !bad)
-        store_peer_record(store, peer->url, cursor, inserted, NULL);
+    if ((cJSON_GetArraySize(runs) > 0 || !bad) &&
+        store_peer_record(store, peer->url, cursor, inserted, NULL) != STORE_OK) {
+        /* The runs are stored; the next pull asks for them again and
+         * finds them here. */
+        snprintf(err, sizeof(err), "the cursor could not be stored here");
+        goto record;
+    }
     if (!bad)
         got = cJSON_GetArraySize(runs);
+    if (got == 0)
+        peer->page_limit = PEER_PAGE;  /* caught up: full pages again */
 
 record:
     if (err[0]) {
-        store_peer_record(store, peer->url, cursor, 0, err);
+        if (store_peer_record(store, peer->url, cursor, 0, err) != STORE_OK)
+            log_warn("peer %s: the error below could not be stored", peer->url);
         log_warn("peer %s: %s", peer->url, err);
     } else if (inserted) {
         log_info("peer %s: stored %d run(s) (%d already here)", peer->url,
@@ -179,7 +211,8 @@ record:
     }
     pthread_mutex_lock(&peer->all->lock);
     store_peer_load(store, peer->url, &peer->row);
-    peer->failures_in_row = got < 0 ? peer->failures_in_row + 1 : 0;
+    if (got != PULL_SMALLER)
+        peer->failures_in_row = got == PULL_FAILED ? peer->failures_in_row + 1 : 0;
     pthread_mutex_unlock(&peer->all->lock);
     cJSON_Delete(runs);
     dynbuf_free(&body.buf);
@@ -197,9 +230,9 @@ static void *peer_main(void *arg)
         int64_t wait = interval, until;
         struct timespec ts;
 
-        if (got == PEER_PAGE) {
-            wait = 0;  /* a full page: there may be more right now */
-        } else if (got < 0) {
+        if (got > 0 || got == PULL_SMALLER) {
+            wait = 0;  /* there may be more right now */
+        } else if (got == PULL_FAILED) {
             for (int i = 1; i < peer->failures_in_row && wait < PEER_MAX_BACKOFF_MS; i++)
                 wait *= 2;
             if (wait > PEER_MAX_BACKOFF_MS)
@@ -276,6 +309,7 @@ struct peers *peers_start(struct app *app)
         size_t n;
 
         peer->all = p;
+        peer->page_limit = PEER_PAGE;
         snprintf(peer->url, sizeof(peer->url), "%s", opt->peers[i]);
         n = strlen(peer->url);
         while (n > 0 && peer->url[n - 1] == '/')

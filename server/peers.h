@@ -5,11 +5,18 @@
  * them with their origin.  Run ids are global, so a run is never stored
  * twice, whoever it came through.
  *
+ * Pages always move: the serving daemon ends a page after the run that
+ * takes it past PEER_PAGE_BYTES (export_api.c), and a puller that still
+ * gets an answer over its cap (a peer of another make or version) asks
+ * again at once for half as many runs, down to one; it asks for full pages
+ * again once it has caught up.  The cap is above the largest page a daemon
+ * makes, so every run a daemon will store can be pulled.
+ *
  * A peer that is down, slow, or answers garbage or a body over the cap
- * costs a logged error and a retry after a back-off that doubles up to five
- * minutes; the runs before a bad line are kept and the cursor stops just
- * before it.  The cursor and the counts live in the store, so a restart
- * goes on where it was.
+ * even for one run costs a logged error and a retry after a back-off that
+ * doubles up to five minutes; the runs before a bad line are kept and the
+ * cursor stops just before it.  The cursor and the counts live in the
+ * store, so a restart goes on where it was.
  */
 #ifndef GPUBENCH_PEERS_H
 #define GPUBENCH_PEERS_H
@@ -18,9 +25,24 @@
 
 #include "app.h"
 #include "dynbuf.h"
+#include "import_check.h"
 
+/* Runs a puller asks for in one page, at most. */
 #define PEER_PAGE 200
-#define PEER_BODY_CAP (16 * 1024 * 1024)
+
+/* Where a serving daemon ends a page: after the run that takes it past
+ * this many bytes.  The largest run within the API's bounds (smem_stride,
+ * 64 strides of 1000 samples, common/bench_spec.c) is about 1.4 MB as
+ * NDJSON (tests/api/test_dataflow.py makes such runs and checks that
+ * they sync), so a page holds a few of them. */
+#define PEER_PAGE_BYTES (8 * 1024 * 1024)
+
+/* The most a puller reads of one answer: a page cut at PEER_PAGE_BYTES
+ * plus the last run in it.  The largest run a daemon will store is an
+ * IMPORT_LINE_MAX line (as large as a worker may report, import_check.h),
+ * and printed back it may be up to four times that (a number sent as
+ * "1e14" prints as "100000000000000"), so the cap leaves room for both. */
+#define PEER_BODY_CAP (PEER_PAGE_BYTES + 4 * IMPORT_LINE_MAX)
 
 struct peers;
 

@@ -28,9 +28,34 @@ static void list_benchmarks(int test_benchmarks, char *buf, size_t cap)
     }
 }
 
-cJSON *request_json_parse(const char *body, size_t len, struct gb_error *err)
+cJSON *json_parse_whole(const char *text, size_t len, size_t *at, int *trailing)
 {
     const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+
+    *at = 0;
+    *trailing = 0;
+    if (v == NULL) {
+        const char *err = cJSON_GetErrorPtr();
+        *at = err && err >= text && err <= text + len ? (size_t)(err - text) : 0;
+        return NULL;
+    }
+    while (end && end < text + len &&
+           (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+        end++;
+    if (end && end < text + len) {
+        *at = (size_t)(end - text);
+        *trailing = 1;
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+cJSON *request_json_parse(const char *body, size_t len, struct gb_error *err)
+{
+    size_t at;
+    int trailing;
     cJSON *v;
 
     if (body == NULL || len == 0) {
@@ -39,24 +64,13 @@ cJSON *request_json_parse(const char *body, size_t len, struct gb_error *err)
                      "curl -d '{\"benchmark\":\"smem_stride\"}'");
         return NULL;
     }
-    v = cJSON_ParseWithLengthOpts(body, len, &end, 0);
-    if (v == NULL) {
-        const char *at = cJSON_GetErrorPtr();
-        size_t off = at && at >= body && at <= body + len ? (size_t)(at - body) : 0;
+    v = json_parse_whole(body, len, &at, &trailing);
+    if (v == NULL && trailing)
         gb_error_set(err, "malformed_json", "",
-                     "the body is not valid JSON (error at byte %zu)", off);
-        return NULL;
-    }
-    while (end && end < body + len &&
-           (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
-        end++;
-    if (end && end < body + len) {
+                     "the body has text after its JSON value (at byte %zu)", at);
+    else if (v == NULL)
         gb_error_set(err, "malformed_json", "",
-                     "the body has text after its JSON value (at byte %zu)",
-                     (size_t)(end - body));
-        cJSON_Delete(v);
-        return NULL;
-    }
+                     "the body is not valid JSON (error at byte %zu)", at);
     return v;
 }
 

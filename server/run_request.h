@@ -26,6 +26,14 @@ struct run_request {
     const cJSON *device;              /* borrowed from body; NULL if none */
 };
 
+/* The one strict reading of JSON text (POST /runs, every JSON body, each
+ * line of an import): text (len bytes, need not be NUL-terminated) as one
+ * JSON value with nothing but whitespace after it.  A NEW item the caller
+ * owns, or NULL with *at set to the byte offset of the error and
+ * *trailing set to 1 when a whole value was read and more text follows it
+ * (0 when the text is not JSON at all). */
+cJSON *json_parse_whole(const char *text, size_t len, size_t *at, int *trailing);
+
 /* A request body as one JSON value with nothing but whitespace after it
  * (len bytes, need not be NUL-terminated): a NEW item the caller owns, or
  * NULL with err set (malformed_json, the byte offset said). */

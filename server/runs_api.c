@@ -15,6 +15,7 @@
 #include "gpu_pool.h"
 #include "handlers.h"
 #include "run_cache.h"
+#include "run_filter.h"
 #include "run_request.h"
 #include "store.h"
 #include "timeutil.h"
@@ -259,17 +260,6 @@ done:
     run_request_free(&rr);
 }
 
-int runs_filter_valid(struct http_request *req, struct http_reply *rep,
-                      struct run_filter *f)
-{
-    int v;
-
-    if (query_bool(req, rep, "valid", &v) != 0)
-        return -1;
-    f->valid = v < 0 ? RUN_VALID_ANY : v ? RUN_VALID_TRUE : RUN_VALID_FALSE;
-    return 0;
-}
-
 /* Appends "name=value&" with value percent-encoded. */
 static void add_query(struct dynbuf *b, const char *name, const char *value)
 {
@@ -290,18 +280,8 @@ static void add_query(struct dynbuf *b, const char *name, const char *value)
 
 void runs_list(struct http_request *req, struct http_reply *rep)
 {
-    static const char *const query[] = {"benchmark", "device", "host", "status",
-                                        "label", "batch", "limit", "cursor",
-                                        "valid", NULL};
-    static const char *const statuses[] = {"queued", "running", "done", "failed",
-                                           "cancelled", NULL};
+    static const char *const query[] = {RUN_FILTER_ARGS, "limit", "cursor", NULL};
     struct run_filter f = {
-        .benchmark = query_get(req, "benchmark"),
-        .device = query_get(req, "device"),
-        .host = query_get(req, "host"),
-        .status = query_get(req, "status"),
-        .label = query_get(req, "label"),
-        .batch = query_get(req, "batch"),
         .cursor = query_get(req, "cursor"),
         .limit = 50,
         .cache = req->app->run_cache,
@@ -311,7 +291,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     cJSON *runs = NULL, *body;
     struct dynbuf url;
 
-    if (query_check(req, rep, query) != 0 || runs_filter_valid(req, rep, &f) != 0)
+    if (query_check(req, rep, query) != 0 || run_filter_from_query(req, rep, &f) != 0)
         return;
     if (limit) {
         char *end;
@@ -322,17 +302,6 @@ void runs_list(struct http_request *req, struct http_reply *rep)
             return;
         }
         f.limit = (int)v;
-    }
-    if (f.status && f.status[0]) {
-        int ok = 0;
-        for (const char *const *s = statuses; *s && !ok; s++)
-            ok = strcmp(*s, f.status) == 0;
-        if (!ok) {
-            reply_error(rep, 400, "out_of_bounds", "status",
-                        "status=%.20s: expected queued, running, done, failed "
-                        "or cancelled", f.status);
-            return;
-        }
     }
     if (f.cursor && f.cursor[0] && !uuid_is_valid(f.cursor)) {
         reply_error(rep, 400, "bad_cursor", "cursor",
@@ -347,10 +316,11 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     body = cJSON_CreateObject();
     cJSON_AddItemToObject(body, "runs", runs);
     if (next[0]) {
-        dynbuf_init(&url, 4096);
+        /* Room for every filter at its longest, each byte %-encoded. */
+        dynbuf_init(&url, 8 * 3 * RUN_FILTER_VALUE_MAX + 256);
         dynbuf_add(&url, "/runs?", 6);
         add_query(&url, "benchmark", f.benchmark);
-        add_query(&url, "device", f.device);
+        add_query(&url, "device", query_get(req, "device"));
         add_query(&url, "host", f.host);
         add_query(&url, "status", f.status);
         add_query(&url, "label", f.label);
@@ -361,6 +331,12 @@ void runs_list(struct http_request *req, struct http_reply *rep)
         add_query(&url, "cursor", next);
         if (url.len && url.data[url.len - 1] == '&')
             url.data[--url.len] = '\0';
+        if (dynbuf_failed(&url)) {
+            dynbuf_free(&url);
+            cJSON_Delete(body);
+            reply_error(rep, 500, "internal", "", "the next page's URL could not be made");
+            return;
+        }
         cJSON_AddStringToObject(body, "next", url.data ? url.data : "");
         dynbuf_free(&url);
     } else {

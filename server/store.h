@@ -56,12 +56,18 @@ struct run_job {
 struct run_filter {
     const char *benchmark;
     const char *device;      /* device name or uuid */
+    int by_device_index;     /* 1: match the GPU index device_index instead */
+    int device_index;
     const char *host;
     const char *status;
     const char *label;
     const char *batch;
     const char *cursor;
     int limit;
+    size_t max_bytes;        /* full: a page ends with the run whose results
+                              * and meta take it past this many bytes (so it
+                              * has at least one run), and the next page
+                              * follows it; 0: count alone bounds a page */
     int full;                /* with results and meta (exports, /compare) */
     struct run_cache *cache; /* not full: keep finished runs' list entries
                               * here and reuse them (NULL: build each) */

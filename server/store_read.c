@@ -23,7 +23,7 @@
 enum {
     L_BENCH = 1, L_UUID = 2, L_NAME = 4, L_HOST = 8, L_STATUS = 16,
     L_LABEL = 32, L_BATCH = 64, L_CURSOR = 128, L_SEQ = 256, L_FULL = 512,
-    L_VALID = 1024, L_INVALID = 2048, L_VARIANTS = 4096
+    L_VALID = 1024, L_INVALID = 2048, L_INDEX = 4096, L_VARIANTS = 8192
 };
 
 static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -151,7 +151,8 @@ static const char *list_sql_for(unsigned bits)
 {
     static const struct { unsigned bit; const char *clause; } clauses[] = {
         {L_BENCH, " AND r.benchmark = ?1"}, {L_UUID, " AND r.device_uuid = ?2"},
-        {L_NAME, " AND r.device_name = ?2"}, {L_HOST, " AND r.host = ?3"},
+        {L_NAME, " AND r.device_name = ?2"}, {L_INDEX, " AND r.device_index = ?10"},
+        {L_HOST, " AND r.host = ?3"},
         {L_STATUS, " AND r.status = ?4"}, {L_LABEL, " AND r.label = ?5"},
         {L_BATCH, " AND r.batch_id = ?6"}, {L_CURSOR, " AND r.id < ?7"},
         {L_SEQ, " AND r.final_seq > ?8"},
@@ -247,6 +248,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
                            f->label, f->batch, f->cursor};
     char last_id[40] = "";
+    size_t bytes = 0;
     unsigned bits = 0;
     const char *sql;
     sqlite3_stmt *st = NULL;
@@ -256,6 +258,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
 
     bits |= given(f->benchmark) ? L_BENCH : 0;
     bits |= given(f->device) ? (is_device_uuid(f->device) ? L_UUID : L_NAME) : 0;
+    bits |= f->by_device_index ? L_INDEX : 0;
     bits |= given(f->host) ? L_HOST : 0;
     bits |= given(f->status) ? L_STATUS : 0;
     bits |= given(f->label) ? L_LABEL : 0;
@@ -274,6 +277,8 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         if (given(vals[i]))
             store_bind_text(st, i + 1, vals[i]);
     sqlite3_bind_int64(st, 8, f->after_seq);
+    if (f->by_device_index)
+        sqlite3_bind_int(st, 10, f->device_index);
     /* One more than asked for tells whether another page exists. */
     sqlite3_bind_int(st, 9, f->limit + 1);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -294,6 +299,8 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         if (f->full) {
             cJSON_AddItemToObject(run, "results", store_json_column(st, C_COUNT + 1));
             cJSON_AddItemToObject(run, "meta", store_json_column(st, C_COUNT + 2));
+            bytes += (size_t)sqlite3_column_bytes(st, C_COUNT + 1) +
+                     (size_t)sqlite3_column_bytes(st, C_COUNT + 2);
         } else if (store_col_text(st, C_COUNT)) {
             cJSON_AddItemToObject(run, "summary", store_raw_column(st, C_COUNT));
         } else {
@@ -303,6 +310,13 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
             run = keep_entry(f->cache, st, run);
         cJSON_AddItemToArray(runs, run);
         n++;
+        if (f->full && f->max_bytes && bytes >= f->max_bytes) {
+            /* Over the byte budget: the page ends here, and the next one
+             * (perhaps empty) follows this run. */
+            snprintf(next_cursor, 40, "%s", last_id);
+            step = SQLITE_DONE;
+            break;
+        }
     }
     if (step != SQLITE_ROW && step != SQLITE_DONE)
         goto done;

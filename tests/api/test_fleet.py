@@ -111,7 +111,15 @@ class BadPeerHandler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         if self.mode == "oversized":
-            body = b"x" * (17 * 1024 * 1024)
+            # says at once it is over any cap, whatever page is asked for
+            self.send_response(200)
+            self.send_header("Content-Length", str(1024 * 1024 * 1024))
+            self.end_headers()
+            try:
+                self.wfile.write(b"x" * 65536)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            return
         elif self.mode == "garbage":
             body = (self.good_line + "\n{not json\n").encode()
         elif self.mode == "error":
@@ -159,7 +167,7 @@ class BadPeerTest(unittest.TestCase):
             wait_for(lambda: all(s["last_error"] for s in states().values()), what="three errors")
             s = states()
             self.assertIn("line 2", s[peers["garbage"]]["last_error"])
-            self.assertIn("16 MiB", s[peers["oversized"]]["last_error"])
+            self.assertIn("cap even for one run", s[peers["oversized"]]["last_error"])
             self.assertIn("HTTP 500", s[peers["error"]]["last_error"])
             # the good line before the garbage was kept, exactly once
             runs = d.get("/runs").json()["runs"]

@@ -1,9 +1,10 @@
 /*
  * fuzz_import.c - libFuzzer harness for POST /runs/import (and the runs a
- * peer sends): the input is an NDJSON body, split into lines exactly as
- * runs_import in server/export_api.c does (on a NUL-terminated copy, as the
- * HTTP layer's buffer is), each line parsed and checked with
- * import_check_run; the first bad line stops it, as there.
+ * peer sends): the input is an NDJSON body, read by import_parse_ndjson
+ * (server/import_check.c) exactly as runs_import in server/export_api.c
+ * reads it (on a NUL-terminated copy, as the HTTP layer's buffer is):
+ * every line parsed strictly and checked with import_check_run, the first
+ * bad line refusing the whole body with a message that names a line.
  *
  * What import_check_run accepts is then stored, as runs_import does, in a
  * real store (a scratch SQLite file in TMPDIR, one per process):
@@ -101,39 +102,24 @@ static void check_read_back(const cJSON *run)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *body = malloc(size + 1);
-    cJSON *runs = cJSON_CreateArray(), *fresh = cJSON_CreateArray(), *run;
-    const char *p, *end;
-    char err[256];
-    int ok = 1, inserted, existing;
+    cJSON *runs, *fresh = cJSON_CreateArray(), *run;
+    struct gb_error err;
+    int inserted, existing;
 
-    CHECK(body && runs && fresh);
+    CHECK(body && fresh);
     memcpy(body, data, size);
     body[size] = '\0';
-    /* server/export_api.c runs_import, line by line */
-    for (p = body, end = body + size; p < end; p = p + strcspn(p, "\n") + 1) {
-        size_t len = strcspn(p, "\n");
-        const char *q = p;
-
-        while (q < p + len && (*q == ' ' || *q == '\t' || *q == '\r'))
-            q++;
-        if (q == p + len)
-            continue;
-        run = cJSON_ParseWithLength(p, len);
-        if (run == NULL) {
-            ok = 0;
-            break;
-        }
-        memset(err, 'Z', sizeof(err));
-        if (import_check_run(run, err, sizeof(err)) != 0) {
-            CHECK(memchr(err, '\0', sizeof(err)) != NULL && err[0] != '\0');
-            cJSON_Delete(run);
-            ok = 0;
-            break;
-        }
-        CHECK(cJSON_IsObject(run) && cJSON_IsString(cJSON_GetObjectItem(run, "id")));
-        cJSON_AddItemToArray(runs, run);
+    memset(&err, 'Z', sizeof(err));
+    runs = import_parse_ndjson(body, size, &err);
+    if (runs == NULL) {
+        /* Refused: a sentence that names the line it stopped at. */
+        CHECK(memchr(err.message, '\0', sizeof(err.message)) != NULL);
+        CHECK(strncmp(err.message, "line ", 5) == 0 || strcmp(err.code, "internal") == 0);
+    } else {
+        cJSON_ArrayForEach(run, runs)
+            CHECK(cJSON_IsObject(run) && cJSON_IsString(cJSON_GetObjectItem(run, "id")));
     }
-    if (ok && cJSON_GetArraySize(runs) > 0) {
+    if (runs != NULL && cJSON_GetArraySize(runs) > 0) {
         cJSON_ArrayForEach(run, runs)
             if (is_new(runs, run))
                 cJSON_AddItemReferenceToArray(fresh, run);

@@ -40,5 +40,30 @@ static int test_consume_and_take(void)
     return 0;
 }
 
+/* A refused append is remembered until the buffer is emptied, even when
+ * later (smaller) appends fit: a text with a hole must not pass as whole. */
+static int test_failed_is_sticky(void)
+{
+    struct dynbuf b;
+
+    dynbuf_init(&b, 8);
+    ASSERT_EQ(dynbuf_failed(&b), 0);
+    ASSERT_EQ(dynbuf_add(&b, "123456", 6), 0);
+    ASSERT_EQ(dynbuf_add(&b, "abc", 3), -1);
+    ASSERT_EQ(dynbuf_add(&b, "7", 1), 0);
+    ASSERT_EQ(dynbuf_failed(&b), 1);
+    dynbuf_truncate(&b, 3);
+    ASSERT_STR_EQ(b.data, "123");
+    ASSERT_EQ(dynbuf_failed(&b), 1);
+    dynbuf_reset(&b);
+    ASSERT_EQ(dynbuf_failed(&b), 0);
+    ASSERT_EQ(dynbuf_printf(&b, "%s", "too long for it"), -1);
+    ASSERT_EQ(dynbuf_failed(&b), 1);
+    dynbuf_free(&b);
+    ASSERT_EQ(dynbuf_failed(&b), 0);
+    return 0;
+}
+
 TEST_MAIN({"the cap is never passed", test_cap_refused},
+          {"a refused append is remembered", test_failed_is_sticky},
           {"consume and take", test_consume_and_take})
