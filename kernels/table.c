@@ -112,7 +112,7 @@ static void print_smem_summary(FILE *out, const cJSON *summary)
             num(peak, "peak_gbps_at_max_clock"), num(peak, "max_sm_clock_mhz"),
             num(peak, "sm_count"), num(peak, "baseline_bytes_per_clock_per_sm"));
     fprintf(out, "launch: %g blocks x %g threads (%g warps per SM), %g iterations x %g "
-            "loads per sample; largest |ratio/predicted - 1| = %.3f\n",
+            "loads per sample; largest |cycle ratio/predicted - 1| = %.4f\n",
             num(launch, "grid"), num(launch, "block"), num(launch, "warps_per_sm"),
             num(launch, "iterations_per_sample"), num(launch, "loads_per_iteration"),
             num(summary, "max_ratio_error"));
