@@ -131,7 +131,6 @@ void gb_watch_start(struct gb_watch *w, enum gb_quiet_mode mode, double wait_s,
             snprintf(w->reason, sizeof(w->reason), "%s", reason);
             return;
         }
-        gb_watch_add_reading(w, &r, NULL);
         merge_procs(w->found, &w->found_count, &r);
         q.t_s = now;
         q.procs = r.procs_read ? r.proc_count : -1;
@@ -142,6 +141,10 @@ void gb_watch_start(struct gb_watch *w, enum gb_quiet_mode mode, double wait_s,
         w->util_max = st.util_max;
         w->waited_s = now;
         if (d != GB_QUIET_WAITING) {
+            /* The card as timing begins joins the run: what a wait
+             * outlasted does not (it never shared a sample), what check
+             * found or a timed-out wait still sees does. */
+            gb_watch_add_reading(w, &r, NULL);
             w->timed_out = d == GB_QUIET_TIMED_OUT;
             return;
         }

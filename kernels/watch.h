@@ -71,7 +71,10 @@ typedef void (*gb_watch_note_fn)(void *arg, const char *message);
  * then looks at the card every GB_QUIET_POLL_S as quiet.h decides, calling
  * note with why it waits ("waiting for a quiet card: pid 4242 python3")
  * when that changes and at least every second.  Never fails: a timed-out
- * wait is recorded and the run goes on. */
+ * wait is recorded and the run goes on.  quiet.found lists every other
+ * process the check saw; only the LAST reading (the card as timing
+ * begins) joins the run's processes_seen, ranges and throttle reasons, so
+ * a process the wait outlasted does not make the run contended. */
 void gb_watch_start(struct gb_watch *w, enum gb_quiet_mode mode, double wait_s,
                     gb_watch_note_fn note, void *note_arg);
 
