@@ -44,6 +44,11 @@ sleep 2
 run h200_validity_wait_then_run '{"strides":[1,32],"quiet":"wait","quiet_wait_s":60}'
 wait "$LOAD2"
 run h200_validity_idle_after '{"strides":[1,32],"quiet":"wait"}'
+# transpose rows carry the memory clock; the human table reads the watch
+env LD_LIBRARY_PATH="$LIBS" "$W" run transpose '{"n":4096}' --json >"$R/h200_validity_transpose.json" 2>"$R/transpose.err"
+echo "transpose: exit $?"
+env LD_LIBRARY_PATH="$LIBS" "$W" run smem_stride '{"strides":[1,32],"quiet":"check"}' >"$R/table.txt" 2>&1
+cat "$R/table.txt"
 cat "$R"/load*.txt
 python3 - "$R" <<'PY'
 import json, math, sys, os
@@ -66,6 +71,11 @@ for n in ["h200_validity_strides", "h200_validity_1_32", "h200_validity_precisio
             r["ci_low_ms"], r["ci_high_ms"],
             ("half %.5f reached %s" % (r["ci_half_width"], r["precision_reached"])) if "ci_half_width" in r else ""))
     print("  watch", json.dumps(d["meta"]["watch"]))
+d = load("h200_validity_transpose")
+if d:
+    for r in d["result"]["rows"]:
+        print("  transpose", r["variant"], "mem_clock_mhz", r.get("mem_clock_mhz"),
+              "throttle", r.get("throttle_reasons"), "ci", r["ci_low_ms"], r["ci_high_ms"])
 for n in ["h200_validity_contended_check", "h200_validity_contended_timeout",
           "h200_validity_wait_then_run", "h200_validity_idle_after"]:
     d = load(n)
