@@ -11,11 +11,16 @@
 #include <string.h>
 
 static const char *const counters_choices[] = {"auto", "on", "off", NULL};
+static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
 
 /* Parameters every measuring benchmark takes: how many timed samples, the
- * least time a sample must last so that launch overhead is noise, and
+ * least time a sample must last so that launch overhead is noise,
  * whether to read the shared-memory hardware counters (in a pass of their
- * own after the timed samples; auto reads them where the driver allows). */
+ * own after the timed samples; auto reads them where the driver allows),
+ * whether to wait for a quiet card first (issue 13: a run beside another
+ * process's kernels measured 47x for a 32-way conflict), and an optional
+ * precision of the median that samples are added until (max_samples is
+ * only read with precision; its lower bound is the samples default). */
 #define MEASURE_PARAMS                                                      \
     {.name = "samples", .type = GB_PARAM_INT,                               \
      .help = "timed samples after warm-up; every one is stored",            \
@@ -29,7 +34,26 @@ static const char *const counters_choices[] = {"auto", "on", "off", NULL};
              "one launch per row after the timed samples: auto (where "     \
              "the driver allows), on (fail the run if they cannot be "     \
              "read), off",                                                  \
-     .choices = counters_choices, .default_json = "\"auto\""}
+     .choices = counters_choices, .default_json = "\"auto\""},                 \
+    {.name = "quiet", .type = GB_PARAM_CHOICE,                              \
+     .help = "before the first timed sample, look through NVML for other "  \
+             "processes on the card and its utilisation: wait (until none " \
+             "and under 5% for 1 s, up to quiet_wait_s; then measure "      \
+             "anyway and say so), check (measure at once, record what was " \
+             "found), off",                                                 \
+     .choices = quiet_choices, .default_json = "\"wait\""},                  \
+    {.name = "quiet_wait_s", .type = GB_PARAM_NUMBER,                       \
+     .help = "the longest quiet: wait waits for a quiet card, in seconds",  \
+     .min = 0, .max = 600, .default_json = "30"},                           \
+    {.name = "precision", .type = GB_PARAM_NUMBER,                          \
+     .help = "optional: take samples in rounds until every row's 95% "      \
+             "interval of the median has a half-width within this share "   \
+             "of the median (0.005 = 0.5%), or max_samples, or the run's "  \
+             "deadline; without it the sample count is `samples`",          \
+     .min = 0.0005, .max = 0.5},                                            \
+    {.name = "max_samples", .type = GB_PARAM_INT,                           \
+     .help = "with precision: the most timed samples a row may take",       \
+     .min = 20, .max = 10000, .default_json = "200"}
 
 static const struct gb_param smem_stride_params[] = {
     {.name = "strides", .type = GB_PARAM_INT_LIST,

@@ -25,6 +25,8 @@ struct gb_bench_env {
     struct gb_counters_state *counters;  /* the counter pass after the timed
                                             samples (NULL: none); the
                                             backend records what it read */
+    double deadline_s;  /* CLOCK_MONOTONIC time after which a precision
+                           run starts no new round; 0: none */
 };
 
 typedef int (*gb_bench_fn)(const struct gb_bench_env *env, const cJSON *params,
@@ -46,8 +48,10 @@ int gb_bench_test_fault(const struct gb_bench_env *env, const cJSON *params,
 int gb_bench_test_hang(const struct gb_bench_env *env, const cJSON *params,
                        cJSON **result, struct gb_job_error *err);
 
-/* The measuring options every benchmark takes (samples, min_sample_ms). */
-void gb_bench_measure_opts(const cJSON *params, struct gb_measure_opts *opts);
+/* The measuring options every benchmark takes (samples, min_sample_ms,
+ * precision and max_samples) and env's deadline. */
+void gb_bench_measure_opts(const struct gb_bench_env *env, const cJSON *params,
+                           struct gb_measure_opts *opts);
 
 /* Copies the integer list params[name] into out (at most cap values);
  * returns how many there were, or -1 if the list is missing or too long

@@ -56,9 +56,16 @@ struct gb_cuda_error {
  * samples finished) out of total and calls progress after each sample;
  * in_flight is called while a timed sample is still running on the GPU
  * (the moment to read clocks that reflect the load).  Either may be NULL. */
+struct gb_samples;
+
+/* between is called after each timed sample has ended and before the next
+ * is enqueued (the GPU is idle then), with the row the sample belongs to:
+ * the moment to read the card through NVML without touching a timed
+ * region (watch.h). */
 struct gb_hooks {
     void (*progress)(void *arg, int done, int total);
     void (*in_flight)(void *arg, int done, int total);
+    void (*between)(void *arg, struct gb_samples *row);
     void *arg;
     int done, total;
 };
@@ -66,6 +73,21 @@ struct gb_hooks {
 struct gb_measure_opts {
     int samples;           /* timed samples after warm-up and calibration */
     double min_sample_ms;  /* least duration of one sample */
+    double precision;      /* > 0: rounds of `samples` until every row's
+                              95% interval of the median is within this
+                              share of it (rounds.h); 0: one round */
+    int max_samples;       /* with precision: the most samples a row takes */
+    double deadline_s;     /* with precision: no new round after this
+                              CLOCK_MONOTONIC time (s); 0: none */
+};
+
+/* What NVML saw between a row's samples (watch.c fills it, report_json.c
+ * writes it): the union of throttle reasons and the lowest memory clock. */
+struct gb_row_watch {
+    int polls;                     /* readings taken for this row */
+    int throttle_read;             /* at least one throttle mask was read */
+    unsigned long long throttle_mask;
+    double mem_clock_mhz;          /* lowest seen; 0: never read */
 };
 
 /* Timed samples of one operation: ms[i] is the time of ONE launch (a
@@ -74,7 +96,10 @@ struct gb_measure_opts {
 struct gb_samples {
     double *ms;
     int count;
+    int capacity;      /* ms has room for this many */
     long work;  /* loop iterations (smem) or launches (transpose) per sample */
+    double precision;  /* as asked (gb_measure_opts), for the report */
+    struct gb_row_watch watch;
 };
 
 /* ---- devices ------------------------------------------------------ */
@@ -124,7 +149,8 @@ struct gb_smem_timing {
     int row_count;
     struct gb_samples *rows;  /* row_count entries, same work for all */
     double *cycles;           /* per row: the longest SM busy span (clock64
-                                 cycles) in the row's last sample */
+                                 cycles) of the row's median-clock sample
+                                 (cycles / time, over all its samples) */
     double *last_ms;          /* per row: that sample's time */
     long long warp_loads;     /* warp-wide 32-bit loads in one sample */
     struct gb_counter_values *counters; /* per row: one launch's counts */

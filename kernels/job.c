@@ -5,6 +5,10 @@
  * (the in_flight hook): before = during the first sample, after = during
  * the last, so both clocks are clocks under load, and a fall between them
  * means the samples were taken at two speeds.
+ *
+ * Issue 13: before any of the job's own kernels (warm-up included) the
+ * quiet check looks at the card (watch.h); between samples the card is
+ * read again and what was seen goes into meta.watch and each row.
  */
 #include "job.h"
 
@@ -15,6 +19,9 @@
 #include "bench.h"
 #include "bench_spec.h"
 #include "meta.h"
+#include "quiet.h"
+#include "rounds.h"
+#include "watch.h"
 
 struct bench_entry {
     const char *name;
@@ -89,6 +96,7 @@ struct job_state {
     cJSON *before, *after;
     gb_job_progress_fn progress;
     void *progress_arg;
+    struct gb_watch *watch;
 };
 
 static void on_in_flight(void *arg, int done, int total)
@@ -151,16 +159,45 @@ static void on_progress(void *arg, int done, int total)
     struct job_state *s = arg;
 
     if (s->progress)
-        s->progress(s->progress_arg, done, total);
+        s->progress(s->progress_arg, done, total, NULL);
+}
+
+static void on_between(void *arg, struct gb_samples *row)
+{
+    struct job_state *s = arg;
+
+    gb_watch_poll(s->watch, &row->watch);
+}
+
+static void on_quiet_note(void *arg, const char *message)
+{
+    struct job_state *s = arg;
+
+    if (s->progress)
+        s->progress(s->progress_arg, 0, 0, message);
+}
+
+/* The quiet check, as the params ask (benchmarks without the parameter,
+ * the test-only ones, are not checked). */
+static void watch_begin(const cJSON *resolved, struct job_state *s)
+{
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(resolved, "quiet");
+    const cJSON *wait_s = cJSON_GetObjectItemCaseSensitive(resolved, "quiet_wait_s");
+
+    gb_watch_start(s->watch,
+                   cJSON_IsString(mode) ? gb_quiet_mode_parse(mode->valuestring)
+                                        : GB_QUIET_OFF,
+                   cJSON_IsNumber(wait_s) ? wait_s->valuedouble : 30, on_quiet_note, s);
 }
 
 int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved,
-               gb_job_progress_fn progress, void *progress_arg, cJSON **result,
-               cJSON **meta, struct gb_job_error *err)
+               double timeout_s, gb_job_progress_fn progress, void *progress_arg,
+               cJSON **result, cJSON **meta, struct gb_job_error *err)
 {
-    struct job_state state = {w, NULL, NULL, progress, progress_arg};
-    struct gb_hooks hooks = {on_progress, on_in_flight, &state, 0, 0};
-    struct gb_bench_env env = {&w->info, &hooks, NULL};
+    struct gb_watch watch;
+    struct job_state state = {w, NULL, NULL, progress, progress_arg, &watch};
+    struct gb_hooks hooks = {on_progress, on_in_flight, on_between, &state, 0, 0};
+    struct gb_bench_env env = {&w->info, &hooks, NULL, 0};
     struct gb_counters_state counters;
     struct gb_meta_input in;
     char started[40], finished[40];
@@ -173,9 +210,15 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
         return gb_job_fail(err, "unknown_benchmark", "unknown benchmark \"%.60s\"",
                            benchmark);
     gb_rfc3339_now(started, sizeof(started));
-    if (counters_begin(resolved, &counters, &env, err) != 0 ||
-        run(&env, resolved, result, err) != 0 || counters_end(&counters, err) != 0)
+    env.deadline_s = gb_monotonic_s() +
+                     GB_JOB_DEADLINE_SHARE * (timeout_s > 0 ? timeout_s : GB_JOB_DEFAULT_TIMEOUT_S);
+    gb_watch_init(&watch, w->nvml, w->nvml_reason, w->info.pci_bus_id);
+    if (counters_begin(resolved, &counters, &env, err) != 0)
         goto out;
+    watch_begin(resolved, &state);
+    if (run(&env, resolved, result, err) != 0 || counters_end(&counters, err) != 0)
+        goto out;
+    gb_watch_finish(&watch);
     gb_rfc3339_now(finished, sizeof(finished));
     memset(&in, 0, sizeof(in));
     in.dev = &w->info;
@@ -188,6 +231,10 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     in.counters = &counters;
     state.before = state.after = NULL;
     *meta = gb_meta_build(&in);
+    if (*meta != NULL && !cJSON_AddItemToObject(*meta, "watch", gb_watch_json(&watch))) {
+        cJSON_Delete(*meta);
+        *meta = NULL;
+    }
     if (*meta == NULL) {
         gb_job_fail(err, "internal", "out of memory building the metadata");
         goto out;
@@ -199,6 +246,7 @@ out:
         cJSON_Delete(*result);
         *result = NULL;
     }
+    gb_watch_close(&watch);
     cJSON_Delete(state.before);
     cJSON_Delete(state.after);
     return rc;

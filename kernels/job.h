@@ -39,15 +39,27 @@ void gb_worker_close(struct gb_worker *w);
 cJSON *gb_job_resolve(const char *benchmark, const cJSON *params,
                       struct gb_job_error *err);
 
-typedef void (*gb_job_progress_fn)(void *arg, int done, int total);
+/* Progress: done of total timed samples; message, when not NULL, says
+ * what the job is doing besides sampling ("waiting for a quiet card: pid
+ * 4242 python3"), with done and total as they stand. */
+typedef void (*gb_job_progress_fn)(void *arg, int done, int total, const char *message);
 
-/* Measures benchmark with resolved params.  On success returns 0 and sets
- * *result ({"rows", "summary"}) and *meta, both NEW and owned by the
+/* A precision run starts no new round after this share of its time limit
+ * (the rest is for the counter pass and the result), and assumes this
+ * limit when the job line gives none (the daemon's default is 300 s). */
+#define GB_JOB_DEADLINE_SHARE 0.8
+#define GB_JOB_DEFAULT_TIMEOUT_S 300
+
+/* Measures benchmark with resolved params within timeout_s (0: the
+ * default; see GB_JOB_DEADLINE_SHARE): first the quiet check (params
+ * quiet, quiet_wait_s; watch.h), then the benchmark with the card read
+ * between samples.  On success returns 0 and sets *result ({"rows",
+ * "summary"}) and *meta (with meta.watch), both NEW and owned by the
  * caller; on failure returns -1 with err (err->fatal: exit after
  * reporting). */
 int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved,
-               gb_job_progress_fn progress, void *progress_arg, cJSON **result,
-               cJSON **meta, struct gb_job_error *err);
+               double timeout_s, gb_job_progress_fn progress, void *progress_arg,
+               cJSON **result, cJSON **meta, struct gb_job_error *err);
 
 #ifdef __cplusplus
 }

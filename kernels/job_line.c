@@ -9,7 +9,7 @@
 int gb_job_line_parse(const char *line, size_t len, struct gb_job_request *req,
                       struct gb_job_error *err)
 {
-    const cJSON *id, *benchmark, *params;
+    const cJSON *id, *benchmark, *params, *timeout;
 
     memset(req, 0, sizeof(*req));
     req->root = cJSON_ParseWithLength(line, len);
@@ -33,6 +33,9 @@ int gb_job_line_parse(const char *line, size_t len, struct gb_job_request *req,
         return -1;
     }
     req->params = cJSON_IsObject(params) ? params : NULL;
+    timeout = cJSON_GetObjectItemCaseSensitive(req->root, "timeout_s");
+    if (cJSON_IsNumber(timeout) && timeout->valuedouble > 0 && timeout->valuedouble <= 1e6)
+        req->timeout_s = timeout->valuedouble;
     return 0;
 }
 

@@ -2,8 +2,10 @@
  * job_line.h - one job line of the worker protocol,
  * {"id": RUN_ID, "benchmark": NAME, "params": {...}}, parsed with an
  * explicit length (cJSON_ParseWithLength) and checked for shape.  The id
- * may be a string or a number and is echoed back as given.  Fields beyond
- * these three are ignored, so a newer server can add some.
+ * may be a string or a number and is echoed back as given.  An optional
+ * "timeout_s" (the run's time limit, so a precision run can stop adding
+ * samples in time) is read when it is a positive number.  Other fields
+ * are ignored, so a newer server can add some.
  * Unit-tested in tests/unit/test_kernels_protocol.c.
  */
 #ifndef GPUBENCH_KERNELS_JOB_LINE_H
@@ -23,6 +25,8 @@ struct gb_job_request {
     const cJSON *id;         /* NULL when the line had none usable */
     const char *benchmark;
     const cJSON *params;     /* NULL when absent or null */
+    double timeout_s;        /* the run's time limit when the daemon sends
+                                one ("timeout_s", seconds > 0); else 0 */
 };
 
 /* Parses line[0..len-1] into req.  Returns 0, or -1 with err (code

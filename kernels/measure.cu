@@ -6,6 +6,7 @@
 #include "calibrate.h"
 #include "cuda_check.cuh"
 #include "measure.cuh"
+#include "rounds.h"
 
 #define WARMUP_ENQUEUES 2
 
@@ -97,6 +98,7 @@ int gb_samples_alloc(struct gb_samples *out, int capacity, long work,
 {
     out->ms = (double *)calloc((size_t)capacity, sizeof(double));
     out->count = 0;
+    out->capacity = out->ms ? capacity : 0;
     out->work = work;
     if (out->ms == NULL)
         return gb_cuda_check(cudaErrorMemoryAllocation, "calloc(samples)", err);
@@ -109,6 +111,8 @@ int gb_take_sample(struct gb_timer *t, gb_launch_fn launch, void *ctx,
 {
     double ms;
 
+    if (out->count >= out->capacity)
+        return gb_cuda_check(cudaErrorInvalidValue, "gb_take_sample: no room", err);
     if (enqueue_timed(t, launch, ctx, out->work, err) != 0)
         return -1;
     if (hooks->in_flight)
@@ -116,6 +120,10 @@ int gb_take_sample(struct gb_timer *t, gb_launch_fn launch, void *ctx,
     if (elapsed(t, &ms, err) != 0)
         return -1;
     out->ms[out->count++] = per_launch ? ms / (double)out->work : ms;
+    /* The sample is over and the next not yet enqueued: the card may be
+     * looked at now without the look landing in a timed region. */
+    if (hooks->between)
+        hooks->between(hooks->arg, out);
     hooks->done++;
     if (hooks->progress)
         hooks->progress(hooks->arg, hooks->done, hooks->total);
@@ -123,15 +131,22 @@ int gb_take_sample(struct gb_timer *t, gb_launch_fn launch, void *ctx,
 }
 
 int gb_take_samples(struct gb_timer *t, gb_launch_fn launch, void *ctx,
-                    long work, int samples, int per_launch,
+                    long work, const struct gb_measure_opts *opts, int per_launch,
                     struct gb_hooks *hooks, struct gb_samples *out,
                     struct gb_cuda_error *err)
 {
-    if (gb_samples_alloc(out, samples, work, err) != 0)
+    int round = opts->samples;
+
+    if (gb_samples_alloc(out, gb_rounds_capacity(opts), work, err) != 0)
         return -1;
-    for (int i = 0; i < samples; i++) {
-        if (gb_take_sample(t, launch, ctx, per_launch, hooks, out, err) != 0)
-            return -1;
+    out->precision = opts->precision;
+    while (round > 0) {
+        for (int i = 0; i < round; i++) {
+            if (gb_take_sample(t, launch, ctx, per_launch, hooks, out, err) != 0)
+                return -1;
+        }
+        round = gb_rounds_next(out, 1, opts, gb_monotonic_s());
+        hooks->total += round;
     }
     return 0;
 }

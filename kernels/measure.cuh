@@ -49,17 +49,20 @@ int gb_calibrate(struct gb_timer *t, gb_launch_fn launch, void *ctx,
 int gb_samples_alloc(struct gb_samples *out, int capacity, long work,
                      struct gb_cuda_error *err);
 
-/* Takes one sample (an enqueue of out->work units) and appends it to out;
- * with per_launch set the time is divided by out->work (work counts
- * launches).  Calls hooks->in_flight while it runs, then advances
- * hooks->done and calls hooks->progress. */
+/* Takes one sample (an enqueue of out->work units) and appends it to out
+ * (an error when out is full); with per_launch set the time is divided by
+ * out->work (work counts launches).  Calls hooks->in_flight while it
+ * runs, hooks->between once it has ended, then advances hooks->done and
+ * calls hooks->progress. */
 int gb_take_sample(struct gb_timer *t, gb_launch_fn launch, void *ctx,
                    int per_launch, struct gb_hooks *hooks, struct gb_samples *out,
                    struct gb_cuda_error *err);
 
-/* gb_samples_alloc, then samples gb_take_sample. */
+/* gb_samples_alloc, then opts->samples gb_take_sample, then more rounds
+ * while gb_rounds_next asks for them (a precision run; hooks->total
+ * grows by each round). */
 int gb_take_samples(struct gb_timer *t, gb_launch_fn launch, void *ctx,
-                    long work, int samples, int per_launch,
+                    long work, const struct gb_measure_opts *opts, int per_launch,
                     struct gb_hooks *hooks, struct gb_samples *out,
                     struct gb_cuda_error *err);
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct nvml_device_opaque *nvml_device;
 
@@ -21,6 +22,27 @@ typedef struct nvml_device_opaque *nvml_device;
 #define NVML_CLOCK_MEM 2
 #define NVML_TEMPERATURE_GPU 0
 #define NVML_SUCCESS 0
+/* nvmlMemoryErrorType_t, nvmlEccCounterType_t */
+#define NVML_MEMORY_ERROR_TYPE_CORRECTED 0
+#define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+#define NVML_VOLATILE_ECC 0
+
+/* nvmlProcessInfo_t as the _v3 and _v2 entry points fill it, and the
+ * older two-field one (nvmlProcessInfo_v1_t) of the unversioned entry
+ * point: the layouts differ, so each getter is paired with its own. */
+struct nvml_process_v2 {
+    unsigned int pid;
+    unsigned long long used_gpu_memory;
+    unsigned int gpu_instance_id;
+    unsigned int compute_instance_id;
+};
+struct nvml_process_v1 {
+    unsigned int pid;
+    unsigned long long used_gpu_memory;
+};
+struct nvml_utilization {
+    unsigned int gpu, memory;
+};
 
 struct gb_nvml {
     void *lib;
@@ -39,7 +61,35 @@ struct gb_nvml {
     int (*ecc_mode)(nvml_device, int *, int *);
     int (*persistence_mode)(nvml_device, int *);
     int (*pstate)(nvml_device, int *);
+    /* compute, graphics: _v3 or _v2 (struct nvml_process_v2), else v1 */
+    int (*procs_v2[2])(nvml_device, unsigned int *, struct nvml_process_v2 *);
+    int (*procs_v1[2])(nvml_device, unsigned int *, struct nvml_process_v1 *);
+    int (*utilization)(nvml_device, struct nvml_utilization *);
+    int (*ecc_total)(nvml_device, int, int, unsigned long long *);
+    int (*pcie_replay)(nvml_device, unsigned int *);
 };
+
+static void load(void *lib, const char *name, void *fn_slot);
+
+/* The process getters, newest first (nvml.h's own fallbacks). */
+static void load_process_getters(struct gb_nvml *n)
+{
+    static const char *const kinds[2] = {"Compute", "Graphics"};
+    char name[80];
+
+    for (int k = 0; k < 2; k++) {
+        snprintf(name, sizeof(name), "nvmlDeviceGet%sRunningProcesses_v3", kinds[k]);
+        load(n->lib, name, &n->procs_v2[k]);
+        if (n->procs_v2[k] == NULL) {
+            snprintf(name, sizeof(name), "nvmlDeviceGet%sRunningProcesses_v2", kinds[k]);
+            load(n->lib, name, &n->procs_v2[k]);
+        }
+        if (n->procs_v2[k] == NULL) {
+            snprintf(name, sizeof(name), "nvmlDeviceGet%sRunningProcesses", kinds[k]);
+            load(n->lib, name, &n->procs_v1[k]);
+        }
+    }
+}
 
 /* POSIX's blessed way to turn dlsym's object pointer into a function
  * pointer without a cast ISO C frowns on. */
@@ -84,6 +134,10 @@ struct gb_nvml *gb_nvml_open(char *reason, size_t reason_cap)
     load(n->lib, "nvmlDeviceGetEccMode", &n->ecc_mode);
     load(n->lib, "nvmlDeviceGetPersistenceMode", &n->persistence_mode);
     load(n->lib, "nvmlDeviceGetPerformanceState", &n->pstate);
+    load(n->lib, "nvmlDeviceGetUtilizationRates", &n->utilization);
+    load(n->lib, "nvmlDeviceGetTotalEccErrors", &n->ecc_total);
+    load(n->lib, "nvmlDeviceGetPcieReplayCounter", &n->pcie_replay);
+    load_process_getters(n);
     if (n->init == NULL || n->shutdown == NULL || n->error_string == NULL) {
         snprintf(reason, reason_cap, "NVML library lacks nvmlInit_v2");
         goto fail;
@@ -224,4 +278,135 @@ cJSON *gb_nvml_card_state(struct gb_nvml *n, const char *pci_bus_id,
     ok = n->pstate && n->pstate(dev, &current) == NVML_SUCCESS;
     add_uint(obj, "pstate", ok, current);
     return obj;
+}
+
+/* The process's name from /proc/PID/comm, or "" where it cannot be read
+ * (another user's process under hidepid, another pid namespace). */
+static void process_name(unsigned pid, char *out, size_t cap)
+{
+    char path[64];
+    FILE *f;
+    size_t len;
+
+    out[0] = '\0';
+    snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    if (fgets(out, (int)cap, f) == NULL)
+        out[0] = '\0';
+    fclose(f);
+    len = strlen(out);
+    if (len > 0 && out[len - 1] == '\n')
+        out[len - 1] = '\0';
+}
+
+/* Adds pid to r's list unless it is this process or already there. */
+static void add_process(struct gb_nvml_reading *r, unsigned pid)
+{
+    if (pid == (unsigned)getpid())
+        return;
+    for (int i = 0; i < r->proc_count && i < GB_NVML_MAX_PROCS; i++)
+        if (r->procs[i].pid == pid)
+            return;
+    if (r->proc_count < GB_NVML_MAX_PROCS) {
+        r->procs[r->proc_count].pid = pid;
+        process_name(pid, r->procs[r->proc_count].name, sizeof(r->procs[0].name));
+    }
+    r->proc_count++;
+}
+
+/* One kind of process list (k: 0 compute, 1 graphics); 0 when read. */
+#define PROCESS_ROOM 64
+static int read_processes(struct gb_nvml *n, nvml_device dev, int k,
+                          struct gb_nvml_reading *r)
+{
+    unsigned int count = PROCESS_ROOM;
+    int rc;
+
+    if (n->procs_v2[k] != NULL) {
+        struct nvml_process_v2 list[PROCESS_ROOM];
+        rc = n->procs_v2[k](dev, &count, list);
+        if (rc != NVML_SUCCESS)
+            return -1;
+        for (unsigned i = 0; i < count && i < PROCESS_ROOM; i++)
+            add_process(r, list[i].pid);
+        return 0;
+    }
+    if (n->procs_v1[k] != NULL) {
+        struct nvml_process_v1 list[PROCESS_ROOM];
+        rc = n->procs_v1[k](dev, &count, list);
+        if (rc != NVML_SUCCESS)
+            return -1;
+        for (unsigned i = 0; i < count && i < PROCESS_ROOM; i++)
+            add_process(r, list[i].pid);
+        return 0;
+    }
+    return -1;
+}
+
+static int find_device(struct gb_nvml *n, const char *pci_bus_id, nvml_device *dev,
+                       char *reason, size_t reason_cap)
+{
+    int rc;
+
+    if (n == NULL || n->handle_by_pci == NULL) {
+        snprintf(reason, reason_cap, "NVML not available");
+        return -1;
+    }
+    rc = n->handle_by_pci(pci_bus_id, dev);
+    if (rc != NVML_SUCCESS) {
+        snprintf(reason, reason_cap, "nvmlDeviceGetHandleByPciBusId_v2(%s): %s",
+                 pci_bus_id, n->error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int gb_nvml_read(struct gb_nvml *n, const char *pci_bus_id, struct gb_nvml_reading *r,
+                 char *reason, size_t reason_cap)
+{
+    nvml_device dev = NULL;
+    struct nvml_utilization util;
+    unsigned int v = 0;
+
+    memset(r, 0, sizeof(*r));
+    r->util_percent = -1;
+    r->power_w = -1;
+    r->temperature_c = -1;
+    if (find_device(n, pci_bus_id, &dev, reason, reason_cap) != 0)
+        return -1;
+    /* A list the driver refuses (too many processes: INSUFFICIENT_SIZE)
+     * leaves procs_read 0 rather than a count that is too small. */
+    r->procs_read = read_processes(n, dev, 0, r) == 0 && read_processes(n, dev, 1, r) == 0;
+    if (n->utilization && n->utilization(dev, &util) == NVML_SUCCESS)
+        r->util_percent = (int)util.gpu;
+    if (n->clock && n->clock(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
+        r->mem_clock_mhz = v;
+    r->throttle_read = n->throttle_reasons &&
+                       n->throttle_reasons(dev, &r->throttle_mask) == NVML_SUCCESS;
+    if (n->power_usage && n->power_usage(dev, &v) == NVML_SUCCESS)
+        r->power_w = v / 1000.0;
+    if (n->temperature && n->temperature(dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS)
+        r->temperature_c = (int)v;
+    return 0;
+}
+
+void gb_nvml_read_errors(struct gb_nvml *n, const char *pci_bus_id, struct gb_nvml_errors *e)
+{
+    nvml_device dev = NULL;
+    char reason[160];
+    unsigned int replay = 0;
+
+    memset(e, 0, sizeof(*e));
+    if (find_device(n, pci_bus_id, &dev, reason, sizeof(reason)) != 0)
+        return;
+    /* NOT_SUPPORTED where ECC is off or absent: ecc_read stays 0. */
+    e->ecc_read = n->ecc_total &&
+                  n->ecc_total(dev, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC,
+                               &e->ecc_corrected) == NVML_SUCCESS &&
+                  n->ecc_total(dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC,
+                               &e->ecc_uncorrected) == NVML_SUCCESS;
+    e->replay_read = n->pcie_replay && n->pcie_replay(dev, &replay) == NVML_SUCCESS;
+    e->replay = replay;
 }

@@ -36,6 +36,43 @@ int gb_nvml_driver_version(struct gb_nvml *nvml, char *out, size_t cap,
 cJSON *gb_nvml_card_state(struct gb_nvml *nvml, const char *pci_bus_id,
                           const char *when, const char *unavailable_reason);
 
+/* One look at the card between samples (watch.h), every field NVML gave:
+ * the other processes on it (compute and graphics, this process left
+ * out, names from /proc/PID/comm where readable), utilisation, memory
+ * clock, throttle reasons, power and temperature. */
+#define GB_NVML_MAX_PROCS 32
+struct gb_nvml_proc {
+    unsigned pid;
+    char name[64];      /* "" where /proc/PID/comm could not be read */
+};
+struct gb_nvml_reading {
+    int procs_read;     /* the process lists were read */
+    int proc_count;     /* other processes (at most GB_NVML_MAX_PROCS kept) */
+    struct gb_nvml_proc procs[GB_NVML_MAX_PROCS];
+    int util_percent;   /* -1: not read */
+    double mem_clock_mhz;   /* 0: not read */
+    int throttle_read;
+    unsigned long long throttle_mask;
+    double power_w;     /* < 0: not read */
+    int temperature_c;  /* < 0: not read */
+};
+
+/* Fills r for the GPU at pci_bus_id.  Returns 0, or -1 with reason when
+ * nvml is NULL or the GPU is not found (r then says nothing was read). */
+int gb_nvml_read(struct gb_nvml *nvml, const char *pci_bus_id, struct gb_nvml_reading *r,
+                 char *reason, size_t reason_cap);
+
+/* Error counters, read before and after a run: volatile ECC counts
+ * (since the driver loaded) and the PCIe replay counter. */
+struct gb_nvml_errors {
+    int ecc_read;
+    unsigned long long ecc_corrected, ecc_uncorrected;
+    int replay_read;
+    unsigned replay;
+};
+void gb_nvml_read_errors(struct gb_nvml *nvml, const char *pci_bus_id,
+                         struct gb_nvml_errors *e);
+
 #ifdef __cplusplus
 }
 #endif

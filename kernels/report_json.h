@@ -1,7 +1,11 @@
 /*
  * report_json.h - the timing fields every row shares, written the same way
- * for every benchmark: median_ms, min_ms, max_ms, mean_ms, spread and
- * samples (every sample, ms, in the order measured).
+ * for every benchmark: median_ms, min_ms, max_ms, mean_ms, spread,
+ * ci_low_ms and ci_high_ms (the 95% interval of the median, stats.h),
+ * sample_count, with a precision asked ci_half_width and
+ * precision_reached, what NVML saw between the samples (mem_clock_mhz,
+ * throttle_reasons; absent when not read) and samples (every sample, ms,
+ * in the order measured).
  */
 #ifndef GPUBENCH_KERNELS_REPORT_JSON_H
 #define GPUBENCH_KERNELS_REPORT_JSON_H

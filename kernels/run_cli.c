@@ -22,6 +22,7 @@ struct run_args {
     const char *params_text;  /* NULL: {} */
     int device;
     int json;
+    double timeout_s;  /* --timeout: a precision run's time limit; 0 default */
 };
 
 static int parse_args(int argc, char **argv, struct run_args *a)
@@ -38,6 +39,14 @@ static int parse_args(int argc, char **argv, struct run_args *a)
                 return -1;
             }
             a->device = (int)v;
+        } else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end != '\0' || !(v > 0 && v <= 86400)) {
+                fprintf(stderr, "gpubench-worker run: --timeout takes seconds (1..86400)\n");
+                return -1;
+            }
+            a->timeout_s = v;
         } else if (a->benchmark == NULL) {
             a->benchmark = argv[i];
         } else if (a->params_text == NULL) {
@@ -48,7 +57,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         }
     }
     if (a->benchmark == NULL) {
-        fprintf(stderr, "usage: gpubench-worker run NAME [PARAMS-JSON] [--device N] [--json]\n");
+        fprintf(stderr, "usage: gpubench-worker run NAME [PARAMS-JSON] [--device N] "
+                        "[--timeout S] [--json]\n");
         return -1;
     }
     return 0;
@@ -61,11 +71,15 @@ struct progress_ctx {
 
 /* Progress to stderr: a line updated in place on a terminal, one line per
  * tenth otherwise (logs stay short). */
-static void progress(void *arg, int done, int total)
+static void progress(void *arg, int done, int total, const char *message)
 {
     struct progress_ctx *p = arg;
     int tenth = total > 0 ? done * 10 / total : 0;
 
+    if (message != NULL) {
+        fprintf(stderr, "%s%s\n", p->tty ? "\r" : "", message);
+        return;
+    }
     if (p->tty) {
         fprintf(stderr, "\rmeasuring: %d of %d samples", done, total);
         if (done == total)
@@ -123,7 +137,8 @@ int gb_run_cli(int argc, char **argv)
         fprintf(stderr, "gpubench-worker run: %s\n", err.message);
         goto out;
     }
-    if (gb_job_run(&w, a.benchmark, resolved, progress, &p, &result, &meta, &err) != 0) {
+    if (gb_job_run(&w, a.benchmark, resolved, a.timeout_s, progress, &p, &result, &meta,
+                   &err) != 0) {
         fprintf(stderr, "gpubench-worker run: %s: %s\n", err.code, err.message);
         status = err.fatal ? EXIT_FATAL_CUDA : EXIT_FAILED;
         goto out;

@@ -67,7 +67,9 @@ struct progress_ctx {
     const cJSON *id;
 };
 
-static void emit_progress(void *arg, int done, int total)
+/* {"event": "progress", "done", "total"} and, while the job waits for
+ * something other than a sample, "message" saying what. */
+static void emit_progress(void *arg, int done, int total, const char *message)
 {
     struct progress_ctx *p = arg;
     cJSON *o = event(p->id, "progress");
@@ -75,6 +77,8 @@ static void emit_progress(void *arg, int done, int total)
     if (o != NULL) {
         cJSON_AddNumberToObject(o, "done", done);
         cJSON_AddNumberToObject(o, "total", total);
+        if (message != NULL)
+            cJSON_AddStringToObject(o, "message", message);
     }
     emit(p->out, o);
 }
@@ -121,8 +125,8 @@ static int handle_line(struct gb_worker *w, const char *line, size_t len, FILE *
     progress.id = req.id;
     fprintf(stderr, "gpubench-worker: job %s: %s\n",
             cJSON_IsString(req.id) ? req.id->valuestring : "(number)", req.benchmark);
-    if (gb_job_run(w, req.benchmark, resolved, emit_progress, &progress, &result, &meta,
-                   &err) != 0) {
+    if (gb_job_run(w, req.benchmark, resolved, req.timeout_s, emit_progress, &progress,
+                   &result, &meta, &err) != 0) {
         fprintf(stderr, "gpubench-worker: job failed: %s: %s\n", err.code, err.message);
         emit_error(out, req.id, &err);
         fatal = err.fatal;

@@ -49,7 +49,9 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
                 struct gb_smem_timing *t, struct gb_job_error *err);
 
 /* Adds to obj row r's timing fields (report_json.h) and: ratio (median
- * over baseline_median_ms), ratio_to_predicted, warp_loads_per_sample,
+ * over baseline_median_ms), ratio_to_predicted, ratio_cycles (median x
+ * measured SM clock over the same of baseline_row) and
+ * ratio_cycles_to_predicted, warp_loads_per_sample,
  * requested_bytes_per_sample, shared_gbps, bytes_per_clock_per_sm and
  * sm_clock_mhz_measured (from the clock64 cycles of the row's last
  * sample), and the hardware counters of the row's counter-pass launch
@@ -57,7 +59,7 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
  * where not read).  Returns 0 or -1 (out of memory). */
 int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
                             int predicted_degree, double baseline_median_ms,
-                            int sm_count);
+                            int baseline_row, int sm_count);
 
 /* A NEW summary object (caller owns; NULL when out of memory): the
  * baseline (stride 1, with its samples), the launch shape, and the
@@ -72,12 +74,14 @@ cJSON *gb_smem_summary(const struct gb_smem_timing *t, const struct gb_smem_row 
  * saying which launch was counted.  NULL when out of memory. */
 cJSON *gb_smem_counters_summary(const struct gb_smem_timing *t, const cJSON *rows);
 
-/* The largest |ratio / predicted_degree - 1| over the rows array of a
- * report (how far the measurement strays from the prediction). */
-double gb_smem_max_ratio_error(const cJSON *rows);
+/* The largest |value - 1| of the number field (ratio_to_predicted,
+ * ratio_cycles_to_predicted) over the rows array of a report (how far the
+ * measurement strays from the prediction). */
+double gb_smem_max_ratio_error(const cJSON *rows, const char *field);
 
 /* Adds to result its "summary": gb_smem_summary with the largest ratio
- * error and the counters' summary over the report's rows.  0, or -1 when
+ * error in cycles (max_ratio_error) and in time (max_ratio_error_time),
+ * the interval's method and the counters' summary over the report's rows.  0, or -1 when
  * out of memory. */
 int gb_smem_add_summary(cJSON *result, const cJSON *rows_list,
                         const struct gb_smem_timing *t, const struct gb_smem_row *rows,

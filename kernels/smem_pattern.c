@@ -47,7 +47,7 @@ cJSON *gb_smem_pattern_report(const struct gb_smem_row *rows, const struct gb_sm
     cJSON_AddBoolToObject(o, "address_compacted", p->compacted);
     if (p->compacted)
         cJSON_AddItemToObject(o, "words_read", cJSON_CreateIntArray(fitted, GB_WARP_LANES));
-    if (gb_smem_add_measurement(o, t, 1, p->predicted_degree, base.median,
+    if (gb_smem_add_measurement(o, t, 1, p->predicted_degree, base.median, 0,
                                 dev->sm_count) != 0)
         goto fail;
     if (gb_smem_add_summary(result, list, t, rows, 0, 0, dev) != 0)

@@ -30,6 +30,7 @@
 #include "counters_pass.cuh"
 #include "cuda_check.cuh"
 #include "measure.cuh"
+#include "rounds.h"
 
 static const int kBlock = 1024;
 static const int kUnroll = 32;
@@ -134,6 +135,41 @@ static int read_cycles(const struct smem_ctx *c, long long *host, long long *fir
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The row's SM clock is the median over its samples of busy cycles over
+ * event time (one sample's clock could be an outlier); *cycles and *ms
+ * are those of the sample with that clock (the lower middle one for an
+ * even count), so that cycles / ms is the median clock.  clock is
+ * scratch room for s->count values. */
+static void pick_median_clock(const struct gb_samples *s, const double *cycles,
+                              double *clock, double *cycles_out, double *ms_out)
+{
+    double median;
+    int best = 0;
+
+    *cycles_out = 0;
+    *ms_out = 0;
+    if (s->count < 1)
+        return;
+    for (int i = 0; i < s->count; i++)
+        clock[i] = s->ms[i] > 0 ? cycles[i] / s->ms[i] : 0;
+    qsort(clock, (size_t)s->count, sizeof(double), cmp_double);
+    median = clock[(s->count - 1) / 2];
+    for (int i = 0; i < s->count; i++) {
+        if ((s->ms[i] > 0 ? cycles[i] / s->ms[i] : 0) == median) {
+            best = i;
+            break;
+        }
+    }
+    *cycles_out = cycles[best];
+    *ms_out = s->ms[best];
+}
+
 static int alloc_result(const struct gb_smem_plan *plan, struct gb_smem_timing *t,
                         struct gb_cuda_error *err)
 {
@@ -184,7 +220,8 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
     struct gb_timer timer = {NULL, NULL, NULL};
     long long *host_spans = NULL, *first = NULL, *last = NULL;
     long iterations = kFirstIterations;
-    int rc = -1;
+    double *spans = NULL, *scratch = NULL;
+    int rc = -1, capacity;
 
     memset(t, 0, sizeof(*t));
     memset(&c, 0, sizeof(c));
@@ -218,24 +255,41 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
 
     /* Samples taken in turns, one row after another, so that a slow drift
      * of the card (clocks, temperature) reaches every row alike instead of
-     * bending the ratios of the rows measured last. */
-    for (int r = 0; r < plan->rows; r++) {
-        if (gb_samples_alloc(&t->rows[r], opts->samples, iterations, err) != 0)
-            goto out;
+     * bending the ratios of the rows measured last.  A precision run
+     * takes further rounds the same way (rounds.h). */
+    capacity = gb_rounds_capacity(opts);
+    spans = (double *)calloc((size_t)plan->rows * (size_t)capacity, sizeof(double));
+    if (spans == NULL) {
+        gb_cuda_check(cudaErrorMemoryAllocation, "calloc(spans per sample)", err);
+        goto out;
     }
-    for (int i = 0; i < opts->samples; i++) {
-        for (int r = 0; r < plan->rows; r++) {
-            struct gb_samples *s = &t->rows[r];
-            set_row(&c, r);
-            if (gb_take_sample(&timer, launch_smem_read, &c, 0, hooks, s, err) != 0)
-                goto out;
-            if (i == opts->samples - 1) {
-                if (read_cycles(&c, host_spans, first, last, &t->cycles[r], err) != 0)
+    for (int r = 0; r < plan->rows; r++) {
+        if (gb_samples_alloc(&t->rows[r], capacity, iterations, err) != 0)
+            goto out;
+        t->rows[r].precision = opts->precision;
+    }
+    for (int round = opts->samples; round > 0;) {
+        for (int i = 0; i < round; i++) {
+            for (int r = 0; r < plan->rows; r++) {
+                struct gb_samples *s = &t->rows[r];
+                set_row(&c, r);
+                if (gb_take_sample(&timer, launch_smem_read, &c, 0, hooks, s, err) != 0 ||
+                    read_cycles(&c, host_spans, first, last,
+                                &spans[(size_t)r * capacity + (s->count - 1)], err) != 0)
                     goto out;
-                t->last_ms[r] = s->ms[s->count - 1];
             }
         }
+        round = gb_rounds_next(t->rows, plan->rows, opts, gb_monotonic_s());
+        hooks->total += round * plan->rows;
     }
+    scratch = (double *)calloc((size_t)capacity, sizeof(double));
+    if (scratch == NULL) {
+        gb_cuda_check(cudaErrorMemoryAllocation, "calloc(clocks)", err);
+        goto out;
+    }
+    for (int r = 0; r < plan->rows; r++)
+        pick_median_clock(&t->rows[r], &spans[(size_t)r * capacity], scratch, &t->cycles[r],
+                          &t->last_ms[r]);
     /* Counters in a pass of their own, once every sample is timed. */
     t->counter_work = iterations < kCounterIterations ? iterations : kCounterIterations;
     if (plan->counters != NULL &&
@@ -252,6 +306,8 @@ out:
     if (c.spans)
         (void)cudaFree(c.spans);
     free(host_spans);
+    free(spans);
+    free(scratch);
     free(first);
     free(last);
     return rc;

@@ -40,7 +40,7 @@ cJSON *gb_smem_stride_report(const long *strides, int count, const struct gb_sme
         cJSON_AddBoolToObject(o, "distinct_words", row->broadcast_lanes == 0);
         cJSON_AddBoolToObject(o, "address_compacted", row->compacted);
         if (gb_smem_add_measurement(o, t, first_row + i, row->predicted_degree,
-                                    base.median, dev->sm_count) != 0)
+                                    base.median, baseline_row, dev->sm_count) != 0)
             goto fail;
     }
     if (gb_smem_add_summary(result, list, t, rows, baseline_row, first_row == 0, dev) != 0)

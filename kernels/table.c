@@ -23,6 +23,23 @@ static const cJSON *obj(const cJSON *o, const char *name)
     return cJSON_GetObjectItemCaseSensitive(o, name);
 }
 
+/* What the worker saw of other processes on the card (meta.watch). */
+static void print_watch(FILE *out, const cJSON *watch)
+{
+    const cJSON *quiet = obj(watch, "quiet"), *seen = obj(watch, "processes_seen"), *p;
+
+    if (!cJSON_IsTrue(obj(watch, "available"))) {
+        fprintf(out, "card not watched: %s\n", str(watch, "reason"));
+        return;
+    }
+    if (cJSON_IsTrue(obj(quiet, "timed_out")))
+        fprintf(out, "WARNING: the card did not become quiet in %.0f s; measured anyway\n",
+                num(quiet, "waited_s"));
+    cJSON_ArrayForEach(p, seen)
+        fprintf(out, "WARNING: another process shared the card: pid %g %s\n", num(p, "pid"),
+                str(p, "name"));
+}
+
 /* Card, driver, CUDA, build, and the clock flag: the context a number
  * needs to mean anything. */
 static void print_header(FILE *out, const cJSON *meta)
@@ -44,6 +61,7 @@ static void print_header(FILE *out, const cJSON *meta)
                 num(after, "temperature_c"), num(after, "power_limit_w"));
     else
         fprintf(out, "card state not read: %s\n", str(before, "reason"));
+    print_watch(out, obj(meta, "watch"));
     if (cJSON_IsTrue(obj(meta, "clock_dropped")))
         fprintf(out, "WARNING: the SM clock fell during the run; the rows mix two clocks\n");
 }
@@ -81,18 +99,20 @@ static void print_smem_rows(FILE *out, const cJSON *rows, int by_stride)
 {
     const cJSON *row;
 
-    fprintf(out, "%-12s %9s %12s %21s %7s %9s " COUNTER_HEADER "\n",
+    fprintf(out, "%-12s %9s %12s %21s %7s %8s %9s " COUNTER_HEADER "\n",
             by_stride ? "Word stride" : "Pattern", "Predicted", "Median time",
-            "Min .. max (ms)", "Ratio", "Ratio/pred", "Bank confl.", "Expected", "Agree");
+            "Min .. max (ms)", "Ratio", "Cycles", "Cyc/pred", "Bank confl.", "Expected",
+            "Agree");
     cJSON_ArrayForEach(row, rows) {
         char key[32];
         if (by_stride)
             snprintf(key, sizeof(key), "%g", num(row, "stride"));
         else
             snprintf(key, sizeof(key), "%g bcast", num(row, "broadcast_lanes"));
-        fprintf(out, "%-12s %9g %9.3f ms %9.3f .. %-9.3f %7.2f %9.3f", key,
+        fprintf(out, "%-12s %9g %9.3f ms %9.3f .. %-9.3f %7.2f %8.3f %9.4f", key,
                 num(row, "predicted_degree"), num(row, "median_ms"), num(row, "min_ms"),
-                num(row, "max_ms"), num(row, "ratio"), num(row, "ratio_to_predicted"));
+                num(row, "max_ms"), num(row, "ratio"), num(row, "ratio_cycles"),
+                num(row, "ratio_cycles_to_predicted"));
         print_counter_cells(out, row);
         fprintf(out, "%s\n", cJSON_IsTrue(obj(row, "address_compacted")) ? "  (compacted)" : "");
     }
@@ -112,7 +132,7 @@ static void print_smem_summary(FILE *out, const cJSON *summary)
             num(peak, "peak_gbps_at_max_clock"), num(peak, "max_sm_clock_mhz"),
             num(peak, "sm_count"), num(peak, "baseline_bytes_per_clock_per_sm"));
     fprintf(out, "launch: %g blocks x %g threads (%g warps per SM), %g iterations x %g "
-            "loads per sample; largest |ratio/predicted - 1| = %.3f\n",
+            "loads per sample; largest |cycle ratio/predicted - 1| = %.4f\n",
             num(launch, "grid"), num(launch, "block"), num(launch, "warps_per_sm"),
             num(launch, "iterations_per_sample"), num(launch, "loads_per_iteration"),
             num(summary, "max_ratio_error"));

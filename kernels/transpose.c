@@ -167,6 +167,7 @@ cJSON *gb_transpose_report(int n, const enum gb_transpose_kernel *kernels, int c
                                               "n x n transpose), after the timed samples; "
                                               "counts are per launch; the requests are "
                                               "the tile's column reads"));
+    cJSON_AddStringToObject(summary, "ci_method", GB_CI_METHOD);
     cJSON_AddItemToObject(summary, "over_ceiling", over);
     over = NULL;
     cJSON_AddStringToObject(summary, "method",
@@ -234,7 +235,7 @@ int gb_bench_transpose(const struct gb_bench_env *env, const cJSON *params,
     *result = NULL;
     memset(&t, 0, sizeof(t));
     memset(&cuda, 0, sizeof(cuda));
-    gb_bench_measure_opts(params, &opts);
+    gb_bench_measure_opts(env, params, &opts);
     plan.n = cJSON_IsNumber(n) ? (int)n->valuedouble : 0;
     plan.kernels = kernels;
     plan.count = plan_kernels(params, kernels, &copy_in_rows);

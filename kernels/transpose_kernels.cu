@@ -147,7 +147,7 @@ static int time_op(struct gb_timer *timer, gb_launch_fn launch, struct transpose
     if (gb_calibrate(timer, launch, c, &launches, kMaxLaunches, opts->min_sample_ms, err) != 0 ||
         gb_graph_capture(timer, launch, c, launches, &graph, err) != 0 ||
         gb_time_once(timer, gb_graph_launch, &graph, launches, &ms, err) != 0 ||
-        gb_take_samples(timer, gb_graph_launch, &graph, launches, opts->samples, 1, hooks,
+        gb_take_samples(timer, gb_graph_launch, &graph, launches, opts, 1, hooks,
                         out, err) != 0)
         goto out;
     rc = 0;

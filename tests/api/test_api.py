@@ -130,7 +130,9 @@ class ApiTest(ErrorAssertions, unittest.TestCase):
             self.assertGreaterEqual(run["queue_position"], 1)
         # defaults filled in
         self.assertEqual(run["params"], {"strides": [1, 2, 32, 33], "samples": 20,
-                                         "min_sample_ms": 1, "counters": "auto"})
+                                         "min_sample_ms": 1, "counters": "auto",
+                                         "quiet": "wait", "quiet_wait_s": 30,
+                                         "max_samples": 200})
         self.assertEqual(run["device"]["index"], 0)
         self.assertRegex(run["created_at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
         done = self.d.wait_status(run["id"], ("done", "failed"))

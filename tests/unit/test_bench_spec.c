@@ -53,6 +53,40 @@ static int test_defaults_filled(void)
     return 0;
 }
 
+/* Issue 13: every measuring benchmark waits for a quiet card by default,
+ * up to 30 s; precision is optional (absent, not 0, when not asked) and
+ * max_samples defaults to 200; each is bounded and named when wrong. */
+static int test_quiet_and_precision(void)
+{
+    const char *benches[] = {"smem_stride", "smem_pattern", "transpose"};
+    struct gb_error err;
+    cJSON *out;
+
+    for (int i = 0; i < 3; i++) {
+        out = resolve(benches[i], NULL, &err);
+        ASSERT(out != NULL);
+        ASSERT_STR_EQ(cJSON_GetObjectItem(out, "quiet")->valuestring, "wait");
+        ASSERT_NEAR(cJSON_GetObjectItem(out, "quiet_wait_s")->valuedouble, 30, 0);
+        ASSERT(cJSON_GetObjectItem(out, "precision") == NULL);
+        ASSERT_EQ(cJSON_GetObjectItem(out, "max_samples")->valueint, 200);
+        cJSON_Delete(out);
+    }
+    out = resolve("smem_stride", "{\"quiet\":\"check\",\"quiet_wait_s\":0,"
+                  "\"precision\":0.002,\"max_samples\":500}", &err);
+    ASSERT(out != NULL);
+    ASSERT_NEAR(cJSON_GetObjectItem(out, "precision")->valuedouble, 0.002, 0);
+    cJSON_Delete(out);
+    ASSERT(expect_error("smem_stride", "{\"quiet\":\"later\"}", "out_of_bounds",
+                        "params.quiet") == 0);
+    ASSERT(expect_error("smem_stride", "{\"quiet_wait_s\":601}", "out_of_bounds",
+                        "params.quiet_wait_s") == 0);
+    ASSERT(expect_error("transpose", "{\"precision\":0.0001}", "out_of_bounds",
+                        "params.precision") == 0);
+    ASSERT(expect_error("smem_pattern", "{\"max_samples\":10}", "out_of_bounds",
+                        "params.max_samples") == 0);
+    return 0;
+}
+
 static int test_given_values_kept(void)
 {
     struct gb_error err;
@@ -137,6 +171,7 @@ static int test_duplicate_keys(void)
 }
 
 TEST_MAIN({"defaults are filled in", test_defaults_filled},
+          {"quiet and precision parameters", test_quiet_and_precision},
           {"repeated keys are found", test_duplicate_keys},
           {"given values are kept", test_given_values_kept},
           {"each error names its field", test_errors_name_the_field},

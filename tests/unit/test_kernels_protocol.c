@@ -82,6 +82,16 @@ static int test_job_line(void)
     ASSERT_EQ(parse("{\"id\":7,\"benchmark\":\"transpose\"}", &req, &err), 0);
     ASSERT(cJSON_IsNumber(req.id));
     ASSERT(req.params == NULL);
+    ASSERT_NEAR(req.timeout_s, 0, 0);
+    gb_job_request_free(&req);
+
+    /* the run's time limit, when the daemon sends one */
+    ASSERT_EQ(parse("{\"id\":7,\"benchmark\":\"transpose\",\"timeout_s\":240}", &req, &err), 0);
+    ASSERT_NEAR(req.timeout_s, 240, 0);
+    gb_job_request_free(&req);
+    ASSERT_EQ(parse("{\"id\":7,\"benchmark\":\"transpose\",\"timeout_s\":\"x\"}", &req, &err),
+              0);
+    ASSERT_NEAR(req.timeout_s, 0, 0);
     gb_job_request_free(&req);
 
     /* cJSON_ParseWithLength: the length bounds the parse */

@@ -142,6 +142,64 @@ static int test_stride_bandwidth(void)
     return 0;
 }
 
+/* Issue 13: the baseline ran at 2% under the conflicted row's clock.
+ * ratio_cycles takes the clocks out (31.36 ms x 1 MHz over 1 ms x 0.98 MHz
+ * = 32 cycles ratio, the prediction exactly) where the time ratio reads
+ * 31.36; the summary's check is in cycles, the time error beside it.
+ * Every row carries its median's interval and sample count, the
+ * precision fields only when a precision was asked, and what NVML saw. */
+static int test_stride_cycles(void)
+{
+    const long strides[] = {1, 32};
+    const double medians[] = {1.0, 31.36};
+    struct gb_smem_row rows[2];
+    struct gb_smem_timing t;
+    struct gb_device_info dev;
+    cJSON *res, *list, *r0, *r1, *summary, *reasons;
+
+    device(&dev);
+    stride_rows(rows, strides, 2);
+    smem_timing(&t, medians, 2);
+    t.cycles[0] *= 0.98;
+    t.rows[1].precision = 0.02;
+    t.rows[1].watch.polls = 3;
+    t.rows[1].watch.mem_clock_mhz = 3201;
+    t.rows[1].watch.throttle_read = 1;
+    t.rows[1].watch.throttle_mask = 0x4;
+    res = gb_smem_stride_report(strides, 2, rows, 0, 0, &t, &dev);
+    ASSERT(res != NULL);
+    list = cJSON_GetObjectItem(res, "rows");
+    r0 = cJSON_GetArrayItem(list, 0);
+    r1 = cJSON_GetArrayItem(list, 1);
+    ASSERT_NEAR(field(r1, "ratio"), 31.36, 1e-9);
+    ASSERT_NEAR(field(r1, "ratio_cycles"), 32.0, 1e-9);
+    ASSERT_NEAR(field(r1, "ratio_cycles_to_predicted"), 1.0, 1e-9);
+    ASSERT_NEAR(field(r0, "ratio_cycles"), 1.0, 1e-12);
+    ASSERT_NEAR(field(r0, "sm_clock_mhz_measured"), 0.98, 1e-9);
+    summary = cJSON_GetObjectItem(res, "summary");
+    ASSERT_NEAR(field(summary, "max_ratio_error"), 0.0, 1e-9);
+    ASSERT_NEAR(field(summary, "max_ratio_error_time"), 1 - 31.36 / 32, 1e-9);
+    ASSERT(cJSON_IsString(cJSON_GetObjectItem(summary, "ci_method")));
+    /* 5 samples: no 95% interval exists, so [min, max] */
+    ASSERT_EQ(field(r1, "sample_count"), SAMPLES);
+    ASSERT_NEAR(field(r1, "ci_low_ms"), 31.36 * 0.99, 1e-9);
+    ASSERT_NEAR(field(r1, "ci_high_ms"), 31.36 * 1.02, 1e-9);
+    ASSERT(cJSON_GetObjectItem(r0, "precision_reached") == NULL);
+    ASSERT(cJSON_GetObjectItem(r0, "ci_half_width") == NULL);
+    ASSERT_NEAR(field(r1, "ci_half_width"), 0.015, 1e-9);
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(r1, "precision_reached")));
+    /* NVML not read for row 0: absent, not zero */
+    ASSERT(cJSON_GetObjectItem(r0, "mem_clock_mhz") == NULL);
+    ASSERT(cJSON_GetObjectItem(r0, "throttle_reasons") == NULL);
+    ASSERT_EQ(field(r1, "mem_clock_mhz"), 3201);
+    reasons = cJSON_GetObjectItem(r1, "throttle_reasons");
+    ASSERT_EQ(cJSON_GetArraySize(reasons), 1);
+    ASSERT_STR_EQ(cJSON_GetArrayItem(reasons, 0)->valuestring, "sw_power_cap");
+    cJSON_Delete(res);
+    gb_smem_timing_free(&t);
+    return 0;
+}
+
 static int test_fit(void)
 {
     const long strides[] = {1, 1024};
@@ -284,6 +342,7 @@ static int test_tile_degrees(void)
 
 TEST_MAIN({"smem_stride: extra baseline", test_stride_extra_baseline},
           {"smem_stride: bandwidth and clock", test_stride_bandwidth},
+          {"smem_stride: cycles ratio, interval, watch", test_stride_cycles},
           {"smem: fit into shared memory", test_fit},
           {"smem_pattern: broadcast", test_pattern_broadcast},
           {"transpose: ceiling and shares", test_transpose_ceiling},
