@@ -208,6 +208,9 @@ static void end_run(struct gpu *g, const char *id, const char *status,
         rc = store_finish_run(store, id, status, results, meta, code, message);
         if (rc == STORE_OK)
             return;
+        if (i == 0 && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
+            log_warn("gpu %d: run %s ended (%s) but the store refused it (%s); "
+                     "trying again", g->index, id, status, store_rc_words(rc));
         if (rc == STORE_CONFLICT || rc == STORE_NOT_FOUND) {
             log_error("gpu %d: run %s was not running when it ended (%s); "
                       "its end (%s) was not stored", g->index, id,

@@ -28,6 +28,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Set by the row helpers when a value this store wrote as JSON no longer
+ * parses (a damaged page SQLite cannot tell from data), and read back by
+ * store_fail on the same thread within the same store call: the helpers
+ * see only the statement, not its connection. */
+static _Thread_local int damaged_value;
+
+void store_note_damaged_value(void)
+{
+    damaged_value = 1;
+}
+
 /* The prepared statement for sql on c, prepared on first use.  sql must be
  * a string with static storage.  Returns SQLITE_OK or the prepare error;
  * release the statement with conn_release. */
@@ -111,6 +122,12 @@ int store_fail(struct conn *c, const char *what)
     int sys = sqlite3_system_errno(c->db);
     int rc = code == SQLITE_OK ? STORE_ERROR : store_rc_from_sqlite(code, sys);
     const char *msg = code == SQLITE_OK ? "out of memory" : sqlite3_errmsg(c->db);
+
+    if (damaged_value) {
+        damaged_value = 0;
+        rc = STORE_CORRUPT;
+        msg = "a JSON value stored by this daemon no longer parses (a damaged page)";
+    }
     int first = 1;
     char now[32];
 
@@ -130,7 +147,7 @@ int store_fail(struct conn *c, const char *what)
     }
     /* A full disk is said once when it starts (a runner retries every
      * second); every other failure each time. */
-    if (first)
+    if (first || rc != STORE_NO_SPACE)
         log_error("store: %s: %s (SQLite code %d, errno %d)%s", what, msg, code, sys,
                   rc == STORE_NO_SPACE ? "; writes are refused (507) until space is freed" :
                   rc == STORE_CORRUPT ? "; the database is damaged: stop the daemon and "
@@ -220,6 +237,10 @@ cJSON *store_json_column(sqlite3_stmt *st, int col)
 
     if (column_failed(st, col, text))
         return NULL;
+    if (text && v == NULL) {
+        store_note_damaged_value();
+        return NULL;
+    }
     return v ? v : cJSON_CreateNull();
 }
 

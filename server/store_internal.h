@@ -96,6 +96,11 @@ cJSON *store_json_column(sqlite3_stmt *st, int col);
 cJSON *store_raw_column(sqlite3_stmt *st, int col);
 cJSON *store_run_from_row(sqlite3_stmt *st);
 
+/* For a row helper or a read that finds a value this store wrote as JSON
+ * no longer valid: the store_fail that follows on this thread answers
+ * STORE_CORRUPT. */
+void store_note_damaged_value(void);
+
 /* Binds text (NULL binds SQL NULL). */
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 

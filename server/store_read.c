@@ -53,15 +53,24 @@ static int add_details(struct conn *c, cJSON *run, int raw)
     } else {
         cJSON_AddNullToObject(run, "queue_position");
     }
-    if (store_conn_prepare(c, "SELECT results, meta FROM run_results WHERE run_id = ?1", &st) != SQLITE_OK)
+    /* json_valid: raw answers print the text as it is, so text that a
+     * damaged page turned into something else must be caught here. */
+    if (store_conn_prepare(c, "SELECT results, meta, json_valid(results) AND "
+                           "json_valid(meta) FROM run_results WHERE run_id = ?1",
+                           &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
     /* Only "no row" means no results: a step that failed (a damaged page)
      * is an error, never a done run shown with results null. */
     switch (sqlite3_step(st)) {
     case SQLITE_ROW: {
-        cJSON *results = raw ? store_raw_column(st, 0) : store_json_column(st, 0);
-        cJSON *meta = raw ? store_raw_column(st, 1) : store_json_column(st, 1);
+        cJSON *results = NULL, *meta = NULL;
+        if (sqlite3_column_int(st, 2) != 1) {
+            store_note_damaged_value();
+            goto done;
+        }
+        results = raw ? store_raw_column(st, 0) : store_json_column(st, 0);
+        meta = raw ? store_raw_column(st, 1) : store_json_column(st, 1);
         if (results == NULL || meta == NULL) {
             cJSON_Delete(results);
             cJSON_Delete(meta);
