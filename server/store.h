@@ -26,8 +26,8 @@ enum store_rc {
     STORE_NOT_FOUND = 1,
     STORE_CONFLICT = 2,   /* the run is not in a state that allows it */
     STORE_FULL = 3,       /* the queue is at its bound */
-    STORE_NO_SPACE = 4,   /* the disk (or --db-max-mb) is full: a write was
-                           * refused and changed nothing; try again later */
+    STORE_NO_SPACE = 4,   /* the disk holding the database is full: a write
+                           * was refused and changed nothing; try later */
     STORE_CORRUPT = 5,    /* the database file is damaged (SQLite said
                            * SQLITE_CORRUPT or SQLITE_NOTADB) */
     STORE_ERROR = -1
