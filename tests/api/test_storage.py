@@ -73,9 +73,14 @@ class DiskFullTest(ErrorAssertions, unittest.TestCase):
         self.daemons = []
 
     def tearDown(self):
-        for d in self.daemons:
-            d.stop()
-        self.fs.remove()
+        try:
+            for d in self.daemons:
+                try:
+                    d.stop()
+                except RuntimeError:
+                    d.proc.kill()
+        finally:
+            self.fs.remove()  # never leave the mount behind
 
     def daemon(self, **kw):
         d = Daemon(**kw)
