@@ -398,9 +398,9 @@ void run_csv(struct http_request *req, struct http_reply *rep, const char *id)
     int rc = store_get_run(req->app->store, id, &run);
 
     if (rc != STORE_OK) {
-        reply_error(rep, rc == STORE_NOT_FOUND ? 404 : 500,
-                    rc == STORE_NOT_FOUND ? "not_found" : "internal", "",
-                    "no run %s", id);
+        char what[64];
+        snprintf(what, sizeof(what), "run %s", id);
+        reply_store_error(rep, rc, what);
         return;
     }
     dynbuf_init(&b, EXPORT_BUFFER_CAP);
@@ -423,7 +423,7 @@ void runs_import(struct http_request *req, struct http_reply *rep)
     static const char *const no_query[] = {NULL};
     struct gb_error gerr;
     cJSON *runs = NULL, *body;
-    int inserted = 0, existing = 0;
+    int inserted = 0, existing = 0, rc;
 
     if (query_check(req, rep, no_query) != 0)
         return;
@@ -439,8 +439,9 @@ void runs_import(struct http_request *req, struct http_reply *rep)
         reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);
         return;
     }
-    if (store_import_runs(req->app->store, runs, "import", &inserted, &existing) != STORE_OK) {
-        reply_error(rep, 500, "internal", "", "the runs could not be stored; nothing was imported");
+    rc = store_import_runs(req->app->store, runs, "import", &inserted, &existing);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
         goto done;
     }
     body = cJSON_CreateObject();
@@ -472,7 +473,7 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                            .limit = COMPARE_SCAN};
     cJSON *runs = NULL, *out;
     long latest = 10;
-    int include_invalid;
+    int include_invalid, rc;
 
     if (query_check(req, rep, args) != 0 ||
         query_bool(req, rep, "include_invalid", &include_invalid) != 0)
@@ -500,9 +501,16 @@ void compare_get(struct http_request *req, struct http_reply *rep)
             size_t len = strcspn(p, ",");
             cJSON *run = NULL;
             snprintf(one, sizeof(one), "%.*s", (int)(len < 39 ? len : 39), p);
-            if (!uuid_is_valid(one) || store_get_run(req->app->store, one, &run) != STORE_OK) {
+            rc = uuid_is_valid(one) ? store_get_run(req->app->store, one, &run)
+                                    : STORE_NOT_FOUND;
+            if (rc == STORE_NOT_FOUND) {
                 cJSON_Delete(runs);
                 reply_error(rep, 404, "not_found", "runs", "no run %.40s", one);
+                return;
+            }
+            if (rc != STORE_OK) {
+                cJSON_Delete(runs);
+                reply_store_error(rep, rc, "the runs could not be read");
                 return;
             }
             cJSON_AddItemToArray(runs, run);
@@ -510,8 +518,8 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                 break;
         }
         latest = 1000;
-    } else if (store_compare_runs(req->app->store, &f, &runs) != STORE_OK) {
-        reply_error(rep, 500, "internal", "", "the runs could not be read");
+    } else if ((rc = store_compare_runs(req->app->store, &f, &runs)) != STORE_OK) {
+        reply_store_error(rep, rc, "the runs could not be read");
         return;
     }
     out = compare_build(bench, runs, (int)latest, include_invalid == 1,

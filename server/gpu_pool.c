@@ -24,6 +24,13 @@
 #define LIST_TIMEOUT_MS 60000
 #define FATAL_EXIT_WAIT_MS 5000
 #define PROGRESS_WRITE_MS 200
+/* A run's end that the store refuses is tried again END_TRIES times, the
+ * waits doubling from END_RETRY_MS (about 6 s in all); then the run is to
+ * be failed, and that write is tried every PENDING_RETRY_MS until the
+ * database takes it. */
+#define END_TRIES 6
+#define END_RETRY_MS 200
+#define PENDING_RETRY_MS 1000
 
 enum worker_state { WS_STARTING, WS_READY, WS_RUNNING, WS_RESTARTING,
                     WS_STOPPED };
@@ -52,6 +59,10 @@ struct gpu {
     char last_error[256];
     int64_t next_start_ms;       /* back-off: no start before this */
     int64_t progress_written_ms; /* runner thread only */
+    /* Runner thread only: a run whose end could not be stored, to be
+     * failed with message before the runner claims another run. */
+    char pending_id[40];
+    char pending_message[320];
 };
 
 struct gpu_pool {
@@ -168,6 +179,74 @@ static char *meta_with_host(struct gpu *g, const cJSON *meta)
     return text;
 }
 
+static void sleep_ms(int64_t ms)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ms / 1000),
+                          .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* Every write of a run's end goes through here: a run must never stay
+ * 'running' because a write failed.  The end is tried END_TRIES times
+ * with back-off; if the store still refuses it, the run is kept as
+ * pending, to be failed with the reason (store_error) as soon as the
+ * database takes a write again (flush_pending).  A run that is no longer
+ * running (STORE_CONFLICT) has an end already and is left as it is. */
+static void end_run(struct gpu *g, const char *id, const char *status,
+                    const char *results, const char *meta,
+                    const char *code, const char *message)
+{
+    struct store *store = g->pool->app->store;
+    int64_t wait = END_RETRY_MS;
+    int rc = STORE_ERROR;
+
+    for (int i = 0; i < END_TRIES; i++, wait *= 2) {
+        if (i > 0)
+            sleep_ms(wait);
+        rc = store_finish_run(store, id, status, results, meta, code, message);
+        if (rc == STORE_OK)
+            return;
+        if (i == 0 && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
+            log_warn("gpu %d: run %s ended (%s) but the store refused it (%s); "
+                     "trying again", g->index, id, status, store_rc_words(rc));
+        if (rc == STORE_CONFLICT || rc == STORE_NOT_FOUND) {
+            log_error("gpu %d: run %s was not running when it ended (%s); "
+                      "its end (%s) was not stored", g->index, id,
+                      rc == STORE_CONFLICT ? "it had ended already" : "no such run",
+                      status);
+            return;
+        }
+    }
+    snprintf(g->pending_id, sizeof(g->pending_id), "%s", id);
+    snprintf(g->pending_message, sizeof(g->pending_message),
+             "the run ended (%s) but its end could not be stored: %s; it was "
+             "failed once the database took writes again", status, store_rc_words(rc));
+    log_error("gpu %d: run %s ended (%s) but %d tries to store it failed (%s); it "
+              "will be failed as soon as the database takes a write", g->index, id,
+              status, END_TRIES, store_rc_words(rc));
+}
+
+/* Writes the pending end, if any.  0 when there is none left (the runner
+ * may claim the next run), -1 when the store still refuses it. */
+static int flush_pending(struct gpu *g)
+{
+    int rc;
+
+    if (g->pending_id[0] == '\0')
+        return 0;
+    rc = store_finish_run(g->pool->app->store, g->pending_id, "failed", NULL, NULL,
+                          "store_error", g->pending_message);
+    if (rc != STORE_OK && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
+        return -1;
+    if (rc == STORE_OK)
+        log_warn("gpu %d: run %s failed: %s", g->index, g->pending_id, g->pending_message);
+    waiters_notify(g->pool->app->waiters, g->pending_id);
+    g->pending_id[0] = '\0';
+    return 0;
+}
+
 enum line_outcome { LINE_CONTINUE, LINE_FINISHED, LINE_FATAL };
 
 /* Acts on one answer line for job.  Lines for another id, or not
@@ -191,7 +270,12 @@ static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
          * most every PROGRESS_WRITE_MS (each write is a synced commit). */
         if (m.done >= m.total ||
             time_mono_ms() - g->progress_written_ms >= PROGRESS_WRITE_MS) {
-            store_set_progress(store, job->id, (long)m.done, (long)m.total);
+            /* Progress is only shown: a refused write (logged by the
+             * store) is not retried, the next report replaces it. */
+            if (store_set_progress(store, job->id, (long)m.done, (long)m.total) ==
+                STORE_CONFLICT)
+                log_warn("gpu %d: progress for run %s, which is not running",
+                         g->index, job->id);
             g->progress_written_ms = time_mono_ms();
         }
         break;
@@ -199,15 +283,15 @@ static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
         out = LINE_FINISHED;
         results_text = cJSON_PrintUnformatted(m.result);
         meta_text = meta_with_host(g, m.meta);
-        if (results_text == NULL || meta_text == NULL ||
-            store_finish_run(store, job->id, "done", results_text, meta_text,
-                             NULL, NULL) != STORE_OK)
-            log_error("gpu %d: could not store the result of run %s",
-                      g->index, job->id);
+        if (results_text == NULL || meta_text == NULL)
+            end_run(g, job->id, "failed", NULL, NULL, "internal",
+                    "the daemon ran out of memory storing the result");
+        else
+            end_run(g, job->id, "done", results_text, meta_text, NULL, NULL);
         break;
     case WM_BAD_RESULT:
     case WM_ERROR:
-        store_finish_run(store, job->id, "failed", NULL, NULL, m.code, m.message);
+        end_run(g, job->id, "failed", NULL, NULL, m.code, m.message);
         out = m.fatal ? LINE_FATAL : LINE_FINISHED;
         break;
     }
@@ -245,7 +329,7 @@ static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *j
     if (text == NULL || worker_write_line(w, text) != 0) {
         worker_stop(w, 1000, how, sizeof(how));
         snprintf(msg, sizeof(msg), "the worker could not be sent the run (it %s)", how);
-        store_finish_run(store, job->id, "failed", NULL, NULL, "worker_died", msg);
+        end_run(g, job->id, "failed", NULL, NULL, "worker_died", msg);
         gpu_note_failure(g, msg);
         goto done;
     }
@@ -283,9 +367,13 @@ static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *j
             /* The daemon is stopping and the grace is over: the run goes
              * back into its queue, to run again after the restart. */
             worker_stop(w, 0, how, sizeof(how));
-            store_requeue_run(store, job->id);
-            log_warn("gpu %d: run %s put back in the queue at shutdown",
-                     g->index, job->id);
+            if (store_requeue_run(store, job->id) == STORE_OK)
+                log_warn("gpu %d: run %s put back in the queue at shutdown",
+                         g->index, job->id);
+            else
+                log_error("gpu %d: run %s could not be put back in the queue; "
+                          "the next start marks it failed (interrupted)",
+                          g->index, job->id);
             goto done;
         }
         if (r == WORKER_TIMEOUT) {
@@ -293,12 +381,12 @@ static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *j
             snprintf(msg, sizeof(msg),
                      "the run passed its deadline of %d s; its worker was killed",
                      job->timeout_s);
-            store_finish_run(store, job->id, "failed", NULL, NULL, "timeout", msg);
+            end_run(g, job->id, "failed", NULL, NULL, "timeout", msg);
         } else {
             worker_stop(w, 1000, how, sizeof(how));
             snprintf(msg, sizeof(msg), "the worker %s while running this run%s",
                      how, r == WORKER_ERROR ? " (or sent a line over the cap)" : "");
-            store_finish_run(store, job->id, "failed", NULL, NULL, "worker_died", msg);
+            end_run(g, job->id, "failed", NULL, NULL, "worker_died", msg);
         }
         log_warn("gpu %d: run %s failed: %s", g->index, job->id, msg);
         gpu_note_failure(g, msg);
@@ -355,6 +443,12 @@ static void *runner_main(void *arg)
                 continue;
             }
         }
+        /* A run whose end the store refused is failed first: no other
+         * run starts while one is shown running that is not. */
+        if (flush_pending(g) != 0) {
+            gpu_sleep_until(g, time_mono_ms() + PENDING_RETRY_MS);
+            continue;
+        }
         rc = store_claim_next(p->app->store, g->index, &job);
         if (rc == STORE_NOT_FOUND) {
             gpu_sleep_until(g, time_mono_ms() + 1000);
@@ -372,6 +466,9 @@ static void *runner_main(void *arg)
         }
         store_job_clear(&job);
     }
+    if (flush_pending(g) != 0)
+        log_error("gpu %d: run %s is left running in the database; the next "
+                  "start marks it failed (interrupted)", g->index, g->pending_id);
     worker_stop(&w, 2000, how, sizeof(how));
     dynbuf_free(&w.in);
     gpu_set_state(g, WS_STOPPED, 0, NULL);

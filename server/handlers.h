@@ -26,6 +26,12 @@ void healthz_get(struct http_request *req, struct http_reply *rep);
 void peers_get(struct http_request *req, struct http_reply *rep);
 void metrics_get(struct http_request *req, struct http_reply *rep);
 
+/* Answers a failed store call (rc one of store.h's STORE_* failures):
+ * 507 storage_full with Retry-After, 500 database_corrupt, 404, or 500
+ * internal; what says what could not be done ("the run could not be
+ * stored").  See store_reply.c. */
+void reply_store_error(struct http_reply *rep, int rc, const char *what);
+
 void static_index(struct http_request *req, struct http_reply *rep);
 void static_file(struct http_request *req, struct http_reply *rep);
 void static_chartjs(struct http_request *req, struct http_reply *rep);

@@ -142,26 +142,64 @@ void devices_get(struct http_request *req, struct http_reply *rep)
     reply_json(rep, 200, gpu_pool_describe(req->app->gpus));
 }
 
+/* What /healthz says of the database: the check that failed first (the
+ * database not answering, then damage, then a full disk), or NULL. */
+static const char *database_problem(int ping, const struct store_health *h,
+                                    const char **check)
+{
+    if (ping == STORE_CORRUPT || h->corrupt) {
+        *check = "database_integrity";
+        return "database_corrupt";
+    }
+    if (ping != STORE_OK) {
+        *check = "database";
+        return "unreachable";
+    }
+    if (h->no_space) {
+        *check = "database_space";
+        return "storage_full";
+    }
+    return NULL;
+}
+
+/* 200 while the daemon can serve, "degraded" with the reason when the
+ * database is damaged or its disk full (reads may still work); 503 only
+ * when the database does not answer at all. */
 void healthz_get(struct http_request *req, struct http_reply *rep)
 {
     struct app *app = req->app;
-    int db_ok = store_ping(app->store) == STORE_OK;
-    cJSON *body = cJSON_CreateObject();
+    int ping = store_ping(app->store);
+    struct store_health h;
+    const char *check = NULL, *problem;
+    cJSON *body = cJSON_CreateObject(), *reason;
 
     if (query_check(req, rep, no_query) != 0) {
         cJSON_Delete(body);
         return;
     }
-    cJSON_AddStringToObject(body, "status", db_ok ? "ok" : "degraded");
+    store_health_get(app->store, &h);
+    problem = database_problem(ping, &h, &check);
+    cJSON_AddStringToObject(body, "status", problem ? "degraded" : "ok");
     cJSON_AddStringToObject(body, "version", GPUBENCH_VERSION);
     cJSON_AddStringToObject(body, "commit", GPUBENCH_GIT_COMMIT);
     cJSON_AddStringToObject(body, "host", app->host);
     cJSON_AddStringToObject(body, "started_at", app->started_at);
     cJSON_AddNumberToObject(body, "uptime_s",
                             (double)(time_mono_ms() - app->started_mono_ms) / 1000.0);
-    cJSON_AddStringToObject(body, "database", db_ok ? "ok" : "unreachable");
+    cJSON_AddStringToObject(body, "database", problem ? problem : "ok");
     cJSON_AddNumberToObject(body, "gpus", gpu_pool_count(app->gpus));
-    reply_json(rep, db_ok ? 200 : 503, body);
+    if (problem) {
+        reason = cJSON_AddObjectToObject(body, "reason");
+        cJSON_AddStringToObject(reason, "check", check);
+        cJSON_AddStringToObject(reason, "code", problem);
+        cJSON_AddStringToObject(reason, "message",
+                                h.message[0] ? h.message : store_rc_words(ping));
+        if (h.since[0])
+            cJSON_AddStringToObject(reason, "since", h.since);
+    } else {
+        cJSON_AddNullToObject(body, "reason");
+    }
+    reply_json(rep, problem && strcmp(problem, "unreachable") == 0 ? 503 : 200, body);
 }
 
 void peers_get(struct http_request *req, struct http_reply *rep)

@@ -29,6 +29,34 @@
 #include <string.h>
 #include <unistd.h>
 
+/* gpubenchd --check-db: SQLite's integrity check of --db, read-only, and
+ * what to do about what it finds.  Exits 0 intact, 1 damaged, 2 when the
+ * check could not be made. */
+static int check_db(const char *path)
+{
+    char err[512];
+    int damaged = 0;
+
+    printf("checking %s (PRAGMA integrity_check, read-only)\n", path);
+    if (store_check_file(path, stdout, &damaged, err, sizeof(err)) != STORE_OK) {
+        fprintf(stderr, "gpubenchd: %s\n", err);
+        return 2;
+    }
+    if (!damaged) {
+        printf("%s: ok, no damage found\n", path);
+        return 0;
+    }
+    printf("%s: DAMAGED (the findings above)\n"
+           "What to do: stop gpubenchd and keep a copy of the file as it is; then\n"
+           "  - restore the newest backup of %s, or\n"
+           "  - recover what can still be read into a new file and start on it:\n"
+           "      sqlite3 %s .recover | sqlite3 recovered.db\n"
+           "      gpubenchd --check-db --db recovered.db && gpubenchd --db recovered.db ...\n"
+           "Runs on damaged pages may be lost; a peer or an export (GET /runs.ndjson,\n"
+           "POST /runs/import) can bring copies back.\n", path, path, path);
+    return 1;
+}
+
 /* Finished runs' JSON kept ready to send (run_cache.h). */
 #define RUN_CACHE_BYTES (8 * 1024 * 1024)
 
@@ -49,6 +77,8 @@ int main(int argc, char **argv)
     case OPTIONS_RUN:
         break;
     }
+    if (opt.check_db)
+        return check_db(opt.db);
     if (opt.verbose)
         log_set_level(LOG_DEBUG);
 #ifdef M_ARENA_MAX

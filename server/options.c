@@ -48,6 +48,11 @@ static const char usage[] =
     "                         (default 10)\n"
     "  --http-threads N       HTTP threads (default 4)\n"
     "  --verbose              log every request\n"
+    "  --check-db             check the database (--db) with SQLite's\n"
+    "                         integrity check, read-only (a running daemon\n"
+    "                         may keep it open), say what to do if it is\n"
+    "                         damaged, and exit: 0 intact, 1 damaged, 2 could\n"
+    "                         not check\n"
     "  --test-benchmarks      offer test_fault (an illegal address) and\n"
     "                         test_hang (a kernel that never ends), to show\n"
     "                         the daemon surviving both\n"
@@ -143,6 +148,10 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
         }
         if (strcmp(a, "--allow-unauthenticated") == 0) {
             opt->allow_unauthenticated = 1;
+            continue;
+        }
+        if (strcmp(a, "--check-db") == 0) {
+            opt->check_db = 1;
             continue;
         }
         if (strcmp(a, "--test-benchmarks") == 0) {

@@ -37,6 +37,7 @@ struct options {
     int max_connections;
     int max_connections_per_ip;
     int test_benchmarks;  /* offer the test-only benchmarks (test_fault, test_hang) */
+    int check_db;         /* --check-db: check --db offline and exit */
 };
 
 enum options_result { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_EXIT_USAGE };

@@ -71,10 +71,10 @@ static int reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
         cJSON *run = NULL;
         int rc = store_get_run_raw(ws->app->store, ws->ids[i], &run);
         if (rc != STORE_OK) {
+            char what[96];
             cJSON_Delete(body);
-            reply_error(rep, rc == STORE_NOT_FOUND ? 404 : 500,
-                        rc == STORE_NOT_FOUND ? "not_found" : "internal", "",
-                        "run %s could not be read back", ws->ids[i]);
+            snprintf(what, sizeof(what), "run %s could not be read", ws->ids[i]);
+            reply_store_error(rep, rc, what);
             return 0;
         }
         all_final &= store_status_final(cJSON_GetObjectItem(run, "status")->valuestring);
@@ -243,7 +243,7 @@ void runs_post(struct http_request *req, struct http_reply *rep)
         goto done;
     }
     if (rc != STORE_OK) {
-        reply_error(rep, 500, "internal", "", "the run could not be stored");
+        reply_store_error(rep, rc, "the run could not be stored");
         goto done;
     }
     /* The answer is read back before the runners are woken, so that it
@@ -290,6 +290,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     char next[40];
     cJSON *runs = NULL, *body;
     struct dynbuf url;
+    int rc;
 
     if (query_check(req, rep, query) != 0 || run_filter_from_query(req, rep, &f) != 0)
         return;
@@ -309,8 +310,9 @@ void runs_list(struct http_request *req, struct http_reply *rep)
                     "URL of the previous page");
         return;
     }
-    if (store_list_runs(req->app->store, &f, &runs, next) != STORE_OK) {
-        reply_error(rep, 500, "internal", "", "the runs could not be read");
+    rc = store_list_runs(req->app->store, &f, &runs, next);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the runs could not be read");
         return;
     }
     body = cJSON_CreateObject();
@@ -414,7 +416,7 @@ void runs_delete(struct http_request *req, struct http_reply *rep)
         return;
     }
     if (rc != STORE_OK) {
-        reply_error(rep, 500, "internal", "", "the run could not be cancelled");
+        reply_store_error(rep, rc, "the run could not be cancelled");
         return;
     }
     waiters_notify(req->app->waiters, req->arg);

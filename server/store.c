@@ -24,9 +24,21 @@
 #include "timeutil.h"
 #include "validity.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Set by the row helpers when a value this store wrote as JSON no longer
+ * parses (a damaged page SQLite cannot tell from data), and read back by
+ * store_fail on the same thread within the same store call: the helpers
+ * see only the statement, not its connection. */
+static _Thread_local int damaged_value;
+
+void store_note_damaged_value(void)
+{
+    damaged_value = 1;
+}
 
 /* The prepared statement for sql on c, prepared on first use.  sql must be
  * a string with static storage.  Returns SQLITE_OK or the prepare error;
@@ -64,6 +76,110 @@ void store_conn_release(struct conn *c, sqlite3_stmt *st)
         }
     }
     sqlite3_finalize(st);
+}
+
+int store_rc_from_sqlite(int sqlite_rc, int sys_errno)
+{
+    switch (sqlite_rc & 0xff) {
+    case SQLITE_FULL:
+        return STORE_NO_SPACE;
+    case SQLITE_IOERR:
+        /* A write, a sync or a growth of the shared-memory file that the
+         * filesystem refused for want of room (or quota). */
+        return sys_errno == ENOSPC || sys_errno == EDQUOT ? STORE_NO_SPACE
+                                                         : STORE_ERROR;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return STORE_CORRUPT;
+    default:
+        return STORE_ERROR;
+    }
+}
+
+const char *store_rc_words(int rc)
+{
+    switch (rc) {
+    case STORE_OK:
+        return "ok";
+    case STORE_NOT_FOUND:
+        return "not found";
+    case STORE_CONFLICT:
+        return "the run is not in a state that allows it";
+    case STORE_FULL:
+        return "the queue is full";
+    case STORE_NO_SPACE:
+        return "the disk holding the database is full";
+    case STORE_CORRUPT:
+        return "the database file is damaged";
+    default:
+        return "the database refused it (see the daemon's log)";
+    }
+}
+
+int store_fail(struct conn *c, const char *what)
+{
+    struct store *s = c->owner;
+    int code = sqlite3_extended_errcode(c->db);
+    int sys = sqlite3_system_errno(c->db);
+    int rc = code == SQLITE_OK ? STORE_ERROR : store_rc_from_sqlite(code, sys);
+    const char *msg = code == SQLITE_OK ? "out of memory" : sqlite3_errmsg(c->db);
+
+    if (damaged_value) {
+        damaged_value = 0;
+        rc = STORE_CORRUPT;
+        msg = "a JSON value stored by this daemon no longer parses (a damaged page)";
+    }
+    int first = 1;
+    char now[32];
+
+    if (rc == STORE_NO_SPACE || rc == STORE_CORRUPT) {
+        time_now_rfc3339(now, sizeof(now));
+        pthread_mutex_lock(&s->health_lock);
+        first = rc == STORE_NO_SPACE ? !s->health.no_space : !s->health.corrupt;
+        if (rc == STORE_NO_SPACE)
+            s->health.no_space = 1;
+        else
+            s->health.corrupt = 1;
+        if (first) {
+            snprintf(s->health.message, sizeof(s->health.message), "%s: %s", what, msg);
+            snprintf(s->health.since, sizeof(s->health.since), "%s", now);
+        }
+        pthread_mutex_unlock(&s->health_lock);
+    }
+    /* A full disk is said once when it starts (a runner retries every
+     * second); every other failure each time. */
+    if (first || rc != STORE_NO_SPACE)
+        log_error("store: %s: %s (SQLite code %d, errno %d)%s", what, msg, code, sys,
+                  rc == STORE_NO_SPACE ? "; writes are refused (507) until space is freed" :
+                  rc == STORE_CORRUPT ? "; the database is damaged: stop the daemon and "
+                                        "run gpubenchd --check-db" : "");
+    return rc;
+}
+
+void store_wrote(struct conn *c)
+{
+    struct store *s = c->owner;
+    sqlite3_int64 total = sqlite3_total_changes64(c->db);
+    int was_full;
+
+    if (total == c->changes_seen)
+        return;  /* nothing reached the disk: it proves nothing */
+    c->changes_seen = total;
+    pthread_mutex_lock(&s->health_lock);
+    was_full = s->health.no_space;
+    s->health.no_space = 0;
+    if (was_full && !s->health.corrupt)
+        s->health.message[0] = s->health.since[0] = '\0';
+    pthread_mutex_unlock(&s->health_lock);
+    if (was_full)
+        log_info("store: writes succeed again (there is space on the disk)");
+}
+
+void store_health_get(struct store *s, struct store_health *h)
+{
+    pthread_mutex_lock(&s->health_lock);
+    *h = s->health;
+    pthread_mutex_unlock(&s->health_lock);
 }
 
 static void conn_close(struct conn *c)
@@ -105,6 +221,14 @@ void store_add_text_or_null(cJSON *obj, const char *name, const char *v)
         cJSON_AddNullToObject(obj, name);
 }
 
+/* 1 when a column that holds a value could not be read: SQLite answers
+ * NULL for it (out of memory, or a damaged page it had to follow), which
+ * must not pass for a NULL that was stored. */
+static int column_failed(sqlite3_stmt *st, int col, const char *text)
+{
+    return text == NULL && sqlite3_column_type(st, col) != SQLITE_NULL;
+}
+
 /* Parses a JSON column; a column that does not parse (it never should) is
  * shown as null rather than failing the whole answer. */
 cJSON *store_json_column(sqlite3_stmt *st, int col)
@@ -112,6 +236,12 @@ cJSON *store_json_column(sqlite3_stmt *st, int col)
     const char *text = store_col_text(st, col);
     cJSON *v = text ? cJSON_ParseWithLength(text, (size_t)sqlite3_column_bytes(st, col)) : NULL;
 
+    if (column_failed(st, col, text))
+        return NULL;
+    if (text && v == NULL) {
+        store_note_damaged_value();
+        return NULL;
+    }
     return v ? v : cJSON_CreateNull();
 }
 
@@ -120,24 +250,37 @@ cJSON *store_raw_column(sqlite3_stmt *st, int col)
     const char *text = store_col_text(st, col);
     cJSON *v = text ? cJSON_CreateRaw(text) : NULL;
 
+    if (column_failed(st, col, text))
+        return NULL;
     return v ? v : cJSON_CreateNull();
 }
 
 cJSON *store_run_from_row(sqlite3_stmt *st)
 {
     cJSON *run = cJSON_CreateObject();
-    cJSON *device;
+    cJSON *device, *params;
     char url[64];
 
     if (run == NULL)
         return NULL;
+    for (int col = 0; col < C_COUNT; col++) {
+        if (column_failed(st, col, store_col_text(st, col))) {
+            cJSON_Delete(run);
+            return NULL;  /* the caller's store_fail says why */
+        }
+    }
     cJSON_AddStringToObject(run, "id", store_col_text(st, C_ID));
     snprintf(url, sizeof(url), "/runs/%s", store_col_text(st, C_ID));
     cJSON_AddStringToObject(run, "url", url);
     cJSON_AddStringToObject(run, "benchmark", store_col_text(st, C_BENCHMARK));
     /* Params are written by this store, as JSON: kept as text, they are
      * printed as they are, not parsed and printed again. */
-    cJSON_AddItemToObject(run, "params", store_raw_column(st, C_PARAMS));
+    params = store_raw_column(st, C_PARAMS);
+    if (params == NULL) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    cJSON_AddItemToObject(run, "params", params);
     store_add_text_or_null(run, "label", store_col_text(st, C_LABEL));
     store_add_text_or_null(run, "batch", store_col_text(st, C_BATCH));
     cJSON_AddStringToObject(run, "host", store_col_text(st, C_HOST));
@@ -194,9 +337,10 @@ static int exec_pragma(sqlite3 *db, const char *sql, char *errbuf, size_t cap)
 }
 
 /* Opens one connection to path with the settings every one needs. */
-static int conn_open(struct conn *c, const char *path, int writer,
-                     char *errbuf, size_t cap)
+static int conn_open(struct store *s, struct conn *c, const char *path,
+                     int writer, char *errbuf, size_t cap)
 {
+    c->owner = s;
     pthread_mutex_init(&c->lock, NULL);
     if (sqlite3_open_v2(path, &c->db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -224,12 +368,13 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
         snprintf(errbuf, cap, "out of memory");
         return STORE_ERROR;
     }
-    if (conn_open(&s->writer, path, 1, errbuf, cap) != 0 ||
+    pthread_mutex_init(&s->health_lock, NULL);
+    if (conn_open(s, &s->writer, path, 1, errbuf, cap) != 0 ||
         migrate_apply(s->writer.db, errbuf, cap) != 0)
         goto done;
     /* Readers only once the schema is there. */
     for (; s->nreaders < STORE_READERS; s->nreaders++)
-        if (conn_open(&s->readers[s->nreaders], path, 0, errbuf, cap) != 0) {
+        if (conn_open(s, &s->readers[s->nreaders], path, 0, errbuf, cap) != 0) {
             s->nreaders++;  /* so that store_close closes it too */
             goto done;
         }
@@ -251,6 +396,7 @@ void store_close(struct store *s)
     for (int i = 0; i < s->nreaders; i++)
         conn_close(&s->readers[i]);
     conn_close(&s->writer);
+    pthread_mutex_destroy(&s->health_lock);
     free(s);
 }
 
@@ -284,8 +430,8 @@ int store_exec(struct conn *c, const char *sql, const char *v1,
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        log_error("store: %s: %s", sql, sqlite3_errmsg(c->db));
+    /* The error stays on the connection (a failed statement's reset
+     * returns it again) for the caller's store_fail. */
     store_conn_release(c, st);
     return rc;
 }
@@ -361,6 +507,53 @@ int store_put_results(struct conn *c, const char *id, const char *results,
                         id, meta ? meta : "{}", verdict,
                         flag < 0 ? NULL : flag ? "1" : "0", NULL);
     free(verdict);
+    return rc;
+}
+
+int store_check_file(const char *path, FILE *out, int *damaged,
+                     char *errbuf, size_t cap)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR, step, code, findings = 0;
+
+    *damaged = 0;
+    /* Read-only, and no journal mode change: a daemon may be running on
+     * the file; this only reads a snapshot beside it. */
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(errbuf, cap, "cannot open %s: %s", path,
+                 db ? sqlite3_errmsg(db) : "out of memory");
+        goto done;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    /* At most 1000 findings: enough to judge, and bounded. */
+    code = sqlite3_prepare_v2(db, "PRAGMA integrity_check(1000)", -1, &st, NULL);
+    while (code == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *line = (const char *)sqlite3_column_text(st, 0);
+        if (line && strcmp(line, "ok") == 0)
+            continue;
+        findings++;
+        fprintf(out, "  %s\n", line ? line : "(a finding SQLite could not print)");
+    }
+    if (code == SQLITE_OK && step != SQLITE_DONE)
+        code = step;
+    if (code != SQLITE_OK) {
+        /* The check itself could not go on: damage where it must read
+         * first (the header, the schema) is damage too. */
+        if (store_rc_from_sqlite(sqlite3_extended_errcode(db),
+                                 sqlite3_system_errno(db)) != STORE_CORRUPT) {
+            snprintf(errbuf, cap, "cannot check %s: %s", path, sqlite3_errmsg(db));
+            goto done;
+        }
+        findings++;
+        fprintf(out, "  %s\n", sqlite3_errmsg(db));
+    }
+    *damaged = findings > 0;
+    rc = STORE_OK;
+
+done:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
     return rc;
 }
 

@@ -14,6 +14,7 @@
 #define GPUBENCH_STORE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <cjson/cJSON.h>
 
 struct run_cache;
@@ -25,8 +26,32 @@ enum store_rc {
     STORE_NOT_FOUND = 1,
     STORE_CONFLICT = 2,   /* the run is not in a state that allows it */
     STORE_FULL = 3,       /* the queue is at its bound */
+    STORE_NO_SPACE = 4,   /* the disk holding the database is full: a write
+                           * was refused and changed nothing; try later */
+    STORE_CORRUPT = 5,    /* the database file is damaged (SQLite said
+                           * SQLITE_CORRUPT or SQLITE_NOTADB) */
     STORE_ERROR = -1
 };
+
+/* Every failure of SQLite becomes one of STORE_NO_SPACE, STORE_CORRUPT or
+ * STORE_ERROR in one place (store.c), which also logs it and keeps the
+ * store's health (store_health).  This is that mapping, from SQLite's
+ * extended result code and the system errno behind it. */
+int store_rc_from_sqlite(int sqlite_rc, int sys_errno);
+
+/* A few words for a store result, for logs and run errors ("the disk
+ * holding the database is full"). */
+const char *store_rc_words(int rc);
+
+/* What /healthz reports of the database, beyond answering at all. */
+struct store_health {
+    int no_space;        /* the last write failed for want of space */
+    int corrupt;         /* a read or write found the file damaged (stays
+                          * set: damage does not heal by itself) */
+    char message[256];   /* what failed, in SQLite's words */
+    char since[32];      /* when (RFC 3339) */
+};
+void store_health_get(struct store *s, struct store_health *h);
 
 /* A run about to be accepted.  Strings are borrowed for the call. */
 struct run_new {
@@ -90,6 +115,13 @@ int store_status_final(const char *status);
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap);
 void store_close(struct store *s);
 
+/* Runs SQLite's integrity check on the database at path, opened read-only
+ * (it neither takes a running daemon's lock nor writes): *damaged is set
+ * when it found anything, and each finding is printed to out.  Returns
+ * STORE_OK when the check ran, else an error with a sentence in errbuf. */
+int store_check_file(const char *path, FILE *out, int *damaged,
+                     char *errbuf, size_t cap);
+
 /* Marks runs this node left 'running' (the daemon died under them) as
  * failed with code "interrupted".  *count gets how many. */
 int store_recover(struct store *s, int *count);
@@ -117,7 +149,10 @@ int store_list_runs(struct store *s, const struct run_filter *f,
                     cJSON **out, char next_cursor[40]);
 
 /* queued -> cancelled.  STORE_CONFLICT if it is no longer queued (its
- * status is put in status). */
+ * status is put in status).
+ *
+ * Every write below may also answer STORE_NO_SPACE or STORE_CORRUPT
+ * (nothing was changed), and every read STORE_CORRUPT. */
 int store_cancel_run(struct store *s, const char *id, char status[16]);
 
 /* Takes the oldest queued run of a device and marks it running.
@@ -125,14 +160,17 @@ int store_cancel_run(struct store *s, const char *id, char status[16]);
 int store_claim_next(struct store *s, int device_index, struct run_job *job);
 void store_job_clear(struct run_job *job);
 
+/* STORE_CONFLICT when the run is not running (nothing written). */
 int store_set_progress(struct store *s, const char *id, long done, long total);
 
-/* running -> done (results and meta given) or failed (error given). */
+/* running -> done (results and meta given) or failed (error given).
+ * STORE_CONFLICT when the run is not running (then nothing is written). */
 int store_finish_run(struct store *s, const char *id, const char *status,
                      const char *results_json, const char *meta_json,
                      const char *error_code, const char *error_message);
 
-/* running -> queued, for a run the daemon stopped before it finished. */
+/* running -> queued, for a run the daemon stopped before it finished.
+ * STORE_CONFLICT when it was not running. */
 int store_requeue_run(struct store *s, const char *id);
 
 /* Queued runs of one device (device_index >= 0) or of the node (-1). */

@@ -105,10 +105,11 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
         goto done;
     in_tx = 0;
     rc = STORE_OK;
+    store_wrote(c);
 
 done:
     if (rc != STORE_OK)
-        log_error("store: import: %s", sqlite3_errmsg(c->db));
+        rc = store_fail(c, "import runs");
     store_conn_release(c, ins);
     if (in_tx)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
@@ -141,8 +142,11 @@ int store_peer_load(struct store *s, const char *url, struct peer_row *row)
     snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
              store_col_text(st, 4) ? store_col_text(st, 4) : "");
     rc = STORE_OK;
+    store_wrote(c);
 
 done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "read a peer's pull state");
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
@@ -171,10 +175,14 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
         sqlite3_bind_int64(st, 4, cursor);
         sqlite3_bind_int64(st, 5, pulled);
     }
-    if (sqlite3_step(st) == SQLITE_DONE)
+    if (sqlite3_step(st) == SQLITE_DONE) {
         rc = STORE_OK;
+        store_wrote(c);
+    }
 
 done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "record a peer's pull");
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;

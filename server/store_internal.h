@@ -23,10 +23,13 @@ struct cached_stmt {
 };
 
 struct conn {
+    struct store *owner;
     sqlite3 *db;
     pthread_mutex_t lock;
     struct cached_stmt cache[STMT_CACHE];
     int ncache;
+    sqlite3_int64 changes_seen;  /* sqlite3_total_changes64 at the last
+                                  * store_wrote */
 };
 
 struct store {
@@ -34,6 +37,8 @@ struct store {
     struct conn readers[STORE_READERS];
     int nreaders;
     unsigned next_reader;  /* under writer.lock */
+    pthread_mutex_t health_lock;  /* guards health */
+    struct store_health health;
 };
 
 /* The columns every run query selects, in the order run_from_row reads. */
@@ -65,12 +70,25 @@ int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st);
 /* Ends a statement's use: reset (closing its read) and unbound. */
 void store_conn_release(struct conn *c, sqlite3_stmt *st);
 
+/* The one place a failure of SQLite on c is handled: logs what was being
+ * done with SQLite's words, notes a full disk or a damaged file in the
+ * store's health, and returns STORE_NO_SPACE, STORE_CORRUPT or
+ * STORE_ERROR.  Call it on the failure path BEFORE the statement is
+ * released or a ROLLBACK is run: both reset the connection's error. */
+int store_fail(struct conn *c, const char *what);
+
+/* Notes that a write on c succeeded: when it changed rows (so it reached
+ * the disk), a full disk noted before is over. */
+void store_wrote(struct conn *c);
+
 /* The reader connection this thread keeps to. */
 struct conn *store_reader(struct store *s);
 
 /* Row helpers: a column's text (NULL for NULL), a JSON column parsed (null
  * when it does not parse; a NEW item), a run object from a row selected
- * with RUN_COLUMNS (NEW; caller owns; its params a raw item). */
+ * with RUN_COLUMNS (NEW; caller owns; its params a raw item).  The JSON
+ * ones and the run return NULL when a column could not be read (a damaged
+ * page, no memory): an error for store_fail, never a null to show. */
 const char *store_col_text(sqlite3_stmt *st, int col);
 void store_add_text_or_null(cJSON *obj, const char *name, const char *v);
 cJSON *store_json_column(sqlite3_stmt *st, int col);
@@ -79,11 +97,17 @@ cJSON *store_json_column(sqlite3_stmt *st, int col);
 cJSON *store_raw_column(sqlite3_stmt *st, int col);
 cJSON *store_run_from_row(sqlite3_stmt *st);
 
+/* For a row helper or a read that finds a value this store wrote as JSON
+ * no longer valid: the store_fail that follows on this thread answers
+ * STORE_CORRUPT. */
+void store_note_damaged_value(void);
+
 /* Binds text (NULL binds SQL NULL). */
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 
 /* One statement without rows, up to four text values bound in order;
- * *changes (if not NULL) gets the rows changed.  STORE_OK or STORE_ERROR. */
+ * *changes (if not NULL) gets the rows changed.  STORE_OK or STORE_ERROR;
+ * the caller passes an error to store_fail (the connection keeps it). */
 int store_exec(struct conn *c, const char *sql, const char *v1, const char *v2,
                const char *v3, const char *v4, int *changes);
 

@@ -37,6 +37,10 @@ int store_recover(struct store *s, int *count)
                         now, NULL, NULL, NULL, &changes);
         *count += changes;
     } while (rc == STORE_OK && changes > 0);
+    if (rc != STORE_OK)
+        rc = store_fail(c, "mark interrupted runs failed");
+    else
+        store_wrote(c);
     pthread_mutex_unlock(&c->lock);
     return rc;
 }
@@ -67,12 +71,13 @@ int store_queue_depth(struct store *s, int device_index, long *depth)
 
     pthread_mutex_lock(&c->lock);
     rc = store_count_queued(c, device_index, depth);
+    if (rc != STORE_OK)
+        rc = store_fail(c, "count queued runs");
     pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
-static int insert_one(struct conn *c, sqlite3_stmt *st, const struct run_new *r,
-                      const char *now)
+static int insert_one(sqlite3_stmt *st, const struct run_new *r, const char *now)
 {
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
@@ -87,11 +92,7 @@ static int insert_one(struct conn *c, sqlite3_stmt *st, const struct run_new *r,
     store_bind_text(st, 9, r->device_name);
     sqlite3_bind_int(st, 10, r->timeout_s);
     store_bind_text(st, 11, now);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        log_error("store: insert run %s: %s", r->id, sqlite3_errmsg(c->db));
-        return STORE_ERROR;
-    }
-    return STORE_OK;
+    return sqlite3_step(st) == SQLITE_DONE ? STORE_OK : STORE_ERROR;
 }
 
 int store_insert_runs(struct store *s, const struct run_new *runs, int n,
@@ -122,7 +123,7 @@ int store_insert_runs(struct store *s, const struct run_new *runs, int n,
                            "'queued', ?10, ?11)", &st) != SQLITE_OK)
         goto done;
     for (int i = 0; i < n; i++)
-        if (insert_one(c, st, &runs[i], now) != STORE_OK)
+        if (insert_one(st, &runs[i], now) != STORE_OK)
             goto done;
     if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
@@ -131,7 +132,9 @@ int store_insert_runs(struct store *s, const struct run_new *runs, int n,
 
 done:
     if (rc == STORE_ERROR)
-        log_error("store: insert: %s", sqlite3_errmsg(c->db));
+        rc = store_fail(c, "insert runs");
+    else if (rc == STORE_OK)
+        store_wrote(c);
     store_conn_release(c, st);
     if (in_tx)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
@@ -152,6 +155,10 @@ int store_cancel_run(struct store *s, const char *id, char status[16])
                     "UPDATE runs SET status = 'cancelled', finished_at = ?2, "
                     "final_seq = " NEXT_SEQ " WHERE id = ?1 AND status = 'queued'",
                     id, now, NULL, NULL, &changes);
+    if (rc != STORE_OK)
+        rc = store_fail(c, "cancel a run");
+    else
+        store_wrote(c);
     pthread_mutex_unlock(&c->lock);
     if (rc != STORE_OK)
         return rc;
@@ -193,7 +200,7 @@ int store_claim_next(struct store *s, int device_index, struct run_job *job)
     }
     snprintf(job->id, sizeof(job->id), "%s", store_col_text(st, 0));
     snprintf(job->benchmark, sizeof(job->benchmark), "%s", store_col_text(st, 1));
-    job->params_json = strdup(store_col_text(st, 2));
+    job->params_json = store_col_text(st, 2) ? strdup(store_col_text(st, 2)) : NULL;
     job->timeout_s = sqlite3_column_int(st, 3);
     store_conn_release(c, st);
     st = NULL;
@@ -208,8 +215,11 @@ int store_claim_next(struct store *s, int device_index, struct run_job *job)
         goto done;
     in_tx = 0;
     rc = STORE_OK;
+    store_wrote(c);
 
 done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "claim the next run");
     store_conn_release(c, st);
     if (in_tx)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
@@ -240,9 +250,12 @@ int store_set_progress(struct store *s, const char *id, long done, long total)
     sqlite3_bind_int64(st, 3, total);
     if (sqlite3_step(st) != SQLITE_DONE)
         goto done;
-    rc = STORE_OK;
+    rc = sqlite3_changes(c->db) == 1 ? STORE_OK : STORE_CONFLICT;
+    store_wrote(c);
 
 done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "record a run's progress");
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
@@ -255,7 +268,7 @@ int store_finish_run(struct store *s, const char *id, const char *status,
     struct conn *c = &s->writer;
     char now[32];
     int rc = STORE_ERROR;
-    int in_tx = 0;
+    int in_tx = 0, changes = 0;
 
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&c->lock);
@@ -266,8 +279,14 @@ int store_finish_run(struct store *s, const char *id, const char *status,
                    "UPDATE runs SET status = ?2, finished_at = ?3, "
                    "error_code = ?4, final_seq = " NEXT_SEQ " "
                    "WHERE id = ?1 AND status = 'running'",
-                   id, status, now, error_code, NULL) != STORE_OK)
+                   id, status, now, error_code, &changes) != STORE_OK)
         goto done;
+    if (changes != 1) {
+        /* Not running (ended already, or never claimed): its results
+         * must not land on a run that is not this runner's. */
+        rc = STORE_CONFLICT;
+        goto done;
+    }
     if (error_message &&
         store_exec(c, "UPDATE runs SET error_message = ?2 WHERE id = ?1",
                    id, error_message, NULL, NULL, NULL) != STORE_OK)
@@ -278,8 +297,11 @@ int store_finish_run(struct store *s, const char *id, const char *status,
         goto done;
     in_tx = 0;
     rc = STORE_OK;
+    store_wrote(c);
 
 done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "store a run's end");
     if (in_tx)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
     pthread_mutex_unlock(&c->lock);
@@ -289,14 +311,20 @@ done:
 int store_requeue_run(struct store *s, const char *id)
 {
     struct conn *c = &s->writer;
-    int rc;
+    int rc, changes = 0;
 
     pthread_mutex_lock(&c->lock);
     rc = store_exec(c,
                     "UPDATE runs SET status = 'queued', started_at = NULL, "
                     "progress_done = NULL, progress_total = NULL "
                     "WHERE id = ?1 AND status = 'running'",
-                    id, NULL, NULL, NULL, NULL);
+                    id, NULL, NULL, NULL, &changes);
+    if (rc != STORE_OK)
+        rc = store_fail(c, "put a run back in the queue");
+    else if (changes != 1)
+        rc = STORE_CONFLICT;
+    else
+        store_wrote(c);
     pthread_mutex_unlock(&c->lock);
     return rc;
 }

@@ -53,17 +53,39 @@ static int add_details(struct conn *c, cJSON *run, int raw)
     } else {
         cJSON_AddNullToObject(run, "queue_position");
     }
-    if (store_conn_prepare(c, "SELECT results, meta FROM run_results WHERE run_id = ?1", &st) != SQLITE_OK)
+    /* json_valid: raw answers print the text as it is, so text that a
+     * damaged page turned into something else must be caught here. */
+    if (store_conn_prepare(c, "SELECT results, meta, json_valid(results) AND "
+                           "json_valid(meta) FROM run_results WHERE run_id = ?1",
+                           &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        cJSON_AddItemToObject(run, "results", raw ? store_raw_column(st, 0)
-                                                  : store_json_column(st, 0));
-        cJSON_AddItemToObject(run, "meta", raw ? store_raw_column(st, 1)
-                                               : store_json_column(st, 1));
-    } else {
+    /* Only "no row" means no results: a step that failed (a damaged page)
+     * is an error, never a done run shown with results null. */
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW: {
+        cJSON *results = NULL, *meta = NULL;
+        if (sqlite3_column_int(st, 2) != 1) {
+            store_note_damaged_value();
+            goto done;
+        }
+        results = raw ? store_raw_column(st, 0) : store_json_column(st, 0);
+        meta = raw ? store_raw_column(st, 1) : store_json_column(st, 1);
+        if (results == NULL || meta == NULL) {
+            cJSON_Delete(results);
+            cJSON_Delete(meta);
+            goto done;
+        }
+        cJSON_AddItemToObject(run, "results", results);
+        cJSON_AddItemToObject(run, "meta", meta);
+        break;
+    }
+    case SQLITE_DONE:
         cJSON_AddNullToObject(run, "results");
         cJSON_AddNullToObject(run, "meta");
+        break;
+    default:
+        goto done;
     }
     rc = STORE_OK;
 
@@ -102,7 +124,7 @@ static int get_run(struct store *s, const char *id, int raw, cJSON **out)
 
 done:
     if (rc == STORE_ERROR)
-        log_error("store: get run: %s", sqlite3_errmsg(c->db));
+        rc = store_fail(c, "read a run");
     cJSON_Delete(run);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
@@ -142,6 +164,8 @@ int store_run_status(struct store *s, const char *id, char status[16])
     }
 
 done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "read a run's status");
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
@@ -297,14 +321,25 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
         if (run == NULL)
             goto done;
         if (f->full) {
-            cJSON_AddItemToObject(run, "results", store_json_column(st, C_COUNT + 1));
-            cJSON_AddItemToObject(run, "meta", store_json_column(st, C_COUNT + 2));
+            cJSON *results = store_json_column(st, C_COUNT + 1);
+            cJSON *meta = store_json_column(st, C_COUNT + 2);
+            if (results == NULL || meta == NULL) {
+                cJSON_Delete(results);
+                cJSON_Delete(meta);
+                cJSON_Delete(run);
+                goto done;
+            }
+            cJSON_AddItemToObject(run, "results", results);
+            cJSON_AddItemToObject(run, "meta", meta);
             bytes += (size_t)sqlite3_column_bytes(st, C_COUNT + 1) +
                      (size_t)sqlite3_column_bytes(st, C_COUNT + 2);
-        } else if (store_col_text(st, C_COUNT)) {
-            cJSON_AddItemToObject(run, "summary", store_raw_column(st, C_COUNT));
         } else {
-            cJSON_AddNullToObject(run, "summary");
+            cJSON *summary = store_raw_column(st, C_COUNT);
+            if (summary == NULL) {
+                cJSON_Delete(run);
+                goto done;
+            }
+            cJSON_AddItemToObject(run, "summary", summary);
         }
         if (!f->full && f->cache)
             run = keep_entry(f->cache, st, run);
@@ -326,7 +361,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
 
 done:
     if (rc != STORE_OK)
-        log_error("store: list runs: %s", sqlite3_errmsg(c->db));
+        rc = store_fail(c, "list runs");
     cJSON_Delete(runs);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
@@ -373,7 +408,8 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
         dev = cJSON_AddObjectToObject(run, "device");
         store_add_text_or_null(dev, "uuid", store_col_text(st, 2));
         store_add_text_or_null(dev, "name", store_col_text(st, 3));
-        cJSON_AddItemToObject(run, "params", store_raw_column(st, 4));
+        if (!cJSON_AddItemToObject(run, "params", store_raw_column(st, 4)))
+            goto done;
         meta = cJSON_AddObjectToObject(run, "meta");
         if (store_col_text(st, 5))
             cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "driver"),
@@ -396,7 +432,7 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
 
 done:
     if (rc != STORE_OK)
-        log_error("store: compare: %s", sqlite3_errmsg(c->db));
+        rc = store_fail(c, "read runs to compare");
     cJSON_Delete(runs);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
@@ -424,9 +460,11 @@ int store_run_rows(struct store *s, const char *id, cJSON **rows)
         goto done;
     }
     *rows = store_json_column(st, 0);
-    rc = STORE_OK;
+    rc = *rows ? STORE_OK : STORE_ERROR;
 
 done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "read a run's rows");
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
@@ -445,14 +483,19 @@ int store_count_by_status(struct store *s, long counts[5])
     if (store_conn_prepare(c, "SELECT status, count(*) FROM runs GROUP BY status", &st) != SQLITE_OK)
         goto done;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *status = store_col_text(st, 0);
+        if (status == NULL)
+            goto done;
         for (int i = 0; i < 5; i++)
-            if (strcmp(store_col_text(st, 0), names[i]) == 0)
+            if (strcmp(status, names[i]) == 0)
                 counts[i] = sqlite3_column_int64(st, 1);
     }
     if (step == SQLITE_DONE)
         rc = STORE_OK;
 
 done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "count runs by status");
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
@@ -480,9 +523,10 @@ int store_latest_per_card(struct store *s, cJSON **out)
         cJSON *run = store_run_from_row(st);
         if (run == NULL)
             goto done;
-        cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "results"), "rows",
-                              store_json_column(st, C_COUNT));
         cJSON_AddItemToArray(runs, run);
+        if (!cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "results"), "rows",
+                                   store_json_column(st, C_COUNT)))
+            goto done;
     }
     if (step != SQLITE_DONE)
         goto done;
@@ -491,6 +535,8 @@ int store_latest_per_card(struct store *s, cJSON **out)
     rc = STORE_OK;
 
 done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "read the latest run of each card");
     cJSON_Delete(runs);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);

@@ -1,0 +1,134 @@
+/* The store's failures: SQLite's codes mapped to the store's (a full disk,
+ * a damaged file), a run's end or progress refused when the run is not
+ * running (nothing written), and the offline integrity check. */
+#include "store.h"
+#include "test.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void temp_path(char *buf, size_t cap, const char *what)
+{
+    snprintf(buf, cap, "/tmp/gpubench-test-store-errors-%s-%d.db", what, (int)getpid());
+    unlink(buf);
+}
+
+static void remove_db(const char *path)
+{
+    char side[200];
+
+    unlink(path);
+    snprintf(side, sizeof(side), "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof(side), "%s-shm", path);
+    unlink(side);
+}
+
+static int test_mapping(void)
+{
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_FULL, 0), STORE_NO_SPACE);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_IOERR_WRITE, ENOSPC), STORE_NO_SPACE);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_IOERR_FSYNC, EDQUOT), STORE_NO_SPACE);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_IOERR_SHMSIZE, ENOSPC), STORE_NO_SPACE);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_IOERR_WRITE, EIO), STORE_ERROR);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_CORRUPT, 0), STORE_CORRUPT);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_CORRUPT_INDEX, 0), STORE_CORRUPT);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_NOTADB, 0), STORE_CORRUPT);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_BUSY, 0), STORE_ERROR);
+    ASSERT_EQ(store_rc_from_sqlite(SQLITE_CONSTRAINT_UNIQUE, 0), STORE_ERROR);
+    ASSERT(strstr(store_rc_words(STORE_NO_SPACE), "full") != NULL);
+    ASSERT(strstr(store_rc_words(STORE_CORRUPT), "damaged") != NULL);
+    return 0;
+}
+
+static const char *status_of(struct store *s, const char *id, char status[16])
+{
+    return store_run_status(s, id, status) == STORE_OK ? status : "(unreadable)";
+}
+
+static int test_end_needs_running(void)
+{
+    char path[160], err[256], status[16];
+    struct store *s = NULL;
+    struct run_new r = {.id = "0190f1a2-0000-7000-8000-000000000002",
+                        .benchmark = "smem_stride", .params_json = "{}",
+                        .host = "h", .device_index = 0, .timeout_s = 5};
+    struct run_job job;
+    struct store_health h;
+    cJSON *run = NULL;
+    int rc = 1;
+
+    temp_path(path, sizeof(path), "end");
+    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    if (store_insert_runs(s, &r, 1, 10) != STORE_OK)
+        goto done;
+    /* Queued, not running: an end or progress for it is refused and
+     * writes nothing (its results must not land on it). */
+    if (store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL) != STORE_CONFLICT ||
+        store_set_progress(s, r.id, 1, 2) != STORE_CONFLICT ||
+        store_requeue_run(s, r.id) != STORE_CONFLICT)
+        goto done;
+    if (store_get_run(s, r.id, &run) != STORE_OK ||
+        strcmp(cJSON_GetObjectItem(run, "status")->valuestring, "queued") != 0 ||
+        !cJSON_IsNull(cJSON_GetObjectItem(run, "results")) ||
+        !cJSON_IsNull(cJSON_GetObjectItem(run, "progress")))
+        goto done;
+    if (store_claim_next(s, 0, &job) != STORE_OK)
+        goto done;
+    store_job_clear(&job);
+    if (store_set_progress(s, r.id, 1, 2) != STORE_OK ||
+        store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL) != STORE_OK ||
+        strcmp(status_of(s, r.id, status), "done") != 0)
+        goto done;
+    /* Ended: a second end (a failure written late) changes nothing. */
+    if (store_finish_run(s, r.id, "failed", NULL, NULL, "x", "y") != STORE_CONFLICT ||
+        strcmp(status_of(s, r.id, status), "done") != 0)
+        goto done;
+    store_health_get(s, &h);
+    if (h.no_space || h.corrupt)
+        goto done;
+    rc = 0;
+
+done:
+    if (rc)
+        fprintf(stderr, "test_end_needs_running: failed (status %s)\n",
+                s ? status_of(s, r.id, status) : "-");
+    cJSON_Delete(run);
+    store_close(s);
+    remove_db(path);
+    return rc;
+}
+
+static int test_check_file(void)
+{
+    char path[160], err[256];
+    struct store *s = NULL;
+    FILE *out = tmpfile(), *f;
+    int damaged = -1;
+    char noise[8192];
+
+    ASSERT(out != NULL);
+    temp_path(path, sizeof(path), "check");
+    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    store_close(s);
+    ASSERT_EQ(store_check_file(path, out, &damaged, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(damaged, 0);
+    /* Not a database at all: its header gone. */
+    for (size_t i = 0; i < sizeof(noise); i++)
+        noise[i] = (char)(i * 131 + 7);
+    f = fopen(path, "r+b");
+    ASSERT(f != NULL);
+    ASSERT_EQ(fwrite(noise, 1, sizeof(noise), f), sizeof(noise));
+    fclose(f);
+    ASSERT_EQ(store_check_file(path, out, &damaged, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(damaged, 1);
+    ASSERT(ftell(out) > 0);  /* it said what it found */
+    fclose(out);
+    remove_db(path);
+    return 0;
+}
+
+TEST_MAIN({"mapping", test_mapping}, {"end_needs_running", test_end_needs_running},
+          {"check_file", test_check_file})
