@@ -20,6 +20,7 @@ struct run_cache;
 
 struct app {
     const struct options *opt;
+    const char *db_path;          /* --db, absolute; owned by the db lock */
     struct store *store;
     struct gpu_pool *gpus;
     struct waiters *waiters;
