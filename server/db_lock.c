@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,7 @@
 struct db_lock {
     int fd;
     char db_path[PATH_MAX];
+    char owner_tag[PATH_MAX + 64];
 };
 
 int db_path_absolute(const char *path, char *out, size_t cap, char *err,
@@ -116,6 +118,7 @@ enum db_lock_result db_lock_acquire(const char *db_path, struct db_lock **out,
     char lock_path[PATH_MAX + sizeof(LOCK_SUFFIX)];
     struct db_lock *l = calloc(1, sizeof(*l));
     enum db_lock_result rc = DB_LOCK_ERROR;
+    struct stat st;
     long holder;
 
     *out = NULL;
@@ -152,11 +155,14 @@ enum db_lock_result db_lock_acquire(const char *db_path, struct db_lock **out,
         rc = DB_LOCK_HELD;
         goto done;
     }
-    if (write_own_pid(l->fd) != 0) {
+    if (write_own_pid(l->fd) != 0 || fstat(l->fd, &st) != 0) {
         snprintf(err, cap, "cannot write the lock file %s: %s", lock_path,
                  strerror(errno));
         goto done;
     }
+    snprintf(l->owner_tag, sizeof(l->owner_tag), "%llu:%llu:%s",
+             (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+             l->db_path);
     *out = l;
     l = NULL;
     rc = DB_LOCK_OK;
@@ -173,6 +179,11 @@ done:
 const char *db_lock_db_path(const struct db_lock *l)
 {
     return l->db_path;
+}
+
+const char *db_lock_owner_tag(const struct db_lock *l)
+{
+    return l->owner_tag;
 }
 
 void db_lock_release(struct db_lock *l)

@@ -42,6 +42,13 @@ enum db_lock_result db_lock_acquire(const char *db_path, struct db_lock **out,
 /* The database's absolute path, as locked.  Owned by the lock. */
 const char *db_lock_db_path(const struct db_lock *l);
 
+/* A text that names this database and no other on this machine, even
+ * where another mount namespace has a file of the same path:
+ * "DEV:INODE:PATH", the device and inode of its lock file (which is never
+ * removed, so they stay the same from one daemon to the next) and its
+ * absolute path.  Workers carry it (worker_proc.h).  Owned by the lock. */
+const char *db_lock_owner_tag(const struct db_lock *l);
+
 /* Drops the lock and frees l (NULL is fine). */
 void db_lock_release(struct db_lock *l);
 

@@ -104,12 +104,13 @@ int main(int argc, char **argv)
         goto done;
     }
     app.db_path = db_lock_db_path(db_lock);
+    app.worker_owner = db_lock_owner_tag(db_lock);
     listen_fd = http_listen(opt.listen, err, sizeof(err));
     if (listen_fd < 0) {
         log_error("%s", err);
         goto done;
     }
-    worker_strays_end(app.db_path);
+    worker_strays_end(app.worker_owner);
     app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
     app.run_cache = run_cache_new(RUN_CACHE_BYTES);
     if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {

@@ -150,7 +150,7 @@ int worker_spawn(struct worker_proc *w, const char *path,
     int to[2] = {-1, -1}, from[2] = {-1, -1}, status[2] = {-1, -1};
     sigset_t all, old;
     pid_t pid, daemon_pid = getpid();
-    int n = 0, rc = -1, failed;
+    int n = 0, rc = -1, e, failed;
 
     argv[n++] = (char *)path;
     for (int i = 0; args[i] && n < WORKER_ARGS_MAX - 1; i++)
@@ -171,13 +171,17 @@ int worker_spawn(struct worker_proc *w, const char *path,
     /* The child starts with every signal blocked, so none is handled by
      * the daemon's handlers in it before it resets them. */
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if ((e = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0) {
+        snprintf(err, cap, "cannot start %s: pthread_sigmask: %s", path, strerror(e));
+        goto done;
+    }
     pid = fork();
     if (pid == 0)
         child_exec(path, argv, envp, to[0], from[1], status[1], daemon_pid);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);  /* cannot fail: it was just valid */
     if (pid < 0) {
-        snprintf(err, cap, "cannot start %s: fork: %s", path, strerror(errno));
+        snprintf(err, cap, "cannot start %s: fork: %s", path, strerror(e));
         goto done;
     }
     close(status[1]);

@@ -31,13 +31,14 @@ enum worker_read { WORKER_LINE = 1, WORKER_EOF = 0, WORKER_ERROR = -1,
 
 void worker_init(struct worker_proc *w);
 
-/* Every worker carries WORKER_OWNER_ENV=<the database's absolute path>
- * in its environment: a daemon that starts on that database knows by it
- * the workers a previous daemon of its own left behind (worker_strays.h). */
+/* Every worker carries WORKER_OWNER_ENV=<its daemon's database, named by
+ * db_lock_owner_tag()> in its environment: a daemon that starts on that
+ * database knows by it the workers a previous daemon of its own left
+ * behind (worker_strays.h). */
 #define WORKER_OWNER_ENV "GPUBENCHD_WORKER_DB"
 
 /* Starts path with args (argv[0] is set to path) for the daemon of the
- * database owner (an absolute path), with an empty signal mask, default
+ * database owner (db_lock_owner_tag()), with an empty signal mask, default
  * signal dispositions, a process group of its own and SIGKILL as its
  * death signal: it dies with the thread that calls this, which must
  * outlive it (see worker_proc.c).  0, or -1 with a sentence in err. */

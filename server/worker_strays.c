@@ -230,7 +230,7 @@ int worker_strays_end(const char *owner)
     }
     for (int i = 0; i < n; i++)
         log_warn("ending worker pid %ld (%s), left running by a previous "
-                 "gpubenchd of %s", s[i].pid, s[i].command, owner);
+                 "gpubenchd of this database", s[i].pid, s[i].command);
     signal_strays(s, n, SIGTERM);
     if (wait_strays(s, n, time_mono_ms() + TERM_GRACE_MS) > 0) {
         signal_strays(s, n, SIGKILL);

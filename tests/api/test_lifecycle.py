@@ -7,8 +7,9 @@
 - SIGKILL of the daemon while its worker is hung in its 'kernel' leaves no
   worker behind; the worker ran with no blocked signals.
 - A daemon that starts ends the workers a previous daemon of the same
-  database left (here: processes marked as such, one of them deaf to
-  SIGTERM), and leaves every other process alone.
+  database left (here: processes marked as such, as a worker whose death
+  signal never came would be, one of them deaf to SIGTERM), and leaves
+  every other process alone.
 """
 import os
 import signal
@@ -51,9 +52,10 @@ def absolute_db(path):
 
 
 class OneDaemonPerDatabase(unittest.TestCase):
-    def start_second(self, d1, port, db, cwd=None):
-        """Starts another gpubenchd on db; returns (exit code, output)."""
-        env = dict(os.environ, GPUBENCH_FAKE_CONTROL=d1.control)
+    def start_refused(self, d, port, db, cwd=None):
+        """Starts a gpubenchd on db that should not start; returns its
+        exit code and output."""
+        env = dict(os.environ, GPUBENCH_FAKE_CONTROL=d.control)
         p = subprocess.Popen([DAEMON, "--listen", "127.0.0.1:%d" % port, "--db", db,
                               "--worker", FAKE_WORKER, "--rate-limit", "0"],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd)
@@ -62,7 +64,7 @@ class OneDaemonPerDatabase(unittest.TestCase):
         except subprocess.TimeoutExpired:
             p.send_signal(signal.SIGTERM)
             out, _ = p.communicate()
-            self.fail("a second daemon on %s started and served:\n%s" % (db, out.decode()))
+            self.fail("a daemon on %s started and served:\n%s" % (db, out.decode()))
         return p.returncode, out.decode()
 
     def test_second_daemon_is_refused_and_the_first_run_finishes(self):
@@ -76,7 +78,7 @@ class OneDaemonPerDatabase(unittest.TestCase):
             # file by another name (relative to another folder)
             for port, db_arg, cwd in ((d1.port, d1.db, None),
                                       (free_port(), "gpubench.db", d1.tmp)):
-                code, out = self.start_second(d1, port, db_arg, cwd)
+                code, out = self.start_refused(d1, port, db_arg, cwd)
                 self.assertNotEqual(code, 0, out)
                 self.assertIn(db, out)
                 self.assertIn("pid %d" % d1.proc.pid, out)
@@ -102,9 +104,9 @@ class OneDaemonPerDatabase(unittest.TestCase):
         blocker.bind(("127.0.0.1", d.port))
         blocker.listen()
         try:
-            with self.assertRaises(RuntimeError) as ctx:
-                d.start()
-            self.assertIn("cannot listen on 127.0.0.1:%d" % d.port, str(ctx.exception))
+            code, out = self.start_refused(d, d.port, d.db)
+            self.assertNotEqual(code, 0, out)
+            self.assertIn("cannot listen on 127.0.0.1:%d" % d.port, out)
             # it went before its recovery: the run is as the crash left it
             self.assertEqual(d.sql("SELECT status FROM runs WHERE id = '%s'" % run["id"]),
                              [("running",)])
@@ -142,11 +144,15 @@ class WorkersDieWithTheDaemon(unittest.TestCase):
                 os.kill(pid, signal.SIGKILL)
 
     def test_a_new_daemon_ends_the_workers_a_previous_one_left(self):
-        d = Daemon()
+        d = Daemon().start()  # once, to make its database and lock file
+        self.assertEqual(d.stop(), 0)
+        lock = os.stat(d.db + ".lock")
+        tag = "%d:%d:%s"  # the lock file's device and inode, the db's path
         mine = dict(os.environ)
-        mine[OWNER_ENV] = absolute_db(d.db)
+        mine[OWNER_ENV] = tag % (lock.st_dev, lock.st_ino, absolute_db(d.db))
+        # the same path in another mount namespace: another file
         theirs = dict(os.environ)
-        theirs[OWNER_ENV] = absolute_db(d.db) + "-another"
+        theirs[OWNER_ENV] = tag % (lock.st_dev, lock.st_ino + 1, absolute_db(d.db))
         plain = dict(os.environ)
         plain.pop(OWNER_ENV, None)
 
