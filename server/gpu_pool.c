@@ -118,7 +118,8 @@ static int start_worker(struct gpu *g, struct worker_proc *w)
 
     snprintf(dev, sizeof(dev), "%d", g->index);
     gpu_set_state(g, WS_STARTING, 0, NULL);
-    if (worker_spawn(w, g->pool->app->opt->worker, args, err, sizeof(err)) != 0) {
+    if (worker_spawn(w, g->pool->app->opt->worker, args, g->pool->app->worker_owner,
+                     err, sizeof(err)) != 0) {
         gpu_note_failure(g, err);
         goto done;
     }
@@ -486,7 +487,8 @@ static const char *json_str(const cJSON *obj, const char *name)
 static int discover(struct gpu_pool *p)
 {
     char err[512];
-    cJSON *list = worker_list(p->app->opt->worker, LIST_TIMEOUT_MS, err, sizeof(err));
+    cJSON *list = worker_list(p->app->opt->worker, p->app->worker_owner, LIST_TIMEOUT_MS,
+                              err, sizeof(err));
     const cJSON *devices, *dev;
     int n, i = 0;
 

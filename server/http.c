@@ -12,6 +12,7 @@
 #include "timeutil.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -20,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 struct conn_ctx {
     struct http_request req;
@@ -518,37 +521,66 @@ static void note_connection(void *cls, struct MHD_Connection *conn,
         atomic_fetch_sub(&open_connections, 1);
 }
 
-struct MHD_Daemon *http_start(struct app *app, const char *addr,
-                              char *errbuf, size_t cap)
+int http_listen(const char *addr, char *errbuf, size_t cap)
 {
     struct sockaddr_storage ss;
-    struct MHD_OptionItem items[HTTP_MHD_OPTIONS_MAX];
-    struct MHD_Daemon *d;
-    unsigned int flags = http_mhd_flags();
-    int is_v6 = 0;
+    int is_v6 = 0, one = 1, fd;
 
     if (parse_addr(addr, &ss, &is_v6) != 0) {
         snprintf(errbuf, cap,
                  "--listen %s: expected ADDR:PORT, e.g. 127.0.0.1:8080 or [::1]:8080",
                  addr);
+        return -1;
+    }
+    fd = socket(is_v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        snprintf(errbuf, cap, "cannot listen on %s: socket: %s", addr, strerror(errno));
+        return -1;
+    }
+    /* What libmicrohttpd does with a socket of its own: a restart may bind
+     * over connections in TIME_WAIT, and [::] means IPv6 only. */
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+        (is_v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) != 0) ||
+        bind(fd, (struct sockaddr *)&ss,
+             is_v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)) != 0 ||
+        listen(fd, SOMAXCONN) != 0) {
+        snprintf(errbuf, cap, "cannot listen on %s: %s%s", addr, strerror(errno),
+                 errno == EADDRINUSE ? " (another program, or another gpubenchd, "
+                 "has this port; give another --listen)" : "");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+struct MHD_Daemon *http_start(struct app *app, int listen_fd,
+                              char *errbuf, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    struct MHD_OptionItem items[HTTP_MHD_OPTIONS_MAX];
+    struct MHD_Daemon *d;
+    unsigned int flags = http_mhd_flags();
+
+    if (getsockname(listen_fd, (struct sockaddr *)&ss, &len) != 0) {
+        snprintf(errbuf, cap, "the listening socket: %s", strerror(errno));
         return NULL;
     }
-    if (is_v6)
+    if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     if (http_mhd_options(app->opt, items, HTTP_MHD_OPTIONS_MAX) < 0) {
         snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
         return NULL;
     }
     d = MHD_start_daemon(flags, 0, admit, app, on_access, app,
-                         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                          MHD_OPTION_NOTIFY_CONNECTION, note_connection, NULL,
                          MHD_OPTION_ARRAY, items,
                          MHD_OPTION_END);
     if (d == NULL)
-        snprintf(errbuf, cap,
-                 "cannot listen on %s (is the port in use, or the address "
-                 "not on this machine?)", addr);
+        snprintf(errbuf, cap, "cannot serve HTTP on %s (libmicrohttpd would "
+                 "not start; see its message above)", app->opt->listen);
     return d;
 }
 

@@ -105,9 +105,18 @@ int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, in
 /* 1 when addr ("127.0.0.1:8080", "[::1]:8080") is a loopback address. */
 int http_addr_is_loopback(const char *addr);
 
-/* Starts listening on addr ("127.0.0.1:8080", "[::1]:8080", ":8080").
- * Returns NULL with a sentence in errbuf on failure. */
-struct MHD_Daemon *http_start(struct app *app, const char *addr,
+/* Binds and listens on addr ("127.0.0.1:8080", "[::1]:8080", ":8080")
+ * without serving yet: the daemon takes its port before it changes its
+ * database, and serves once the store and the GPUs are ready (clients
+ * that connect in between wait in the backlog).  Returns the socket, or
+ * -1 with a sentence in errbuf. */
+int http_listen(const char *addr, char *errbuf, size_t cap);
+
+/* Serves HTTP on listen_fd (from http_listen), which it then owns: the
+ * daemon closes it in http_stop.  Returns NULL with a sentence in errbuf
+ * on failure; whether libmicrohttpd closed the socket then is not said, so
+ * the caller leaves it to the process's exit. */
+struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap);
 void http_stop(struct MHD_Daemon *d);
 

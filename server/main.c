@@ -1,13 +1,20 @@
 /*
- * main.c - gpubenchd: parse the command line, open the store, recover what
- * a crash left behind, discover the GPUs, listen, and wait for SIGINT or
- * SIGTERM; then stop in the reverse order.
+ * main.c - gpubenchd: parse the command line, lock the database, take the
+ * port, end the workers a previous daemon left, open the store, recover
+ * what a crash left behind, discover the GPUs, serve, and wait for SIGINT
+ * or SIGTERM; then stop in the reverse order.
+ *
+ * Everything that can refuse a start without harm (the lock, the port)
+ * comes before anything that changes the database or the card: a second
+ * daemon on the same database, or on a port in use, goes away having
+ * touched nothing.
  *
  * Signals are blocked in every thread and taken synchronously here with
  * sigwait(), so no handler runs in the middle of another thread's work.
  */
 #include "app.h"
 #include "auth.h"
+#include "db_lock.h"
 #include "gpu_pool.h"
 #include "http.h"
 #include "log.h"
@@ -19,6 +26,7 @@
 #include "timeutil.h"
 #include "version.h"
 #include "waiters.h"
+#include "worker_strays.h"
 
 #include <malloc.h>
 #include <microhttpd.h>
@@ -65,6 +73,8 @@ int main(int argc, char **argv)
     struct options opt;
     struct app app;
     struct MHD_Daemon *http = NULL;
+    struct db_lock *db_lock = NULL;
+    int listen_fd = -1;
     sigset_t stop_signals;
     char err[512];
     int sig = 0, recovered = 0, rc = 1;
@@ -119,6 +129,18 @@ int main(int argc, char **argv)
                   "network you trust", opt.listen);
         goto done;
     }
+    if (db_lock_acquire(opt.db, &db_lock, err, sizeof(err)) != DB_LOCK_OK) {
+        log_error("%s", err);
+        goto done;
+    }
+    app.db_path = db_lock_db_path(db_lock);
+    app.worker_owner = db_lock_owner_tag(db_lock);
+    listen_fd = http_listen(opt.listen, err, sizeof(err));
+    if (listen_fd < 0) {
+        log_error("%s", err);
+        goto done;
+    }
+    worker_strays_end(app.worker_owner);
     app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
     app.run_cache = run_cache_new(RUN_CACHE_BYTES);
     if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {
@@ -141,13 +163,14 @@ int main(int argc, char **argv)
         goto done;
     }
     app.peers = peers_start(&app);
-    http = http_start(&app, opt.listen, err, sizeof(err));
+    http = http_start(&app, listen_fd, err, sizeof(err));
+    listen_fd = -1;  /* libmicrohttpd's now, even on failure (http.h) */
     if (http == NULL) {
         log_error("%s", err);
         goto done;
     }
     log_info("listening on http://%s (database %s, worker %s, web %s)",
-             opt.listen, opt.db, opt.worker, opt.web);
+             opt.listen, app.db_path, opt.worker, opt.web);
 
     while (sigwait(&stop_signals, &sig) != 0)
         ;
@@ -167,6 +190,9 @@ done:
     ratelimit_free(app.post_limit);
     run_cache_free(app.run_cache);
     auth_free(app.auth);
+    if (listen_fd >= 0)
+        close(listen_fd);
+    db_lock_release(db_lock);  /* last: the database is closed */
     if (rc == 0)
         log_info("stopped");
     return rc;

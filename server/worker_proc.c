@@ -1,5 +1,33 @@
 /*
  * worker_proc.c - see worker_proc.h.
+ *
+ * How a worker is made to die with the daemon.  A worker may be stuck in a
+ * kernel and never read its stdin again, so the end-of-file it would see
+ * when the daemon goes is not enough; and it must not depend on the worker
+ * cooperating (the real worker, the test double, a worker built by
+ * someone else).  So the kernel does it: the child sets PR_SET_PDEATHSIG
+ * to SIGKILL between fork() and exec() (the setting survives exec), and
+ * it is SIGKILLed the moment its parent goes, SIGKILL of the daemon
+ * included.  That is why this is fork() and not posix_spawn(), which has
+ * no hook to run prctl() in the child.  Two things that come with it:
+ *  - The death signal fires when the THREAD that forked exits, not the
+ *    process.  Workers are forked by the GPU runner threads (gpu_pool.c),
+ *    each of which stops its worker before it returns, and by the main
+ *    thread (--list), which lives as long as the daemon.
+ *  - The parent may die before prctl() runs: the child then has a new
+ *    parent and checks getppid() against the daemon's pid after prctl().
+ *
+ * The child also gets an empty signal mask and default dispositions (the
+ * daemon blocks SIGINT and SIGTERM in all its threads and ignores
+ * SIGPIPE, and a child would inherit both, deaf to `kill`), and a process
+ * group of its own, so that a Ctrl-C at the daemon's terminal reaches the
+ * daemon, which lets the running run finish or requeues it, rather than
+ * killing the worker under it.
+ *
+ * Between fork() and exec() the child of this multi-threaded process only
+ * makes async-signal-safe calls; everything it needs (argv, environment)
+ * is built before the fork.  An exec that fails is reported to the parent
+ * through a close-on-exec pipe, as posix_spawn would.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include "worker_proc.h"
@@ -9,14 +37,16 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
+
+#define WORKER_ARGS_MAX 16
 
 void worker_init(struct worker_proc *w)
 {
@@ -26,37 +56,144 @@ void worker_init(struct worker_proc *w)
     dynbuf_init(&w->in, WORKER_LINE_CAP);
 }
 
-int worker_spawn(struct worker_proc *w, const char *path,
-                 const char *const *args, char *err, size_t cap)
+/* The daemon's environment with the owner marker in place of any it had
+ * (a daemon started by a worker must not pass its parent's on).  The
+ * array and *marker are malloc'ed (caller frees both); the strings are
+ * environ's. */
+static char **worker_environment(const char *owner, char **marker)
 {
-    posix_spawn_file_actions_t fa;
-    char *argv[16];
-    int to[2] = {-1, -1}, from[2] = {-1, -1};
-    int n = 0, rc = -1, fa_ready = 0;
+    size_t n = 0, k = 0, name_len = strlen(WORKER_OWNER_ENV);
+    char **env;
+
+    while (environ[n])
+        n++;
+    env = malloc((n + 2) * sizeof(*env));
+    *marker = malloc(name_len + 1 + strlen(owner) + 1);
+    if (env == NULL || *marker == NULL) {
+        free(env);
+        free(*marker);
+        *marker = NULL;
+        return NULL;
+    }
+    sprintf(*marker, "%s=%s", WORKER_OWNER_ENV, owner);
+    for (size_t i = 0; i < n; i++)
+        if (!(strncmp(environ[i], WORKER_OWNER_ENV, name_len) == 0 &&
+              environ[i][name_len] == '='))
+            env[k++] = environ[i];
+    env[k++] = *marker;
+    env[k] = NULL;
+    return env;
+}
+
+/* Puts fd on target (0 or 1) in the child, keeping it across exec. */
+static int child_move_fd(int fd, int target)
+{
+    if (fd == target)
+        return fcntl(fd, F_SETFD, 0);  /* dup2 onto itself keeps CLOEXEC */
+    return dup2(fd, target) == target ? 0 : -1;
+}
+
+/* The child, from fork() to exec(): async-signal-safe calls only.  Never
+ * returns; on failure it writes errno to err_fd and exits 127. */
+static void child_exec(const char *path, char *const argv[], char *const envp[],
+                       int in_fd, int out_fd, int err_fd, pid_t daemon_pid)
+{
+    struct sigaction dfl;
+    sigset_t none;
+    int e;
+
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        (void)sigaction(sig, &dfl, NULL);  /* SIGKILL, SIGSTOP: EINVAL, fine */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != daemon_pid)
+        goto fail;  /* no death signal, or the daemon is already gone */
+    if (setpgid(0, 0) != 0)
+        goto fail;
+    /* out_fd must not sit on 0, where in_fd goes first. */
+    if (out_fd == 0 && (out_fd = fcntl(out_fd, F_DUPFD_CLOEXEC, 3)) < 0)
+        goto fail;
+    if (child_move_fd(in_fd, 0) != 0 || child_move_fd(out_fd, 1) != 0)
+        goto fail;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
+        goto fail;
+    execve(path, argv, envp);
+fail:
+    e = errno;
+    if (write(err_fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+        _exit(126);  /* the parent sees a worker that exits at once */
+    _exit(127);
+}
+
+/* Waits for the child's exec: 0 once it happened, else the errno it
+ * failed with. */
+static int exec_outcome(int err_fd)
+{
+    int e = 0;
+    ssize_t got;
+
+    do
+        got = read(err_fd, &e, sizeof(e));
+    while (got < 0 && errno == EINTR);
+    if (got == 0)
+        return 0;  /* closed by exec */
+    return got == (ssize_t)sizeof(e) ? e : EIO;
+}
+
+int worker_spawn(struct worker_proc *w, const char *path,
+                 const char *const *args, const char *owner,
+                 char *err, size_t cap)
+{
+    char *argv[WORKER_ARGS_MAX];
+    char **envp = NULL, *marker = NULL;
+    int to[2] = {-1, -1}, from[2] = {-1, -1}, status[2] = {-1, -1};
+    sigset_t all, old;
+    pid_t pid, daemon_pid = getpid();
+    int n = 0, rc = -1, e, failed;
 
     argv[n++] = (char *)path;
-    for (int i = 0; args[i] && n < 15; i++)
+    for (int i = 0; args[i] && n < WORKER_ARGS_MAX - 1; i++)
         argv[n++] = (char *)args[i];
     argv[n] = NULL;
-
+    envp = worker_environment(owner, &marker);
+    if (envp == NULL) {
+        snprintf(err, cap, "cannot start %s: out of memory", path);
+        goto done;
+    }
     /* Close-on-exec everywhere: a worker must not inherit another
      * worker's pipes, or that one would never see end-of-file. */
-    if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0) {
+    if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0 ||
+        pipe2(status, O_CLOEXEC) != 0) {
         snprintf(err, cap, "pipe: %s", strerror(errno));
         goto done;
     }
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        goto done;
-    fa_ready = 1;
-    posix_spawn_file_actions_adddup2(&fa, to[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, from[1], 1);
-    rc = posix_spawn(&w->pid, path, &fa, NULL, argv, environ);
-    if (rc != 0) {
-        snprintf(err, cap, "cannot start %s: %s", path, strerror(rc));
-        w->pid = 0;
-        rc = -1;
+    /* The child starts with every signal blocked, so none is handled by
+     * the daemon's handlers in it before it resets them. */
+    sigfillset(&all);
+    if ((e = pthread_sigmask(SIG_SETMASK, &all, &old)) != 0) {
+        snprintf(err, cap, "cannot start %s: pthread_sigmask: %s", path, strerror(e));
         goto done;
     }
+    pid = fork();
+    if (pid == 0)
+        child_exec(path, argv, envp, to[0], from[1], status[1], daemon_pid);
+    e = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);  /* cannot fail: it was just valid */
+    if (pid < 0) {
+        snprintf(err, cap, "cannot start %s: fork: %s", path, strerror(e));
+        goto done;
+    }
+    close(status[1]);
+    status[1] = -1;
+    failed = exec_outcome(status[0]);
+    if (failed) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        snprintf(err, cap, "cannot start %s: %s", path, strerror(failed));
+        goto done;
+    }
+    w->pid = pid;
     w->to_fd = to[1];
     w->from_fd = from[0];
     to[1] = -1;
@@ -65,14 +202,16 @@ int worker_spawn(struct worker_proc *w, const char *path,
     rc = 0;
 
 done:
-    if (fa_ready)
-        posix_spawn_file_actions_destroy(&fa);
     for (int i = 0; i < 2; i++) {
         if (to[i] >= 0)
             close(to[i]);
         if (from[i] >= 0)
             close(from[i]);
+        if (status[i] >= 0)
+            close(status[i]);
     }
+    free(envp);
+    free(marker);
     return rc;
 }
 
@@ -198,7 +337,8 @@ void worker_stop(struct worker_proc *w, int wait_ms, char *how, size_t cap)
     dynbuf_reset(&w->in);
 }
 
-cJSON *worker_list(const char *path, int timeout_ms, char *err, size_t cap)
+cJSON *worker_list(const char *path, const char *owner, int timeout_ms,
+                   char *err, size_t cap)
 {
     static const char *const args[] = {"--list", NULL};
     struct worker_proc w;
@@ -211,7 +351,7 @@ cJSON *worker_list(const char *path, int timeout_ms, char *err, size_t cap)
 
     worker_init(&w);
     dynbuf_init(&all, 1024 * 1024);
-    if (worker_spawn(&w, path, args, err, cap) != 0)
+    if (worker_spawn(&w, path, args, owner, err, cap) != 0)
         goto done;
     /* The list is one JSON object, possibly over several lines. */
     while ((r = worker_read_line(&w, deadline, &line)) == WORKER_LINE) {

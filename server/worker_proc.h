@@ -1,7 +1,7 @@
 /*
  * worker_proc.h - one worker process and the NDJSON pipes to it.
  *
- * The server never touches CUDA: it posix_spawn()s `WORKER --serve
+ * The server never touches CUDA: it starts `WORKER --serve
  * --device N` (or `WORKER --list`) with its stdin and stdout on pipes and
  * its stderr on the daemon's, writes one job a line and reads answer lines
  * against a deadline.  Lines are capped, so a worker gone wrong cannot make
@@ -31,10 +31,20 @@ enum worker_read { WORKER_LINE = 1, WORKER_EOF = 0, WORKER_ERROR = -1,
 
 void worker_init(struct worker_proc *w);
 
-/* Starts path with args (argv[0] is set to path).  0, or -1 with a
- * sentence in err. */
+/* Every worker carries WORKER_OWNER_ENV=<its daemon's database, named by
+ * db_lock_owner_tag()> in its environment: a daemon that starts on that
+ * database knows by it the workers a previous daemon of its own left
+ * behind (worker_strays.h). */
+#define WORKER_OWNER_ENV "GPUBENCHD_WORKER_DB"
+
+/* Starts path with args (argv[0] is set to path) for the daemon of the
+ * database owner (db_lock_owner_tag()), with an empty signal mask, default
+ * signal dispositions, a process group of its own and SIGKILL as its
+ * death signal: it dies with the thread that calls this, which must
+ * outlive it (see worker_proc.c).  0, or -1 with a sentence in err. */
 int worker_spawn(struct worker_proc *w, const char *path,
-                 const char *const *args, char *err, size_t cap);
+                 const char *const *args, const char *owner,
+                 char *err, size_t cap);
 
 /* One line, without its newline, into *line (malloc'ed, caller frees).
  * Waits until deadline_ms on time_mono_ms()'s clock. */
@@ -54,6 +64,7 @@ void worker_stop(struct worker_proc *w, int wait_ms, char *how, size_t cap);
 
 /* Runs `path --list` and returns its JSON object (caller owns it), or NULL
  * with a sentence in err. */
-cJSON *worker_list(const char *path, int timeout_ms, char *err, size_t cap);
+cJSON *worker_list(const char *path, const char *owner, int timeout_ms,
+                   char *err, size_t cap);
 
 #endif
