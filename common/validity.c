@@ -157,12 +157,25 @@ static int has_pid(const cJSON *procs, double pid)
     return 0;
 }
 
-/* contended: another process on the card at the start or between samples. */
+/* Whether the quiet wait ran and ended on a quiet card: then what it saw
+ * (quiet.found) was gone before timing began (I13_CONTRACT.md). */
+static int wait_outlasted(const cJSON *quiet)
+{
+    const char *mode = cJSON_GetStringValue(cJSON_GetObjectItem(quiet, "mode"));
+
+    return mode != NULL && strcmp(mode, "wait") == 0 &&
+           cJSON_IsFalse(cJSON_GetObjectItem(quiet, "timed_out"));
+}
+
+/* contended: another process on the card at the start or between samples.
+ * A process a successful wait outlasted does not count, or every run that
+ * waited for a quiet card would read contended. */
 static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons)
 {
+    const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
     const cJSON *lists[2] = {
         cJSON_GetObjectItem(watch, "processes_seen"),
-        cJSON_GetObjectItem(cJSON_GetObjectItem(watch, "quiet"), "found")};
+        wait_outlasted(quiet) ? NULL : cJSON_GetObjectItem(quiet, "found")};
     cJSON *procs = cJSON_CreateArray(), *r;
     char msg[256];
     size_t len;

@@ -148,10 +148,11 @@ struct gb_smem_plan {
 struct gb_smem_timing {
     int row_count;
     struct gb_samples *rows;  /* row_count entries, same work for all */
-    double *cycles;           /* per row: the longest SM busy span (clock64
-                                 cycles) of the row's median-clock sample
-                                 (cycles / time, over all its samples) */
-    double *last_ms;          /* per row: that sample's time */
+    double *busy_cycles;      /* per row: median over its samples of the
+                                 longest SM busy span (clock64 cycles) */
+    double *clock_mhz;        /* per row: median over its samples of that
+                                 SM's cycles over the same span's
+                                 %globaltimer ns (sm_clock.h) */
     long long warp_loads;     /* warp-wide 32-bit loads in one sample */
     struct gb_counter_values *counters; /* per row: one launch's counts */
     long counter_work;        /* that launch's loop iterations */

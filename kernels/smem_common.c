@@ -90,14 +90,15 @@ out:
     return rc;
 }
 
-/* SM clock (MHz) and bytes a clock per SM over row r's last sample. */
+/* Row r's SM clock (MHz, measured on the SM itself: sm_clock.h) and
+ * bytes a clock per SM over its median busy cycles. */
 static void row_clock(const struct gb_smem_timing *t, int r, int sm_count,
                       double *mhz, double *bytes_per_clock)
 {
-    double cycles = t->cycles[r];
+    double cycles = t->busy_cycles[r];
     double bytes = (double)t->warp_loads * GB_WARP_LOAD_BYTES;
 
-    *mhz = t->last_ms[r] > 0 ? cycles / (t->last_ms[r] * 1e3) : NAN;
+    *mhz = t->clock_mhz[r] > 0 ? t->clock_mhz[r] : NAN;
     *bytes_per_clock = cycles > 0 && sm_count > 0 ? bytes / sm_count / cycles : NAN;
 }
 
@@ -127,18 +128,19 @@ int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
 {
     struct gb_stats st;
     double bytes = (double)t->warp_loads * GB_WARP_LOAD_BYTES;
-    double mhz, per_clock, ratio, ratio_cycles, base_mhz, base_per_clock;
+    double mhz, per_clock, ratio, ratio_cycles;
+    double base_cycles = t->busy_cycles[baseline_row];
 
     if (gb_json_add_timing(obj, &t->rows[r], &st) != 0)
         return -1;
     ratio = baseline_median_ms > 0 ? st.median / baseline_median_ms : NAN;
     row_clock(t, r, sm_count, &mhz, &per_clock);
-    row_clock(t, baseline_row, sm_count, &base_mhz, &base_per_clock);
-    /* Time x clock = cycles: a row run at another clock than the baseline
-     * (1943 against 1979 MHz was seen on an idle H200) no longer bends the
-     * ratio, which then counts the conflict alone. */
-    ratio_cycles = baseline_median_ms > 0 && base_mhz > 0
-                       ? st.median * mhz / (baseline_median_ms * base_mhz) : NAN;
+    /* Busy cycles, counted by the SMs themselves: a row run at another
+     * clock than the baseline (1943 against 1979 MHz was seen on an idle
+     * H200) no longer bends the ratio, and neither does the launch's
+     * fixed cost that the event time holds (~1% of a 1 ms row), so it
+     * counts the conflict alone. */
+    ratio_cycles = base_cycles > 0 ? t->busy_cycles[r] / base_cycles : NAN;
     gb_json_add_number(obj, "ratio", ratio);
     gb_json_add_number(obj, "ratio_to_predicted",
                        predicted_degree > 0 ? ratio / predicted_degree : NAN);
@@ -186,9 +188,11 @@ static cJSON *peak_json(const struct gb_smem_timing *t, int baseline_row,
     cJSON_AddNumberToObject(o, "sm_count", dev->sm_count);
     gb_json_add_number(o, "sm_clock_mhz", mhz);
     cJSON_AddStringToObject(o, "clock_source",
-                            "the longest SM busy span (clock64 cycles) over the "
-                            "event time of the baseline's last sample: a lower "
-                            "bound, the event time also holds the launch");
+                            "median over the baseline's samples of the SM clock "
+                            "measured on the SM itself: clock64 cycles over "
+                            "%globaltimer ns of the same busy span (first block's "
+                            "start to last block's end on the SM with the longest "
+                            "span); launch and ramp outside it, unlike event time");
     gb_json_add_number(o, "peak_gbps", peak_gbps);
     gb_json_add_number(o, "baseline_gbps", bytes / (baseline_median_ms * 1e-3) / 1e9);
     gb_json_add_number(o, "baseline_bytes_per_clock_per_sm", per_clock);

@@ -49,12 +49,13 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
                 struct gb_smem_timing *t, struct gb_job_error *err);
 
 /* Adds to obj row r's timing fields (report_json.h) and: ratio (median
- * over baseline_median_ms), ratio_to_predicted, ratio_cycles (median x
- * measured SM clock over the same of baseline_row) and
- * ratio_cycles_to_predicted, warp_loads_per_sample,
+ * over baseline_median_ms), ratio_to_predicted, ratio_cycles (the row's
+ * median busy cycles over baseline_row's, counted by the SMs: sm_clock.h)
+ * and ratio_cycles_to_predicted, warp_loads_per_sample,
  * requested_bytes_per_sample, shared_gbps, bytes_per_clock_per_sm and
- * sm_clock_mhz_measured (from the clock64 cycles of the row's last
- * sample), and the hardware counters of the row's counter-pass launch
+ * sm_clock_mhz_measured (the median over the row's samples of the clock
+ * measured on the SM: clock64 cycles over %globaltimer ns of the same
+ * busy span), and the hardware counters of the row's counter-pass launch
  * beside the counts its prediction implies (gb_counters_add_row; null
  * where not read).  Returns 0 or -1 (out of memory). */
 int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,

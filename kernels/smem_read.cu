@@ -20,7 +20,11 @@
  *    wave, no tail), and a sample lasts at least min_sample_ms.
  * clock64() around the loop, with the SM's id, gives each SM's busy span
  * in its own cycles (first block's start to last block's end on that SM),
- * so bytes per clock come without trusting a reported clock.
+ * so bytes per clock come without trusting a reported clock; %globaltimer
+ * read next to each clock64 gives the same span in nanoseconds, so the
+ * SM's clock is measured on the SM over its busy span alone (sm_clock.h:
+ * the event time also holds the launch and the ramp across SMs).  These
+ * are two reads a block at each end of the loop, nothing inside it.
  * After the timed samples, each row runs once more under CUPTI for its
  * hardware counters (counters_pass.cuh), at kCounterIterations.
  */
@@ -31,6 +35,7 @@
 #include "cuda_check.cuh"
 #include "measure.cuh"
 #include "rounds.h"
+#include "sm_clock.h"
 
 static const int kBlock = 1024;
 static const int kUnroll = 32;
@@ -49,6 +54,7 @@ __global__ void __launch_bounds__(1024)
     smem_read(lane_words words, int smem_words, int iterations, unsigned *sink,
               long long *spans)
 {
+    /* spans: GB_SPAN_FIELDS a block (sm_clock.h). */
     extern __shared__ unsigned smem[];
 
     /* Distinct values, so a broadcast cannot be mistaken for a read of
@@ -59,6 +65,8 @@ __global__ void __launch_bounds__(1024)
 
     const volatile unsigned *p = smem + words.w[threadIdx.x % GB_WARP_LANES];
     unsigned acc = 0;
+    unsigned long long ns0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
     long long t0 = clock64();
     for (int i = 0; i < iterations; i++) {
 #pragma unroll
@@ -68,11 +76,17 @@ __global__ void __launch_bounds__(1024)
     /* Thread 0 reads the clock once every warp of the block is done. */
     __syncthreads();
     if (threadIdx.x == 0) {
+        long long t1 = clock64();
+        unsigned long long ns1;
         unsigned sm;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        spans[3 * blockIdx.x] = t0;
-        spans[3 * blockIdx.x + 1] = clock64();
-        spans[3 * blockIdx.x + 2] = sm;
+        long long *out = spans + (size_t)GB_SPAN_FIELDS * blockIdx.x;
+        out[GB_SPAN_START_CYCLES] = t0;
+        out[GB_SPAN_END_CYCLES] = t1;
+        out[GB_SPAN_START_NS] = (long long)ns0;
+        out[GB_SPAN_END_NS] = (long long)ns1;
+        out[GB_SPAN_SM] = sm;
     }
     sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
@@ -83,7 +97,7 @@ struct smem_ctx {
     int smem_words, smem_bytes, grid;
     int sm_count;
     unsigned *sink;
-    long long *spans;  /* per block: start clock, end clock, SM id */
+    long long *spans;  /* GB_SPAN_FIELDS per block (sm_clock.h) */
 };
 
 static int launch_smem_read(void *p, long work, cudaStream_t stream,
@@ -103,81 +117,32 @@ static void set_row(void *p, int row)
     memcpy(c->words.w, c->plan->words[row], sizeof(c->words.w));
 }
 
-/* The longest SM busy span of the last launch, in that SM's cycles: on
- * each SM, from its first block's start to its last block's end (blocks
- * sharing an SM overlap, so no single block's count covers the SM). */
-static int read_cycles(const struct smem_ctx *c, long long *host, long long *first,
-                       long long *last, double *out, struct gb_cuda_error *err)
+/* The last launch's busy span (sm_clock.h): the longest one over SMs, in
+ * cycles and in nanoseconds of the same interval. */
+static int read_busy(const struct smem_ctx *c, long long *host, int *first, int *last,
+                     double *cycles, double *ns, struct gb_cuda_error *err)
 {
-    long long longest = 0;
+    struct gb_sm_busy busy;
 
-    if (gb_cuda_check(cudaMemcpy(host, c->spans, sizeof(long long) * 3 * (size_t)c->grid,
+    if (gb_cuda_check(cudaMemcpy(host, c->spans,
+                                 sizeof(long long) * GB_SPAN_FIELDS * (size_t)c->grid,
                                  cudaMemcpyDeviceToHost),
                       "cudaMemcpy(spans)", err) != 0)
         return -1;
-    for (int sm = 0; sm < c->sm_count; sm++) {
-        first[sm] = -1;
-        last[sm] = -1;
-    }
-    for (int b = 0; b < c->grid; b++) {
-        long long start = host[3 * b], end = host[3 * b + 1], sm = host[3 * b + 2];
-        if (sm < 0 || sm >= c->sm_count)
-            continue;
-        if (first[sm] < 0 || start < first[sm])
-            first[sm] = start;
-        if (end > last[sm])
-            last[sm] = end;
-    }
-    for (int sm = 0; sm < c->sm_count; sm++)
-        if (first[sm] >= 0 && last[sm] - first[sm] > longest)
-            longest = last[sm] - first[sm];
-    *out = (double)longest;
+    gb_sm_busy_of_launch(host, c->grid, c->sm_count, first, last, &busy);
+    *cycles = busy.cycles;
+    *ns = busy.ns;
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The row's SM clock is the median over its samples of busy cycles over
- * event time (one sample's clock could be an outlier); *cycles and *ms
- * are those of the sample with that clock (the lower middle one for an
- * even count), so that cycles / ms is the median clock.  clock is
- * scratch room for s->count values. */
-static void pick_median_clock(const struct gb_samples *s, const double *cycles,
-                              double *clock, double *cycles_out, double *ms_out)
-{
-    double median;
-    int best = 0;
-
-    *cycles_out = 0;
-    *ms_out = 0;
-    if (s->count < 1)
-        return;
-    for (int i = 0; i < s->count; i++)
-        clock[i] = s->ms[i] > 0 ? cycles[i] / s->ms[i] : 0;
-    qsort(clock, (size_t)s->count, sizeof(double), cmp_double);
-    median = clock[(s->count - 1) / 2];
-    for (int i = 0; i < s->count; i++) {
-        if ((s->ms[i] > 0 ? cycles[i] / s->ms[i] : 0) == median) {
-            best = i;
-            break;
-        }
-    }
-    *cycles_out = cycles[best];
-    *ms_out = s->ms[best];
 }
 
 static int alloc_result(const struct gb_smem_plan *plan, struct gb_smem_timing *t,
                         struct gb_cuda_error *err)
 {
     t->rows = (struct gb_samples *)calloc((size_t)plan->rows, sizeof(*t->rows));
-    t->cycles = (double *)calloc((size_t)plan->rows, sizeof(double));
-    t->last_ms = (double *)calloc((size_t)plan->rows, sizeof(double));
+    t->busy_cycles = (double *)calloc((size_t)plan->rows, sizeof(double));
+    t->clock_mhz = (double *)calloc((size_t)plan->rows, sizeof(double));
     t->counters = (struct gb_counter_values *)calloc((size_t)plan->rows, sizeof(*t->counters));
-    if (t->rows == NULL || t->cycles == NULL || t->last_ms == NULL || t->counters == NULL)
+    if (t->rows == NULL || t->busy_cycles == NULL || t->clock_mhz == NULL || t->counters == NULL)
         return gb_cuda_check(cudaErrorMemoryAllocation, "calloc(rows)", err);
     t->row_count = plan->rows;
     return 0;
@@ -218,9 +183,10 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
 {
     struct smem_ctx c;
     struct gb_timer timer = {NULL, NULL, NULL};
-    long long *host_spans = NULL, *first = NULL, *last = NULL;
+    long long *host_spans = NULL;
+    int *first = NULL, *last = NULL;
     long iterations = kFirstIterations;
-    double *spans = NULL, *scratch = NULL;
+    double *cycles = NULL, *ns = NULL, *scratch = NULL;
     int rc = -1, capacity;
 
     memset(t, 0, sizeof(*t));
@@ -230,16 +196,16 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
     c.smem_bytes = plan->smem_words * (int)sizeof(unsigned);
     if (alloc_result(plan, t, err) != 0 || configure(device, &c, t, err) != 0)
         goto out;
-    host_spans = (long long *)calloc(3 * (size_t)c.grid, sizeof(long long));
-    first = (long long *)calloc((size_t)c.sm_count, sizeof(long long));
-    last = (long long *)calloc((size_t)c.sm_count, sizeof(long long));
+    host_spans = (long long *)calloc(GB_SPAN_FIELDS * (size_t)c.grid, sizeof(long long));
+    first = (int *)calloc((size_t)c.sm_count, sizeof(int));
+    last = (int *)calloc((size_t)c.sm_count, sizeof(int));
     if (host_spans == NULL || first == NULL || last == NULL) {
         gb_cuda_check(cudaErrorMemoryAllocation, "calloc(spans)", err);
         goto out;
     }
     if (gb_cuda_check(cudaMalloc(&c.sink, sizeof(unsigned) * (size_t)c.grid * kBlock),
                       "cudaMalloc(sink)", err) != 0 ||
-        gb_cuda_check(cudaMalloc(&c.spans, sizeof(long long) * 3 * (size_t)c.grid),
+        gb_cuda_check(cudaMalloc(&c.spans, sizeof(long long) * GB_SPAN_FIELDS * (size_t)c.grid),
                       "cudaMalloc(spans)", err) != 0 ||
         gb_timer_create(&timer, err) != 0)
         goto out;
@@ -258,8 +224,9 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
      * bending the ratios of the rows measured last.  A precision run
      * takes further rounds the same way (rounds.h). */
     capacity = gb_rounds_capacity(opts);
-    spans = (double *)calloc((size_t)plan->rows * (size_t)capacity, sizeof(double));
-    if (spans == NULL) {
+    cycles = (double *)calloc((size_t)plan->rows * (size_t)capacity, sizeof(double));
+    ns = (double *)calloc((size_t)plan->rows * (size_t)capacity, sizeof(double));
+    if (cycles == NULL || ns == NULL) {
         gb_cuda_check(cudaErrorMemoryAllocation, "calloc(spans per sample)", err);
         goto out;
     }
@@ -274,8 +241,9 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
                 struct gb_samples *s = &t->rows[r];
                 set_row(&c, r);
                 if (gb_take_sample(&timer, launch_smem_read, &c, 0, hooks, s, err) != 0 ||
-                    read_cycles(&c, host_spans, first, last,
-                                &spans[(size_t)r * capacity + (s->count - 1)], err) != 0)
+                    read_busy(&c, host_spans, first, last,
+                              &cycles[(size_t)r * capacity + (s->count - 1)],
+                              &ns[(size_t)r * capacity + (s->count - 1)], err) != 0)
                     goto out;
             }
         }
@@ -288,8 +256,8 @@ int gb_smem_measure(int device, const struct gb_smem_plan *plan,
         goto out;
     }
     for (int r = 0; r < plan->rows; r++)
-        pick_median_clock(&t->rows[r], &spans[(size_t)r * capacity], scratch, &t->cycles[r],
-                          &t->last_ms[r]);
+        gb_sm_clock_row(&cycles[(size_t)r * capacity], &ns[(size_t)r * capacity],
+                        t->rows[r].count, scratch, &t->busy_cycles[r], &t->clock_mhz[r]);
     /* Counters in a pass of their own, once every sample is timed. */
     t->counter_work = iterations < kCounterIterations ? iterations : kCounterIterations;
     if (plan->counters != NULL &&
@@ -306,7 +274,8 @@ out:
     if (c.spans)
         (void)cudaFree(c.spans);
     free(host_spans);
-    free(spans);
+    free(cycles);
+    free(ns);
     free(scratch);
     free(first);
     free(last);

@@ -14,12 +14,12 @@ void gb_smem_timing_free(struct gb_smem_timing *t)
     for (int i = 0; t->rows && i < t->row_count; i++)
         free(t->rows[i].ms);
     free(t->rows);
-    free(t->cycles);
-    free(t->last_ms);
+    free(t->busy_cycles);
+    free(t->clock_mhz);
     free(t->counters);
     t->rows = NULL;
     t->counters = NULL;
-    t->cycles = t->last_ms = NULL;
+    t->busy_cycles = t->clock_mhz = NULL;
     t->row_count = 0;
 }
 

@@ -59,6 +59,8 @@ struct gpu {
     char last_error[256];
     int64_t next_start_ms;       /* back-off: no start before this */
     int64_t progress_written_ms; /* runner thread only */
+    int progress_message_shown;  /* runner thread only: the stored progress
+                                    of the current run holds a message */
     /* Runner thread only: a run whose end could not be stored, to be
      * failed with message before the runner claims another run. */
     char pending_id[40];
@@ -268,16 +270,22 @@ static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
         break;
     case WM_PROGRESS:
         /* The worker may report every sample; the store is written at
-         * most every PROGRESS_WRITE_MS (each write is a synced commit). */
-        if (m.done >= m.total ||
+         * most every PROGRESS_WRITE_MS (each write is a synced commit),
+         * except the last sample and a message appearing or going (the
+         * wait for a quiet card begins or ends: the run must not show a
+         * wait while it measures).  Waiting lines (0 of 0) are throttled
+         * like samples. */
+        if ((m.total > 0 && m.done >= m.total) ||
+            (m.message != NULL) != g->progress_message_shown ||
             time_mono_ms() - g->progress_written_ms >= PROGRESS_WRITE_MS) {
             /* Progress is only shown: a refused write (logged by the
              * store) is not retried, the next report replaces it. */
-            if (store_set_progress(store, job->id, (long)m.done, (long)m.total) ==
+            if (store_set_progress(store, job->id, (long)m.done, (long)m.total, m.message) ==
                 STORE_CONFLICT)
                 log_warn("gpu %d: progress for run %s, which is not running",
                          g->index, job->id);
             g->progress_written_ms = time_mono_ms();
+            g->progress_message_shown = m.message != NULL;
         }
         break;
     case WM_RESULT:
@@ -459,6 +467,7 @@ static void *runner_main(void *arg)
             gpu_sleep_until(g, time_mono_ms() + 1000);
             continue;
         }
+        g->progress_message_shown = 0;
         if (execute(g, &w, &job) != 0 && !p->stopping) {
             pthread_mutex_lock(&g->lock);
             g->restarts++;

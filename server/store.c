@@ -300,6 +300,7 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
         cJSON *p = cJSON_AddObjectToObject(run, "progress");
         cJSON_AddNumberToObject(p, "done", sqlite3_column_double(st, C_PROG_DONE));
         cJSON_AddNumberToObject(p, "total", sqlite3_column_double(st, C_PROG_TOTAL));
+        store_add_text_or_null(p, "message", store_col_text(st, C_PROG_MESSAGE));
     } else {
         cJSON_AddNullToObject(run, "progress");
     }

@@ -160,8 +160,15 @@ int store_cancel_run(struct store *s, const char *id, char status[16]);
 int store_claim_next(struct store *s, int device_index, struct run_job *job);
 void store_job_clear(struct run_job *job);
 
-/* STORE_CONFLICT when the run is not running (nothing written). */
-int store_set_progress(struct store *s, const char *id, long done, long total);
+/* A progress message longer than this (characters) is cut: it is one line
+ * shown beside a run, and the worker's own are under 200. */
+#define STORE_PROGRESS_MESSAGE_MAX 512
+
+/* Records done of total and why the worker is not measuring yet (message,
+ * or NULL: nothing, which clears an earlier one).  STORE_CONFLICT when the
+ * run is not running (nothing written). */
+int store_set_progress(struct store *s, const char *id, long done, long total,
+                       const char *message);
 
 /* running -> done (results and meta given) or failed (error given).
  * STORE_CONFLICT when the run is not running (then nothing is written). */

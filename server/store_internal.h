@@ -47,13 +47,13 @@ struct store {
     "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "  \
     "r.created_at, r.started_at, r.finished_at, r.progress_done, "           \
     "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq, " \
-    "r.validity"
+    "r.validity, r.progress_message"
 
 enum {
     C_ID, C_BENCHMARK, C_PARAMS, C_LABEL, C_BATCH, C_HOST, C_DEV_INDEX,
     C_DEV_UUID, C_DEV_NAME, C_STATUS, C_TIMEOUT, C_CREATED, C_STARTED,
     C_FINISHED, C_PROG_DONE, C_PROG_TOTAL, C_ERR_CODE, C_ERR_MSG, C_ORIGIN,
-    C_SEQ, C_VALIDITY, C_COUNT
+    C_SEQ, C_VALIDITY, C_PROG_MESSAGE, C_COUNT
 };
 
 /* The next number in the order runs become final here (see

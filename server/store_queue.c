@@ -235,19 +235,23 @@ void store_job_clear(struct run_job *job)
     memset(job, 0, sizeof(*job));
 }
 
-int store_set_progress(struct store *s, const char *id, long done, long total)
+int store_set_progress(struct store *s, const char *id, long done, long total,
+                       const char *message)
 {
     struct conn *c = &s->writer;
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
     pthread_mutex_lock(&c->lock);
-    if (store_conn_prepare(c, "UPDATE runs SET progress_done = ?2, progress_total = ?3 "
+    if (store_conn_prepare(c, "UPDATE runs SET progress_done = ?2, progress_total = ?3, "
+                           "progress_message = substr(?4, 1, ?5) "
                            "WHERE id = ?1 AND status = 'running'", &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
     sqlite3_bind_int64(st, 2, done);
     sqlite3_bind_int64(st, 3, total);
+    store_bind_text(st, 4, message);
+    sqlite3_bind_int(st, 5, STORE_PROGRESS_MESSAGE_MAX);
     if (sqlite3_step(st) != SQLITE_DONE)
         goto done;
     rc = sqlite3_changes(c->db) == 1 ? STORE_OK : STORE_CONFLICT;
@@ -316,7 +320,8 @@ int store_requeue_run(struct store *s, const char *id)
     pthread_mutex_lock(&c->lock);
     rc = store_exec(c,
                     "UPDATE runs SET status = 'queued', started_at = NULL, "
-                    "progress_done = NULL, progress_total = NULL "
+                    "progress_done = NULL, progress_total = NULL, "
+                    "progress_message = NULL "
                     "WHERE id = ?1 AND status = 'running'",
                     id, NULL, NULL, NULL, &changes);
     if (rc != STORE_OK)

@@ -47,6 +47,11 @@ void worker_msg_parse(const char *line, size_t len, const char *run_id,
         m->event = WM_PROGRESS;
         m->done = d->valuedouble;
         m->total = t->valuedouble;
+        /* Why it waits (a quiet card); shown as it is, bounded by the
+         * store.  An empty string says nothing: no message. */
+        m->message = str(m->root, "message");
+        if (m->message != NULL && m->message[0] == '\0')
+            m->message = NULL;
     } else if (strcmp(event, "result") == 0) {
         m->result = cJSON_GetObjectItem(m->root, "result");
         m->meta = cJSON_GetObjectItem(m->root, "meta");

@@ -26,7 +26,8 @@ struct worker_msg {
     const cJSON *result;    /* borrowed from root */
     const cJSON *meta;      /* borrowed from root; may be NULL */
     const char *code;       /* borrowed from root, or static */
-    const char *message;
+    const char *message;    /* WM_ERROR: the error's; WM_PROGRESS: why the
+                               worker is not measuring yet, or NULL */
     int fatal;              /* a CUDA error: the worker exits after it */
     cJSON *root;            /* owned */
 };

@@ -26,8 +26,14 @@
  *                               rest at 1979: the time ratio is 1.8% under
  *                               the cycle ratio), nowatch (a worker from
  *                               before the watch: no meta.watch, no new
- *                               row fields)
+ *                               row fields), quiet_wait (waits for a
+ *                               quiet card first: progress lines of 0 of
+ *                               0 with a "message" naming pid 4242
+ *                               python3 for GPUBENCH_FAKE_WAIT_MS, then
+ *                               runs; the watch says the wait outlasted
+ *                               it)
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
+ *   GPUBENCH_FAKE_WAIT_MS=N     how long quiet_wait waits (default 3000)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
  */
 #include "bench_spec.h"
@@ -258,6 +264,7 @@ static cJSON *watch_json(const char *mode)
 {
     int busy = is_mode(mode, "busy_start");
     int shared = busy || is_mode(mode, "contended");
+    int waited = is_mode(mode, "quiet_wait");
     cJSON *w = cJSON_CreateObject();
     cJSON *quiet = cJSON_AddObjectToObject(w, "quiet");
     cJSON *found = cJSON_AddArrayToObject(quiet, "found");
@@ -265,11 +272,13 @@ static cJSON *watch_json(const char *mode)
 
     cJSON_AddBoolToObject(w, "available", 1);
     cJSON_AddStringToObject(quiet, "mode", busy ? "wait" : shared ? "check" : "wait");
-    cJSON_AddNumberToObject(quiet, "waited_s", busy ? 30.0 : 0.0);
+    cJSON_AddNumberToObject(quiet, "waited_s",
+                            busy ? 30.0 : waited ? env_int("GPUBENCH_FAKE_WAIT_MS", 3000) / 1e3
+                                                 : 0.0);
     cJSON_AddBoolToObject(quiet, "timed_out", busy);
-    if (shared)
+    if (shared || waited)
         cJSON_AddItemToArray(found, process(4242, "python3"));
-    cJSON_AddNumberToObject(quiet, "utilization_max_percent", shared ? 87 : 0);
+    cJSON_AddNumberToObject(quiet, "utilization_max_percent", shared || waited ? 87 : 0);
     seen = cJSON_AddArrayToObject(w, "processes_seen");
     if (shared)
         cJSON_AddItemToArray(seen, process(4242, "python3"));
@@ -286,6 +295,25 @@ static cJSON *watch_json(const char *mode)
     cJSON_AddNumberToObject(replay, "before", 0);
     cJSON_AddNumberToObject(replay, "after", 0);
     return w;
+}
+
+/* quiet_wait: what the real worker prints while another process holds
+ * the card (kernels/watch.c): a line every 100 ms, none of them a sample. */
+static void wait_for_quiet_card(const char *id)
+{
+    int wait_ms = env_int("GPUBENCH_FAKE_WAIT_MS", 3000);
+
+    for (int waited = 0; waited < wait_ms; waited += 100) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "id", id);
+        cJSON_AddStringToObject(p, "event", "progress");
+        cJSON_AddNumberToObject(p, "done", 0);
+        cJSON_AddNumberToObject(p, "total", 0);
+        cJSON_AddStringToObject(p, "message",
+                                "waiting for a quiet card: pid 4242 python3; utilisation 87%");
+        print_line(p);
+        sleep_ms(100);
+    }
 }
 
 static int run_job(const cJSON *job, int device)
@@ -330,6 +358,8 @@ static int run_job(const cJSON *job, int device)
     if (strcmp(mode, "hang") == 0)
         for (;;)
             pause();
+    if (is_mode(mode, "quiet_wait"))
+        wait_for_quiet_card(id->valuestring);
     for (done = 0; done < total; done++) {
         cJSON *p = cJSON_CreateObject();
         if (strcmp(mode, "crash") == 0 && done == total / 2)

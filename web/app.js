@@ -349,7 +349,8 @@ function runRow(r) {
     el("td", {}, r.benchmark, synthetic ? el("span", { class: "tag", title: "made up by the worker's test double, not measured" }, "synthetic") : null),
     el("td", { title: r.device && r.device.uuid }, card),
     el("td", {}, r.host || "–"),
-    el("td", {}, statusBadge(r.status), r.status === "failed" && r.error ? el("span", { class: "why" }, " " + r.error.code) : null),
+    el("td", {}, statusBadge(r.status), r.status === "failed" && r.error ? el("span", { class: "why" }, " " + r.error.code) : null,
+      (r.status === "queued" || r.status === "running") && progressMessage(r) ? el("span", { class: "why progress-message" }, " " + progressMessage(r)) : null),
     el("td", {}, r.status === "done" ? validityBadge(r) : "–"),
     el("td", {}, r.label || ""),
     el("td", {}, el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(r.id), "aria-label": "run " + r.id }, r.id.slice(0, 8) + "…" + r.id.slice(-4))));
@@ -475,7 +476,7 @@ function runChart(run) {
 // clock that moved between rows does not pass for a conflict) by default,
 // with the plain time ratio one click away; runs without cycles show time.
 const STRIDE_MEASURES = {
-  cycles: ["ratio_cycles", "Cycle ratio", "cycles (time × SM clock) ÷ stride-1 cycles"],
+  cycles: ["ratio_cycles", "Cycle ratio", "SM busy cycles ÷ stride-1 busy cycles"],
   time: ["ratio", "Time ratio", "time ÷ stride-1 time"],
 };
 
@@ -580,13 +581,25 @@ function validityPanel(run) {
   return box;
 }
 
-// Status line: queued with position, running with progress, or how it ended.
+// Why the worker is not measuring yet ("waiting for a quiet card: pid ..."),
+// from its progress lines; null when it said nothing.
+function progressMessage(run) {
+  const m = run.progress && run.progress.message;
+  return typeof m === "string" && m ? m : null;
+}
+
+// Status line: queued with position, running with progress (or why it waits),
+// or how it ended.
 function runStatus(run) {
   const p = el("div", { id: "run-status", class: "run-status", "aria-live": "polite" }, statusBadge(run.status));
+  const waiting = run.status === "queued" || run.status === "running" ? progressMessage(run) : null;
   if (run.status === "queued") {
     p.append(" ", isNum(run.queue_position) ? `position ${run.queue_position} in this GPU's queue` : "waiting for its GPU");
     p.append(" ", el("button", { type: "button", class: "small", onclick: () => cancelRun(run.id) }, "Cancel run"));
-  } else if (run.status === "running" && run.progress && isNum(run.progress.total)) {
+  }
+  if (waiting) {
+    p.append(" ", el("span", { id: "run-progress-message", class: "progress-message" }, waiting));
+  } else if (run.status === "running" && run.progress && isNum(run.progress.total) && run.progress.total > 0) {
     const { done, total } = run.progress;
     p.append(" ", el("progress", { max: total, value: done, "aria-label": "rows measured" }), ` ${done} of ${total} rows measured`);
   } else if (run.status === "running") {
@@ -627,7 +640,13 @@ function summaryPanel(benchmark, summary) {
     const pk = summary.peak;
     if (isNum(pk.baseline_gbps)) add("Stride-1 shared-memory rate", num(pk.baseline_gbps, 4) + " GB/s, " + pct(pk.baseline_fraction_of_peak, 3) + " of " + num(pk.peak_gbps, 4) + " GB/s peak at " + num(pk.sm_clock_mhz, 4) + " MHz");
   }
-  if (isNum(summary.max_ratio_error)) add("Largest |ratio − degree| / degree", pct(summary.max_ratio_error, 3));
+  // The worker says which ratio the largest error is of (issue 13: cycles,
+  // the clock taken out); the time ratio's error is shown beside it.
+  if (isNum(summary.max_ratio_error)) {
+    const basis = summary.max_ratio_error_basis === "cycles" ? "cycle ratio" : summary.max_ratio_error_basis ? summary.max_ratio_error_basis + " ratio" : "ratio";
+    add(`Largest |${basis} − degree| / degree`, pct(summary.max_ratio_error, 3));
+    if (summary.max_ratio_error_basis === "cycles" && isNum(summary.max_ratio_error_time)) add("Largest |time ratio − degree| / degree", pct(summary.max_ratio_error_time, 3));
+  }
   if (isNum(summary.address_compacted_rows) && summary.address_compacted_rows) add("Rows with compacted addresses", String(summary.address_compacted_rows));
   add("Prediction", summary.prediction);
   add("Method", summary.method);

@@ -385,6 +385,41 @@ def test_validity(d, b):
     assert_clean(b)
 
 
+def test_waiting(d, b):
+    """A run waiting for a quiet card says why on its page and in the list
+    (progress.message), and the message goes once it measures; the summary
+    names the ratio its largest error is of (cycles on the H200 runs)."""
+    d.set_mode("quiet_wait")
+    run = d.post("/runs", {"benchmark": "smem_stride", "device": 0, "params": {"strides": [1, 2, 32]}}).json()
+    open_page(b, d, "?run=" + run["id"], "waiting run")
+    b.wait_for("(document.getElementById('run-progress-message') || {}).textContent === "
+               "'waiting for a quiet card: pid 4242 python3; utilisation 87%'", timeout=10,
+               what="the waiting message on the run")
+    check(not b.eval("!!document.querySelector('#run-status progress')"), "a 0-of-0 progress bar beside the message")
+    shot(b, "run-waiting")
+    d.set_mode("normal")  # read by the worker at a job's start: this one waits on
+    open_page(b, d, "", "runs list while it waits")
+    text = b.eval("document.querySelector('#runs tbody tr[data-id=\"%s\"]').textContent" % run["id"])
+    check("waiting for a quiet card" in text, "list row lacks the message: %r" % text)
+    d.wait_status(run["id"], ("done",))
+    open_page(b, d, "?run=" + run["id"], "the run once done")
+    check(not b.eval("!!document.getElementById('run-progress-message')"), "message still shown on a done run")
+
+    import_examples(d)
+    cycles = None
+    for r in d.get("/runs?label=h200-example&benchmark=smem_stride").json()["runs"]:
+        full = d.get("/runs/" + r["id"]).json()
+        if (full.get("results") or {}).get("summary", {}).get("max_ratio_error_basis") == "cycles":
+            cycles = full
+            break
+    check(cycles is not None, "no imported H200 run with max_ratio_error_basis cycles")
+    open_page(b, d, "?run=" + cycles["id"], "an H200 run in cycles")
+    labels = b.eval("Array.from(document.querySelectorAll('section.summary dt')).map(dt => dt.textContent)")
+    check("Largest |cycle ratio − degree| / degree" in labels, "summary labels: %s" % labels)
+    check("Largest |time ratio − degree| / degree" in labels, "no time-ratio error beside it: %s" % labels)
+    assert_clean(b)
+
+
 def main():
     if not cdp.find_chromium():
         print("SKIPPED: chromium not installed (apt-get install chromium)")
@@ -396,6 +431,7 @@ def main():
         ("live", test_live, {"GPUBENCH_FAKE_DELAY_MS": "100"}, []),
         ("no_chartjs", test_no_chartjs, {}, ["--chartjs", "/nonexistent/chart.min.js"]),
         ("validity", test_validity, {}, []),
+        ("waiting", test_waiting, {"GPUBENCH_FAKE_WAIT_MS": "4000", "GPUBENCH_FAKE_DELAY_MS": "100"}, []),
     ]
     for name, fn, env, args in cases:
         d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args)

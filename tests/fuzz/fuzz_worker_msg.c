@@ -32,7 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case WM_PROGRESS: {
         volatile long done, total;
         CHECK(isfinite(m.done) && isfinite(m.total) && m.done >= 0 && m.total >= 0);
-        /* gpu_pool.c: store_set_progress(store, id, (long)m.done, (long)m.total) */
+        /* a message, when kept, is a non-empty string */
+        CHECK(m.message == NULL || m.message[0] != '\0');
+        /* gpu_pool.c: store_set_progress(store, id, (long)m.done, (long)m.total, m.message) */
         done = (long)m.done;
         total = (long)m.total;
         (void)done;

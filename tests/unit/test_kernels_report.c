@@ -32,12 +32,14 @@ static void smem_timing(struct gb_smem_timing *t, const double *medians, int row
     memset(t, 0, sizeof(*t));
     t->row_count = rows;
     t->rows = calloc((size_t)rows, sizeof(*t->rows));
-    t->cycles = calloc((size_t)rows, sizeof(double));
-    t->last_ms = calloc((size_t)rows, sizeof(double));
+    t->busy_cycles = calloc((size_t)rows, sizeof(double));
+    t->clock_mhz = calloc((size_t)rows, sizeof(double));
     for (int r = 0; r < rows; r++) {
         fill_samples(&t->rows[r], medians[r], 100);
-        t->last_ms[r] = 0.5 * medians[r];
-        t->cycles[r] = 500 * medians[r];  /* 1 MHz "clock" */
+        /* busy 0.5 ms of each ms of event time at a 1 MHz "clock": the
+         * clock is the SM's own, not cycles over event time (2 MHz) */
+        t->busy_cycles[r] = 500 * medians[r];
+        t->clock_mhz[r] = 1.0;
     }
     t->warp_loads = 1000;
     t->grid = 4;
@@ -143,9 +145,9 @@ static int test_stride_bandwidth(void)
 }
 
 /* Issue 13: the baseline ran at 2% under the conflicted row's clock.
- * ratio_cycles takes the clocks out (31.36 ms x 1 MHz over 1 ms x 0.98 MHz
- * = 32 cycles ratio, the prediction exactly) where the time ratio reads
- * 31.36; the summary's check is in cycles, the time error beside it.
+ * ratio_cycles is the ratio of busy cycles and takes the clocks out
+ * (15680 cycles over 490 = 32, the prediction exactly) where the time
+ * ratio reads 31.36; the row's clock is the one measured on the SM; the summary's check is in cycles, the time error beside it.
  * Every row carries its median's interval and sample count, the
  * precision fields only when a precision was asked, and what NVML saw. */
 static int test_stride_cycles(void)
@@ -160,7 +162,8 @@ static int test_stride_cycles(void)
     device(&dev);
     stride_rows(rows, strides, 2);
     smem_timing(&t, medians, 2);
-    t.cycles[0] *= 0.98;
+    t.busy_cycles[0] *= 0.98;
+    t.clock_mhz[0] = 0.98;
     t.rows[1].precision = 0.02;
     t.rows[1].watch.polls = 3;
     t.rows[1].watch.mem_clock_mhz = 3201;

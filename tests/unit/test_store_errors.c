@@ -67,7 +67,7 @@ static int test_end_needs_running(void)
     /* Queued, not running: an end or progress for it is refused and
      * writes nothing (its results must not land on it). */
     if (store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL) != STORE_CONFLICT ||
-        store_set_progress(s, r.id, 1, 2) != STORE_CONFLICT ||
+        store_set_progress(s, r.id, 1, 2, NULL) != STORE_CONFLICT ||
         store_requeue_run(s, r.id) != STORE_CONFLICT)
         goto done;
     if (store_get_run(s, r.id, &run) != STORE_OK ||
@@ -78,7 +78,7 @@ static int test_end_needs_running(void)
     if (store_claim_next(s, 0, &job) != STORE_OK)
         goto done;
     store_job_clear(&job);
-    if (store_set_progress(s, r.id, 1, 2) != STORE_OK ||
+    if (store_set_progress(s, r.id, 1, 2, NULL) != STORE_OK ||
         store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL) != STORE_OK ||
         strcmp(status_of(s, r.id, status), "done") != 0)
         goto done;

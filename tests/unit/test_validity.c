@@ -1,4 +1,6 @@
 /* gb_validity_judge: each rule flips the verdict of an otherwise valid run,
+ * the meta.watch objects recorded on the H200 (tests/fixtures/) and the
+ * idle runs in examples/h200_validity_*.json get the verdicts they should,
  * and the rows recorded on an idle H200 (examples/h200_smem_stride.json,
  * examples/h200_counters_smem_stride.json) stay valid. */
 #include "validity.h"
@@ -6,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Rows measured on an idle H200: stride 1 and 65 of h200_smem_stride.json
  * (65 has the widest middle 80% of any idle row, 2.7%), and stride 33 of
@@ -240,6 +243,134 @@ static int test_busy_start(void)
     return 0;
 }
 
+/* The whole of a file under dir as parsed JSON (NULL when unreadable). */
+static cJSON *load_json(const char *dir, const char *name)
+{
+    char path[512];
+    char *text = NULL;
+    long size;
+    cJSON *o = NULL;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)size + 1)) != NULL &&
+        fread(text, 1, (size_t)size, f) == (size_t)size) {
+        text[size] = '\0';
+        o = cJSON_Parse(text);
+    }
+    free(text);
+    fclose(f);
+    return o;
+}
+
+/* The verdict on H200_ROWS with a meta.watch recorded on the H200
+ * (tests/fixtures/NAME). */
+static cJSON *judge_fixture_watch(const char *name)
+{
+    char text[8192];
+    cJSON *watch = load_json(GB_FIXTURES, name), *meta, *results, *v = NULL;
+
+    if (watch == NULL)
+        return NULL;
+    snprintf(text, sizeof(text), "{\"rows\":[%s]}", H200_ROWS);
+    results = cJSON_Parse(text);
+    meta = cJSON_CreateObject();
+    if (results != NULL && meta != NULL && cJSON_AddItemToObject(meta, "watch", watch)) {
+        watch = NULL;
+        v = gb_validity_judge(results, meta);
+    }
+    cJSON_Delete(watch);
+    cJSON_Delete(results);
+    cJSON_Delete(meta);
+    return v;
+}
+
+/* The reason with code in v, or NULL. */
+static const cJSON *reason(const cJSON *v, const char *code)
+{
+    const cJSON *r;
+
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(v, "reasons")) {
+        const char *c = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+        if (c != NULL && strcmp(c, code) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+/* The card watched on the H200: idle and waited-out runs are valid (a load
+ * the wait outlasted is only in quiet.found); quiet: check with the load on
+ * the card is contended with the load's recorded pid; a timed-out wait is
+ * busy_start and contended. */
+static int test_h200_watch_fixtures(void)
+{
+    cJSON *v = judge_fixture_watch("h200_watch_idle.json");
+    const cJSON *r, *p;
+
+    ASSERT(v != NULL);
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(v, "valid")));
+    ASSERT_EQ(reason_count(v), 0);
+    cJSON_Delete(v);
+
+    v = judge_fixture_watch("h200_watch_waited.json");
+    ASSERT(v != NULL);
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    cJSON_Delete(v);
+
+    v = judge_fixture_watch("h200_watch_contended.json");
+    ASSERT(v != NULL);
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_EQ(reason_count(v), 1);
+    r = reason(v, "contended");
+    ASSERT(r != NULL);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(r, "processes")), 1);
+    p = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "processes"), 0);
+    ASSERT_EQ(cJSON_GetObjectItem(p, "pid")->valueint, 464);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(p, "name")), "gpubench-load");
+    cJSON_Delete(v);
+
+    v = judge_fixture_watch("h200_watch_busy_start.json");
+    ASSERT(v != NULL);
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_EQ(reason_count(v), 2);
+    ASSERT(reason(v, "busy_start") != NULL);
+    r = reason(v, "contended");
+    ASSERT(r != NULL);
+    p = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "processes"), 0);
+    ASSERT_EQ(cJSON_GetObjectItem(p, "pid")->valueint, 464);
+    cJSON_Delete(v);
+    return 0;
+}
+
+/* Whole runs the worker printed on the idle H200 (examples/), judged as
+ * the daemon will: valid.  Before the SM clock was measured on the SM,
+ * the 1 ms rows of h200_validity_strides.json read 1929 MHz against 1975
+ * (the event time holds the launch) and the run was clock_unstable. */
+static int test_h200_idle_runs_valid(void)
+{
+    const char *names[] = {"h200_validity_strides.json", "h200_validity_1_32.json"};
+
+    for (int i = 0; i < 2; i++) {
+        cJSON *run = load_json(GB_EXAMPLES, names[i]), *v;
+        ASSERT(run != NULL);
+        v = gb_validity_judge(cJSON_GetObjectItem(run, "result"), cJSON_GetObjectItem(run, "meta"));
+        if (gb_validity_flag(v) != 1) {
+            char *text = cJSON_PrintUnformatted(v);
+            fprintf(stderr, "%s: %s\n", names[i], text ? text : "(no verdict)");
+            free(text);
+        }
+        ASSERT_EQ(gb_validity_flag(v), 1);
+        ASSERT_EQ(reason_count(v), 0);
+        cJSON_Delete(v);
+        cJSON_Delete(run);
+    }
+    return 0;
+}
+
 static int test_unwatched_card(void)
 {
     /* NVML unreadable: nothing seen is not the same as nothing there. */
@@ -290,6 +421,8 @@ TEST_MAIN({"no watch: unknown", test_no_watch_is_unknown},
           {"ecc_errors", test_ecc_errors},
           {"noisy", test_noisy},
           {"busy_start", test_busy_start},
+          {"H200 watch fixtures", test_h200_watch_fixtures},
+          {"H200 idle runs valid", test_h200_idle_runs_valid},
           {"NVML unavailable", test_unwatched_card},
           {"spread80 of a known distribution", test_spread80_known_distribution},
           {"several reasons", test_several_reasons})

@@ -50,5 +50,33 @@ static int test_not_trusted(void)
     return 0;
 }
 
+/* Issue 13: a waiting worker says why in its progress lines; the message
+ * is kept, an empty or non-string one is no message. */
+static int test_progress_message(void)
+{
+    struct worker_msg m;
+    const char *w = "{\"id\":\"r1\",\"event\":\"progress\",\"done\":0,\"total\":0,"
+                    "\"message\":\"waiting for a quiet card: pid 4242 python3\"}";
+    const char *empty = "{\"id\":\"r1\",\"event\":\"progress\",\"done\":1,\"total\":2,"
+                        "\"message\":\"\"}";
+    const char *number = "{\"id\":\"r1\",\"event\":\"progress\",\"done\":1,\"total\":2,"
+                         "\"message\":7}";
+
+    worker_msg_parse(w, strlen(w), "r1", &m);
+    ASSERT_EQ(m.event, WM_PROGRESS);
+    ASSERT_STR_EQ(m.message, "waiting for a quiet card: pid 4242 python3");
+    worker_msg_free(&m);
+    worker_msg_parse(empty, strlen(empty), "r1", &m);
+    ASSERT_EQ(m.event, WM_PROGRESS);
+    ASSERT(m.message == NULL);
+    worker_msg_free(&m);
+    worker_msg_parse(number, strlen(number), "r1", &m);
+    ASSERT_EQ(m.event, WM_PROGRESS);
+    ASSERT(m.message == NULL);
+    worker_msg_free(&m);
+    return 0;
+}
+
 TEST_MAIN({"progress, result and error", test_events},
+          {"progress message", test_progress_message},
           {"lines not to be trusted", test_not_trusted})
