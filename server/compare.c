@@ -174,6 +174,8 @@ cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f)
         v = cJSON_GetObjectItem(v, "nvidia_version");
     else if (strcmp(f->name, "cuda") == 0)
         v = cJSON_GetObjectItem(v, "runtime_version");
+    if (cJSON_IsRaw(v))  /* params as the store keeps them: its text */
+        return cJSON_Parse(v->valuestring);
     return v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
 }
 
