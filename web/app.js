@@ -821,7 +821,7 @@ async function showVerdicts(q, out, gen) {
     data.verdict_rows && data.verdict_rows.length && data.verdict !== "same" ? ` (${data.key} ${data.verdict_rows.join(", ")})` : "",
     ` — margin ±${pct(data.margin, 2)}, ${data.method}.`));
   const fig = chartFigure(`Shift of ${data.benchmark} from the baseline per ${data.key}, with 95% intervals and the ±margin band`,
-    (c) => GBCharts.shift(c, keys, data.rows, data.margin));
+    (c) => GBCharts.shift(c, keys, data.rows, data.margin, data.key));
   parts.push(fig.fig);
   const sign = (v) => (isNum(v) ? (v > 0 ? "+" : "") + pct(v, 2) : "–");
   const head = el("tr", {}, [data.key, "Verdict", "Shift", "95% interval", "In cycles", "Samples (baseline / candidate)", "More samples to decide"]

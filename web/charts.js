@@ -332,7 +332,7 @@ const GBCharts = (() => {
   // floating bar, a zero line and the ±margin band.  The verdict's shape
   // (not only colour) tells the rows apart: see VERDICT_SHAPES.
   const VERDICT_SHAPES = { same: "circle", faster: "triangle", slower: "rectRot", inconclusive: "crossRot" };
-  function shift(canvas, keys, rows, margin) {
+  function shift(canvas, keys, rows, margin, keyName) {
     const pctOf = (v) => (typeof v === "number" ? v * 100 : null);
     const flat = (v) => keys.map(() => v);
     return make(canvas, {
@@ -353,7 +353,7 @@ const GBCharts = (() => {
       },
       options: {
         scales: {
-          x: { title: { display: true, text: "row" } },
+          x: { title: { display: true, text: keyName || "row" } },
           y: { title: { display: true, text: "candidate vs baseline (%; + is slower)" } },
         },
       },
