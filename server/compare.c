@@ -154,26 +154,55 @@ static void push(struct values *v, double x)
     v->v[v->n++] = x;
 }
 
-/* The comparability key: benchmark, params, card model, driver, CUDA. */
+const struct compare_key_field compare_key_fields[] = {
+    {"benchmark", "benchmark", NULL, 1},
+    {"params", "params", NULL, 1},
+    {"card_model", "device", "name", 1},
+    {"driver", "meta", "driver", 0},
+    {"cuda", "meta", "cuda", 0},
+    {NULL, NULL, NULL, 0},
+};
+
+cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f)
+{
+    const cJSON *v = cJSON_GetObjectItem(run, f->a);
+
+    if (f->b)
+        v = cJSON_GetObjectItem(v, f->b);
+    /* driver and cuda: the version strings inside their objects. */
+    if (strcmp(f->name, "driver") == 0)
+        v = cJSON_GetObjectItem(v, "nvidia_version");
+    else if (strcmp(f->name, "cuda") == 0)
+        v = cJSON_GetObjectItem(v, "runtime_version");
+    if (cJSON_IsRaw(v))  /* params as the store keeps them: its text */
+        return cJSON_Parse(v->valuestring);
+    return v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
+}
+
+/* The comparability key, every field of compare_key_fields joined: runs
+ * of one series agree on all of them. */
 static char *comparability_key(const char *benchmark, const cJSON *run)
 {
-    const cJSON *meta = cJSON_GetObjectItem(run, "meta");
-    char *params = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "params"));
-    const char *model = str_at(run, "device", "name");
-    const char *driver = str_at(meta, "driver", "nvidia_version");
-    const char *cuda = str_at(meta, "cuda", "runtime_version");
-    size_t n;
-    char *key;
+    size_t cap = strlen(benchmark) + 64, used = 0;
+    char *key = malloc(cap);
 
-    if (params == NULL)
-        return NULL;
-    n = strlen(benchmark) + strlen(params) + 64 + strlen(or_empty(model)) +
-        strlen(or_empty(driver)) + strlen(or_empty(cuda));
-    key = malloc(n);
-    if (key)
-        snprintf(key, n, "%s|%s|%s|driver %s|cuda %s", benchmark, params,
-                 model ? model : "?", driver ? driver : "?", cuda ? cuda : "?");
-    free(params);
+    for (const struct compare_key_field *f = compare_key_fields; key && f->name; f++) {
+        cJSON *v = compare_key_value(run, f);
+        char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+        size_t need = text ? strlen(text) + strlen(f->name) + 3 : 0;
+        char *grown = text && used + need >= cap ? realloc(key, cap = 2 * (used + need)) : key;
+
+        cJSON_Delete(v);
+        if (text == NULL || grown == NULL) {
+            free(text);
+            free(grown ? grown : key);
+            return NULL;
+        }
+        key = grown;
+        used += (size_t)snprintf(key + used, cap - used, "%s%s=%s", used ? "|" : "",
+                                 f->name, text);
+        free(text);
+    }
     return key;
 }
 

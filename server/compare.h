@@ -13,6 +13,22 @@
 
 #include <cjson/cJSON.h>
 
+/* The comparability key, defined here once: the fields in which two runs
+ * must agree to be compared, where a run keeps each (run object as GET
+ * /runs/ID shows it: a, then b inside it).  /compare's series agree on all
+ * of them; a verdict (verdicts.c) needs only those with decides_verdict,
+ * since a driver or CUDA change is what it is asked to judge.  Ends with a
+ * NULL name. */
+struct compare_key_field {
+    const char *name;
+    const char *a, *b;
+    int decides_verdict;
+};
+extern const struct compare_key_field compare_key_fields[];
+
+/* A run's value of key field f: a NEW item (null when absent). */
+cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f);
+
 /* Reads the result rows of run id for compare_build: a NEW array the
  * caller owns, or NULL. */
 typedef cJSON *(*compare_rows_fn)(void *ctx, const char *id);

@@ -7,7 +7,8 @@
  *   POST /runs/import  NDJSON back in: checked whole first, then stored in
  *                      one transaction; a run already here is skipped, so
  *                      importing twice changes nothing
- *   GET /compare       one benchmark's runs per card (compare.c)
+ *   GET /compare       one benchmark's runs per card (compare.c); with
+ *                      baseline= and candidate=, verdicts (verdict_api.c)
  *
  * The exports stream: pages of runs are read from the store as the
  * answer is sent, so an export of a large database holds one page in
@@ -475,6 +476,11 @@ void compare_get(struct http_request *req, struct http_reply *rep)
     long latest = 10;
     int include_invalid, rc;
 
+    /* Two groups judged row by row: verdict_api.c. */
+    if (query_get(req, "baseline") || query_get(req, "candidate")) {
+        compare_verdicts(req, rep);
+        return;
+    }
     if (query_check(req, rep, args) != 0 ||
         query_bool(req, rep, "include_invalid", &include_invalid) != 0)
         return;

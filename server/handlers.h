@@ -19,6 +19,14 @@ void runs_import(struct http_request *req, struct http_reply *rep);
 void run_csv(struct http_request *req, struct http_reply *rep, const char *id);
 void compare_get(struct http_request *req, struct http_reply *rep);
 
+/* verdict_api.c: GET /compare with baseline= and candidate= (compare_get
+ * hands over), and the pinned baselines. */
+void compare_verdicts(struct http_request *req, struct http_reply *rep);
+void baselines_post(struct http_request *req, struct http_reply *rep);
+void baselines_list(struct http_request *req, struct http_reply *rep);
+void baselines_get(struct http_request *req, struct http_reply *rep);
+void baselines_delete(struct http_request *req, struct http_reply *rep);
+
 void benchmarks_get(struct http_request *req, struct http_reply *rep);
 void predict_post(struct http_request *req, struct http_reply *rep);
 void devices_get(struct http_request *req, struct http_reply *rep);

@@ -226,6 +226,32 @@ int store_peer_load(struct store *s, const char *url, struct peer_row *row);
 int store_peer_record(struct store *s, const char *url, long long cursor,
                       long long pulled, const char *error);
 
+/* The runs a verdict's selector picks (GET /compare?baseline=card:...):
+ * done runs matching every field given (NULL or "" is any), created_at
+ * within [since, until] (RFC 3339 UTC text, compared as text), newest
+ * first, at most limit.  *ids is a NEW array of run id strings. */
+struct run_select {
+    const char *benchmark;
+    const char *card;        /* device UUID */
+    const char *host;
+    const char *label;
+    const char *driver;      /* meta.driver.nvidia_version */
+    const char *since;
+    const char *until;
+    int limit;
+};
+int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids);
+
+/* Pinned baselines (migrations/0005_baselines.sql).  insert: STORE_CONFLICT
+ * when the name is taken; created_at gets the time stored.  get: one by
+ * name (STORE_NOT_FOUND), or with name NULL all of them as an array, by
+ * name; each {"name", "created_at", "spec", "runs"}, NEW.  delete:
+ * STORE_NOT_FOUND when there is none. */
+int store_baseline_insert(struct store *s, const char *name, const char *spec_json,
+                          const char *runs_json, char created_at[32]);
+int store_baseline_get(struct store *s, const char *name, cJSON **out);
+int store_baseline_delete(struct store *s, const char *name);
+
 /* A trivial query, for /healthz. */
 int store_ping(struct store *s);
 

@@ -743,7 +743,9 @@ async function showCompare(q) {
   form.elements.benchmark.value = bench;
   for (const k of ["host", "label"]) form.elements[k].value = q.get(k) || "";
   form.elements.latest.value = q.get("latest") || "";
+  for (const k of ["baseline", "candidate", "margin"]) form.elements[k].value = q.get(k) || "";
   out.replaceChildren(el("p", { class: "note" }, "loading…"));
+  if (q.get("baseline") && q.get("candidate")) return showVerdicts(q, out, gen);
 
   let data;
   try {
@@ -800,6 +802,62 @@ async function showCompare(q) {
   parts.push(seriesTable(series));
   out.replaceChildren(...parts);
   if (fig) fig.draw();
+  ready();
+}
+
+// A candidate judged against a baseline (GET /compare?baseline=&candidate=):
+// each row's shift with its interval against the ±margin band, and the
+// verdict in words in the table.
+async function showVerdicts(q, out, gen) {
+  let data;
+  const params = { baseline: q.get("baseline"), candidate: q.get("candidate"), margin: q.get("margin"),
+    benchmark: q.get("benchmark"), since: q.get("since"), until: q.get("until"), include_invalid: q.get("include_invalid") };
+  try {
+    data = await api("/compare" + qs(params));
+  } catch (e) {
+    if (!current(gen)) return;
+    out.replaceChildren(errorBox(e));
+    ready();
+    return;
+  }
+  if (!current(gen)) return;
+  const parts = [];
+  const side = (g) => `${g.selector}: ${g.n_runs} run(s)` + (g.excluded_invalid ? `, ${g.excluded_invalid} invalid left out` : "") +
+    (g.excluded_other_key ? `, ${g.excluded_other_key} with other parameters left out` : "");
+  parts.push(el("p", { class: "note", id: "verdict-groups" }, "Baseline " + side(data.baseline) + "; candidate " + side(data.candidate) + "."));
+  if (!data.comparable) {
+    parts.push(el("div", { class: "error", id: "verdict-incomparable", role: "note" },
+      el("p", {}, data.reason || "Not comparable: the two groups differ in"),
+      data.differences.length ? el("ul", {}, data.differences.map((d) => el("li", {}, el("code", {}, d.field), ": baseline ",
+        el("code", {}, JSON.stringify(d.baseline)), ", candidate ", el("code", {}, JSON.stringify(d.candidate))))) : null));
+    out.replaceChildren(...parts);
+    ready();
+    return;
+  }
+  const keys = data.rows.map((r) => r.key);
+  const words = { same: "same", faster: "faster", slower: "slower", inconclusive: "inconclusive" };
+  parts.push(el("p", { class: "verdict verdict-" + data.verdict, id: "verdict-summary" }, el("strong", {}, "Verdict: " + words[data.verdict]),
+    data.verdict_rows && data.verdict_rows.length && data.verdict !== "same" ? ` (${data.key} ${data.verdict_rows.join(", ")})` : "",
+    ` — margin ±${pct(data.margin, 2)}, ${data.method}.`));
+  const fig = chartFigure(`Shift of ${data.benchmark} from the baseline per ${data.key}, with 95% intervals and the ±margin band`,
+    (c) => GBCharts.shift(c, keys, data.rows, data.margin, data.key));
+  parts.push(fig.fig);
+  const sign = (v) => (isNum(v) ? (v > 0 ? "+" : "") + pct(v, 2) : "–");
+  const head = el("tr", {}, [data.key, "Verdict", "Shift", "95% interval", "In cycles", "Samples (baseline / candidate)", "More samples to decide"]
+    .map((h) => el("th", { scope: "col" }, h)));
+  const body = data.rows.map((r) => el("tr", { dataset: { key: String(r.key), verdict: r.verdict } },
+    el("th", { scope: "row" }, String(r.key)),
+    el("td", { class: "verdict verdict-" + r.verdict, dataset: { field: "verdict", value: r.verdict } }, words[r.verdict]),
+    el("td", { class: "num", dataset: { field: "shift", value: String(r.shift) } }, sign(r.shift)),
+    el("td", { class: "num" }, sign(r.ci_low) + " … " + sign(r.ci_high)),
+    el("td", { class: "num" }, r.cycles ? `${sign(r.cycles.shift)} (${words[r.cycles.verdict]})` : "clock unknown"),
+    el("td", { class: "num" }, `${r.n_baseline} / ${r.n_candidate}`),
+    el("td", { class: "num" }, isNum(r.more_samples) ? "≈" + r.more_samples + " a group" : "–")));
+  parts.push(el("div", { class: "table-wrap" }, el("table", { class: "rows verdicts" },
+    el("caption", {}, "Each row: the candidate's shift from the baseline (+ is slower), its 95% interval and the verdict in words"),
+    el("thead", {}, head), el("tbody", {}, body))));
+  out.replaceChildren(...parts);
+  fig.draw();
   ready();
 }
 
@@ -869,6 +927,7 @@ function compareNavigate(benchmarkChanged) {
   navigate("/" + qs({
     view: "compare", benchmark: f.benchmark.value, metric: benchmarkChanged ? "" : f.metric.value,
     latest: f.latest.value, host: f.host.value.trim(), label: f.label.value.trim(),
+    baseline: f.baseline.value.trim(), candidate: f.candidate.value.trim(), margin: f.margin.value.trim(),
   }), true);
 }
 

@@ -328,5 +328,37 @@ const GBCharts = (() => {
     });
   }
 
-  return { available, stride, transpose, bars, compare, destroyAll, OKABE_ITO, SHAPES };
+  // Verdicts: each row's shift from the baseline (%), its 95% interval as a
+  // floating bar, a zero line and the ±margin band.  The verdict's shape
+  // (not only colour) tells the rows apart: see VERDICT_SHAPES.
+  const VERDICT_SHAPES = { same: "circle", faster: "triangle", slower: "rectRot", inconclusive: "crossRot" };
+  function shift(canvas, keys, rows, margin, keyName) {
+    const pctOf = (v) => (typeof v === "number" ? v * 100 : null);
+    const flat = (v) => keys.map(() => v);
+    return make(canvas, {
+      type: "bar",
+      data: {
+        labels: keys.map(String),
+        datasets: [
+          { label: "95% interval", data: rows.map((r) => (r && typeof r.ci_low === "number" ? [pctOf(r.ci_low), pctOf(r.ci_high)] : null)),
+            backgroundColor: "rgba(0, 114, 178, 0.35)", borderColor: OKABE_ITO[1], borderWidth: 1, barPercentage: 0.4 },
+          { type: "line", label: "shift (Hodges-Lehmann)", data: rows.map((r) => (r ? pctOf(r.shift) : null)), showLine: false,
+            pointStyle: rows.map((r) => VERDICT_SHAPES[r && r.verdict] || "circle"), pointRadius: 7,
+            borderColor: "#000", backgroundColor: OKABE_ITO[5] },
+          { type: "line", label: "+margin", data: flat(margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1 },
+          { type: "line", label: "−margin (band: same)", data: flat(-margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1,
+            fill: "-1", backgroundColor: "rgba(107, 114, 128, 0.12)" },
+          { type: "line", label: "no change", data: flat(0), borderColor: "#111", pointRadius: 0, borderWidth: 1 },
+        ],
+      },
+      options: {
+        scales: {
+          x: { title: { display: true, text: keyName || "row" } },
+          y: { title: { display: true, text: "candidate vs baseline (%; + is slower)" } },
+        },
+      },
+    });
+  }
+
+  return { available, stride, transpose, bars, compare, shift, destroyAll, OKABE_ITO, SHAPES };
 })();

@@ -241,6 +241,27 @@ def test_pages(d, b):
         check(got == want, "compare row %s: page %s, API %s" % (k, got, want))
     shot(b, "compare")
 
+    print("compare: a candidate judged against a baseline")
+    base, cand = batch["runs"][0]["id"], batch["runs"][1]["id"]
+    vq = "baseline=runs:%s&candidate=runs:%s&margin=0.02" % (base, cand)
+    open_page(b, d, "?view=compare&benchmark=smem_stride&" + vq, "verdicts")
+    assert_chart(b, "verdicts")
+    api_v = d.get("/compare?benchmark=smem_stride&" + vq).json()
+    check(api_v["comparable"], "verdicts: the two fake cards are not comparable: %s" % api_v.get("differences"))
+    shown = b.eval("Array.from(document.querySelectorAll('table.verdicts tbody tr')).map(tr => "
+                   "[tr.dataset.key, tr.querySelector('td[data-field=verdict]').textContent])")
+    check(shown == [[str(r["key"]), r["verdict"]] for r in api_v["rows"]],
+          "verdict rows %s != API %s" % (shown, [(r["key"], r["verdict"]) for r in api_v["rows"]]))
+    check(("Verdict: " + api_v["verdict"]) in b.eval("document.getElementById('verdict-summary').textContent"),
+          "the run-level verdict is not said in words")
+    check(b.eval("document.querySelector('#compare-form [name=margin]').value") == "0.02", "margin not restored from the URL")
+    check(b.eval("document.querySelector('#compare-form [name=baseline]').value") == "runs:" + base,
+          "baseline not restored from the URL")
+    labels = b.eval("Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets.map(d => d.label)")
+    check("+margin" in labels and "no change" in labels and "95% interval" in labels,
+          "the shift chart lacks its band, zero line or intervals: %s" % labels)
+    shot(b, "compare-verdicts")
+
     # Real numbers from an H200, where the examples are there: the same
     # checks, and the screenshots show what a person will see.
     for bench, run_id in real.items():

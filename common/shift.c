@@ -1,0 +1,205 @@
+/*
+ * shift.c - the Hodges-Lehmann shift, its Moses interval, the verdict and
+ * the robust z; see shift.h for the rules and why these.
+ *
+ * The pairwise differences are never listed: with both groups sorted, the
+ * number of pairs whose difference is at most t is counted in one merge
+ * pass, and the k-th smallest difference is found by bisection on t.
+ */
+#include "shift.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define Z_95 1.959963984540054
+
+const char *gb_verdict_name(enum gb_verdict v)
+{
+    static const char *const names[] = {"same", "faster", "inconclusive", "slower"};
+
+    return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "inconclusive";
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+double gb_median_inplace(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The logs of the usable values of v, sorted, into a NEW array (*out, the
+ * caller frees); returns how many, or -1 out of memory. */
+static int sorted_logs(const double *v, int n, double **out)
+{
+    double *l = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    int k = 0;
+
+    *out = l;
+    if (l == NULL)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > 0)
+            l[k++] = log(v[i]);
+    qsort(l, (size_t)k, sizeof(double), cmp_double);
+    return k;
+}
+
+/* Pairs (i, j) with y[j] - x[i] <= t; x[0..m-1], y[0..n-1] sorted. */
+static double count_le(const double *x, int m, const double *y, int n, double t)
+{
+    double count = 0;
+    int j = 0;
+
+    for (int i = 0; i < m; i++) {
+        while (j < n && y[j] - x[i] <= t)
+            j++;
+        count += j;
+    }
+    return count;
+}
+
+/* The k-th smallest (1-based) of the m n differences y[j] - x[i]. */
+static double kth_difference(const double *x, int m, const double *y, int n, double k)
+{
+    double lo = y[0] - x[m - 1], hi = y[n - 1] - x[0];
+
+    if (count_le(x, m, y, n, lo) >= k)
+        return lo;
+    /* count(lo) < k <= count(hi), until no double lies between them: then
+     * hi is a difference (the smallest with count >= k). */
+    for (;;) {
+        double mid = lo + (hi - lo) / 2;
+        if (!(mid > lo && mid < hi))
+            break;
+        if (count_le(x, m, y, n, mid) >= k)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+enum gb_verdict gb_shift_verdict(double shift, double ci_low, double ci_high,
+                                 double margin)
+{
+    if (isnan(shift) || isnan(ci_low) || isnan(ci_high))
+        return GB_INCONCLUSIVE;
+    if (ci_low >= -margin && ci_high <= margin)
+        return GB_SAME;
+    if (ci_low > 0 && shift > margin)
+        return GB_SLOWER;
+    if (ci_high < 0 && shift < -margin)
+        return GB_FASTER;
+    return GB_INCONCLUSIVE;
+}
+
+/* Further samples a group that would shrink the interval around shift to
+ * a decision, with its width taken to scale as sqrt(1/m + 1/n): to the
+ * margin's inside (same) when the estimate is within it, else clear of 0. */
+static long more_samples(const struct gb_shift *s, double margin)
+{
+    double half = (s->ci_high - s->ci_low) / 2, a = fabs(s->shift);
+    double target = a < margin ? margin - a : a;
+    double want, base = 1.0 / s->n_baseline + 1.0 / s->n_candidate;
+    long lo = 0, hi = 1;
+
+    if (a == margin || !(half > 0) || !(target > 0))
+        return -1;
+    want = base * (target / half) * (target / half);
+    if (want >= base)
+        return 1;  /* as wide as it needs to be already: one more settles */
+    while (1.0 / (s->n_baseline + hi) + 1.0 / (s->n_candidate + hi) > want) {
+        lo = hi;
+        hi *= 2;
+        if (hi > GB_SHIFT_MORE_MAX)
+            return -1;
+    }
+    while (hi - lo > 1) {  /* the fewest k with the width small enough */
+        long mid = lo + (hi - lo) / 2;
+        if (1.0 / (s->n_baseline + mid) + 1.0 / (s->n_candidate + mid) > want)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+int gb_shift_compare(const double *baseline, int nb, const double *candidate,
+                     int nc, double margin, struct gb_shift *out)
+{
+    double *x = NULL, *y = NULL, pairs, c, mid;
+    int m, n, rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    out->shift = out->ci_low = out->ci_high = NAN;
+    out->verdict = GB_INCONCLUSIVE;
+    out->more_samples = -1;
+    if (!(margin >= GB_SHIFT_MARGIN_MIN && margin <= GB_SHIFT_MARGIN_MAX))
+        goto done;
+    m = sorted_logs(baseline, nb, &x);
+    n = m < 0 ? -1 : sorted_logs(candidate, nc, &y);
+    if (m < 0 || n < 0)
+        goto done;
+    out->n_baseline = m;
+    out->n_candidate = n;
+    if (m < 2 || n < 2) {
+        rc = 1;
+        goto done;
+    }
+    pairs = (double)m * n;
+    mid = kth_difference(x, m, y, n, floor((pairs + 1) / 2));
+    if (fmod(pairs, 2) == 0)
+        mid = (mid + kth_difference(x, m, y, n, pairs / 2 + 1)) / 2;
+    c = floor(pairs / 2 - Z_95 * sqrt(pairs * (m + n + 1) / 12.0));
+    if (c < 1)
+        c = 1;  /* too few samples for 95%: the whole range */
+    out->shift = expm1(mid);
+    out->ci_low = expm1(kth_difference(x, m, y, n, c));
+    out->ci_high = expm1(kth_difference(x, m, y, n, pairs + 1 - c));
+    out->verdict = gb_shift_verdict(out->shift, out->ci_low, out->ci_high, margin);
+    if (out->verdict == GB_INCONCLUSIVE)
+        out->more_samples = more_samples(out, margin);
+    rc = 0;
+
+done:
+    free(x);
+    free(y);
+    return rc;
+}
+
+int gb_robust_z(const double *x, int n, double *z, double *median, double *mad)
+{
+    double *dev, med, spread;
+
+    if (n < 1 || (dev = malloc(sizeof(double) * (size_t)n)) == NULL)
+        return -1;
+    memcpy(dev, x, sizeof(double) * (size_t)n);
+    med = gb_median_inplace(dev, n);
+    for (int i = 0; i < n; i++)
+        dev[i] = fabs(x[i] - med);
+    spread = gb_median_inplace(dev, n);
+    free(dev);
+    for (int i = 0; i < n; i++) {
+        if (spread > 0)
+            z[i] = 0.6745 * (x[i] - med) / spread;
+        else
+            z[i] = x[i] == med ? 0 : x[i] > med ? INFINITY : -INFINITY;
+    }
+    if (median)
+        *median = med;
+    if (mad)
+        *mad = spread;
+    return 0;
+}
+
+int gb_is_outlier(double z, double x, double med, double margin)
+{
+    return fabs(z) > GB_OUTLIER_Z && med != 0 && fabs(x / med - 1) > margin;
+}

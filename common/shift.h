@@ -1,0 +1,113 @@
+/*
+ * shift.h - is one group of timings slower than another, and how sure is
+ * that?  The statistics behind the verdicts of issue 14, pure C with no I/O
+ * and no JSON, so that GET /compare, a run judged at its end and the fleet
+ * view all decide by the same rules, and the rules are measured on their
+ * own by seeded simulation (tests/unit/test_shift.c).
+ *
+ * Two groups (a baseline and a candidate, each every sample of every run
+ * of one row) are compared in log time, so that a shift is a ratio and
+ * reads as a fraction: +0.02 is "the candidate takes 2% longer".
+ *
+ *  - The estimate is the Hodges-Lehmann shift: the median of the
+ *    differences log(c_j) - log(b_i) over ALL pairs.
+ *  - Its 95% interval is the distribution-free one that goes with it
+ *    (Moses; the Mann-Whitney test inverted): the C-th smallest and C-th
+ *    largest pairwise differences, C from the normal approximation of the
+ *    rank sum, C = floor(m n / 2 - 1.96 sqrt(m n (m + n + 1) / 12)).
+ *    Chosen over a bootstrap because it needs no random numbers (the same
+ *    runs give the same answer on every node), no assumption about the
+ *    shape of timing noise (skewed, a few slow samples), and costs
+ *    O((m + n) log) with the pair counting below rather than thousands of
+ *    resamples.  Ties are not corrected for (timings are continuous).
+ *  - The k-th pairwise difference is found without listing the m n pairs:
+ *    bisection on the value, counting the pairs below it in O(m + n), so
+ *    a group of many runs costs no memory per pair.
+ *
+ * Samples are pooled over runs: run-to-run variation within a group is
+ * treated as sample noise, which makes the interval optimistic when runs
+ * of one card differ more than samples of one run do.
+ *
+ * The verdict, with margin a fraction (0.01 = 1%):
+ *   same          the interval lies inside [-margin, +margin]
+ *   slower        the interval lies above 0 and the estimate above +margin
+ *   faster        the interval lies below 0 and the estimate below -margin
+ *   inconclusive  anything else, with a rough count of further samples a
+ *                 group that would decide it (the interval's width taken
+ *                 to scale as sqrt(1/m + 1/n)).
+ *
+ * The fleet's rule: a card's value x among its siblings' has the robust
+ * z = 0.6745 (x - median) / MAD, and is an outlier when |z| > 3.5 AND x
+ * differs from the median by more than the margin.  The second condition
+ * is ours: in a tight fleet the MAD is a fraction of a per cent and z alone
+ * flags differences that are measurement noise (about one trial in nine
+ * among 16 equal cards with 0.5% noise; the rate is printed by the unit
+ * test), the false alarms the issue cites.
+ */
+#ifndef GPUBENCH_SHIFT_H
+#define GPUBENCH_SHIFT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GB_SHIFT_MARGIN_DEFAULT 0.01
+#define GB_SHIFT_MARGIN_MIN 0.001
+#define GB_SHIFT_MARGIN_MAX 0.5
+/* more_samples past this is reported as unknown (-1). */
+#define GB_SHIFT_MORE_MAX 1000000L
+#define GB_OUTLIER_Z 3.5
+
+/* The method, as the answers name it. */
+#define GB_SHIFT_METHOD "hodges-lehmann shift of log time, 95% moses (mann-whitney) interval"
+
+/* In order of severity: a run's verdict is its worst row's. */
+enum gb_verdict { GB_SAME = 0, GB_FASTER = 1, GB_INCONCLUSIVE = 2, GB_SLOWER = 3 };
+
+/* "same", "faster", "inconclusive", "slower" (static strings). */
+const char *gb_verdict_name(enum gb_verdict v);
+
+struct gb_shift {
+    double shift;          /* candidate / baseline - 1, Hodges-Lehmann */
+    double ci_low;         /* its 95% interval, same units */
+    double ci_high;
+    int n_baseline;        /* samples used (positive and finite) */
+    int n_candidate;
+    enum gb_verdict verdict;
+    long more_samples;     /* inconclusive: further samples a group that
+                            * would decide it, roughly; -1 otherwise or
+                            * when past GB_SHIFT_MORE_MAX */
+};
+
+/* Compares candidate[0..nc-1] with baseline[0..nb-1] (times, or cycles:
+ * any positive scale; values not positive or not finite are skipped).
+ * margin must lie in [GB_SHIFT_MARGIN_MIN, GB_SHIFT_MARGIN_MAX].  The
+ * inputs are not changed.  Returns 0 and fills *out; 1 when a group has
+ * fewer than 2 usable samples (out->verdict inconclusive, shift and
+ * interval NaN, the counts set); -1 on a bad margin or out of memory. */
+int gb_shift_compare(const double *baseline, int nb, const double *candidate,
+                     int nc, double margin, struct gb_shift *out);
+
+/* The verdict rule alone, on an estimate and its interval (fractions). */
+enum gb_verdict gb_shift_verdict(double shift, double ci_low, double ci_high,
+                                 double margin);
+
+/* The median of x[0..n-1] (n >= 1), sorting x in place. */
+double gb_median_inplace(double *x, int n);
+
+/* Robust z of each x[i] among x[0..n-1] into z[0..n-1] (x is not
+ * changed); *median and *mad (when not NULL) get the centre and the median
+ * absolute deviation.  A MAD of 0 gives z 0 for values at the median and
+ * +-INFINITY for the others.  Returns 0, or -1 when n < 1 or out of
+ * memory. */
+int gb_robust_z(const double *x, int n, double *z, double *median, double *mad);
+
+/* 1 when a value x with robust z among values of median med is an outlier:
+ * |z| > GB_OUTLIER_Z and |x / med - 1| > margin. */
+int gb_is_outlier(double z, double x, double med, double margin);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

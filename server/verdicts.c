@@ -1,0 +1,401 @@
+/*
+ * verdicts.c - see verdicts.h.
+ *
+ * Each group is reduced to its kept runs, then each row key (stride,
+ * variant, pattern) to two pools of samples, every sample of every kept
+ * run, in time and, where every such row carries its measured SM clock, in
+ * cycles (sample ms x MHz x 1000).  gb_shift_compare judges the pools; the
+ * run-level verdict is the worst row's (slower, then inconclusive, then
+ * faster, then same), naming the rows that have it.
+ */
+#include "verdicts.h"
+
+#include "compare.h"
+#include "shift.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROWS 1024  /* distinct row keys judged in one comparison */
+
+/* A pool of samples, grown by doubling. */
+struct pool {
+    double *v;
+    int n, cap;
+};
+
+static int pool_push(struct pool *p, double x)
+{
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 64;
+        double *grown = realloc(p->v, sizeof(double) * (size_t)cap);
+        if (grown == NULL)
+            return -1;
+        p->v = grown;
+        p->cap = cap;
+    }
+    p->v[p->n++] = x;
+    return 0;
+}
+
+/* One group as kept: its runs, and its key fields' values. */
+struct kept {
+    cJSON *runs;        /* NEW array of borrowed-by-reference run items */
+    cJSON *key;         /* NEW object: key field -> value (first run's) */
+    int invalid, other_key;
+};
+
+static int invalid_run(const cJSON *run)
+{
+    return cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "valid"));
+}
+
+static int done_run_of(const cJSON *run, const char *benchmark)
+{
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(run, "status"));
+    const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
+
+    return status && strcmp(status, "done") == 0 && bench &&
+           (benchmark == NULL || strcmp(bench, benchmark) == 0);
+}
+
+/* The verdict-deciding key fields of run, as a NEW object. */
+static cJSON *verdict_key(const cJSON *run)
+{
+    cJSON *key = cJSON_CreateObject();
+
+    for (const struct compare_key_field *f = compare_key_fields; key && f->name; f++)
+        if (f->decides_verdict)
+            cJSON_AddItemToObject(key, f->name, compare_key_value(run, f));
+    return key;
+}
+
+/* Keeps the runs of g to judge; 0, or -1 out of memory. */
+static int keep_runs(const struct verdict_group *g, const char *benchmark,
+                     int include_invalid, struct kept *k)
+{
+    const cJSON *run;
+
+    memset(k, 0, sizeof(*k));
+    if ((k->runs = cJSON_CreateArray()) == NULL)
+        return -1;
+    cJSON_ArrayForEach(run, g->runs) {
+        cJSON *key;
+        if (!done_run_of(run, benchmark))
+            continue;
+        if (!include_invalid && invalid_run(run)) {
+            k->invalid++;
+            continue;
+        }
+        if ((key = verdict_key(run)) == NULL)
+            return -1;
+        if (k->key == NULL) {
+            k->key = key;
+        } else {
+            int same = cJSON_Compare(k->key, key, 1);
+            cJSON_Delete(key);
+            if (!same) {
+                k->other_key++;
+                continue;
+            }
+        }
+        cJSON_AddItemReferenceToArray(k->runs, (cJSON *)run);
+    }
+    return 0;
+}
+
+static void add_difference(cJSON *list, const char *field, const cJSON *a, const cJSON *b)
+{
+    cJSON *d = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(d, "field", field);
+    cJSON_AddItemToObject(d, "baseline", a ? cJSON_Duplicate(a, 1) : cJSON_CreateNull());
+    cJSON_AddItemToObject(d, "candidate", b ? cJSON_Duplicate(b, 1) : cJSON_CreateNull());
+    cJSON_AddItemToArray(list, d);
+}
+
+/* Where the two keys differ, field by field; params member by member. */
+static cJSON *differences(const cJSON *a, const cJSON *b)
+{
+    cJSON *list = cJSON_CreateArray();
+    const cJSON *f;
+
+    cJSON_ArrayForEach(f, a) {
+        const cJSON *g = cJSON_GetObjectItem(b, f->string);
+        const cJSON *m;
+        char name[160];
+        if (cJSON_Compare(f, g, 1))
+            continue;
+        if (!cJSON_IsObject(f) || !cJSON_IsObject(g)) {
+            add_difference(list, f->string, f, g);
+            continue;
+        }
+        cJSON_ArrayForEach(m, f)
+            if (!cJSON_Compare(m, cJSON_GetObjectItem(g, m->string), 1)) {
+                snprintf(name, sizeof(name), "%s.%s", f->string, m->string);
+                add_difference(list, name, m, cJSON_GetObjectItem(g, m->string));
+            }
+        cJSON_ArrayForEach(m, g)
+            if (cJSON_GetObjectItem(f, m->string) == NULL) {
+                snprintf(name, sizeof(name), "%s.%s", f->string, m->string);
+                add_difference(list, name, NULL, m);
+            }
+    }
+    return list;
+}
+
+/* The row keys of the kept runs, as in /compare: numbers ascending,
+ * strings first seen first.  *field gets the key's name. */
+static cJSON *row_keys(const struct kept *a, const struct kept *b, const char **field)
+{
+    cJSON *keys = cJSON_CreateArray();
+    const struct kept *groups[2] = {a, b};
+    int numeric = 1, n;
+
+    *field = NULL;
+    for (int g = 0; g < 2 && keys; g++) {
+        const cJSON *run, *row;
+        cJSON_ArrayForEach(run, groups[g]->runs)
+            cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows")) {
+                const cJSON *kv, *seen;
+                int dup = 0;
+                if (*field == NULL)
+                    *field = compare_row_key(row);
+                if (*field == NULL || (kv = cJSON_GetObjectItem(row, *field)) == NULL)
+                    continue;
+                cJSON_ArrayForEach(seen, keys)
+                    dup |= cJSON_Compare(seen, kv, 1);
+                if (!dup && cJSON_GetArraySize(keys) < MAX_ROWS) {
+                    cJSON_AddItemToArray(keys, cJSON_Duplicate(kv, 0));
+                    numeric &= cJSON_IsNumber(kv);
+                }
+            }
+    }
+    n = keys ? cJSON_GetArraySize(keys) : 0;
+    for (int i = 1; numeric && i < n; i++)  /* insertion sort: a few dozen keys */
+        for (int j = i; j > 0 && cJSON_GetArrayItem(keys, j - 1)->valuedouble >
+                                 cJSON_GetArrayItem(keys, j)->valuedouble; j--) {
+            double t = cJSON_GetArrayItem(keys, j)->valuedouble;
+            cJSON_SetNumberValue(cJSON_GetArrayItem(keys, j),
+                                 cJSON_GetArrayItem(keys, j - 1)->valuedouble);
+            cJSON_SetNumberValue(cJSON_GetArrayItem(keys, j - 1), t);
+        }
+    return keys;
+}
+
+/* Every sample of row key kv in k's runs into time (a row without samples
+ * gives its median), and in cycles while every row has its clock (*clocked
+ * goes 0 at the first without).  0, or -1 out of memory. */
+static int pool_row(const struct kept *k, const char *field, const cJSON *kv,
+                    struct pool *time, struct pool *cycles, int *clocked)
+{
+    const cJSON *run, *row;
+
+    cJSON_ArrayForEach(run, k->runs)
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows")) {
+            const cJSON *samples = cJSON_GetObjectItem(row, "samples");
+            const cJSON *clock = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
+            const cJSON *median = cJSON_GetObjectItem(row, "median_ms");
+            const cJSON *s;
+            if (!cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1))
+                continue;
+            if (!cJSON_IsNumber(clock) || !(clock->valuedouble > 0))
+                *clocked = 0;
+            if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) == 0)
+                samples = NULL;
+            if (samples == NULL && !cJSON_IsNumber(median))
+                continue;
+            for (s = samples ? samples->child : median; s; s = samples ? s->next : NULL) {
+                if (!cJSON_IsNumber(s))
+                    continue;
+                if (pool_push(time, s->valuedouble) != 0 ||
+                    (*clocked && pool_push(cycles, s->valuedouble * clock->valuedouble * 1e3) != 0))
+                    return -1;
+            }
+        }
+    return 0;
+}
+
+static void add_num_or_null(cJSON *obj, const char *name, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(obj, name, v);
+    else
+        cJSON_AddNullToObject(obj, name);
+}
+
+/* The shift, interval and verdict of s into obj. */
+static void add_shift(cJSON *obj, const struct gb_shift *s)
+{
+    cJSON_AddStringToObject(obj, "verdict", gb_verdict_name(s->verdict));
+    add_num_or_null(obj, "shift", s->shift);
+    add_num_or_null(obj, "ci_low", s->ci_low);
+    add_num_or_null(obj, "ci_high", s->ci_high);
+    cJSON_AddNumberToObject(obj, "n_baseline", s->n_baseline);
+    cJSON_AddNumberToObject(obj, "n_candidate", s->n_candidate);
+    if (s->more_samples > 0)
+        cJSON_AddNumberToObject(obj, "more_samples", (double)s->more_samples);
+    else
+        cJSON_AddNullToObject(obj, "more_samples");
+}
+
+static double pool_median(struct pool *p)
+{
+    return p->n ? gb_median_inplace(p->v, p->n) : NAN;
+}
+
+/* One row judged; NULL out of memory.  *verdict gets its verdict. */
+static cJSON *judge_row(const struct kept *a, const struct kept *b, const char *field,
+                        const cJSON *kv, double margin, enum gb_verdict *verdict)
+{
+    struct pool ta = {0}, tb = {0}, ca = {0}, cb = {0};
+    struct gb_shift s, sc;
+    int clocked = 1;
+    cJSON *row = NULL;
+
+    if (pool_row(a, field, kv, &ta, &ca, &clocked) != 0 ||
+        pool_row(b, field, kv, &tb, &cb, &clocked) != 0 ||
+        gb_shift_compare(ta.v, ta.n, tb.v, tb.n, margin, &s) < 0 ||
+        (row = cJSON_CreateObject()) == NULL)
+        goto done;
+    cJSON_AddItemToObject(row, "key", cJSON_Duplicate(kv, 0));
+    add_shift(row, &s);
+    *verdict = s.verdict;
+    if (clocked && gb_shift_compare(ca.v, ca.n, cb.v, cb.n, margin, &sc) >= 0)
+        add_shift(cJSON_AddObjectToObject(row, "cycles"), &sc);
+    else
+        cJSON_AddNullToObject(row, "cycles");
+    /* The medians, for reading the shift back as times. */
+    add_num_or_null(row, "baseline_median_ms", pool_median(&ta));
+    add_num_or_null(row, "candidate_median_ms", pool_median(&tb));
+
+done:
+    free(ta.v);
+    free(tb.v);
+    free(ca.v);
+    free(cb.v);
+    return row;
+}
+
+static cJSON *group_object(const struct verdict_group *g, const struct kept *k)
+{
+    cJSON *o = cJSON_CreateObject(), *ids = cJSON_AddArrayToObject(o, "runs");
+    const cJSON *run;
+
+    cJSON_AddStringToObject(o, "selector", g->selector ? g->selector : "");
+    cJSON_ArrayForEach(run, k->runs)
+        if (cJSON_IsString(cJSON_GetObjectItem(run, "id")))
+            cJSON_AddItemToArray(ids, cJSON_CreateString(cJSON_GetObjectItem(run, "id")->valuestring));
+    cJSON_AddNumberToObject(o, "n_runs", cJSON_GetArraySize(k->runs));
+    cJSON_AddNumberToObject(o, "excluded_invalid", k->invalid);
+    cJSON_AddNumberToObject(o, "excluded_other_key", k->other_key);
+    cJSON_AddItemToObject(o, "key", k->key ? cJSON_Duplicate(k->key, 1) : cJSON_CreateNull());
+    return o;
+}
+
+/* The benchmark to judge: the one asked, else the baseline's first done
+ * run's. */
+static const char *benchmark_of(const char *asked, const cJSON *runs)
+{
+    const cJSON *run;
+
+    if (asked)
+        return asked;
+    cJSON_ArrayForEach(run, runs)
+        if (done_run_of(run, NULL))
+            return cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
+    return NULL;
+}
+
+cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *baseline,
+                        const struct verdict_group *candidate, double margin,
+                        int include_invalid)
+{
+    struct kept a = {0}, b = {0};
+    cJSON *out = cJSON_CreateObject(), *diff = NULL, *keys = NULL, *rows, *worst_rows;
+    const char *field = NULL;
+    enum gb_verdict worst = GB_SAME;
+    const cJSON *kv;
+    int ok = 0;
+
+    benchmark = benchmark_of(benchmark, baseline->runs);
+    if (out == NULL || keep_runs(baseline, benchmark, include_invalid, &a) != 0 ||
+        keep_runs(candidate, benchmark, include_invalid, &b) != 0)
+        goto done;
+    if (benchmark)
+        cJSON_AddStringToObject(out, "benchmark", benchmark);
+    else
+        cJSON_AddNullToObject(out, "benchmark");
+    cJSON_AddStringToObject(out, "method", GB_SHIFT_METHOD);
+    cJSON_AddNumberToObject(out, "margin", margin);
+    cJSON_AddBoolToObject(out, "include_invalid", include_invalid);
+    cJSON_AddNumberToObject(out, "excluded_invalid", a.invalid + b.invalid);
+    cJSON_AddItemToObject(out, "baseline", group_object(baseline, &a));
+    cJSON_AddItemToObject(out, "candidate", group_object(candidate, &b));
+    if (a.key == NULL || b.key == NULL) {
+        /* Nothing left to judge on one side: said, not guessed. */
+        cJSON_AddBoolToObject(out, "comparable", 0);
+        cJSON_AddStringToObject(out, "reason", a.key == NULL
+                                ? "the baseline has no done, valid runs of the benchmark"
+                                : "the candidate has no done, valid runs of the benchmark");
+        cJSON_AddItemToObject(out, "differences", cJSON_CreateArray());
+        cJSON_AddNullToObject(out, "verdict");
+        cJSON_AddItemToObject(out, "rows", cJSON_CreateArray());
+        ok = 1;
+        goto done;
+    }
+    diff = differences(a.key, b.key);
+    if (diff == NULL)
+        goto done;
+    cJSON_AddBoolToObject(out, "comparable", cJSON_GetArraySize(diff) == 0);
+    cJSON_AddItemToObject(out, "differences", diff);
+    if (cJSON_GetArraySize(diff) > 0) {
+        cJSON_AddNullToObject(out, "verdict");
+        cJSON_AddItemToObject(out, "rows", cJSON_CreateArray());
+        ok = 1;
+        goto done;
+    }
+    if ((keys = row_keys(&a, &b, &field)) == NULL)
+        goto done;
+    if (field)
+        cJSON_AddStringToObject(out, "key", field);
+    else
+        cJSON_AddNullToObject(out, "key");
+    rows = cJSON_CreateArray();
+    worst_rows = cJSON_CreateArray();
+    cJSON_ArrayForEach(kv, keys) {
+        enum gb_verdict v = GB_INCONCLUSIVE;
+        cJSON *row = judge_row(&a, &b, field, kv, margin, &v);
+        if (row == NULL)
+            break;
+        cJSON_AddItemToArray(rows, row);
+        if (v > worst) {
+            worst = v;
+            cJSON_Delete(worst_rows);
+            worst_rows = cJSON_CreateArray();
+        }
+        if (v == worst)
+            cJSON_AddItemToArray(worst_rows, cJSON_Duplicate(kv, 0));
+    }
+    if (cJSON_GetArraySize(rows) == 0)
+        cJSON_AddNullToObject(out, "verdict");
+    else
+        cJSON_AddStringToObject(out, "verdict", gb_verdict_name(worst));
+    cJSON_AddItemToObject(out, "verdict_rows", worst_rows);
+    cJSON_AddItemToObject(out, "rows", rows);
+    ok = kv == NULL;  /* every row judged */
+
+done:
+    cJSON_Delete(keys);
+    cJSON_Delete(a.runs);
+    cJSON_Delete(a.key);
+    cJSON_Delete(b.runs);
+    cJSON_Delete(b.key);
+    if (!ok) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    return out;
+}

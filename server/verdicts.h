@@ -1,0 +1,32 @@
+/*
+ * verdicts.h - a candidate group of runs judged against a baseline group,
+ * row by row (GET /compare?baseline=...&candidate=...).
+ *
+ * Pure: the runs come in as GET /runs/ID shows them (results with every
+ * sample, meta, validity), the answer goes out as JSON; the statistics are
+ * common/shift.h's.  Each group keeps its done runs of the benchmark whose
+ * comparability key (the compare_key_fields that decide a verdict:
+ * benchmark, params, card model) is its first such run's; the rest are
+ * left out and counted.  When the two groups' keys differ, the answer says
+ * field by field how (comparable false, differences) and judges nothing.
+ */
+#ifndef GPUBENCH_VERDICTS_H
+#define GPUBENCH_VERDICTS_H
+
+#include <cjson/cJSON.h>
+
+struct verdict_group {
+    const char *selector;    /* as asked, shown in the answer */
+    const cJSON *runs;       /* array of runs, newest first; borrowed */
+};
+
+/* Judges candidate against baseline for benchmark (NULL: the baseline's
+ * first done run's), with margin a fraction (caller checked its bounds).
+ * Unless include_invalid, runs whose validity.valid is false are left out
+ * and counted.  Returns a NEW object the caller owns, or NULL when out of
+ * memory. */
+cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *baseline,
+                        const struct verdict_group *candidate, double margin,
+                        int include_invalid);
+
+#endif
