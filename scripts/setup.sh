@@ -30,10 +30,11 @@ build=${GPUBENCH_BUILD_DIR:-$top/build}
 packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
           libsqlite3-dev nettle-dev libcurl4-openssl-dev python3 curl sqlite3
           libjs-chart.js)
-# The browser test drives Debian's Chromium; only the tests need it, and
+# The browser test drives Debian's Chromium and the style check
+# clang-format; only the tests need them, and
 # the sanitizer build and the fuzzers need clang with its runtimes.
 sanitize=${GPUBENCH_SANITIZE:-1}
-[ "$cmd" = test ] && packages+=(chromium)
+[ "$cmd" = test ] && packages+=(chromium clang-format)
 [ "$cmd" = test ] && [ "$sanitize" != 0 ] && packages+=(clang libclang-rt-dev)
 
 missing=()

@@ -31,14 +31,14 @@ typedef int (*option_setter)(struct options *opt, const struct option_spec *spec
                              const char *text, FILE *err);
 
 struct option_spec {
-    const char *name;    /* without the leading "--" */
-    const char *arg;     /* the value's placeholder in --help; NULL: a flag */
-    const char *init;    /* the default, given to set before argv; NULL: none */
-    const char *shown;   /* the default as --help shows it, when not init */
+    const char *name;  /* without the leading "--" */
+    const char *arg;   /* the value's placeholder in --help; NULL: a flag */
+    const char *init;  /* the default, given to set before argv; NULL: none */
+    const char *shown; /* the default as --help shows it, when not init */
     const char *help;
     option_setter set;
-    size_t field;        /* offsetof the member of struct options */
-    int min, max;        /* for set_int */
+    size_t field; /* offsetof the member of struct options */
+    int min, max; /* for set_int */
 };
 
 static int set_flag(struct options *opt, const struct option_spec *spec, const char *text,
@@ -125,7 +125,8 @@ static int set_peer(struct options *opt, const struct option_spec *spec, const c
 static const struct option_spec option_table[] = {
     {"listen", "ADDR:PORT", "127.0.0.1:8080", NULL,
      "where to listen: [::1]:8080 for IPv6, :8080 for every address (only with "
-     "tokens, or --allow-unauthenticated)", set_listen, FIELD(listen), 0, 0},
+     "tokens, or --allow-unauthenticated)",
+     set_listen, FIELD(listen), 0, 0},
     {"db", "PATH", "./gpubench.db", NULL, "the SQLite database", set_string, FIELD(db), 0, 0},
     {"web", "DIR", NULL, "the installed share/gpubench/web, else the source tree's web/",
      "the web page's files", set_path, FIELD(web), 0, 0},
@@ -136,7 +137,8 @@ static const struct option_spec option_table[] = {
      FIELD(worker), 0, 0},
     {"token-file", "PATH", NULL, "none",
      "bearer tokens, one a line (or its SHA-256 in hex); then POST and DELETE need "
-     "'Authorization: Bearer'", set_string, FIELD(token_file), 0, 0},
+     "'Authorization: Bearer'",
+     set_string, FIELD(token_file), 0, 0},
     {"auth-reads", NULL, NULL, "off", "reads need a token too", set_flag, FIELD(auth_reads), 0,
      0},
     {"allow-unauthenticated", NULL, NULL, "off", "listen beyond loopback without tokens",
@@ -167,7 +169,8 @@ static const struct option_spec option_table[] = {
     {"http-threads", "N", "4", NULL, "HTTP threads", set_int, FIELD(http_threads), 1, 64},
     {"test-benchmarks", NULL, NULL, "off",
      "offer test_fault (an illegal address) and test_hang (a kernel that never ends), to "
-     "show the daemon surviving both", set_flag, FIELD(test_benchmarks), 0, 0},
+     "show the daemon surviving both",
+     set_flag, FIELD(test_benchmarks), 0, 0},
     {"verbose", NULL, NULL, NULL, "log every request", set_flag, FIELD(verbose), 0, 0},
     {"help", NULL, NULL, NULL, "print this and exit (also -h)", NULL, 0, 0, 0},
     {"version", NULL, NULL, NULL, "print the version and exit", NULL, 0, 0, 0},
