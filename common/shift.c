@@ -114,14 +114,14 @@ static long more_samples(const struct gb_shift *s, double margin)
         return -1;
     want = base * (target / half) * (target / half);
     if (want >= base)
-        return 1;  /* as wide as it needs to be already: one more settles */
+        return 1; /* as wide as it needs to be already: one more settles */
     while (1.0 / (s->n_baseline + hi) + 1.0 / (s->n_candidate + hi) > want) {
         lo = hi;
         hi *= 2;
         if (hi > GB_SHIFT_MORE_MAX)
             return -1;
     }
-    while (hi - lo > 1) {  /* the fewest k with the width small enough */
+    while (hi - lo > 1) { /* the fewest k with the width small enough */
         long mid = lo + (hi - lo) / 2;
         if (1.0 / (s->n_baseline + mid) + 1.0 / (s->n_candidate + mid) > want)
             lo = mid;
@@ -159,7 +159,7 @@ int gb_shift_compare(const double *baseline, int nb, const double *candidate,
         mid = (mid + kth_difference(x, m, y, n, pairs / 2 + 1)) / 2;
     c = floor(pairs / 2 - Z_95 * sqrt(pairs * (m + n + 1) / 12.0));
     if (c < 1)
-        c = 1;  /* too few samples for 95%: the whole range */
+        c = 1; /* too few samples for 95%: the whole range */
     out->shift = expm1(mid);
     out->ci_low = expm1(kth_difference(x, m, y, n, c));
     out->ci_high = expm1(kth_difference(x, m, y, n, pairs + 1 - c));
@@ -190,7 +190,8 @@ int gb_robust_z(const double *x, int n, double *z, double *median, double *mad)
         if (spread > 0)
             z[i] = 0.6745 * (x[i] - med) / spread;
         else
-            z[i] = x[i] == med ? 0 : x[i] > med ? INFINITY : -INFINITY;
+            z[i] = x[i] == med ? 0 : x[i] > med ? INFINITY
+                                                : -INFINITY;
     }
     if (median)
         *median = med;

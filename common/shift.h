@@ -62,21 +62,24 @@ extern "C" {
 #define GB_SHIFT_METHOD "hodges-lehmann shift of log time, 95% moses (mann-whitney) interval"
 
 /* In order of severity: a run's verdict is its worst row's. */
-enum gb_verdict { GB_SAME = 0, GB_FASTER = 1, GB_INCONCLUSIVE = 2, GB_SLOWER = 3 };
+enum gb_verdict { GB_SAME = 0,
+                  GB_FASTER = 1,
+                  GB_INCONCLUSIVE = 2,
+                  GB_SLOWER = 3 };
 
 /* "same", "faster", "inconclusive", "slower" (static strings). */
 const char *gb_verdict_name(enum gb_verdict v);
 
 struct gb_shift {
-    double shift;          /* candidate / baseline - 1, Hodges-Lehmann */
-    double ci_low;         /* its 95% interval, same units */
+    double shift;  /* candidate / baseline - 1, Hodges-Lehmann */
+    double ci_low; /* its 95% interval, same units */
     double ci_high;
-    int n_baseline;        /* samples used (positive and finite) */
+    int n_baseline; /* samples used (positive and finite) */
     int n_candidate;
     enum gb_verdict verdict;
-    long more_samples;     /* inconclusive: further samples a group that
-                            * would decide it, roughly; -1 otherwise or
-                            * when past GB_SHIFT_MORE_MAX */
+    long more_samples; /* inconclusive: further samples a group that
+                        * would decide it, roughly; -1 otherwise or
+                        * when past GB_SHIFT_MORE_MAX */
 };
 
 /* Compares candidate[0..nc-1] with baseline[0..nb-1] (times, or cycles:

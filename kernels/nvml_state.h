@@ -43,18 +43,18 @@ cJSON *gb_nvml_card_state(struct gb_nvml *nvml, const char *pci_bus_id,
 #define GB_NVML_MAX_PROCS 32
 struct gb_nvml_proc {
     unsigned pid;
-    char name[64];      /* "" where /proc/PID/comm could not be read */
+    char name[64]; /* "" where /proc/PID/comm could not be read */
 };
 struct gb_nvml_reading {
-    int procs_read;     /* the process lists were read */
-    int proc_count;     /* other processes (at most GB_NVML_MAX_PROCS kept) */
+    int procs_read; /* the process lists were read */
+    int proc_count; /* other processes (at most GB_NVML_MAX_PROCS kept) */
     struct gb_nvml_proc procs[GB_NVML_MAX_PROCS];
-    int util_percent;   /* -1: not read */
-    double mem_clock_mhz;   /* 0: not read */
+    int util_percent;     /* -1: not read */
+    double mem_clock_mhz; /* 0: not read */
     int throttle_read;
     unsigned long long throttle_mask;
-    double power_w;     /* < 0: not read */
-    int temperature_c;  /* < 0: not read */
+    double power_w;    /* < 0: not read */
+    int temperature_c; /* < 0: not read */
 };
 
 /* Fills r for the GPU at pci_bus_id.  Returns 0, or -1 with reason when

@@ -17,9 +17,12 @@ enum gb_quiet_mode gb_quiet_mode_parse(const char *text)
 const char *gb_quiet_mode_name(enum gb_quiet_mode mode)
 {
     switch (mode) {
-    case GB_QUIET_OFF: return "off";
-    case GB_QUIET_CHECK: return "check";
-    case GB_QUIET_WAIT: return "wait";
+    case GB_QUIET_OFF:
+        return "off";
+    case GB_QUIET_CHECK:
+        return "check";
+    case GB_QUIET_WAIT:
+        return "wait";
     }
     return "?";
 }

@@ -27,23 +27,25 @@ extern "C" {
 #define GB_QUIET_HOLD_S 1.0
 #define GB_QUIET_POLL_S 0.1
 
-enum gb_quiet_mode { GB_QUIET_OFF, GB_QUIET_CHECK, GB_QUIET_WAIT };
+enum gb_quiet_mode { GB_QUIET_OFF,
+                     GB_QUIET_CHECK,
+                     GB_QUIET_WAIT };
 
 /* "off", "check", "wait" (the params' spelling); anything else: wait. */
 enum gb_quiet_mode gb_quiet_mode_parse(const char *text);
 const char *gb_quiet_mode_name(enum gb_quiet_mode mode);
 
 struct gb_quiet_reading {
-    double t_s;        /* seconds since the first reading */
-    int procs;         /* other processes on the card; -1: not read */
-    int util_percent;  /* -1: not read */
+    double t_s;       /* seconds since the first reading */
+    int procs;        /* other processes on the card; -1: not read */
+    int util_percent; /* -1: not read */
 };
 
 enum gb_quiet_decision {
-    GB_QUIET_GO,        /* quiet (or not asked to wait): start timing */
-    GB_QUIET_WAITING,   /* look again in GB_QUIET_POLL_S */
-    GB_QUIET_TIMED_OUT  /* wait_s has passed without a quiet card: time
-                           anyway, and say so */
+    GB_QUIET_GO,       /* quiet (or not asked to wait): start timing */
+    GB_QUIET_WAITING,  /* look again in GB_QUIET_POLL_S */
+    GB_QUIET_TIMED_OUT /* wait_s has passed without a quiet card: time
+                          anyway, and say so */
 };
 
 struct gb_quiet_state {

@@ -1,6 +1,8 @@
 /*
  * serve.h - `gpubench-worker --serve --device N`: the NDJSON protocol the
- * daemon speaks to its worker (DESIGN.md, "Command line").
+ * daemon speaks to its worker: one ready line, then for each job line
+ * {"id","benchmark","params"} progress lines and one result or error (the
+ * README's "How it is built").
  */
 #ifndef GPUBENCH_KERNELS_SERVE_H
 #define GPUBENCH_KERNELS_SERVE_H

@@ -35,10 +35,10 @@ enum {
 /* One launch: the SM with the longest busy interval (in its cycles), its
  * cycles and the nanoseconds of the same interval. */
 struct gb_sm_busy {
-    int sm;         /* -1 when no block had a valid SM id */
-    double cycles;  /* clock64 ticks from its first block's start to its
-                       last block's end */
-    double ns;      /* %globaltimer over the same two reads' blocks */
+    int sm;        /* -1 when no block had a valid SM id */
+    double cycles; /* clock64 ticks from its first block's start to its
+                      last block's end */
+    double ns;     /* %globaltimer over the same two reads' blocks */
 };
 
 /* Reads spans[GB_SPAN_FIELDS * b + field] for blocks 0..blocks-1 of a

@@ -27,29 +27,29 @@ extern "C" {
 #define GB_WATCH_MAX_PROCS 32
 
 struct gb_watch {
-    struct gb_nvml *nvml;           /* NULL: nothing can be watched */
+    struct gb_nvml *nvml; /* NULL: nothing can be watched */
     const char *pci_bus_id;
-    char reason[256];               /* why not available */
+    char reason[256]; /* why not available */
     int available;
     /* the quiet check */
     enum gb_quiet_mode mode;
-    int quiet_done;                 /* the check ran (mode not off) */
+    int quiet_done; /* the check ran (mode not off) */
     double waited_s;
     int timed_out;
     struct gb_nvml_proc found[GB_WATCH_MAX_PROCS];
     int found_count;
-    int util_max;                   /* -1: none read */
+    int util_max; /* -1: none read */
     /* the whole run */
     struct gb_nvml_proc seen[GB_WATCH_MAX_PROCS];
     int seen_count;
     int throttle_read;
     unsigned long long throttle_mask;
-    double power_min, power_max;    /* power_max < 0: none read */
-    int temp_min, temp_max;         /* temp_max < 0: none read */
+    double power_min, power_max; /* power_max < 0: none read */
+    int temp_min, temp_max;      /* temp_max < 0: none read */
     struct gb_nvml_errors before, after;
-    int errors_read;                /* before and after were taken */
-    FILE *trace;                    /* GPUBENCH_WATCH_TRACE: each quiet
-                                       reading as "t_s procs util" */
+    int errors_read; /* before and after were taken */
+    FILE *trace;     /* GPUBENCH_WATCH_TRACE: each quiet
+                        reading as "t_s procs util" */
 };
 
 /* Ready to watch the GPU at pci_bus_id through nvml (NULL: unavailable,

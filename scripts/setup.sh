@@ -7,8 +7,10 @@
 #          skipped, saying why, where no GPU is found.  First a second
 #          build, build-asan/ (clang, AddressSanitizer and
 #          UndefinedBehaviorSanitizer, no CUDA), runs the unit and API tests
-#          and a short run of each libFuzzer harness (tests/fuzz/); if they
-#          fail the command fails.  GPUBENCH_SANITIZE=0 skips that pass.
+#          and a short run of each libFuzzer harness (tests/fuzz/), and a
+#          third, build-tsan/ (clang, ThreadSanitizer, no CUDA), the unit
+#          and API tests; if they fail the command fails.
+#          GPUBENCH_SANITIZE=0 skips both passes.
 #          The last line is the summary of the main build's ctest.
 #   build  only install what is missing and build
 # It installs Debian packages only when something is missing (with sudo
@@ -28,10 +30,11 @@ build=${GPUBENCH_BUILD_DIR:-$top/build}
 packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
           libsqlite3-dev nettle-dev libcurl4-openssl-dev python3 curl sqlite3
           libjs-chart.js)
-# The browser test drives Debian's Chromium; only the tests need it, and
+# The browser test drives Debian's Chromium and the style check
+# clang-format; only the tests need them, and
 # the sanitizer build and the fuzzers need clang with its runtimes.
 sanitize=${GPUBENCH_SANITIZE:-1}
-[ "$cmd" = test ] && packages+=(chromium)
+[ "$cmd" = test ] && packages+=(chromium clang-format)
 [ "$cmd" = test ] && [ "$sanitize" != 0 ] && packages+=(clang libclang-rt-dev)
 
 missing=()
@@ -54,6 +57,26 @@ fi
 cmake -S "$top" -B "$build" "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
+# sanitizer_pass DIR WHAT CTEST_FLAG LABELS CMAKE_ARGS...: a second build
+# in DIR with clang and no CUDA; non-zero when the selected tests fail.
+sanitizer_pass() {
+  local dir=$1 what=$2 flag=$3 labels=$4
+  shift 4
+  # A folder configured with another compiler cannot be switched to clang.
+  if [ -f "$dir/CMakeCache.txt" ] &&
+     ! grep -q '^CMAKE_C_COMPILER:[A-Z]*=.*clang' "$dir/CMakeCache.txt"; then
+    rm -rf "$dir/CMakeCache.txt" "$dir/CMakeFiles"
+  fi
+  echo "setup: sanitizer build ($dir): $what, clang, no CUDA"
+  CC=clang cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGPUBENCH_WITH_CUDA=OFF "$@" >/dev/null || return 1
+  cmake --build "$dir" -j "$(nproc)" || return 1
+  if ! (cd "$dir" && ctest --output-on-failure --timeout 600 "$flag" "$labels"); then
+    echo "setup: the tests failed under $what (see above)" >&2
+    return 1
+  fi
+}
+
 case "$cmd" in
   build) ;;
   start)
@@ -61,23 +84,29 @@ case "$cmd" in
     exec "$build/bin/gpubenchd" "$@" ;;
   test)
     if [ "$sanitize" != 0 ]; then
-      asan=${GPUBENCH_ASAN_BUILD_DIR:-$top/build-asan}
-      # A folder configured with another compiler cannot be switched to clang.
-      if [ -f "$asan/CMakeCache.txt" ] &&
-         ! grep -q '^CMAKE_C_COMPILER:[A-Z]*=.*clang' "$asan/CMakeCache.txt"; then
-        rm -rf "$asan/CMakeCache.txt" "$asan/CMakeFiles"
-      fi
-      echo "setup: sanitizer build ($asan): ASan + UBSan, clang, no CUDA"
-      CC=clang cmake -S "$top" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DGPUBENCH_ASAN=ON -DGPUBENCH_UBSAN=ON -DGPUBENCH_WITH_CUDA=OFF \
-        -DGPUBENCH_FUZZ=ON >/dev/null
-      cmake --build "$asan" -j "$(nproc)"
       # unit, api (fleet included) and fuzz; the browser, GPU and
       # durability tests run once, in the main build below.
-      if ! (cd "$asan" && ctest --output-on-failure --timeout 600 -LE 'browser|gpu|durability'); then
-        echo "setup: the tests failed under the sanitizers (see above)" >&2
-        exit 1
+      sanitizer_pass "${GPUBENCH_ASAN_BUILD_DIR:-$top/build-asan}" \
+        "ASan + UBSan" -LE 'browser|gpu|durability' \
+        -DGPUBENCH_ASAN=ON -DGPUBENCH_UBSAN=ON -DGPUBENCH_FUZZ=ON || exit 1
+      # Data races: the daemon's threads (HTTP pool, GPU runners, peers,
+      # the wait timer) under the unit and API tests.  The first report
+      # stops the process that met it; reports go to files too, so that one
+      # from a daemon whose exit status a test did not look at still fails
+      # the pass.
+      tsan=${GPUBENCH_TSAN_BUILD_DIR:-$top/build-tsan}
+      mkdir -p "$tsan/tsan-reports"
+      rm -f "$tsan"/tsan-reports/report.*
+      failed=0
+      TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp log_path=$tsan/tsan-reports/report" \
+        sanitizer_pass "$tsan" "ThreadSanitizer" -L 'unit|api' \
+        -DGPUBENCH_TSAN=ON -DGPUBENCH_FUZZ=OFF || failed=1
+      if ls "$tsan"/tsan-reports/report.* >/dev/null 2>&1; then
+        cat "$tsan"/tsan-reports/report.* >&2
+        echo "setup: ThreadSanitizer reported the races above" >&2
+        failed=1
       fi
+      [ "$failed" = 0 ] || exit 1
     fi
     # Say before the tests, not only in ctest's list, why GPU tests skip.
     if ! "$build/bin/gpubench-worker" --list | grep -q '"uuid"'; then

@@ -20,8 +20,8 @@ struct run_cache;
 
 struct app {
     const struct options *opt;
-    const char *db_path;          /* --db, absolute; owned by the db lock */
-    const char *worker_owner;     /* what its workers carry (worker_proc.h) */
+    const char *db_path;      /* --db, absolute; owned by the db lock */
+    const char *worker_owner; /* what its workers carry (worker_proc.h) */
     struct store *store;
     struct gpu_pool *gpus;
     struct waiters *waiters;

@@ -8,6 +8,7 @@
  * answer built as JSON.  A comparison covers a few thousand runs at most.
  */
 #include "compare.h"
+#include "run_status.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -431,7 +432,7 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
         struct series *s;
         char *ckey;
 
-        if (!status || strcmp(status, "done") != 0 || !bench ||
+        if (run_status_parse(status) != RUN_DONE || !bench ||
             strcmp(bench, benchmark) != 0 || (!cJSON_IsArray(rows) && rows_of == NULL))
             continue;
         ckey = comparability_key(benchmark, run);

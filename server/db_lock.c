@@ -145,13 +145,14 @@ enum db_lock_result db_lock_acquire(const char *db_path, struct db_lock **out,
         holder = read_holder_pid(l->fd);
         if (holder > 0)
             snprintf(err, cap, "the database %s is in use by another gpubenchd "
-                     "(pid %ld, from %s): one daemon per database; stop that "
-                     "one first, or give this one another --db",
+                               "(pid %ld, from %s): one daemon per database; stop that "
+                               "one first, or give this one another --db",
                      l->db_path, holder, lock_path);
         else
             snprintf(err, cap, "the database %s is in use by another process "
-                     "that holds %s (its pid is not written there): one "
-                     "daemon per database", l->db_path, lock_path);
+                               "that holds %s (its pid is not written there): one "
+                               "daemon per database",
+                     l->db_path, lock_path);
         rc = DB_LOCK_HELD;
         goto done;
     }

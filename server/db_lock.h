@@ -23,8 +23,8 @@ struct db_lock;
 
 enum db_lock_result {
     DB_LOCK_OK = 0,
-    DB_LOCK_HELD = 1,   /* another process holds it: err names it */
-    DB_LOCK_ERROR = -1  /* the lock file could not be made or locked */
+    DB_LOCK_HELD = 1,  /* another process holds it: err names it */
+    DB_LOCK_ERROR = -1 /* the lock file could not be made or locked */
 };
 
 /* The absolute, symlink-free path of the database at path, which need not

@@ -4,6 +4,8 @@
  * Locking: each gpu's mutex guards its state fields and its condition
  * variable; the store has its own lock.  A runner never holds its gpu lock
  * while it talks to the worker or the store, so /devices answers at once.
+ * The pool's stopping flag and deadline are C11 atomics, read by every
+ * runner without a lock.
  */
 #include "gpu_pool.h"
 #include "log.h"
@@ -15,6 +17,7 @@
 #include "worker_proc.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +75,8 @@ struct gpu_pool {
     struct gpu *gpus;
     int count;
     char reason[512];
-    volatile int stopping;
-    int64_t stop_deadline_ms;
+    atomic_int stopping;               /* set once, by gpu_pool_stop */
+    _Atomic int64_t stop_deadline_ms;  /* stored before stopping is set */
 };
 
 static void gpu_set_state(struct gpu *g, enum worker_state s, int pid,
@@ -102,7 +105,7 @@ static void gpu_sleep_until(struct gpu *g, int64_t until_ms)
     ts.tv_sec = (time_t)(until_ms / 1000);
     ts.tv_nsec = (long)(until_ms % 1000) * 1000000L;
     pthread_mutex_lock(&g->lock);
-    while (!g->wake && !g->pool->stopping && time_mono_ms() < until_ms)
+    while (!g->wake && !atomic_load(&g->pool->stopping) && time_mono_ms() < until_ms)
         pthread_cond_timedwait(&g->cond, &g->lock, &ts);
     g->wake = 0;
     pthread_mutex_unlock(&g->lock);
@@ -352,7 +355,8 @@ static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *j
 
         r = worker_read_line(w, until, &line);
         if (r == WORKER_TIMEOUT && time_mono_ms() < deadline &&
-            !(g->pool->stopping && time_mono_ms() >= g->pool->stop_deadline_ms))
+            !(atomic_load(&g->pool->stopping) &&
+              time_mono_ms() >= atomic_load(&g->pool->stop_deadline_ms)))
             continue;
         if (r == WORKER_LINE) {
             o = handle_line(g, job, line);
@@ -428,7 +432,7 @@ static void *runner_main(void *arg)
     char how[96];
 
     worker_init(&w);
-    while (!p->stopping) {
+    while (!atomic_load(&p->stopping)) {
         struct run_job job;
         int rc;
 
@@ -468,7 +472,7 @@ static void *runner_main(void *arg)
             continue;
         }
         g->progress_message_shown = 0;
-        if (execute(g, &w, &job) != 0 && !p->stopping) {
+        if (execute(g, &w, &job) != 0 && !atomic_load(&p->stopping)) {
             pthread_mutex_lock(&g->lock);
             g->restarts++;
             g->next_start_ms = time_mono_ms() + backoff_ms(g->failures_in_row);
@@ -571,8 +575,9 @@ void gpu_pool_stop(struct gpu_pool *p)
 {
     if (p == NULL)
         return;
-    p->stop_deadline_ms = time_mono_ms() + (int64_t)p->app->opt->shutdown_grace_s * 1000;
-    p->stopping = 1;
+    atomic_store(&p->stop_deadline_ms,
+                 time_mono_ms() + (int64_t)p->app->opt->shutdown_grace_s * 1000);
+    atomic_store(&p->stopping, 1);
     for (int i = 0; i < p->count; i++)
         gpu_pool_wake(p, p->gpus[i].index);
     for (int i = 0; i < p->count; i++) {

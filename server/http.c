@@ -414,20 +414,25 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     *con_cls = NULL;
 }
 
-/* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address). */
-static int parse_addr(const char *addr, struct sockaddr_storage *ss,
-                      int *is_v6)
+/* "HOST:PORT", "[V6]:PORT" or ":PORT" (every address).  NULL when addr is
+ * one, else what is wrong with it. */
+static const char *parse_addr(const char *addr, struct sockaddr_storage *ss, int *is_v6)
 {
     char host[128];
     const char *colon = strrchr(addr, ':');
     char *end;
     long port;
 
-    if (colon == NULL || (size_t)(colon - addr) >= sizeof(host))
-        return -1;
+    if (colon == NULL)
+        return "expected ADDR:PORT, e.g. 127.0.0.1:8080, [::1]:8080 or :8080";
+    if ((size_t)(colon - addr) >= sizeof(host))
+        return "the address is too long";
+    errno = 0;
     port = strtol(colon + 1, &end, 10);
-    if (*end != '\0' || port < 0 || port > 65535 || colon[1] == '\0')
-        return -1;
+    if (colon[1] == '\0' || *end != '\0' || errno)
+        return "the port is not a number";
+    if (port < 0 || port > 65535)
+        return "port out of range (0 to 65535)";
     memcpy(host, addr, (size_t)(colon - addr));
     host[colon - addr] = '\0';
     memset(ss, 0, sizeof(*ss));
@@ -435,12 +440,13 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss,
         struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
         size_t n = strlen(host);
         if (n < 2 || host[n - 1] != ']')
-            return -1;
+            return "expected [V6]:PORT, e.g. [::1]:8080";
         host[n - 1] = '\0';
         s6->sin6_family = AF_INET6;
         s6->sin6_port = htons((uint16_t)port);
         *is_v6 = 1;
-        return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? 0 : -1;
+        return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? NULL
+                                                                 : "not an IPv6 address";
     }
     {
         struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
@@ -449,12 +455,23 @@ static int parse_addr(const char *addr, struct sockaddr_storage *ss,
         *is_v6 = 0;
         if (host[0] == '\0') {
             s4->sin_addr.s_addr = htonl(INADDR_ANY);
-            return 0;
+            return NULL;
         }
         if (strcmp(host, "localhost") == 0)
-            return inet_pton(AF_INET, "127.0.0.1", &s4->sin_addr) == 1 ? 0 : -1;
-        return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -1;
+            return inet_pton(AF_INET, "127.0.0.1", &s4->sin_addr) == 1 ? NULL
+                                                                       : "internal: localhost";
+        return inet_pton(AF_INET, host, &s4->sin_addr) == 1
+                   ? NULL
+                   : "not an IPv4 address (or [IPv6], or localhost)";
     }
+}
+
+const char *http_addr_problem(const char *addr)
+{
+    struct sockaddr_storage ss;
+    int is_v6 = 0;
+
+    return parse_addr(addr, &ss, &is_v6);
 }
 
 int http_addr_is_loopback(const char *addr)
@@ -462,7 +479,7 @@ int http_addr_is_loopback(const char *addr)
     struct sockaddr_storage ss;
     int is_v6 = 0;
 
-    if (parse_addr(addr, &ss, &is_v6) != 0)
+    if (parse_addr(addr, &ss, &is_v6) != NULL)
         return 0;
     if (is_v6)
         return IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
@@ -526,10 +543,10 @@ int http_listen(const char *addr, char *errbuf, size_t cap)
     struct sockaddr_storage ss;
     int is_v6 = 0, one = 1, fd;
 
-    if (parse_addr(addr, &ss, &is_v6) != 0) {
-        snprintf(errbuf, cap,
-                 "--listen %s: expected ADDR:PORT, e.g. 127.0.0.1:8080 or [::1]:8080",
-                 addr);
+    const char *why = parse_addr(addr, &ss, &is_v6);
+
+    if (why != NULL) {
+        snprintf(errbuf, cap, "--listen %s: %s", addr, why);
         return -1;
     }
     fd = socket(is_v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

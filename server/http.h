@@ -102,6 +102,10 @@ struct MHD_OptionItem;
 unsigned int http_mhd_flags(void);
 int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, int cap);
 
+/* NULL when addr is an address --listen takes, else what is wrong with it
+ * (a static string). */
+const char *http_addr_problem(const char *addr);
+
 /* 1 when addr ("127.0.0.1:8080", "[::1]:8080") is a loopback address. */
 int http_addr_is_loopback(const char *addr);
 

@@ -4,6 +4,7 @@
 #include "import_check.h"
 #include "bench_spec.h"
 #include "run_request.h"
+#include "run_status.h"
 #include "uuid7.h"
 
 #include <stdio.h>
@@ -88,10 +89,7 @@ int import_check_run(const cJSON *run, char *err, size_t cap)
         snprintf(err, cap, "benchmark must be a name of a-z, 0-9 and _");
         return -1;
     }
-    if (!cJSON_IsString(status) ||
-        (strcmp(status->valuestring, "done") != 0 &&
-         strcmp(status->valuestring, "failed") != 0 &&
-         strcmp(status->valuestring, "cancelled") != 0)) {
+    if (!cJSON_IsString(status) || !run_status_is_final(status->valuestring)) {
         snprintf(err, cap, "status must be done, failed or cancelled: only "
                  "finished runs can be imported");
         return -1;
@@ -119,7 +117,7 @@ int import_check_run(const cJSON *run, char *err, size_t cap)
         snprintf(err, cap, "batch must be a UUID or null");
         return -1;
     }
-    if (strcmp(status->valuestring, "done") == 0 &&
+    if (run_status_parse(status->valuestring) == RUN_DONE &&
         (!cJSON_IsObject(results) ||
          !cJSON_IsArray(cJSON_GetObjectItem(results, "rows")) || !cJSON_IsObject(meta))) {
         snprintf(err, cap, "a done run must have results with rows, and meta");

@@ -23,11 +23,15 @@ void benchmarks_get(struct http_request *req, struct http_reply *rep)
 {
     cJSON *body = cJSON_CreateObject();
     cJSON *list = cJSON_AddArrayToObject(body, "benchmarks");
+    cJSON *statuses = cJSON_CreateStringArray(run_status_names, RUN_STATUS_COUNT);
 
     if (query_check(req, rep, no_query) != 0) {
+        cJSON_Delete(statuses);
         cJSON_Delete(body);
         return;
     }
+    /* The page's status filter offers these. */
+    cJSON_AddItemToObject(body, "run_statuses", statuses);
     for (size_t i = 0; i < gb_benchmark_count(); i++) {
         const struct gb_benchmark *b = gb_benchmark_at(i);
         if (!b->test_only || req->app->opt->test_benchmarks)

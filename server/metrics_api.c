@@ -91,14 +91,14 @@ static int gpu_metrics(struct http_request *req, struct dynbuf *b)
 /* 0, or -1 on a store error. */
 static int run_metrics(struct http_request *req, struct dynbuf *b)
 {
-    static const char *const names[5] = {"queued", "running", "done", "failed", "cancelled"};
-    long counts[5];
+    long counts[RUN_STATUS_COUNT];
 
     if (store_count_by_status(req->app->store, counts) != STORE_OK)
         return -1;
     help(b, "gpubench_runs", "gauge", "Stored runs by status.");
-    for (int i = 0; i < 5; i++)
-        dynbuf_printf(b, "gpubench_runs{status=\"%s\"} %ld\n", names[i], counts[i]);
+    for (int i = 0; i < RUN_STATUS_COUNT; i++)
+        dynbuf_printf(b, "gpubench_runs{status=\"%s\"} %ld\n", run_status_names[i],
+                      counts[i]);
     return 0;
 }
 

@@ -1,62 +1,242 @@
 /*
- * options.c - see options.h.  The defaults that depend on where the binary
- * lies (the worker beside it, web/ installed under ../share/gpubench or in
- * the source tree it was built from) are found from /proc/self/exe.
+ * options.c - see options.h.  Every option is one line of option_table
+ * below: getopt_long's table, the defaults and --help are all made from it,
+ * so adding an option is adding a line (and a field in struct options).
+ *
+ * A default is applied by the option's own parser, from the same text that
+ * --help shows.  The defaults that depend on where the binary lies (the
+ * worker beside it, web/ installed under ../share/gpubench or in the source
+ * tree it was built from) are found from /proc/self/exe instead, and --help
+ * describes them in words.
  */
 #include "options.h"
+#include "http.h"
 #include "version.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "usage: gpubenchd [options]\n"
-    "\n"
-    "Runs CUDA micro-benchmarks on this node's GPUs on request over HTTP and\n"
-    "keeps every run, with the card's metadata, in SQLite.\n"
-    "\n"
-    "  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080)\n"
-    "  --db PATH              the SQLite database (default ./gpubench.db)\n"
-    "  --web DIR              the web page's files (default: the installed web/)\n"
-    "  --worker PATH          the worker program (default: gpubench-worker\n"
-    "                         beside this binary)\n"
-    "  --chartjs PATH         Chart.js for the page's charts (default\n"
-    "                         /usr/share/javascript/chart.js/chart.min.js,\n"
-    "                         from Debian's libjs-chart.js)\n"
-    "  --token-file PATH      bearer tokens, one a line (or its SHA-256 in hex);\n"
-    "                         then POST and DELETE need 'Authorization: Bearer'\n"
-    "  --auth-reads           reads need a token too\n"
-    "  --allow-unauthenticated  listen beyond loopback without tokens\n"
-    "  --rate-limit N         runs a client may post a minute (default 120;\n"
-    "                         0: no limit), in bursts of --rate-burst (default 30)\n"
-    "  --max-connections N    at once (default 256), and per client address\n"
-    "  --max-connections-per-ip N  (default 64)\n"
-    "  --peer URL             a peer gpubenchd to pull finished runs from\n"
-    "                         (repeatable, e.g. http://node7:8080)\n"
-    "  --peer-interval SECONDS  between pulls from each peer (default 30)\n"
-    "  --peer-token-file PATH a bearer token (its first line) sent to peers\n"
-    "                         that close their reads (--auth-reads)\n"
-    "  --max-queue N          queued runs the node holds at most (default 100)\n"
-    "  --run-timeout SECONDS  the longest a run may take (default 300)\n"
-    "  --shutdown-grace SECONDS  on SIGTERM, how long the running run may\n"
-    "                         finish before it is put back in the queue\n"
-    "                         (default 10)\n"
-    "  --http-threads N       HTTP threads (default 4)\n"
-    "  --verbose              log every request\n"
-    "  --check-db             check the database (--db) with SQLite's\n"
-    "                         integrity check, read-only (a running daemon\n"
-    "                         may keep it open), say what to do if it is\n"
-    "                         damaged, and exit: 0 intact, 1 damaged, 2 could\n"
-    "                         not check\n"
-    "  --test-benchmarks      offer test_fault (an illegal address) and\n"
-    "                         test_hang (a kernel that never ends), to show\n"
-    "                         the daemon surviving both\n"
-    "  --help, --version\n";
+struct option_spec;
+
+/* Stores text (an argument, or the default) into opt; on a bad value says
+ * why on err and returns -1. */
+typedef int (*option_setter)(struct options *opt, const struct option_spec *spec,
+                             const char *text, FILE *err);
+
+struct option_spec {
+    const char *name;  /* without the leading "--" */
+    const char *arg;   /* the value's placeholder in --help; NULL: a flag */
+    const char *init;  /* the default, given to set before argv; NULL: none */
+    const char *shown; /* the default as --help shows it, when not init */
+    const char *help;
+    option_setter set;
+    size_t field; /* offsetof the member of struct options */
+    int min, max; /* for set_int */
+};
+
+static int set_flag(struct options *opt, const struct option_spec *spec, const char *text,
+                    FILE *err)
+{
+    (void)text;
+    (void)err;
+    *(int *)((char *)opt + spec->field) = 1;
+    return 0;
+}
+
+static int set_string(struct options *opt, const struct option_spec *spec,
+                      const char *text, FILE *err)
+{
+    (void)err;
+    *(const char **)((char *)opt + spec->field) = text;
+    return 0;
+}
+
+/* Into one of the struct's own char[OPTIONS_PATH_CAP] buffers. */
+static int set_path(struct options *opt, const struct option_spec *spec, const char *text,
+                    FILE *err)
+{
+    char *dst = (char *)opt + spec->field;
+
+    if (strlen(text) >= OPTIONS_PATH_CAP) {
+        fprintf(err, "gpubenchd: --%s: the path is over %d bytes\n", spec->name,
+                OPTIONS_PATH_CAP - 1);
+        return -1;
+    }
+    memcpy(dst, text, strlen(text) + 1);
+    return 0;
+}
+
+static int set_int(struct options *opt, const struct option_spec *spec, const char *text,
+                   FILE *err)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < spec->min || v > spec->max) {
+        fprintf(err, "gpubenchd: --%s %s: expected a whole number from %d to %d\n",
+                spec->name, text, spec->min, spec->max);
+        return -1;
+    }
+    *(int *)((char *)opt + spec->field) = (int)v;
+    return 0;
+}
+
+static int set_listen(struct options *opt, const struct option_spec *spec,
+                      const char *text, FILE *err)
+{
+    const char *why = http_addr_problem(text);
+
+    if (why != NULL) {
+        fprintf(err, "gpubenchd: --%s %s: %s\n", spec->name, text, why);
+        return -1;
+    }
+    return set_string(opt, spec, text, err);
+}
+
+static int set_peer(struct options *opt, const struct option_spec *spec, const char *text,
+                    FILE *err)
+{
+    if (strncmp(text, "http://", 7) != 0 && strncmp(text, "https://", 8) != 0) {
+        fprintf(err, "gpubenchd: --%s %s: expected an http:// or https:// URL\n", spec->name,
+                text);
+        return -1;
+    }
+    if (opt->peer_count == OPTIONS_MAX_PEERS) {
+        fprintf(err, "gpubenchd: at most %d peers\n", OPTIONS_MAX_PEERS);
+        return -1;
+    }
+    opt->peers[opt->peer_count++] = text;
+    return 0;
+}
+
+#define FIELD(member) offsetof(struct options, member)
+
+/* The README's Configuration table lists the same names and defaults;
+ * tests/unit/readme_options.py fails when the two differ. */
+static const struct option_spec option_table[] = {
+    {"listen", "ADDR:PORT", "127.0.0.1:8080", NULL,
+     "where to listen: [::1]:8080 for IPv6, :8080 for every address (only with "
+     "tokens, or --allow-unauthenticated)",
+     set_listen, FIELD(listen), 0, 0},
+    {"db", "PATH", "./gpubench.db", NULL, "the SQLite database", set_string, FIELD(db), 0, 0},
+    {"web", "DIR", NULL, "the installed share/gpubench/web, else the source tree's web/",
+     "the web page's files", set_path, FIELD(web), 0, 0},
+    {"chartjs", "PATH", "/usr/share/javascript/chart.js/chart.min.js", NULL,
+     "Chart.js for the page's charts (Debian's libjs-chart.js)", set_string, FIELD(chartjs), 0,
+     0},
+    {"worker", "PATH", NULL, "gpubench-worker beside gpubenchd", "the worker program", set_path,
+     FIELD(worker), 0, 0},
+    {"token-file", "PATH", NULL, "none",
+     "bearer tokens, one a line (or its SHA-256 in hex); then POST and DELETE need "
+     "'Authorization: Bearer'",
+     set_string, FIELD(token_file), 0, 0},
+    {"auth-reads", NULL, NULL, "off", "reads need a token too", set_flag, FIELD(auth_reads), 0,
+     0},
+    {"allow-unauthenticated", NULL, NULL, "off", "listen beyond loopback without tokens",
+     set_flag, FIELD(allow_unauthenticated), 0, 0},
+    {"peer", "URL", NULL, "none",
+     "a peer gpubenchd to pull finished runs from (repeatable, e.g. http://node7:8080)",
+     set_peer, FIELD(peers), 0, 0},
+    {"peer-interval", "SECONDS", "30", NULL, "between pulls from each peer", set_int,
+     FIELD(peer_interval_s), 1, 86400},
+    {"peer-token-file", "PATH", NULL, "none",
+     "a bearer token (its first line) sent to peers that close their reads (--auth-reads)",
+     set_string, FIELD(peer_token_file), 0, 0},
+    {"max-queue", "N", "100", NULL, "queued runs the node holds at most", set_int,
+     FIELD(max_queue), 1, 1000000},
+    {"run-timeout", "SECONDS", "300", NULL, "the longest a run may take", set_int,
+     FIELD(run_timeout_s), 1, 86400},
+    {"shutdown-grace", "SECONDS", "10", NULL,
+     "on SIGTERM, how long the running run may finish before it is put back in the queue",
+     set_int, FIELD(shutdown_grace_s), 0, 3600},
+    {"rate-limit", "N", "120", NULL, "runs a client may post a minute (0: no limit)", set_int,
+     FIELD(rate_per_minute), 0, 1000000},
+    {"rate-burst", "N", "30", NULL, "runs a client may post at once", set_int,
+     FIELD(rate_burst), 1, 1000000},
+    {"max-connections", "N", "256", NULL, "connections at once, the whole daemon's", set_int,
+     FIELD(max_connections), 1, 100000},
+    {"max-connections-per-ip", "N", "64", NULL, "connections at once from one client address",
+     set_int, FIELD(max_connections_per_ip), 1, 100000},
+    {"http-threads", "N", "4", NULL, "HTTP threads", set_int, FIELD(http_threads), 1, 64},
+    {"test-benchmarks", NULL, NULL, "off",
+     "offer test_fault (an illegal address) and test_hang (a kernel that never ends), to "
+     "show the daemon surviving both",
+     set_flag, FIELD(test_benchmarks), 0, 0},
+    {"check-db", NULL, NULL, NULL,
+     "check the database (--db) with SQLite's integrity check, read-only (a running daemon "
+     "may keep it open), say what to do if it is damaged, and exit: 0 intact, 1 damaged, 2 "
+     "could not check",
+     set_flag, FIELD(check_db), 0, 0},
+    {"verbose", NULL, NULL, NULL, "log every request", set_flag, FIELD(verbose), 0, 0},
+    {"help", NULL, NULL, NULL, "print this and exit (also -h)", NULL, 0, 0, 0},
+    {"version", NULL, NULL, NULL, "print the version and exit", NULL, 0, 0, 0},
+};
+
+#define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))
+/* getopt_long returns OPTION_BASE + the entry's index, above any char. */
+#define OPTION_BASE 256
+
+/* Words of text, wrapped to end before column 80, the first line starting
+ * at column col and the rest at column indent. */
+static void print_wrapped(FILE *out, const char *text, int col, int indent)
+{
+    while (*text) {
+        size_t word = strcspn(text, " ");
+
+        if (col > indent && col + 1 + (int)word > 79) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)word, text);
+        col += (int)word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+static void print_help(FILE *out)
+{
+    enum { HELP_COLUMN = 32 };
+
+    fputs("usage: gpubenchd [options]\n"
+          "\n"
+          "Runs CUDA micro-benchmarks on this node's GPUs on request over HTTP and\n"
+          "keeps every run, with the card's metadata, in SQLite.  --name VALUE or\n"
+          "--name=VALUE.\n"
+          "\n",
+          out);
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const struct option_spec *s = &option_table[i];
+        const char *def = s->init ? s->init : s->shown;
+        char text[512];
+        int col;
+
+        col = fprintf(out, "  --%s%s%s", s->name, s->arg ? " " : "", s->arg ? s->arg : "");
+        if (col >= HELP_COLUMN - 1) {
+            fprintf(out, "\n%*s", HELP_COLUMN, "");
+        } else {
+            fprintf(out, "%*s", HELP_COLUMN - col, "");
+        }
+        if (def)
+            snprintf(text, sizeof(text), "%s (default: %s)", s->help, def);
+        else
+            snprintf(text, sizeof(text), "%s", s->help);
+        print_wrapped(out, text, HELP_COLUMN, HELP_COLUMN);
+    }
+}
 
 static void exe_dir(char *buf, size_t cap)
 {
@@ -89,138 +269,74 @@ static void default_paths(struct options *opt)
         snprintf(opt->web, sizeof(opt->web), "%s", GPUBENCH_SOURCE_DIR "/web");
 }
 
-static int parse_int(const char *name, const char *text, int min, int max,
-                     int *out, FILE *err)
+/* The name of the option argv[optind - 1] was, as typed, up to any '='. */
+static void print_unknown(FILE *err, const char *arg)
 {
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(text, &end, 10);
-    if (errno || end == text || *end != '\0' || v < min || v > max) {
-        fprintf(err, "gpubenchd: %s %s: expected a whole number from %d to %d\n",
-                name, text, min, max);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
+    fprintf(err, "gpubenchd: unknown option '%.*s' (see --help)\n",
+            (int)strcspn(arg, "="), arg);
 }
 
 enum options_result options_parse(struct options *opt, int argc, char **argv,
                                   FILE *out, FILE *err)
 {
+    struct option longopts[OPTION_COUNT + 1];
+    int c;
+
     memset(opt, 0, sizeof(*opt));
-    opt->listen = "127.0.0.1:8080";
-    opt->db = "./gpubench.db";
-    opt->chartjs = "/usr/share/javascript/chart.js/chart.min.js";
-    opt->max_queue = 100;
-    opt->run_timeout_s = 300;
-    opt->shutdown_grace_s = 10;
-    opt->http_threads = 4;
-    opt->peer_interval_s = 30;
-    opt->rate_per_minute = 120;
-    opt->rate_burst = 30;
-    opt->max_connections = 256;
-    opt->max_connections_per_ip = 64;
     default_paths(opt);
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        const struct option_spec *s = &option_table[i];
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes_value = 1;
+        if (s->init && s->set(opt, s, s->init, err) != 0)
+            return OPTIONS_EXIT_USAGE; /* a bad line in option_table */
+        longopts[i] = (struct option){s->name, s->arg ? required_argument : no_argument, NULL,
+                                      OPTION_BASE + (int)i};
+    }
+    longopts[OPTION_COUNT] = (struct option){NULL, 0, NULL, 0};
 
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, out);
+    /* Errors are ours to word; 0 restarts getopt's scan for each call. */
+    opterr = 0;
+    optind = 0;
+    /* "+": stop at the first word that is not an option; ":": a missing
+     * value comes back as ':' rather than '?'. */
+    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+        const struct option_spec *s;
+
+        if (c == 'h') {
+            print_help(out);
             return OPTIONS_EXIT_OK;
         }
-        if (strcmp(a, "--version") == 0) {
-            fprintf(out, "gpubenchd %s (commit %s)\n", GPUBENCH_VERSION,
-                    GPUBENCH_GIT_COMMIT);
+        if (c == ':') {
+            fprintf(err, "gpubenchd: %s needs a value (see --help)\n", argv[optind - 1]);
+            return OPTIONS_EXIT_USAGE;
+        }
+        if (c == '?') {
+            if (optopt >= OPTION_BASE) {
+                fprintf(err, "gpubenchd: --%s takes no value\n",
+                        option_table[optopt - OPTION_BASE].name);
+            } else if (optopt) {
+                fprintf(err, "gpubenchd: unknown option '-%c' (see --help)\n", optopt);
+            } else {
+                print_unknown(err, argv[optind - 1]);
+            }
+            return OPTIONS_EXIT_USAGE;
+        }
+        s = &option_table[c - OPTION_BASE];
+        if (strcmp(s->name, "help") == 0) {
+            print_help(out);
             return OPTIONS_EXIT_OK;
         }
-        if (strcmp(a, "--verbose") == 0) {
-            opt->verbose = 1;
-            continue;
+        if (strcmp(s->name, "version") == 0) {
+            fprintf(out, "gpubenchd %s (commit %s)\n", GPUBENCH_VERSION, GPUBENCH_GIT_COMMIT);
+            return OPTIONS_EXIT_OK;
         }
-        if (strcmp(a, "--auth-reads") == 0) {
-            opt->auth_reads = 1;
-            continue;
-        }
-        if (strcmp(a, "--allow-unauthenticated") == 0) {
-            opt->allow_unauthenticated = 1;
-            continue;
-        }
-        if (strcmp(a, "--check-db") == 0) {
-            opt->check_db = 1;
-            continue;
-        }
-        if (strcmp(a, "--test-benchmarks") == 0) {
-            opt->test_benchmarks = 1;
-            continue;
-        }
-        if (v == NULL) {
-            fprintf(err, "gpubenchd: %s needs a value (see --help)\n", a);
+        if (s->set(opt, s, optarg, err) != 0)
             return OPTIONS_EXIT_USAGE;
-        }
-        if (strcmp(a, "--listen") == 0) {
-            opt->listen = v;
-        } else if (strcmp(a, "--db") == 0) {
-            opt->db = v;
-        } else if (strcmp(a, "--web") == 0) {
-            snprintf(opt->web, sizeof(opt->web), "%s", v);
-        } else if (strcmp(a, "--worker") == 0) {
-            snprintf(opt->worker, sizeof(opt->worker), "%s", v);
-        } else if (strcmp(a, "--chartjs") == 0) {
-            opt->chartjs = v;
-        } else if (strcmp(a, "--token-file") == 0) {
-            opt->token_file = v;
-        } else if (strcmp(a, "--rate-limit") == 0) {
-            if (parse_int(a, v, 0, 1000000, &opt->rate_per_minute, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--rate-burst") == 0) {
-            if (parse_int(a, v, 1, 1000000, &opt->rate_burst, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--max-connections") == 0) {
-            if (parse_int(a, v, 1, 100000, &opt->max_connections, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--max-connections-per-ip") == 0) {
-            if (parse_int(a, v, 1, 100000, &opt->max_connections_per_ip, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--peer") == 0) {
-            if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) {
-                fprintf(err, "gpubenchd: --peer %s: expected an http:// or https:// URL\n", v);
-                return OPTIONS_EXIT_USAGE;
-            }
-            if (opt->peer_count == OPTIONS_MAX_PEERS) {
-                fprintf(err, "gpubenchd: at most %d peers\n", OPTIONS_MAX_PEERS);
-                return OPTIONS_EXIT_USAGE;
-            }
-            opt->peers[opt->peer_count++] = v;
-        } else if (strcmp(a, "--peer-token-file") == 0) {
-            opt->peer_token_file = v;
-        } else if (strcmp(a, "--peer-interval") == 0) {
-            if (parse_int(a, v, 1, 86400, &opt->peer_interval_s, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--max-queue") == 0) {
-            if (parse_int(a, v, 1, 1000000, &opt->max_queue, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--run-timeout") == 0) {
-            if (parse_int(a, v, 1, 86400, &opt->run_timeout_s, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--shutdown-grace") == 0) {
-            if (parse_int(a, v, 0, 3600, &opt->shutdown_grace_s, err))
-                return OPTIONS_EXIT_USAGE;
-        } else if (strcmp(a, "--http-threads") == 0) {
-            if (parse_int(a, v, 1, 64, &opt->http_threads, err))
-                return OPTIONS_EXIT_USAGE;
-        } else {
-            takes_value = 0;
-        }
-        if (!takes_value) {
-            fprintf(err, "gpubenchd: unknown option %s (see --help)\n", a);
-            return OPTIONS_EXIT_USAGE;
-        }
-        i++;
+    }
+    if (optind < argc) {
+        fprintf(err, "gpubenchd: unexpected argument '%s' (options start with --; see --help)\n",
+                argv[optind]);
+        return OPTIONS_EXIT_USAGE;
     }
     return OPTIONS_RUN;
 }

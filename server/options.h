@@ -1,11 +1,10 @@
 /*
- * options.h - the daemon's command line (the contract of DESIGN.md):
+ * options.h - the daemon's command line, parsed by getopt_long from one
+ * table in options.c (gpubenchd --help prints it; the README's
+ * Configuration table says the same).
  *
- *   gpubenchd [--listen ADDR:PORT] [--db PATH] [--web DIR] [--worker PATH]
- *             [--token-file PATH] [--peer URL]... [--max-queue N]
- *             [--run-timeout SECONDS] [--help] [--version]
- *
- * Strings in struct options point into argv or into the struct itself.
+ * Strings in struct options point into argv, into the struct itself, or at
+ * the table's literal defaults.
  */
 #ifndef GPUBENCH_OPTIONS_H
 #define GPUBENCH_OPTIONS_H
@@ -13,12 +12,13 @@
 #include <stdio.h>
 
 #define OPTIONS_MAX_PEERS 32
+#define OPTIONS_PATH_CAP 4096
 
 struct options {
     const char *listen;
     const char *db;
-    char web[4096];
-    char worker[4096];
+    char web[OPTIONS_PATH_CAP];
+    char worker[OPTIONS_PATH_CAP];
     const char *chartjs;  /* Chart.js, served at /vendor/chart.js */
     const char *token_file;
     const char *peers[OPTIONS_MAX_PEERS];

@@ -315,10 +315,12 @@ struct peers *peers_start(struct app *app)
         while (n > 0 && peer->url[n - 1] == '/')
             peer->url[--n] = '\0';
         store_peer_load(app->store, peer->url, &peer->row);
-        if (pthread_create(&peer->thread, NULL, peer_main, peer) == 0)
-            peer->started = 1;
+        /* Said before the thread starts: from then on it owns peer->row
+         * (under all->lock). */
         log_info("peer %s: pulling finished runs after seq %lld", peer->url,
                  peer->row.cursor);
+        if (pthread_create(&peer->thread, NULL, peer_main, peer) == 0)
+            peer->started = 1;
     }
     return p;
 }

@@ -2,15 +2,13 @@
  * run_filter.c - see run_filter.h.
  */
 #include "run_filter.h"
+#include "run_status.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* The largest GPU index a filter names, as POST /runs bounds "device". */
 #define DEVICE_INDEX_MAX 1000000
-
-static const char *const statuses[] = {"queued", "running", "done", "failed",
-                                       "cancelled", NULL};
 
 static int all_digits(const char *s)
 {
@@ -59,7 +57,7 @@ int run_filter_from_query(struct http_request *req, struct http_reply *rep,
         f->device_index = (int)v;
     }
     if (f->status && f->status[0]) {
-        for (const char *const *s = statuses; *s && !ok; s++)
+        for (const char *const *s = run_status_names; *s && !ok; s++)
             ok = strcmp(*s, f->status) == 0;
         if (!ok) {
             reply_error(rep, 400, "out_of_bounds", "status",

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <cjson/cJSON.h>
 
+#include "run_status.h"
+
 struct run_cache;
 
 struct store;
@@ -205,7 +207,7 @@ int store_run_rows(struct store *s, const char *id, cJSON **rows);
 
 /* Runs by status: counts[i] for the status names in order
  * queued, running, done, failed, cancelled. */
-int store_count_by_status(struct store *s, long counts[5]);
+int store_count_by_status(struct store *s, long counts[RUN_STATUS_COUNT]);
 
 /* The newest done run of each benchmark on each card (host and device
  * UUID), as an array of runs with results.rows only (their digest). */

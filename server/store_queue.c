@@ -163,7 +163,7 @@ int store_cancel_run(struct store *s, const char *id, char status[16])
     if (rc != STORE_OK)
         return rc;
     if (changes == 1) {
-        snprintf(status, 16, "cancelled");
+        snprintf(status, 16, "%s", run_status_names[RUN_CANCELLED]);
         return STORE_OK;
     }
     rc = store_run_status(s, id, status);

@@ -38,7 +38,7 @@ static int add_details(struct conn *c, cJSON *run, int raw)
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
-    if (strcmp(status, "queued") == 0) {
+    if (run_status_parse(status) == RUN_QUEUED) {
         if (store_conn_prepare(c, "SELECT count(*) FROM runs q, runs r "
                                "WHERE r.id = ?1 AND q.status = 'queued' "
                                "AND q.device_index IS r.device_index "
@@ -220,8 +220,7 @@ static int is_device_uuid(const char *v)
 
 int store_status_final(const char *status)
 {
-    return status && (strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
-                      strcmp(status, "cancelled") == 0);
+    return run_status_is_final(status);
 }
 
 /* A finished run's list entry, from the cache, as raw JSON; NULL when the
@@ -403,7 +402,7 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
         cJSON_AddItemToArray(runs, run);
         cJSON_AddStringToObject(run, "id", store_col_text(st, 0));
         cJSON_AddStringToObject(run, "benchmark", f->benchmark);
-        cJSON_AddStringToObject(run, "status", "done");
+        cJSON_AddStringToObject(run, "status", run_status_names[RUN_DONE]);
         store_add_text_or_null(run, "host", store_col_text(st, 1));
         dev = cJSON_AddObjectToObject(run, "device");
         store_add_text_or_null(dev, "uuid", store_col_text(st, 2));
@@ -470,25 +469,22 @@ done:
     return rc;
 }
 
-int store_count_by_status(struct store *s, long counts[5])
+int store_count_by_status(struct store *s, long counts[RUN_STATUS_COUNT])
 {
     struct conn *c = store_reader(s);
-    static const char *const names[5] = {"queued", "running", "done", "failed", "cancelled"};
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR, step;
 
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < RUN_STATUS_COUNT; i++)
         counts[i] = 0;
     pthread_mutex_lock(&c->lock);
     if (store_conn_prepare(c, "SELECT status, count(*) FROM runs GROUP BY status", &st) != SQLITE_OK)
         goto done;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *status = store_col_text(st, 0);
-        if (status == NULL)
-            goto done;
-        for (int i = 0; i < 5; i++)
-            if (strcmp(status, names[i]) == 0)
-                counts[i] = sqlite3_column_int64(st, 1);
+        int i = run_status_parse(store_col_text(st, 0));
+
+        if (i >= 0)
+            counts[i] = sqlite3_column_int64(st, 1);
     }
     if (step == SQLITE_DONE)
         rc = STORE_OK;

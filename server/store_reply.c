@@ -22,13 +22,15 @@ void reply_store_error(struct http_reply *rep, int rc, const char *what)
         rep->retry_after = STORAGE_FULL_RETRY_S;
         reply_error(rep, 507, "storage_full", "",
                     "%s: the disk holding the database is full; nothing was "
-                    "changed. Free space on it and try again", what);
+                    "changed. Free space on it and try again",
+                    what);
         break;
     case STORE_CORRUPT:
         reply_error(rep, 500, "database_corrupt", "",
                     "%s: the database file is damaged. Stop the daemon, run "
                     "gpubenchd --check-db --db FILE, and restore a backup or "
-                    "recover the file (see the README)", what);
+                    "recover the file (see the README)",
+                    what);
         break;
     case STORE_NOT_FOUND:
         reply_error(rep, 404, "not_found", "", "%s: not found", what);

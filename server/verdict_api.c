@@ -31,12 +31,18 @@
 
 /* The selector kinds that are filters of store_select_runs: the prefix and
  * where its value goes. */
-enum sel_field { SEL_CARD, SEL_HOST, SEL_LABEL, SEL_DRIVER };
+enum sel_field { SEL_CARD,
+                 SEL_HOST,
+                 SEL_LABEL,
+                 SEL_DRIVER };
 static const struct {
     const char *prefix;
     enum sel_field field;
 } filter_kinds[] = {
-    {"card:", SEL_CARD}, {"host:", SEL_HOST}, {"label:", SEL_LABEL}, {"driver:", SEL_DRIVER},
+    {"card:", SEL_CARD},
+    {"host:", SEL_HOST},
+    {"label:", SEL_LABEL},
+    {"driver:", SEL_DRIVER},
 };
 
 /* An RFC 3339 date (YYYY-MM-DD: its first or, with end_of_day, its last
@@ -86,13 +92,15 @@ static int read_dates(struct http_reply *rep, const char *since, const char *unt
     if (since && parse_date(since, 0, since_out) != 0) {
         reply_error(rep, 400, "out_of_bounds", "since",
                     "since=%.40s: expected a date (2026-01-31) or a UTC date-time "
-                    "(2026-01-31T12:00:00Z)", since);
+                    "(2026-01-31T12:00:00Z)",
+                    since);
         return -1;
     }
     if (until && parse_date(until, 1, until_out) != 0) {
         reply_error(rep, 400, "out_of_bounds", "until",
                     "until=%.40s: expected a date (2026-01-31) or a UTC date-time "
-                    "(2026-01-31T12:00:00Z)", until);
+                    "(2026-01-31T12:00:00Z)",
+                    until);
         return -1;
     }
     return 0;
@@ -111,7 +119,8 @@ static int load_runs(struct store *store, const cJSON *ids, const char *since,
         cJSON *run = NULL;
         const char *made;
         int rc = cJSON_IsString(id) && uuid_is_valid(id->valuestring)
-                 ? store_get_run(store, id->valuestring, &run) : STORE_NOT_FOUND;
+                     ? store_get_run(store, id->valuestring, &run)
+                     : STORE_NOT_FOUND;
         if (rc != STORE_OK) {
             *bad = i;
             return rc == STORE_NOT_FOUND ? 1 : -1;
@@ -153,8 +162,9 @@ static int resolve_group(struct http_request *req, struct http_reply *rep, const
             p += len + (p[len] == ',');
         }
     } else {
-        struct run_select sel = {.benchmark = benchmark, .since = since, .until = until,
-                                 .limit = GROUP_MAX_RUNS};
+        struct run_select sel = {.benchmark = benchmark, .since = since, .until = until};
+
+        sel.limit = GROUP_MAX_RUNS;
         size_t k;
         for (k = 0; k < sizeof(filter_kinds) / sizeof(filter_kinds[0]); k++) {
             size_t n = strlen(filter_kinds[k].prefix);
@@ -186,7 +196,8 @@ static int resolve_group(struct http_request *req, struct http_reply *rep, const
         } else if (loaded == STORE_NOT_FOUND) {
             reply_error(rep, 404, "not_found", field,
                         "%s=%.64s: no baseline of that name, nor a selector (card:UUID, "
-                        "runs:ID,..., label:TEXT, host:NAME, driver:VERSION)", field, text);
+                        "runs:ID,..., label:TEXT, host:NAME, driver:VERSION)",
+                        field, text);
             goto done;
         } else {
             reply_error(rep, 500, "internal", "", "the baseline could not be read");
@@ -258,7 +269,8 @@ void compare_verdicts(struct http_request *req, struct http_reply *rep)
         if (g[i].selector == NULL || g[i].selector[0] == '\0') {
             reply_error(rep, 400, "missing_field", sides[i],
                         "%s is required with %s (card:UUID, runs:ID,..., label:TEXT, "
-                        "host:NAME, driver:VERSION or a baseline's name)", sides[i], sides[1 - i]);
+                        "host:NAME, driver:VERSION or a baseline's name)",
+                        sides[i], sides[1 - i]);
             goto done;
         }
         if (resolve_group(req, rep, sides[i], g[i].selector, bench, since, until, &groups[i]) != 0)
@@ -312,7 +324,8 @@ static int body_string(struct http_reply *rep, const cJSON *body, const char *na
  * answered. */
 static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, const cJSON *body)
 {
-    static const char *const fields[] = {"name", "runs", "card", "benchmark", "since", "until", NULL};
+    static const char *const fields[] = {"name", "runs", "card", "benchmark",
+                                         "since", "until", NULL};
     const cJSON *runs = cJSON_GetObjectItem(body, "runs"), *f;
     const char *card, *bench, *since_text, *until_text;
     char since[32], until[32], field[32];
@@ -326,7 +339,8 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
         if (!known) {
             reply_error(rep, 400, "unknown_field", f->string,
                         "%.40s: unknown field (expected name, and runs or card with "
-                        "benchmark, since, until)", f->string);
+                        "benchmark, since, until)",
+                        f->string);
             return NULL;
         }
     }
@@ -350,8 +364,10 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
         }
         ids = cJSON_Duplicate(runs, 1);
     } else {
-        struct run_select sel = {.benchmark = bench, .card = card, .since = since,
-                                 .until = until, .limit = BASELINE_MAX_RUNS};
+        struct run_select sel = {.benchmark = bench, .card = card, .since = since};
+
+        sel.until = until;
+        sel.limit = BASELINE_MAX_RUNS;
         if (bench == NULL || !bench[0]) {
             reply_error(rep, 400, "missing_field", "benchmark", "benchmark is required with card");
             return NULL;
@@ -428,7 +444,8 @@ void baselines_post(struct http_request *req, struct http_reply *rep)
                     name->valuestring);
         goto done;
     }
-    if (rc != STORE_OK || store_baseline_get(req->app->store, name->valuestring, &out) != STORE_OK) {
+    if (rc != STORE_OK ||
+        store_baseline_get(req->app->store, name->valuestring, &out) != STORE_OK) {
         reply_error(rep, 500, "internal", "", "the baseline could not be stored");
         goto done;
     }

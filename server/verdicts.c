@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ROWS 1024  /* distinct row keys judged in one comparison */
+#define MAX_ROWS 1024 /* distinct row keys judged in one comparison */
 
 /* A pool of samples, grown by doubling. */
 struct pool {
@@ -42,8 +42,8 @@ static int pool_push(struct pool *p, double x)
 
 /* One group as kept: its runs, and its key fields' values. */
 struct kept {
-    cJSON *runs;        /* NEW array of borrowed-by-reference run items */
-    cJSON *key;         /* NEW object: key field -> value (first run's) */
+    cJSON *runs; /* NEW array of borrowed-by-reference run items */
+    cJSON *key;  /* NEW object: key field -> value (first run's) */
     int invalid, other_key;
 };
 
@@ -158,7 +158,8 @@ static cJSON *row_keys(const struct kept *a, const struct kept *b, const char **
     for (int g = 0; g < 2 && keys; g++) {
         const cJSON *run, *row;
         cJSON_ArrayForEach(run, groups[g]->runs)
-            cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows")) {
+            cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"),
+                                                        "rows")) {
                 const cJSON *kv, *seen;
                 int dup = 0;
                 if (*field == NULL)
@@ -174,9 +175,10 @@ static cJSON *row_keys(const struct kept *a, const struct kept *b, const char **
             }
     }
     n = keys ? cJSON_GetArraySize(keys) : 0;
-    for (int i = 1; numeric && i < n; i++)  /* insertion sort: a few dozen keys */
+    for (int i = 1; numeric && i < n; i++) /* insertion sort: a few dozen keys */
         for (int j = i; j > 0 && cJSON_GetArrayItem(keys, j - 1)->valuedouble >
-                                 cJSON_GetArrayItem(keys, j)->valuedouble; j--) {
+                                     cJSON_GetArrayItem(keys, j)->valuedouble;
+             j--) {
             double t = cJSON_GetArrayItem(keys, j)->valuedouble;
             cJSON_SetNumberValue(cJSON_GetArrayItem(keys, j),
                                  cJSON_GetArrayItem(keys, j - 1)->valuedouble);
@@ -194,7 +196,8 @@ static int pool_row(const struct kept *k, const char *field, const cJSON *kv,
     const cJSON *run, *row;
 
     cJSON_ArrayForEach(run, k->runs)
-        cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows")) {
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"),
+                                                    "rows")) {
             const cJSON *samples = cJSON_GetObjectItem(row, "samples");
             const cJSON *clock = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
             const cJSON *median = cJSON_GetObjectItem(row, "median_ms");
@@ -285,9 +288,11 @@ static cJSON *group_object(const struct verdict_group *g, const struct kept *k)
     const cJSON *run;
 
     cJSON_AddStringToObject(o, "selector", g->selector ? g->selector : "");
-    cJSON_ArrayForEach(run, k->runs)
-        if (cJSON_IsString(cJSON_GetObjectItem(run, "id")))
-            cJSON_AddItemToArray(ids, cJSON_CreateString(cJSON_GetObjectItem(run, "id")->valuestring));
+    cJSON_ArrayForEach(run, k->runs) {
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+        if (id != NULL)
+            cJSON_AddItemToArray(ids, cJSON_CreateString(id));
+    }
     cJSON_AddNumberToObject(o, "n_runs", cJSON_GetArraySize(k->runs));
     cJSON_AddNumberToObject(o, "excluded_invalid", k->invalid);
     cJSON_AddNumberToObject(o, "excluded_other_key", k->other_key);
@@ -337,9 +342,10 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
     if (a.key == NULL || b.key == NULL) {
         /* Nothing left to judge on one side: said, not guessed. */
         cJSON_AddBoolToObject(out, "comparable", 0);
-        cJSON_AddStringToObject(out, "reason", a.key == NULL
-                                ? "the baseline has no done, valid runs of the benchmark"
-                                : "the candidate has no done, valid runs of the benchmark");
+        cJSON_AddStringToObject(out, "reason",
+                                a.key == NULL
+                                    ? "the baseline has no done, valid runs of the benchmark"
+                                    : "the candidate has no done, valid runs of the benchmark");
         cJSON_AddItemToObject(out, "differences", cJSON_CreateArray());
         cJSON_AddNullToObject(out, "verdict");
         cJSON_AddItemToObject(out, "rows", cJSON_CreateArray());
@@ -385,7 +391,7 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
         cJSON_AddStringToObject(out, "verdict", gb_verdict_name(worst));
     cJSON_AddItemToObject(out, "verdict_rows", worst_rows);
     cJSON_AddItemToObject(out, "rows", rows);
-    ok = kv == NULL;  /* every row judged */
+    ok = kv == NULL; /* every row judged */
 
 done:
     cJSON_Delete(keys);

@@ -16,8 +16,8 @@
 #include <cjson/cJSON.h>
 
 struct verdict_group {
-    const char *selector;    /* as asked, shown in the answer */
-    const cJSON *runs;       /* array of runs, newest first; borrowed */
+    const char *selector; /* as asked, shown in the answer */
+    const cJSON *runs;    /* array of runs, newest first; borrowed */
 };
 
 /* Judges candidate against baseline for benchmark (NULL: the baseline's

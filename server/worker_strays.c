@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #define STRAYS_MAX 256
-#define ENVIRON_CAP (8 * 1024 * 1024)  /* larger: not looked at, not ended */
+#define ENVIRON_CAP (8 * 1024 * 1024) /* larger: not looked at, not ended */
 #define TERM_GRACE_MS 2000
 #define KILL_WAIT_MS 5000
 
@@ -130,7 +130,7 @@ static int wait_strays(struct stray *s, int n, int64_t until_ms)
             if (s[i].pidfd < 0)
                 continue;
             pfd[left].fd = s[i].pidfd;
-            pfd[left].events = POLLIN;  /* readable once it has exited */
+            pfd[left].events = POLLIN; /* readable once it has exited */
             idx[left++] = i;
         }
         if (left == 0 || wait_ms <= 0)
@@ -185,9 +185,10 @@ static int find_strays(const char *marker, struct stray *s, int cap)
         fd = pidfd_open_pid(pid);
         if (fd < 0) {
             if (errno == ESRCH)
-                continue;  /* gone meanwhile */
+                continue; /* gone meanwhile */
             log_warn("cannot look for workers left by a previous daemon: "
-                     "pidfd_open: %s; none will be ended", strerror(errno));
+                     "pidfd_open: %s; none will be ended",
+                     strerror(errno));
             failed = 1;
             break;
         }
@@ -230,7 +231,8 @@ int worker_strays_end(const char *owner)
     }
     for (int i = 0; i < n; i++)
         log_warn("ending worker pid %ld (%s), left running by a previous "
-                 "gpubenchd of this database", s[i].pid, s[i].command);
+                 "gpubenchd of this database",
+                 s[i].pid, s[i].command);
     signal_strays(s, n, SIGTERM);
     if (wait_strays(s, n, time_mono_ms() + TERM_GRACE_MS) > 0) {
         signal_strays(s, n, SIGKILL);
@@ -241,7 +243,8 @@ int worker_strays_end(const char *owner)
         if (s[i].pidfd < 0)
             continue;
         log_error("worker pid %ld (%s) did not end on SIGKILL within %d s "
-                  "(stuck in the GPU driver?); starting anyway", s[i].pid,
+                  "(stuck in the GPU driver?); starting anyway",
+                  s[i].pid,
                   s[i].command, KILL_WAIT_MS / 1000);
         close(s[i].pidfd);
         left++;

@@ -1,6 +1,6 @@
 /*
  * fake_worker.c - a TEST DOUBLE of gpubench-worker, for the API tests on
- * machines without a GPU.  It speaks the worker protocol of DESIGN.md
+ * machines without a GPU.  It speaks the worker protocol of kernels/serve.h
  * exactly, checks params with the same table as the real worker, and
  * answers with SYNTHETIC numbers (every result says "synthetic": true): the
  * degree the prediction gives, made up as a time.  Nothing it prints was

@@ -195,13 +195,18 @@ function spreadOf(r) {
 
 const state = {
   benchmarks: null, // from /benchmarks
+  runStatuses: [], // from /benchmarks too: the status filter's choices
   devices: null, // from /devices
   generation: 0, // bumped on every render; stale timers and fetches stop
   timers: [],
 };
 
 async function benchmarks() {
-  if (!state.benchmarks) state.benchmarks = (await api("/benchmarks")).benchmarks;
+  if (!state.benchmarks) {
+    const body = await api("/benchmarks");
+    state.runStatuses = body.run_statuses || [];
+    state.benchmarks = body.benchmarks;
+  }
   return state.benchmarks;
 }
 
@@ -289,10 +294,19 @@ async function fillBenchmarkSelect(select, withAny) {
   for (const b of list) select.append(el("option", { value: b.name }, b.name));
 }
 
+async function fillStatusSelect(select) {
+  await benchmarks();
+  if (select.options.length > 1) return;
+  for (const s of state.runStatuses) select.append(el("option", { value: s }, s));
+}
+
 async function showRuns(q) {
   const gen = state.generation;
   const form = $("#filters");
-  try { await fillBenchmarkSelect(form.elements.benchmark, true); } catch (_) { /* the list below shows the error */ }
+  try {
+    await fillBenchmarkSelect(form.elements.benchmark, true);
+    await fillStatusSelect(form.elements.status);
+  } catch (_) { /* the list below shows the error */ }
   devices().then((d) => {
     const list = $("#device-names");
     if (list.children.length) return;

@@ -23,7 +23,8 @@ __global__ void read_timer(unsigned long long *out, int n)
 {
     for (int i = 0; i < n; i++) {
         unsigned long long t;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        asm volatile("mov.u64 %0, %%globaltimer;"
+                     : "=l"(t));
         out[i] = t;
     }
 }
@@ -77,7 +78,7 @@ int main(int argc, char **argv)
     if (host == NULL || steps == NULL || check(cudaSetDevice(device), "cudaSetDevice") != 0 ||
         check(cudaMalloc(&dev, kReads * sizeof(*dev)), "cudaMalloc") != 0)
         goto out;
-    read_timer<<<1, 1>>>(dev, kReads);  /* warm: the module loads here */
+    read_timer<<<1, 1>>>(dev, kReads); /* warm: the module loads here */
     read_timer<<<1, 1>>>(dev, kReads);
     if (check(cudaGetLastError(), "launch") != 0 ||
         check(cudaMemcpy(host, dev, kReads * sizeof(*dev), cudaMemcpyDeviceToHost),

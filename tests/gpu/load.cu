@@ -23,7 +23,7 @@ __global__ void spin(long long cycles, unsigned *sink)
     while (clock64() - start < cycles)
         acc = acc * 1664525u + 1013904223u;
     if (acc == 0x12345678u)
-        sink[0] = acc;  /* never in practice; keeps the loop alive */
+        sink[0] = acc; /* never in practice; keeps the loop alive */
 }
 
 static double now_s(void)

@@ -9,7 +9,10 @@
 #include "test.h"
 
 /* One block's record (sm_clock.h's order). */
-#define BLOCK(c0, c1, n0, n1, sm) {c0, c1, n0, n1, sm}
+#define BLOCK(c0, c1, n0, n1, sm) \
+    {                             \
+        c0, c1, n0, n1, sm        \
+    }
 
 /* Two blocks overlap on SM 0, one runs on SM 1, one reports SM 7 of a
  * 2-SM device.  SM 0's span runs from block 1's start to block 0's end:

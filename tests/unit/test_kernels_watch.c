@@ -239,7 +239,10 @@ static int test_watch_fold(void)
     ASSERT_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "temperature_c"), "max")->valuedouble,
                 42, 0);
     ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "ecc_volatile"),
-                                                      "after"), "corrected")->valuedouble, 2);
+                                                      "after"),
+                                  "corrected")
+                  ->valuedouble,
+              2);
     fixture = fixture_json("h200_watch_contended.json");
     ASSERT(fixture != NULL);
     ASSERT(same_shape(o, fixture));

@@ -17,7 +17,7 @@
 
 #define TRIALS 2000
 #define SAMPLES 20
-#define NOISE 0.005  /* lognormal sigma: 0.5% */
+#define NOISE 0.005 /* lognormal sigma: 0.5% */
 #define CARDS 16
 
 /* xorshift64* and Box-Muller: seeded, the same numbers on every machine. */
@@ -68,7 +68,7 @@ static int test_too_few_and_bad_margin(void)
     double a[3] = {1, 2, 3}, b[2] = {1, -1};
     struct gb_shift s;
 
-    ASSERT_EQ(gb_shift_compare(a, 3, b, 2, 0.01, &s), 1);  /* -1 skipped */
+    ASSERT_EQ(gb_shift_compare(a, 3, b, 2, 0.01, &s), 1); /* -1 skipped */
     ASSERT_EQ(s.verdict, GB_INCONCLUSIVE);
     ASSERT_EQ(s.n_candidate, 1);
     ASSERT(isnan(s.shift));
@@ -152,7 +152,8 @@ static int test_simulated_same(void)
     simulate(1.0, c, &covered, &more_sum, &more_n);
     printf("same distribution, %d trials of %d samples, %.1f%% noise: same %.2f%%, "
            "faster %.2f%%, slower %.2f%%, inconclusive %.2f%%; interval covers the "
-           "true shift in %.2f%%\n", TRIALS, SAMPLES, NOISE * 100, 100.0 * c[GB_SAME] / TRIALS,
+           "true shift in %.2f%%\n",
+           TRIALS, SAMPLES, NOISE * 100, 100.0 * c[GB_SAME] / TRIALS,
            100.0 * c[GB_FASTER] / TRIALS, 100.0 * c[GB_SLOWER] / TRIALS,
            100.0 * c[GB_INCONCLUSIVE] / TRIALS, 100.0 * covered / TRIALS);
     ASSERT(c[GB_SLOWER] + c[GB_FASTER] <= TRIALS / 100);
@@ -168,7 +169,8 @@ static int test_simulated_two_percent_slower(void)
     rng_state = 20240602;
     simulate(1.02, c, &covered, &more_sum, &more_n);
     printf("2%% slower: slower %.2f%%, inconclusive %.2f%%, same %.2f%%, faster %.2f%%; "
-           "interval covers the true shift in %.2f%%\n", 100.0 * c[GB_SLOWER] / TRIALS,
+           "interval covers the true shift in %.2f%%\n",
+           100.0 * c[GB_SLOWER] / TRIALS,
            100.0 * c[GB_INCONCLUSIVE] / TRIALS, 100.0 * c[GB_SAME] / TRIALS,
            100.0 * c[GB_FASTER] / TRIALS, 100.0 * covered / TRIALS);
     ASSERT(c[GB_SLOWER] >= TRIALS * 95 / 100);
@@ -196,11 +198,13 @@ static int test_more_samples_decides(void)
         draw(a + SAMPLES, (int)s.more_samples, 1.0);
         draw(b + SAMPLES, (int)s.more_samples, 1.004);
         ASSERT_EQ(gb_shift_compare(a, SAMPLES + (int)s.more_samples, b,
-                                   SAMPLES + (int)s.more_samples, 0.01, &s), 0);
+                                   SAMPLES + (int)s.more_samples, 0.01, &s),
+                  0);
         decided_after += s.verdict != GB_INCONCLUSIVE;
     }
     printf("0.4%% shift, 1%% margin: %d of 200 undecided at %d samples; %d of those "
-           "decided after the more_samples estimate\n", undecided, SAMPLES, decided_after);
+           "decided after the more_samples estimate\n",
+           undecided, SAMPLES, decided_after);
     ASSERT(undecided > 0);
     ASSERT(decided_after * 2 >= undecided);
     return 0;
@@ -237,7 +241,8 @@ static int test_simulated_fleet(void)
         caught += gb_is_outlier(z[3], x[3], med, GB_SHIFT_MARGIN_DEFAULT);
     }
     printf("fleet of %d equal cards, %d trials: no outlier in %.2f%% (|z| > 3.5 alone: "
-           "%.2f%%); one card 5%% slow flagged in %.2f%%\n", CARDS, TRIALS,
+           "%.2f%%); one card 5%% slow flagged in %.2f%%\n",
+           CARDS, TRIALS,
            100.0 * clean / TRIALS, 100.0 * clean_z_only / TRIALS, 100.0 * caught / TRIALS);
     ASSERT(clean >= TRIALS * 99 / 100);
     ASSERT(caught >= TRIALS * 99 / 100);

@@ -53,8 +53,11 @@ static int test_end_needs_running(void)
     char path[160], err[256], status[16];
     struct store *s = NULL;
     struct run_new r = {.id = "0190f1a2-0000-7000-8000-000000000002",
-                        .benchmark = "smem_stride", .params_json = "{}",
-                        .host = "h", .device_index = 0, .timeout_s = 5};
+                        .benchmark = "smem_stride",
+                        .params_json = "{}",
+                        .host = "h",
+                        .device_index = 0,
+                        .timeout_s = 5};
     struct run_job job;
     struct store_health h;
     cJSON *run = NULL;
@@ -124,7 +127,7 @@ static int test_check_file(void)
     fclose(f);
     ASSERT_EQ(store_check_file(path, out, &damaged, err, sizeof(err)), STORE_OK);
     ASSERT_EQ(damaged, 1);
-    ASSERT(ftell(out) > 0);  /* it said what it found */
+    ASSERT(ftell(out) > 0); /* it said what it found */
     fclose(out);
     remove_db(path);
     return 0;
