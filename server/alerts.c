@@ -177,7 +177,8 @@ static void announce(struct alerts *a, const cJSON *list)
 
     cJSON_ArrayForEach(alert, list) {
         char *body;
-        log_warn("alert %.0f confirmed: %s on %s, %s", cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id")),
+        log_warn("alert %.0f confirmed: %s on %s, %s",
+                 cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id")),
                  cJSON_GetStringValue(cJSON_GetObjectItem(alert, "verdict")),
                  cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(alert, "card"),
                                                           "device_uuid")),
@@ -300,12 +301,13 @@ static void settle(struct app *app, const char *id, const char *confirms,
         char *row = cJSON_PrintUnformatted(cJSON_GetObjectItem(alert, "row"));
         const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(alert, "kind"));
         cJSON *confirmed = NULL;
+        long long aid;
         int repeated = 0;
         for (int i = 0; i < n && row && kind; i++)
-            repeated |= f[i].found && strcmp(f[i].kind, kind) == 0 && strcmp(f[i].row_key, row) == 0;
-        if (row && store_alert_settle(app->store, (long long)cJSON_GetNumberValue(
-                                                      cJSON_GetObjectItem(alert, "id")),
-                                      repeated, id, &confirmed) == STORE_OK)
+            repeated |= f[i].found && strcmp(f[i].kind, kind) == 0 &&
+                        strcmp(f[i].row_key, row) == 0;
+        aid = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id"));
+        if (row && store_alert_settle(app->store, aid, repeated, id, &confirmed) == STORE_OK)
             announce(app->alerts, confirmed);
         cJSON_Delete(confirmed);
         free(row);

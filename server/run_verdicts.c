@@ -19,14 +19,12 @@
 static cJSON *history_part(const cJSON *cmp)
 {
     static const char *const kept[] = {"verdict", "verdict_rows", "rows", NULL};
+    const cJSON *base = cJSON_GetObjectItem(cmp, "baseline");
     cJSON *h = cJSON_CreateObject();
 
     if (h == NULL)
         return NULL;
-    cJSON_AddItemToObject(h, "runs", cJSON_Duplicate(cJSON_GetObjectItem(
-                                                         cJSON_GetObjectItem(cmp, "baseline"),
-                                                         "runs"),
-                                                     1));
+    cJSON_AddItemToObject(h, "runs", cJSON_Duplicate(cJSON_GetObjectItem(base, "runs"), 1));
     for (int i = 0; kept[i]; i++)
         cJSON_AddItemToObject(h, kept[i], cJSON_Duplicate(cJSON_GetObjectItem(cmp, kept[i]), 1));
     return h;

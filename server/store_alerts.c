@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALERT_COLUMNS                                                                  \
-    "id, kind, state, host, device_uuid, device_name, benchmark, row_key, verdict, "   \
+#define ALERT_COLUMNS                                                                     \
+    "id, kind, state, host, device_uuid, device_name, benchmark, row_key, verdict, "      \
     "shift, z, run_id, confirm_run_id, clear_run_id, reason, detected_at, confirmed_at, " \
     "acknowledged_at, cleared_at"
 
@@ -106,16 +106,19 @@ done:
 int store_alert_detect(struct store *s, const struct alert_new *a, long long *id)
 {
     struct conn *c = &s->writer;
+    /* clang-format off */
     static const char sql[] =
         "INSERT INTO alerts (kind, state, host, device_uuid, device_name, benchmark, "
         "verdict_key, row_key, verdict, shift, z, run_id, confirm_run_id, confirms_left, "
         "detected_at, confirmed_at) "
         "SELECT ?1, ?2, host, device_uuid, device_name, benchmark, "
-        STORE_VERDICT_KEY("") ", ?4, ?5, CAST(?6 AS REAL), CAST(?7 AS REAL), id, NULL, ?8, "
+        STORE_VERDICT_KEY("") ", ?4, ?5, "
+        "CAST(?6 AS REAL), CAST(?7 AS REAL), id, NULL, ?8, "
         "?9, CASE ?2 WHEN 'confirmed' THEN ?9 END FROM runs WHERE id = ?3 "
         "AND NOT EXISTS (SELECT 1 FROM alerts o WHERE o.state <> 'cleared' "
         "AND o.host = runs.host AND o.device_uuid = runs.device_uuid "
         "AND o.verdict_key = " STORE_VERDICT_KEY("runs.") " AND o.kind = ?1 AND o.row_key = ?4)";
+    /* clang-format on */
     sqlite3_stmt *st = NULL;
     char now[32], b1[40], b2[40];
     int rc = STORE_ERROR;
@@ -160,12 +163,14 @@ int store_alerts_clear(struct store *s, const char *run_id, const char *kind,
 
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&c->lock);
+    /* clang-format off */
     rc = store_exec(c,
-                    "UPDATE alerts SET state = 'cleared', cleared_at = ?4, clear_run_id = ?1 "
-                    "WHERE state IN ('confirmed', 'acknowledged') AND kind = ?2 AND row_key = ?3 "
-                    "AND (host, device_uuid, verdict_key) = (SELECT host, device_uuid, "
-                    STORE_VERDICT_KEY("") " FROM runs WHERE id = ?1)",
+        "UPDATE alerts SET state = 'cleared', cleared_at = ?4, clear_run_id = ?1 "
+        "WHERE state IN ('confirmed', 'acknowledged') AND kind = ?2 AND row_key = ?3 "
+        "AND (host, device_uuid, verdict_key) = (SELECT host, device_uuid, "
+        STORE_VERDICT_KEY("") " FROM runs WHERE id = ?1)",
                     run_id, kind, row_key, now, cleared);
+    /* clang-format on */
     if (rc != STORE_OK)
         rc = store_fail(c, "clear an alert");
     else

@@ -14,18 +14,24 @@
 #include <string.h>
 
 /* The rows of run r as the fleet reads them: the digest, or the whole. */
-#define FLEET_ROWS                                                          \
+#define FLEET_ROWS                                                               \
     "coalesce(d.rows, (SELECT json_extract(results, '$.rows') FROM run_results " \
     "WHERE run_id = f.run_id))"
 
 int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
 {
     struct conn *c = store_reader(s);
+    /* clang-format off */
     static const char sql[] =
         "SELECT h.id FROM runs r JOIN runs h ON h.device_uuid = r.device_uuid "
         "AND h.host = r.host AND h.verdict_key = " STORE_VERDICT_KEY("r.") " "
         "AND h.valid IS NOT 0 "
-        "WHERE r.id = ?1 AND h.id <> r.id ORDER BY h.id DESC LIMIT ?2";
+        "WHERE r.id = ?1 AND h.id <> r.id "
+        /* a confirming run is judged against the history before the run
+         * it confirms: not against that run, nor its other confirmations */
+        "AND h.id IS NOT r.confirms AND (r.confirms IS NULL OR h.confirms IS NOT r.confirms) "
+        "ORDER BY h.id DESC LIMIT ?2";
+    /* clang-format on */
     sqlite3_stmt *st = NULL;
     cJSON *ids = cJSON_CreateArray(), *out = cJSON_CreateArray();
     const cJSON *hid;
@@ -74,11 +80,13 @@ done:
 int store_fleet_peers(struct store *s, const char *id, cJSON **peers)
 {
     struct conn *c = store_reader(s);
+    /* clang-format off */
     static const char sql[] =
         "SELECT f.host, f.device_uuid, f.run_id, " FLEET_ROWS " "
         "FROM runs r JOIN fleet_latest f ON f.verdict_key = " STORE_VERDICT_KEY("r.") " "
         "LEFT JOIN run_digests d ON d.run_id = f.run_id "
         "WHERE r.id = ?1 AND NOT (f.host = r.host AND f.device_uuid IS r.device_uuid)";
+    /* clang-format on */
     sqlite3_stmt *st = NULL;
     cJSON *out = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
@@ -148,7 +156,8 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
         for (int i = 0; i < 7; i++)
             if (names[i])
                 store_add_text_or_null(card, names[i], store_col_text(st, i));
-        if ((params = store_json_column(st, 3)) == NULL || (rows = store_json_column(st, 7)) == NULL) {
+        params = store_json_column(st, 3);
+        if (params == NULL || (rows = store_json_column(st, 7)) == NULL) {
             cJSON_Delete(params);
             goto done;
         }

@@ -69,7 +69,8 @@ static int test_end_needs_running(void)
         goto done;
     /* Queued, not running: an end or progress for it is refused and
      * writes nothing (its results must not land on it). */
-    if (store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) != STORE_CONFLICT ||
+    if (store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) !=
+            STORE_CONFLICT ||
         store_set_progress(s, r.id, 1, 2, NULL) != STORE_CONFLICT ||
         store_requeue_run(s, r.id) != STORE_CONFLICT)
         goto done;
