@@ -60,7 +60,8 @@ class AlertsTest(unittest.TestCase):
         cls.server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
         threading.Thread(target=cls.server.serve_forever, daemon=True).start()
         hook = "http://127.0.0.1:%d/hook" % cls.server.server_address[1]
-        cls.d = Daemon(args=["--alert-webhook", hook, "--history-runs", "2"]).start()
+        cls.d = Daemon(args=["--alert-webhook", hook, "--history-runs", "2",
+                                  "--confirm-runs", "1"]).start()
         cls.first = cls.run_once("normal")
         # Seven other cards of the model: six alike, one 10% slow.
         fleet = [synthetic_card(cls.first, c, 1.10 if c == 7 else 1.0) for c in range(1, 8)]
