@@ -17,6 +17,7 @@ struct auth;
 struct ratelimit;
 struct peers;
 struct run_cache;
+struct alerts;
 
 struct app {
     const struct options *opt;
@@ -29,6 +30,7 @@ struct app {
     struct ratelimit *post_limit; /* NULL: no rate limit */
     struct peers *peers;          /* NULL: no --peer */
     struct run_cache *run_cache;  /* finished runs' JSON; NULL: none */
+    struct alerts *alerts;        /* the alert webhook (alerts.h) */
     char host[256];
     int64_t started_mono_ms;
     char started_at[32];

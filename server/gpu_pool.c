@@ -8,6 +8,8 @@
  * runner without a lock.
  */
 #include "gpu_pool.h"
+#include "alerts.h"
+#include "run_verdicts.h"
 #include "log.h"
 #include "store.h"
 #include "timeutil.h"
@@ -204,16 +206,27 @@ static void end_run(struct gpu *g, const char *id, const char *status,
                     const char *results, const char *meta,
                     const char *code, const char *message)
 {
-    struct store *store = g->pool->app->store;
+    struct app *app = g->pool->app;
+    struct store *store = app->store;
     int64_t wait = END_RETRY_MS;
     int rc = STORE_ERROR;
+    cJSON *run = NULL, *verdicts = NULL;
+    char *verdicts_text = NULL;
 
+    /* Judged before its end is stored, so that the end and its verdicts
+     * are one write: no reader sees a done run without them. */
+    if (results && meta && strcmp(status, "done") == 0 &&
+        (verdicts = run_verdicts_judge(app, id, results, meta, &run)) != NULL)
+        verdicts_text = cJSON_PrintUnformatted(verdicts);
     for (int i = 0; i < END_TRIES; i++, wait *= 2) {
         if (i > 0)
             sleep_ms(wait);
-        rc = store_finish_run(store, id, status, results, meta, code, message);
-        if (rc == STORE_OK)
-            return;
+        rc = store_finish_run(store, id, status, results, meta, code, message, verdicts_text);
+        if (rc == STORE_OK) {
+            if (verdicts_text)
+                alerts_on_run(app, run, verdicts);
+            break;
+        }
         if (i == 0 && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
             log_warn("gpu %d: run %s ended (%s) but the store refused it (%s); "
                      "trying again", g->index, id, status, store_rc_words(rc));
@@ -222,9 +235,14 @@ static void end_run(struct gpu *g, const char *id, const char *status,
                       "its end (%s) was not stored", g->index, id,
                       rc == STORE_CONFLICT ? "it had ended already" : "no such run",
                       status);
-            return;
+            break;
         }
     }
+    free(verdicts_text);
+    cJSON_Delete(verdicts);
+    cJSON_Delete(run);
+    if (rc == STORE_OK || rc == STORE_CONFLICT || rc == STORE_NOT_FOUND)
+        return;
     snprintf(g->pending_id, sizeof(g->pending_id), "%s", id);
     snprintf(g->pending_message, sizeof(g->pending_message),
              "the run ended (%s) but its end could not be stored: %s; it was "
@@ -243,7 +261,7 @@ static int flush_pending(struct gpu *g)
     if (g->pending_id[0] == '\0')
         return 0;
     rc = store_finish_run(g->pool->app->store, g->pending_id, "failed", NULL, NULL,
-                          "store_error", g->pending_message);
+                          "store_error", g->pending_message, NULL);
     if (rc != STORE_OK && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
         return -1;
     if (rc == STORE_OK)

@@ -27,6 +27,11 @@ void baselines_list(struct http_request *req, struct http_reply *rep);
 void baselines_get(struct http_request *req, struct http_reply *rep);
 void baselines_delete(struct http_request *req, struct http_reply *rep);
 
+/* alerts_api.c: alerts (issue 14) and the fleet view. */
+void alerts_get(struct http_request *req, struct http_reply *rep);
+void alerts_ack(struct http_request *req, struct http_reply *rep);
+void fleet_get(struct http_request *req, struct http_reply *rep);
+
 void benchmarks_get(struct http_request *req, struct http_reply *rep);
 void predict_post(struct http_request *req, struct http_reply *rep);
 void devices_get(struct http_request *req, struct http_reply *rep);

@@ -13,6 +13,7 @@
  * sigwait(), so no handler runs in the middle of another thread's work.
  */
 #include "app.h"
+#include "alerts.h"
 #include "auth.h"
 #include "db_lock.h"
 #include "gpu_pool.h"
@@ -157,6 +158,9 @@ int main(int argc, char **argv)
         log_error("cannot start the wait timer");
         goto done;
     }
+    app.alerts = alerts_start(opt.alert_webhook);
+    if (app.alerts == NULL)
+        goto done;
     app.gpus = gpu_pool_start(&app);
     if (app.gpus == NULL) {
         log_error("out of memory starting the GPU runners");
@@ -185,6 +189,7 @@ done:
     http_stop(http);
     peers_stop(app.peers);
     gpu_pool_stop(app.gpus);
+    alerts_stop(app.alerts); /* after the runners: they announce alerts */
     waiters_free(app.waiters);
     store_close(app.store);
     ratelimit_free(app.post_limit);

@@ -9,8 +9,12 @@
  * The text is made whole or not at all: a store error, or a buffer that
  * refused a line, answers 500 rather than a scrape with series missing.
  */
+#include "alerts.h"
+#include "app.h"
 #include "compare.h"
 #include "dynbuf.h"
+#include "fleet.h"
+#include "shift.h"
 #include "gpu_pool.h"
 #include "handlers.h"
 #include "peers.h"
@@ -167,6 +171,91 @@ static int result_metrics(struct http_request *req, struct dynbuf *b)
     return 0;
 }
 
+/* A row key as a label value: its text, or its number. */
+static void row_label(struct dynbuf *b, const cJSON *key)
+{
+    if (cJSON_IsString(key))
+        label_value(b, key->valuestring);
+    else if (cJSON_IsNumber(key))
+        dynbuf_printf(b, "%g", key->valuedouble);
+}
+
+static void card_labels(struct dynbuf *b, const char *benchmark, const cJSON *row,
+                        const char *host, const char *uuid)
+{
+    dynbuf_add(b, "benchmark=\"", 11);
+    label_value(b, benchmark);
+    dynbuf_add(b, "\",row=\"", 8);
+    row_label(b, row);
+    dynbuf_add(b, "\",host=\"", 9);
+    label_value(b, host);
+    dynbuf_add(b, "\",uuid=\"", 9);
+    label_value(b, uuid);
+    dynbuf_add(b, "\"", 1);
+}
+
+/* Issue 14: one gauge per open confirmed (or acknowledged) alert, each
+ * card's fleet z per row, and the webhook's posts.  0, or -1 on a store
+ * error. */
+static int alert_metrics(struct http_request *req, struct dynbuf *b)
+{
+    cJSON *alerts = NULL, *cards = NULL, *fleet = NULL;
+    const cJSON *a, *g, *card, *cell;
+    long delivered, failed;
+    int rc = -1;
+
+    if (store_alerts_list(req->app->store, 1, 10000, &alerts) != STORE_OK ||
+        store_fleet_cards(req->app->store, NULL, &cards) != STORE_OK ||
+        (fleet = fleet_build(cards, GB_SHIFT_MARGIN_DEFAULT)) == NULL)
+        goto done;
+    help(b, "gpubench_alert_open", "gauge",
+         "1 for each open confirmed or acknowledged alert (GET /alerts), by card and row.");
+    cJSON_ArrayForEach(a, alerts) {
+        const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(a, "state"));
+        const cJSON *c = cJSON_GetObjectItem(a, "card");
+        if (state == NULL || strcmp(state, "detected") == 0)
+            continue; /* not confirmed yet */
+        dynbuf_printf(b, "gpubench_alert_open{alert=\"%.0f\",kind=\"%s\",state=\"%s\",",
+                      cJSON_GetNumberValue(cJSON_GetObjectItem(a, "id")),
+                      cJSON_GetStringValue(cJSON_GetObjectItem(a, "kind")), state);
+        card_labels(b, cJSON_GetStringValue(cJSON_GetObjectItem(a, "benchmark")),
+                    cJSON_GetObjectItem(a, "row"),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "device_uuid")));
+        dynbuf_add(b, "} 1\n", 4);
+    }
+    help(b, "gpubench_fleet_robust_z", "gauge",
+         "Robust z of the card's latest valid median among the cards of its model and "
+         "comparability key, per row (GET /fleet).");
+    cJSON_ArrayForEach(g, cJSON_GetObjectItem(fleet, "groups")) {
+        const char *bench = cJSON_GetStringValue(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(g, "key"), "benchmark"));
+        cJSON_ArrayForEach(card, cJSON_GetObjectItem(g, "cards"))
+            cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "rows")) {
+                const cJSON *z = cJSON_GetObjectItem(cell, "z");
+                if (!cJSON_IsNumber(z))
+                    continue;
+                dynbuf_add(b, "gpubench_fleet_robust_z{", 24);
+                card_labels(b, bench, cJSON_GetObjectItem(cell, "key"),
+                            cJSON_GetStringValue(cJSON_GetObjectItem(card, "host")),
+                            cJSON_GetStringValue(cJSON_GetObjectItem(card, "device_uuid")));
+                dynbuf_printf(b, "} %.6g\n", z->valuedouble);
+            }
+    }
+    alerts_webhook_counts(req->app->alerts, &delivered, &failed);
+    help(b, "gpubench_alert_webhook_posts_total", "counter",
+         "Confirmed alerts posted to --alert-webhook, by result.");
+    dynbuf_printf(b, "gpubench_alert_webhook_posts_total{result=\"delivered\"} %ld\n", delivered);
+    dynbuf_printf(b, "gpubench_alert_webhook_posts_total{result=\"failed\"} %ld\n", failed);
+    rc = 0;
+
+done:
+    cJSON_Delete(alerts);
+    cJSON_Delete(cards);
+    cJSON_Delete(fleet);
+    return rc;
+}
+
 void metrics_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
@@ -184,7 +273,7 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
     dynbuf_printf(&b, "gpubench_uptime_seconds %.3f\n",
                   (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
     if (gpu_metrics(req, &b) != 0 || run_metrics(req, &b) != 0 ||
-        result_metrics(req, &b) != 0) {
+        result_metrics(req, &b) != 0 || alert_metrics(req, &b) != 0) {
         dynbuf_free(&b);
         reply_error(rep, 500, "internal", "", "the metrics could not be read from the database");
         return;

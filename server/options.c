@@ -153,6 +153,17 @@ static const struct option_spec option_table[] = {
      set_string, FIELD(peer_token_file), 0, 0},
     {"max-queue", "N", "100", NULL, "queued runs the node holds at most", set_int,
      FIELD(max_queue), 1, 1000000},
+    {"history-runs", "N", "10", NULL,
+     "a finished run is judged against its card's last N valid runs of the same benchmark, "
+     "params and card model",
+     set_int, FIELD(history_runs), 1, 1000},
+    {"confirm-runs", "N", "1", NULL,
+     "confirming runs queued when a run is slower than its history or a fleet outlier; only "
+     "a repeated change raises an alert (0: alert at once)",
+     set_int, FIELD(confirm_runs), 0, 8},
+    {"alert-webhook", "URL", NULL, "none",
+     "POST each confirmed alert here as JSON (retried with back-off)", set_string,
+     FIELD(alert_webhook), 0, 0},
     {"run-timeout", "SECONDS", "300", NULL, "the longest a run may take", set_int,
      FIELD(run_timeout_s), 1, 86400},
     {"shutdown-grace", "SECONDS", "10", NULL,

@@ -26,6 +26,9 @@ struct options {
     int peer_interval_s;
     const char *peer_token_file;  /* bearer token sent to peers; NULL: none */
     int max_queue;
+    int history_runs;          /* runs of a card's history a run is judged against */
+    int confirm_runs;          /* confirming runs a change queues; 0: none */
+    const char *alert_webhook; /* where confirmed alerts are posted; NULL: nowhere */
     int run_timeout_s;
     int shutdown_grace_s;
     int http_threads;

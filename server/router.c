@@ -30,6 +30,9 @@ static const struct route routes[] = {
     {.method = "GET",    .pattern = "/baselines",   .handler = baselines_list},
     {.method = "GET",    .pattern = "/baselines/*", .handler = baselines_get},
     {.method = "DELETE", .pattern = "/baselines/*", .handler = baselines_delete, .access = ROUTE_WRITE},
+    {.method = "GET",    .pattern = "/alerts",      .handler = alerts_get},
+    {.method = "POST",   .pattern = "/alerts/*/ack", .handler = alerts_ack, .access = ROUTE_WRITE},
+    {.method = "GET",    .pattern = "/fleet",       .handler = fleet_get},
     {.method = "GET",    .pattern = "/devices",     .handler = devices_get},
     {.method = "GET",    .pattern = "/peers",       .handler = peers_get},
     {.method = "GET",    .pattern = "/metrics",     .handler = metrics_get},
@@ -39,7 +42,8 @@ static const struct route routes[] = {
     {.method = "GET",    .pattern = "/vendor/chart.js", .handler = static_chartjs, .access = ROUTE_PUBLIC},
 };
 
-/* Matches path against pattern; "*" takes one non-empty segment. */
+/* Matches path against pattern; "*" takes one non-empty segment, and what
+ * follows it in the pattern ("/ack") must end the path. */
 static int match(const char *pattern, const char *path, char *arg, size_t cap)
 {
     const char *star = strchr(pattern, '*');
@@ -52,7 +56,7 @@ static int match(const char *pattern, const char *path, char *arg, size_t cap)
         return 0;
     path += prefix;
     seg = strcspn(path, "/");
-    if (seg == 0 || path[seg] != '\0' || seg >= cap)
+    if (seg == 0 || strcmp(path + seg, star + 1) != 0 || seg >= cap)
         return 0;
     memcpy(arg, path, seg);
     arg[seg] = '\0';

@@ -312,6 +312,8 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
         cJSON_AddNullToObject(run, "error");
     }
     store_add_text_or_null(run, "origin", store_col_text(st, C_ORIGIN));
+    /* A confirming run (issue 14) names the run it repeats. */
+    store_add_text_or_null(run, "confirms", store_col_text(st, C_CONFIRMS));
     if (sqlite3_column_type(st, C_SEQ) == SQLITE_NULL)
         cJSON_AddNullToObject(run, "seq");
     else
@@ -508,6 +510,21 @@ int store_put_results(struct conn *c, const char *id, const char *results,
                         id, meta ? meta : "{}", verdict,
                         flag < 0 ? NULL : flag ? "1" : "0", NULL);
     free(verdict);
+    /* Its key, and the fleet's newest valid run of the key on its card
+     * (migrations/0007_run_verdicts.sql). */
+    if (rc == STORE_OK)
+        rc = store_exec(c, "UPDATE runs SET verdict_key = " STORE_VERDICT_KEY("") " "
+                           "WHERE id = ?1 AND status = 'done'",
+                        id, NULL, NULL, NULL, NULL);
+    if (rc == STORE_OK)
+        rc = store_exec(c, "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
+                           "device_uuid, run_id) "
+                           "SELECT verdict_key, benchmark, host, device_uuid, id FROM runs "
+                           "WHERE id = ?1 AND verdict_key IS NOT NULL AND valid IS NOT 0 "
+                           "AND device_uuid IS NOT NULL "
+                           "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
+                           "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                        id, NULL, NULL, NULL, NULL);
     return rc;
 }
 

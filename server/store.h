@@ -67,6 +67,7 @@ struct run_new {
     const char *device_uuid;
     const char *device_name;
     int timeout_s;
+    const char *confirms;    /* a confirming run: the run it repeats; or NULL */
 };
 
 /* What a GPU runner needs to start a run; filled by store_claim_next.
@@ -172,11 +173,14 @@ void store_job_clear(struct run_job *job);
 int store_set_progress(struct store *s, const char *id, long done, long total,
                        const char *message);
 
-/* running -> done (results and meta given) or failed (error given).
- * STORE_CONFLICT when the run is not running (then nothing is written). */
+/* running -> done (results and meta given) or failed (error given), with
+ * the verdicts the run got at its end (run_verdicts.h; NULL: none), in one
+ * transaction.  STORE_CONFLICT when the run is not running (then nothing
+ * is written). */
 int store_finish_run(struct store *s, const char *id, const char *status,
                      const char *results_json, const char *meta_json,
-                     const char *error_code, const char *error_message);
+                     const char *error_code, const char *error_message,
+                     const char *verdicts_json);
 
 /* running -> queued, for a run the daemon stopped before it finished.
  * STORE_CONFLICT when it was not running. */
@@ -253,6 +257,53 @@ int store_baseline_insert(struct store *s, const char *name, const char *spec_js
                           const char *runs_json, char created_at[32]);
 int store_baseline_get(struct store *s, const char *name, cJSON **out);
 int store_baseline_delete(struct store *s, const char *name);
+
+/* What a run is judged against at its end (store_verdicts.c), by run id:
+ * history: the card's (host, device UUID) newest valid done runs of the
+ * run's key (benchmark, card model, params), at most limit, whole, newest
+ * first.  peers: each other card's newest valid done run of the key, as
+ * {"host", "device_uuid", "run_id", "rows"} (rows: the digest).  cards:
+ * every card's newest valid done run of each key of benchmark (NULL: of
+ * every benchmark), as {"group" (the key), "benchmark", "card_model",
+ * "params", "host", "device_uuid", "run_id", "rows"}, grouped by key.  All
+ * NEW arrays. */
+int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs);
+int store_fleet_peers(struct store *s, const char *id, cJSON **peers);
+int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards);
+
+/* Alerts (store_alerts.c; alerts.h says when they move).  An alert is
+ * shown as {"id", "kind", "state", "card": {...}, "benchmark", "row",
+ * "verdict", "shift", "z", "runs": {"detected", "confirmed", "cleared"},
+ * "reason", "detected_at", ...}. */
+struct alert_new {
+    const char *kind;    /* "history" or "fleet" */
+    const char *run_id;  /* the run that found it (card and key are its) */
+    const char *row_key; /* the row's key value as JSON text */
+    const char *verdict; /* "slower" or "outlier" */
+    double shift, z;     /* NAN: none */
+    int confirms_left;   /* confirming runs queued to judge it */
+    int confirmed;       /* 1: confirmed at once (no confirming runs) */
+};
+/* Stores a new alert; STORE_CONFLICT (nothing stored) when one of the same
+ * card, key, kind and row is open (not cleared). */
+int store_alert_detect(struct store *s, const struct alert_new *a, long long *id);
+/* Clears the confirmed or acknowledged alerts of run_id's card and key of
+ * kind and row (a later run found the row as it was); *cleared: how many. */
+int store_alerts_clear(struct store *s, const char *run_id, const char *kind,
+                       const char *row_key, int *cleared);
+/* The alerts run_id found that wait for a confirming run (NEW array). */
+int store_alerts_pending(struct store *s, const char *run_id, cJSON **alerts);
+/* A confirming run (run_id) judged detected alert id: repeated, it is
+ * confirmed and *confirmed gets it as a NEW array of one (else NULL); not
+ * repeated, one fewer confirmation is awaited, and at none it is cleared. */
+int store_alert_settle(struct store *s, long long id, int repeated, const char *run_id,
+                       cJSON **confirmed);
+/* Open alerts only, or open ones then the most recent others; NEW array. */
+int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts);
+/* detected or confirmed -> acknowledged with reason; *alert gets the alert
+ * as it is now (NEW) unless STORE_NOT_FOUND; STORE_CONFLICT when it was
+ * acknowledged or cleared already (nothing changed). */
+int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **alert);
 
 /* A trivial query, for /healthz. */
 int store_ping(struct store *s);

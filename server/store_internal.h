@@ -47,13 +47,13 @@ struct store {
     "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "  \
     "r.created_at, r.started_at, r.finished_at, r.progress_done, "           \
     "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq, " \
-    "r.validity, r.progress_message"
+    "r.validity, r.progress_message, r.confirms"
 
 enum {
     C_ID, C_BENCHMARK, C_PARAMS, C_LABEL, C_BATCH, C_HOST, C_DEV_INDEX,
     C_DEV_UUID, C_DEV_NAME, C_STATUS, C_TIMEOUT, C_CREATED, C_STARTED,
     C_FINISHED, C_PROG_DONE, C_PROG_TOTAL, C_ERR_CODE, C_ERR_MSG, C_ORIGIN,
-    C_SEQ, C_VALIDITY, C_PROG_MESSAGE, C_COUNT
+    C_SEQ, C_VALIDITY, C_PROG_MESSAGE, C_CONFIRMS, C_COUNT
 };
 
 /* The next number in the order runs become final here (see
@@ -61,6 +61,15 @@ enum {
  * The IS NOT NULL is what lets max() read the end of the partial index
  * runs_by_final_seq instead of scanning every run. */
 #define NEXT_SEQ "(SELECT coalesce(max(final_seq), 0) + 1 FROM runs WHERE final_seq IS NOT NULL)"
+
+/* The part of the comparability key that decides a verdict (benchmark,
+ * card model, params: compare_key_fields with decides_verdict), as one
+ * text, of the runs row named by prefix t ("" or "r.").  Kept in
+ * runs.verdict_key for done runs; migrations/0007_run_verdicts.sql fills
+ * it with the same expression. */
+#define STORE_VERDICT_KEY(t)                                                     \
+    "(" t "benchmark || char(31) || coalesce(" t "device_name, '') || char(31) || " \
+    "json(" t "params))"
 
 /* The prepared statement for sql on c, prepared on first use and kept;
  * sql must have static storage (its address is the key).  SQLITE_OK or the

@@ -92,6 +92,7 @@ static int insert_one(sqlite3_stmt *st, const struct run_new *r, const char *now
     store_bind_text(st, 9, r->device_name);
     sqlite3_bind_int(st, 10, r->timeout_s);
     store_bind_text(st, 11, now);
+    store_bind_text(st, 12, r->confirms);
     return sqlite3_step(st) == SQLITE_DONE ? STORE_OK : STORE_ERROR;
 }
 
@@ -118,9 +119,9 @@ int store_insert_runs(struct store *s, const struct run_new *runs, int n,
     }
     if (store_conn_prepare(c, "INSERT INTO runs (id, benchmark, params, label, "
                            "batch_id, host, device_index, device_uuid, "
-                           "device_name, status, timeout_s, created_at) "
+                           "device_name, status, timeout_s, created_at, confirms) "
                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                           "'queued', ?10, ?11)", &st) != SQLITE_OK)
+                           "'queued', ?10, ?11, ?12)", &st) != SQLITE_OK)
         goto done;
     for (int i = 0; i < n; i++)
         if (insert_one(st, &runs[i], now) != STORE_OK)
@@ -267,7 +268,8 @@ done:
 
 int store_finish_run(struct store *s, const char *id, const char *status,
                      const char *results_json, const char *meta_json,
-                     const char *error_code, const char *error_message)
+                     const char *error_code, const char *error_message,
+                     const char *verdicts_json)
 {
     struct conn *c = &s->writer;
     char now[32];
@@ -296,6 +298,10 @@ int store_finish_run(struct store *s, const char *id, const char *status,
                    id, error_message, NULL, NULL, NULL) != STORE_OK)
         goto done;
     if (results_json && store_put_results(c, id, results_json, meta_json) != STORE_OK)
+        goto done;
+    if (verdicts_json &&
+        store_exec(c, "INSERT OR REPLACE INTO run_verdicts (run_id, verdicts) VALUES (?1, ?2)",
+                   id, verdicts_json, NULL, NULL, NULL) != STORE_OK)
         goto done;
     if (sqlite3_exec(c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto done;

@@ -87,6 +87,33 @@ static int add_details(struct conn *c, cJSON *run, int raw)
     default:
         goto done;
     }
+    store_conn_release(c, st);
+    st = NULL;
+    /* The verdicts it got at its end (run_verdicts.h); null: not judged
+     * (not done here, stored before them, or imported). */
+    if (store_conn_prepare(c, "SELECT verdicts, json_valid(verdicts) FROM run_verdicts "
+                           "WHERE run_id = ?1",
+                           &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW: {
+        cJSON *v = NULL;
+        if (sqlite3_column_int(st, 1) != 1) {
+            store_note_damaged_value();
+            goto done;
+        }
+        if ((v = raw ? store_raw_column(st, 0) : store_json_column(st, 0)) == NULL)
+            goto done;
+        cJSON_AddItemToObject(run, "verdicts", v);
+        break;
+    }
+    case SQLITE_DONE:
+        cJSON_AddNullToObject(run, "verdicts");
+        break;
+    default:
+        goto done;
+    }
     rc = STORE_OK;
 
 done:

@@ -31,7 +31,10 @@
  *                               0 with a "message" naming pid 4242
  *                               python3 for GPUBENCH_FAKE_WAIT_MS, then
  *                               runs; the watch says the wait outlasted
- *                               it)
+ *                               it); slow=F (an idle card, every time
+ *                               F times the normal one, e.g. slow=1.05);
+ *                               once:MODE (MODE for the next job only,
+ *                               then the file says normal)
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
  *   GPUBENCH_FAKE_WAIT_MS=N     how long quiet_wait waits (default 3000)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
@@ -92,6 +95,12 @@ static void read_mode(char *mode, size_t cap)
         if (fscanf(f, "%31s", mode) != 1)
             snprintf(mode, cap, "normal");
         fclose(f);
+    }
+    /* once:MODE - this job only; the next ones are normal */
+    if (strncmp(mode, "once:", 5) == 0 && (f = fopen(path, "w")) != NULL) {
+        fputs("normal\n", f);
+        fclose(f);
+        memmove(mode, mode + 5, strlen(mode + 5) + 1);
     }
 }
 
@@ -182,6 +191,14 @@ static void add_watch_fields(cJSON *row, const char *mode, int row_index, double
 
 /* Fills the fields the real worker reports, from the synthetic time: a
  * fixed number of cycles, so a row's time is its cycles over its clock. */
+/* slow=F: every time F times the normal one (a card that got slower). */
+static double slow_factor(const char *mode)
+{
+    double f = strncmp(mode, "slow=", 5) == 0 ? atof(mode + 5) : 1.0;
+
+    return f > 0 ? f : 1.0;
+}
+
 static void finish_rows(cJSON *rows, int samples, const char *mode)
 {
     int watched = !is_mode(mode, "nowatch");
@@ -192,7 +209,8 @@ static void finish_rows(cJSON *rows, int samples, const char *mode)
 
     cJSON_ArrayForEach(row, rows) {
         double clock = row_clock(mode, r);
-        double ms = cJSON_GetObjectItem(row, "synthetic_ms")->valuedouble * FAKE_SM_MHZ / clock;
+        double ms = cJSON_GetObjectItem(row, "synthetic_ms")->valuedouble * FAKE_SM_MHZ / clock *
+                    slow_factor(mode);
         const cJSON *degree = cJSON_GetObjectItem(row, "predicted_degree");
         cJSON *list = cJSON_AddArrayToObject(row, "samples");
         double med, lo, hi;

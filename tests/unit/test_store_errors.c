@@ -69,7 +69,8 @@ static int test_end_needs_running(void)
         goto done;
     /* Queued, not running: an end or progress for it is refused and
      * writes nothing (its results must not land on it). */
-    if (store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL) != STORE_CONFLICT ||
+    if (store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) !=
+            STORE_CONFLICT ||
         store_set_progress(s, r.id, 1, 2, NULL) != STORE_CONFLICT ||
         store_requeue_run(s, r.id) != STORE_CONFLICT)
         goto done;
@@ -82,11 +83,11 @@ static int test_end_needs_running(void)
         goto done;
     store_job_clear(&job);
     if (store_set_progress(s, r.id, 1, 2, NULL) != STORE_OK ||
-        store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL) != STORE_OK ||
+        store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) != STORE_OK ||
         strcmp(status_of(s, r.id, status), "done") != 0)
         goto done;
     /* Ended: a second end (a failure written late) changes nothing. */
-    if (store_finish_run(s, r.id, "failed", NULL, NULL, "x", "y") != STORE_CONFLICT ||
+    if (store_finish_run(s, r.id, "failed", NULL, NULL, "x", "y", NULL) != STORE_CONFLICT ||
         strcmp(status_of(s, r.id, status), "done") != 0)
         goto done;
     store_health_get(s, &h);

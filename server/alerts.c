@@ -1,0 +1,363 @@
+/*
+ * alerts.c - see alerts.h.  The life cycle is decided here, each move is
+ * one statement of store_alerts.c; the webhook is a queue of JSON texts
+ * and one thread that posts them with libcurl.
+ */
+#include "alerts.h"
+
+#include "app.h"
+#include "log.h"
+#include "store.h"
+#include "uuid7.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FIRST_RETRY_S 1 /* doubles each try */
+
+struct alerts {
+    const char *url; /* NULL: no webhook */
+    pthread_t thread;
+    int thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* signalled on a new alert and on stop */
+    char *queue[ALERTS_WEBHOOK_QUEUE];
+    int head, count; /* under lock */
+    int stopping;    /* under lock */
+    atomic_long delivered, failed;
+};
+
+static size_t discard_body(char *p, size_t size, size_t n, void *ctx)
+{
+    (void)p;
+    (void)ctx;
+    return size * n;
+}
+
+/* One POST of body; 0 when the receiver answered 2xx. */
+static int post_once(const char *url, const char *body, char *err, size_t cap)
+{
+    CURL *c = curl_easy_init();
+    struct curl_slist *headers = NULL;
+    long status = 0;
+    CURLcode rc;
+
+    if (c == NULL) {
+        snprintf(err, cap, "curl_easy_init failed");
+        return -1;
+    }
+    headers = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_body);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 15L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gpubenchd-alert");
+    rc = curl_easy_perform(c);
+    if (rc == CURLE_OK)
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (rc != CURLE_OK)
+        snprintf(err, cap, "%s", curl_easy_strerror(rc));
+    else if (status < 200 || status > 299)
+        snprintf(err, cap, "the receiver answered %ld", status);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(headers);
+    return rc == CURLE_OK && status >= 200 && status <= 299 ? 0 : -1;
+}
+
+/* Waits s seconds or until stop; 1 when stopping.  Holds a->lock. */
+static int wait_or_stop(struct alerts *a, int s)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += s;
+    while (!a->stopping)
+        if (pthread_cond_timedwait(&a->cond, &a->lock, &until) == ETIMEDOUT)
+            break;
+    return a->stopping;
+}
+
+static void *webhook_main(void *arg)
+{
+    struct alerts *a = arg;
+
+    pthread_mutex_lock(&a->lock);
+    for (;;) {
+        char *body, err[256] = "";
+        int sent = 0, wait_s = FIRST_RETRY_S;
+        while (a->count == 0 && !a->stopping)
+            pthread_cond_wait(&a->cond, &a->lock);
+        if (a->stopping)
+            break;
+        body = a->queue[a->head];
+        a->head = (a->head + 1) % ALERTS_WEBHOOK_QUEUE;
+        a->count--;
+        for (int i = 0; i < ALERTS_WEBHOOK_TRIES && !sent; i++, wait_s *= 2) {
+            if (i > 0 && wait_or_stop(a, wait_s))
+                break;
+            pthread_mutex_unlock(&a->lock); /* never post under the lock */
+            sent = post_once(a->url, body, err, sizeof(err)) == 0;
+            pthread_mutex_lock(&a->lock);
+            if (!sent)
+                log_warn("alert webhook %s: %s%s", a->url, err,
+                         i + 1 < ALERTS_WEBHOOK_TRIES ? "; trying again" : "; giving up");
+        }
+        if (sent)
+            atomic_fetch_add(&a->delivered, 1);
+        else
+            atomic_fetch_add(&a->failed, 1);
+        free(body);
+    }
+    pthread_mutex_unlock(&a->lock);
+    return NULL;
+}
+
+struct alerts *alerts_start(const char *url)
+{
+    struct alerts *a = calloc(1, sizeof(*a));
+
+    if (a == NULL) {
+        log_error("out of memory starting the alerts");
+        return NULL;
+    }
+    a->url = url;
+    pthread_mutex_init(&a->lock, NULL);
+    pthread_cond_init(&a->cond, NULL);
+    if (url) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        if (pthread_create(&a->thread, NULL, webhook_main, a) == 0)
+            a->thread_started = 1;
+        else
+            log_error("cannot start the alert webhook thread: confirmed alerts are not posted");
+    }
+    return a;
+}
+
+void alerts_stop(struct alerts *a)
+{
+    if (a == NULL)
+        return;
+    pthread_mutex_lock(&a->lock);
+    a->stopping = 1;
+    pthread_cond_broadcast(&a->cond);
+    pthread_mutex_unlock(&a->lock);
+    if (a->thread_started)
+        pthread_join(a->thread, NULL);
+    if (a->count)
+        log_warn("stopping with %d confirmed alert(s) not posted to the webhook", a->count);
+    for (; a->count > 0; a->count--, a->head = (a->head + 1) % ALERTS_WEBHOOK_QUEUE)
+        free(a->queue[a->head]);
+    if (a->url)
+        curl_global_cleanup();
+    pthread_cond_destroy(&a->cond);
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+}
+
+void alerts_webhook_counts(struct alerts *a, long *delivered, long *failed)
+{
+    *delivered = a ? atomic_load(&a->delivered) : 0;
+    *failed = a ? atomic_load(&a->failed) : 0;
+}
+
+/* Queues each alert of list (confirmed) for the webhook. */
+static void announce(struct alerts *a, const cJSON *list)
+{
+    const cJSON *alert;
+
+    cJSON_ArrayForEach(alert, list) {
+        char *body;
+        log_warn("alert %.0f confirmed: %s on %s, %s",
+                 cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id")),
+                 cJSON_GetStringValue(cJSON_GetObjectItem(alert, "verdict")),
+                 cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(alert, "card"),
+                                                          "device_uuid")),
+                 cJSON_GetStringValue(cJSON_GetObjectItem(alert, "benchmark")));
+        if (a == NULL || a->url == NULL || (body = cJSON_PrintUnformatted(alert)) == NULL)
+            continue;
+        pthread_mutex_lock(&a->lock);
+        if (a->count < ALERTS_WEBHOOK_QUEUE && !a->stopping) {
+            a->queue[(a->head + a->count) % ALERTS_WEBHOOK_QUEUE] = body;
+            a->count++;
+            body = NULL;
+            pthread_cond_signal(&a->cond);
+        }
+        pthread_mutex_unlock(&a->lock);
+        if (body) {
+            log_warn("alert webhook queue full: an alert is not posted (GET /alerts has it)");
+            atomic_fetch_add(&a->failed, 1);
+            free(body);
+        }
+    }
+}
+
+/* What one row of a run's verdicts found. */
+struct finding {
+    const char *kind; /* "history", "fleet" */
+    char *row_key;    /* JSON text, owned */
+    int found;        /* slower / an outlier */
+    int as_before;    /* same / within the fleet: clears */
+    double shift, z;
+};
+
+#define MAX_FINDINGS 512
+
+static double num_or_nan(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(obj, name);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The findings of verdicts into f; their number. */
+static int collect(const cJSON *verdicts, struct finding *f, int cap)
+{
+    const cJSON *row;
+    int n = 0;
+
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(verdicts, "history"), "rows")) {
+        const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(row, "verdict"));
+        if (n == cap || v == NULL)
+            break;
+        f[n] = (struct finding){"history", cJSON_PrintUnformatted(cJSON_GetObjectItem(row, "key")),
+                                strcmp(v, "slower") == 0, strcmp(v, "same") == 0,
+                                num_or_nan(row, "shift"), NAN};
+        if (f[n].row_key)
+            n++;
+    }
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(verdicts, "fleet"), "rows")) {
+        int outlier = cJSON_IsTrue(cJSON_GetObjectItem(row, "outlier"));
+        double value = num_or_nan(row, "value_ms"), med = num_or_nan(row, "median_ms");
+        if (n == cap)
+            break;
+        if (!outlier && !isfinite(num_or_nan(row, "z")))
+            continue; /* not judged: too few cards */
+        f[n] = (struct finding){"fleet", cJSON_PrintUnformatted(cJSON_GetObjectItem(row, "key")),
+                                outlier, !outlier,
+                                isfinite(med) && med > 0 ? value / med - 1 : NAN,
+                                num_or_nan(row, "z")};
+        if (f[n].row_key)
+            n++;
+    }
+    return n;
+}
+
+/* Queues n confirming runs of run, each naming it. */
+static void queue_confirmations(struct app *app, const cJSON *run, int n)
+{
+    const cJSON *device = cJSON_GetObjectItem(run, "device");
+    const cJSON *index = cJSON_GetObjectItem(device, "index");
+    const cJSON *params = cJSON_GetObjectItem(run, "params");
+    struct run_new r[8];
+    int rc;
+
+    if (n > 8)
+        n = 8;
+    if (!cJSON_IsNumber(index) || params == NULL)
+        return;
+    for (int i = 0; i < n; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        if (uuid7_new(r[i].id) != 0) {
+            log_error("no random bytes for a confirming run's id");
+            return;
+        }
+        r[i].benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
+        r[i].params_json = params->valuestring; /* raw: its stored text */
+        r[i].label = cJSON_GetStringValue(cJSON_GetObjectItem(run, "label"));
+        r[i].host = cJSON_GetStringValue(cJSON_GetObjectItem(run, "host"));
+        r[i].device_index = index->valueint;
+        r[i].device_uuid = cJSON_GetStringValue(cJSON_GetObjectItem(device, "uuid"));
+        r[i].device_name = cJSON_GetStringValue(cJSON_GetObjectItem(device, "name"));
+        r[i].timeout_s = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "timeout_s"));
+        r[i].confirms = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+    }
+    rc = store_insert_runs(app->store, r, n, app->opt->max_queue);
+    if (rc != STORE_OK)
+        log_warn("run %s: its confirming run(s) could not be queued (%s)", r[0].confirms,
+                 rc == STORE_FULL ? "the queue is full" : store_rc_words(rc));
+    else
+        log_info("run %s: %d confirming run(s) queued, first %s", r[0].confirms, n, r[0].id);
+}
+
+/* A confirming run settles the alerts the run it confirms found. */
+static void settle(struct app *app, const char *id, const char *confirms,
+                   const struct finding *f, int n)
+{
+    cJSON *pending = NULL;
+    const cJSON *alert;
+
+    if (store_alerts_pending(app->store, confirms, &pending) != STORE_OK)
+        return;
+    cJSON_ArrayForEach(alert, pending) {
+        char *row = cJSON_PrintUnformatted(cJSON_GetObjectItem(alert, "row"));
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(alert, "kind"));
+        cJSON *confirmed = NULL;
+        long long aid;
+        int repeated = 0;
+        for (int i = 0; i < n && row && kind; i++)
+            repeated |= f[i].found && strcmp(f[i].kind, kind) == 0 &&
+                        strcmp(f[i].row_key, row) == 0;
+        aid = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id"));
+        if (row && store_alert_settle(app->store, aid, repeated, id, &confirmed) == STORE_OK)
+            announce(app->alerts, confirmed);
+        cJSON_Delete(confirmed);
+        free(row);
+    }
+    cJSON_Delete(pending);
+}
+
+void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts)
+{
+    static struct finding f[MAX_FINDINGS]; /* one runner at a time: see below */
+    static pthread_mutex_t f_lock = PTHREAD_MUTEX_INITIALIZER;
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+    const char *confirms = cJSON_GetStringValue(cJSON_GetObjectItem(run, "confirms"));
+    int confirm_runs = app->opt->confirm_runs, opened = 0, n;
+
+    if (id == NULL || !cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged")))
+        return;
+    /* Runners of several GPUs may end runs at once; the findings are few
+     * and short-lived, so one buffer under a lock keeps them off the
+     * stack without an allocation per run. */
+    pthread_mutex_lock(&f_lock);
+    n = collect(verdicts, f, MAX_FINDINGS);
+    for (int i = 0; i < n; i++) {
+        int cleared = 0;
+        if (f[i].as_before)
+            store_alerts_clear(app->store, id, f[i].kind, f[i].row_key, &cleared);
+        if (cleared)
+            log_info("run %s: %d %s alert(s) of row %s cleared", id, cleared, f[i].kind,
+                     f[i].row_key);
+    }
+    if (confirms) {
+        settle(app, id, confirms, f, n); /* and never a confirmation of its own */
+    } else {
+        for (int i = 0; i < n; i++) {
+            struct alert_new a = {f[i].kind, id, f[i].row_key,
+                                  strcmp(f[i].kind, "fleet") == 0 ? "outlier" : "slower",
+                                  f[i].shift, f[i].z, confirm_runs, confirm_runs == 0};
+            long long aid = 0;
+            cJSON *list = NULL;
+            if (!f[i].found || store_alert_detect(app->store, &a, &aid) != STORE_OK)
+                continue;
+            opened++;
+            if (a.confirmed && store_alerts_list(app->store, 1, 1, &list) == STORE_OK)
+                announce(app->alerts, list);
+            cJSON_Delete(list);
+        }
+        if (opened && confirm_runs > 0)
+            queue_confirmations(app, run, confirm_runs);
+    }
+    for (int i = 0; i < n; i++)
+        free(f[i].row_key);
+    pthread_mutex_unlock(&f_lock);
+}

@@ -1,0 +1,116 @@
+/*
+ * alerts_api.c - GET /alerts, POST /alerts/ID/ack and GET /fleet: parse
+ * the request, ask the store (store_alerts.c, store_verdicts.c) and
+ * fleet.c, print the answer.  When alerts move is alerts.c's.
+ */
+#include "app.h"
+#include "fleet.h"
+#include "handlers.h"
+#include "shift.h"
+#include "store.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALERTS_LISTED 200  /* open ones, then the most recent others */
+#define ACK_REASON_MAX 500 /* characters */
+
+void alerts_get(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {"open", NULL};
+    cJSON *list = NULL, *out;
+    int open_only = -1, rc;
+
+    if (query_check(req, rep, query) != 0)
+        return;
+    if (query_get(req, "open") && query_bool(req, rep, "open", &open_only) != 0)
+        return;
+    rc = store_alerts_list(req->app->store, open_only == 1, ALERTS_LISTED, &list);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the alerts could not be read");
+        return;
+    }
+    out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "alerts", list);
+    reply_json(rep, 200, out);
+}
+
+void alerts_ack(struct http_request *req, struct http_reply *rep)
+{
+    cJSON *body = NULL, *alert = NULL;
+    const cJSON *reason;
+    char *end;
+    long long id;
+    int rc;
+
+    errno = 0;
+    id = strtoll(req->arg, &end, 10);
+    if (errno || *end || id <= 0) {
+        reply_error(rep, 404, "not_found", "", "no alert %.40s (alert ids are numbers)", req->arg);
+        return;
+    }
+    if ((body = body_json(req, rep)) == NULL)
+        return;
+    reason = cJSON_GetObjectItem(body, "reason");
+    if (!cJSON_IsObject(body)) {
+        reply_error(rep, 400, "wrong_type", "", "the body must be a JSON object");
+        goto done;
+    }
+    if (!cJSON_IsString(reason) || reason->valuestring[0] == '\0' ||
+        strlen(reason->valuestring) > ACK_REASON_MAX) {
+        reply_error(rep, 400, reason ? "out_of_bounds" : "missing_field", "reason",
+                    "reason: why the alert is acknowledged, 1 to %d characters",
+                    ACK_REASON_MAX);
+        goto done;
+    }
+    rc = store_alert_ack(req->app->store, id, reason->valuestring, &alert);
+    if (rc == STORE_CONFLICT) {
+        reply_error(rep, 409, "conflict", "", "alert %lld is %s already", id,
+                    cJSON_GetStringValue(cJSON_GetObjectItem(alert, "state")));
+        goto done;
+    }
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(rep, 404, "not_found", "", "no alert %lld", id);
+        goto done;
+    }
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the alert could not be acknowledged");
+        goto done;
+    }
+    reply_json(rep, 200, alert);
+    alert = NULL;
+
+done:
+    cJSON_Delete(alert);
+    cJSON_Delete(body);
+}
+
+void fleet_get(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {"benchmark", NULL};
+    const char *benchmark;
+    cJSON *cards = NULL, *out;
+    int rc;
+
+    if (query_check(req, rep, query) != 0)
+        return;
+    benchmark = query_get(req, "benchmark");
+    if (benchmark == NULL || benchmark[0] == '\0') {
+        reply_error(rep, 400, "missing_field", "benchmark", "benchmark= names the benchmark");
+        return;
+    }
+    rc = store_fleet_cards(req->app->store, benchmark, &cards);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the fleet could not be read");
+        return;
+    }
+    out = fleet_build(cards, GB_SHIFT_MARGIN_DEFAULT);
+    cJSON_Delete(cards);
+    if (out == NULL) {
+        reply_error(rep, 500, "internal", "", "out of memory");
+        return;
+    }
+    cJSON_AddStringToObject(out, "benchmark", benchmark);
+    reply_json(rep, 200, out);
+}

@@ -1,0 +1,110 @@
+/*
+ * run_verdicts.c - see run_verdicts.h.  The history is judged by
+ * verdicts_compare (the same rules as GET /compare: the card's recent runs
+ * the baseline, this run the candidate), the fleet by fleet_judge_run.
+ */
+#include "run_verdicts.h"
+
+#include "app.h"
+#include "fleet.h"
+#include "log.h"
+#include "shift.h"
+#include "store.h"
+#include "validity.h"
+#include "verdicts.h"
+
+#include <stdlib.h>
+
+/* The part of verdicts_compare's answer a run keeps. */
+static cJSON *history_part(const cJSON *cmp)
+{
+    static const char *const kept[] = {"verdict", "verdict_rows", "rows", NULL};
+    const cJSON *base = cJSON_GetObjectItem(cmp, "baseline");
+    cJSON *h = cJSON_CreateObject();
+
+    if (h == NULL)
+        return NULL;
+    cJSON_AddItemToObject(h, "runs", cJSON_Duplicate(cJSON_GetObjectItem(base, "runs"), 1));
+    for (int i = 0; kept[i]; i++)
+        cJSON_AddItemToObject(h, kept[i], cJSON_Duplicate(cJSON_GetObjectItem(cmp, kept[i]), 1));
+    return h;
+}
+
+cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_json,
+                          const char *meta_json, cJSON **run_out)
+{
+    double margin = GB_SHIFT_MARGIN_DEFAULT;
+    cJSON *run = NULL, *results = cJSON_Parse(results_json), *meta = cJSON_Parse(meta_json);
+    cJSON *validity = NULL, *history = NULL, *peers = NULL, *one = NULL, *cmp = NULL;
+    cJSON *out = NULL, *part;
+    const char *benchmark;
+    int rc;
+
+    *run_out = NULL;
+    if (results == NULL || meta == NULL || (validity = gb_validity_judge(results, meta)) == NULL)
+        goto fail;
+    if ((rc = store_get_run(app->store, id, &run)) != STORE_OK)
+        goto fail;
+    /* the run as it will be stored: done, with its results */
+    cJSON_ReplaceItemInObject(run, "results", results);
+    cJSON_ReplaceItemInObject(run, "meta", meta);
+    cJSON_ReplaceItemInObject(run, "status", cJSON_CreateString("done"));
+    cJSON_ReplaceItemInObject(run, "validity", validity);
+    results = meta = validity = NULL;
+    if ((out = cJSON_CreateObject()) == NULL)
+        goto fail;
+    if (gb_validity_flag(cJSON_GetObjectItem(run, "validity")) == 0) {
+        cJSON_AddBoolToObject(out, "judged", 0);
+        cJSON_AddStringToObject(out, "reason",
+                                "the run is not valid (see its validity): it is judged by "
+                                "nothing and judges nothing");
+        goto done;
+    }
+    cJSON_AddBoolToObject(out, "judged", 1);
+    cJSON_AddNumberToObject(out, "margin", margin);
+    cJSON_AddItemToObject(out, "confirms",
+                          cJSON_Duplicate(cJSON_GetObjectItem(run, "confirms"), 0));
+    benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
+
+    if (store_history_runs(app->store, id, app->opt->history_runs, &history) != STORE_OK)
+        goto fail;
+    if (cJSON_GetArraySize(history) == 0) {
+        cJSON_AddNullToObject(out, "history");
+    } else {
+        struct verdict_group base = {"history", history}, cand = {"run", NULL};
+        if ((one = cJSON_CreateArray()) == NULL)
+            goto fail;
+        cJSON_AddItemReferenceToArray(one, run);
+        cand.runs = one;
+        if ((cmp = verdicts_compare(benchmark, &base, &cand, margin, 0)) == NULL ||
+            (part = history_part(cmp)) == NULL)
+            goto fail;
+        cJSON_AddItemToObject(out, "history", part);
+    }
+
+    if (store_fleet_peers(app->store, id, &peers) != STORE_OK)
+        goto fail;
+    part = fleet_judge_run(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows"),
+                           peers, margin);
+    if (part == NULL)
+        goto fail;
+    cJSON_AddItemToObject(out, "fleet", part);
+    goto done;
+
+fail:
+    log_warn("run %s: its verdicts could not be made; it is stored without them", id);
+    cJSON_Delete(out);
+    cJSON_Delete(run);
+    out = run = NULL;
+
+done:
+    cJSON_Delete(results);
+    cJSON_Delete(meta);
+    cJSON_Delete(validity);
+    cJSON_Delete(history);
+    cJSON_Delete(peers);
+    cJSON_Delete(one);
+    cJSON_Delete(cmp);
+    *run_out = run;
+    return out;
+}

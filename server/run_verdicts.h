@@ -1,0 +1,38 @@
+/*
+ * run_verdicts.h - a run judged when it ends (issue 14): against the same
+ * card's own recent history and against the other cards of its model.
+ *
+ * The verdicts are stored with the run, in the transaction that stores its
+ * end (store_finish_run), and shown as its "verdicts":
+ *   {"judged": true, "margin", "confirms": ID or null,
+ *    "history": null (no earlier valid run of its key on its card) or
+ *      {"runs": [ids], "verdict", "verdict_rows", "rows": [{"key",
+ *       "verdict", "shift", "ci_low", "ci_high", "n_baseline",
+ *       "n_candidate", "more_samples", "baseline_median_ms",
+ *       "candidate_median_ms", "cycles"}]}   (verdicts.h, per row)
+ *    "fleet": {"cards", "peers", "rows": [{"key", "value_ms",
+ *       "median_ms", "mad_ms", "z", "outlier"}], "outlier_rows"} (fleet.h)}
+ * or {"judged": false, "reason"} for an invalid run (issue 13: left out of
+ * every verdict, its own included).
+ *
+ * The history is the card's last --history-runs valid done runs of the
+ * run's key (benchmark, card model, params); the fleet each other card's
+ * newest valid done run of the key.  Both are found through indexes
+ * (store_verdicts.c), so judging costs the same at any number of runs.
+ */
+#ifndef GPUBENCH_RUN_VERDICTS_H
+#define GPUBENCH_RUN_VERDICTS_H
+
+#include <cjson/cJSON.h>
+
+struct app;
+
+/* Judges run id (still running: its end not stored) with its results and
+ * meta (JSON text, as the worker gave them).  Returns the verdicts as a
+ * NEW object, and *run the run as judged (done, with results and meta;
+ * NEW), both the caller's; or NULL (and *run NULL) when they could not be
+ * made (logged; the run is stored without). */
+cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_json,
+                          const char *meta_json, cJSON **run);
+
+#endif

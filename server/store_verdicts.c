@@ -1,0 +1,180 @@
+/*
+ * store_verdicts.c - what a run is judged against at its end, and the
+ * fleet (migrations/0007_run_verdicts.sql): a card's recent valid runs of
+ * one key, and each card's newest valid run of a key with its rows.
+ *
+ * Every read goes through an index: runs_by_card_key for a card's history,
+ * fleet_latest (one row a card and key, kept by store_put_results) for the
+ * fleet, so that neither grows with the number of runs stored.
+ */
+#include "store_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rows of run r as the fleet reads them: the digest, or the whole. */
+#define FLEET_ROWS                                                               \
+    "coalesce(d.rows, (SELECT json_extract(results, '$.rows') FROM run_results " \
+    "WHERE run_id = f.run_id))"
+
+int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
+{
+    struct conn *c = store_reader(s);
+    /* clang-format off */
+    static const char sql[] =
+        "SELECT h.id FROM runs r JOIN runs h ON h.device_uuid = r.device_uuid "
+        "AND h.host = r.host AND h.verdict_key = " STORE_VERDICT_KEY("r.") " "
+        "AND h.valid IS NOT 0 "
+        "WHERE r.id = ?1 AND h.id <> r.id "
+        /* a confirming run is judged against the history before the run
+         * it confirms: not against that run, nor its other confirmations */
+        "AND h.id IS NOT r.confirms AND (r.confirms IS NULL OR h.confirms IS NOT r.confirms) "
+        "ORDER BY h.id DESC LIMIT ?2";
+    /* clang-format on */
+    sqlite3_stmt *st = NULL;
+    cJSON *ids = cJSON_CreateArray(), *out = cJSON_CreateArray();
+    const cJSON *hid;
+    int rc = STORE_ERROR, step;
+
+    *runs = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (ids == NULL || out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    sqlite3_bind_int(st, 2, limit);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        if (!cJSON_AddItemToArray(ids, cJSON_CreateString(store_col_text(st, 0))))
+            goto done;
+    if (step != SQLITE_DONE)
+        goto done;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "read a card's recent runs");
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    /* each whole (every sample), read as GET /runs/ID reads it */
+    cJSON_ArrayForEach(hid, ids) {
+        cJSON *run = NULL;
+        if (rc != STORE_OK)
+            break;
+        rc = store_get_run(s, hid->valuestring, &run);
+        if (rc == STORE_NOT_FOUND) { /* deleted since: not history any more */
+            rc = STORE_OK;
+            continue;
+        }
+        if (rc == STORE_OK)
+            cJSON_AddItemToArray(out, run);
+    }
+    cJSON_Delete(ids);
+    if (rc == STORE_OK) {
+        *runs = out;
+        out = NULL;
+    }
+    cJSON_Delete(out);
+    return rc;
+}
+
+int store_fleet_peers(struct store *s, const char *id, cJSON **peers)
+{
+    struct conn *c = store_reader(s);
+    /* clang-format off */
+    static const char sql[] =
+        "SELECT f.host, f.device_uuid, f.run_id, " FLEET_ROWS " "
+        "FROM runs r JOIN fleet_latest f ON f.verdict_key = " STORE_VERDICT_KEY("r.") " "
+        "LEFT JOIN run_digests d ON d.run_id = f.run_id "
+        "WHERE r.id = ?1 AND NOT (f.host = r.host AND f.device_uuid IS r.device_uuid)";
+    /* clang-format on */
+    sqlite3_stmt *st = NULL;
+    cJSON *out = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *peers = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *p = cJSON_CreateObject(), *rows;
+        if (p == NULL || !cJSON_AddItemToArray(out, p))
+            goto done;
+        cJSON_AddStringToObject(p, "host", store_col_text(st, 0));
+        cJSON_AddStringToObject(p, "device_uuid", store_col_text(st, 1));
+        cJSON_AddStringToObject(p, "run_id", store_col_text(st, 2));
+        if ((rows = store_json_column(st, 3)) == NULL)
+            goto done;
+        cJSON_AddItemToObject(p, "rows", rows);
+    }
+    if (step != SQLITE_DONE)
+        goto done;
+    *peers = out;
+    out = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "read the fleet of a run's card");
+    cJSON_Delete(out);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
+{
+    struct conn *c = store_reader(s);
+    /* Two texts, so that each has its plan: by benchmark through its
+     * index, or every key (/metrics). */
+    static const char by_bench[] =
+        "SELECT f.verdict_key, f.benchmark, r.device_name, r.params, f.host, f.device_uuid, "
+        "f.run_id, " FLEET_ROWS " FROM fleet_latest f JOIN runs r ON r.id = f.run_id "
+        "LEFT JOIN run_digests d ON d.run_id = f.run_id WHERE f.benchmark = ?1 "
+        "ORDER BY f.verdict_key, f.host, f.device_uuid";
+    static const char every[] =
+        "SELECT f.verdict_key, f.benchmark, r.device_name, r.params, f.host, f.device_uuid, "
+        "f.run_id, " FLEET_ROWS " FROM fleet_latest f JOIN runs r ON r.id = f.run_id "
+        "LEFT JOIN run_digests d ON d.run_id = f.run_id "
+        "ORDER BY f.verdict_key, f.host, f.device_uuid";
+    static const char *const names[] = {"group", "benchmark", "card_model", NULL, "host",
+                                        "device_uuid", "run_id"};
+    sqlite3_stmt *st = NULL;
+    cJSON *out = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *cards = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (out == NULL || store_conn_prepare(c, benchmark ? by_bench : every, &st) != SQLITE_OK)
+        goto done;
+    if (benchmark)
+        store_bind_text(st, 1, benchmark);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *card = cJSON_CreateObject(), *params, *rows;
+        if (card == NULL || !cJSON_AddItemToArray(out, card))
+            goto done;
+        for (int i = 0; i < 7; i++)
+            if (names[i])
+                store_add_text_or_null(card, names[i], store_col_text(st, i));
+        params = store_json_column(st, 3);
+        if (params == NULL || (rows = store_json_column(st, 7)) == NULL) {
+            cJSON_Delete(params);
+            goto done;
+        }
+        cJSON_AddItemToObject(card, "params", params);
+        cJSON_AddItemToObject(card, "rows", rows);
+    }
+    if (step != SQLITE_DONE)
+        goto done;
+    *cards = out;
+    out = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "read the fleet");
+    cJSON_Delete(out);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
