@@ -7,6 +7,11 @@
  * runs written, in one transaction, and only after that does the 202 go
  * out; a refused request changes nothing.
  *
+ * A suite ("health", common/bench_suite.h) is one run per member on each
+ * device named, all under one batch; a benchmark that needs every GPU
+ * (all_devices) is made once per request, on the lowest GPU named, and
+ * the runners hold the node for it (gpu_hold.h).
+ *
  * ?wait=SECONDS suspends the connection (waiters.c) and answers again when
  * the run ends or the time is up.
  */

@@ -234,8 +234,10 @@ static cJSON *p2p_matrix(int gpus)
         cJSON_AddItemToArray(devices, cJSON_CreateNumber(s));
         for (int d = 0; d < gpus; d++) {
             cJSON *t = cJSON_CreateObject();
-            cJSON_AddItemToArray(g, s == d ? cJSON_CreateNull() : cJSON_CreateNumber(pair_gbps(s, d)));
-            cJSON_AddItemToArray(l, s == d ? cJSON_CreateNull() : cJSON_CreateNumber(2.5 + 0.1 * s));
+            cJSON_AddItemToArray(g, s == d ? cJSON_CreateNull()
+                                           : cJSON_CreateNumber(pair_gbps(s, d)));
+            cJSON_AddItemToArray(l, s == d ? cJSON_CreateNull()
+                                           : cJSON_CreateNumber(2.5 + 0.1 * s));
             cJSON_AddStringToObject(t, "type", "nvlink");
             cJSON_AddNumberToObject(t, "links", 18);
             cJSON_AddNumberToObject(t, "version", 4);
