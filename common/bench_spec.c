@@ -99,7 +99,8 @@ static const struct gb_benchmark benchmarks[] = {
      .description = "Shared-memory stride sweep: lane L reads word L*stride; "
                     "predicted conflict degree gcd(stride, 32), measured "
                     "time and its ratio to stride 1 in the same run.",
-     .params = smem_stride_params},
+     .params = smem_stride_params,
+     .health_params = "{\"strides\":[1,2,32,33],\"samples\":5,\"quiet_wait_s\":5}"},
     {.name = "smem_pattern",
      .description = "A custom warp access: 32 word indices, one a lane; "
                     "predicted degree is the most DISTINCT words any bank "
@@ -109,7 +110,9 @@ static const struct gb_benchmark benchmarks[] = {
      .description = "Tiled n x n float transpose with and without padding "
                     "against a copy ceiling; GB/s counts bytes read plus "
                     "written, every output verified.",
-     .params = transpose_params},
+     .params = transpose_params,
+     .health_params = "{\"n\":4096,\"variants\":[\"copy\",\"tile32\",\"tile33\"],"
+                      "\"samples\":5,\"quiet_wait_s\":5}"},
     {.name = "test_fault",
      .description = "TEST ONLY: a kernel that writes through an illegal "
                     "address; the worker must die and the daemon go on.",
@@ -118,6 +121,11 @@ static const struct gb_benchmark benchmarks[] = {
      .description = "TEST ONLY: a kernel that never ends; the run's "
                     "deadline must kill its worker.",
      .params = no_params, .test_only = 1},
+    {.name = "test_all_devices",
+     .description = "TEST ONLY: a run that needs every GPU of the node, as "
+                    "p2p_bandwidth does; it must wait for the other GPUs "
+                    "to be idle and hold them while it runs.",
+     .params = no_params, .test_only = 1, .all_devices = 1},
 };
 
 #define BENCHMARK_COUNT (sizeof(benchmarks) / sizeof(benchmarks[0]))

@@ -69,6 +69,14 @@ struct gb_benchmark {
     const struct gb_param *params;  /* terminated by an entry with name NULL */
     int test_only;                  /* only offered when the daemon is told so
                                      * (gpubenchd --test-benchmarks) */
+    /* Issue 16 (I16_CONTRACT.md): the short form the health suite runs, as
+     * JSON params text (NULL: not in the suite); requested params go over
+     * it.  See common/bench_suite.h. */
+    const char *health_params;
+    /* The run needs every GPU of the node (p2p_bandwidth): the daemon starts
+     * it only when every other GPU's runner is idle and holds them until it
+     * ends (server/gpu_pool.c). */
+    int all_devices;
 };
 
 /* The table, in the order GET /benchmarks lists it.  Static storage. */

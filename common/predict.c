@@ -75,3 +75,28 @@ int gb_shared_lanes(const long words[GB_WARP_LANES])
     }
     return shared;
 }
+
+/* Each lane's word covers bytes [start, start + word_bytes); every sector
+ * any of those bytes falls in is counted once.  Lanes are in increasing
+ * address order (stride >= 0), so a sector repeats only as the highest
+ * one seen so far: no table needed. */
+int gb_predict_gmem_sectors(int stride_words, int word_bytes)
+{
+    long long last = -1;
+    int sectors = 0;
+
+    if (stride_words < 0 || word_bytes < 1)
+        return 0;
+    for (int lane = 0; lane < GB_WARP_LANES; lane++) {
+        long long start = (long long)lane * stride_words * word_bytes;
+        long long first = start / GB_GMEM_SECTOR_BYTES;
+        long long end = (start + word_bytes - 1) / GB_GMEM_SECTOR_BYTES;
+        for (long long sec = first; sec <= end; sec++) {
+            if (sec > last) {
+                sectors++;
+                last = sec;
+            }
+        }
+    }
+    return sectors;
+}

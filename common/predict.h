@@ -40,6 +40,16 @@ int gb_shared_lanes(const long words[GB_WARP_LANES]);
 /* per_bank[b] = number of distinct words bank b is asked for. */
 void gb_bank_loads(const long words[GB_WARP_LANES], int per_bank[GB_SMEM_BANKS]);
 
+/* Global memory (issue 16, gmem_stride): a warp's load is served in
+ * 32-byte sectors.  The number of DISTINCT 32-byte sectors touched when
+ * lane L reads the word_bytes-wide word at index L * stride_words, the
+ * first at byte 0: 4 for stride 1 of 4-byte words, 32 once the lanes are
+ * 32 bytes or more apart.  0 when stride_words < 0 or word_bytes < 1;
+ * stride 0 (every lane the same word) is 1 sector, or more when one word
+ * spans several. */
+#define GB_GMEM_SECTOR_BYTES 32
+int gb_predict_gmem_sectors(int stride_words, int word_bytes);
+
 #ifdef __cplusplus
 }
 #endif

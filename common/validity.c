@@ -394,6 +394,56 @@ static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reason
         cJSON_AddNumberToObject(r, "waited_s", waited->valuedouble);
 }
 
+static int link_number(const cJSON *link, const char *name, double *v)
+{
+    const cJSON *n = cJSON_GetObjectItem(link, name);
+
+    if (!cJSON_IsNumber(n))
+        return 0;
+    *v = n->valuedouble;
+    return 1;
+}
+
+/* link_degraded (issue 16): the PCIe link NVML reported (meta.link, read
+ * by the worker during the transfers, since an idle link trains down to
+ * save power) runs below the generation or width it can.  A field the
+ * worker could not read is not judged. */
+static void rule_link(const cJSON *link, cJSON *reasons)
+{
+    double gc, gm, wc, wm;
+    int gen_known, width_known, gen_low, width_low;
+    char msg[200];
+    cJSON *r;
+
+    if (!cJSON_IsObject(link))
+        return;
+    gen_known = link_number(link, "gen_current", &gc) && link_number(link, "gen_max", &gm);
+    width_known =
+        link_number(link, "width_current", &wc) && link_number(link, "width_max", &wm);
+    gen_low = gen_known && gc < gm;
+    width_low = width_known && wc < wm;
+    if (!gen_low && !width_low)
+        return;
+    if (gen_low && width_low)
+        snprintf(msg, sizeof(msg), "the PCIe link ran at gen %g x%g, below its gen %g x%g",
+                 gc, wc, gm, wm);
+    else if (gen_low)
+        snprintf(msg, sizeof(msg), "the PCIe link ran at gen %g, below its gen %g", gc, gm);
+    else
+        snprintf(msg, sizeof(msg), "the PCIe link ran at x%g, below its x%g", wc, wm);
+    r = add_reason(reasons, "link_degraded", msg);
+    if (r == NULL)
+        return;
+    if (gen_known) {
+        cJSON_AddNumberToObject(r, "gen_current", gc);
+        cJSON_AddNumberToObject(r, "gen_max", gm);
+    }
+    if (width_known) {
+        cJSON_AddNumberToObject(r, "width_current", wc);
+        cJSON_AddNumberToObject(r, "width_max", wm);
+    }
+}
+
 /* The rules: the first three read what NVML saw (meta.watch), so they are
  * skipped when the watch could not read it; the rest read the rows. */
 static const struct {
@@ -419,10 +469,16 @@ cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
         cJSON_Delete(out);
         return NULL;
     }
+    /* The link is judged with or without the watch: it is its own
+     * reading (meta.link), and a degraded link is known bad either way. */
+    rule_link(cJSON_GetObjectItem(meta, "link"), reasons);
     if (!cJSON_IsObject(watch)) {
-        /* Not watched: nothing to judge it by; treated as valid, shown as
-         * unknown. */
-        cJSON_AddNullToObject(out, "valid");
+        /* Not watched: nothing else to judge it by; treated as valid,
+         * shown as unknown. */
+        if (cJSON_GetArraySize(reasons) > 0)
+            cJSON_AddBoolToObject(out, "valid", 0);
+        else
+            cJSON_AddNullToObject(out, "valid");
         return out;
     }
     if (!cJSON_IsArray(rows))

@@ -10,6 +10,7 @@
 #include "gpu_pool.h"
 #include "alerts.h"
 #include "run_verdicts.h"
+#include "gpu_hold.h"
 #include "log.h"
 #include "store.h"
 #include "timeutil.h"
@@ -77,6 +78,7 @@ struct gpu_pool {
     struct gpu *gpus;
     int count;
     char reason[512];
+    struct gpu_hold *hold;             /* runs that need every GPU (gpu_hold.h) */
     atomic_int stopping;               /* set once, by gpu_pool_stop */
     _Atomic int64_t stop_deadline_ms;  /* stored before stopping is set */
 };
@@ -452,7 +454,7 @@ static void *runner_main(void *arg)
     worker_init(&w);
     while (!atomic_load(&p->stopping)) {
         struct run_job job;
-        int rc;
+        int rc, waiting;
 
         if (w.pid > 0 && !worker_alive(&w)) {
             worker_stop(&w, 0, how, sizeof(how));
@@ -480,9 +482,10 @@ static void *runner_main(void *arg)
             gpu_sleep_until(g, time_mono_ms() + PENDING_RETRY_MS);
             continue;
         }
-        rc = store_claim_next(p->app->store, g->index, &job);
+        rc = gpu_hold_claim(p->hold, (int)(g - p->gpus), g->index, p->app->store, &job,
+                            &waiting);
         if (rc == STORE_NOT_FOUND) {
-            gpu_sleep_until(g, time_mono_ms() + 1000);
+            gpu_sleep_until(g, time_mono_ms() + (waiting ? 250 : 1000));
             continue;
         }
         if (rc != STORE_OK) {
@@ -497,6 +500,10 @@ static void *runner_main(void *arg)
             pthread_mutex_unlock(&g->lock);
         }
         store_job_clear(&job);
+        if (gpu_hold_release(p->hold, (int)(g - p->gpus)))
+            for (int i = 0; i < p->count; i++)
+                if (&p->gpus[i] != g)
+                    gpu_pool_wake(p, p->gpus[i].index);
     }
     if (flush_pending(g) != 0)
         log_error("gpu %d: run %s is left running in the database; the next "
@@ -576,6 +583,12 @@ struct gpu_pool *gpu_pool_start(struct app *app)
         free(p);
         return NULL;
     }
+    p->hold = gpu_hold_new(p->count);
+    if (p->hold == NULL) {
+        free(p->gpus);
+        free(p);
+        return NULL;
+    }
     if (p->count == 0)
         log_warn("no GPU on this node: %s; runs will be refused", p->reason);
     for (int i = 0; i < p->count; i++) {
@@ -606,6 +619,7 @@ void gpu_pool_stop(struct gpu_pool *p)
         pthread_cond_destroy(&g->cond);
         pthread_mutex_destroy(&g->lock);
     }
+    gpu_hold_free(p->hold);
     free(p->gpus);
     free(p);
 }

@@ -6,6 +6,7 @@
  * run's rows use, and touches no GPU.
  */
 #include "bench_spec.h"
+#include "bench_suite.h"
 #include "gpu_pool.h"
 #include "handlers.h"
 #include "peers.h"
@@ -19,8 +20,29 @@
 
 static const char *const no_query[] = {NULL};
 
+/* gb_benchmark_describe with the issue 16 fields: health_params (the
+ * suite's short form, or null) and all_devices.  Set here rather than in
+ * the table's describe so that either may add them without the other. */
+static cJSON *describe_benchmark(const struct gb_benchmark *b)
+{
+    cJSON *d = gb_benchmark_describe(b);
+    cJSON *hp = b->health_params ? cJSON_Parse(b->health_params) : cJSON_CreateNull();
+
+    if (d == NULL) {
+        cJSON_Delete(hp);
+        return NULL;
+    }
+    cJSON_DeleteItemFromObject(d, "health_params");
+    cJSON_DeleteItemFromObject(d, "all_devices");
+    if (hp == NULL || !cJSON_AddItemToObject(d, "health_params", hp))
+        cJSON_Delete(hp);
+    cJSON_AddBoolToObject(d, "all_devices", b->all_devices != 0);
+    return d;
+}
+
 void benchmarks_get(struct http_request *req, struct http_reply *rep)
 {
+    cJSON *suites;
     cJSON *body = cJSON_CreateObject();
     cJSON *list = cJSON_AddArrayToObject(body, "benchmarks");
     cJSON *statuses = cJSON_CreateStringArray(run_status_names, RUN_STATUS_COUNT);
@@ -35,8 +57,13 @@ void benchmarks_get(struct http_request *req, struct http_reply *rep)
     for (size_t i = 0; i < gb_benchmark_count(); i++) {
         const struct gb_benchmark *b = gb_benchmark_at(i);
         if (!b->test_only || req->app->opt->test_benchmarks)
-            cJSON_AddItemToArray(list, gb_benchmark_describe(b));
+            cJSON_AddItemToArray(list, describe_benchmark(b));
     }
+    /* Suites apart, so that a client listing what it can configure is not
+     * handed one with no params of its own; each names its members. */
+    suites = cJSON_AddArrayToObject(body, "suites");
+    for (size_t i = 0; suites && i < gb_suite_count(); i++)
+        cJSON_AddItemToArray(suites, gb_suite_describe(gb_suite_at(i)));
     reply_json(rep, 200, body);
 }
 
@@ -52,6 +79,16 @@ static const struct gb_param predict_params[] = {
     {.name = "words", .type = GB_PARAM_INT_LIST,
      .help = "32 word indices, one a lane", .min = 0, .max = 2147483647.0,
      .min_items = 32, .max_items = 32},
+    {.name = "gmem_stride", .type = GB_PARAM_INT,
+     .help = "global memory: lane L reads word L*gmem_stride; the distinct "
+             "32-byte sectors one warp request touches",
+     .min = 0, .max = 65536},
+    {.name = "gmem_strides", .type = GB_PARAM_INT_LIST,
+     .help = "several global-memory word strides", .min = 0, .max = 65536,
+     .min_items = 1, .max_items = 1024},
+    {.name = "word_bytes", .type = GB_PARAM_INT,
+     .help = "with gmem_stride(s): the bytes each lane reads (default 4)",
+     .min = 1, .max = 16},
     {.name = NULL}
 };
 
@@ -88,6 +125,41 @@ static cJSON *predict_stride(long stride)
     return p;
 }
 
+/* The sector prediction of gmem_stride for one stride. */
+static cJSON *predict_gmem(long stride, int word_bytes)
+{
+    cJSON *p = cJSON_CreateObject();
+
+    cJSON_AddNumberToObject(p, "gmem_stride", (double)stride);
+    cJSON_AddNumberToObject(p, "word_bytes", word_bytes);
+    cJSON_AddNumberToObject(p, "predicted_sectors",
+                            gb_predict_gmem_sectors((int)stride, word_bytes));
+    return p;
+}
+
+/* POST /predict {"gmem_stride": N} or {"gmem_strides": [...]}: 1 when
+ * the body asked for global-memory sectors (the answer is added to out),
+ * 0 when not. */
+static int predict_gmem_body(const cJSON *in, cJSON *out)
+{
+    const cJSON *one = cJSON_GetObjectItem(in, "gmem_stride");
+    const cJSON *many = cJSON_GetObjectItem(in, "gmem_strides");
+    const cJSON *wb = cJSON_GetObjectItem(in, "word_bytes");
+    int word_bytes = cJSON_IsNumber(wb) ? wb->valueint : 4;
+    cJSON *list;
+    const cJSON *s;
+
+    if (one == NULL && many == NULL)
+        return 0;
+    cJSON_AddNumberToObject(out, "sector_bytes", GB_GMEM_SECTOR_BYTES);
+    list = cJSON_AddArrayToObject(out, "predictions");
+    if (one != NULL)
+        cJSON_AddItemToArray(list, predict_gmem((long)one->valuedouble, word_bytes));
+    cJSON_ArrayForEach(s, many)
+        cJSON_AddItemToArray(list, predict_gmem((long)s->valuedouble, word_bytes));
+    return 1;
+}
+
 void predict_post(struct http_request *req, struct http_reply *rep)
 {
     struct gb_error err;
@@ -105,14 +177,31 @@ void predict_post(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 400, err.code, err.field, "%s", err.message);
         goto done;
     }
-    given = cJSON_GetArraySize(in);
+    /* word_bytes qualifies gmem_stride(s); it is not a pattern itself. */
+    given = cJSON_GetArraySize(in) - (cJSON_GetObjectItem(in, "word_bytes") != NULL);
     if (given != 1) {
         reply_error(rep, 400, given ? "conflicting_fields" : "missing_field", "",
                     "give exactly one of stride, strides (word strides) or "
-                    "words (32 word indices, one a lane)");
+                    "words (32 word indices, one a lane) for shared memory, or "
+                    "gmem_stride or gmem_strides for global memory");
+        goto done;
+    }
+    if (cJSON_GetObjectItem(in, "word_bytes") != NULL &&
+        cJSON_GetObjectItem(in, "gmem_stride") == NULL &&
+        cJSON_GetObjectItem(in, "gmem_strides") == NULL) {
+        reply_error(rep, 400, "conflicting_fields", "word_bytes",
+                    "word_bytes goes with gmem_stride or gmem_strides only");
         goto done;
     }
     out = cJSON_CreateObject();
+    if (out == NULL) {
+        reply_error(rep, 500, "internal", "", "out of memory");
+        goto done;
+    }
+    if (predict_gmem_body(in, out)) {
+        reply_json(rep, 200, out);
+        goto done;
+    }
     cJSON_AddNumberToObject(out, "banks", GB_SMEM_BANKS);
     cJSON_AddNumberToObject(out, "bank_width_bytes", 4);
     list = cJSON_AddArrayToObject(out, "predictions");

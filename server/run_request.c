@@ -26,6 +26,9 @@ static void list_benchmarks(int test_benchmarks, char *buf, size_t cap)
             used += (size_t)snprintf(buf + used, cap - used, "%s%s",
                                      used ? ", " : "", b->name);
     }
+    for (size_t i = 0; i < gb_suite_count() && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s (a suite)",
+                                 used ? ", " : "", gb_suite_at(i)->name);
 }
 
 cJSON *json_parse_whole(const char *text, size_t len, size_t *at, int *trailing)
@@ -114,6 +117,9 @@ static int check_benchmark(struct run_request *r, int test_benchmarks,
                             "benchmark is required (one of: %s)", names);
     if (!cJSON_IsString(name))
         return gb_error_set(err, "wrong_type", "benchmark", "benchmark must be a string");
+    r->suite = gb_suite_find(name->valuestring);
+    if (r->suite != NULL)
+        return 0;
     r->bench = gb_benchmark_find(name->valuestring);
     if (!offered(r->bench, test_benchmarks))
         return gb_error_set(err, "unknown_benchmark", "benchmark",
@@ -160,6 +166,40 @@ static int check_extras(struct run_request *r, int max_timeout_s,
     return 0;
 }
 
+static int resolve_one(struct run_request *r, struct gb_error *err)
+{
+    r->parts[0].bench = r->bench;
+    r->parts[0].params = gb_params_resolve(r->bench, cJSON_GetObjectItem(r->body, "params"),
+                                           err);
+    if (r->parts[0].params == NULL)
+        return -1;
+    r->n_parts = 1;
+    return 0;
+}
+
+/* One part per member of the suite, each member's params resolved on its
+ * own; a requested param that no member takes is refused, like a typo. */
+static int resolve_suite(struct run_request *r, struct gb_error *err)
+{
+    const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
+    const cJSON *params = cJSON_GetObjectItem(r->body, "params");
+    int n = gb_suite_members(r->suite, members, GB_SUITE_MAX_MEMBERS);
+
+    if (n == 0)
+        return gb_error_set(err, "unknown_benchmark", "benchmark",
+                            "the %s suite has no benchmark on this daemon", r->suite->name);
+    if (gb_suite_check_params(r->suite, params, err) != 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        r->parts[i].bench = members[i];
+        r->parts[i].params = gb_suite_member_params(members[i], params, err);
+        if (r->parts[i].params == NULL)
+            return -1;
+        r->n_parts = i + 1;
+    }
+    return 0;
+}
+
 int run_request_parse(const char *body, size_t len, int max_timeout_s,
                       int test_benchmarks, struct run_request *r,
                       struct gb_error *err)
@@ -169,15 +209,17 @@ int run_request_parse(const char *body, size_t len, int max_timeout_s,
     if (r->body == NULL || check_fields(r->body, err) != 0 ||
         check_benchmark(r, test_benchmarks, err) != 0)
         return -1;
-    r->params = gb_params_resolve(r->bench, cJSON_GetObjectItem(r->body, "params"), err);
-    if (r->params == NULL)
+    if (r->suite != NULL ? resolve_suite(r, err) != 0 : resolve_one(r, err) != 0)
         return -1;
+    r->bench = r->parts[0].bench;
+    r->params = r->parts[0].params;
     return check_extras(r, max_timeout_s, err);
 }
 
 void run_request_free(struct run_request *r)
 {
-    cJSON_Delete(r->params);
+    for (int i = 0; i < r->n_parts; i++)
+        cJSON_Delete(r->parts[i].params);
     cJSON_Delete(r->body);
     memset(r, 0, sizeof(*r));
 }

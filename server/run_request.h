@@ -14,13 +14,26 @@
 #include <cjson/cJSON.h>
 
 #include "bench_spec.h"
+#include "bench_suite.h"
 
 #define RUN_LABEL_MAX 200
 
-struct run_request {
-    cJSON *body;                      /* owned: the parsed body */
+/* One benchmark a request runs on each device it names. */
+struct run_part {
     const struct gb_benchmark *bench; /* static */
     cJSON *params;                    /* owned: resolved, defaults filled in */
+};
+
+struct run_request {
+    cJSON *body;                      /* owned: the parsed body */
+    const struct gb_benchmark *bench; /* static: parts[0].bench */
+    cJSON *params;                    /* borrowed: parts[0].params */
+    /* A suite ("health") expands into one part per member, each with its
+     * health_params under the requested params (common/bench_suite.h); a
+     * benchmark is one part.  suite is NULL for a benchmark. */
+    const struct gb_suite *suite;
+    int n_parts;
+    struct run_part parts[GB_SUITE_MAX_MEMBERS];
     const char *label;                /* borrowed from body; NULL if none */
     int timeout_s;
     const cJSON *device;              /* borrowed from body; NULL if none */

@@ -7,6 +7,11 @@
  * runs written, in one transaction, and only after that does the 202 go
  * out; a refused request changes nothing.
  *
+ * A suite ("health", common/bench_suite.h) is one run per member on each
+ * device named, all under one batch; a benchmark that needs every GPU
+ * (all_devices) is made once per request, on the lowest GPU named, and
+ * the runners hold the node for it (gpu_hold.h).
+ *
  * ?wait=SECONDS suspends the connection (waiters.c) and answers again when
  * the run ends or the time is up.
  */
@@ -27,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_BATCH 64
+#define MAX_BATCH 128
 #define MAX_WAIT_S 3600
 
 /* What a waiting request keeps across its suspension. */
@@ -161,6 +166,39 @@ static int start_wait(struct http_request *req, struct http_reply *rep,
     return 0;
 }
 
+/* The device memory check: ask no card for more memory than it has (a
+ * tenth kept for the context and the driver).  0, or -1 with the reply
+ * made. */
+static int check_memory(struct http_reply *rep, const struct run_request *rr,
+                        const struct gpu_ref *refs, int n)
+{
+    for (int p = 0; p < rr->n_parts; p++) {
+        double need = gb_params_device_bytes(rr->parts[p].bench, rr->parts[p].params);
+        for (int i = 0; i < n; i++) {
+            if (refs[i].memory_bytes > 0 && need > 0.9 * refs[i].memory_bytes) {
+                reply_error(rep, 400, "out_of_bounds", "params.n",
+                            "this %s run needs %.1f GiB of GPU memory; GPU %d (%s) has "
+                            "%.1f GiB", rr->parts[p].bench->name, need / 1073741824.0,
+                            refs[i].index, refs[i].name, refs[i].memory_bytes / 1073741824.0);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The GPU of refs with the lowest index: where a run that needs every GPU
+ * is queued when the request names them all. */
+static int lowest_ref(const struct gpu_ref *refs, int n)
+{
+    int low = 0;
+
+    for (int i = 1; i < n; i++)
+        if (refs[i].index < refs[low].index)
+            low = i;
+    return low;
+}
+
 void runs_post(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
@@ -170,11 +208,11 @@ void runs_post(struct http_request *req, struct http_reply *rep)
     struct run_new runs[MAX_BATCH];
     struct run_request rr = {0};
     struct gb_error gerr;
-    char *params_text = NULL;
+    char *params_text[GB_SUITE_MAX_MEMBERS] = {NULL};
     const cJSON *device;
     char err[512];
     double wait_s;
-    int n, status, rc;
+    int n, status, rc, all, low;
 
     if (req->resumed) {
         answer_or_wait(req, rep, req->state);
@@ -196,45 +234,56 @@ void runs_post(struct http_request *req, struct http_reply *rep)
             rep->retry_after = 30;
         goto done;
     }
-    /* Ask no card for more memory than it has (a tenth kept for the
-     * context and the driver). */
-    for (int i = 0; i < n; i++) {
-        double need = gb_params_device_bytes(rr.bench, rr.params);
-        if (refs[i].memory_bytes > 0 && need > 0.9 * refs[i].memory_bytes) {
-            reply_error(rep, 400, "out_of_bounds", "params.n",
-                        "this run needs %.1f GiB of GPU memory; GPU %d (%s) has "
-                        "%.1f GiB", need / 1073741824.0, refs[i].index,
-                        refs[i].name, refs[i].memory_bytes / 1073741824.0);
-            goto done;
-        }
-    }
-    params_text = cJSON_PrintUnformatted(rr.params);
-    if (params_text == NULL ||
-        (cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0 &&
-         uuid7_new(ws.batch) != 0)) {
-        reply_error(rep, 500, "internal", "", "out of memory or randomness");
+    if (check_memory(rep, &rr, refs, n) != 0)
+        goto done;
+    all = cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0;
+    /* A suite, like "all", is one batch: GET /runs?batch=ID lists it. */
+    if ((all || rr.suite != NULL) && uuid7_new(ws.batch) != 0) {
+        reply_error(rep, 500, "internal", "", "no random bytes for a batch id");
         goto done;
     }
-    for (int i = 0; i < n; i++) {
-        struct run_new *r = &runs[i];
-        memset(r, 0, sizeof(*r));
-        if (uuid7_new(r->id) != 0) {
-            reply_error(rep, 500, "internal", "", "no random bytes for a run id");
+    for (int p = 0; p < rr.n_parts; p++) {
+        params_text[p] = cJSON_PrintUnformatted(rr.parts[p].params);
+        if (params_text[p] == NULL) {
+            reply_error(rep, 500, "internal", "", "out of memory");
             goto done;
         }
-        r->benchmark = rr.bench->name;
-        r->params_json = params_text;
-        r->label = rr.label;
-        r->batch_id = ws.batch[0] ? ws.batch : NULL;
-        r->host = app->host;
-        r->device_index = refs[i].index;
-        r->device_uuid = refs[i].uuid;
-        r->device_name = refs[i].name;
-        r->timeout_s = rr.timeout_s;
-        snprintf(ws.ids[i], sizeof(ws.ids[i]), "%.36s", r->id);
     }
-    ws.n = n;
-    rc = store_insert_runs(app->store, runs, n, app->opt->max_queue);
+    /* Device by device, each device's runs in the suite's order, so that
+     * they are queued back to back; a run that needs every GPU
+     * (all_devices) is made once, on the lowest GPU, when all are named. */
+    low = lowest_ref(refs, n);
+    ws.n = 0;
+    for (int i = 0; i < n; i++) {
+        for (int p = 0; p < rr.n_parts; p++) {
+            struct run_new *r = &runs[ws.n];
+            if (all && rr.parts[p].bench->all_devices && i != low)
+                continue;
+            if (ws.n >= MAX_BATCH) {
+                reply_error(rep, 400, "out_of_bounds", "device",
+                            "this request makes more than %d runs; name fewer devices",
+                            MAX_BATCH);
+                goto done;
+            }
+            memset(r, 0, sizeof(*r));
+            if (uuid7_new(r->id) != 0) {
+                reply_error(rep, 500, "internal", "", "no random bytes for a run id");
+                goto done;
+            }
+            r->benchmark = rr.parts[p].bench->name;
+            r->params_json = params_text[p];
+            r->label = rr.label;
+            r->batch_id = ws.batch[0] ? ws.batch : NULL;
+            r->host = app->host;
+            r->device_index = refs[i].index;
+            r->device_uuid = refs[i].uuid;
+            r->device_name = refs[i].name;
+            r->timeout_s = rr.timeout_s;
+            snprintf(ws.ids[ws.n], sizeof(ws.ids[ws.n]), "%.36s", r->id);
+            ws.n++;
+        }
+    }
+    rc = store_insert_runs(app->store, runs, ws.n, app->opt->max_queue);
     if (rc == STORE_FULL) {
         rep->retry_after = 10;
         reply_error(rep, 503, "queue_full", "",
@@ -256,7 +305,8 @@ void runs_post(struct http_request *req, struct http_reply *rep)
         start_wait(req, rep, &ws, wait_s);
 
 done:
-    free(params_text);
+    for (int p = 0; p < GB_SUITE_MAX_MEMBERS; p++)
+        free(params_text[p]);
     run_request_free(&rr);
 }
 

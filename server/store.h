@@ -160,6 +160,11 @@ int store_cancel_run(struct store *s, const char *id, char status[16]);
 
 /* Takes the oldest queued run of a device and marks it running.
  * STORE_NOT_FOUND when the queue is empty. */
+/* The benchmark of the run store_claim_next would claim next for
+ * device_index, without claiming it (the runner decides whether it may
+ * start: a run that needs every GPU waits for the others to be idle).
+ * STORE_OK, STORE_NOT_FOUND when none is queued, or an error. */
+int store_peek_next(struct store *s, int device_index, char benchmark[64]);
 int store_claim_next(struct store *s, int device_index, struct run_job *job);
 void store_job_clear(struct run_job *job);
 

@@ -171,6 +171,38 @@ int store_cancel_run(struct store *s, const char *id, char status[16])
     return rc == STORE_OK ? STORE_CONFLICT : rc;
 }
 
+int store_peek_next(struct store *s, int device_index, char benchmark[64])
+{
+    struct conn *c = &s->writer;
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    benchmark[0] = '\0';
+    pthread_mutex_lock(&c->lock);
+    if (store_conn_prepare(c, "SELECT benchmark FROM runs WHERE status = 'queued' "
+                           "AND device_index = ?1 ORDER BY rowid LIMIT 1", &st) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int(st, 1, device_index);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        snprintf(benchmark, 64, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
+        rc = STORE_OK;
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        break;
+    default:
+        break;
+    }
+
+done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "look at the next queued run");
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 int store_claim_next(struct store *s, int device_index, struct run_job *job)
 {
     struct conn *c = &s->writer;

@@ -34,12 +34,17 @@
  *                               it); slow=F (an idle card, every time
  *                               F times the normal one, e.g. slow=1.05);
  *                               once:MODE (MODE for the next job only,
- *                               then the file says normal)
+ *                               then the file says normal);
+ *                               link_degraded (pcie_bandwidth's
+ *                               meta.link trained at gen 4 of 5)
+ *                               The issue 16 benchmarks' rows are drawn
+ *                               by fake_peaks.c.
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
  *   GPUBENCH_FAKE_WAIT_MS=N     how long quiet_wait waits (default 3000)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
  */
 #include "bench_spec.h"
+#include "fake_peaks.h"
 #include "predict.h"
 
 #include <signal.h>
@@ -112,7 +117,7 @@ static void sleep_ms(int ms)
 }
 
 /* The keys of the rows: strides, one pattern, or the variants. */
-static cJSON *make_rows(const char *bench, const cJSON *params)
+static cJSON *make_rows(const char *bench, const cJSON *params, const char *mode)
 {
     cJSON *rows = cJSON_CreateArray();
     const cJSON *v;
@@ -135,6 +140,14 @@ static cJSON *make_rows(const char *bench, const cJSON *params)
         cJSON_AddStringToObject(row, "pattern", "custom");
         cJSON_AddNumberToObject(row, "predicted_degree", gb_degree_for_words(words));
         cJSON_AddNumberToObject(row, "synthetic_ms", 0.25 * gb_degree_for_words(words));
+        cJSON_AddItemToArray(rows, row);
+    } else if (fake_peaks_knows(bench)) {
+        cJSON_Delete(rows);
+        rows = fake_peaks_rows(bench, params, mode, env_int("GPUBENCH_FAKE_GPUS", 1));
+    } else if (strcmp(bench, "test_all_devices") == 0) {
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "variant", "hold");
+        cJSON_AddNumberToObject(row, "synthetic_ms", 1.0);
         cJSON_AddItemToArray(rows, row);
     } else if (strcmp(bench, "transpose") == 0) {
         cJSON_ArrayForEach(v, cJSON_GetObjectItem(params, "variants")) {
@@ -340,7 +353,8 @@ static int run_job(const cJSON *job, int device)
     const cJSON *name = cJSON_GetObjectItem(job, "benchmark");
     const struct gb_benchmark *b = cJSON_IsString(name) ? gb_benchmark_find(name->valuestring) : NULL;
     struct gb_error err;
-    cJSON *params, *rows, *out, *result, *meta;
+    cJSON *params, *rows, *out, *result, *meta, *summary;
+    const cJSON *samples;
     char mode[32];
     int total, done = 0;
 
@@ -367,7 +381,7 @@ static int run_job(const cJSON *job, int device)
         snprintf(mode, sizeof(mode), "fault");
     else if (strcmp(b->name, "test_hang") == 0)
         snprintf(mode, sizeof(mode), "hang");
-    rows = make_rows(b->name, params);
+    rows = make_rows(b->name, params, mode);
     total = cJSON_GetArraySize(rows);
     if (strcmp(mode, "garbage") == 0) {
         printf("this is not JSON\n{\"event\": \"progress\", \"id\": \"someone-else\"}\n");
@@ -400,12 +414,15 @@ static int run_job(const cJSON *job, int device)
         cJSON_Delete(params);
         return -1;
     }
-    finish_rows(rows, cJSON_GetObjectItem(params, "samples")->valueint, mode);
+    samples = cJSON_GetObjectItem(params, "samples");
+    finish_rows(rows, cJSON_IsNumber(samples) ? samples->valueint : 5, mode);
     cJSON_AddStringToObject(out, "event", "result");
     result = cJSON_AddObjectToObject(out, "result");
     cJSON_AddItemToObject(result, "rows", rows);
-    cJSON_AddBoolToObject(cJSON_AddObjectToObject(result, "summary"), "synthetic", 1);
+    summary = cJSON_AddObjectToObject(result, "summary");
+    cJSON_AddBoolToObject(summary, "synthetic", 1);
     meta = cJSON_AddObjectToObject(out, "meta");
+    fake_peaks_summary(b->name, mode, env_int("GPUBENCH_FAKE_GPUS", 1), summary, meta);
     cJSON_AddBoolToObject(meta, "synthetic", 1);
     cJSON_AddStringToObject(meta, "worker", "fake_worker (test double)");
     cJSON_AddItemToObject(meta, "device", device_json(device));

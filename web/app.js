@@ -180,7 +180,7 @@ function errorBox(e) {
 
 // The row key of a benchmark's rows ("stride" or "variant").
 function rowKey(rows) {
-  for (const k of ["stride", "variant", "pattern", "key"]) if (rows.some((r) => k in r)) return k;
+  for (const k of ["stride", "variant", "pattern", "key", "label"]) if (rows.some((r) => k in r)) return k;
   return null;
 }
 
@@ -389,6 +389,12 @@ function applyFilters() {
 // The rows table's columns: field, header (with unit), how to show a value.
 const ROW_COLUMNS = [
   ["predicted_degree", "Predicted degree", (v) => (v === null ? "–" : num(v))],
+  ["predicted_sectors", "Predicted sectors per request", (v) => num(v)],
+  ["sectors_per_request", "Sectors per request (counter)", (v) => num(v, 4)],
+  ["value", "Measured", (v) => num(v, 4)],
+  ["unit", "Unit", (v) => (typeof v === "string" ? v : "–")],
+  ["peak", "Peak", (v) => (v === null ? "none" : num(v, 4))],
+  ["share_of_peak", "Share of peak", (v) => (v === null ? "–" : pct(v, 3))],
   ["ratio_cycles", "Cycle ratio (× baseline cycles)", (v) => (isNum(v) ? num(v, 3) + "×" : "–")],
   ["ratio", "Measured ratio (× baseline)", (v) => (isNum(v) ? num(v, 3) + "×" : "–")],
   ["median_ms", "Median (ms)", (v) => num(v, 4)],
@@ -465,6 +471,14 @@ function runChart(run) {
   if (run.benchmark === "smem_stride" && rows.some((r) => isNum(r.ratio))) {
     return strideFigure(rows, dev);
   }
+  if (run.benchmark === "gmem_stride" && rows.some((r) => isNum(r.ratio))) {
+    return gmemFigure(rows, dev);
+  }
+  const peak = peakRows(rows);
+  if (peak) {
+    return chartFigure(`Measured ${peak.unit} per row on ${dev} against each row's peak (dashed outline)`,
+      (c) => GBCharts.peaks(c, peak.rows, peak.unit));
+  }
   if (rows.some((r) => isNum(r.gbps))) {
     const ceil = summary.ceiling || {};
     return chartFigure(`Transpose throughput per variant on ${dev}, against the copy ceiling`,
@@ -484,6 +498,56 @@ function runChart(run) {
       (c) => GBCharts.bars(c, keys, [{ label: "median (ms)", data: rows.map((r) => r.median_ms) }], "median time (ms)"));
   }
   return null;
+}
+
+// Issue 16's rows carry value, unit and peak: the rows of the unit most
+// rows with a peak have (p2p's GB/s, not its latencies), or null.
+function peakRows(rows) {
+  const counts = {};
+  for (const r of rows) if (isNum(r.value) && isNum(r.peak) && typeof r.unit === "string") counts[r.unit] = (counts[r.unit] || 0) + 1;
+  const unit = Object.keys(counts).sort((a, b) => counts[b] - counts[a])[0];
+  return unit ? { unit, rows: rows.filter((r) => r.unit === unit && isNum(r.value)) } : null;
+}
+
+// gmem_stride, drawn like smem_stride: the time ratio to stride 1 against
+// the predicted sectors per request over stride 1's (the time a request
+// takes should follow the sectors it moves, until the bus saturates).
+function gmemFigure(rows, dev) {
+  const base = rows.find((r) => r.stride === 1) || rows[0];
+  const b = base && isNum(base.predicted_sectors) && base.predicted_sectors > 0 ? base.predicted_sectors : null;
+  const pred = {
+    label: "predicted sectors per request ÷ stride-1's" + (b ? " (" + b + ")" : ""),
+    values: rows.map((r) => (b && isNum(r.predicted_sectors) ? r.predicted_sectors / b : null)),
+    tip: (r) => "predicted " + num(r.predicted_sectors) + " sectors per request",
+  };
+  return chartFigure(`Measured time ÷ stride-1 time (median) and the predicted 32-byte sectors per warp request, per stride, on ${dev}`,
+    (c) => GBCharts.stride(c, rows, "ratio", "time ÷ stride-1 time", pred));
+}
+
+// p2p_bandwidth's summary.matrix as a heat map: an HTML table whose cells
+// are shaded by their share of the largest value AND hold the number, so
+// the colour never carries the number alone; the link type in each cell.
+function matrixFigure(m, field, unit, caption) {
+  const values = (m[field] || []).flat().filter(isNum);
+  const max = values.length ? Math.max(...values) : 0;
+  const devs = m.devices || [];
+  const head = el("tr", {}, el("th", { scope: "col" }, "from \\ to"), devs.map((d) => el("th", { scope: "col" }, "GPU " + d)));
+  const body = devs.map((src, i) => el("tr", {}, el("th", { scope: "row" }, "GPU " + src), devs.map((dst, j) => {
+    const v = ((m[field] || [])[i] || [])[j];
+    const link = ((m.link || [])[i] || [])[j];
+    const linkText = link && link.type ? link.type + (isNum(link.links) ? " ×" + link.links : "") + (isNum(link.version) ? " v" + link.version : "") : "";
+    if (!isNum(v)) return el("td", { class: "num self", dataset: { src: String(src), dst: String(dst) } }, "–");
+    const share = max > 0 ? v / max : 0;
+    const td = el("td", { class: "num heat", dataset: { src: String(src), dst: String(dst), value: String(v) }, title: linkText },
+      num(v, 4) + " " + unit, linkText ? el("span", { class: "link-type" }, " " + linkText) : "");
+    // Light to dark blue; text turns white on the dark half.  Through the
+    // CSSOM, which the page's CSP allows (a style attribute it would not).
+    td.style.backgroundColor = `rgba(0, 114, 178, ${(0.1 + 0.8 * share).toFixed(3)})`;
+    td.style.color = share > 0.55 ? "#fff" : "#1d2731";
+    return td;
+  })));
+  return el("figure", { class: "heatmap", dataset: { field } },
+    el("div", { class: "table-wrap" }, el("table", { class: "rows matrix" }, el("caption", {}, caption), el("thead", {}, head), el("tbody", {}, body))));
 }
 
 // smem_stride: the ratio in clock cycles (time x measured SM clock, so a
@@ -578,6 +642,10 @@ function renderRun(box, run) {
   if (fig) results.append(fig.fig);
   if (rows.length) results.append(rowsTable(rows, rowKey(rows), "Rows of this run: every sample's time in ms is in the Samples cell's tooltip and the CSV", run.benchmark));
   else if (run.status === "done") results.append(el("p", { class: "note" }, "This run has no rows."));
+  if (summary.matrix && Array.isArray(summary.matrix.devices)) {
+    results.append(matrixFigure(summary.matrix, "gbps", "GB/s", "Peer bandwidth, GB/s from each GPU (row) to each (column); darker is faster, every cell holds its number"));
+    if (Array.isArray(summary.matrix.latency_us)) results.append(matrixFigure(summary.matrix, "latency_us", "µs", "Peer latency, µs from each GPU (row) to each (column)"));
+  }
   results.append(summaryPanel(run.benchmark, summary));
 
   box.replaceChildren(el("div", { class: "run-grid" }, el("div", { class: "run-main" }, parts, results), metaPanel(run)));

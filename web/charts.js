@@ -153,12 +153,14 @@ const GBCharts = (() => {
   // "measured follows predicted" reads as two lines lying on each other.
   // field is the row's ratio charted ("ratio_cycles" or "ratio", the time
   // ratio), what says in words what it divides.
-  function stride(canvas, rows, field, what) {
+  // pred (optional) replaces the predicted series: {label, values, tip},
+  // e.g. gmem_stride's predicted sectors over the stride-1 sectors.
+  function stride(canvas, rows, field, what, pred) {
     field = field || "ratio";
     what = what || "time ÷ stride-1 time";
     const keys = rows.map((r) => String(r.stride));
     const ratios = rows.map((r) => (typeof r[field] === "number" ? r[field] : null));
-    const degrees = rows.map((r) => (typeof r.predicted_degree === "number" ? r.predicted_degree : null));
+    const degrees = pred ? pred.values : rows.map((r) => (typeof r.predicted_degree === "number" ? r.predicted_degree : null));
     return make(canvas, {
       type: "line",
       data: {
@@ -176,7 +178,7 @@ const GBCharts = (() => {
             order: 0,
           },
           {
-            label: "predicted conflict degree, gcd(stride, 32)",
+            label: pred ? pred.label : "predicted conflict degree, gcd(stride, 32)",
             data: degrees,
             borderColor: OKABE_ITO[1],
             // Hollow and larger, drawn under the measured line: where the
@@ -204,7 +206,7 @@ const GBCharts = (() => {
               title: (items) => "stride " + items[0].label,
               label: (item) => {
                 const r = rows[item.dataIndex];
-                if (item.datasetIndex === 1) return "predicted degree " + fmt(r.predicted_degree);
+                if (item.datasetIndex === 1) return pred ? pred.tip(r) : "predicted degree " + fmt(r.predicted_degree);
                 return "measured " + fmt(r[field]) + "× (median " + fmt(r.median_ms, 4) + " ms)";
               },
             },
@@ -253,6 +255,64 @@ const GBCharts = (() => {
               label: (item) => {
                 const r = rows[item.dataIndex];
                 return fmt(r.gbps, 4) + " GB/s, " + shares[item.dataIndex] + ", median " + fmt(r.median_ms, 4) + " ms";
+              },
+            },
+          },
+        },
+      },
+    });
+  }
+
+  // Measured against its peak (issue 16: rows with value, unit, peak): a
+  // horizontal bar per row, the row's peak drawn as a hollow dashed bar
+  // behind it (so the gap to the peak is the empty part), and each bar's
+  // share of its peak written beside it.  Only rows of one unit share a
+  // chart; the caller picks them.
+  function peaks(canvas, rows, unit) {
+    const shares = rows.map((r) =>
+      typeof r.share_of_peak === "number" ? fmt(r.share_of_peak * 100, 3) + " % of peak" : "no peak");
+    const max = Math.max(...rows.map((r) => Math.max(r.value || 0, r.peak || 0)));
+    return make(canvas, {
+      type: "bar",
+      data: {
+        labels: rows.map((r) => r.label),
+        datasets: [
+          {
+            label: "measured (" + unit + ")",
+            data: rows.map((r) => r.value),
+            backgroundColor: OKABE_ITO[0],
+            barPercentage: 0.55,
+            grouped: false,
+            order: 0,
+          },
+          {
+            label: "peak (" + unit + "), dashed outline",
+            data: rows.map((r) => (typeof r.peak === "number" ? r.peak : null)),
+            backgroundColor: "rgba(255,255,255,0)",
+            borderColor: INK,
+            borderWidth: 2,
+            borderDash: [5, 3],
+            barPercentage: 0.8,
+            grouped: false,
+            order: 1,
+          },
+        ],
+      },
+      options: {
+        indexAxis: "y",
+        layout: { padding: { right: 16 } },
+        scales: {
+          x: { beginAtZero: true, suggestedMax: max * 1.1, title: { display: true, text: unit } },
+          y: { title: { display: true, text: "row" } },
+        },
+        plugins: {
+          gbBarLabels: { labels: shares },
+          tooltip: {
+            callbacks: {
+              label: (item) => {
+                const r = rows[item.dataIndex];
+                if (item.datasetIndex === 1) return "peak " + fmt(r.peak, 4) + " " + unit + " (" + (r.peak_source || "source not given") + ")";
+                return "measured " + fmt(r.value, 4) + " " + unit + ", " + shares[item.dataIndex];
               },
             },
           },
@@ -360,5 +420,5 @@ const GBCharts = (() => {
     });
   }
 
-  return { available, stride, transpose, bars, compare, shift, destroyAll, OKABE_ITO, SHAPES };
+  return { available, stride, transpose, peaks, bars, compare, shift, destroyAll, OKABE_ITO, SHAPES };
 })();

@@ -1,0 +1,64 @@
+/*
+ * bench_suite.h - named suites of benchmarks: one request that expands into
+ * one run per member (issue 16: the nightly `health` suite).
+ *
+ * A suite is not a benchmark the worker knows; the daemon expands it.  Its
+ * members are not listed here but read off the benchmark table
+ * (common/bench_spec.c): a benchmark is in the health suite when its spec
+ * has health_params, so adding a benchmark to the suite is setting that one
+ * field.  A member's params are its health_params with the requested params
+ * over them (each requested param goes to the members that take it).
+ */
+#ifndef GPUBENCH_BENCH_SUITE_H
+#define GPUBENCH_BENCH_SUITE_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "bench_spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most members a suite can have (the benchmark table is far shorter). */
+#define GB_SUITE_MAX_MEMBERS 16
+
+struct gb_suite {
+    const char *name;
+    const char *description;
+};
+
+/* The suite called name, or NULL.  Static storage. */
+const struct gb_suite *gb_suite_find(const char *name);
+
+/* The suites, in the order GET /benchmarks lists them.  Static storage. */
+const struct gb_suite *gb_suite_at(size_t i);
+size_t gb_suite_count(void);
+
+/* Fills members (room for cap) with the suite's benchmarks in table order,
+ * test-only ones left out; returns how many.  Static storage. */
+int gb_suite_members(const struct gb_suite *s, const struct gb_benchmark **members,
+                     int cap);
+
+/* The params one member runs with: member's health_params with the
+ * requested params (NULL means {}) over those it takes, resolved against
+ * its table (defaults filled in).  A NEW object the caller deletes, or NULL
+ * with err filled (the field under "params.", the member named). */
+cJSON *gb_suite_member_params(const struct gb_benchmark *member, const cJSON *params,
+                              struct gb_error *err);
+
+/* 0 when every requested param is taken by at least one member, else -1
+ * with err naming the first one no member takes. */
+int gb_suite_check_params(const struct gb_suite *s, const cJSON *params,
+                          struct gb_error *err);
+
+/* A NEW object for GET /benchmarks: name, description, "suite": true and
+ * members [{name, health_params, all_devices}].  NULL when out of memory. */
+cJSON *gb_suite_describe(const struct gb_suite *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

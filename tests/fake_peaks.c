@@ -1,0 +1,272 @@
+/*
+ * fake_peaks.c - see fake_peaks.h.  One table per benchmark of what its
+ * rows say (label, value, peak); the row builder is shared.
+ */
+#include "fake_peaks.h"
+#include "predict.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define FAKE_DRAM_PEAK_GBPS 4800.0
+#define FAKE_MEMCPY_GBPS 4150.0
+#define FAKE_NVLINK_GBPS 450.0
+
+struct fake_row {
+    const char *key; /* the value of the row's own field */
+    double value;
+    double peak; /* 0: none */
+};
+
+static const struct fake_row hbm_rows[] = {
+    {"copy", 4110, 0},
+    {"scale", 4080, 0},
+    {"add", 4190, 0},
+    {"triad", 4170, 0},
+    {"memcpy", 4150, 0},
+};
+
+static const struct fake_row compute_rows[] = {
+    {"fp32_fma", 64.1, 66.9},
+    {"fp64_fma", 32.9, 33.5},
+    {"fp16x2_fma", 126.0, 133.8},
+    {"gemm_bf16", 741.0, 989.0},
+    {"gemm_fp16", 752.0, 989.0},
+    {"gemm_tf32", 371.0, 494.0},
+};
+
+int fake_peaks_knows(const char *bench)
+{
+    static const char *const names[] = {"gmem_stride", "hbm_bandwidth", "compute_peak",
+                                        "pcie_bandwidth", "p2p_bandwidth", NULL};
+
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(*n, bench) == 0)
+            return 1;
+    return 0;
+}
+
+/* The generic fields of the contract; share_of_peak null without a peak. */
+static cJSON *peak_row(const char *label, double value, const char *unit, double peak,
+                       const char *source)
+{
+    cJSON *row = cJSON_CreateObject();
+
+    cJSON_AddStringToObject(row, "label", label);
+    cJSON_AddNumberToObject(row, "value", value);
+    cJSON_AddStringToObject(row, "unit", unit);
+    if (peak > 0) {
+        cJSON_AddNumberToObject(row, "peak", peak);
+        cJSON_AddNumberToObject(row, "share_of_peak", value / peak);
+    } else {
+        cJSON_AddNullToObject(row, "peak");
+        cJSON_AddNullToObject(row, "share_of_peak");
+    }
+    cJSON_AddStringToObject(row, "peak_source", source);
+    /* a time that grows as the value falls, for the timing fields */
+    cJSON_AddNumberToObject(row, "synthetic_ms", value > 0 ? 1000.0 / value : 1.0);
+    return row;
+}
+
+static int listed(const cJSON *params, const char *name, const char *key)
+{
+    const cJSON *list = cJSON_GetObjectItem(params, name);
+    const cJSON *v;
+
+    if (!cJSON_IsArray(list))
+        return 1;
+    cJSON_ArrayForEach(v, list)
+        if (cJSON_IsString(v) && strcmp(v->valuestring, key) == 0)
+            return 1;
+    return 0;
+}
+
+static void gmem_rows(cJSON *rows, const cJSON *params)
+{
+    static const int fallback[] = {1, 2, 4, 8, 16, 32};
+    const cJSON *strides = cJSON_GetObjectItem(params, "strides");
+    int n = cJSON_IsArray(strides) ? cJSON_GetArraySize(strides) : 6;
+
+    for (int i = 0; i < n; i++) {
+        int s = cJSON_IsArray(strides) ? cJSON_GetArrayItem(strides, i)->valueint : fallback[i];
+        int sectors = gb_predict_gmem_sectors(s, 4);
+        char label[32];
+        /* useful bytes over moved bytes: 128 of sectors*32 */
+        double gbps = FAKE_DRAM_PEAK_GBPS * 0.9 * 4.0 / sectors;
+        cJSON *row;
+
+        snprintf(label, sizeof(label), "stride %d", s);
+        row = peak_row(label, gbps, "GB/s", FAKE_DRAM_PEAK_GBPS,
+                       "synthetic: the test double's DRAM peak");
+        cJSON_AddNumberToObject(row, "stride", s);
+        cJSON_AddNumberToObject(row, "predicted_sectors", sectors);
+        cJSON_AddNumberToObject(row, "sectors_per_request", sectors);
+        cJSON_AddNumberToObject(row, "sectors_per_request_predicted", sectors);
+        cJSON_ReplaceItemInObject(row, "synthetic_ms", cJSON_CreateNumber(0.1 * sectors));
+        cJSON_AddItemToArray(rows, row);
+    }
+}
+
+static void hbm_bench_rows(cJSON *rows, const cJSON *params)
+{
+    for (size_t i = 0; i < sizeof(hbm_rows) / sizeof(hbm_rows[0]); i++) {
+        const struct fake_row *f = &hbm_rows[i];
+        cJSON *row;
+
+        if (!listed(params, "kernels", f->key))
+            continue;
+        row = peak_row(f->key, f->value, "GB/s", FAKE_DRAM_PEAK_GBPS,
+                       "synthetic: memory clock x bus width x 2 of the test double");
+        cJSON_AddStringToObject(row, "kernel", f->key);
+        cJSON_AddNumberToObject(row, "bytes_moved", 3.0 * 1024 * 1024 * 1024);
+        cJSON_AddNumberToObject(row, "share_of_memcpy", f->value / FAKE_MEMCPY_GBPS);
+        cJSON_AddItemToArray(rows, row);
+    }
+}
+
+static void compute_bench_rows(cJSON *rows, const cJSON *params)
+{
+    for (size_t i = 0; i < sizeof(compute_rows) / sizeof(compute_rows[0]); i++) {
+        const struct fake_row *f = &compute_rows[i];
+        cJSON *row;
+
+        if (!listed(params, "kinds", f->key))
+            continue;
+        row = peak_row(f->key, f->value, "TFLOP/s", f->peak,
+                       "synthetic: SMs x lanes x 2 x clock of the test double");
+        cJSON_AddStringToObject(row, "kind", f->key);
+        cJSON_AddItemToArray(rows, row);
+    }
+}
+
+static double link_gbps(const char *mode)
+{
+    return strcmp(mode, "link_degraded") == 0 ? 31.5 : 63.0;
+}
+
+static void pcie_bench_rows(cJSON *rows, const char *mode)
+{
+    static const char *const dirs[] = {"h2d", "d2h"};
+    static const char *const mems[] = {"pinned", "pageable"};
+    double link = link_gbps(mode);
+
+    for (int d = 0; d < 2; d++)
+        for (int m = 0; m < 2; m++) {
+            char label[64];
+            double value = link * (m == 0 ? 0.87 : 0.35);
+            cJSON *row;
+
+            snprintf(label, sizeof(label), "%s %s 256 MiB", dirs[d], mems[m]);
+            row = peak_row(label, value, "GB/s", link,
+                           "synthetic: the link's generation and width (meta.link)");
+            cJSON_AddStringToObject(row, "direction", dirs[d]);
+            cJSON_AddStringToObject(row, "memory", mems[m]);
+            cJSON_AddNumberToObject(row, "bytes", 256.0 * 1024 * 1024);
+            cJSON_AddItemToArray(rows, row);
+        }
+}
+
+/* Pair (src, dst)'s synthetic bandwidth: each pair a little different, so
+ * that a heat map has something to show. */
+static double pair_gbps(int src, int dst)
+{
+    return 380.0 - 10.0 * src - 5.0 * dst;
+}
+
+static void p2p_bench_rows(cJSON *rows, int gpus)
+{
+    for (int s = 0; s < gpus; s++)
+        for (int d = 0; d < gpus; d++) {
+            char label[64];
+            cJSON *row;
+
+            if (s == d)
+                continue;
+            snprintf(label, sizeof(label), "%d->%d peer", s, d);
+            row = peak_row(label, pair_gbps(s, d), "GB/s", FAKE_NVLINK_GBPS,
+                           "synthetic: NVLink links x per-link rate of the test double");
+            cJSON_AddNumberToObject(row, "src", s);
+            cJSON_AddNumberToObject(row, "dst", d);
+            cJSON_AddStringToObject(row, "mode", "peer");
+            cJSON_AddStringToObject(row, "direction", "uni");
+            cJSON_AddItemToArray(rows, row);
+            snprintf(label, sizeof(label), "%d->%d latency", s, d);
+            row = peak_row(label, 2.5 + 0.1 * s, "us", 0, "none: a latency has no peak");
+            cJSON_AddNumberToObject(row, "src", s);
+            cJSON_AddNumberToObject(row, "dst", d);
+            cJSON_AddStringToObject(row, "mode", "peer");
+            cJSON_AddStringToObject(row, "direction", "uni");
+            cJSON_AddNumberToObject(row, "latency_us", 2.5 + 0.1 * s);
+            cJSON_AddItemToArray(rows, row);
+        }
+}
+
+cJSON *fake_peaks_rows(const char *bench, const cJSON *params, const char *mode, int gpus)
+{
+    cJSON *rows = cJSON_CreateArray();
+
+    if (rows == NULL)
+        return NULL;
+    if (strcmp(bench, "gmem_stride") == 0)
+        gmem_rows(rows, params);
+    else if (strcmp(bench, "hbm_bandwidth") == 0)
+        hbm_bench_rows(rows, params);
+    else if (strcmp(bench, "compute_peak") == 0)
+        compute_bench_rows(rows, params);
+    else if (strcmp(bench, "pcie_bandwidth") == 0)
+        pcie_bench_rows(rows, mode);
+    else if (strcmp(bench, "p2p_bandwidth") == 0)
+        p2p_bench_rows(rows, gpus);
+    return rows;
+}
+
+/* summary.matrix of p2p_bandwidth: n x n, the diagonal null. */
+static cJSON *p2p_matrix(int gpus)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON *devices = cJSON_AddArrayToObject(m, "devices");
+    cJSON *gbps = cJSON_AddArrayToObject(m, "gbps");
+    cJSON *lat = cJSON_AddArrayToObject(m, "latency_us");
+    cJSON *link = cJSON_AddArrayToObject(m, "link");
+
+    for (int s = 0; s < gpus; s++) {
+        cJSON *g = cJSON_CreateArray(), *l = cJSON_CreateArray(), *k = cJSON_CreateArray();
+        cJSON_AddItemToArray(devices, cJSON_CreateNumber(s));
+        for (int d = 0; d < gpus; d++) {
+            cJSON *t = cJSON_CreateObject();
+            cJSON_AddItemToArray(g, s == d ? cJSON_CreateNull()
+                                           : cJSON_CreateNumber(pair_gbps(s, d)));
+            cJSON_AddItemToArray(l, s == d ? cJSON_CreateNull()
+                                           : cJSON_CreateNumber(2.5 + 0.1 * s));
+            cJSON_AddStringToObject(t, "type", "nvlink");
+            cJSON_AddNumberToObject(t, "links", 18);
+            cJSON_AddNumberToObject(t, "version", 4);
+            cJSON_AddItemToArray(k, t);
+        }
+        cJSON_AddItemToArray(gbps, g);
+        cJSON_AddItemToArray(lat, l);
+        cJSON_AddItemToArray(link, k);
+    }
+    return m;
+}
+
+void fake_peaks_summary(const char *bench, const char *mode, int gpus, cJSON *summary,
+                        cJSON *meta)
+{
+    if (strcmp(bench, "hbm_bandwidth") == 0) {
+        cJSON_AddNumberToObject(summary, "dram_peak_gbps", FAKE_DRAM_PEAK_GBPS);
+        cJSON_AddStringToObject(summary, "dram_peak_source",
+                                "synthetic: memory clock x bus width x 2 of the test double");
+        cJSON_AddNumberToObject(summary, "memcpy_ceiling_gbps", FAKE_MEMCPY_GBPS);
+    } else if (strcmp(bench, "pcie_bandwidth") == 0) {
+        int degraded = strcmp(mode, "link_degraded") == 0;
+        cJSON *link = cJSON_AddObjectToObject(meta, "link");
+        cJSON_AddNumberToObject(link, "gen_current", degraded ? 4 : 5);
+        cJSON_AddNumberToObject(link, "gen_max", 5);
+        cJSON_AddNumberToObject(link, "width_current", 16);
+        cJSON_AddNumberToObject(link, "width_max", 16);
+        cJSON_AddNumberToObject(link, "predicted_gbps", link_gbps(mode));
+    } else if (strcmp(bench, "p2p_bandwidth") == 0) {
+        cJSON_AddItemToObject(summary, "matrix", p2p_matrix(gpus));
+    }
+}
