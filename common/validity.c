@@ -158,7 +158,7 @@ static int has_pid(const cJSON *procs, double pid)
 }
 
 /* Whether the quiet wait ran and ended on a quiet card: then what it saw
- * (quiet.found) was gone before timing began (I13_CONTRACT.md). */
+ * (quiet.found) was gone before timing began (docs/WATCH.md). */
 static int wait_outlasted(const cJSON *quiet)
 {
     const char *mode = cJSON_GetStringValue(cJSON_GetObjectItem(quiet, "mode"));

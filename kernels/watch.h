@@ -87,7 +87,7 @@ void gb_watch_finish(struct gb_watch *w);
 /* The sentence note receives for a reading that is not quiet. */
 void gb_watch_waiting_text(const struct gb_nvml_reading *r, char *out, size_t cap);
 
-/* A NEW meta.watch object (I13_CONTRACT.md); NULL when out of memory. */
+/* A NEW meta.watch object (docs/WATCH.md); NULL when out of memory. */
 cJSON *gb_watch_json(const struct gb_watch *w);
 
 #ifdef __cplusplus
