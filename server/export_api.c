@@ -3,7 +3,7 @@
  *   GET /runs.ndjson   every matching run whole, one JSON object a line
  *   GET /runs.csv      one CSV line per result row (a run with no rows:
  *                      one line with its status and error)
- *   GET /runs/ID.csv   the same for one run (runs_get hands it here)
+ *   GET /runs/ID.csv   the same for one run
  *   POST /runs/import  NDJSON back in: checked whole first, then stored in
  *                      one transaction; a run already here is skipped, so
  *                      importing twice changes nothing
@@ -390,17 +390,26 @@ void runs_csv(struct http_request *req, struct http_reply *rep)
     export_runs(req, rep, EXPORT_CSV);
 }
 
-void run_csv(struct http_request *req, struct http_reply *rep, const char *id)
+void run_csv(struct http_request *req, struct http_reply *rep)
 {
+    static const char *const none[] = {NULL};
+    const char *id = req->arg;
     struct dynbuf b;
     cJSON *run = NULL;
     char *body;
     size_t n;
-    int rc = store_get_run(req->app->store, id, &run);
+    int rc;
 
+    if (query_check(req, rep, none) != 0)
+        return;
+    if (!uuid_is_valid(id)) {
+        reply_error(rep, 404, "not_found", "", "no run %.60s.csv (run ids are UUIDs)", id);
+        return;
+    }
+    rc = store_get_run(req->app->store, id, &run);
     if (rc != STORE_OK) {
         char what[64];
-        snprintf(what, sizeof(what), "run %s", id);
+        snprintf(what, sizeof(what), "run %.40s", id);
         reply_store_error(rep, rc, what);
         return;
     }

@@ -17,8 +17,8 @@
 
 #include "app.h"
 
+/* A request body's cap unless its route (router.c) gives another. */
 #define HTTP_BODY_CAP (64 * 1024)
-#define HTTP_IMPORT_BODY_CAP (64 * 1024 * 1024)  /* POST /runs/import only */
 
 struct MHD_Connection;
 struct MHD_Daemon;

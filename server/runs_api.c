@@ -358,15 +358,6 @@ void runs_get(struct http_request *req, struct http_reply *rep)
         answer_or_wait(req, rep, req->state);
         return;
     }
-    if (strlen(req->arg) == UUID7_STRLEN + 4 &&
-        strcmp(req->arg + UUID7_STRLEN, ".csv") == 0) {
-        static const char *const none[] = {NULL};
-        char id[UUID7_STRLEN + 1];
-        snprintf(id, sizeof(id), "%.36s", req->arg);
-        if (query_check(req, rep, none) == 0)
-            run_csv(req, rep, id);
-        return;
-    }
     if (query_check(req, rep, query) != 0 || parse_wait(req, rep, &wait_s) != 0)
         return;
     if (!uuid_is_valid(req->arg)) {
