@@ -29,6 +29,7 @@
 #include "handlers.h"
 #include "import_check.h"
 #include "peers.h"
+#include "result_fields.h"
 #include "run_filter.h"
 #include "store.h"
 #include "uuid7.h"
@@ -50,16 +51,6 @@
 static const char *const filter_args[] = {RUN_FILTER_ARGS, "limit", "after_seq", NULL};
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
-
-/* The row fields a CSV line carries, in column order. */
-static const char *const csv_row_fields[] = {
-    "stride", "variant", "pattern", "predicted_degree", "median_ms", "min_ms",
-    "max_ms", "spread", "ratio", "gbps", "share_of_ceiling", "verified",
-    "bank_conflicts", "wavefronts",
-    /* what the worker watched (issue 13): ratios in clock cycles, clocks,
-     * and the median's 95% interval */
-    "ratio_cycles", "sm_clock_mhz_measured", "mem_clock_mhz", "ci_low_ms",
-    "ci_high_ms", NULL};
 
 static void csv_text(struct dynbuf *b, const char *s)
 {
@@ -94,9 +85,10 @@ static int csv_header(struct dynbuf *b)
     dynbuf_printf(b, "run_id,benchmark,status,host,device_index,device_uuid,"
                      "device_name,label,created_at,finished_at,driver,cuda,"
                      "synthetic,error_code,valid,validity_reasons,row");
-    for (const char *const *f = csv_row_fields; *f; f++)
-        dynbuf_printf(b, ",%s", *f);
-    dynbuf_printf(b, ",samples\r\n");
+    for (size_t i = 0; i < gb_result_field_count(); i++)
+        if (gb_result_field_at(i)->uses & GB_USE_CSV)
+            dynbuf_printf(b, ",%s", gb_result_field_at(i)->name);
+    dynbuf_add(b, "\r\n", 2);
     return dynbuf_failed(b) ? -1 : 0;
 }
 
@@ -142,8 +134,31 @@ static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
     csv_reason_codes(b, run);
 }
 
-/* One line per row of run; samples are ';'-joined in the last column.
- * 0, or -1 when b refused some of it. */
+/* The row's CSV fields (common/result_fields.c), each after a comma; a
+ * list of samples is ';'-joined.  row NULL: every one empty. */
+static void csv_row_fields(struct dynbuf *b, const cJSON *row)
+{
+    for (size_t i = 0; i < gb_result_field_count(); i++) {
+        const struct gb_result_field *f = gb_result_field_at(i);
+        const cJSON *v = cJSON_GetObjectItem(row, f->name);
+        const cJSON *s;
+        int first = 1;
+
+        if (!(f->uses & GB_USE_CSV))
+            continue;
+        dynbuf_add(b, ",", 1);
+        if (f->type != GB_FIELD_SAMPLES) {
+            csv_value(b, v);
+            continue;
+        }
+        cJSON_ArrayForEach(s, v) {
+            dynbuf_printf(b, "%s%.9g", first ? "" : ";", s->valuedouble);
+            first = 0;
+        }
+    }
+}
+
+/* One line per row of run.  0, or -1 when b refused some of it. */
 static int csv_run(struct dynbuf *b, const cJSON *run)
 {
     const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
@@ -153,26 +168,14 @@ static int csv_run(struct dynbuf *b, const cJSON *run)
     if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) == 0) {
         csv_run_prefix(b, run);
         dynbuf_add(b, ",", 1);
-        for (const char *const *f = csv_row_fields; *f; f++)
-            dynbuf_add(b, ",", 1);
+        csv_row_fields(b, NULL);
         dynbuf_add(b, "\r\n", 2);
         return dynbuf_failed(b) ? -1 : 0;
     }
     cJSON_ArrayForEach(row, rows) {
-        const cJSON *s;
-        int first = 1;
-
         csv_run_prefix(b, run);
         dynbuf_printf(b, ",%d", i++);
-        for (const char *const *f = csv_row_fields; *f; f++) {
-            dynbuf_add(b, ",", 1);
-            csv_value(b, cJSON_GetObjectItem(row, *f));
-        }
-        dynbuf_add(b, ",", 1);
-        cJSON_ArrayForEach(s, cJSON_GetObjectItem(row, "samples")) {
-            dynbuf_printf(b, "%s%.9g", first ? "" : ";", s->valuedouble);
-            first = 0;
-        }
+        csv_row_fields(b, row);
         dynbuf_add(b, "\r\n", 2);
     }
     return dynbuf_failed(b) ? -1 : 0;
