@@ -8,6 +8,9 @@
 #include "http.h"
 
 void runs_post(struct http_request *req, struct http_reply *rep);
+/* Run id's URL ("/runs/ID") into buf: what a run's "url" field and
+ * Location say.  The store is handed it (store_set_run_url). */
+void run_url(const char *id, char *buf, size_t cap);
 void runs_list(struct http_request *req, struct http_reply *rep);
 void runs_get(struct http_request *req, struct http_reply *rep);
 void runs_delete(struct http_request *req, struct http_reply *rep);
