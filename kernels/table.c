@@ -15,8 +15,8 @@ static double num(const cJSON *obj, const char *name)
 
 static const char *str(const cJSON *obj, const char *name)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsString(v) ? v->valuestring : "?";
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, name));
+    return s ? s : "?";
 }
 
 static const cJSON *obj(const cJSON *o, const char *name)

@@ -8,6 +8,7 @@
  * answer built as JSON.  A comparison covers a few thousand runs at most.
  */
 #include "compare.h"
+#include "hash.h"
 #include "result_fields.h"
 #include "run_status.h"
 
@@ -109,7 +110,7 @@ static const char *str_at(const cJSON *obj, const char *a, const char *b)
 
     if (b)
         v = cJSON_GetObjectItem(v, b);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return cJSON_GetStringValue(v);
 }
 
 static const char *or_empty(const char *s)
@@ -207,15 +208,6 @@ static char *comparability_key(const char *benchmark, const cJSON *run)
     return key;
 }
 
-static uint32_t hash(const char *s)
-{
-    uint32_t h = 2166136261u;  /* FNV-1a */
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static cJSON *new_series_object(const char *ckey, const cJSON *run)
 {
     const cJSON *meta = cJSON_GetObjectItem(run, "meta");
@@ -255,7 +247,7 @@ static struct series *series_for(struct build *b, const char *ckey, const cJSON 
     if (lookup == NULL)
         return NULL;
     snprintf(lookup, n, "%s|%s|%s", ckey, uuid, host);
-    slot = hash(lookup) % SLOTS;
+    slot = hash_fnv1a(lookup) % SLOTS;
     for (int probes = 0; probes < SLOTS && b->slots[slot]; probes++) {
         s = &b->s[b->slots[slot] - 1];
         if (strcmp(s->lookup, lookup) == 0) {

@@ -34,6 +34,7 @@
 #include "store.h"
 #include "uuid7.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,8 +323,8 @@ static long export_read(void *cls, char *buf, size_t max)
 static void export_runs(struct http_request *req, struct http_reply *rep,
                         enum export_format format)
 {
-    const char *limit = query_get(req, "limit");
     const char *after = query_get(req, "after_seq");
+    long long remaining = 1LL << 40, after_seq = 0;
     struct run_filter f = {0};
     struct export_stream *x;
 
@@ -337,29 +338,17 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     x->store = req->app->store;
     x->format = format;
     x->valid = f.valid;
-    x->remaining = 1L << 40;
-    if (limit) {
-        char *end;
-        long v = strtol(limit, &end, 10);
-        if (end == limit || *end != '\0' || v < 1) {
-            free(x);
-            reply_error(rep, 400, "out_of_bounds", "limit",
-                        "limit=%.20s: expected a whole number of runs, 1 or more", limit);
-            return;
-        }
-        x->remaining = v;
+    if (query_long(req, rep, "limit", 1, LLONG_MAX, "a whole number of runs, 1 or more",
+                   &remaining) != 0 ||
+        query_long(req, rep, "after_seq", 0, LLONG_MAX, "a whole number, 0 or more",
+                   &after_seq) != 0) {
+        free(x);
+        return;
     }
+    x->remaining = (long)remaining;
     if (after) {
-        char *end;
-        long long v = strtoll(after, &end, 10);
-        if (end == after || *end != '\0' || v < 0) {
-            free(x);
-            reply_error(rep, 400, "out_of_bounds", "after_seq",
-                        "after_seq=%.20s: expected a whole number, 0 or more", after);
-            return;
-        }
         x->by_seq = 1;
-        x->after_seq = v;
+        x->after_seq = after_seq;
         x->answer_bytes = PEER_PAGE_BYTES;
     }
     {
@@ -479,13 +468,12 @@ void compare_get(struct http_request *req, struct http_reply *rep)
     static const char *const args[] = {"benchmark", "device", "host", "label",
                                        "latest", "runs", "include_invalid", NULL};
     const char *bench = query_get(req, "benchmark");
-    const char *latest_text = query_get(req, "latest");
     const char *ids = query_get(req, "runs");
     struct run_filter f = {.benchmark = bench, .device = query_get(req, "device"),
                            .host = query_get(req, "host"), .label = query_get(req, "label"),
                            .limit = COMPARE_SCAN};
     cJSON *runs = NULL, *out;
-    long latest = 10;
+    long long latest = 10;
     int include_invalid, rc;
 
     /* Two groups judged row by row: verdict_api.c. */
@@ -501,16 +489,9 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                     "benchmark is required, e.g. /compare?benchmark=smem_stride");
         return;
     }
-    if (latest_text) {
-        char *end;
-        latest = strtol(latest_text, &end, 10);
-        if (end == latest_text || *end != '\0' || latest < 1 || latest > 1000) {
-            reply_error(rep, 400, "out_of_bounds", "latest",
-                        "latest=%.20s: expected a whole number of runs a card, 1 to 1000",
-                        latest_text);
-            return;
-        }
-    }
+    if (query_long(req, rep, "latest", 1, 1000, "a whole number of runs a card, 1 to 1000",
+                   &latest) != 0)
+        return;
     if (ids && ids[0]) {
         /* Chosen runs: each read on its own, in the order given. */
         char one[40];

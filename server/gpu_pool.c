@@ -489,13 +489,6 @@ static void *runner_main(void *arg)
     return NULL;
 }
 
-static const char *json_str(const cJSON *obj, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItem(obj, name);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Fills the pool's GPUs from the worker's --list answer. */
 static int discover(struct gpu_pool *p)
 {
@@ -512,7 +505,7 @@ static int discover(struct gpu_pool *p)
     devices = cJSON_GetObjectItem(list, "devices");
     n = cJSON_IsArray(devices) ? cJSON_GetArraySize(devices) : 0;
     if (n == 0) {
-        const char *why = json_str(list, "reason");
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(list, "reason"));
         snprintf(p->reason, sizeof(p->reason), "%s",
                  why ? why : "the worker found no GPU and gave no reason");
         cJSON_Delete(list);
@@ -526,11 +519,13 @@ static int discover(struct gpu_pool *p)
     cJSON_ArrayForEach(dev, devices) {
         struct gpu *g = &p->gpus[i];
         const cJSON *index = cJSON_GetObjectItem(dev, "index");
+        const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(dev, "uuid"));
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name"));
 
         g->pool = p;
         g->index = cJSON_IsNumber(index) ? index->valueint : i;
-        snprintf(g->uuid, sizeof(g->uuid), "%s", json_str(dev, "uuid") ? json_str(dev, "uuid") : "");
-        snprintf(g->name, sizeof(g->name), "%s", json_str(dev, "name") ? json_str(dev, "name") : "unknown GPU");
+        snprintf(g->uuid, sizeof(g->uuid), "%s", uuid ? uuid : "");
+        snprintf(g->name, sizeof(g->name), "%s", name ? name : "unknown GPU");
         g->info = cJSON_Duplicate(dev, 1);
         pthread_mutex_init(&g->lock, NULL);
         {

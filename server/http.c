@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -146,6 +147,59 @@ int query_bool(struct http_request *req, struct http_reply *rep,
     reply_error(rep, 400, "out_of_bounds", name, "%s=%.20s: expected true or false",
                 name, v);
     return -1;
+}
+
+/* 0, or -1 with the 400 made. */
+static int query_number_refused(struct http_reply *rep, const char *name, const char *text,
+                                const char *expected)
+{
+    reply_error(rep, 400, "out_of_bounds", name, "%s=%.40s: expected %s", name, text,
+                expected);
+    return -1;
+}
+
+int query_long(struct http_request *req, struct http_reply *rep, const char *name,
+               long long min, long long max, const char *expected, long long *out)
+{
+    const char *text = query_get(req, name);
+    char *end;
+    long long v;
+
+    if (text == NULL)
+        return 0;
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0 || v < min || v > max)
+        return query_number_refused(rep, name, text, expected);
+    *out = v;
+    return 0;
+}
+
+int query_int(struct http_request *req, struct http_reply *rep, const char *name,
+              int min, int max, const char *expected, int *out)
+{
+    long long v = *out;
+
+    if (query_long(req, rep, name, min, max, expected, &v) != 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int query_double(struct http_request *req, struct http_reply *rep, const char *name,
+                 double min, double max, const char *expected, double *out)
+{
+    const char *text = query_get(req, name);
+    char *end;
+    double v;
+
+    if (text == NULL)
+        return 0;
+    v = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v) || !(v >= min) || !(v <= max))
+        return query_number_refused(rep, name, text, expected);
+    *out = v;
+    return 0;
 }
 
 cJSON *body_json(struct http_request *req, struct http_reply *rep)

@@ -24,7 +24,7 @@
 #include "timeutil.h"
 #include "uuid7.h"
 
-#include <math.h>
+#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,23 +141,13 @@ static void answer_or_wait(struct http_request *req, struct http_reply *rep,
 }
 
 /* ?wait=SECONDS: 0 when absent; -1 (reply made) when malformed. */
-static int parse_wait(struct http_request *req, struct http_reply *rep,
-                      double *seconds)
+static int parse_wait(struct http_request *req, struct http_reply *rep, double *seconds)
 {
-    const char *text = query_get(req, "wait");
-    char *end;
+    char expected[48];
 
     *seconds = 0;
-    if (text == NULL)
-        return 0;
-    *seconds = strtod(text, &end);
-    if (end == text || *end != '\0' || !isfinite(*seconds) || *seconds < 0 ||
-        *seconds > MAX_WAIT_S) {
-        reply_error(rep, 400, "out_of_bounds", "wait",
-                    "wait=%.40s: expected seconds from 0 to %d", text, MAX_WAIT_S);
-        return -1;
-    }
-    return 0;
+    snprintf(expected, sizeof(expected), "seconds from 0 to %d", MAX_WAIT_S);
+    return query_double(req, rep, "wait", 0, MAX_WAIT_S, expected, seconds);
 }
 
 static int start_wait(struct http_request *req, struct http_reply *rep,
@@ -214,22 +204,22 @@ done:
     run_request_free(&rr);
 }
 
-/* Appends "name=value&" with value percent-encoded. */
+/* Appends "name=value&" with value percent-encoded (libcurl's escape:
+ * all but letters, digits and -._~).  A value that cannot be encoded
+ * fails the buffer, so the caller answers 500 rather than a wrong link. */
 static void add_query(struct dynbuf *b, const char *name, const char *value)
 {
-    static const char hex[] = "0123456789ABCDEF";
+    char *escaped;
 
     if (value == NULL || value[0] == '\0')
         return;
-    dynbuf_printf(b, "%s=", name);
-    for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
-        if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
-            (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.' || *c == '~')
-            dynbuf_add(b, c, 1);
-        else
-            dynbuf_printf(b, "%%%c%c", hex[*c >> 4], hex[*c & 15]);
+    escaped = curl_easy_escape(NULL, value, 0);
+    if (escaped == NULL) {
+        b->failed = 1;
+        return;
     }
-    dynbuf_add(b, "&", 1);
+    dynbuf_printf(b, "%s=%s&", name, escaped);
+    curl_free(escaped);
 }
 
 void runs_list(struct http_request *req, struct http_reply *rep)
@@ -247,16 +237,8 @@ void runs_list(struct http_request *req, struct http_reply *rep)
 
     if (query_check(req, rep, query) != 0 || run_filter_from_query(req, rep, &f) != 0)
         return;
-    if (limit) {
-        char *end;
-        long v = strtol(limit, &end, 10);
-        if (end == limit || *end != '\0' || v < 1 || v > 500) {
-            reply_error(rep, 400, "out_of_bounds", "limit",
-                        "limit=%.20s: expected a whole number from 1 to 500", limit);
-            return;
-        }
-        f.limit = (int)v;
-    }
+    if (query_int(req, rep, "limit", 1, 500, "a whole number from 1 to 500", &f.limit) != 0)
+        return;
     if (f.cursor && f.cursor[0] && !uuid_is_valid(f.cursor)) {
         reply_error(rep, 400, "bad_cursor", "cursor",
                     "cursor is not one this daemon gave out; use the \"next\" "
