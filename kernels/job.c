@@ -18,33 +18,11 @@
 
 #include "bench.h"
 #include "bench_spec.h"
+#include "bench_table.h"
 #include "meta.h"
 #include "quiet.h"
 #include "rounds.h"
 #include "watch.h"
-
-struct bench_entry {
-    const char *name;
-    gb_bench_fn run;
-};
-
-static const struct bench_entry implemented[] = {
-    {"smem_stride", gb_bench_smem_stride},
-    {"smem_pattern", gb_bench_smem_pattern},
-    {"transpose", gb_bench_transpose},
-    {"test_fault", gb_bench_test_fault},
-    {"test_hang", gb_bench_test_hang},
-};
-
-#define IMPLEMENTED_COUNT (sizeof(implemented) / sizeof(implemented[0]))
-
-static gb_bench_fn find_implementation(const char *name)
-{
-    for (size_t i = 0; i < IMPLEMENTED_COUNT; i++)
-        if (strcmp(implemented[i].name, name) == 0)
-            return implemented[i].run;
-    return NULL;
-}
 
 int gb_worker_open(struct gb_worker *w, int device, struct gb_job_error *err)
 {
@@ -76,11 +54,12 @@ cJSON *gb_job_resolve(const char *benchmark, const cJSON *params,
     cJSON *resolved;
 
     b = gb_benchmark_find(benchmark);
-    if (b == NULL || find_implementation(b->name) == NULL) {
+    if (gb_bench_impl_for(b) == NULL) {
+        char names[160];
+        gb_bench_impl_names(names, sizeof(names));
         gb_job_fail(err, "unknown_benchmark",
-                    "unknown benchmark \"%.60s\"; this worker runs smem_stride, "
-                    "smem_pattern and transpose (and test_fault, test_hang for "
-                    "tests)", benchmark ? benchmark : "");
+                    "unknown benchmark \"%.60s\"; this worker runs %s",
+                    benchmark ? benchmark : "", names);
         snprintf(err->field, sizeof(err->field), "benchmark");
         return NULL;
     }
@@ -201,7 +180,8 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     struct gb_counters_state counters;
     struct gb_meta_input in;
     char started[40], finished[40];
-    gb_bench_fn run = find_implementation(benchmark);
+    const struct gb_bench_impl *impl = gb_bench_impl_find(benchmark);
+    gb_bench_fn run = impl ? impl->run : NULL;
     int rc = -1;
 
     *result = NULL;

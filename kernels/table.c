@@ -2,6 +2,7 @@
  * table.c - human tables for `run`; see table.h.
  */
 #include "table.h"
+#include "bench_table.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,8 +15,8 @@ static double num(const cJSON *obj, const char *name)
 
 static const char *str(const cJSON *obj, const char *name)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsString(v) ? v->valuestring : "?";
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, name));
+    return s ? s : "?";
 }
 
 static const cJSON *obj(const cJSON *o, const char *name)
@@ -163,16 +164,31 @@ static void print_transpose(FILE *out, const cJSON *result)
                 "(over_ceiling lists which)\n");
 }
 
+void gb_table_smem_stride(FILE *out, const cJSON *result)
+{
+    print_smem_rows(out, obj(result, "rows"), 1);
+    print_smem_summary(out, obj(result, "summary"));
+}
+
+void gb_table_smem_pattern(FILE *out, const cJSON *result)
+{
+    print_smem_rows(out, obj(result, "rows"), 0);
+    print_smem_summary(out, obj(result, "summary"));
+}
+
+void gb_table_transpose(FILE *out, const cJSON *result)
+{
+    print_transpose(out, result);
+}
+
 void gb_print_table(FILE *out, const char *benchmark, const cJSON *result,
                     const cJSON *meta)
 {
+    const struct gb_bench_impl *impl = gb_bench_impl_find(benchmark);
+
     print_header(out, meta);
     fprintf(out, "\n");
-    if (strcmp(benchmark, "transpose") == 0) {
-        print_transpose(out, result);
-    } else {
-        print_smem_rows(out, obj(result, "rows"), strcmp(benchmark, "smem_stride") == 0);
-        print_smem_summary(out, obj(result, "summary"));
-    }
+    if (impl && impl->print)
+        impl->print(out, result);
     print_counters_note(out, obj(result, "summary"), meta);
 }

@@ -10,7 +10,14 @@
 #include <stdio.h>
 #include <cjson/cJSON.h>
 
+/* The run's header (meta), the benchmark's own table (its gb_table_fn in
+ * bench_table.c) and the counters' note. */
 void gb_print_table(FILE *out, const char *benchmark, const cJSON *result,
                     const cJSON *meta);
+
+/* The benchmarks' tables (gb_table_fn, bench_table.h). */
+void gb_table_smem_stride(FILE *out, const cJSON *result);
+void gb_table_smem_pattern(FILE *out, const cJSON *result);
+void gb_table_transpose(FILE *out, const cJSON *result);
 
 #endif

@@ -8,6 +8,8 @@
  * answer built as JSON.  A comparison covers a few thousand runs at most.
  */
 #include "compare.h"
+#include "hash.h"
+#include "result_fields.h"
 #include "run_status.h"
 
 #include <math.h>
@@ -19,15 +21,11 @@
 #define MAX_KEYS 1024      /* distinct row keys in one comparison */
 #define SLOTS 4096         /* hash slots for series; more series go unhashed */
 
-static const char *const key_fields[] = {"stride", "variant", "pattern", NULL};
-
-/* The measured fields aggregated per key, the median over runs of each;
- * then the two whose extremes are kept. */
-static const char *const median_fields[] = {"median_ms", "ratio", "gbps",
-                                            "share_of_ceiling",
-                                            "bank_conflicts", "wavefronts",
-                                            "predicted_degree", "ratio_cycles", NULL};
-enum { F_MEDIAN_MS, F_COUNT_MEDIAN = 8, F_MIN_MS = 8, F_MAX_MS = 9, F_COUNT = 10 };
+/* The key fields and the aggregated ones are those the table of result
+ * fields (common/result_fields.c) marks GB_USE_KEY and GB_USE_MEDIAN,
+ * _LOWEST or _HIGHEST; accumulated values are kept per table index. */
+#define AGGREGATED (GB_USE_MEDIAN | GB_USE_LOWEST | GB_USE_HIGHEST)
+#define F_COUNT GB_RESULT_FIELDS_MAX
 
 struct values {
     double *v;
@@ -51,6 +49,7 @@ struct build {
     cJSON *keys[MAX_KEYS];        /* the key values, first seen first */
     char *key_text[MAX_KEYS];
     int nkeys;
+    int median_ms, min_ms, max_ms; /* their indices in the field table */
 };
 
 /* Adds v (when it is a number) with 9 significant digits (a whole number
@@ -73,23 +72,23 @@ static void add_number(cJSON *obj, const char *name, double v)
 
 cJSON *compare_row_digest(const cJSON *rows)
 {
-    static const char *const extra[] = {"min_ms", "max_ms", NULL};
-    static const char *const *const lists[] = {key_fields, median_fields, extra};
     cJSON *out = cJSON_CreateArray();
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
         cJSON *d = cJSON_CreateObject();
-        for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
-            for (const char *const *f = lists[l]; *f; f++) {
-                const cJSON *v = cJSON_GetObjectItem(row, *f);
-                /* Numbers with the nine digits a comparison shows: a
-                 * shorter text, read back faster, many times. */
-                if (cJSON_IsNumber(v))
-                    add_number(d, *f, v->valuedouble);
-                else if (v && !cJSON_IsNull(v))
-                    cJSON_AddItemToObject(d, *f, cJSON_Duplicate(v, 0));
-            }
+        for (size_t i = 0; i < gb_result_field_count(); i++) {
+            const struct gb_result_field *f = gb_result_field_at(i);
+            const cJSON *v = cJSON_GetObjectItem(row, f->name);
+            if (!(f->uses & (GB_USE_KEY | AGGREGATED)))
+                continue;
+            /* Numbers with the nine digits a comparison shows: a
+             * shorter text, read back faster, many times. */
+            if (cJSON_IsNumber(v))
+                add_number(d, f->name, v->valuedouble);
+            else if (v && !cJSON_IsNull(v))
+                cJSON_AddItemToObject(d, f->name, cJSON_Duplicate(v, 0));
+        }
         cJSON_AddItemToArray(out, d);
     }
     return out;
@@ -97,9 +96,11 @@ cJSON *compare_row_digest(const cJSON *rows)
 
 const char *compare_row_key(const cJSON *row)
 {
-    for (const char *const *k = key_fields; *k; k++)
-        if (cJSON_GetObjectItem(row, *k))
-            return *k;
+    for (size_t i = 0; i < gb_result_field_count(); i++) {
+        const struct gb_result_field *f = gb_result_field_at(i);
+        if ((f->uses & GB_USE_KEY) && cJSON_GetObjectItem(row, f->name))
+            return f->name;
+    }
     return NULL;
 }
 
@@ -109,7 +110,7 @@ static const char *str_at(const cJSON *obj, const char *a, const char *b)
 
     if (b)
         v = cJSON_GetObjectItem(v, b);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return cJSON_GetStringValue(v);
 }
 
 static const char *or_empty(const char *s)
@@ -207,15 +208,6 @@ static char *comparability_key(const char *benchmark, const cJSON *run)
     return key;
 }
 
-static uint32_t hash(const char *s)
-{
-    uint32_t h = 2166136261u;  /* FNV-1a */
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static cJSON *new_series_object(const char *ckey, const cJSON *run)
 {
     const cJSON *meta = cJSON_GetObjectItem(run, "meta");
@@ -255,7 +247,7 @@ static struct series *series_for(struct build *b, const char *ckey, const cJSON 
     if (lookup == NULL)
         return NULL;
     snprintf(lookup, n, "%s|%s|%s", ckey, uuid, host);
-    slot = hash(lookup) % SLOTS;
+    slot = hash_fnv1a(lookup) % SLOTS;
     for (int probes = 0; probes < SLOTS && b->slots[slot]; probes++) {
         s = &b->s[b->slots[slot] - 1];
         if (strcmp(s->lookup, lookup) == 0) {
@@ -308,7 +300,6 @@ static int key_index(struct build *b, const cJSON *v)
 static void accumulate(struct build *b, struct series *s, const cJSON *rows,
                        const char *key_field)
 {
-    static const char *const extremes[] = {"min_ms", "max_ms"};
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
@@ -321,15 +312,11 @@ static void accumulate(struct build *b, struct series *s, const cJSON *rows,
         if (s->acc[k] == NULL && (s->acc[k] = calloc(F_COUNT, sizeof(struct values))) == NULL)
             continue;
         acc = s->acc[k];
-        for (int f = 0; median_fields[f]; f++) {
-            const cJSON *v = cJSON_GetObjectItem(row, median_fields[f]);
-            if (cJSON_IsNumber(v))
+        for (size_t f = 0; f < gb_result_field_count() && f < F_COUNT; f++) {
+            const struct gb_result_field *field = gb_result_field_at(f);
+            const cJSON *v = cJSON_GetObjectItem(row, field->name);
+            if ((field->uses & AGGREGATED) && cJSON_IsNumber(v))
                 push(&acc[f], v->valuedouble);
-        }
-        for (int e = 0; e < 2; e++) {
-            const cJSON *v = cJSON_GetObjectItem(row, extremes[e]);
-            if (cJSON_IsNumber(v))
-                push(&acc[F_MIN_MS + e], v->valuedouble);
         }
     }
 }
@@ -368,18 +355,34 @@ static void reduce(struct series *s, const struct build *b, const int *order)
             continue;
         row = cJSON_CreateObject();
         cJSON_AddItemToObject(row, "key", cJSON_Duplicate(b->keys[order[i]], 0));
-        add_number(row, "n", acc[F_MEDIAN_MS].n);
-        for (int f = 0; median_fields[f]; f++)
-            add_number(row, median_fields[f], median(&acc[f]));
-        lo = extreme(&acc[F_MIN_MS], 0);
-        hi = extreme(&acc[F_MAX_MS], 1);
-        med = median(&acc[F_MEDIAN_MS]);
-        add_number(row, "min_ms", lo);
-        add_number(row, "max_ms", hi);
+        add_number(row, "n", acc[b->median_ms].n);
+        for (size_t f = 0; f < gb_result_field_count() && f < F_COUNT; f++) {
+            const struct gb_result_field *field = gb_result_field_at(f);
+            if (field->uses & GB_USE_MEDIAN)
+                add_number(row, field->name, median(&acc[f]));
+        }
+        for (size_t f = 0; f < gb_result_field_count() && f < F_COUNT; f++) {
+            const struct gb_result_field *field = gb_result_field_at(f);
+            if (field->uses & (GB_USE_LOWEST | GB_USE_HIGHEST))
+                add_number(row, field->name,
+                           extreme(&acc[f], (field->uses & GB_USE_HIGHEST) != 0));
+        }
+        /* The spread of the lowest and highest times around the median. */
+        lo = extreme(&acc[b->min_ms], 0);
+        hi = extreme(&acc[b->max_ms], 1);
+        med = median(&acc[b->median_ms]);
         if (!isnan(lo) && !isnan(hi) && med > 0)
             add_number(row, "spread", (hi - lo) / med);
         cJSON_AddItemToArray(rows, row);
     }
+}
+
+/* The index of the field called name in the field table. */
+static int field_index(const char *name)
+{
+    const struct gb_result_field *f = gb_result_field_find(name);
+
+    return f ? (int)(f - gb_result_field_at(0)) : 0;
 }
 
 static void free_build(struct build *b)
@@ -424,6 +427,9 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
         cJSON_Delete(out);
         return NULL;
     }
+    b->median_ms = field_index("median_ms");
+    b->min_ms = field_index("min_ms");
+    b->max_ms = field_index("max_ms");
     cJSON_ArrayForEach(run, runs) {
         const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
         const char *status = str_at(run, "status", NULL);

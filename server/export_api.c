@@ -3,7 +3,7 @@
  *   GET /runs.ndjson   every matching run whole, one JSON object a line
  *   GET /runs.csv      one CSV line per result row (a run with no rows:
  *                      one line with its status and error)
- *   GET /runs/ID.csv   the same for one run (runs_get hands it here)
+ *   GET /runs/ID.csv   the same for one run
  *   POST /runs/import  NDJSON back in: checked whole first, then stored in
  *                      one transaction; a run already here is skipped, so
  *                      importing twice changes nothing
@@ -29,10 +29,12 @@
 #include "handlers.h"
 #include "import_check.h"
 #include "peers.h"
+#include "result_fields.h"
 #include "run_filter.h"
 #include "store.h"
 #include "uuid7.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +52,6 @@
 static const char *const filter_args[] = {RUN_FILTER_ARGS, "limit", "after_seq", NULL};
 
 enum export_format { EXPORT_NDJSON, EXPORT_CSV };
-
-/* The row fields a CSV line carries, in column order. */
-static const char *const csv_row_fields[] = {
-    "stride", "variant", "pattern", "predicted_degree", "median_ms", "min_ms",
-    "max_ms", "spread", "ratio", "gbps", "share_of_ceiling", "verified",
-    "bank_conflicts", "wavefronts",
-    /* what the worker watched (issue 13): ratios in clock cycles, clocks,
-     * and the median's 95% interval */
-    "ratio_cycles", "sm_clock_mhz_measured", "mem_clock_mhz", "ci_low_ms",
-    "ci_high_ms", NULL};
 
 static void csv_text(struct dynbuf *b, const char *s)
 {
@@ -94,9 +86,10 @@ static int csv_header(struct dynbuf *b)
     dynbuf_printf(b, "run_id,benchmark,status,host,device_index,device_uuid,"
                      "device_name,label,created_at,finished_at,driver,cuda,"
                      "synthetic,error_code,valid,validity_reasons,row");
-    for (const char *const *f = csv_row_fields; *f; f++)
-        dynbuf_printf(b, ",%s", *f);
-    dynbuf_printf(b, ",samples\r\n");
+    for (size_t i = 0; i < gb_result_field_count(); i++)
+        if (gb_result_field_at(i)->uses & GB_USE_CSV)
+            dynbuf_printf(b, ",%s", gb_result_field_at(i)->name);
+    dynbuf_add(b, "\r\n", 2);
     return dynbuf_failed(b) ? -1 : 0;
 }
 
@@ -142,8 +135,31 @@ static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
     csv_reason_codes(b, run);
 }
 
-/* One line per row of run; samples are ';'-joined in the last column.
- * 0, or -1 when b refused some of it. */
+/* The row's CSV fields (common/result_fields.c), each after a comma; a
+ * list of samples is ';'-joined.  row NULL: every one empty. */
+static void csv_row_fields(struct dynbuf *b, const cJSON *row)
+{
+    for (size_t i = 0; i < gb_result_field_count(); i++) {
+        const struct gb_result_field *f = gb_result_field_at(i);
+        const cJSON *v = cJSON_GetObjectItem(row, f->name);
+        const cJSON *s;
+        int first = 1;
+
+        if (!(f->uses & GB_USE_CSV))
+            continue;
+        dynbuf_add(b, ",", 1);
+        if (f->type != GB_FIELD_SAMPLES) {
+            csv_value(b, v);
+            continue;
+        }
+        cJSON_ArrayForEach(s, v) {
+            dynbuf_printf(b, "%s%.9g", first ? "" : ";", s->valuedouble);
+            first = 0;
+        }
+    }
+}
+
+/* One line per row of run.  0, or -1 when b refused some of it. */
 static int csv_run(struct dynbuf *b, const cJSON *run)
 {
     const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
@@ -153,26 +169,14 @@ static int csv_run(struct dynbuf *b, const cJSON *run)
     if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) == 0) {
         csv_run_prefix(b, run);
         dynbuf_add(b, ",", 1);
-        for (const char *const *f = csv_row_fields; *f; f++)
-            dynbuf_add(b, ",", 1);
+        csv_row_fields(b, NULL);
         dynbuf_add(b, "\r\n", 2);
         return dynbuf_failed(b) ? -1 : 0;
     }
     cJSON_ArrayForEach(row, rows) {
-        const cJSON *s;
-        int first = 1;
-
         csv_run_prefix(b, run);
         dynbuf_printf(b, ",%d", i++);
-        for (const char *const *f = csv_row_fields; *f; f++) {
-            dynbuf_add(b, ",", 1);
-            csv_value(b, cJSON_GetObjectItem(row, *f));
-        }
-        dynbuf_add(b, ",", 1);
-        cJSON_ArrayForEach(s, cJSON_GetObjectItem(row, "samples")) {
-            dynbuf_printf(b, "%s%.9g", first ? "" : ";", s->valuedouble);
-            first = 0;
-        }
+        csv_row_fields(b, row);
         dynbuf_add(b, "\r\n", 2);
     }
     return dynbuf_failed(b) ? -1 : 0;
@@ -319,8 +323,8 @@ static long export_read(void *cls, char *buf, size_t max)
 static void export_runs(struct http_request *req, struct http_reply *rep,
                         enum export_format format)
 {
-    const char *limit = query_get(req, "limit");
     const char *after = query_get(req, "after_seq");
+    long long remaining = 1LL << 40, after_seq = 0;
     struct run_filter f = {0};
     struct export_stream *x;
 
@@ -334,29 +338,17 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     x->store = req->app->store;
     x->format = format;
     x->valid = f.valid;
-    x->remaining = 1L << 40;
-    if (limit) {
-        char *end;
-        long v = strtol(limit, &end, 10);
-        if (end == limit || *end != '\0' || v < 1) {
-            free(x);
-            reply_error(rep, 400, "out_of_bounds", "limit",
-                        "limit=%.20s: expected a whole number of runs, 1 or more", limit);
-            return;
-        }
-        x->remaining = v;
+    if (query_long(req, rep, "limit", 1, LLONG_MAX, "a whole number of runs, 1 or more",
+                   &remaining) != 0 ||
+        query_long(req, rep, "after_seq", 0, LLONG_MAX, "a whole number, 0 or more",
+                   &after_seq) != 0) {
+        free(x);
+        return;
     }
+    x->remaining = (long)remaining;
     if (after) {
-        char *end;
-        long long v = strtoll(after, &end, 10);
-        if (end == after || *end != '\0' || v < 0) {
-            free(x);
-            reply_error(rep, 400, "out_of_bounds", "after_seq",
-                        "after_seq=%.20s: expected a whole number, 0 or more", after);
-            return;
-        }
         x->by_seq = 1;
-        x->after_seq = v;
+        x->after_seq = after_seq;
         x->answer_bytes = PEER_PAGE_BYTES;
     }
     {
@@ -390,17 +382,26 @@ void runs_csv(struct http_request *req, struct http_reply *rep)
     export_runs(req, rep, EXPORT_CSV);
 }
 
-void run_csv(struct http_request *req, struct http_reply *rep, const char *id)
+void run_csv(struct http_request *req, struct http_reply *rep)
 {
+    static const char *const none[] = {NULL};
+    const char *id = req->arg;
     struct dynbuf b;
     cJSON *run = NULL;
     char *body;
     size_t n;
-    int rc = store_get_run(req->app->store, id, &run);
+    int rc;
 
+    if (query_check(req, rep, none) != 0)
+        return;
+    if (!uuid_is_valid(id)) {
+        reply_error(rep, 404, "not_found", "", "no run %.60s.csv (run ids are UUIDs)", id);
+        return;
+    }
+    rc = store_get_run(req->app->store, id, &run);
     if (rc != STORE_OK) {
         char what[64];
-        snprintf(what, sizeof(what), "run %s", id);
+        snprintf(what, sizeof(what), "run %.40s", id);
         reply_store_error(rep, rc, what);
         return;
     }
@@ -467,13 +468,12 @@ void compare_get(struct http_request *req, struct http_reply *rep)
     static const char *const args[] = {"benchmark", "device", "host", "label",
                                        "latest", "runs", "include_invalid", NULL};
     const char *bench = query_get(req, "benchmark");
-    const char *latest_text = query_get(req, "latest");
     const char *ids = query_get(req, "runs");
     struct run_filter f = {.benchmark = bench, .device = query_get(req, "device"),
                            .host = query_get(req, "host"), .label = query_get(req, "label"),
                            .limit = COMPARE_SCAN};
     cJSON *runs = NULL, *out;
-    long latest = 10;
+    long long latest = 10;
     int include_invalid, rc;
 
     /* Two groups judged row by row: verdict_api.c. */
@@ -489,16 +489,9 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                     "benchmark is required, e.g. /compare?benchmark=smem_stride");
         return;
     }
-    if (latest_text) {
-        char *end;
-        latest = strtol(latest_text, &end, 10);
-        if (end == latest_text || *end != '\0' || latest < 1 || latest > 1000) {
-            reply_error(rep, 400, "out_of_bounds", "latest",
-                        "latest=%.20s: expected a whole number of runs a card, 1 to 1000",
-                        latest_text);
-            return;
-        }
-    }
+    if (query_long(req, rep, "latest", 1, 1000, "a whole number of runs a card, 1 to 1000",
+                   &latest) != 0)
+        return;
     if (ids && ids[0]) {
         /* Chosen runs: each read on its own, in the order given. */
         char one[40];

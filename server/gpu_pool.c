@@ -514,13 +514,6 @@ static void *runner_main(void *arg)
     return NULL;
 }
 
-static const char *json_str(const cJSON *obj, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItem(obj, name);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Fills the pool's GPUs from the worker's --list answer. */
 static int discover(struct gpu_pool *p)
 {
@@ -537,7 +530,7 @@ static int discover(struct gpu_pool *p)
     devices = cJSON_GetObjectItem(list, "devices");
     n = cJSON_IsArray(devices) ? cJSON_GetArraySize(devices) : 0;
     if (n == 0) {
-        const char *why = json_str(list, "reason");
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(list, "reason"));
         snprintf(p->reason, sizeof(p->reason), "%s",
                  why ? why : "the worker found no GPU and gave no reason");
         cJSON_Delete(list);
@@ -551,11 +544,13 @@ static int discover(struct gpu_pool *p)
     cJSON_ArrayForEach(dev, devices) {
         struct gpu *g = &p->gpus[i];
         const cJSON *index = cJSON_GetObjectItem(dev, "index");
+        const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(dev, "uuid"));
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name"));
 
         g->pool = p;
         g->index = cJSON_IsNumber(index) ? index->valueint : i;
-        snprintf(g->uuid, sizeof(g->uuid), "%s", json_str(dev, "uuid") ? json_str(dev, "uuid") : "");
-        snprintf(g->name, sizeof(g->name), "%s", json_str(dev, "name") ? json_str(dev, "name") : "unknown GPU");
+        snprintf(g->uuid, sizeof(g->uuid), "%s", uuid ? uuid : "");
+        snprintf(g->name, sizeof(g->name), "%s", name ? name : "unknown GPU");
         g->info = cJSON_Duplicate(dev, 1);
         pthread_mutex_init(&g->lock, NULL);
         {
@@ -665,7 +660,7 @@ static void list_gpus(struct gpu_pool *p, char *buf, size_t cap)
 }
 
 /* 0 when g can take runs, else -1 with 503 and the reason. */
-static int check_healthy(struct gpu *g, int *status, char *err, size_t cap)
+static int check_healthy(struct gpu *g, enum gpu_lookup *why, char *err, size_t cap)
 {
     int rc = 0;
 
@@ -673,7 +668,7 @@ static int check_healthy(struct gpu *g, int *status, char *err, size_t cap)
     if (g->failures_in_row >= GPU_UNHEALTHY_AFTER) {
         snprintf(err, cap, "GPU %d is unhealthy: %d worker failures in a row, "
                  "the last: %s", g->index, g->failures_in_row, g->last_error);
-        *status = 503;
+        *why = GPU_UNHEALTHY;
         rc = -1;
     }
     pthread_mutex_unlock(&g->lock);
@@ -695,14 +690,14 @@ static int add_ref(struct gpu *g, struct gpu_ref *refs, int n, int cap)
 }
 
 int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
-                     struct gpu_ref *refs, int cap, int *status,
+                     struct gpu_ref *refs, int cap, enum gpu_lookup *why,
                      char *err, size_t err_cap)
 {
     char names[256];
     struct gpu *g = NULL;
     int n = 0;
 
-    *status = 409;
+    *why = GPU_NOT_FOUND;
     if (p->count == 0) {
         snprintf(err, err_cap, "this node has no GPU to run on: %.400s", p->reason);
         return -1;
@@ -712,7 +707,7 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
         g = &p->gpus[0];
     } else if (cJSON_IsNumber(device)) {
         if (device->valuedouble != (double)device->valueint || device->valueint < 0) {
-            *status = 400;
+            *why = GPU_MALFORMED;
             snprintf(err, err_cap, "device must be a GPU index (0, 1, ...), a "
                      "GPU UUID or \"all\"");
             return -1;
@@ -720,7 +715,7 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
         g = find_gpu(p, device->valueint);
     } else if (cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0) {
         for (int i = 0; i < p->count; i++) {
-            if (check_healthy(&p->gpus[i], status, err, err_cap) != 0)
+            if (check_healthy(&p->gpus[i], why, err, err_cap) != 0)
                 return -1;
             n = add_ref(&p->gpus[i], refs, n, cap);
         }
@@ -730,7 +725,7 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
             if (strcmp(p->gpus[i].uuid, device->valuestring) == 0)
                 g = &p->gpus[i];
     } else {
-        *status = 400;
+        *why = GPU_MALFORMED;
         snprintf(err, err_cap, "device must be a GPU index (0, 1, ...), a "
                  "GPU UUID or \"all\"");
         return -1;
@@ -739,7 +734,7 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
         snprintf(err, err_cap, "no such GPU on this node; it has: %s", names);
         return -1;
     }
-    if (check_healthy(g, status, err, err_cap) != 0)
+    if (check_healthy(g, why, err, err_cap) != 0)
         return -1;
     return add_ref(g, refs, 0, cap);
 }

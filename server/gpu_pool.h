@@ -49,12 +49,18 @@ int gpu_pool_count(const struct gpu_pool *p);
 /* Why the pool is empty ("" when it is not). */
 const char *gpu_pool_reason(const struct gpu_pool *p);
 
+/* Why a device could not be resolved. */
+enum gpu_lookup {
+    GPU_MALFORMED, /* not an index, a UUID or "all" */
+    GPU_NOT_FOUND, /* no such GPU here (or none at all) */
+    GPU_UNHEALTHY, /* its worker failed too often in a row */
+};
+
 /* Resolves a request's "device" (an index, a UUID, or "all"; NULL means
- * 0) into refs (room for cap).  Returns how many, or -1 with an HTTP
- * status (400 malformed, 409 no such device, 503 unhealthy) and a sentence
- * in err. */
+ * 0) into refs (room for cap).  Returns how many, or -1 with *why and a
+ * sentence in err. */
 int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
-                     struct gpu_ref *refs, int cap, int *status,
+                     struct gpu_ref *refs, int cap, enum gpu_lookup *why,
                      char *err, size_t err_cap);
 
 /* Tells the runner of GPU index that its queue has work. */

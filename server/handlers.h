@@ -8,6 +8,9 @@
 #include "http.h"
 
 void runs_post(struct http_request *req, struct http_reply *rep);
+/* Run id's URL ("/runs/ID") into buf: what a run's "url" field and
+ * Location say.  The store is handed it (store_set_run_url). */
+void run_url(const char *id, char *buf, size_t cap);
 void runs_list(struct http_request *req, struct http_reply *rep);
 void runs_get(struct http_request *req, struct http_reply *rep);
 void runs_delete(struct http_request *req, struct http_reply *rep);
@@ -15,8 +18,8 @@ void runs_delete(struct http_request *req, struct http_reply *rep);
 void runs_ndjson(struct http_request *req, struct http_reply *rep);
 void runs_csv(struct http_request *req, struct http_reply *rep);
 void runs_import(struct http_request *req, struct http_reply *rep);
-/* GET /runs/ID.csv; runs_get hands it over with the id. */
-void run_csv(struct http_request *req, struct http_reply *rep, const char *id);
+/* GET /runs/ID.csv: the route's "*" (req->arg) is the id. */
+void run_csv(struct http_request *req, struct http_reply *rep);
 void compare_get(struct http_request *req, struct http_reply *rep);
 
 /* verdict_api.c: GET /compare with baseline= and candidate= (compare_get

@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -49,7 +50,8 @@ void reply_json(struct http_reply *rep, int status, cJSON *obj)
 
     cJSON_Delete(obj);
     if (text == NULL) {
-        static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}\n";
+        static const char oom[] =
+            "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}\n";
         body = strdup(oom);
         reply_body(rep, 500, "application/json", body, body ? strlen(body) : 0);
         return;
@@ -147,6 +149,59 @@ int query_bool(struct http_request *req, struct http_reply *rep,
     return -1;
 }
 
+/* 0, or -1 with the 400 made. */
+static int query_number_refused(struct http_reply *rep, const char *name, const char *text,
+                                const char *expected)
+{
+    reply_error(rep, 400, "out_of_bounds", name, "%s=%.40s: expected %s", name, text,
+                expected);
+    return -1;
+}
+
+int query_long(struct http_request *req, struct http_reply *rep, const char *name,
+               long long min, long long max, const char *expected, long long *out)
+{
+    const char *text = query_get(req, name);
+    char *end;
+    long long v;
+
+    if (text == NULL)
+        return 0;
+    errno = 0;
+    v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0 || v < min || v > max)
+        return query_number_refused(rep, name, text, expected);
+    *out = v;
+    return 0;
+}
+
+int query_int(struct http_request *req, struct http_reply *rep, const char *name,
+              int min, int max, const char *expected, int *out)
+{
+    long long v = *out;
+
+    if (query_long(req, rep, name, min, max, expected, &v) != 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int query_double(struct http_request *req, struct http_reply *rep, const char *name,
+                 double min, double max, const char *expected, double *out)
+{
+    const char *text = query_get(req, name);
+    char *end;
+    double v;
+
+    if (text == NULL)
+        return 0;
+    v = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v) || !(v >= min) || !(v <= max))
+        return query_number_refused(rep, name, text, expected);
+    *out = v;
+    return 0;
+}
+
 cJSON *body_json(struct http_request *req, struct http_reply *rep)
 {
     struct gb_error err;
@@ -198,7 +253,7 @@ static struct MHD_Response *make_response(struct http_reply *rep)
         resp = MHD_create_response_from_buffer(rep->len, rep->body,
                                                MHD_RESPMEM_MUST_FREE);
         if (resp != NULL)
-            rep->body = NULL;  /* the response owns it now */
+            rep->body = NULL; /* the response owns it now */
         return resp;
     }
     sc = malloc(sizeof(*sc));
@@ -213,7 +268,7 @@ static struct MHD_Response *make_response(struct http_reply *rep)
         free(sc);
         return NULL;
     }
-    rep->stream_cls = NULL;  /* the response owns it now */
+    rep->stream_cls = NULL; /* the response owns it now */
     rep->stream_free = NULL;
     return resp;
 }
@@ -274,15 +329,16 @@ static void client_address(struct MHD_Connection *conn, char *buf, size_t cap)
 
 /* Tokens and the post rate.  0 to go on; -1 with the reply made. */
 static int check_access(struct http_request *req, struct http_reply *rep,
-                        enum route_access access)
+                        const struct route *route)
 {
     struct app *app = req->app;
+    enum route_access access = route->access;
     char key[64] = "";
     int retry = 1;
-    int posting = strcmp(req->method, "POST") == 0 && strcmp(req->url, "/runs") == 0;
+    int posting = route->rate_limited;
 
     if (req->resumed)
-        return 0;  /* checked before it was suspended */
+        return 0; /* checked before it was suspended */
     if (app->auth && (access == ROUTE_WRITE ||
                       (access == ROUTE_READ && app->opt->auth_reads))) {
         const char *h = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
@@ -312,13 +368,12 @@ static int check_access(struct http_request *req, struct http_reply *rep,
 static void dispatch(struct conn_ctx *ctx, struct http_reply *rep)
 {
     struct http_request *req = &ctx->req;
-    enum route_access access = ROUTE_READ;
-    http_handler handler;
+    const struct route *route;
     int status = 404;
 
-    handler = router_find(req->method, req->url, req->arg, sizeof(req->arg),
-                          rep->allow, sizeof(rep->allow), &status, &access);
-    if (handler == NULL) {
+    route = router_find(req->method, req->url, req->arg, sizeof(req->arg),
+                        rep->allow, sizeof(rep->allow), &status);
+    if (route == NULL) {
         if (status == 405)
             reply_error(rep, 405, "method_not_allowed", "",
                         "%s is not allowed on %s (allowed: %s)", req->method,
@@ -327,9 +382,9 @@ static void dispatch(struct conn_ctx *ctx, struct http_reply *rep)
             reply_error(rep, 404, "not_found", "", "no such path: %s", req->url);
         return;
     }
-    if (check_access(req, rep, access) != 0)
+    if (check_access(req, rep, route) != 0)
         return;
-    handler(req, rep);
+    route->handler(req, rep);
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
@@ -354,8 +409,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
         ctx->req.url = url;
         ctx->req.method = strcmp(method, "HEAD") == 0 ? "GET" : method;
         /* Refuse a declared over-cap body before reading any of it. */
-        dynbuf_init(&ctx->body, strcmp(url, "/runs/import") == 0
-                                    ? HTTP_IMPORT_BODY_CAP : HTTP_BODY_CAP);
+        dynbuf_init(&ctx->body, router_body_cap(url));
         length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
                                              MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (length && strtoull(length, NULL, 10) > ctx->body.cap) {
@@ -446,7 +500,7 @@ static const char *parse_addr(const char *addr, struct sockaddr_storage *ss, int
         s6->sin6_port = htons((uint16_t)port);
         *is_v6 = 1;
         return inet_pton(AF_INET6, host + 1, &s6->sin6_addr) == 1 ? NULL
-                                                                 : "not an IPv6 address";
+                                                                  : "not an IPv6 address";
     }
     {
         struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
@@ -563,7 +617,8 @@ int http_listen(const char *addr, char *errbuf, size_t cap)
         listen(fd, SOMAXCONN) != 0) {
         snprintf(errbuf, cap, "cannot listen on %s: %s%s", addr, strerror(errno),
                  errno == EADDRINUSE ? " (another program, or another gpubenchd, "
-                 "has this port; give another --listen)" : "");
+                                       "has this port; give another --listen)"
+                                     : "");
         close(fd);
         return -1;
     }
@@ -597,7 +652,8 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                          MHD_OPTION_END);
     if (d == NULL)
         snprintf(errbuf, cap, "cannot serve HTTP on %s (libmicrohttpd would "
-                 "not start; see its message above)", app->opt->listen);
+                              "not start; see its message above)",
+                 app->opt->listen);
     return d;
 }
 

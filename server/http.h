@@ -17,8 +17,8 @@
 
 #include "app.h"
 
+/* A request body's cap unless its route (router.c) gives another. */
 #define HTTP_BODY_CAP (64 * 1024)
-#define HTTP_IMPORT_BODY_CAP (64 * 1024 * 1024)  /* POST /runs/import only */
 
 struct MHD_Connection;
 struct MHD_Daemon;
@@ -86,6 +86,21 @@ int query_check(struct http_request *req, struct http_reply *rep,
  * returns -1. */
 int query_bool(struct http_request *req, struct http_reply *rep,
                const char *name, int *out);
+
+/* ?name=N, a whole number from min to max: *out gets it and 0 is
+ * returned; *out is left as it was when the argument is absent.  Anything
+ * else answers 400 (out_of_bounds, naming the argument: "name=TEXT:
+ * expected " and expected) and returns -1. */
+int query_long(struct http_request *req, struct http_reply *rep, const char *name,
+               long long min, long long max, const char *expected, long long *out);
+
+/* The same into an int (min and max within int's range). */
+int query_int(struct http_request *req, struct http_reply *rep, const char *name,
+              int min, int max, const char *expected, int *out);
+
+/* The same for any finite number from min to max. */
+int query_double(struct http_request *req, struct http_reply *rep, const char *name,
+                 double min, double max, const char *expected, double *out);
 
 /* Parses the body as one JSON value with nothing but whitespace after it.
  * On failure answers 400 (malformed_json, the byte offset said) and

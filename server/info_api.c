@@ -11,6 +11,7 @@
 #include "handlers.h"
 #include "peers.h"
 #include "predict.h"
+#include "result_fields.h"
 #include "store.h"
 #include "timeutil.h"
 #include "version.h"
@@ -52,8 +53,14 @@ void benchmarks_get(struct http_request *req, struct http_reply *rep)
         cJSON_Delete(body);
         return;
     }
-    /* The page's status filter offers these. */
+    /* The page's status filter offers these; its row tables and compare
+     * menu are built from the result fields. */
     cJSON_AddItemToObject(body, "run_statuses", statuses);
+    if (!cJSON_AddItemToObject(body, "result_fields", gb_result_fields_describe())) {
+        cJSON_Delete(body);
+        reply_error(rep, 500, "internal", "", "out of memory");
+        return;
+    }
     for (size_t i = 0; i < gb_benchmark_count(); i++) {
         const struct gb_benchmark *b = gb_benchmark_at(i);
         if (!b->test_only || req->app->opt->test_benchmarks)

@@ -17,6 +17,7 @@
 #include "auth.h"
 #include "db_lock.h"
 #include "gpu_pool.h"
+#include "handlers.h"
 #include "http.h"
 #include "log.h"
 #include "options.h"
@@ -148,6 +149,7 @@ int main(int argc, char **argv)
         log_error("%s", err);
         goto done;
     }
+    store_set_run_url(app.store, run_url);
     if (store_recover(app.store, &recovered) != STORE_OK)
         goto done;
     if (recovered)

@@ -2,7 +2,7 @@
  * metrics_api.c - GET /metrics in the Prometheus text format (0.0.4), so a
  * lab's Prometheus can scrape every node: queue depth and worker state per
  * GPU, runs by status, and the latest result of each benchmark row on each
- * card as gauges (median time, ratio, GB/s, share of the copy ceiling),
+ * card as gauges (the fields common/result_fields.c marks GB_USE_GAUGE),
  * labelled with that run's verdict (valid="true", "false" or "unknown").
  *
  * Label values are escaped as the format asks (backslash, quote, newline).
@@ -18,6 +18,7 @@
 #include "gpu_pool.h"
 #include "handlers.h"
 #include "peers.h"
+#include "result_fields.h"
 #include "store.h"
 #include "timeutil.h"
 #include "version.h"
@@ -143,20 +144,21 @@ static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
 /* 0, or -1 on a store error. */
 static int result_metrics(struct http_request *req, struct dynbuf *b)
 {
-    static const struct { const char *metric, *field, *help; } gauges[] = {
-        {"gpubench_result_median_ms", "median_ms", "Median sample time of the latest run's row, ms."},
-        {"gpubench_result_ratio", "ratio", "Latest run's row: time over the run's own baseline."},
-        {"gpubench_result_predicted_degree", "predicted_degree", "Conflict degree predicted before the run."},
-        {"gpubench_result_gbps", "gbps", "Latest transpose row: GB/s, bytes read plus written."},
-        {"gpubench_result_share_of_ceiling", "share_of_ceiling", "Latest transpose row: share of the copy ceiling."},
-    };
     cJSON *runs = NULL;
 
     if (store_latest_per_card(req->app->store, &runs) != STORE_OK)
         return -1;
-    for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
+    /* One gauge a field the table (common/result_fields.c) marks so. */
+    for (size_t g = 0; g < gb_result_field_count(); g++) {
+        const struct gb_result_field *f = gb_result_field_at(g);
         const cJSON *run;
-        help(b, gauges[g].metric, "gauge", gauges[g].help);
+        char metric[96], text[256];
+        if (!(f->uses & GB_USE_GAUGE))
+            continue;
+        snprintf(metric, sizeof(metric), "%s%s", GB_GAUGE_PREFIX, f->name);
+        snprintf(text, sizeof(text), "Each card's latest run, per row: %s (unit: %s).",
+                 f->help, f->unit[0] ? f->unit : "none");
+        help(b, metric, "gauge", text);
         cJSON_ArrayForEach(run, runs) {
             const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
             const char *key_field = compare_row_key(cJSON_GetArrayItem(rows, 0));
@@ -164,7 +166,7 @@ static int result_metrics(struct http_request *req, struct dynbuf *b)
             if (key_field == NULL)
                 continue;
             cJSON_ArrayForEach(row, rows)
-                result_line(b, gauges[g].metric, run, key_field, row, gauges[g].field);
+                result_line(b, metric, run, key_field, row, f->name);
         }
     }
     cJSON_Delete(runs);

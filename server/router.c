@@ -1,6 +1,8 @@
 /*
  * router.c - the route table and its dispatcher; see router.h.  Adding an
- * endpoint is adding a line here.
+ * endpoint is adding a line here, with its limits: a newcomer finds the
+ * route for a path, its access, body cap, rate limit and handler on one
+ * line.
  */
 #include "router.h"
 #include "handlers.h"
@@ -8,79 +10,100 @@
 #include <stdio.h>
 #include <string.h>
 
-struct route {
-    const char *method;
-    const char *pattern;
-    http_handler handler;
-    enum route_access access;
-};
+/* The table's body caps and rate column. */
+#define DEFAULT_CAP 0                 /* HTTP_BODY_CAP */
+#define IMPORT_CAP (64 * 1024 * 1024) /* NDJSON of many runs */
+#define LIMITED 1                     /* counted by --rate-limit */
+#define NOT_LIMITED 0
 
+// clang-format off
 static const struct route routes[] = {
-    {.method = "POST",   .pattern = "/runs",        .handler = runs_post, .access = ROUTE_WRITE},
-    {.method = "GET",    .pattern = "/runs",        .handler = runs_list},
-    {.method = "GET",    .pattern = "/runs.ndjson", .handler = runs_ndjson},
-    {.method = "GET",    .pattern = "/runs.csv",    .handler = runs_csv},
-    {.method = "POST",   .pattern = "/runs/import", .handler = runs_import, .access = ROUTE_WRITE},
-    {.method = "GET",    .pattern = "/runs/*",      .handler = runs_get},
-    {.method = "DELETE", .pattern = "/runs/*",      .handler = runs_delete, .access = ROUTE_WRITE},
-    {.method = "GET",    .pattern = "/benchmarks",  .handler = benchmarks_get},
-    {.method = "POST",   .pattern = "/predict",     .handler = predict_post},
-    {.method = "GET",    .pattern = "/compare",     .handler = compare_get},
-    {.method = "POST",   .pattern = "/baselines",   .handler = baselines_post, .access = ROUTE_WRITE},
-    {.method = "GET",    .pattern = "/baselines",   .handler = baselines_list},
-    {.method = "GET",    .pattern = "/baselines/*", .handler = baselines_get},
-    {.method = "DELETE", .pattern = "/baselines/*", .handler = baselines_delete, .access = ROUTE_WRITE},
-    {.method = "GET",    .pattern = "/alerts",      .handler = alerts_get},
-    {.method = "POST",   .pattern = "/alerts/*/ack", .handler = alerts_ack, .access = ROUTE_WRITE},
-    {.method = "GET",    .pattern = "/fleet",       .handler = fleet_get},
-    {.method = "GET",    .pattern = "/devices",     .handler = devices_get},
-    {.method = "GET",    .pattern = "/peers",       .handler = peers_get},
-    {.method = "GET",    .pattern = "/metrics",     .handler = metrics_get},
-    {.method = "GET",    .pattern = "/healthz",     .handler = healthz_get, .access = ROUTE_PUBLIC},
-    {.method = "GET",    .pattern = "/",            .handler = static_index, .access = ROUTE_PUBLIC},
-    {.method = "GET",    .pattern = "/static/*",    .handler = static_file, .access = ROUTE_PUBLIC},
-    {.method = "GET",    .pattern = "/vendor/chart.js", .handler = static_chartjs, .access = ROUTE_PUBLIC},
+    /* method  pattern              handler            access        body cap     rate */
+    {"POST",   "/runs",             runs_post,         ROUTE_WRITE,  DEFAULT_CAP, LIMITED},
+    {"GET",    "/runs",             runs_list,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/runs.ndjson",      runs_ndjson,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/runs.csv",         runs_csv,          ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"POST",   "/runs/import",      runs_import,       ROUTE_WRITE,  IMPORT_CAP,  NOT_LIMITED},
+    {"GET",    "/runs/*.csv",       run_csv,           ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/runs/*",           runs_get,          ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"DELETE", "/runs/*",           runs_delete,       ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/benchmarks",       benchmarks_get,    ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"POST",   "/predict",          predict_post,      ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/compare",          compare_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"POST",   "/baselines",        baselines_post,    ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/baselines",        baselines_list,    ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/baselines/*",      baselines_get,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"DELETE", "/baselines/*",      baselines_delete,  ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/alerts",           alerts_get,        ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"POST",   "/alerts/*/ack",     alerts_ack,        ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/fleet",            fleet_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/devices",          devices_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/peers",            peers_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/metrics",          metrics_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/healthz",          healthz_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/",                 static_index,      ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/static/*",         static_file,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/vendor/chart.js",  static_chartjs,    ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
 };
+// clang-format on
 
-/* Matches path against pattern; "*" takes one non-empty segment, and what
- * follows it in the pattern ("/ack") must end the path. */
+#define N_ROUTES (sizeof(routes) / sizeof(routes[0]))
+
+/* Matches path against pattern; "*" takes one non-empty segment.  What
+ * follows the "*" in the pattern is either the rest of the path, when it
+ * starts with "/" ("/alerts/ * /ack"), or a suffix the segment must end
+ * with (".csv"); arg gets the segment without that suffix. */
 static int match(const char *pattern, const char *path, char *arg, size_t cap)
 {
     const char *star = strchr(pattern, '*');
-    size_t prefix, seg;
+    const char *suffix;
+    size_t prefix, seg, suf;
 
     if (star == NULL)
         return strcmp(pattern, path) == 0;
     prefix = (size_t)(star - pattern);
     if (strncmp(pattern, path, prefix) != 0)
         return 0;
+    suffix = star + 1;
+    suf = strlen(suffix);
     path += prefix;
     seg = strcspn(path, "/");
-    if (seg == 0 || strcmp(path + seg, star + 1) != 0 || seg >= cap)
+    if (suffix[0] == '/') {
+        if (seg == 0 || strcmp(path + seg, suffix) != 0 || seg >= cap)
+            return 0;
+        memcpy(arg, path, seg);
+        arg[seg] = '\0';
+        return 1;
+    }
+    if (path[seg] != '\0' || seg <= suf || strcmp(path + seg - suf, suffix) != 0)
+        return 0;
+    seg -= suf;
+    if (seg >= cap)
         return 0;
     memcpy(arg, path, seg);
     arg[seg] = '\0';
     return 1;
 }
 
-http_handler router_find(const char *method, const char *path, char *arg,
-                         size_t arg_cap, char *allow, size_t allow_cap,
-                         int *status, enum route_access *access)
+const struct route *router_find(const char *method, const char *path, char *arg,
+                                size_t arg_cap, char *allow, size_t allow_cap, int *status)
 {
     size_t used = 0;
     char scratch[128];
+    size_t scratch_cap = sizeof(scratch) < arg_cap ? sizeof(scratch) : arg_cap;
 
     allow[0] = '\0';
-    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+    for (size_t i = 0; i < N_ROUTES; i++) {
         const struct route *r = &routes[i];
-        if (!match(r->pattern, path, scratch, sizeof(scratch) < arg_cap ? sizeof(scratch) : arg_cap))
+        if (!match(r->pattern, path, scratch, scratch_cap))
             continue;
         if (strcmp(r->method, method) == 0) {
             snprintf(arg, arg_cap, "%s", strchr(r->pattern, '*') ? scratch : "");
-            *access = r->access;
-            return r->handler;
+            return r;
         }
-        if (used < allow_cap)
+        /* A path may match two patterns of one method ("/runs/ *.csv"
+         * and "/runs/ *"): name the method once. */
+        if (used < allow_cap && !strstr(allow, r->method))
             used += (size_t)snprintf(allow + used, allow_cap - used, "%s%s",
                                      used ? ", " : "", r->method);
     }
@@ -88,4 +111,17 @@ http_handler router_find(const char *method, const char *path, char *arg,
         snprintf(allow + used, allow_cap - used, ", HEAD");
     *status = used ? 405 : 404;
     return NULL;
+}
+
+size_t router_body_cap(const char *path)
+{
+    char scratch[128];
+    size_t cap = HTTP_BODY_CAP;
+
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        const struct route *r = &routes[i];
+        if (r->body_cap > cap && match(r->pattern, path, scratch, sizeof(scratch)))
+            cap = r->body_cap;
+    }
+    return cap;
 }

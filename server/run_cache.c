@@ -4,6 +4,7 @@
  * hash, a short chain walk and a copy of the body.
  */
 #include "run_cache.h"
+#include "hash.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -30,11 +31,7 @@ struct run_cache {
 
 static unsigned bucket_of(const char *id)
 {
-    uint32_t h = 2166136261u;  /* FNV-1a */
-
-    for (; *id; id++)
-        h = (h ^ (unsigned char)*id) * 16777619u;
-    return h % BUCKETS;
+    return hash_fnv1a(id) % BUCKETS;
 }
 
 struct run_cache *run_cache_new(size_t max_bytes)

@@ -15,13 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *obj_str(const cJSON *obj, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItem(obj, name);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* Binds one imported run to the INSERT of store_import_runs. */
 static void bind_import(sqlite3_stmt *st, const cJSON *run, const char *origin,
                         const char *params)
@@ -30,27 +23,29 @@ static void bind_import(sqlite3_stmt *st, const cJSON *run, const char *origin,
     const cJSON *index = cJSON_GetObjectItem(device, "index");
     const cJSON *error = cJSON_GetObjectItem(run, "error");
     const cJSON *timeout = cJSON_GetObjectItem(run, "timeout_s");
+    const char *run_origin;
 
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
-    store_bind_text(st, 1, obj_str(run, "id"));
-    store_bind_text(st, 2, obj_str(run, "benchmark"));
+    store_bind_text(st, 1, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
+    store_bind_text(st, 2, cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")));
     store_bind_text(st, 3, params);
-    store_bind_text(st, 4, obj_str(run, "label"));
-    store_bind_text(st, 5, obj_str(run, "batch"));
-    store_bind_text(st, 6, obj_str(run, "host"));
+    store_bind_text(st, 4, cJSON_GetStringValue(cJSON_GetObjectItem(run, "label")));
+    store_bind_text(st, 5, cJSON_GetStringValue(cJSON_GetObjectItem(run, "batch")));
+    store_bind_text(st, 6, cJSON_GetStringValue(cJSON_GetObjectItem(run, "host")));
     if (cJSON_IsNumber(index))
         sqlite3_bind_int(st, 7, index->valueint);
-    store_bind_text(st, 8, obj_str(device, "uuid"));
-    store_bind_text(st, 9, obj_str(device, "name"));
-    store_bind_text(st, 10, obj_str(run, "status"));
+    store_bind_text(st, 8, cJSON_GetStringValue(cJSON_GetObjectItem(device, "uuid")));
+    store_bind_text(st, 9, cJSON_GetStringValue(cJSON_GetObjectItem(device, "name")));
+    store_bind_text(st, 10, cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")));
     sqlite3_bind_int(st, 11, cJSON_IsNumber(timeout) ? timeout->valueint : 0);
-    store_bind_text(st, 12, obj_str(run, "created_at"));
-    store_bind_text(st, 13, obj_str(run, "started_at"));
-    store_bind_text(st, 14, obj_str(run, "finished_at"));
-    store_bind_text(st, 15, obj_str(error, "code"));
-    store_bind_text(st, 16, obj_str(error, "message"));
-    store_bind_text(st, 17, obj_str(run, "origin") ? obj_str(run, "origin") : origin);
+    store_bind_text(st, 12, cJSON_GetStringValue(cJSON_GetObjectItem(run, "created_at")));
+    store_bind_text(st, 13, cJSON_GetStringValue(cJSON_GetObjectItem(run, "started_at")));
+    store_bind_text(st, 14, cJSON_GetStringValue(cJSON_GetObjectItem(run, "finished_at")));
+    store_bind_text(st, 15, cJSON_GetStringValue(cJSON_GetObjectItem(error, "code")));
+    store_bind_text(st, 16, cJSON_GetStringValue(cJSON_GetObjectItem(error, "message")));
+    run_origin = cJSON_GetStringValue(cJSON_GetObjectItem(run, "origin"));
+    store_bind_text(st, 17, run_origin ? run_origin : origin);
 }
 
 int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
@@ -94,7 +89,8 @@ int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
         if (cJSON_IsObject(results)) {
             char *r = cJSON_PrintUnformatted(results);
             char *m = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "meta"));
-            step = r ? store_put_results(c, obj_str(run, "id"), r, m) : STORE_ERROR;
+            const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+            step = r ? store_put_results(c, id, r, m) : STORE_ERROR;
             free(r);
             free(m);
             if (step != STORE_OK)

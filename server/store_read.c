@@ -142,7 +142,7 @@ static int get_run(struct store *s, const char *id, int raw, cJSON **out)
     default:
         goto done;
     }
-    run = store_run_from_row(st);
+    run = store_run_from_row(s, st);
     if (run == NULL || add_details(c, run, raw) != STORE_OK)
         goto done;
     *out = run;
@@ -343,7 +343,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
             n++;
             continue;
         }
-        run = store_run_from_row(st);
+        run = store_run_from_row(s, st);
         if (run == NULL)
             goto done;
         if (f->full) {
@@ -543,7 +543,7 @@ int store_latest_per_card(struct store *s, cJSON **out)
     if (runs == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *run = store_run_from_row(st);
+        cJSON *run = store_run_from_row(s, st);
         if (run == NULL)
             goto done;
         cJSON_AddItemToArray(runs, run);

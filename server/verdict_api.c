@@ -228,21 +228,13 @@ done:
 /* margin= as a fraction within the bounds; 0, or -1 answered. */
 static int read_margin(struct http_request *req, struct http_reply *rep, double *margin)
 {
-    const char *text = query_get(req, "margin");
-    char *end;
+    char expected[80];
 
     *margin = GB_SHIFT_MARGIN_DEFAULT;
-    if (text == NULL)
-        return 0;
-    *margin = strtod(text, &end);
-    if (end == text || *end != '\0' || !(*margin >= GB_SHIFT_MARGIN_MIN) ||
-        !(*margin <= GB_SHIFT_MARGIN_MAX)) {
-        reply_error(rep, 400, "out_of_bounds", "margin",
-                    "margin=%.20s: expected a fraction from %g to %g (0.01 is 1%%)", text,
-                    GB_SHIFT_MARGIN_MIN, GB_SHIFT_MARGIN_MAX);
-        return -1;
-    }
-    return 0;
+    snprintf(expected, sizeof(expected), "a fraction from %g to %g (0.01 is 1%%)",
+             GB_SHIFT_MARGIN_MIN, GB_SHIFT_MARGIN_MAX);
+    return query_double(req, rep, "margin", GB_SHIFT_MARGIN_MIN, GB_SHIFT_MARGIN_MAX, expected,
+                        margin);
 }
 
 void compare_verdicts(struct http_request *req, struct http_reply *rep)

@@ -8,13 +8,6 @@
 
 #define WORKER_PROGRESS_MAX 1e15
 
-static const char *str(const cJSON *obj, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItem(obj, name);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 void worker_msg_parse(const char *line, size_t len, const char *run_id,
                       struct worker_msg *m)
 {
@@ -23,8 +16,8 @@ void worker_msg_parse(const char *line, size_t len, const char *run_id,
     memset(m, 0, sizeof(*m));
     m->event = WM_IGNORED;
     m->root = cJSON_ParseWithLength(line, len);
-    event = str(m->root, "event");
-    id = str(m->root, "id");
+    event = cJSON_GetStringValue(cJSON_GetObjectItem(m->root, "event"));
+    id = cJSON_GetStringValue(cJSON_GetObjectItem(m->root, "id"));
     if (!cJSON_IsObject(m->root) || event == NULL) {
         m->why = "not a protocol message";
         return;
@@ -49,7 +42,7 @@ void worker_msg_parse(const char *line, size_t len, const char *run_id,
         m->total = t->valuedouble;
         /* Why it waits (a quiet card); shown as it is, bounded by the
          * store.  An empty string says nothing: no message. */
-        m->message = str(m->root, "message");
+        m->message = cJSON_GetStringValue(cJSON_GetObjectItem(m->root, "message"));
         if (m->message != NULL && m->message[0] == '\0')
             m->message = NULL;
     } else if (strcmp(event, "result") == 0) {
@@ -66,8 +59,12 @@ void worker_msg_parse(const char *line, size_t len, const char *run_id,
         }
     } else if (strcmp(event, "error") == 0) {
         m->event = WM_ERROR;
-        m->code = str(m->root, "code") ? str(m->root, "code") : "worker_error";
-        m->message = str(m->root, "message") ? str(m->root, "message") : "(no message)";
+        m->code = cJSON_GetStringValue(cJSON_GetObjectItem(m->root, "code"));
+        m->message = cJSON_GetStringValue(cJSON_GetObjectItem(m->root, "message"));
+        if (m->code == NULL)
+            m->code = "worker_error";
+        if (m->message == NULL)
+            m->message = "(no message)";
         /* A CUDA error leaves the context unusable: the worker exits after
          * it, and must not be handed the next run. */
         m->fatal = strcmp(m->code, "cuda_error") == 0;

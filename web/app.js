@@ -196,6 +196,7 @@ function spreadOf(r) {
 const state = {
   benchmarks: null, // from /benchmarks
   runStatuses: [], // from /benchmarks too: the status filter's choices
+  resultFields: null, // from /benchmarks too: the result-row fields
   devices: null, // from /devices
   generation: 0, // bumped on every render; stale timers and fetches stop
   timers: [],
@@ -205,6 +206,7 @@ async function benchmarks() {
   if (!state.benchmarks) {
     const body = await api("/benchmarks");
     state.runStatuses = body.run_statuses || [];
+    state.resultFields = body.result_fields || [];
     state.benchmarks = body.benchmarks;
   }
   return state.benchmarks;
@@ -386,34 +388,23 @@ function applyFilters() {
 
 // ---------------------------------------------------------------- one run
 
-// The rows table's columns: field, header (with unit), how to show a value.
-const ROW_COLUMNS = [
-  ["predicted_degree", "Predicted degree", (v) => (v === null ? "–" : num(v))],
-  ["predicted_sectors", "Predicted sectors per request", (v) => num(v)],
-  ["sectors_per_request", "Sectors per request (counter)", (v) => num(v, 4)],
-  ["value", "Measured", (v) => num(v, 4)],
-  ["unit", "Unit", (v) => (typeof v === "string" ? v : "–")],
-  ["peak", "Peak", (v) => (v === null ? "none" : num(v, 4))],
-  ["share_of_peak", "Share of peak", (v) => (v === null ? "–" : pct(v, 3))],
-  ["ratio_cycles", "Cycle ratio (× baseline cycles)", (v) => (isNum(v) ? num(v, 3) + "×" : "–")],
-  ["ratio", "Measured ratio (× baseline)", (v) => (isNum(v) ? num(v, 3) + "×" : "–")],
-  ["median_ms", "Median (ms)", (v) => num(v, 4)],
-  ["min_ms", "Min (ms)", (v) => num(v, 4)],
-  ["max_ms", "Max (ms)", (v) => num(v, 4)],
-  ["spread", "Spread (max−min)/median", (v) => pct(v, 2)],
-  ["ci_low_ms", "Median's 95% CI low (ms)", (v) => num(v, 4)],
-  ["ci_high_ms", "Median's 95% CI high (ms)", (v) => num(v, 4)],
-  ["sm_clock_mhz_measured", "SM clock (MHz)", (v) => num(v, 4)],
-  ["mem_clock_mhz", "Memory clock (MHz)", (v) => num(v, 4)],
-  ["gbps", "GB/s", (v) => num(v, 4)],
-  ["share_of_ceiling", "Share of copy ceiling", (v) => pct(v, 3)],
-  ["verified", "Output verified", (v) => (v === true ? "yes" : v === false ? "NO" : "–")],
-  ["bank_conflicts", "Bank conflicts (counter)", (v) => num(v)],
-  ["expected_bank_conflicts", "Conflicts the prediction implies", (v) => num(v)],
-  ["counters_agree", "Counter agrees (±1%)", (v) => (v === true ? "yes" : v === false ? "NO" : "–")],
-  ["wavefronts", "Wavefronts (counter)", (v) => num(v)],
-  ["samples", "Samples", (v) => (Array.isArray(v) ? String(v.length) : "–")],
-];
+// The result-row fields come from GET /benchmarks (the server's one table,
+// common/result_fields.c): a row table's columns, a compare menu's metrics
+// and how each value is shown follow from a field's type, unit and digits.
+function fieldShow(f) {
+  const d = f.digits || undefined;
+  if (f.type === "boolean") return (v) => (v === true ? "yes" : v === false ? "NO" : "–");
+  if (f.type === "number[]") return (v) => (Array.isArray(v) ? String(v.length) : "–");
+  if (f.unit === "x") return (v) => (isNum(v) ? num(v, d) + "×" : "–");
+  if (f.unit === "share") return (v) => pct(v, d);
+  return (v) => num(v, d);
+}
+
+// The rows table's columns: [field, header, how to show a value]; key
+// fields head the rows instead.
+function rowColumns() {
+  return (state.resultFields || []).filter((f) => !f.key).map((f) => [f.name, f.label, fieldShow(f)]);
+}
 
 // What a row's ratio is measured against, per benchmark (units in headers).
 const RATIO_HEADER = {
@@ -424,7 +415,7 @@ const RATIO_HEADER = {
 
 function rowsTable(rows, key, caption, benchmark) {
   const withSpread = rows.map((r) => ({ ...r, spread: spreadOf(r) }));
-  const cols = ROW_COLUMNS.filter(([f]) => withSpread.some((r) => r[f] !== undefined && (f !== "spread" || r.spread !== null)));
+  const cols = rowColumns().filter(([f]) => withSpread.some((r) => r[f] !== undefined && (f !== "spread" || r.spread !== null)));
   const header = (f, h) => (f === "ratio" && RATIO_HEADER[benchmark]) || h;
   const head = el("tr", {}, el("th", { scope: "col" }, key || "row"), cols.map(([f, h]) => el("th", { scope: "col" }, header(f, h))));
   const body = withSpread.map((r, i) => el("tr", { dataset: { key: key ? String(r[key]) : String(i) } },
@@ -592,6 +583,7 @@ async function showRun(q) {
   let run;
   try {
     run = await api("/runs/" + encodeURIComponent(id));
+    await benchmarks(); // the row table's columns
   } catch (e) {
     if (!current(gen)) return;
     box.replaceChildren(el("h1", { tabindex: -1 }, "Run " + id), errorBox(e));
@@ -808,13 +800,16 @@ function stateTable(before, after) {
 
 // ---------------------------------------------------------------- compare
 
-const METRICS = {
-  ratio: ["measured ratio", "ratio to the run's baseline (×, log₂ scale)"],
-  median_ms: ["median time", "median time (ms)"],
-  gbps: ["GB/s", "GB/s (read + written)"],
-  share_of_ceiling: ["share of copy ceiling", "share of this card's copy ceiling (%)"],
-  bank_conflicts: ["bank conflicts", "bank conflicts (hardware counter)"],
-};
+// The compare menu's metrics: [menu text, axis and column title, field].
+function compareMetrics() {
+  const out = {};
+  for (const f of state.resultFields || []) {
+    if (!f.compare_menu) continue;
+    const title = f.label + (f.unit === "share" ? " (%)" : "") + (f.unit === "x" ? " (log₂ scale)" : "");
+    out[f.name] = [f.short_label, title, f];
+  }
+  return out;
+}
 
 async function showCompare(q) {
   const gen = state.generation;
@@ -841,6 +836,7 @@ async function showCompare(q) {
   if (!current(gen)) return;
 
   // The metric menu offers what these rows have; the URL may choose one.
+  const METRICS = compareMetrics();
   const has = (f) => data.series.some((s) => s.rows.some((r) => isNum(r[f])));
   const offered = Object.keys(METRICS).filter(has);
   const metricSel = form.elements.metric;
@@ -880,7 +876,7 @@ async function showCompare(q) {
       metric, METRICS[metric][1], predicted));
     parts.push(fig.fig);
   }
-  parts.push(compareTable(data, series, keys, metric || "median_ms"));
+  parts.push(compareTable(data, series, keys, metric || "median_ms", METRICS));
   parts.push(seriesTable(series));
   out.replaceChildren(...parts);
   if (fig) fig.draw();
@@ -952,9 +948,9 @@ function seriesLabel(s, all) {
   return label;
 }
 
-function compareTable(data, series, keys, metric) {
-  const [, title] = METRICS[metric];
-  const fmtV = (v) => (metric === "share_of_ceiling" ? pct(v, 3) : metric === "ratio" ? (isNum(v) ? num(v, 3) + "×" : "–") : num(v, 4));
+function compareTable(data, series, keys, metric, METRICS) {
+  const [, title, field] = METRICS[metric];
+  const fmtV = fieldShow(field);
   const hasPred = series.some((s) => s.rows.some((r) => isNum(r.predicted_degree)));
   const head = el("tr", {}, el("th", { scope: "col" }, data.key), hasPred ? el("th", { scope: "col" }, "Predicted degree") : null,
     series.map((s) => el("th", { scope: "col" }, s.label)));

@@ -1,0 +1,187 @@
+/*
+ * result_fields.c - the table of result-row fields; see result_fields.h.
+ *
+ * The order is the CSV's column order, which scripts rely on: a new field
+ * goes at the end of the CSV ones.  Fields a row carries only for the
+ * page (no GB_USE_CSV) sit beside the ones they explain.
+ */
+#include "result_fields.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const smem[] = {"smem_stride", "smem_pattern", NULL};
+static const char *const stride[] = {"smem_stride", NULL};
+static const char *const transpose[] = {"transpose", NULL};
+static const char *const variant[] = {"smem_pattern", "transpose", NULL};
+static const char *const gmem[] = {"gmem_stride", NULL};
+
+#define CSV GB_USE_CSV
+#define KEY (GB_USE_KEY | GB_USE_CSV)
+#define MEDIAN GB_USE_MEDIAN
+#define GAUGE GB_USE_GAUGE
+#define MENU GB_USE_COMPARE_MENU
+
+static const struct gb_result_field fields[] = {
+    {"stride", GB_FIELD_INT, "words", "Word stride", "word stride", 0, stride, KEY,
+     "lane L reads 32-bit word L*stride"},
+    {"variant", GB_FIELD_TEXT, "", "Variant", "variant", 0, variant, KEY,
+     "the kernel or pattern the row measures"},
+    {"pattern", GB_FIELD_TEXT, "", "Pattern", "pattern", 0, NULL, KEY,
+     "the access pattern the row measures"},
+    {"predicted_degree", GB_FIELD_INT, "", "Predicted degree", "predicted degree", 0, smem,
+     CSV | MEDIAN | GAUGE, "the bank-conflict degree predicted before the run"},
+    {"median_ms", GB_FIELD_NUMBER, "ms", "Median (ms)", "median time", 4, NULL,
+     CSV | MEDIAN | GAUGE | MENU, "the median sample time"},
+    {"min_ms", GB_FIELD_NUMBER, "ms", "Min (ms)", "lowest time", 4, NULL, CSV | GB_USE_LOWEST,
+     "the lowest sample time"},
+    {"max_ms", GB_FIELD_NUMBER, "ms", "Max (ms)", "highest time", 4, NULL,
+     CSV | GB_USE_HIGHEST, "the highest sample time"},
+    {"spread", GB_FIELD_NUMBER, "share", "Spread (max−min)/median", "spread", 2, NULL, CSV,
+     "(max - min) / median of the samples"},
+    {"ratio", GB_FIELD_NUMBER, "x", "Measured ratio (× baseline)", "measured ratio", 3, NULL,
+     CSV | MEDIAN | GAUGE | MENU, "time over the run's own baseline (stride 1, or the copy)"},
+    {"gbps", GB_FIELD_NUMBER, "GB/s", "GB/s", "GB/s", 4, transpose, CSV | MEDIAN | GAUGE | MENU,
+     "bytes read plus written a second"},
+    {"share_of_ceiling", GB_FIELD_NUMBER, "share", "Share of copy ceiling",
+     "share of copy ceiling", 3, transpose, CSV | MEDIAN | GAUGE | MENU,
+     "GB/s over the card's copy ceiling measured in the same run"},
+    {"verified", GB_FIELD_BOOL, "", "Output verified", "verified", 0, transpose, CSV,
+     "every element of the output was checked"},
+    {"bank_conflicts", GB_FIELD_INT, "", "Bank conflicts (counter)", "bank conflicts", 0, NULL,
+     CSV | MEDIAN | MENU, "shared-memory bank conflicts the hardware counter read"},
+    {"expected_bank_conflicts", GB_FIELD_INT, "", "Conflicts the prediction implies",
+     "expected bank conflicts", 0, NULL, 0, "the bank conflicts the prediction implies"},
+    {"counters_agree", GB_FIELD_BOOL, "", "Counter agrees (±1%)", "counters agree", 0, NULL, 0,
+     "the counter is within 1% of the prediction"},
+    {"wavefronts", GB_FIELD_INT, "", "Wavefronts (counter)", "wavefronts", 0, NULL,
+     CSV | MEDIAN, "shared-memory wavefronts the hardware counter read"},
+    {"ratio_cycles", GB_FIELD_NUMBER, "x", "Cycle ratio (× baseline cycles)", "cycle ratio", 3,
+     smem, CSV | MEDIAN, "SM busy cycles over the baseline's busy cycles"},
+    {"sm_clock_mhz_measured", GB_FIELD_NUMBER, "MHz", "SM clock (MHz)", "SM clock", 4, smem,
+     CSV, "the SM clock measured on the SM during the row"},
+    {"mem_clock_mhz", GB_FIELD_NUMBER, "MHz", "Memory clock (MHz)", "memory clock", 4, NULL,
+     CSV, "the memory clock NVML read during the row"},
+    {"ci_low_ms", GB_FIELD_NUMBER, "ms", "Median's 95% CI low (ms)", "interval low", 4, NULL,
+     CSV, "the low end of the median's 95% interval"},
+    {"ci_high_ms", GB_FIELD_NUMBER, "ms", "Median's 95% CI high (ms)", "interval high", 4, NULL,
+     CSV, "the high end of the median's 95% interval"},
+    {"samples", GB_FIELD_SAMPLES, "ms", "Samples", "samples", 0, NULL, CSV,
+     "every sample time, in the order taken"},
+    /* The rows of the benchmarks measured against a peak (issue 16). */
+    {"label", GB_FIELD_TEXT, "", "Row", "row", 0, NULL, KEY,
+     "the row's name: kernel, precision, direction and size, or device pair"},
+    {"predicted_sectors", GB_FIELD_INT, "", "Predicted sectors per request",
+     "predicted sectors", 0, gmem, CSV | MEDIAN | GAUGE,
+     "distinct 32-byte sectors a warp request touches, predicted before the run"},
+    {"sectors_per_request", GB_FIELD_NUMBER, "", "Sectors per request (counter)",
+     "sectors per request", 4, gmem, CSV | MEDIAN,
+     "global-memory sectors per request the hardware counters read"},
+    {"value", GB_FIELD_NUMBER, "", "Measured", "measured", 4, NULL, CSV | MEDIAN | MENU,
+     "the measured bandwidth, throughput or latency, in the row's unit"},
+    {"unit", GB_FIELD_TEXT, "", "Unit", "unit", 0, NULL, CSV, "the unit of value and peak"},
+    {"peak", GB_FIELD_NUMBER, "", "Peak", "peak", 4, NULL, CSV,
+     "the peak value is measured against, in the row's unit (peak_source says whence)"},
+    {"share_of_peak", GB_FIELD_NUMBER, "share", "Share of peak", "share of peak", 3, NULL,
+     CSV | MEDIAN | GAUGE | MENU, "value over peak"},
+};
+
+#define FIELD_COUNT (sizeof(fields) / sizeof(fields[0]))
+
+const struct gb_result_field *gb_result_field_at(size_t i)
+{
+    return i < FIELD_COUNT ? &fields[i] : NULL;
+}
+
+size_t gb_result_field_count(void)
+{
+    return FIELD_COUNT;
+}
+
+const struct gb_result_field *gb_result_field_find(const char *name)
+{
+    for (size_t i = 0; name && i < FIELD_COUNT; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return &fields[i];
+    return NULL;
+}
+
+const char *gb_field_type_name(enum gb_field_type type)
+{
+    switch (type) {
+    case GB_FIELD_NUMBER:
+        return "number";
+    case GB_FIELD_INT:
+        return "integer";
+    case GB_FIELD_TEXT:
+        return "string";
+    case GB_FIELD_BOOL:
+        return "boolean";
+    case GB_FIELD_SAMPLES:
+        return "number[]";
+    }
+    return "?";
+}
+
+static const char *compare_use(unsigned uses)
+{
+    if (uses & GB_USE_MEDIAN)
+        return "median";
+    if (uses & GB_USE_LOWEST)
+        return "lowest";
+    if (uses & GB_USE_HIGHEST)
+        return "highest";
+    return NULL;
+}
+
+/* One field's description; NULL on allocation failure. */
+static cJSON *describe(const struct gb_result_field *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    const char *agg = compare_use(f->uses);
+    char gauge[96];
+    int ok = o != NULL;
+
+    snprintf(gauge, sizeof(gauge), "%s%s", GB_GAUGE_PREFIX, f->name);
+    ok = ok && cJSON_AddStringToObject(o, "name", f->name) &&
+         cJSON_AddStringToObject(o, "type", gb_field_type_name(f->type)) &&
+         cJSON_AddStringToObject(o, "unit", f->unit) &&
+         cJSON_AddStringToObject(o, "label", f->label) &&
+         cJSON_AddStringToObject(o, "short_label", f->short_label) &&
+         cJSON_AddNumberToObject(o, "digits", f->digits);
+    if (ok && f->benchmarks) {
+        cJSON *list = cJSON_AddArrayToObject(o, "benchmarks");
+        for (const char *const *b = f->benchmarks; ok && *b; b++)
+            ok = list && cJSON_AddItemToArray(list, cJSON_CreateString(*b));
+    } else if (ok) {
+        ok = cJSON_AddNullToObject(o, "benchmarks") != NULL;
+    }
+    ok = ok && cJSON_AddBoolToObject(o, "key", (f->uses & GB_USE_KEY) != 0) &&
+         cJSON_AddBoolToObject(o, "csv", (f->uses & GB_USE_CSV) != 0) &&
+         (agg ? cJSON_AddStringToObject(o, "compare", agg)
+              : cJSON_AddNullToObject(o, "compare")) &&
+         ((f->uses & GB_USE_GAUGE) ? cJSON_AddStringToObject(o, "gauge", gauge)
+                                   : cJSON_AddNullToObject(o, "gauge")) &&
+         cJSON_AddBoolToObject(o, "compare_menu", (f->uses & GB_USE_COMPARE_MENU) != 0) &&
+         cJSON_AddStringToObject(o, "help", f->help);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+cJSON *gb_result_fields_describe(void)
+{
+    cJSON *list = cJSON_CreateArray();
+
+    for (size_t i = 0; list && i < FIELD_COUNT; i++) {
+        cJSON *f = describe(&fields[i]);
+        if (f == NULL || !cJSON_AddItemToArray(list, f)) {
+            cJSON_Delete(f);
+            cJSON_Delete(list);
+            return NULL;
+        }
+    }
+    return list;
+}

@@ -1,0 +1,83 @@
+/*
+ * result_fields.h - the one table of result-row fields (result_fields.c):
+ * what a row of a run's results.rows may hold, with its type, unit, the
+ * benchmarks that report it and what each reader does with it.
+ *
+ * The server walks it for the CSV columns (export_api.c), the aggregates
+ * of GET /compare (compare.c) and the /metrics gauges (metrics_api.c);
+ * GET /benchmarks publishes it (gb_result_fields_describe), and the page
+ * builds its row tables and its compare menu from that.  Adding a field a
+ * benchmark reports is adding a line there.  A field not in the table is
+ * still stored and shown in the run's JSON; it is only not a column.
+ */
+#ifndef GPUBENCH_RESULT_FIELDS_H
+#define GPUBENCH_RESULT_FIELDS_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum gb_field_type {
+    GB_FIELD_NUMBER,  /* any number */
+    GB_FIELD_INT,     /* a whole number (a count, a stride) */
+    GB_FIELD_TEXT,    /* a string */
+    GB_FIELD_BOOL,    /* true or false */
+    GB_FIELD_SAMPLES, /* an array of numbers (every sample, ms) */
+};
+
+/* What the readers do with a field (gb_result_field.uses). */
+enum {
+    GB_USE_KEY = 1 << 0,          /* the row's key within its run (stride, variant) */
+    GB_USE_CSV = 1 << 1,          /* a column of the CSV exports, in table order */
+    GB_USE_MEDIAN = 1 << 2,       /* /compare: the median over runs, per row key */
+    GB_USE_LOWEST = 1 << 3,       /* /compare: the lowest over runs */
+    GB_USE_HIGHEST = 1 << 4,      /* /compare: the highest over runs */
+    GB_USE_GAUGE = 1 << 5,        /* /metrics: gpubench_result_NAME of each card's latest run */
+    GB_USE_COMPARE_MENU = 1 << 6, /* the page's compare view offers it as its metric */
+};
+
+/* The most fields the table may hold (readers size arrays by it; a unit
+ * test holds the table to it). */
+#define GB_RESULT_FIELDS_MAX 32
+
+/* A gauge's metric name is this prefix and the field's name. */
+#define GB_GAUGE_PREFIX "gpubench_result_"
+
+struct gb_result_field {
+    const char *name;
+    enum gb_field_type type;
+    const char *unit;              /* "ms", "GB/s", "MHz", "x" (times a baseline),
+                                    * "share" (0..1), "" for counts and names */
+    const char *label;             /* a table's column header */
+    const char *short_label;       /* in a sentence or a menu: "median time" */
+    int digits;                    /* significant digits a page shows; 0: all */
+    const char *const *benchmarks; /* NULL-terminated; NULL: every benchmark */
+    unsigned uses;                 /* GB_USE_* */
+    const char *help;              /* a sentence: what it is */
+};
+
+/* The table, in CSV column order.  Static storage. */
+const struct gb_result_field *gb_result_field_at(size_t i);
+size_t gb_result_field_count(void);
+
+/* The field called name, or NULL.  Static storage. */
+const struct gb_result_field *gb_result_field_find(const char *name);
+
+/* The type's name as GET /benchmarks spells it ("number", ...). */
+const char *gb_field_type_name(enum gb_field_type type);
+
+/* A NEW array describing every field for GET /benchmarks: name, type,
+ * unit, label, short_label, digits, benchmarks (null: all), and the uses
+ * as booleans (key, csv, compare: "median"/"lowest"/"highest"/null, gauge:
+ * the metric's name or null, compare_menu), help.  Caller owns it; NULL on
+ * allocation failure. */
+cJSON *gb_result_fields_describe(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * runs.c - the runs layer; see runs.h.  Every failure below comes back as
+ * an enum runs_rc with a sentence; runs_api.c alone maps them to HTTP.
+ *
+ * Accepting is all or nothing: the device and the memory rule are checked
+ * and every id minted before the one insert, so a refused request stores
+ * nothing.  The accepted runs are read back before the runners are woken,
+ * so that the answer shows them as accepted (queued, with their place in
+ * the queue) rather than as whatever a runner made of them since.
+ */
+#include "runs.h"
+#include "bench_spec.h"
+#include "gpu_pool.h"
+#include "run_cache.h"
+#include "store.h"
+#include "uuid7.h"
+#include "waiters.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fills err; returns rc, so that a caller can `return fail(...)`. */
+static enum runs_rc fail(struct runs_error *err, enum runs_rc rc, int store_rc,
+                         const char *field, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static enum runs_rc fail(struct runs_error *err, enum runs_rc rc, int store_rc,
+                         const char *field, const char *fmt, ...)
+{
+    va_list ap;
+
+    err->rc = rc;
+    err->store_rc = store_rc;
+    snprintf(err->field, sizeof(err->field), "%s", field);
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* The device lookup's failure as the layer's. */
+static enum runs_rc device_fail(struct runs_error *err, enum gpu_lookup why, const char *text)
+{
+    static const enum runs_rc rc[] = {
+        [GPU_MALFORMED] = RUNS_BAD_DEVICE,
+        [GPU_NOT_FOUND] = RUNS_NO_DEVICE,
+        [GPU_UNHEALTHY] = RUNS_DEVICE_UNHEALTHY,
+    };
+
+    return fail(err, rc[why], 0, "device", "%s", text);
+}
+
+/* Ask no card for more memory than it has (a tenth kept for the context
+ * and the driver). */
+static enum runs_rc check_memory(const struct run_request *rr, const struct gpu_ref *refs, int n,
+                                 struct runs_error *err)
+{
+    for (int p = 0; p < rr->n_parts; p++) {
+        double need = gb_params_device_bytes(rr->parts[p].bench, rr->parts[p].params);
+        for (int i = 0; i < n; i++) {
+            if (refs[i].memory_bytes > 0 && need > 0.9 * refs[i].memory_bytes)
+                return fail(err, RUNS_TOO_LARGE, 0, "params.n",
+                            "this %s run needs %.1f GiB of GPU memory; GPU %d (%s) has "
+                            "%.1f GiB",
+                            rr->parts[p].bench->name, need / 1073741824.0, refs[i].index,
+                            refs[i].name, refs[i].memory_bytes / 1073741824.0);
+        }
+    }
+    return RUNS_OK;
+}
+
+/* The index in refs of the lowest GPU index. */
+static int lowest_ref(const struct gpu_ref *refs, int n)
+{
+    int low = 0;
+
+    for (int i = 1; i < n; i++)
+        if (refs[i].index < refs[low].index)
+            low = i;
+    return low;
+}
+
+enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct run_set *set,
+                         cJSON **accepted, struct runs_error *err)
+{
+    struct gpu_ref refs[RUNS_MAX_BATCH];
+    struct run_new runs[RUNS_MAX_BATCH];
+    const cJSON *device = rr->device;
+    char *params_text[GB_SUITE_MAX_MEMBERS] = {NULL};
+    enum gpu_lookup why = GPU_NOT_FOUND;
+    char text[512];
+    int n, all, low, all_final, store_rc;
+    enum runs_rc rc;
+
+    memset(set, 0, sizeof(*set));
+    if (accepted)
+        *accepted = NULL;
+    n = gpu_pool_resolve(app->gpus, device, refs, RUNS_MAX_BATCH, &why, text, sizeof(text));
+    if (n < 0)
+        return device_fail(err, why, text);
+    rc = check_memory(rr, refs, n, err);
+    if (rc != RUNS_OK)
+        return rc;
+    all = cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0;
+    /* A suite, like "all", is one batch: GET /runs?batch=ID lists it. */
+    if ((all || rr->suite != NULL) && uuid7_new(set->batch) != 0) {
+        rc = fail(err, RUNS_INTERNAL, 0, "", "no random bytes for a batch id");
+        goto done;
+    }
+    for (int p = 0; p < rr->n_parts; p++) {
+        params_text[p] = cJSON_PrintUnformatted(rr->parts[p].params);
+        if (params_text[p] == NULL) {
+            rc = fail(err, RUNS_INTERNAL, 0, "", "out of memory");
+            goto done;
+        }
+    }
+    /* Device by device, each device's runs in the suite's order, so that
+     * they are queued back to back; a run that needs every GPU
+     * (all_devices) is made once, on the lowest GPU, when all are named. */
+    low = lowest_ref(refs, n);
+    for (int i = 0; i < n; i++) {
+        for (int p = 0; p < rr->n_parts; p++) {
+            struct run_new *r = &runs[set->n];
+            if (all && rr->parts[p].bench->all_devices && i != low)
+                continue;
+            if (set->n >= RUNS_MAX_BATCH) {
+                rc = fail(err, RUNS_TOO_LARGE, 0, "device",
+                          "this request makes more than %d runs; name fewer devices",
+                          RUNS_MAX_BATCH);
+                goto done;
+            }
+            memset(r, 0, sizeof(*r));
+            if (uuid7_new(r->id) != 0) {
+                rc = fail(err, RUNS_INTERNAL, 0, "", "no random bytes for a run id");
+                goto done;
+            }
+            r->benchmark = rr->parts[p].bench->name;
+            r->params_json = params_text[p];
+            r->label = rr->label;
+            r->batch_id = set->batch[0] ? set->batch : NULL;
+            r->host = app->host;
+            r->device_index = refs[i].index;
+            r->device_uuid = refs[i].uuid;
+            r->device_name = refs[i].name;
+            r->timeout_s = rr->timeout_s;
+            snprintf(set->ids[set->n], sizeof(set->ids[set->n]), "%.36s", r->id);
+            set->n++;
+        }
+    }
+    store_rc = store_insert_runs(app->store, runs, set->n, app->opt->max_queue);
+    if (store_rc == STORE_FULL) {
+        rc = fail(err, RUNS_QUEUE_FULL, store_rc, "",
+                  "the queue holds its maximum of %d runs; try again later",
+                  app->opt->max_queue);
+        goto done;
+    }
+    if (store_rc != STORE_OK) {
+        rc = fail(err, RUNS_STORE, store_rc, "", "the run could not be stored");
+        goto done;
+    }
+    rc = accepted ? runs_read(app, set, accepted, &all_final, err) : RUNS_OK;
+    for (int i = 0; i < n; i++)
+        gpu_pool_wake(app->gpus, refs[i].index);
+
+done:
+    for (int p = 0; p < GB_SUITE_MAX_MEMBERS; p++)
+        free(params_text[p]);
+    return rc;
+}
+
+enum runs_rc runs_cancel(struct app *app, const char *id, char status[16],
+                         struct runs_error *err)
+{
+    int rc = store_cancel_run(app->store, id, status);
+
+    if (rc == STORE_NOT_FOUND)
+        return fail(err, RUNS_NOT_FOUND, rc, "", "no run %.60s", id);
+    if (rc == STORE_CONFLICT)
+        return fail(err, RUNS_NOT_QUEUED, rc, "",
+                    "run %.60s is %.15s; only a queued run can be cancelled", id, status);
+    if (rc != STORE_OK)
+        return fail(err, RUNS_STORE, rc, "", "the run could not be cancelled");
+    waiters_notify(app->waiters, id);
+    return RUNS_OK;
+}
+
+int runs_finished(struct app *app, const char *id)
+{
+    char status[16];
+
+    if (store_run_status(app->store, id, status) != STORE_OK)
+        return -1;
+    return store_status_final(status) ? 1 : 0;
+}
+
+int runs_first_unfinished(struct app *app, const struct run_set *set)
+{
+    int i;
+
+    for (i = 0; i < set->n; i++)
+        if (runs_finished(app, set->ids[i]) != 1)
+            break;
+    return i;
+}
+
+struct wait_check {
+    struct app *app;
+    const char *id;
+};
+
+/* Under the waiters' lock: whether the run is still to be waited for (a
+ * run that cannot be read is not). */
+static int still_waiting(void *arg)
+{
+    const struct wait_check *w = arg;
+
+    return runs_finished(w->app, w->id) == 0;
+}
+
+int runs_wait(struct app *app, const char *id, struct MHD_Connection *conn,
+              int64_t deadline_ms)
+{
+    struct wait_check check = {app, id};
+
+    return waiters_wait(app->waiters, id, conn, deadline_ms, still_waiting, &check);
+}
+
+enum runs_rc runs_read(struct app *app, const struct run_set *set, cJSON **out,
+                       int *all_finished, struct runs_error *err)
+{
+    cJSON *list = cJSON_CreateArray();
+
+    *out = NULL;
+    *all_finished = 1;
+    if (list == NULL)
+        return fail(err, RUNS_INTERNAL, 0, "", "out of memory");
+    for (int i = 0; i < set->n; i++) {
+        cJSON *run = NULL;
+        int rc = store_get_run_raw(app->store, set->ids[i], &run);
+        if (rc != STORE_OK) {
+            cJSON_Delete(list);
+            return fail(err, RUNS_STORE, rc, "", "run %s could not be read", set->ids[i]);
+        }
+        *all_finished &= store_status_final(
+            cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")));
+        if (!cJSON_AddItemToArray(list, run)) {
+            cJSON_Delete(run);
+            cJSON_Delete(list);
+            return fail(err, RUNS_INTERNAL, 0, "", "out of memory");
+        }
+    }
+    *out = list;
+    return RUNS_OK;
+}
+
+enum runs_rc runs_get_text(struct app *app, const char *id, char **text, size_t *len,
+                           struct runs_error *err)
+{
+    struct run_set one = {.n = 1};
+    cJSON *list = NULL;
+    char *printed, *body;
+    int finished;
+    enum runs_rc rc;
+
+    *text = run_cache_get(app->run_cache, id, len);
+    if (*text)
+        return RUNS_OK;
+    snprintf(one.ids[0], sizeof(one.ids[0]), "%.36s", id);
+    rc = runs_read(app, &one, &list, &finished, err);
+    if (rc != RUNS_OK)
+        return rc;
+    printed = cJSON_PrintUnformatted(cJSON_GetArrayItem(list, 0));
+    cJSON_Delete(list);
+    /* A trailing newline, as every JSON answer has. */
+    body = printed ? realloc(printed, strlen(printed) + 2) : NULL;
+    if (body == NULL) {
+        free(printed);
+        return fail(err, RUNS_INTERNAL, 0, "", "out of memory");
+    }
+    *len = strlen(body);
+    body[*len] = '\n';
+    body[++*len] = '\0';
+    if (finished)
+        run_cache_put(app->run_cache, id, body, *len);
+    *text = body;
+    return RUNS_OK;
+}
+
+enum runs_rc runs_page(struct app *app, struct run_filter *f, cJSON **out, char next[40],
+                       struct runs_error *err)
+{
+    int rc;
+
+    f->cache = app->run_cache;
+    rc = store_list_runs(app->store, f, out, next);
+    if (rc != STORE_OK)
+        return fail(err, RUNS_STORE, rc, "", "the runs could not be read");
+    return RUNS_OK;
+}

@@ -1,0 +1,104 @@
+/*
+ * runs.h - the runs layer: what can be done with runs, between the HTTP
+ * handlers (runs_api.c parses a request and prints the answer) and the
+ * store, the GPU pool and the waiters below.  It knows no HTTP: its
+ * failures are enum runs_rc values with a sentence, which the handler
+ * turns into a status.
+ *
+ *   accept    check the device and the memory rule, mint the ids, insert
+ *             the runs in one transaction, read them back as accepted,
+ *             then wake the GPUs' runners
+ *   cancel    a queued run, waking whoever waits on it
+ *   finished  whether a run has ended (its JSON will never change)
+ *   wait      suspend a request's connection until a run ends
+ *   get/page  a run's JSON and list pages, through the one cache of
+ *             finished runs (run_cache.c): a finished run's answer and its
+ *             list entry are both kept there, and nothing else uses it
+ */
+#ifndef GPUBENCH_RUNS_H
+#define GPUBENCH_RUNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "app.h"
+#include "run_request.h"
+
+struct MHD_Connection;
+struct run_filter;
+
+#define RUNS_MAX_BATCH 128 /* runs one request may start (device "all", a suite) */
+
+enum runs_rc {
+    RUNS_OK = 0,
+    RUNS_BAD_DEVICE,       /* "device" is not an index, a UUID or "all" */
+    RUNS_NO_DEVICE,        /* no such GPU on this node */
+    RUNS_DEVICE_UNHEALTHY, /* its worker keeps failing */
+    RUNS_TOO_LARGE,        /* more GPU memory than the card has, or more runs than a batch */
+    RUNS_QUEUE_FULL,       /* the queue holds --max-queue runs */
+    RUNS_NOT_FOUND,        /* no such run */
+    RUNS_NOT_QUEUED,       /* cancel: the run is running or has ended */
+    RUNS_STORE,            /* the store failed: store_rc says how */
+    RUNS_INTERNAL,         /* out of memory or randomness */
+};
+
+struct runs_error {
+    enum runs_rc rc;
+    int store_rc;      /* RUNS_STORE: the store's STORE_* code */
+    char field[32];    /* the request's field at fault, "" if none */
+    char message[512]; /* a sentence for people */
+};
+
+/* Runs asked for together: one, or a batch (device "all", a suite). */
+struct run_set {
+    int n;
+    char ids[RUNS_MAX_BATCH][40];
+    char batch[40]; /* the batch id; "" for a single run */
+};
+
+/* Accepts rr (parsed and checked by run_request_parse): fills set with
+ * the new runs and, when accepted is not NULL, *accepted with a NEW array
+ * of their JSON as read right after the insert (queued, with places in
+ * the queue), which the caller deletes.  The runners are woken after that
+ * read, whatever it gave.  Returns RUNS_OK, or the failure with err
+ * filled and nothing stored (a failed read-back: the runs are stored and
+ * woken; err says the read failed). */
+enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct run_set *set,
+                         cJSON **accepted, struct runs_error *err);
+
+/* Cancels queued run id and wakes its waiters.  RUNS_NOT_QUEUED puts its
+ * status in status; RUNS_NOT_FOUND when there is no such run. */
+enum runs_rc runs_cancel(struct app *app, const char *id, char status[16],
+                         struct runs_error *err);
+
+/* 1 when run id has ended, 0 when not, -1 when it could not be read. */
+int runs_finished(struct app *app, const char *id);
+
+/* The index in set of the first run that has not ended (one that cannot
+ * be read counts as not ended), or set->n when all have. */
+int runs_first_unfinished(struct app *app, const struct run_set *set);
+
+/* Suspends conn until run id ends or deadline_ms (time_mono_ms clock)
+ * passes: 1 when suspended, 0 when the run has already ended (conn left
+ * alone), -1 when no wait could be made (answer now). */
+int runs_wait(struct app *app, const char *id, struct MHD_Connection *conn,
+              int64_t deadline_ms);
+
+/* The runs of set: a NEW array of their JSON, in set's order, that the
+ * caller deletes; *all_finished is 1 when every one has ended. */
+enum runs_rc runs_read(struct app *app, const struct run_set *set, cJSON **out,
+                       int *all_finished, struct runs_error *err);
+
+/* Run id's JSON as text with a trailing newline (a malloc'ed string the
+ * caller frees, its length in *len), from the cache of finished runs when
+ * there, and put there when the run has ended. */
+enum runs_rc runs_get_text(struct app *app, const char *id, char **text, size_t *len,
+                           struct runs_error *err);
+
+/* A page of runs (store_list_runs), finished runs' entries through the
+ * cache.  *out is a NEW array the caller deletes; next as the store's. */
+enum runs_rc runs_page(struct app *app, struct run_filter *f, cJSON **out, char next[40],
+                       struct runs_error *err);
+
+#endif

@@ -1,0 +1,53 @@
+/* The route table: a suffix form takes its segment without the suffix and
+ * goes before the plain "*", a route's limits come with it, and the Allow
+ * list of a 405 names each method once. */
+#include "handlers.h"
+#include "router.h"
+#include "test.h"
+
+static int test_suffix(void)
+{
+    char arg[128], allow[64];
+    int status = 0;
+    const struct route *r;
+
+    r = router_find("GET", "/runs/0190a1b2-0000-7000-8000-000000000000.csv", arg,
+                    sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r != NULL);
+    ASSERT(r->handler == run_csv);
+    ASSERT_STR_EQ(arg, "0190a1b2-0000-7000-8000-000000000000");
+    r = router_find("GET", "/runs/abc", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r != NULL && r->handler == runs_get);
+    ASSERT_STR_EQ(arg, "abc");
+    /* ".csv" alone is no id. */
+    r = router_find("GET", "/runs/.csv", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r != NULL && r->handler == runs_get);
+    r = router_find("POST", "/runs/x.csv", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r == NULL);
+    ASSERT_EQ(status, 405);
+    ASSERT_STR_EQ(allow, "GET, DELETE, HEAD");
+    r = router_find("GET", "/runs/a/b", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r == NULL);
+    ASSERT_EQ(status, 404);
+    return 0;
+}
+
+static int test_limits(void)
+{
+    char arg[128], allow[64];
+    int status = 0;
+    const struct route *r;
+
+    r = router_find("POST", "/runs", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r != NULL && r->rate_limited && r->access == ROUTE_WRITE);
+    r = router_find("POST", "/runs/import", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r != NULL && !r->rate_limited && r->handler == runs_import);
+    r = router_find("GET", "/healthz", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r != NULL && r->access == ROUTE_PUBLIC);
+    ASSERT_EQ(router_body_cap("/runs/import"), 64 * 1024 * 1024);
+    ASSERT_EQ(router_body_cap("/runs"), HTTP_BODY_CAP);
+    ASSERT_EQ(router_body_cap("/nowhere"), HTTP_BODY_CAP);
+    return 0;
+}
+
+TEST_MAIN({"suffix", test_suffix}, {"limits", test_limits})
