@@ -75,3 +75,31 @@ int gb_shared_lanes(const long words[GB_WARP_LANES])
     }
     return shared;
 }
+
+/* Sector of each lane's word, counted once: 32 lanes, quadratic scan. */
+int gb_sectors_for_words(const long words[GB_WARP_LANES])
+{
+    int sectors = 0;
+
+    for (int lane = 0; lane < GB_WARP_LANES; lane++) {
+        long sector;
+        int seen = 0;
+        if (words[lane] < 0)
+            return 0;
+        sector = words[lane] * 4 / GB_SECTOR_BYTES;
+        for (int prev = 0; prev < lane && !seen; prev++)
+            seen = words[prev] * 4 / GB_SECTOR_BYTES == sector;
+        sectors += !seen;
+    }
+    return sectors;
+}
+
+int gb_sectors_for_stride(long stride)
+{
+    long words[GB_WARP_LANES];
+
+    if (stride < 1)
+        return 0;
+    gb_stride_words(stride, words);
+    return gb_sectors_for_words(words);
+}

@@ -40,6 +40,17 @@ int gb_shared_lanes(const long words[GB_WARP_LANES]);
 /* per_bank[b] = number of distinct words bank b is asked for. */
 void gb_bank_loads(const long words[GB_WARP_LANES], int per_bank[GB_SMEM_BANKS]);
 
+/* Global memory (gmem_stride): a warp's load of 32-bit words is served in
+ * 32-byte sectors, one per DISTINCT sector its lanes touch, the warp's
+ * first word aligned to 128 bytes.  words[L] is lane L's word index from
+ * that aligned base.  Returns 0 if any index is negative. */
+#define GB_SECTOR_BYTES 32
+int gb_sectors_for_words(const long words[GB_WARP_LANES]);
+
+/* The same for "lane L reads word L * stride": min(32, ceil(32 * stride *
+ * 4 / 32)) for stride 1..8 and 32 from there on.  0 for stride < 1. */
+int gb_sectors_for_stride(long stride);
+
 #ifdef __cplusplus
 }
 #endif

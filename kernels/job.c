@@ -32,6 +32,11 @@ static const struct bench_entry implemented[] = {
     {"smem_stride", gb_bench_smem_stride},
     {"smem_pattern", gb_bench_smem_pattern},
     {"transpose", gb_bench_transpose},
+    {"gmem_stride", gb_bench_gmem_stride},
+    {"hbm_bandwidth", gb_bench_hbm_bandwidth},
+    {"compute_peak", gb_bench_compute_peak},
+    {"pcie_bandwidth", gb_bench_pcie_bandwidth},
+    {"p2p_bandwidth", gb_bench_p2p_bandwidth},
     {"test_fault", gb_bench_test_fault},
     {"test_hang", gb_bench_test_hang},
 };
@@ -79,8 +84,10 @@ cJSON *gb_job_resolve(const char *benchmark, const cJSON *params,
     if (b == NULL || find_implementation(b->name) == NULL) {
         gb_job_fail(err, "unknown_benchmark",
                     "unknown benchmark \"%.60s\"; this worker runs smem_stride, "
-                    "smem_pattern and transpose (and test_fault, test_hang for "
-                    "tests)", benchmark ? benchmark : "");
+                    "smem_pattern, transpose, gmem_stride, hbm_bandwidth, compute_peak, "
+                    "pcie_bandwidth and p2p_bandwidth (and test_fault, test_hang for "
+                    "tests)",
+                    benchmark ? benchmark : "");
         snprintf(err->field, sizeof(err->field), "benchmark");
         return NULL;
     }
@@ -197,7 +204,7 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     struct gb_watch watch;
     struct job_state state = {w, NULL, NULL, progress, progress_arg, &watch};
     struct gb_hooks hooks = {on_progress, on_in_flight, on_between, &state, 0, 0};
-    struct gb_bench_env env = {&w->info, &hooks, NULL, 0};
+    struct gb_bench_env env = {&w->info, &hooks, NULL, 0, w->nvml, w->nvml_reason, NULL};
     struct gb_counters_state counters;
     struct gb_meta_input in;
     char started[40], finished[40];
@@ -213,6 +220,11 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     env.deadline_s = gb_monotonic_s() +
                      GB_JOB_DEADLINE_SHARE * (timeout_s > 0 ? timeout_s : GB_JOB_DEFAULT_TIMEOUT_S);
     gb_watch_init(&watch, w->nvml, w->nvml_reason, w->info.pci_bus_id);
+    env.meta_extra = cJSON_CreateObject();
+    if (env.meta_extra == NULL) {
+        gb_job_fail(err, "internal", "out of memory");
+        goto out;
+    }
     if (counters_begin(resolved, &counters, &env, err) != 0)
         goto out;
     watch_begin(resolved, &state);
@@ -231,6 +243,11 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     in.counters = &counters;
     state.before = state.after = NULL;
     *meta = gb_meta_build(&in);
+    /* What the benchmark adds to meta (pcie_bandwidth: link), moved over. */
+    while (*meta != NULL && env.meta_extra->child != NULL) {
+        cJSON *item = cJSON_DetachItemViaPointer(env.meta_extra, env.meta_extra->child);
+        cJSON_AddItemToObject(*meta, item->string, item);
+    }
     if (*meta != NULL && !cJSON_AddItemToObject(*meta, "watch", gb_watch_json(&watch))) {
         cJSON_Delete(*meta);
         *meta = NULL;
@@ -247,6 +264,7 @@ out:
         *result = NULL;
     }
     gb_watch_close(&watch);
+    cJSON_Delete(env.meta_extra);
     cJSON_Delete(state.before);
     cJSON_Delete(state.after);
     return rc;
