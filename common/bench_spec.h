@@ -44,11 +44,11 @@ int gb_error_set(struct gb_error *err, const char *code, const char *field,
 const char *gb_json_duplicate_key(const cJSON *obj);
 
 enum gb_param_type {
-    GB_PARAM_INT,        /* a whole number in [min, max] */
-    GB_PARAM_NUMBER,     /* any number in [min, max] */
-    GB_PARAM_INT_LIST,   /* min_items..max_items whole numbers, each in [min, max] */
-    GB_PARAM_CHOICE,     /* one string out of choices */
-    GB_PARAM_CHOICE_LIST /* min_items..max_items distinct strings out of choices */
+    GB_PARAM_INT,         /* a whole number in [min, max] */
+    GB_PARAM_NUMBER,      /* any number in [min, max] */
+    GB_PARAM_INT_LIST,    /* min_items..max_items whole numbers, each in [min, max] */
+    GB_PARAM_CHOICE,      /* one string out of choices */
+    GB_PARAM_CHOICE_LIST  /* min_items..max_items distinct strings out of choices */
 };
 
 struct gb_param {
@@ -66,14 +66,14 @@ struct gb_param {
 struct gb_benchmark {
     const char *name;
     const char *description;
-    const struct gb_param *params; /* terminated by an entry with name NULL */
-    int test_only;                 /* only offered when the daemon is told so
-                                    * (gpubenchd --test-benchmarks) */
-    const char *health_params;     /* JSON text: the short form the health
-                                    * suite runs (all five in < 60 s a card);
-                                    * NULL: not part of the suite */
-    int all_devices;               /* needs every GPU of the node (p2p): the
-                                    * worker for one device opens the others */
+    const struct gb_param *params;  /* terminated by an entry with name NULL */
+    int test_only;                  /* only offered when the daemon is told so
+                                     * (gpubenchd --test-benchmarks) */
+    const char *health_params;      /* JSON text: the short form the health
+                                     * suite runs (all five in < 60 s a card);
+                                     * NULL: not part of the suite */
+    int all_devices;                /* needs every GPU of the node (p2p): the
+                                     * worker for one device opens the others */
 };
 
 /* The table, in the order GET /benchmarks lists it.  Static storage. */

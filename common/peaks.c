@@ -24,14 +24,31 @@ const char *gb_compute_kind_name(enum gb_compute_kind k)
     return (int)k >= 0 && k < GB_COMPUTE_KIND_COUNT ? kind_names[k] : "?";
 }
 
+static const char hopper_source[] =
+    "NVIDIA H100 Tensor Core GPU Architecture whitepaper (Hopper), per SM: 128 FP32 "
+    "and 64 FP64 FMA lanes, FP16 (non-tensor) at 2x FP32; dense tensor FP16/BF16 "
+    "1024 and TF32 512 FMA a clock (H100 SXM5 table: 989.4 / 494.7 dense TFLOPS = "
+    "132 SMs x 4096 / 2048 x 1830 MHz; the H200 datasheet quotes the same 1,979 / "
+    "989 TFLOPS with sparsity)";
+
+static const char ampere_source[] =
+    "NVIDIA A100 Tensor Core GPU Architecture whitepaper: per SM 64 FP32 and 32 FP64 "
+    "FMA lanes, FP16 (non-tensor) 4x FP32; dense tensor FP16/BF16 1024 and TF32 512 "
+    "FMA a clock (A100 SXM: 312 / 156 dense TFLOPS = 108 SMs x 2048 / 1024 x 1410 MHz)";
+
 static const struct gb_arch_peaks arch_table[] = {
-    {9, 0, "Hopper (H100, H200)", {256, 128, 512, 4096, 4096, 2048}, "NVIDIA H100 Tensor Core GPU Architecture whitepaper (Hopper), per SM: 128 FP32 and "
-                                                                     "64 FP64 FMA lanes, FP16 (non-tensor) at 2x FP32; dense tensor FP16/BF16 1024 and TF32 "
-                                                                     "512 FMA a clock (H100 SXM5 table: 989.4 / 494.7 dense TFLOPS = 132 SMs x 4096 / 2048 "
-                                                                     "x 1830 MHz; the H200 datasheet quotes the same 1,979 / 989 TFLOPS with sparsity)"},
-    {8, 0, "Ampere (A100)", {128, 64, 512, 2048, 2048, 1024}, "NVIDIA A100 Tensor Core GPU Architecture whitepaper: per SM 64 FP32 and 32 FP64 FMA "
-                                                              "lanes, FP16 (non-tensor) 4x FP32; dense tensor FP16/BF16 1024 and TF32 512 FMA a clock "
-                                                              "(A100 SXM: 312 / 156 dense TFLOPS = 108 SMs x 2048 / 1024 x 1410 MHz)"},
+    {.cc_major = 9,
+     .cc_minor = 0,
+     .name = "Hopper (H100, H200)",
+     .flops_per_clock_per_sm = {256, 128, 512, 4096, 4096, 2048},
+     .source = hopper_source,
+     .quoted_tensor_clock_mhz = 1830},
+    {.cc_major = 8,
+     .cc_minor = 0,
+     .name = "Ampere (A100)",
+     .flops_per_clock_per_sm = {128, 64, 512, 2048, 2048, 1024},
+     .source = ampere_source,
+     .quoted_tensor_clock_mhz = 1410},
 };
 
 const struct gb_arch_peaks *gb_arch_peaks_find(int cc_major, int cc_minor)

@@ -34,6 +34,8 @@ struct gb_arch_peaks {
     const char *name;
     double flops_per_clock_per_sm[GB_COMPUTE_KIND_COUNT];
     const char *source;
+    double quoted_tensor_clock_mhz; /* the SM clock the datasheets' dense
+                                     * tensor TFLOPS imply (rate x SMs x it) */
 };
 
 /* The entry of compute capability major.minor, or NULL (no figures: the

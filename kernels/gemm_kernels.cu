@@ -205,7 +205,8 @@ static int verify_gemm(struct gemm_ctx *g, float *ref, struct gb_timer *t, struc
     if (made != 0 ||
         gb_cuda_check(cudaMalloc(&bad, sizeof(*bad)), "cudaMalloc(count)", err) != 0 ||
         gb_cuda_check(cudaMalloc(&max_bits, sizeof(*max_bits)), "cudaMalloc(max)", err) != 0 ||
-        gb_cuda_check(cudaMemsetAsync(bad, 0, sizeof(*bad), t->stream), "cudaMemsetAsync", err) != 0 ||
+        gb_cuda_check(cudaMemsetAsync(bad, 0, sizeof(*bad), t->stream), "cudaMemsetAsync",
+                      err) != 0 ||
         gb_cuda_check(cudaMemsetAsync(max_bits, 0, sizeof(*max_bits), t->stream),
                       "cudaMemsetAsync", err) != 0 ||
         gb_cuda_check(cudaMemsetAsync(g->c, GB_POISON_BYTE, count * sizeof(float), t->stream),

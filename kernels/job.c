@@ -86,8 +86,7 @@ cJSON *gb_job_resolve(const char *benchmark, const cJSON *params,
                     "unknown benchmark \"%.60s\"; this worker runs smem_stride, "
                     "smem_pattern, transpose, gmem_stride, hbm_bandwidth, compute_peak, "
                     "pcie_bandwidth and p2p_bandwidth (and test_fault, test_hang for "
-                    "tests)",
-                    benchmark ? benchmark : "");
+                    "tests)", benchmark ? benchmark : "");
         snprintf(err->field, sizeof(err->field), "benchmark");
         return NULL;
     }

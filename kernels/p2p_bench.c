@@ -17,6 +17,17 @@
 #define MAX_DEVICES 16
 #define MAX_OPS (MAX_DEVICES * (MAX_DEVICES - 1) * 3)
 
+/* NVLink generation of an nvmlNvlinkVersion_t (nvml.h: 1 = 1.0, 2 = 2.0,
+ * 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0, 7 = 5.0); 0 unknown. */
+static double nvlink_generation(int nvml_version)
+{
+    static const double gen[] = {0, 1.0, 2.0, 2.2, 3.0, 3.1, 4.0, 5.0};
+
+    return nvml_version >= 0 && nvml_version < (int)(sizeof(gen) / sizeof(gen[0]))
+               ? gen[nvml_version]
+               : 0;
+}
+
 /* {"type","links","version"} for src -> dst, from NVML. */
 static cJSON *link_between(const struct gb_bench_env *env, int src, int dst)
 {
@@ -40,7 +51,8 @@ static cJSON *link_between(const struct gb_bench_env *env, int src, int dst)
     if (l.nvlink_p2p || l.direct_links > 0) {
         cJSON_AddStringToObject(o, "type", "nvlink");
         cJSON_AddNumberToObject(o, "links", l.direct_links > 0 ? l.direct_links : l.active_links);
-        cJSON_AddNumberToObject(o, "version", l.version);
+        cJSON_AddNumberToObject(o, "version", nvlink_generation(l.version));
+        cJSON_AddNumberToObject(o, "nvml_version_enum", l.version);
         cJSON_AddStringToObject(o, "via", l.direct_links > 0 ? "direct" : "nvswitch");
         return o;
     }
@@ -131,6 +143,7 @@ int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
         int latency = strstr(op->label, "latency") != NULL;
         cJSON *o = gb_perf_add_row(list, op, latency ? "us" : "GB/s", 1e9, 0,
                                    "none: no peak is claimed for peer links");
+        const cJSON *cell;
         double v;
         if (o == NULL)
             goto oom;
@@ -139,7 +152,8 @@ int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
         cJSON_AddStringToObject(o, "mode", op->peer ? "peer" : "staged");
         cJSON_AddStringToObject(o, "direction", op->bidirectional ? "bi" : "uni");
         cJSON_AddNumberToObject(o, "bytes", op->amount / (op->bidirectional ? 2 : 1));
-        cJSON_AddItemToObject(o, "link", cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetArrayItem(links, op->src), op->dst), 1));
+        cell = cJSON_GetArrayItem(cJSON_GetArrayItem(links, op->src), op->dst);
+        cJSON_AddItemToObject(o, "link", cJSON_Duplicate(cell, 1));
         v = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "value"));
         if (latency) {
             gb_json_add_number(o, "latency_us", v);

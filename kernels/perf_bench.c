@@ -296,8 +296,17 @@ int gb_bench_compute_peak(const struct gb_bench_env *env, const cJSON *params,
         else
             cJSON_AddNullToObject(o, "sm_clock_mhz_measured");
         gb_json_add_number(o, "max_relative_error", ops[i].max_error);
-        if (tensor && ops[i].available)
+        if (tensor && ops[i].available) {
+            /* Beside the peak at boost: the datasheet's dense figure (the
+             * same per-clock rate at the clock NVIDIA quotes it at). */
+            double quoted = gb_compute_peak_tflops(arch, (enum gb_compute_kind)kinds[i],
+                                                   env->dev->sm_count,
+                                                   arch ? arch->quoted_tensor_clock_mhz : 0);
             cJSON_AddNumberToObject(o, "gemm_n", param_int(params, "gemm_n"));
+            gb_json_add_number(o, "datasheet_peak", quoted);
+            gb_json_add_number(o, "share_of_datasheet_peak",
+                               quoted > 0 ? gb_perf_rate(&ops[i], 1e12) / quoted : NAN);
+        }
     }
     cJSON_AddStringToObject(summary, "ci_method", GB_CI_METHOD);
     cJSON_AddStringToObject(summary, "method",

@@ -170,7 +170,8 @@ static int verify_peer(struct copy_ctx *c, struct gb_timer *t, const unsigned ch
                        unsigned char *check, struct gb_perf_op *op, struct gb_cuda_error *err)
 {
     if (gb_cuda_check(cudaSetDevice(c->dst_dev), "cudaSetDevice", err) != 0 ||
-        gb_cuda_check(cudaMemset(c->dst, GB_POISON_BYTE, c->bytes), "cudaMemset(poison)", err) != 0 ||
+        gb_cuda_check(cudaMemset(c->dst, GB_POISON_BYTE, c->bytes), "cudaMemset(poison)",
+                      err) != 0 ||
         gb_cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", err) != 0 ||
         gb_cuda_check(cudaSetDevice(c->src_dev), "cudaSetDevice", err) != 0 ||
         launch_copy(c, 1, t->stream, err) != 0 ||
@@ -207,8 +208,10 @@ static int measure_pair(int i, int j, int bidir, size_t bytes, void **src, void 
     int can_ij = 0, can_ji = 0, rc = -1;
 
     memset(&c, 0, sizeof(c));
-    if (gb_cuda_check(cudaDeviceCanAccessPeer(&can_ij, i, j), "cudaDeviceCanAccessPeer", err) != 0 ||
-        gb_cuda_check(cudaDeviceCanAccessPeer(&can_ji, j, i), "cudaDeviceCanAccessPeer", err) != 0)
+    if (gb_cuda_check(cudaDeviceCanAccessPeer(&can_ij, i, j), "cudaDeviceCanAccessPeer",
+                      err) != 0 ||
+        gb_cuda_check(cudaDeviceCanAccessPeer(&can_ji, j, i), "cudaDeviceCanAccessPeer",
+                      err) != 0)
         return -1;
     op->src = i;
     op->dst = j;
@@ -222,7 +225,8 @@ static int measure_pair(int i, int j, int bidir, size_t bytes, void **src, void 
     c.peer = 1;
     if (op->peer) {
         if (gb_cuda_check(cudaSetDevice(j), "cudaSetDevice", err) != 0 ||
-            enable_peer(i, err) != 0 || gb_cuda_check(cudaSetDevice(i), "cudaSetDevice", err) != 0 ||
+            enable_peer(i, err) != 0 ||
+            gb_cuda_check(cudaSetDevice(i), "cudaSetDevice", err) != 0 ||
             enable_peer(j, err) != 0)
             return -1;
     }
@@ -241,7 +245,7 @@ static int measure_pair(int i, int j, int bidir, size_t bytes, void **src, void 
         (bidir && gb_cuda_check(cudaEventCreateWithFlags(&c.fork, cudaEventDisableTiming),
                                 "cudaEventCreate", err) != 0))
         goto out;
-    if (!bidir && bytes > 8) {
+    if (!bidir) {
         if (verify_peer(&c, &timer, want, check, op, err) != 0)
             goto out;
         if (op->mismatches != 0) {

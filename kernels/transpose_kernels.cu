@@ -69,10 +69,7 @@ static const tile_kernel kKernels[GB_TRANSPOSE_KERNEL_COUNT] = {
 };
 
 static const char *const kLaunchNames[GB_TRANSPOSE_KERNEL_COUNT] = {
-    "copy launch",
-    "tile32 launch",
-    "tile33 launch",
-    "tile32_swizzle launch",
+    "copy launch", "tile32 launch", "tile33 launch", "tile32_swizzle launch",
 };
 
 struct transpose_ctx {
@@ -81,7 +78,7 @@ struct transpose_ctx {
     int n;
     size_t bytes;
     enum gb_transpose_kernel kernel;
-    const enum gb_transpose_kernel *kernels; /* the plan's, for the counter pass */
+    const enum gb_transpose_kernel *kernels;  /* the plan's, for the counter pass */
 };
 
 static void select_kernel(void *p, int i)
@@ -214,3 +211,4 @@ out:
     free(host_out);
     return rc;
 }
+
