@@ -90,6 +90,66 @@ static const struct gb_param transpose_params[] = {
     {.name = NULL}
 };
 
+static const struct gb_param gmem_stride_params[] = {
+    {.name = "strides", .type = GB_PARAM_INT_LIST,
+     .help = "word strides; lane L reads 32-bit word L*stride of global memory",
+     .min = 1, .max = 1024, .min_items = 1, .max_items = 64, .unique = 1,
+     .default_json = "[1,2,4,8,16,32]"},
+    {.name = "footprint_mib", .type = GB_PARAM_INT,
+     .help = "MiB the warps sweep through; 0: 4x the L2 (data from DRAM); a size "
+             "under the L2 (e.g. 16) measures the L2-resident case",
+     .min = 0, .max = 16384, .default_json = "0"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
+static const struct gb_param hbm_params[] = {
+    {.name = "array_mib", .type = GB_PARAM_INT,
+     .help = "MiB of each of the three double arrays (a, b, c); 0: the larger "
+             "of 4x the L2 and 1024; under 4x the L2 is refused (the L2 would "
+             "serve it)",
+     .min = 0, .max = 32768, .default_json = "0"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
+static const char *const compute_kinds[] = {
+    "fp32_fma", "fp64_fma", "fp16x2_fma", "gemm_bf16", "gemm_fp16", "gemm_tf32", NULL
+};
+
+static const struct gb_param compute_params[] = {
+    {.name = "kinds", .type = GB_PARAM_CHOICE_LIST,
+     .help = "what to measure: FMA chains on the CUDA cores, GEMM on the "
+             "tensor cores (cuBLAS, loaded at run time)",
+     .min_items = 1, .max_items = 6, .unique = 1, .choices = compute_kinds,
+     .default_json = "[\"fp32_fma\",\"fp64_fma\",\"fp16x2_fma\","
+                     "\"gemm_bf16\",\"gemm_fp16\",\"gemm_tf32\"]"},
+    {.name = "gemm_n", .type = GB_PARAM_INT,
+     .help = "side of the square GEMM (n x n x n)",
+     .min = 1024, .max = 16384, .multiple_of = 256, .default_json = "8192"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
+static const struct gb_param pcie_params[] = {
+    {.name = "sizes_kib", .type = GB_PARAM_INT_LIST,
+     .help = "transfer sizes in KiB, each timed host to device and device to "
+             "host, pinned and pageable",
+     .min = 4, .max = 4194304, .min_items = 1, .max_items = 16, .unique = 1,
+     .default_json = "[64,1024,16384,262144]"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
+static const struct gb_param p2p_params[] = {
+    {.name = "size_mib", .type = GB_PARAM_INT,
+     .help = "MiB copied between each ordered pair of GPUs for bandwidth "
+             "(latency: 8-byte copies)",
+     .min = 1, .max = 4096, .default_json = "256"},
+    MEASURE_PARAMS,
+    {.name = NULL}
+};
+
 /* The test-only benchmarks take nothing; they exist to prove the daemon
  * survives a kernel that faults and one that never ends. */
 static const struct gb_param no_params[] = {{.name = NULL}};
@@ -113,6 +173,42 @@ static const struct gb_benchmark benchmarks[] = {
      .params = transpose_params,
      .health_params = "{\"n\":4096,\"variants\":[\"copy\",\"tile32\",\"tile33\"],"
                       "\"samples\":5,\"quiet_wait_s\":5}"},
+    {.name = "gmem_stride",
+     .description = "Global-memory coalescing: lane L reads 32-bit word "
+                    "L*stride; predicted 32-byte sectors per warp request "
+                    "(distinct sectors touched), time ratio to stride 1, "
+                    "hardware sectors per request where counters are read.",
+     .params = gmem_stride_params,
+     .health_params = "{\"strides\":[1,2,4,8,32],\"samples\":5,"
+                      "\"quiet_wait_s\":5}"},
+    {.name = "hbm_bandwidth",
+     .description = "STREAM copy, scale, add, triad on device memory (arrays "
+                    ">= 4x L2) in GB/s, against the DRAM peak from the "
+                    "device's attributes and the device-to-device cudaMemcpy "
+                    "measured in the same run; outputs verified.",
+     .params = hbm_params,
+     .health_params = "{\"array_mib\":256,\"samples\":5,\"quiet_wait_s\":5}"},
+    {.name = "compute_peak",
+     .description = "FP32, FP64, FP16x2 FMA throughput against SMs x FMA "
+                    "lanes x 2 x the SM clock measured on the SM, and "
+                    "BF16/FP16/TF32 cuBLAS GEMM against the dense tensor "
+                    "peak; results checked against a reference.",
+     .params = compute_params,
+     .health_params = "{\"gemm_n\":4096,\"samples\":5,\"quiet_wait_s\":5}"},
+    {.name = "pcie_bandwidth",
+     .description = "Host to device and device to host, pinned and pageable, "
+                    "over a size sweep, against the bandwidth the PCIe link "
+                    "NVML reports (read during the transfers) predicts.",
+     .params = pcie_params,
+     .health_params = "{\"sizes_kib\":[1024,65536],\"samples\":5,"
+                      "\"quiet_wait_s\":5}"},
+    {.name = "p2p_bandwidth",
+     .description = "Every ordered pair of the node's GPUs: bandwidth both "
+                    "ways and latency, through peer access where the pair "
+                    "has it, staged through the host otherwise, with the "
+                    "link type NVML reports.",
+     .params = p2p_params, .all_devices = 1,
+     .health_params = "{\"size_mib\":64,\"samples\":5,\"quiet_wait_s\":5}"},
     {.name = "test_fault",
      .description = "TEST ONLY: a kernel that writes through an illegal "
                     "address; the worker must die and the daemon go on.",
@@ -387,9 +483,18 @@ double gb_params_device_bytes(const struct gb_benchmark *b, const cJSON *params)
 {
     const cJSON *n = cJSON_GetObjectItem(params, "n");
 
+    const cJSON *mib = cJSON_GetObjectItem(params, "array_mib");
+    const cJSON *gemm = cJSON_GetObjectItem(params, "gemm_n");
+
     /* transpose: an input and an output matrix of n x n floats. */
     if (strcmp(b->name, "transpose") == 0 && cJSON_IsNumber(n))
         return 2.0 * n->valuedouble * n->valuedouble * 4.0;
+    /* hbm_bandwidth: three arrays (0: chosen from the L2 by the worker). */
+    if (strcmp(b->name, "hbm_bandwidth") == 0 && cJSON_IsNumber(mib))
+        return 3.0 * mib->valuedouble * 1048576.0;
+    /* compute_peak: A, B (at most 4 bytes), C and the reference (4 bytes). */
+    if (strcmp(b->name, "compute_peak") == 0 && cJSON_IsNumber(gemm))
+        return 4.0 * gemm->valuedouble * gemm->valuedouble * 4.0;
     return 0;
 }
 
@@ -402,6 +507,9 @@ cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
         goto fail;
     cJSON_AddStringToObject(obj, "name", b->name);
     cJSON_AddStringToObject(obj, "description", b->description);
+    cJSON_AddItemToObject(obj, "health_params", b->health_params
+                              ? cJSON_Parse(b->health_params) : cJSON_CreateNull());
+    cJSON_AddBoolToObject(obj, "all_devices", b->all_devices != 0);
     for (const struct gb_param *p = b->params; p->name; p++) {
         cJSON *d = cJSON_CreateObject();
         if (d == NULL || !cJSON_AddItemToArray(params, d)) {

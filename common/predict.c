@@ -3,6 +3,8 @@
  */
 #include "predict.h"
 
+#include <limits.h>
+
 int gb_degree_for_stride(long stride)
 {
     long a, b = GB_SMEM_BANKS;
@@ -99,4 +101,29 @@ int gb_predict_gmem_sectors(int stride_words, int word_bytes)
         }
     }
     return sectors;
+}
+
+/* Sector of each lane's word, counted once: 32 lanes, quadratic scan. */
+int gb_sectors_for_words(const long words[GB_WARP_LANES])
+{
+    int sectors = 0;
+
+    for (int lane = 0; lane < GB_WARP_LANES; lane++) {
+        long sector;
+        int seen = 0;
+        if (words[lane] < 0)
+            return 0;
+        sector = words[lane] * 4 / GB_GMEM_SECTOR_BYTES;
+        for (int prev = 0; prev < lane && !seen; prev++)
+            seen = words[prev] * 4 / GB_GMEM_SECTOR_BYTES == sector;
+        sectors += !seen;
+    }
+    return sectors;
+}
+
+int gb_sectors_for_stride(long stride)
+{
+    if (stride < 1 || stride > INT_MAX / (GB_WARP_LANES * 4))
+        return 0;
+    return gb_predict_gmem_sectors((int)stride, 4);
 }

@@ -50,6 +50,15 @@ void gb_bank_loads(const long words[GB_WARP_LANES], int per_bank[GB_SMEM_BANKS])
 #define GB_GMEM_SECTOR_BYTES 32
 int gb_predict_gmem_sectors(int stride_words, int word_bytes);
 
+/* The same for 32-bit words given by index, lane L's word words[L] from a
+ * base aligned to 128 bytes (a pattern, not a stride).  Returns 0 if any
+ * index is negative. */
+int gb_sectors_for_words(const long words[GB_WARP_LANES]);
+
+/* gb_predict_gmem_sectors(stride, 4): what the worker's gmem_stride rows
+ * predict.  0 for stride < 1. */
+int gb_sectors_for_stride(long stride);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "gb_kernels.h"
+#include "nvml_state.h"
 #include "job_error.h"
 
 #ifdef __cplusplus
@@ -27,6 +28,10 @@ struct gb_bench_env {
                                             backend records what it read */
     double deadline_s;  /* CLOCK_MONOTONIC time after which a precision
                            run starts no new round; 0: none */
+    struct gb_nvml *nvml;  /* NULL where NVML could not be loaded */
+    const char *nvml_reason;
+    cJSON *meta_extra;     /* members the benchmark adds to the run's meta
+                              (pcie_bandwidth: link); owned by the job */
 };
 
 typedef int (*gb_bench_fn)(const struct gb_bench_env *env, const cJSON *params,
@@ -38,6 +43,19 @@ int gb_bench_smem_pattern(const struct gb_bench_env *env, const cJSON *params,
                           cJSON **result, struct gb_job_error *err);
 int gb_bench_transpose(const struct gb_bench_env *env, const cJSON *params,
                        cJSON **result, struct gb_job_error *err);
+
+/* Issue 16 (perf_bench.c, p2p_bench.c): memory, compute, host link, peer
+ * links, global-memory coalescing, each against its stated peak. */
+int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
+                         cJSON **result, struct gb_job_error *err);
+int gb_bench_hbm_bandwidth(const struct gb_bench_env *env, const cJSON *params,
+                           cJSON **result, struct gb_job_error *err);
+int gb_bench_compute_peak(const struct gb_bench_env *env, const cJSON *params,
+                          cJSON **result, struct gb_job_error *err);
+int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
+                            cJSON **result, struct gb_job_error *err);
+int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
+                           cJSON **result, struct gb_job_error *err);
 
 /* Test only (test_benchmarks.c; the daemon offers them only when told to):
  * test_fault writes through an illegal address and fails with the sticky

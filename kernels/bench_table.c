@@ -13,6 +13,11 @@ static const struct gb_bench_impl impls[] = {
     {"smem_stride", gb_bench_smem_stride, gb_table_smem_stride},
     {"smem_pattern", gb_bench_smem_pattern, gb_table_smem_pattern},
     {"transpose", gb_bench_transpose, gb_table_transpose},
+    {"gmem_stride", gb_bench_gmem_stride, gb_table_peaks},
+    {"hbm_bandwidth", gb_bench_hbm_bandwidth, gb_table_peaks},
+    {"compute_peak", gb_bench_compute_peak, gb_table_peaks},
+    {"pcie_bandwidth", gb_bench_pcie_bandwidth, gb_table_peaks},
+    {"p2p_bandwidth", gb_bench_p2p_bandwidth, gb_table_peaks},
     {"test_fault", gb_bench_test_fault, NULL},
     {"test_hang", gb_bench_test_hang, NULL},
 };

@@ -24,6 +24,10 @@ static const struct {
                              "store_wavefronts"},
     [GB_CM_LD_REQUESTS] = {"smsp__inst_executed_op_shared_ld.sum", "shared_load_requests"},
     [GB_CM_ST_REQUESTS] = {"smsp__inst_executed_op_shared_st.sum", "shared_store_requests"},
+    [GB_CM_GLD_SECTORS] = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                           "global_load_sectors"},
+    [GB_CM_GLD_REQUESTS] = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                            "global_load_requests"},
 };
 
 const char *gb_counter_metric_name(int m)

@@ -33,6 +33,8 @@ enum gb_counter_metric {
     GB_CM_ST_WAVEFRONTS,  /* ..._op_st.sum */
     GB_CM_LD_REQUESTS,    /* smsp__inst_executed_op_shared_ld.sum: warp loads */
     GB_CM_ST_REQUESTS,    /* smsp__inst_executed_op_shared_st.sum: warp stores */
+    GB_CM_GLD_SECTORS,    /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+    GB_CM_GLD_REQUESTS,   /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
     GB_CM_COUNT
 };
 

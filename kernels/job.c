@@ -176,7 +176,7 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     struct gb_watch watch;
     struct job_state state = {w, NULL, NULL, progress, progress_arg, &watch};
     struct gb_hooks hooks = {on_progress, on_in_flight, on_between, &state, 0, 0};
-    struct gb_bench_env env = {&w->info, &hooks, NULL, 0};
+    struct gb_bench_env env = {&w->info, &hooks, NULL, 0, w->nvml, w->nvml_reason, NULL};
     struct gb_counters_state counters;
     struct gb_meta_input in;
     char started[40], finished[40];
@@ -193,6 +193,11 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     env.deadline_s = gb_monotonic_s() +
                      GB_JOB_DEADLINE_SHARE * (timeout_s > 0 ? timeout_s : GB_JOB_DEFAULT_TIMEOUT_S);
     gb_watch_init(&watch, w->nvml, w->nvml_reason, w->info.pci_bus_id);
+    env.meta_extra = cJSON_CreateObject();
+    if (env.meta_extra == NULL) {
+        gb_job_fail(err, "internal", "out of memory");
+        goto out;
+    }
     if (counters_begin(resolved, &counters, &env, err) != 0)
         goto out;
     watch_begin(resolved, &state);
@@ -211,6 +216,11 @@ int gb_job_run(struct gb_worker *w, const char *benchmark, const cJSON *resolved
     in.counters = &counters;
     state.before = state.after = NULL;
     *meta = gb_meta_build(&in);
+    /* What the benchmark adds to meta (pcie_bandwidth: link), moved over. */
+    while (*meta != NULL && env.meta_extra->child != NULL) {
+        cJSON *item = cJSON_DetachItemViaPointer(env.meta_extra, env.meta_extra->child);
+        cJSON_AddItemToObject(*meta, item->string, item);
+    }
     if (*meta != NULL && !cJSON_AddItemToObject(*meta, "watch", gb_watch_json(&watch))) {
         cJSON_Delete(*meta);
         *meta = NULL;
@@ -227,6 +237,7 @@ out:
         *result = NULL;
     }
     gb_watch_close(&watch);
+    cJSON_Delete(env.meta_extra);
     cJSON_Delete(state.before);
     cJSON_Delete(state.after);
     return rc;

@@ -199,3 +199,29 @@ int gb_graph_launch(void *ctx, long work, cudaStream_t stream, struct gb_cuda_er
     (void)work;
     return gb_cuda_check(cudaGraphLaunch(g->exec, stream), "cudaGraphLaunch", err);
 }
+
+int gb_measure_op(struct gb_timer *t, gb_launch_fn launch, void *ctx, long max_work,
+                  int use_graph, const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                  struct gb_samples *out, struct gb_cuda_error *err)
+{
+    struct gb_graph graph = {NULL, NULL};
+    long work = 1;
+    double ms;
+    int rc = -1;
+
+    if (gb_calibrate(t, launch, ctx, &work, max_work, opts->min_sample_ms, err) != 0)
+        goto out;
+    if (!use_graph) {
+        rc = gb_take_samples(t, launch, ctx, work, opts, 1, hooks, out, err);
+        goto out;
+    }
+    if (gb_graph_capture(t, launch, ctx, work, &graph, err) != 0 ||
+        gb_time_once(t, gb_graph_launch, &graph, work, &ms, err) != 0 ||
+        gb_take_samples(t, gb_graph_launch, &graph, work, opts, 1, hooks, out, err) != 0)
+        goto out;
+    rc = 0;
+
+out:
+    gb_graph_destroy(&graph);
+    return rc;
+}

@@ -82,4 +82,13 @@ void gb_graph_destroy(struct gb_graph *g);
  * ignored: the graph holds its launches). */
 int gb_graph_launch(void *ctx, long work, cudaStream_t stream, struct gb_cuda_error *err);
 
+/* The whole timing of one operation: calibrates the work per sample with
+ * plain enqueues (up to max_work), then, with use_graph, captures that
+ * much work as one CUDA graph and times samples of the graph (host launch
+ * overhead out of the samples), else times plain enqueues.  Samples are
+ * per work unit. */
+int gb_measure_op(struct gb_timer *t, gb_launch_fn launch, void *ctx, long max_work,
+                  int use_graph, const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                  struct gb_samples *out, struct gb_cuda_error *err);
+
 #endif

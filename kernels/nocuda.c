@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gb_kernels.h"
+#include "gb_perf.h"
 
 #define NO_CUDA "gpubench-worker was built without CUDA (CUDA disabled or no " \
                 "nvcc found at configure time); rebuild with the CUDA toolkit"
@@ -87,4 +88,47 @@ void gb_counters_probe(struct gb_counters_state *st)
 {
     if (gb_counters_wanted(st))
         gb_counters_fail(st, GB_COUNTERS_NO_CUDA, NULL);
+}
+
+int gb_gmem_stride_measure(int device, const long *strides, int count,
+                           long long footprint_bytes, struct gb_counters_state *counters,
+                           const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                           struct gb_perf_op *ops, struct gb_cuda_error *err)
+{
+    (void)device, (void)strides, (void)count, (void)footprint_bytes, (void)counters;
+    (void)opts, (void)hooks, (void)ops;
+    return no_cuda(err, __func__);
+}
+
+int gb_hbm_measure(int device, long long elements, const struct gb_measure_opts *opts,
+                   struct gb_hooks *hooks, struct gb_perf_op *ops, struct gb_cuda_error *err)
+{
+    (void)device, (void)elements, (void)opts, (void)hooks, (void)ops;
+    return no_cuda(err, __func__);
+}
+
+int gb_compute_measure(int device, const int *kinds, int count, int gemm_n,
+                       const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                       struct gb_perf_op *ops, struct gb_cuda_error *err)
+{
+    (void)device, (void)kinds, (void)count, (void)gemm_n, (void)opts, (void)hooks, (void)ops;
+    return no_cuda(err, __func__);
+}
+
+int gb_pcie_measure(int device, const long long *sizes, int count,
+                    const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                    struct gb_perf_op *ops, struct gb_cuda_error *err)
+{
+    (void)device, (void)sizes, (void)count, (void)opts, (void)hooks, (void)ops;
+    return no_cuda(err, __func__);
+}
+
+int gb_p2p_measure(int device, long long bytes, const struct gb_measure_opts *opts,
+                   struct gb_hooks *hooks, struct gb_perf_op *ops, int cap, int *op_count,
+                   int *devices, struct gb_cuda_error *err)
+{
+    (void)device, (void)bytes, (void)opts, (void)hooks, (void)ops, (void)cap;
+    *op_count = 0;
+    *devices = 0;
+    return no_cuda(err, __func__);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 typedef struct nvml_device_opaque *nvml_device;
@@ -40,6 +41,14 @@ struct nvml_process_v1 {
     unsigned int pid;
     unsigned long long used_gpu_memory;
 };
+/* nvmlPciInfo_t */
+struct nvml_pci_info {
+    char bus_id_legacy[16];
+    unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+    char bus_id[32];
+};
+#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_P2P_CAPS_INDEX_NVLINK 2
 struct nvml_utilization {
     unsigned int gpu, memory;
 };
@@ -67,6 +76,12 @@ struct gb_nvml {
     int (*utilization)(nvml_device, struct nvml_utilization *);
     int (*ecc_total)(nvml_device, int, int, unsigned long long *);
     int (*pcie_replay)(nvml_device, unsigned int *);
+    /* PCIe link (current and max generation, width) and NVLink */
+    int (*pcie_link[4])(nvml_device, unsigned int *);
+    int (*nvlink_state)(nvml_device, unsigned int, int *);
+    int (*nvlink_version)(nvml_device, unsigned int, unsigned int *);
+    int (*nvlink_remote)(nvml_device, unsigned int, struct nvml_pci_info *);
+    int (*p2p_status)(nvml_device, nvml_device, int, int *);
 };
 
 static void load(void *lib, const char *name, void *fn_slot);
@@ -121,6 +136,14 @@ struct gb_nvml *gb_nvml_open(char *reason, size_t reason_cap)
     load(n->lib, "nvmlSystemGetDriverVersion", &n->driver_version);
     load(n->lib, "nvmlDeviceGetHandleByPciBusId_v2", &n->handle_by_pci);
     load(n->lib, "nvmlDeviceGetClockInfo", &n->clock);
+    load(n->lib, "nvmlDeviceGetCurrPcieLinkGeneration", &n->pcie_link[0]);
+    load(n->lib, "nvmlDeviceGetCurrPcieLinkWidth", &n->pcie_link[1]);
+    load(n->lib, "nvmlDeviceGetMaxPcieLinkGeneration", &n->pcie_link[2]);
+    load(n->lib, "nvmlDeviceGetMaxPcieLinkWidth", &n->pcie_link[3]);
+    load(n->lib, "nvmlDeviceGetNvLinkState", &n->nvlink_state);
+    load(n->lib, "nvmlDeviceGetNvLinkVersion", &n->nvlink_version);
+    load(n->lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2", &n->nvlink_remote);
+    load(n->lib, "nvmlDeviceGetP2PStatus", &n->p2p_status);
     load(n->lib, "nvmlDeviceGetMaxClockInfo", &n->max_clock);
     load(n->lib, "nvmlDeviceGetTemperature", &n->temperature);
     load(n->lib, "nvmlDeviceGetPowerUsage", &n->power_usage);
@@ -409,4 +432,58 @@ void gb_nvml_read_errors(struct gb_nvml *n, const char *pci_bus_id, struct gb_nv
                                &e->ecc_uncorrected) == NVML_SUCCESS;
     e->replay_read = n->pcie_replay && n->pcie_replay(dev, &replay) == NVML_SUCCESS;
     e->replay = replay;
+}
+
+int gb_nvml_pcie_link(struct gb_nvml *n, const char *pci_bus_id, int out[4], char *reason,
+                      size_t reason_cap)
+{
+    nvml_device dev = NULL;
+
+    if (find_device(n, pci_bus_id, &dev, reason, reason_cap) != 0)
+        return -1;
+    for (int i = 0; i < 4; i++) {
+        unsigned v = 0;
+        int rc = n->pcie_link[i] ? n->pcie_link[i](dev, &v) : -1;
+        if (rc != NVML_SUCCESS) {
+            snprintf(reason, reason_cap, "NVML PCIe link query %d: %s", i,
+                     rc < 0 ? "not in this NVML" : n->error_string(rc));
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    return 0;
+}
+
+/* NVLink between a and b: the active links of a, the version of the
+ * first, how many of them end at b itself (direct; 0 with NVLink P2P OK
+ * means through NVSwitches). */
+int gb_nvml_link_between(struct gb_nvml *n, const char *pci_a, const char *pci_b,
+                         struct gb_nvml_link *out, char *reason, size_t reason_cap)
+{
+    nvml_device a = NULL, b = NULL;
+    int status = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (find_device(n, pci_a, &a, reason, reason_cap) != 0 ||
+        find_device(n, pci_b, &b, reason, reason_cap) != 0)
+        return -1;
+    if (n->p2p_status)
+        out->p2p_read = n->p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS;
+    out->nvlink_p2p = out->p2p_read && status == 0;
+    for (unsigned l = 0; n->nvlink_state && l < NVML_NVLINK_MAX_LINKS; l++) {
+        int active = 0;
+        unsigned version = 0;
+        struct nvml_pci_info remote;
+        if (n->nvlink_state(a, l, &active) != NVML_SUCCESS || !active)
+            continue;
+        out->active_links++;
+        if (out->version == 0 && n->nvlink_version &&
+            n->nvlink_version(a, l, &version) == NVML_SUCCESS)
+            out->version = (int)version;
+        memset(&remote, 0, sizeof(remote));
+        if (n->nvlink_remote && n->nvlink_remote(a, l, &remote) == NVML_SUCCESS &&
+            strncasecmp(remote.bus_id, pci_b, sizeof(remote.bus_id)) == 0)
+            out->direct_links++;
+    }
+    return 0;
 }

@@ -73,6 +73,24 @@ struct gb_nvml_errors {
 void gb_nvml_read_errors(struct gb_nvml *nvml, const char *pci_bus_id,
                          struct gb_nvml_errors *e);
 
+/* The PCIe link of the GPU at pci_bus_id: out = {current generation,
+ * current width, max generation, max width}.  Returns 0, or -1 with
+ * reason.  An idle link trains down to save power: read it while a
+ * transfer runs. */
+int gb_nvml_pcie_link(struct gb_nvml *nvml, const char *pci_bus_id, int out[4], char *reason,
+                      size_t reason_cap);
+
+/* NVLink from the GPU at pci_a towards the one at pci_b. */
+struct gb_nvml_link {
+    int p2p_read;     /* nvmlDeviceGetP2PStatus(NVLINK) answered */
+    int nvlink_p2p;   /* ... and said OK */
+    int active_links; /* active NVLinks of a (nvmlDeviceGetNvLinkState) */
+    int direct_links; /* of them, ending at b (remote PCI bus id) */
+    int version;      /* nvmlDeviceGetNvLinkVersion of the first; 0: none */
+};
+int gb_nvml_link_between(struct gb_nvml *nvml, const char *pci_a, const char *pci_b,
+                         struct gb_nvml_link *out, char *reason, size_t reason_cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -181,6 +181,30 @@ void gb_table_transpose(FILE *out, const cJSON *result)
     print_transpose(out, result);
 }
 
+/* Rows measured against a peak (the issue-16 benchmarks): name, value,
+ * peak and share, whatever the unit. */
+void gb_table_peaks(FILE *out, const cJSON *result)
+{
+    const cJSON *row;
+
+    fprintf(out, "%-32s %12s %12s %-8s %8s %9s\n", "row", "measured", "peak", "unit", "share",
+            "median");
+    cJSON_ArrayForEach(row, obj(result, "rows")) {
+        double peak = num(row, "peak"), share = num(row, "share_of_peak");
+        fprintf(out, "%-32.32s %12.4g ", str(row, "label"), num(row, "value"));
+        if (isnan(peak))
+            fprintf(out, "%12s ", "-");
+        else
+            fprintf(out, "%12.4g ", peak);
+        fprintf(out, "%-8.8s ", str(row, "unit"));
+        if (isnan(share))
+            fprintf(out, "%8s ", "-");
+        else
+            fprintf(out, "%7.1f%% ", 100 * share);
+        fprintf(out, "%6.3f ms\n", num(row, "median_ms"));
+    }
+}
+
 void gb_print_table(FILE *out, const char *benchmark, const cJSON *result,
                     const cJSON *meta)
 {

@@ -19,5 +19,8 @@ void gb_print_table(FILE *out, const char *benchmark, const cJSON *result,
 void gb_table_smem_stride(FILE *out, const cJSON *result);
 void gb_table_smem_pattern(FILE *out, const cJSON *result);
 void gb_table_transpose(FILE *out, const cJSON *result);
+/* value / peak / share rows: gmem_stride, hbm_bandwidth, compute_peak,
+ * pcie_bandwidth, p2p_bandwidth. */
+void gb_table_peaks(FILE *out, const cJSON *result);
 
 #endif

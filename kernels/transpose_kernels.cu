@@ -132,29 +132,11 @@ static int verify_once(struct transpose_ctx *c, struct gb_timer *timer,
     return 0;
 }
 
-/* Calibrates the launches per sample with plain launches, then times
- * samples of one CUDA graph holding that many launches: the GPU runs them
- * back to back without waiting on the host. */
 static int time_op(struct gb_timer *timer, gb_launch_fn launch, struct transpose_ctx *c,
                    const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                    struct gb_samples *out, struct gb_cuda_error *err)
 {
-    struct gb_graph graph = {NULL, NULL};
-    long launches = 1;
-    double ms;
-    int rc = -1;
-
-    if (gb_calibrate(timer, launch, c, &launches, kMaxLaunches, opts->min_sample_ms, err) != 0 ||
-        gb_graph_capture(timer, launch, c, launches, &graph, err) != 0 ||
-        gb_time_once(timer, gb_graph_launch, &graph, launches, &ms, err) != 0 ||
-        gb_take_samples(timer, gb_graph_launch, &graph, launches, opts, 1, hooks,
-                        out, err) != 0)
-        goto out;
-    rc = 0;
-
-out:
-    gb_graph_destroy(&graph);
-    return rc;
+    return gb_measure_op(timer, launch, c, kMaxLaunches, 1, opts, hooks, out, err);
 }
 
 int gb_transpose_measure(int device, const struct gb_transpose_plan *plan,

@@ -54,7 +54,11 @@ class ApiTest(ErrorAssertions, unittest.TestCase):
         r = self.d.get("/benchmarks")
         self.assertEqual(r.status, 200)
         by_name = {b["name"]: b for b in r.json()["benchmarks"]}
-        self.assertEqual(set(by_name), {"smem_stride", "smem_pattern", "transpose"})
+        self.assertEqual(set(by_name), {"smem_stride", "smem_pattern", "transpose",
+                                        "gmem_stride", "hbm_bandwidth", "compute_peak",
+                                        "pcie_bandwidth", "p2p_bandwidth"})
+        self.assertTrue(by_name["p2p_bandwidth"]["all_devices"])
+        self.assertEqual(by_name["gmem_stride"]["health_params"]["samples"], 5)
         strides = next(p for p in by_name["smem_stride"]["params"] if p["name"] == "strides")
         self.assertEqual(strides["default"], [1, 2, 4, 8, 16, 32, 33])
         self.assertEqual((strides["min"], strides["max"]), (1, 1024))

@@ -1,0 +1,83 @@
+/*
+ * gb_perf.h - the C face of the GPU backend for issue 16's benchmarks
+ * (gmem_stride, hbm_bandwidth, compute_peak, pcie_bandwidth,
+ * p2p_bandwidth).  Same conventions as gb_kernels.h: 0 on success, -1 on
+ * a CUDA failure described in err, 1 when an output failed its check (the
+ * op's mismatches say how; nothing after it was timed).
+ *
+ * Every benchmark is a list of operations (struct gb_perf_op), each timed
+ * the same way (measure.cuh: warm-up, calibration, samples, hooks for the
+ * quiet card and the watch), each verified before it is timed (output
+ * poisoned, every element checked).  A sample's time is per work unit
+ * (ms / work), and `amount` is what one work unit moves or computes, so
+ * every rate is amount / median, one formula for all five.
+ */
+#ifndef GPUBENCH_KERNELS_GB_PERF_H
+#define GPUBENCH_KERNELS_GB_PERF_H
+
+#include "gb_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gb_perf_op {
+    char label[64];
+    int available; /* 0: not measured; reason says why */
+    char reason[200];
+    struct gb_samples s;               /* ms per work unit */
+    double amount;                     /* bytes or FLOPs per work unit */
+    double clock_mhz;                  /* SM clock measured on the SM (median), 0: none */
+    long long checked;                 /* output elements verified */
+    long long mismatches;              /* of them wrong (or never written) */
+    double max_error;                  /* largest |error| / tolerance scale seen */
+    struct gb_counter_values counters; /* one launch's counts (gmem_stride) */
+    long counter_requests;             /* warp load requests in that launch */
+    int src, dst;                      /* p2p: device indices; -1 otherwise */
+    int peer;                          /* p2p: through peer access */
+    int bidirectional;                 /* p2p: both directions at once */
+};
+
+/* Frees every op's samples (the array itself is the caller's). */
+void gb_perf_ops_free(struct gb_perf_op *ops, int count);
+
+/* gmem_stride: ops[i] for strides[i]; lane L of each warp request reads
+ * word base + L * stride, base 128-byte aligned, the requests sweeping
+ * footprint_bytes.  amount = bytes the warps asked for. */
+int gb_gmem_stride_measure(int device, const long *strides, int count,
+                           long long footprint_bytes, struct gb_counters_state *counters,
+                           const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                           struct gb_perf_op *ops, struct gb_cuda_error *err);
+
+/* hbm_bandwidth: ops[0..4] = copy, scale, add, triad, device-to-device
+ * cudaMemcpy of one array; arrays of `elements` doubles. */
+#define GB_HBM_OPS 5
+int gb_hbm_measure(int device, long long elements, const struct gb_measure_opts *opts,
+                   struct gb_hooks *hooks, struct gb_perf_op *ops, struct gb_cuda_error *err);
+
+/* compute_peak: ops[i] for kinds[i] (enum gb_compute_kind of peaks.h);
+ * GEMM rows n x n x n through cuBLAS (dlopen); a GEMM row that cannot run
+ * is left available = 0 with its reason. */
+int gb_compute_measure(int device, const int *kinds, int count, int gemm_n,
+                       const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                       struct gb_perf_op *ops, struct gb_cuda_error *err);
+
+/* pcie_bandwidth: for each size, h2d pinned, d2h pinned, h2d pageable,
+ * d2h pageable (4 * count ops). */
+int gb_pcie_measure(int device, const long long *sizes, int count,
+                    const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                    struct gb_perf_op *ops, struct gb_cuda_error *err);
+
+/* p2p_bandwidth: the node's devices (*devices of them; at most cap ops);
+ * for every ordered pair a bandwidth op of `bytes` and a latency op of 8
+ * bytes, and for every unordered pair a bidirectional op.  *op_count is
+ * how many were filled. */
+int gb_p2p_measure(int device, long long bytes, const struct gb_measure_opts *opts,
+                   struct gb_hooks *hooks, struct gb_perf_op *ops, int cap, int *op_count,
+                   int *devices, struct gb_cuda_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
