@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +78,10 @@ static void print_comparison(struct cli *c, const cJSON *doc)
         cli_table_json(t, cJSON_GetObjectItem(row, "key"), "%g");
         cli_table_json(t, cJSON_GetObjectItem(row, "verdict"), "%g");
         if (cJSON_IsNumber(s) && cJSON_IsNumber(lo) && cJSON_IsNumber(hi)) {
-            cli_table_cell(t, "%+.2f%%", 100 * s->valuedouble);
-            cli_table_cell(t, "%+.2f%% .. %+.2f%%", 100 * lo->valuedouble, 100 * hi->valuedouble);
+            /* the daemon's shift is of log time: as a change of time */
+            cli_table_cell(t, "%+.2f%%", 100 * expm1(s->valuedouble));
+            cli_table_cell(t, "%+.2f%% .. %+.2f%%", 100 * expm1(lo->valuedouble),
+                           100 * expm1(hi->valuedouble));
         } else {
             cli_table_cell(t, "-");
             cli_table_cell(t, "-");

@@ -19,6 +19,11 @@ void runs_import(struct http_request *req, struct http_reply *rep);
 void run_csv(struct http_request *req, struct http_reply *rep, const char *id);
 void compare_get(struct http_request *req, struct http_reply *rep);
 
+/* report_api.c: GET /runs/ID.md (runs_get hands it over with the id) and
+ * GET /compare.md, as markdown. */
+void run_md(struct http_request *req, struct http_reply *rep, const char *id);
+void compare_md_get(struct http_request *req, struct http_reply *rep);
+
 /* verdict_api.c: GET /compare with baseline= and candidate= (compare_get
  * hands over), and the pinned baselines. */
 void compare_verdicts(struct http_request *req, struct http_reply *rep);

@@ -26,6 +26,7 @@ static const struct route routes[] = {
     {.method = "GET",    .pattern = "/benchmarks",  .handler = benchmarks_get},
     {.method = "POST",   .pattern = "/predict",     .handler = predict_post},
     {.method = "GET",    .pattern = "/compare",     .handler = compare_get},
+    {.method = "GET",    .pattern = "/compare.md",  .handler = compare_md_get},
     {.method = "POST",   .pattern = "/baselines",   .handler = baselines_post, .access = ROUTE_WRITE},
     {.method = "GET",    .pattern = "/baselines",   .handler = baselines_list},
     {.method = "GET",    .pattern = "/baselines/*", .handler = baselines_get},

@@ -397,6 +397,15 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     reply_json(rep, 200, body);
 }
 
+/* GET /runs/ID followed by a suffix: the run in another form. */
+static const struct {
+    const char *suffix;
+    void (*handler)(struct http_request *req, struct http_reply *rep, const char *id);
+} run_forms[] = {
+    {".csv", run_csv},
+    {".md", run_md},
+};
+
 void runs_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
@@ -408,13 +417,16 @@ void runs_get(struct http_request *req, struct http_reply *rep)
         answer_or_wait(req, rep, req->state);
         return;
     }
-    if (strlen(req->arg) == UUID7_STRLEN + 4 &&
-        strcmp(req->arg + UUID7_STRLEN, ".csv") == 0) {
+    /* ID.csv, ID.md: the run in another form, by its own handler. */
+    for (size_t i = 0; i < sizeof(run_forms) / sizeof(run_forms[0]); i++) {
         static const char *const none[] = {NULL};
         char id[UUID7_STRLEN + 1];
+        if (strlen(req->arg) != UUID7_STRLEN + strlen(run_forms[i].suffix) ||
+            strcmp(req->arg + UUID7_STRLEN, run_forms[i].suffix) != 0)
+            continue;
         snprintf(id, sizeof(id), "%.36s", req->arg);
         if (query_check(req, rep, none) == 0)
-            run_csv(req, rep, id);
+            run_forms[i].handler(req, rep, id);
         return;
     }
     if (query_check(req, rep, query) != 0 || parse_wait(req, rep, &wait_s) != 0)
