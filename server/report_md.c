@@ -305,7 +305,8 @@ static void verdicts_md(const cJSON *a, report_run_fn run_of, void *ctx, struct 
         }
         dynbuf_printf(out, ")");
     }
-    dynbuf_printf(out, ", within a margin of %g%% (", 100 * cJSON_GetNumberValue(cJSON_GetObjectItem(a, "margin")));
+    dynbuf_printf(out, ", within a margin of %g%% (",
+                  100 * cJSON_GetNumberValue(cJSON_GetObjectItem(a, "margin")));
     md_text(out, text_at(a, "method", NULL, NULL));
     dynbuf_printf(out, ").\n");
 }
