@@ -22,6 +22,11 @@ void runs_import(struct http_request *req, struct http_reply *rep);
 void run_csv(struct http_request *req, struct http_reply *rep);
 void compare_get(struct http_request *req, struct http_reply *rep);
 
+/* report_api.c: GET /runs/ID.md (the route's "*", req->arg, is the id) and
+ * GET /compare.md, as markdown. */
+void run_md(struct http_request *req, struct http_reply *rep);
+void compare_md_get(struct http_request *req, struct http_reply *rep);
+
 /* verdict_api.c: GET /compare with baseline= and candidate= (compare_get
  * hands over), and the pinned baselines. */
 void compare_verdicts(struct http_request *req, struct http_reply *rep);

@@ -29,6 +29,42 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+// "Copy as markdown": the daemon's report (GET /runs/ID.md, /compare.md)
+// to the clipboard; where the clipboard is refused (no secure context, no
+// permission) the text is shown selected instead, for Ctrl-C.
+function copyMarkdown(url) {
+  const status = el("span", { class: "copy-status", role: "status" });
+  const box = el("span", { class: "copy-markdown" });
+  const button = el("button", { type: "button", class: "copy-md", onclick: async () => {
+    status.textContent = "";
+    let text;
+    try {
+      const token = sessionStorage.getItem(TOKEN_KEY);
+      const r = await fetch(url, { headers: token ? { Authorization: "Bearer " + token } : {} });
+      text = await r.text();
+      if (!r.ok) throw new Error("HTTP " + r.status + ": " + text.slice(0, 200));
+    } catch (e) {
+      status.textContent = "could not get the markdown: " + e.message;
+      return;
+    }
+    try {
+      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(text);
+      status.textContent = "copied";
+    } catch (e) {
+      const area = el("textarea", { class: "markdown-text", readonly: true, rows: 12, cols: 100, "aria-label": "the markdown, selected: copy it with Ctrl-C" });
+      area.value = text;
+      box.querySelector("textarea")?.remove();
+      box.append(area);
+      area.focus();
+      area.select();
+      status.textContent = "selected: copy it with Ctrl-C";
+    }
+  } }, "Copy as markdown");
+  box.append(button, " ", status);
+  return box;
+}
+
 class ApiError extends Error {
   constructor(status, body) {
     const err = (body && body.error) || {};
@@ -627,6 +663,7 @@ function renderRun(box, run) {
   parts.push(el("p", { class: "downloads" }, "This run as ",
     el("a", { href: "/runs/" + encodeURIComponent(run.id), type: "application/json" }, "JSON"), " · ",
     el("a", { href: "/runs/" + encodeURIComponent(run.id) + ".csv", download: true }, "CSV"), " · ",
+    copyMarkdown("/runs/" + encodeURIComponent(run.id) + ".md"), " · ",
     el("a", { class: "nav", href: "?view=compare&benchmark=" + encodeURIComponent(run.benchmark) }, "compare " + run.benchmark + " across cards")));
 
   const fig = runChart(run);
@@ -876,6 +913,8 @@ async function showCompare(q) {
       metric, METRICS[metric][1], predicted));
     parts.push(fig.fig);
   }
+  parts.push(el("p", { class: "downloads" }, copyMarkdown("/compare.md" + qs({ benchmark: bench, host: q.get("host"), device: q.get("device"),
+    label: q.get("label"), latest: q.get("latest"), runs: q.get("runs"), include_invalid: q.get("include_invalid") }))));
   parts.push(compareTable(data, series, keys, metric || "median_ms", METRICS));
   parts.push(seriesTable(series));
   out.replaceChildren(...parts);
@@ -917,6 +956,7 @@ async function showVerdicts(q, out, gen) {
   parts.push(el("p", { class: "verdict verdict-" + data.verdict, id: "verdict-summary" }, el("strong", {}, "Verdict: " + words[data.verdict]),
     data.verdict_rows && data.verdict_rows.length && data.verdict !== "same" ? ` (${data.key} ${data.verdict_rows.join(", ")})` : "",
     ` — margin ±${pct(data.margin, 2)}, ${data.method}.`));
+  parts.push(el("p", { class: "downloads" }, copyMarkdown("/compare.md" + qs(params))));
   const fig = chartFigure(`Shift of ${data.benchmark} from the baseline per ${data.key}, with 95% intervals and the ±margin band`,
     (c) => GBCharts.shift(c, keys, data.rows, data.margin, data.key));
   parts.push(fig.fig);

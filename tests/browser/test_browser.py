@@ -507,6 +507,53 @@ def test_peaks(d, b):
     assert_clean(b)
 
 
+# Replaces the clipboard with one that keeps what it is given (ok) or
+# refuses it, so both paths of "Copy as markdown" are seen in headless
+# Chromium whatever its clipboard permission.
+FAKE_CLIPBOARD = """(() => { window.__copied = null;
+  Object.defineProperty(navigator, 'clipboard', {configurable: true, value: {writeText: (t) =>
+    %s ? (window.__copied = t, Promise.resolve()) : Promise.reject(new Error('denied'))}}); return 1; })()"""
+
+
+def copy_markdown_case(b, box_selector, want, what):
+    """Clicks the copy button in box_selector twice: the clipboard takes
+    the daemon's markdown, then, refused, the text is shown selected."""
+    b.eval(FAKE_CLIPBOARD % "true")
+    b.eval("document.querySelector(%s).click()" % json.dumps(box_selector + " button.copy-md"))
+    b.wait_for("window.__copied !== null", what=what + ": copied")
+    check(b.eval("window.__copied") == want, "%s: the clipboard got %r" % (what, b.eval("window.__copied")[:200]))
+    check(b.eval("document.querySelector(%s).textContent" % json.dumps(box_selector + " .copy-status")) == "copied",
+          what + ": no 'copied' said")
+    b.eval(FAKE_CLIPBOARD % "false")
+    b.eval("document.querySelector(%s).click()" % json.dumps(box_selector + " button.copy-md"))
+    area = json.dumps(box_selector + " textarea.markdown-text")
+    b.wait_for("!!document.querySelector(%s)" % area, what=what + ": the fallback text")
+    check(b.eval("document.querySelector(%s).value" % area) == want, what + ": the fallback shows other text")
+    check(b.eval("(() => { const a = document.querySelector(%s); return document.activeElement === a && "
+                 "a.selectionStart === 0 && a.selectionEnd === a.value.length; })()" % area),
+          what + ": the fallback text is not selected")
+
+
+def test_copy_markdown(d, b):
+    """A run's page and a comparison offer "Copy as markdown": the report
+    the daemon serves goes to the clipboard, or is shown selected."""
+    r = post_run(d, {"benchmark": "smem_stride", "device": 0, "label": "md"})
+    open_page(b, d, "?run=" + r["id"], "run page for markdown")
+    want = d.get("/runs/%s.md" % r["id"]).body
+    check(want.startswith("Fake GPU") and "| Stride |" in want, "run markdown: %r" % want[:200])
+    copy_markdown_case(b, "#run .copy-markdown", want, "run")
+    shot(b, "copy-markdown-run")
+    other = post_run(d, {"benchmark": "smem_stride", "device": 1, "label": "md"})
+    q = "?view=compare&benchmark=smem_stride&baseline=runs:%s&candidate=runs:%s" % (r["id"], other["id"])
+    open_page(b, d, q, "verdicts for markdown")
+    want = d.get("/compare.md?benchmark=smem_stride&baseline=runs:%s&candidate=runs:%s" % (r["id"], other["id"])).body
+    check("Verdict: **" in want, "compare markdown: %r" % want[:300])
+    copy_markdown_case(b, "#compare .copy-markdown", want, "verdicts")
+    open_page(b, d, "?view=compare&benchmark=smem_stride", "series for markdown")
+    copy_markdown_case(b, "#compare .copy-markdown", d.get("/compare.md?benchmark=smem_stride").body, "series")
+    assert_clean(b)
+
+
 def main():
     if not cdp.find_chromium():
         print("SKIPPED: chromium not installed (apt-get install chromium)")
@@ -520,7 +567,10 @@ def main():
         ("validity", test_validity, {}, []),
         ("waiting", test_waiting, {"GPUBENCH_FAKE_WAIT_MS": "4000", "GPUBENCH_FAKE_DELAY_MS": "100"}, []),
         ("peaks", test_peaks, {}, []),
+        ("copy_markdown", test_copy_markdown, {}, []),
     ]
+    # test_browser.py NAME...: only those cases (while working on one).
+    cases = [c for c in cases if not sys.argv[1:] or c[0] in sys.argv[1:]]
     for name, fn, env, args in cases:
         d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args)
         b = None

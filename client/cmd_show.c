@@ -1,0 +1,112 @@
+/*
+ * cmd_show.c - `gpubench show ID`: one run, and the printing of a run that
+ * `run --wait` shares.  The lines above the table say what a reader needs
+ * to trust the numbers (card, driver, CUDA, when, valid or why not).
+ */
+#include "cli.h"
+#include "cli_table.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cli_json_text(const cJSON *obj, ...)
+{
+    va_list ap;
+    const char *name;
+
+    va_start(ap, obj);
+    while ((name = va_arg(ap, const char *)) != NULL)
+        obj = cJSON_GetObjectItem(obj, name);
+    va_end(ap);
+    return cJSON_GetStringValue(obj);
+}
+
+static const char *or_else(const char *text, const char *otherwise)
+{
+    return text ? text : otherwise;
+}
+
+/* "no (reason; reason)" from validity.reasons[].message or .code. */
+static void print_validity(const cJSON *validity)
+{
+    const cJSON *valid = cJSON_GetObjectItem(validity, "valid"), *r;
+    const char *sep = " (";
+
+    if (!cJSON_IsBool(valid)) {
+        printf("valid:   not judged\n");
+        return;
+    }
+    printf("valid:   %s", cJSON_IsTrue(valid) ? "yes" : "no");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(validity, "reasons")) {
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(r, "message"));
+        if (why == NULL)
+            why = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+        if (why) {
+            printf("%s%s", sep, why);
+            sep = "; ";
+        }
+    }
+    printf("%s\n", strcmp(sep, "; ") == 0 ? ")" : "");
+}
+
+void cli_print_run(struct cli *c, const cJSON *run)
+{
+    const char *label = cli_json_text(run, "label", NULL);
+    const char *when = cli_json_text(run, "finished_at", NULL);
+    const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
+    const cJSON *error = cJSON_GetObjectItem(run, "error");
+    struct cli_table *t;
+
+    printf("run:     %s\n", cli_json_text(run, "id", NULL));
+    printf("bench:   %s, %s\n", cli_json_text(run, "benchmark", NULL),
+           cli_json_text(run, "status", NULL));
+    printf("card:    %s (%s) on %s\n", or_else(cli_json_text(run, "device", "name", NULL), "?"),
+           or_else(cli_json_text(run, "device", "uuid", NULL), "no uuid"),
+           or_else(cli_json_text(run, "host", NULL), "?"));
+    printf("driver:  %s, CUDA %s\n",
+           or_else(cli_json_text(run, "meta", "driver", "nvidia_version", NULL), "?"),
+           or_else(cli_json_text(run, "meta", "cuda", "runtime_version", NULL), "?"));
+    printf("date:    %s\n", or_else(when, or_else(cli_json_text(run, "created_at", NULL), "?")));
+    if (label && label[0])
+        printf("label:   %s\n", label);
+    if (cJSON_IsObject(error))
+        printf("error:   %s: %s\n", or_else(cli_json_text(error, "code", NULL), "?"),
+               or_else(cli_json_text(error, "message", NULL), ""));
+    else
+        print_validity(cJSON_GetObjectItem(run, "validity"));
+    if (cJSON_GetArraySize(rows) == 0)
+        return;
+    if ((t = cli_table_new()) == NULL) {
+        fprintf(stderr, "gpubench: out of memory\n");
+        return;
+    }
+    putchar('\n');
+    cli_table_result_rows(t, rows);
+    cli_table_print(stdout, t, c->colour);
+    free(t);
+}
+
+int cmd_show(struct cli *c)
+{
+    char path[96];
+    cJSON *run;
+    int rc;
+
+    if (c->nargs != 1) {
+        fprintf(stderr, "gpubench show: expected one run id (gpubench show --help)\n");
+        return CLI_ERROR;
+    }
+    if ((size_t)snprintf(path, sizeof(path), "/runs/%s", c->args[0]) >= sizeof(path) ||
+        strpbrk(c->args[0], "/?#%& ") != NULL) {
+        fprintf(stderr, "gpubench show: %.60s: not a run id\n", c->args[0]);
+        return CLI_ERROR;
+    }
+    if ((rc = cli_get_json(c, path, &run)) != CLI_OK)
+        return rc;
+    if (!c->opt.json)
+        cli_print_run(c, run);
+    cJSON_Delete(run);
+    return CLI_OK;
+}

@@ -1,0 +1,88 @@
+/*
+ * main.c - gpubench, the command-line client of gpubenchd: parses the
+ * command line (cli_options.c), finds the daemon and the token, and hands
+ * over to the subcommand.  See cli.h for the exit statuses.
+ *
+ * Where the daemon is: --url, else $GPUBENCH_URL, else the daemon's own
+ * default address.  The token: --token-file (its first line), else
+ * $GPUBENCH_TOKEN; none is sent when neither is set.  Colour and the
+ * progress bar only when stdout is a terminal, and no colour with
+ * $NO_COLOR set (https://no-color.org).
+ */
+#include "cli.h"
+#include "cli_options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_URL "http://127.0.0.1:8080"
+#define TOKEN_CAP 512
+
+/* The token's first line of path into out[TOKEN_CAP]; 0, or -1 said. */
+static int read_token_file(const char *path, char *out)
+{
+    FILE *f = fopen(path, "r");
+    int rc = -1;
+
+    if (f == NULL) {
+        perror(path);
+        return -1;
+    }
+    if (fgets(out, TOKEN_CAP, f) == NULL) {
+        fprintf(stderr, "gpubench: --token-file %s: the file is empty\n", path);
+        goto done;
+    }
+    out[strcspn(out, "\r\n")] = '\0';
+    if (out[0] == '\0') {
+        fprintf(stderr, "gpubench: --token-file %s: the first line is empty\n", path);
+        goto done;
+    }
+    rc = 0;
+done:
+    fclose(f);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static struct cli c; /* zeroed */
+    const struct cli_subcommand *sub;
+    const char *token = getenv("GPUBENCH_TOKEN");
+    const char *no_colour = getenv("NO_COLOR");
+    char token_buf[TOKEN_CAP], err[512];
+    int rc;
+
+    sub = cli_parse(argc, argv, &c, &rc);
+    if (sub == NULL)
+        return rc;
+    if (c.opt.url == NULL)
+        c.opt.url = getenv("GPUBENCH_URL");
+    if (c.opt.url == NULL || c.opt.url[0] == '\0')
+        c.opt.url = DEFAULT_URL;
+    if (strncmp(c.opt.url, "http://", 7) != 0 && strncmp(c.opt.url, "https://", 8) != 0) {
+        fprintf(stderr, "gpubench: --url %s: expected an http:// or https:// URL\n", c.opt.url);
+        return CLI_ERROR;
+    }
+    if (c.opt.token_file != NULL) {
+        if (read_token_file(c.opt.token_file, token_buf) != 0)
+            return CLI_ERROR;
+        token = token_buf;
+    }
+    if (token != NULL && token[0] == '\0')
+        token = NULL;
+    c.tty = isatty(STDOUT_FILENO) && !c.opt.json;
+    c.colour = c.tty && (no_colour == NULL || no_colour[0] == '\0');
+    if ((c.http = gb_http_open(c.opt.url, token, err, sizeof(err))) == NULL) {
+        fprintf(stderr, "gpubench: %s\n", err);
+        return CLI_ERROR;
+    }
+    rc = sub->run(&c);
+    gb_http_close(c.http);
+    if (fflush(stdout) != 0) {
+        perror("gpubench: stdout");
+        rc = CLI_ERROR;
+    }
+    return rc;
+}
