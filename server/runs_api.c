@@ -15,6 +15,7 @@
  * ?wait=SECONDS suspends the connection (waiters.c) and answers again when
  * the run ends or the time is up.
  */
+#include "alerts.h"
 #include "bench_spec.h"
 #include "dynbuf.h"
 #include "gpu_pool.h"
@@ -469,6 +470,7 @@ void runs_delete(struct http_request *req, struct http_reply *rep)
         reply_store_error(rep, rc, "the run could not be cancelled");
         return;
     }
+    alerts_on_unjudged(req->app, req->arg, "was cancelled");
     waiters_notify(req->app->waiters, req->arg);
     snprintf(ws.ids[0], sizeof(ws.ids[0]), "%.36s", req->arg);
     reply_runs(rep, &ws, 200);
