@@ -75,7 +75,7 @@ function historyPart(run, v) {
     el("td", { class: "num", dataset: { field: "shift", value: String(r.shift) } }, signedPct(r.shift)),
     el("td", { class: "num" }, signedPct(r.ci_low) + " … " + signedPct(r.ci_high)),
     el("td", { class: "num" }, `${r.n_baseline} / ${r.n_candidate}`)));
-  part.append(table("rows verdicts history-verdicts", "Each row: this run's shift from its card's history (+ is slower), the 95% interval and the verdict in words",
+  part.append(table("verdicts history-verdicts", "Each row: this run's shift from its card's history (+ is slower), the 95% interval and the verdict in words",
     ["row", "Verdict", "Shift", "95% interval", "Samples (history / this run)"], body));
   const trend = el("div", { id: "card-history" }, el("p", { class: "note" }, "loading the card's recent runs…"));
   part.append(trend);
@@ -126,7 +126,7 @@ async function cardHistory(run, h, margin, box) {
         num(m, 4), isNum(m) && isNum(base[j]) ? el("span", { class: "spread" }, " " + signedPct(m / base[j] - 1)) : null);
     })));
   const heads = [key || "row", "History median (ms)"].concat(all.map((x, i) => (i === all.length - 1 ? "This run" : el("span", {}, "Run ", runLink(x.id)))));
-  box.replaceChildren(fig.fig, table("rows card-history", "Median time (ms) per row of each run, oldest first, and its share off the history's median; the band is ±" + pct(margin, 2), heads, body));
+  box.replaceChildren(fig.fig, table("card-history", "Median time (ms) per row of each run, oldest first, and its share off the history's median; the band is ±" + pct(margin, 2), heads, body));
   fig.draw();
 }
 
@@ -148,7 +148,7 @@ function fleetPart(v) {
       el("td", { class: "num", dataset: { field: "z", value: String(r.z) } }, isNum(r.z) ? num(r.z, 3) : "–"),
       el("td", { class: w.cls, dataset: { field: "outlier", value: String(!!r.outlier) } }, w.text));
   });
-  part.append(table("rows verdicts fleet-verdicts", "Each row: this card's median against the latest valid run of every other card of its model (robust z; an outlier past |z| > 3.5 and the margin)",
+  part.append(table("verdicts fleet-verdicts", "Each row: this card's median against the latest valid run of every other card of its model (robust z; an outlier past |z| > 3.5 and the margin)",
     ["row", "This card (ms)", "Fleet median (ms)", "MAD (ms)", "z", "Judgement"], body));
   return part;
 }
