@@ -37,6 +37,21 @@ function fleetWords(cell) {
   return { cls: "note", text: "not judged" };
 }
 
+// One read for a view: its answer, or null (the error shown in out, the
+// page marked ready) when it failed or the view has changed since.
+async function loadInto(path, out, gen) {
+  try {
+    const body = await api(path);
+    return current(gen) ? body : null;
+  } catch (e) {
+    if (current(gen)) {
+      out.replaceChildren(errorBox(e));
+      ready();
+    }
+    return null;
+  }
+}
+
 // ---------------------------------------------------------------- a run's verdicts
 
 // The panel under a finished run's rows; null for a run not finished.
@@ -238,16 +253,9 @@ function ackForm(a) {
 async function showAlerts() {
   const gen = state.generation;
   const out = $("#alerts");
-  let list;
-  try {
-    list = (await api("/alerts")).alerts;
-  } catch (e) {
-    if (!current(gen)) return;
-    out.replaceChildren(errorBox(e));
-    ready();
-    return;
-  }
-  if (!current(gen)) return;
+  const body = await loadInto("/alerts", out, gen);
+  if (!body) return;
+  const list = body.alerts;
   const open = list.filter((a) => a.state !== "cleared").length;
   out.replaceChildren(el("p", { id: "alerts-count" }, `${open} open alert(s), ${list.length - open} cleared.`),
     list.length ? alertsTable(list, null, true) : el("p", { class: "note" }, "No alerts."));
@@ -264,16 +272,8 @@ async function showFleet(q) {
   const bench = q.get("benchmark") || form.elements.benchmark.options[0].value;
   form.elements.benchmark.value = bench;
   out.replaceChildren(el("p", { class: "note" }, "loading…"));
-  let data;
-  try {
-    data = await api("/fleet" + qs({ benchmark: bench }));
-  } catch (e) {
-    if (!current(gen)) return;
-    out.replaceChildren(errorBox(e));
-    ready();
-    return;
-  }
-  if (!current(gen)) return;
+  const data = await loadInto("/fleet" + qs({ benchmark: bench }), out, gen);
+  if (!data) return;
   if (!data.groups.length) {
     out.replaceChildren(el("p", { class: "note", id: "fleet-empty" }, "No valid run of " + bench + " yet."));
     ready();
