@@ -281,10 +281,15 @@ static void queue_confirmations(struct app *app, const cJSON *run, int n)
         r[i].confirms = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
     }
     rc = store_insert_runs(app->store, r, n, app->opt->max_queue);
-    if (rc != STORE_OK)
-        log_warn("run %s: its confirming run(s) could not be queued (%s)", r[0].confirms,
-                 rc == STORE_FULL ? "the queue is full" : store_rc_words(rc));
-    else
+    if (rc != STORE_OK) {
+        const char *why = rc == STORE_FULL ? "the queue is full" : store_rc_words(rc);
+        char reason[160];
+        int changed = 0;
+        log_warn("run %s: its confirming run(s) could not be queued (%s)", r[0].confirms, why);
+        snprintf(reason, sizeof(reason), "no confirming run could be queued (%s)", why);
+        if (store_alerts_unconfirmed(app->store, r[0].confirms, 1, reason, &changed) != STORE_OK)
+            log_warn("run %s: its alerts stay detected", r[0].confirms);
+    } else
         log_info("run %s: %d confirming run(s) queued, first %s", r[0].confirms, n, r[0].id);
 }
 
@@ -315,6 +320,19 @@ static void settle(struct app *app, const char *id, const char *confirms,
     cJSON_Delete(pending);
 }
 
+void alerts_on_unjudged(struct app *app, const char *run_id, const char *what)
+{
+    char reason[160];
+    int changed = 0;
+
+    snprintf(reason, sizeof(reason), "its confirming run %s %s", run_id, what);
+    if (store_alerts_unconfirmed(app->store, run_id, 0, reason, &changed) != STORE_OK)
+        log_warn("run %s ended (%s): the alerts it was to confirm are not settled", run_id, what);
+    else if (changed > 0)
+        log_info("run %s ended (%s): %d alert(s) it was to confirm settled", run_id, what,
+                 changed);
+}
+
 void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts)
 {
     static struct finding f[MAX_FINDINGS]; /* one runner at a time: see below */
@@ -323,8 +341,13 @@ void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts)
     const char *confirms = cJSON_GetStringValue(cJSON_GetObjectItem(run, "confirms"));
     int confirm_runs = app->opt->confirm_runs, opened = 0, n;
 
-    if (id == NULL || !cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged")))
+    if (id == NULL)
         return;
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged"))) {
+        if (confirms)
+            alerts_on_unjudged(app, id, "was not valid");
+        return;
+    }
     /* Runners of several GPUs may end runs at once; the findings are few
      * and short-lived, so one buffer under a lock keeps them off the
      * stack without an allocation per run. */

@@ -14,6 +14,18 @@
  * cleared by the first later run that finds its row `same` (history) or
  * within the fleet again.
  *
+ * A confirming run that ends without a verdict (failed, cancelled, not
+ * valid, or not judged) counts as a confirmation that did not repeat it,
+ * with its own reason: once the last one is spent the alert is cleared,
+ * "its confirming run ID failed" (or "was cancelled", ...), rather than
+ * waiting `detected` for good.  Nothing is queued again: a real change is
+ * found again by the card's next run, which opens a new alert; a card
+ * whose runs keep failing shows that in its runs, not in its alerts.  A
+ * run whose confirming runs cannot be queued (the queue is full) has its
+ * alerts cleared at once, saying so.  (Not yet: a confirming run that
+ * a daemon stopped while it ran is failed at the next start by
+ * store_recover, which does not settle its alerts.)
+ *
  * The webhook posts each confirmed alert as JSON to --alert-webhook from a
  * thread of its own, retried with back-off (ALERTS_WEBHOOK_TRIES), so a
  * slow or dead receiver never holds up a run; the queue is bounded and an
@@ -41,6 +53,11 @@ void alerts_stop(struct alerts *a);
  * got at its end: opens, confirms and clears alerts, queues confirming
  * runs.  Failures are logged: the run is stored whatever happens here. */
 void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts);
+
+/* A run (run_id) ended with status and no verdicts: if it was a
+ * confirming run, the alerts it was to settle count it as not repeated
+ * (reason: "its confirming run ID <what>").  Failures are logged. */
+void alerts_on_unjudged(struct app *app, const char *run_id, const char *what);
 
 /* Webhook posts delivered and given up on, for /metrics. */
 void alerts_webhook_counts(struct alerts *a, long *delivered, long *failed);

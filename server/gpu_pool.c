@@ -227,6 +227,9 @@ static void end_run(struct gpu *g, const char *id, const char *status,
         if (rc == STORE_OK) {
             if (verdicts_text)
                 alerts_on_run(app, run, verdicts);
+            else /* failed, or its verdicts could not be made */
+                alerts_on_unjudged(app, id,
+                                   strcmp(status, "done") == 0 ? "was not judged" : status);
             break;
         }
         if (i == 0 && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
@@ -266,8 +269,10 @@ static int flush_pending(struct gpu *g)
                           "store_error", g->pending_message, NULL);
     if (rc != STORE_OK && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
         return -1;
-    if (rc == STORE_OK)
+    if (rc == STORE_OK) {
         log_warn("gpu %d: run %s failed: %s", g->index, g->pending_id, g->pending_message);
+        alerts_on_unjudged(g->pool->app, g->pending_id, "failed");
+    }
     waiters_notify(g->pool->app->waiters, g->pending_id);
     g->pending_id[0] = '\0';
     return 0;

@@ -196,35 +196,33 @@ static void card_labels(struct dynbuf *b, const char *benchmark, const cJSON *ro
     dynbuf_add(b, "\"", 1);
 }
 
-/* Issue 14: one gauge per open confirmed (or acknowledged) alert, each
- * card's fleet z per row, and the webhook's posts.  0, or -1 on a store
- * error. */
+/* Issue 14: the open confirmed alerts counted per card, row, kind and
+ * state (confirmed or acknowledged), each card's fleet z per row, and the
+ * webhook's posts.  No label takes a value per alert or per run (an alert
+ * id would make a new series of every alert): a card and row keep one
+ * series while alerts come and go.  0, or -1 on a store error. */
 static int alert_metrics(struct http_request *req, struct dynbuf *b)
 {
-    cJSON *alerts = NULL, *cards = NULL, *fleet = NULL;
+    cJSON *counts = NULL, *cards = NULL, *fleet = NULL;
     const cJSON *a, *g, *card, *cell;
     long delivered, failed;
     int rc = -1;
 
-    if (store_alerts_list(req->app->store, 1, 10000, &alerts) != STORE_OK ||
+    if (store_alerts_open_counts(req->app->store, &counts) != STORE_OK ||
         store_fleet_cards(req->app->store, NULL, &cards) != STORE_OK ||
         (fleet = fleet_build(cards, GB_SHIFT_MARGIN_DEFAULT)) == NULL)
         goto done;
     help(b, "gpubench_alert_open", "gauge",
-         "1 for each open confirmed or acknowledged alert (GET /alerts), by card and row.");
-    cJSON_ArrayForEach(a, alerts) {
-        const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(a, "state"));
-        const cJSON *c = cJSON_GetObjectItem(a, "card");
-        if (state == NULL || strcmp(state, "detected") == 0)
-            continue; /* not confirmed yet */
-        dynbuf_printf(b, "gpubench_alert_open{alert=\"%.0f\",kind=\"%s\",state=\"%s\",",
-                      cJSON_GetNumberValue(cJSON_GetObjectItem(a, "id")),
-                      cJSON_GetStringValue(cJSON_GetObjectItem(a, "kind")), state);
+         "Open confirmed (or acknowledged) alerts of the card, row and kind (GET /alerts).");
+    cJSON_ArrayForEach(a, counts) {
+        dynbuf_printf(b, "gpubench_alert_open{kind=\"%s\",state=\"%s\",",
+                      cJSON_GetStringValue(cJSON_GetObjectItem(a, "kind")),
+                      cJSON_GetStringValue(cJSON_GetObjectItem(a, "state")));
         card_labels(b, cJSON_GetStringValue(cJSON_GetObjectItem(a, "benchmark")),
                     cJSON_GetObjectItem(a, "row"),
-                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")),
-                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "device_uuid")));
-        dynbuf_add(b, "} 1\n", 4);
+                    cJSON_GetStringValue(cJSON_GetObjectItem(a, "host")),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(a, "device_uuid")));
+        dynbuf_printf(b, "} %.0f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(a, "count")));
     }
     help(b, "gpubench_fleet_robust_z", "gauge",
          "Robust z of the card's latest valid median among the cards of its model and "
@@ -252,7 +250,7 @@ static int alert_metrics(struct http_request *req, struct dynbuf *b)
     rc = 0;
 
 done:
-    cJSON_Delete(alerts);
+    cJSON_Delete(counts);
     cJSON_Delete(cards);
     cJSON_Delete(fleet);
     return rc;

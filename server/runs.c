@@ -9,6 +9,7 @@
  * the queue) rather than as whatever a runner made of them since.
  */
 #include "runs.h"
+#include "alerts.h"
 #include "bench_spec.h"
 #include "gpu_pool.h"
 #include "run_cache.h"
@@ -185,6 +186,8 @@ enum runs_rc runs_cancel(struct app *app, const char *id, char status[16],
                     "run %.60s is %.15s; only a queued run can be cancelled", id, status);
     if (rc != STORE_OK)
         return fail(err, RUNS_STORE, rc, "", "the run could not be cancelled");
+    /* A cancelled confirming run settles the alert it was to confirm. */
+    alerts_on_unjudged(app, id, "was cancelled");
     waiters_notify(app->waiters, id);
     return RUNS_OK;
 }

@@ -308,6 +308,19 @@ int store_alerts_pending(struct store *s, const char *run_id, cJSON **alerts);
  * repeated, one fewer confirmation is awaited, and at none it is cleared. */
 int store_alert_settle(struct store *s, long long id, int repeated, const char *run_id,
                        cJSON **confirmed);
+/* Alerts no confirming run will settle.  Not found_by: run_id is a
+ * confirming run that ended without a verdict (failed, cancelled, not
+ * valid): each detected alert of the run it confirms awaits one fewer
+ * confirmation, and at none it is cleared with reason.  found_by: run_id
+ * found them and none of its confirming runs could be queued: its
+ * detected alerts are cleared with reason at once.  *changed: how many
+ * alerts it touched. */
+int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
+                             const char *reason, int *changed);
+/* The open confirmed and acknowledged alerts counted by kind, state,
+ * benchmark, row and card (for /metrics): a NEW array of {"kind",
+ * "state", "benchmark", "row", "host", "device_uuid", "count"}. */
+int store_alerts_open_counts(struct store *s, cJSON **counts);
 /* Open alerts only, or open ones then the most recent others; NEW array. */
 int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts);
 /* detected or confirmed -> acknowledged with reason; *alert gets the alert

@@ -229,6 +229,85 @@ int store_alert_settle(struct store *s, long long id, int repeated, const char *
     return rc;
 }
 
+int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
+                             const char *reason, int *changed)
+{
+    struct conn *c = &s->writer;
+    /* clang-format off */
+#define UNCONFIRMED_SET                                                         \
+    "UPDATE alerts SET confirms_left = confirms_left - 1, "                     \
+    "state = CASE WHEN confirms_left <= 1 THEN 'cleared' ELSE state END, "      \
+    "clear_run_id = CASE WHEN confirms_left <= 1 THEN ?1 END, "                 \
+    "cleared_at = CASE WHEN confirms_left <= 1 THEN ?3 END, "                   \
+    "reason = CASE WHEN confirms_left <= 1 THEN ?2 END WHERE state = 'detected' "
+    static const char by_confirmation[] =
+        UNCONFIRMED_SET "AND run_id = (SELECT confirms FROM runs WHERE id = ?1)";
+    static const char by_finder[] =
+        "UPDATE alerts SET confirms_left = 0, state = 'cleared', clear_run_id = ?1, "
+        "cleared_at = ?3, reason = ?2 WHERE state = 'detected' AND run_id = ?1";
+#undef UNCONFIRMED_SET
+    /* clang-format on */
+    char now[32];
+    int rc;
+
+    *changed = 0;
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&c->lock);
+    rc = store_exec(c, found_by ? by_finder : by_confirmation, run_id, reason, now, NULL,
+                    changed);
+    if (rc != STORE_OK)
+        rc = store_fail(c, "settle alerts that no confirming run will");
+    else if (*changed > 0)
+        store_wrote(c);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_alerts_open_counts(struct store *s, cJSON **counts)
+{
+    struct conn *c = store_reader(s);
+    static const char sql[] =
+        "SELECT kind, state, benchmark, row_key, host, device_uuid, count(*) FROM alerts "
+        "WHERE state IN ('confirmed', 'acknowledged') "
+        "GROUP BY kind, state, benchmark, row_key, host, device_uuid";
+    static const char *const names[] = {"kind", "state", "benchmark", NULL, "host",
+                                        "device_uuid"};
+    sqlite3_stmt *st = NULL;
+    cJSON *out = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *counts = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *one = cJSON_CreateObject(), *row = store_json_column(st, 3);
+        if (one == NULL || row == NULL || !cJSON_AddItemToArray(out, one)) {
+            cJSON_Delete(one);
+            cJSON_Delete(row);
+            goto done;
+        }
+        for (int i = 0; i < 6; i++)
+            if (names[i])
+                store_add_text_or_null(one, names[i], store_col_text(st, i));
+        cJSON_AddItemToObject(one, "row", row);
+        cJSON_AddNumberToObject(one, "count", (double)sqlite3_column_int64(st, 6));
+    }
+    if (step != SQLITE_DONE)
+        goto done;
+    *counts = out;
+    out = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "count the open alerts");
+    cJSON_Delete(out);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts)
 {
     struct conn *c = store_reader(s);

@@ -4,37 +4,71 @@
  * (migrations/0006_baselines.sql).  See store.h.
  */
 #include "store_internal.h"
+#include "dynbuf.h"
 #include "log.h"
 #include "timeutil.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The text of store_select_runs with only the filters given (bit i: text
+ * i of sel), made once per set and kept: a clause "?N IS NULL OR ..." in
+ * one text for all would keep SQLite from any index but the newest-first
+ * walk, which reads the whole table when few runs match (a card's runs of
+ * one benchmark since a date).  With a card, the benchmark is left out of
+ * the index choice (+r.benchmark) so that runs_by_device_uuid walks that
+ * card's runs newest first: a card has far fewer runs than a benchmark. */
+static const char *select_sql_for(unsigned bits)
+{
+    static const char *const clauses[7] = {
+        " AND r.benchmark = ?1", " AND r.device_uuid = ?2", " AND r.host = ?3",
+        " AND r.label = ?4", " AND r.driver_version = ?5", " AND r.created_at >= ?6",
+        " AND r.created_at <= ?7"};
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char *texts[1 << 7];
+    struct dynbuf b;
+
+    pthread_mutex_lock(&lock);
+    if (texts[bits] == NULL) {
+        dynbuf_init(&b, 1024);
+        dynbuf_printf(&b, "SELECT r.id FROM runs r WHERE r.status = 'done'");
+        for (int i = 0; i < 7; i++)
+            if (bits & (1u << i))
+                dynbuf_printf(&b, "%s",
+                              i == 0 && (bits & 2u) ? " AND +r.benchmark = ?1" : clauses[i]);
+        dynbuf_printf(&b, " ORDER BY r.id DESC LIMIT ?8");
+        texts[bits] = dynbuf_take(&b, NULL);
+    }
+    pthread_mutex_unlock(&lock);
+    return texts[bits];
+}
+
 int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids)
 {
-    static const char sql[] =
-        "SELECT r.id FROM runs r WHERE r.status = 'done' "
-        "AND (?1 IS NULL OR r.benchmark = ?1) "
-        "AND (?2 IS NULL OR r.device_uuid = ?2) "
-        "AND (?3 IS NULL OR r.host = ?3) "
-        "AND (?4 IS NULL OR r.label = ?4) "
-        "AND (?5 IS NULL OR r.driver_version = ?5) "
-        "AND (?6 IS NULL OR r.created_at >= ?6) "
-        "AND (?7 IS NULL OR r.created_at <= ?7) "
-        "ORDER BY r.id DESC LIMIT ?8";
     const char *texts[7] = {sel->benchmark, sel->card, sel->host, sel->label,
                             sel->driver, sel->since, sel->until};
     struct conn *c = store_reader(s);
     sqlite3_stmt *st = NULL;
     cJSON *list = cJSON_CreateArray();
+    const char *sql;
+    unsigned bits = 0;
     int rc = STORE_ERROR, step;
 
     *ids = NULL;
+    for (int i = 0; i < 7; i++)
+        if (texts[i] && texts[i][0])
+            bits |= 1u << i;
+    if ((sql = select_sql_for(bits)) == NULL) {
+        cJSON_Delete(list);
+        return STORE_ERROR;
+    }
     pthread_mutex_lock(&c->lock);
     if (list == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     for (int i = 0; i < 7; i++)
-        store_bind_text(st, i + 1, texts[i] && texts[i][0] ? texts[i] : NULL);
+        if (bits & (1u << i))
+            store_bind_text(st, i + 1, texts[i]);
     sqlite3_bind_int(st, 8, sel->limit);
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         cJSON_AddItemToArray(list, cJSON_CreateString(store_col_text(st, 0)));

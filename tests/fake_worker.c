@@ -34,7 +34,8 @@
  *                               it); slow=F (an idle card, every time
  *                               F times the normal one, e.g. slow=1.05);
  *                               once:MODE (MODE for the next job only,
- *                               then the file says normal);
+ *                               then the file says normal; once:MODE:NEXT,
+ *                               then NEXT);
  *                               link_degraded (pcie_bandwidth's
  *                               meta.link trained at gen 4 of 5)
  *                               The issue 16 benchmarks' rows are drawn
@@ -101,9 +102,13 @@ static void read_mode(char *mode, size_t cap)
             snprintf(mode, cap, "normal");
         fclose(f);
     }
-    /* once:MODE - this job only; the next ones are normal */
+    /* once:MODE - this job only; the next ones are normal, or NEXT with
+     * once:MODE:NEXT (a slow run, then a confirming run that fails) */
     if (strncmp(mode, "once:", 5) == 0 && (f = fopen(path, "w")) != NULL) {
-        fputs("normal\n", f);
+        char *next = strchr(mode + 5, ':');
+        if (next)
+            *next++ = '\0';
+        fprintf(f, "%s\n", next ? next : "normal");
         fclose(f);
         memmove(mode, mode + 5, strlen(mode + 5) + 1);
     }

@@ -3,7 +3,8 @@
 // Plain JavaScript, no build step, no inline script or style (the page runs
 // under a Content-Security-Policy); all data comes from the daemon's JSON API.
 // The view lives in the query string, so a link shows a colleague the same
-// thing: ?run=ID, ?view=compare&benchmark=..., ?view=post, else the runs list.
+// thing: ?run=ID, ?view=compare&benchmark=..., ?view=fleet&benchmark=...,
+// ?view=alerts, ?view=post, else the runs list.
 "use strict";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
@@ -316,7 +317,8 @@ function render(moveFocus) {
     if (a.id === "nav-" + view || (view === "run" && a.id === "nav-runs")) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
-  const show = { runs: showRuns, run: showRun, compare: showCompare, post: showPost }[view] || showRuns;
+  // fleet and alerts are verdicts.js's, loaded after this file
+  const show = { runs: showRuns, run: showRun, compare: showCompare, post: showPost, fleet: showFleet, alerts: showAlerts }[view] || showRuns;
   const done = show(q);
   // After a click, move focus to the new view's heading, as a page load would.
   if (moveFocus) Promise.resolve(done).then(() => { const h = $(".view:not([hidden]) h1"); if (h) h.focus({ preventScroll: true }); window.scrollTo(0, 0); });
@@ -676,9 +678,12 @@ function renderRun(box, run) {
     if (Array.isArray(summary.matrix.latency_us)) results.append(matrixFigure(summary.matrix, "latency_us", "µs", "Peer latency, µs from each GPU (row) to each (column)"));
   }
   results.append(summaryPanel(run.benchmark, summary));
+  const verdicts = runVerdictsPanel(run); // verdicts.js
+  if (verdicts) results.append(verdicts);
 
   box.replaceChildren(el("div", { class: "run-grid" }, el("div", { class: "run-main" }, parts, results), metaPanel(run)));
   if (fig) fig.draw();
+  if (verdicts && run.verdicts && run.verdicts.judged) runAlerts(run);
 }
 
 // The verdict with each reason's sentence: what makes this run trustworthy
@@ -1247,4 +1252,5 @@ function start() {
   render(false);
 }
 
-start();
+// After every script of the page (verdicts.js adds views) has run.
+document.addEventListener("DOMContentLoaded", start);

@@ -420,5 +420,63 @@ const GBCharts = (() => {
     });
   }
 
-  return { available, stride, transpose, peaks, bars, compare, shift, destroyAll, OKABE_ITO, SHAPES };
+  // The fleet: each card's robust z per row, rows side by side on a
+  // numeric axis (a little spread so that cards do not hide each other),
+  // the ±threshold dashed.  Cards within the fleet are one grey series of
+  // circles; each outlier card its own labelled series of triangles.
+  function fleet(canvas, keys, cards, threshold) {
+    const spread = (i, n) => (n > 1 ? (i / (n - 1) - 0.5) * 0.5 : 0);
+    const points = (c, i, n) => c.z.map((z, k) => (typeof z === "number" ? { x: k + spread(i, n), y: z } : null)).filter(Boolean);
+    const within = cards.filter((c) => !c.outlier);
+    const datasets = [{ label: "cards within the fleet", data: [].concat(...within.map((c, i) => points(c, i, within.length))),
+      backgroundColor: "rgba(107, 114, 128, 0.55)", borderColor: "#6b7280", pointStyle: "circle", pointRadius: 4 }];
+    cards.filter((c) => c.outlier).forEach((c, i) => datasets.push({ label: "outlier " + c.label, data: points(c, 0, 1),
+      backgroundColor: OKABE_ITO[(i + 1) % OKABE_ITO.length], borderColor: "#000", pointStyle: "triangle", pointRadius: 8 }));
+    const edge = [{ x: -0.5 }, { x: keys.length - 0.5 }];
+    for (const t of [threshold, -threshold]) {
+      datasets.push({ type: "line", label: t > 0 ? "±" + threshold + " (outlier past it)" : "", data: edge.map((p) => ({ x: p.x, y: t })),
+        borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1 });
+    }
+    return make(canvas, {
+      type: "scatter",
+      data: { datasets },
+      options: {
+        scales: {
+          x: { type: "linear", min: -0.5, max: keys.length - 0.5, title: { display: true, text: "row" },
+            afterBuildTicks(axis) { axis.ticks = keys.map((_k, i) => ({ value: i })); },
+            ticks: { callback: (v) => (Number.isInteger(v) && v >= 0 && v < keys.length ? String(keys[v]) : "") } },
+          y: { title: { display: true, text: "robust z (+ is slower)" } },
+        },
+        plugins: { legend: { labels: { filter: (item) => item.text !== "" } } },
+      },
+    });
+  }
+
+  // A card's history: each row's median per run as a share off the
+  // history's median (%), one line per row (colour, shape and dash differ),
+  // the last point this run, and the ±margin band (same) dashed.
+  function history(canvas, labels, series, margin) {
+    const flat = (v) => labels.map(() => v);
+    const datasets = series.map((s, i) => ({
+      label: s.label, data: s.values.map((v) => (typeof v === "number" ? v * 100 : null)),
+      borderColor: OKABE_ITO[i % OKABE_ITO.length], backgroundColor: OKABE_ITO[i % OKABE_ITO.length],
+      pointStyle: SHAPES[i % SHAPES.length], borderDash: DASHES[i % DASHES.length], pointRadius: 5, borderWidth: 2, spanGaps: true,
+    }));
+    datasets.push({ label: "+margin", data: flat(margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1 },
+      { label: "−margin (band: same)", data: flat(-margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1,
+        fill: "-1", backgroundColor: "rgba(107, 114, 128, 0.12)" });
+    return make(canvas, {
+      type: "line",
+      data: { labels, datasets },
+      options: {
+        interaction: { mode: "index", intersect: false },
+        scales: {
+          x: { title: { display: true, text: "run, oldest first (last: this run)" } },
+          y: { title: { display: true, text: "off the history's median (%; + is slower)" } },
+        },
+      },
+    });
+  }
+
+  return { available, stride, transpose, peaks, bars, compare, shift, fleet, history, destroyAll, OKABE_ITO, SHAPES };
 })();

@@ -1,8 +1,12 @@
-"""bench/store/measure.py BUILD_DIR DB - the targets of issue 9 against a
+"""bench/store/measure.py BUILD_DIR DB [verdicts] - the targets of issue 9 against a
 database of many runs (make one with gpubench-make-db; see run.sh):
 startup time, resident memory idle and after the queries, filtered GET /runs
 pages through the cursor, GET /compare, POST /runs to its 202, the daemon's
 overhead around a run, and bytes per stored run.
+
+Issue 14's targets too: a run's verdicts at its end (gpubench-judge-time,
+in process: 20 ms p99), GET /fleet and GET /compare with verdicts
+(baseline= and candidate=: 50 ms p99).  With "verdicts" only those.
 
 The daemon runs with the worker test double (tests/fake_worker.c), so the
 GPU takes no time and what is timed is the daemon.  Loopback only."""
@@ -79,6 +83,39 @@ def line(name, values, target=None):
                                                      ("%s ms: %s" % (target, verdict)) if target else ""))
 
 
+def verdict_measurements(build, db, c):
+    """Issue 14: the verdicts a run gets at its end, timed in process on the
+    newest runs (their history and fleet are full), and the two reads."""
+    con = sqlite3.connect(db)
+    # Two filler cards of one model with runs of one key: the compare's groups.
+    key, a, b = con.execute(
+        "SELECT verdict_key, min(device_uuid), max(device_uuid) FROM fleet_latest "
+        "WHERE benchmark = 'smem_stride' GROUP BY verdict_key ORDER BY count(*) DESC LIMIT 1").fetchone()
+    con.close()
+    out = subprocess.run([os.path.join(build, "bench", "gpubench-judge-time"), db, "300"],
+                         capture_output=True, text=True, check=True)
+    print(out.stdout.strip())
+    for bench in ("smem_stride", "transpose"):
+        times = []
+        for _ in range(50):
+            ms, status, data = c.timed("GET", "/fleet?benchmark=" + bench)
+            assert status == 200, data[:200]
+            times.append(ms)
+        groups = json.loads(data)["groups"]
+        line("GET /fleet?benchmark=%s (%d groups, %d cards)" % (bench, len(groups), sum(len(g["cards"]) for g in groups)),
+             times, 50)
+    for extra, what in (("", "newest 200 runs a side"), ("&since=2025-06-01", "since 2025-06-01")):
+        times = []
+        for _ in range(30):
+            ms, status, data = c.timed("GET", "/compare?benchmark=smem_stride&baseline=card:%s&candidate=card:%s%s"
+                                       % (a, b, extra))
+            assert status == 200, data[:300]
+            times.append(ms)
+        d = json.loads(data)
+        line("GET /compare baseline=card: candidate=card: smem_stride, %s (%d / %d runs, verdict %s)"
+             % (what, d["baseline"]["n_runs"], d["candidate"]["n_runs"], d.get("verdict")), times, 50)
+
+
 def main(build, db):
     con = sqlite3.connect(db)
     count = con.execute("SELECT count(*) FROM runs").fetchone()[0]
@@ -138,6 +175,7 @@ def main(build, db):
             assert status == 200
             cmp_.append(ms)
         line("GET /compare?benchmark=%s (%d series)" % (bench, len(json.loads(data)["series"])), cmp_, 50)
+    verdict_measurements(build, db, c)
 
     posts = []
     for _ in range(300):
@@ -195,5 +233,19 @@ def main(build, db):
           % (idle / 1024.0, after / 1024.0))
 
 
+def main_verdicts(build, db):
+    port = free_port()
+    proc, _ = start(build, db, port)
+    print("machine: %d cores; %s" % (os.cpu_count(), time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime())))
+    print("\n| measurement | n | p50 ms | p99 ms | max ms | target |\n|---|---|---|---|---|---|")
+    try:
+        verdict_measurements(build, db, Client(port))
+    finally:
+        stop(proc)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[3:] == ["verdicts"]:
+        main_verdicts(sys.argv[1], sys.argv[2])
+    else:
+        main(sys.argv[1], sys.argv[2])

@@ -551,6 +551,97 @@ def test_copy_markdown(d, b):
     copy_markdown_case(b, "#compare .copy-markdown", want, "verdicts")
     open_page(b, d, "?view=compare&benchmark=smem_stride", "series for markdown")
     copy_markdown_case(b, "#compare .copy-markdown", d.get("/compare.md?benchmark=smem_stride").body, "series")
+
+
+def test_verdicts(d, b):
+    """Issue 14 on the page: a run's verdicts (history and fleet, its
+    alerts and the confirming run), the card's history against its band,
+    the fleet view (outliers first) and the alerts list with ack.  The
+    fleet is SYNTHETIC: the test double's card and seven made-up cards
+    imported beside it (one 10% slow), as tests/api/test_alerts.py does."""
+    from test_alerts import synthetic_card
+    body = {"benchmark": "smem_stride", "device": 0, "params": {"strides": [1, 2, 32]}}
+    first = post_run(d, body)
+    fleet = [synthetic_card(first, c, 1.10 if c == 7 else 1.0) for c in range(1, 8)]
+    r = d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in fleet))
+    check(r.status == 200, "import of the synthetic fleet: %r" % r)
+    post_run(d, body)
+    d.set_mode("slow=1.05")
+    slow = post_run(d, body)
+    conf = [x for x in d.get("/runs?limit=100").json()["runs"]
+            if d.get("/runs/" + x["id"]).json().get("confirms") == slow["id"]]
+    check(len(conf) == 1, "one confirming run queued: %s" % conf)
+    d.wait_status(conf[0]["id"], ("done",))
+    d.set_mode("normal")
+    deadline = time.time() + 10
+    while time.time() < deadline and not any(a["state"] == "confirmed" for a in d.get("/alerts").json()["alerts"]):
+        time.sleep(0.1)
+    api_run = d.get("/runs/" + slow["id"]).json()
+    v = api_run["verdicts"]
+
+    print("a run's verdicts")
+    open_page(b, d, "?run=" + slow["id"], "slow run")
+    b.wait_for("!!(document.querySelector('#card-history table') && document.querySelector('#run-alerts table'))",
+               what="card history and alerts loaded")
+    check(b.eval("document.getElementById('history-verdict').dataset.verdict") == v["history"]["verdict"] == "slower",
+          "history verdict shown: %s" % b.eval("document.getElementById('history-verdict').innerText"))
+    check("slower" in b.eval("document.getElementById('history-verdict').innerText"), "verdict not in words")
+    shown = b.eval("""Array.from(document.querySelectorAll('table.history-verdicts tbody tr')).map(tr =>
+      [tr.dataset.key, tr.querySelector('[data-field=verdict]').textContent, Number(tr.querySelector('[data-field=shift]').dataset.value)])""")
+    check(shown == [[str(r["key"]), r["verdict"], r["shift"]] for r in v["history"]["rows"]],
+          "history rows %s != API %s" % (shown, v["history"]["rows"]))
+    shown = b.eval("""Array.from(document.querySelectorAll('table.fleet-verdicts tbody tr')).map(tr =>
+      [tr.dataset.key, Number(tr.querySelector('[data-field=z]').dataset.value), tr.querySelector('[data-field=outlier]').textContent])""")
+    check(shown == [[str(r["key"]), r["z"], "outlier" if r["outlier"] else "within the fleet"] for r in v["fleet"]["rows"]],
+          "fleet rows %s != API %s" % (shown, v["fleet"]["rows"]))
+    mine = [a for a in d.get("/alerts").json()["alerts"] if a["runs"]["detected"] == slow["id"]]
+    check(len(mine) == 6 and all(a["state"] == "confirmed" for a in mine), "alerts: %s" % mine)
+    ids = b.eval("Array.from(document.querySelectorAll('#run-alerts tbody tr')).map(tr => Number(tr.dataset.id))")
+    check(sorted(ids) == sorted(a["id"] for a in mine), "run's alerts %s != API %s" % (ids, [a["id"] for a in mine]))
+    text = b.eval("document.getElementById('run-alerts').innerText")
+    check("confirmed by" in text and conf[0]["id"][-6:] in text, "the confirming run is not named: %s" % text)
+    hist = b.eval("Array.from(document.querySelectorAll('table.card-history tbody tr')).map(tr => Number(tr.querySelector('[data-field=this_run]').dataset.value))")
+    check(hist == [r["median_ms"] for r in api_run["results"]["rows"]], "card history's last column %s" % hist)
+    b.wait_for("Array.from(document.querySelectorAll('figure.chart')).every(f => f.dataset.chart === 'drawn')", what="run charts drawn")
+    shot(b, "run-verdicts")
+
+    print("a confirming run says what it confirms")
+    open_page(b, d, "?run=" + conf[0]["id"], "confirming run")
+    b.wait_for("!!document.getElementById('verdicts-confirms')", what="confirms line")
+    check(slow["id"][-6:] in b.eval("document.getElementById('verdicts-confirms').innerText"), "confirms names the run")
+
+    print("the fleet view")
+    open_page(b, d, "?view=fleet&benchmark=smem_stride", "fleet")
+    assert_chart(b, "fleet")
+    api_fleet = d.get("/fleet?benchmark=smem_stride").json()["groups"]
+    g = [x for x in api_fleet if len(x["cards"]) == 8][0]
+    shown = b.eval("""Array.from(document.querySelectorAll('table.fleet-cards')).map(t => Array.from(t.querySelectorAll('tbody tr')).map(tr =>
+      [tr.dataset.uuid, tr.dataset.outlier === 'true', Array.from(tr.querySelectorAll('td[data-z]')).map(td => Number(td.dataset.value))]))""")
+    want = [[c["device_uuid"], c["outlier"], [r["value_ms"] for r in c["rows"]]] for c in g["cards"]]
+    check(want in shown, "fleet table %s != API %s" % (shown, want))
+    page_g = shown[shown.index(want)]
+    flags = [c[1] for c in page_g]
+    check(flags[0] and flags == sorted(flags, reverse=True), "outliers not first: %s" % page_g)
+    check(b.eval("document.querySelector('table.fleet-cards tbody tr td[data-field=outlier]').textContent") in ("outlier", "within the fleet"),
+          "judgement not in words")
+    time.sleep(0.3)  # a screenshot taken at once caught the canvas mid-resize, blank
+    shot(b, "fleet")
+
+    print("the alerts list and ack")
+    open_page(b, d, "?view=alerts", "alerts")
+    api_alerts = d.get("/alerts").json()["alerts"]
+    ids = b.eval("Array.from(document.querySelectorAll('table.alerts tbody tr')).map(tr => Number(tr.dataset.id))")
+    check(ids == [a["id"] for a in api_alerts], "alerts %s != API %s" % (ids, [a["id"] for a in api_alerts]))
+    target = mine[0]["id"]
+    b.eval("document.getElementById('ack-reason-%d').focus()" % target)
+    check(b.eval("document.activeElement.id") == "ack-reason-%d" % target, "ack reason not focusable")
+    b.eval("document.getElementById('ack-reason-%d').value = 'HBM stack swapped'" % target)
+    b.eval("document.querySelector('form.ack[data-id=\"%d\"] button').click()" % target)
+    b.wait_for("document.querySelector('#alert-%d [data-field=state]')?.dataset.value === 'acknowledged'" % target,
+               what="acknowledged on the page")
+    a = [x for x in d.get("/alerts").json()["alerts"] if x["id"] == target][0]
+    check(a["state"] == "acknowledged" and a["reason"] == "HBM stack swapped", "ack not stored: %s" % a)
+    shot(b, "alerts")
     assert_clean(b)
 
 
@@ -568,9 +659,12 @@ def main():
         ("waiting", test_waiting, {"GPUBENCH_FAKE_WAIT_MS": "4000", "GPUBENCH_FAKE_DELAY_MS": "100"}, []),
         ("peaks", test_peaks, {}, []),
         ("copy_markdown", test_copy_markdown, {}, []),
+        ("verdicts", test_verdicts, {}, ["--confirm-runs", "1", "--history-runs", "2"]),
     ]
-    # test_browser.py NAME...: only those cases (while working on one).
-    cases = [c for c in cases if not sys.argv[1:] or c[0] in sys.argv[1:]]
+    # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
+    # cases (while working on one).
+    only = sys.argv[1:] or [c for c in os.environ.get("GPUBENCH_BROWSER_CASES", "").split(",") if c]
+    cases = [c for c in cases if not only or c[0] in only]
     for name, fn, env, args in cases:
         d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args)
         b = None
