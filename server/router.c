@@ -36,6 +36,7 @@ static const struct route routes[] = {
     {.method = "GET",    .pattern = "/devices",     .handler = devices_get},
     {.method = "GET",    .pattern = "/peers",       .handler = peers_get},
     {.method = "GET",    .pattern = "/metrics",     .handler = metrics_get},
+    {.method = "GET",    .pattern = "/openapi.json", .handler = openapi_get, .access = ROUTE_PUBLIC},
     {.method = "GET",    .pattern = "/healthz",     .handler = healthz_get, .access = ROUTE_PUBLIC},
     {.method = "GET",    .pattern = "/",            .handler = static_index, .access = ROUTE_PUBLIC},
     {.method = "GET",    .pattern = "/static/*",    .handler = static_file, .access = ROUTE_PUBLIC},
