@@ -77,7 +77,8 @@ static int gpu_metrics(struct http_request *req, struct dynbuf *b)
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %ld\n", depth);
     }
-    help(b, "gpubench_worker_restarts_total", "counter", "Worker processes replaced after a failure.");
+    help(b, "gpubench_worker_restarts_total", "counter",
+         "Worker processes replaced after a failure.");
     for (int i = 0; i < n; i++) {
         add_text(b, "gpubench_worker_restarts_total");
         gpu_labels(b, &stats[i]);
@@ -89,7 +90,8 @@ static int gpu_metrics(struct http_request *req, struct dynbuf *b)
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %d\n", stats[i].healthy);
     }
-    help(b, "gpubench_gpu_runs_done_total", "counter", "Runs this daemon finished on a GPU since it started.");
+    help(b, "gpubench_gpu_runs_done_total", "counter",
+         "Runs this daemon finished on a GPU since it started.");
     for (int i = 0; i < n; i++) {
         add_text(b, "gpubench_gpu_runs_done_total");
         gpu_labels(b, &stats[i]);
@@ -387,8 +389,9 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
     body = dynbuf_failed(&b) ? NULL : dynbuf_take(&b, &n);
     dynbuf_free(&b);
     if (body == NULL) {
-        reply_error(rep, 500, "internal", "", "the metrics are over their %d MiB cap "
-                                              "(or memory ran out); nothing was sent rather than a part",
+        reply_error(rep, 500, "internal", "",
+                    "the metrics are over their %d MiB cap (or memory ran out); "
+                    "nothing was sent rather than a part",
                     METRICS_CAP / (1024 * 1024));
         return;
     }
