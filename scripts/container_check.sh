@@ -6,13 +6,15 @@
 # then run on it (no CUDA: the worker reports no GPU and why).  Then it
 # starts the image and asks the daemon inside for /healthz, /openapi.json
 # and /devices.  Needs root, podman and debootstrap
-# (apt-get install podman debootstrap); several minutes and ~1 GB.
+# (apt-get install podman debootstrap runc); several minutes and ~1 GB.
 #   scripts/container_check.sh [WORKDIR]   (default /tmp/gpubench-container)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=${1:-/tmp/gpubench-container}
 mirror=${GPUBENCH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 podman=(podman --storage-driver vfs)
+# crun refuses a host with hybrid cgroups (v1 and v2 at once); runc copes.
+if command -v runc >/dev/null 2>&1; then podman+=(--runtime runc); fi
 mkdir -p "$work"
 
 if ! "${podman[@]}" image exists localhost/gpubench-base:bookworm; then
@@ -26,7 +28,7 @@ if ! "${podman[@]}" image exists localhost/gpubench-base:bookworm; then
 fi
 
 echo "container_check: building the Dockerfile on it"
-"${podman[@]}" build --isolation chroot -t localhost/gpubench:check \
+"${podman[@]}" build --isolation chroot --format docker -t localhost/gpubench:check \
   --build-arg BUILD_IMAGE=localhost/gpubench-base:bookworm \
   --build-arg RUN_IMAGE=localhost/gpubench-base:bookworm \
   --build-arg RUN_PACKAGES="libmicrohttpd12 libcjson1 libsqlite3-0 libcurl4 libnettle8" \
@@ -34,7 +36,10 @@ echo "container_check: building the Dockerfile on it"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 echo "container_check: starting it on 127.0.0.1:$port"
-cid=$("${podman[@]}" run -d --network host localhost/gpubench:check \
+# Limits within the host's (a VM's may be under the runtime's defaults); no
+# health-check timer (that needs systemd); the host's loopback.
+cid=$("${podman[@]}" run -d --network host --no-healthcheck \
+        --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 localhost/gpubench:check \
         --listen "127.0.0.1:$port" --allow-unauthenticated)
 trap '"${podman[@]}" rm -f "$cid" >/dev/null' EXIT
 for _ in $(seq 50); do
