@@ -3,7 +3,14 @@
 # the host through the NVIDIA container toolkit: docker run --gpus all).
 #   docker build -t gpubench .
 #   docker run --gpus all -p 127.0.0.1:8080:8080 -v gpubench:/var/lib/gpubench gpubench
-FROM nvidia/cuda:13.0.0-devel-ubuntu24.04 AS build
+#
+# The base images and the runtime's package names are arguments, so the same
+# steps build on a Debian base where NVIDIA's images cannot be pulled (no
+# CUDA then: the worker reports no GPU and why).  scripts/container_check.sh
+# builds it that way from a local debootstrap and starts the daemon in it.
+ARG BUILD_IMAGE=nvidia/cuda:13.0.0-devel-ubuntu24.04
+ARG RUN_IMAGE=nvidia/cuda:13.0.0-base-ubuntu24.04
+FROM ${BUILD_IMAGE} AS build
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake pkg-config git python3 \
       libmicrohttpd-dev libcjson-dev libsqlite3-dev nettle-dev libcurl4-openssl-dev \
@@ -14,12 +21,16 @@ RUN cmake -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/opt/gpuben
     && cmake --build build -j"$(nproc)" \
     && cmake --install build \
     && mkdir -p /opt/gpubench/lib \
-    && cp -L "$(find /usr/local/cuda/ -name 'libcupti.so.*' | sort | head -n1)" /opt/gpubench/lib/libcupti.so
+    && if [ -d /usr/local/cuda ]; then \
+         cp -L "$(find /usr/local/cuda/ -name 'libcupti.so.*' | sort | head -n1)" \
+            /opt/gpubench/lib/libcupti.so; \
+       fi
 
-FROM nvidia/cuda:13.0.0-base-ubuntu24.04
+FROM ${RUN_IMAGE}
+# Ubuntu 24.04's names; Debian 12's drop the t64.
+ARG RUN_PACKAGES="libmicrohttpd12t64 libcjson1 libsqlite3-0 libcurl4t64 libnettle8t64"
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libmicrohttpd12t64 libcjson1 libsqlite3-0 libcurl4t64 libnettle8t64 \
-      libjs-chart.js curl \
+      ${RUN_PACKAGES} libjs-chart.js curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --home-dir /var/lib/gpubench gpubench
 COPY --from=build /opt/gpubench /opt/gpubench

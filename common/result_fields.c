@@ -57,7 +57,7 @@ static const struct gb_result_field fields[] = {
     {"wavefronts", GB_FIELD_INT, "", "Wavefronts (counter)", "wavefronts", 0, NULL,
      CSV | MEDIAN, "shared-memory wavefronts the hardware counter read"},
     {"ratio_cycles", GB_FIELD_NUMBER, "x", "Cycle ratio (× baseline cycles)", "cycle ratio", 3,
-     smem, CSV | MEDIAN, "SM busy cycles over the baseline's busy cycles"},
+     smem, CSV | MEDIAN | GAUGE, "SM busy cycles over the baseline's busy cycles"},
     {"sm_clock_mhz_measured", GB_FIELD_NUMBER, "MHz", "SM clock (MHz)", "SM clock", 4, smem,
      CSV, "the SM clock measured on the SM during the row"},
     {"mem_clock_mhz", GB_FIELD_NUMBER, "MHz", "Memory clock (MHz)", "memory clock", 4, NULL,
@@ -87,6 +87,36 @@ static const struct gb_result_field fields[] = {
 };
 
 #define FIELD_COUNT (sizeof(fields) / sizeof(fields[0]))
+
+int gb_result_field_gauge(const struct gb_result_field *f, char *name, size_t cap,
+                          double *scale)
+{
+    /* Units Prometheus wants in base units: the suffix the field's name
+     * ends with, what replaces it, and the factor. */
+    static const struct {
+        const char *unit, *suffix, *base;
+        double scale;
+    } bases[] = {
+        {"ms", "_ms", "_seconds", 1e-3},
+        {"GB/s", "gbps", "bytes_per_second", 1e9},
+    };
+    size_t n = strlen(f->name);
+    int w;
+
+    *scale = 1;
+    for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+        size_t k = strlen(bases[i].suffix);
+        if (strcmp(f->unit, bases[i].unit) == 0 && n >= k &&
+            strcmp(f->name + n - k, bases[i].suffix) == 0) {
+            *scale = bases[i].scale;
+            w = snprintf(name, cap, "%s%.*s%s", GB_GAUGE_PREFIX, (int)(n - k), f->name,
+                         bases[i].base);
+            return w < 0 || (size_t)w >= cap ? -1 : 0;
+        }
+    }
+    w = snprintf(name, cap, "%s%s", GB_GAUGE_PREFIX, f->name);
+    return w < 0 || (size_t)w >= cap ? -1 : 0;
+}
 
 const struct gb_result_field *gb_result_field_at(size_t i)
 {
@@ -140,9 +170,9 @@ static cJSON *describe(const struct gb_result_field *f)
     cJSON *o = cJSON_CreateObject();
     const char *agg = compare_use(f->uses);
     char gauge[96];
-    int ok = o != NULL;
+    double scale;
+    int ok = o != NULL && gb_result_field_gauge(f, gauge, sizeof(gauge), &scale) == 0;
 
-    snprintf(gauge, sizeof(gauge), "%s%s", GB_GAUGE_PREFIX, f->name);
     ok = ok && cJSON_AddStringToObject(o, "name", f->name) &&
          cJSON_AddStringToObject(o, "type", gb_field_type_name(f->type)) &&
          cJSON_AddStringToObject(o, "unit", f->unit) &&

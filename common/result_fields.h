@@ -43,7 +43,8 @@ enum {
  * test holds the table to it). */
 #define GB_RESULT_FIELDS_MAX 32
 
-/* A gauge's metric name is this prefix and the field's name. */
+/* A gauge's metric name is this prefix and the field's name in
+ * Prometheus base units (gb_result_field_gauge). */
 #define GB_GAUGE_PREFIX "gpubench_result_"
 
 struct gb_result_field {
@@ -65,6 +66,15 @@ size_t gb_result_field_count(void);
 
 /* The field called name, or NULL.  Static storage. */
 const struct gb_result_field *gb_result_field_find(const char *name);
+
+/* The /metrics gauge of a GB_USE_GAUGE field, in Prometheus base units:
+ * its name into name (cap bytes) and the factor from the field's unit to
+ * it into *scale: "median_ms" (ms) is gpubench_result_median_seconds times
+ * 1e-3, "gbps" (GB/s) gpubench_result_bytes_per_second times 1e9, other
+ * fields GB_GAUGE_PREFIX and their name times 1.  0, or -1 when name is
+ * too small. */
+int gb_result_field_gauge(const struct gb_result_field *f, char *name, size_t cap,
+                          double *scale);
 
 /* The type's name as GET /benchmarks spells it ("number", ...). */
 const char *gb_field_type_name(enum gb_field_type type);

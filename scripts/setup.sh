@@ -31,10 +31,12 @@ packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
           libsqlite3-dev nettle-dev libcurl4-openssl-dev python3 curl sqlite3
           libjs-chart.js)
 # The browser test drives Debian's Chromium and the style check
-# clang-format; only the tests need them, and
+# clang-format; the API tests validate every answer against api/openapi.json
+# with python3-jsonschema, and the Prometheus test runs Debian's prometheus
+# (promtool inside); only the tests need them, and
 # the sanitizer build and the fuzzers need clang with its runtimes.
 sanitize=${GPUBENCH_SANITIZE:-1}
-[ "$cmd" = test ] && packages+=(chromium clang-format)
+[ "$cmd" = test ] && packages+=(chromium clang-format python3-jsonschema prometheus)
 [ "$cmd" = test ] && [ "$sanitize" != 0 ] && packages+=(clang libclang-rt-dev)
 
 missing=()
@@ -84,10 +86,10 @@ case "$cmd" in
     exec "$build/bin/gpubenchd" "$@" ;;
   test)
     if [ "$sanitize" != 0 ]; then
-      # unit, api (fleet included) and fuzz; the browser, GPU and
-      # durability tests run once, in the main build below.
+      # unit, api (fleet included) and fuzz; the browser, GPU,
+      # durability and lint tests run once, in the main build below.
       sanitizer_pass "${GPUBENCH_ASAN_BUILD_DIR:-$top/build-asan}" \
-        "ASan + UBSan" -LE 'browser|gpu|durability' \
+        "ASan + UBSan" -LE 'browser|gpu|durability|lint' \
         -DGPUBENCH_ASAN=ON -DGPUBENCH_UBSAN=ON -DGPUBENCH_FUZZ=ON || exit 1
       # Data races: the daemon's threads (HTTP pool, GPU runners, peers,
       # the wait timer) under the unit and API tests.  The first report

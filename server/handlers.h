@@ -46,6 +46,8 @@ void devices_get(struct http_request *req, struct http_reply *rep);
 void healthz_get(struct http_request *req, struct http_reply *rep);
 void peers_get(struct http_request *req, struct http_reply *rep);
 void metrics_get(struct http_request *req, struct http_reply *rep);
+/* openapi_api.c: api/openapi.json, embedded at build time. */
+void openapi_get(struct http_request *req, struct http_reply *rep);
 
 /* Answers a failed store call (rc one of store.h's STORE_* failures):
  * 507 storage_full with Retry-After, 500 database_corrupt, 404, or 500

@@ -2,7 +2,7 @@
  * metrics_api.c - GET /metrics in the Prometheus text format (0.0.4), so a
  * lab's Prometheus can scrape every node: queue depth and worker state per
  * GPU, runs by status, and the latest result of each benchmark row on each
- * card as gauges (the fields common/result_fields.c marks GB_USE_GAUGE),
+ * card as gauges (median time, ratio, GB/s, share of the copy ceiling),
  * labelled with that run's verdict (valid="true", "false" or "unknown").
  *
  * Label values are escaped as the format asks (backslash, quote, newline).
@@ -31,13 +31,19 @@
 #define METRICS_CAP (32 * 1024 * 1024)
 #define METRICS_MAX_GPUS 64
 
+/* A literal's bytes, counted by strlen rather than by hand. */
+static void add_text(struct dynbuf *b, const char *text)
+{
+    dynbuf_add(b, text, strlen(text));
+}
+
 static void label_value(struct dynbuf *b, const char *v)
 {
     for (; v && *v; v++) {
         if (*v == '\\' || *v == '"')
             dynbuf_printf(b, "\\%c", *v);
         else if (*v == '\n')
-            dynbuf_add(b, "\\n", 2);
+            add_text(b, "\\n");
         else
             dynbuf_add(b, v, 1);
     }
@@ -52,9 +58,9 @@ static void gpu_labels(struct dynbuf *b, const struct gpu_stat *g)
 {
     dynbuf_printf(b, "{gpu=\"%d\",uuid=\"", g->index);
     label_value(b, g->uuid);
-    dynbuf_add(b, "\",name=\"", 8);
+    add_text(b, "\",name=\"");
     label_value(b, g->name);
-    dynbuf_add(b, "\"}", 2);
+    add_text(b, "\"}");
 }
 
 /* 0, or -1 on a store error. */
@@ -68,25 +74,27 @@ static int gpu_metrics(struct http_request *req, struct dynbuf *b)
         long depth = 0;
         if (store_queue_depth(req->app->store, stats[i].index, &depth) != STORE_OK)
             return -1;
-        dynbuf_add(b, "gpubench_queue_depth", 20);
+        add_text(b, "gpubench_queue_depth");
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %ld\n", depth);
     }
-    help(b, "gpubench_worker_restarts_total", "counter", "Worker processes replaced after a failure.");
+    help(b, "gpubench_worker_restarts_total", "counter",
+         "Worker processes replaced after a failure.");
     for (int i = 0; i < n; i++) {
-        dynbuf_add(b, "gpubench_worker_restarts_total", 30);
+        add_text(b, "gpubench_worker_restarts_total");
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %ld\n", stats[i].restarts);
     }
     help(b, "gpubench_worker_healthy", "gauge", "1 while the GPU takes runs.");
     for (int i = 0; i < n; i++) {
-        dynbuf_add(b, "gpubench_worker_healthy", 23);
+        add_text(b, "gpubench_worker_healthy");
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %d\n", stats[i].healthy);
     }
-    help(b, "gpubench_gpu_runs_done_total", "counter", "Runs this daemon finished on a GPU since it started.");
+    help(b, "gpubench_gpu_runs_done_total", "counter",
+         "Runs this daemon finished on a GPU since it started.");
     for (int i = 0; i < n; i++) {
-        dynbuf_add(b, "gpubench_gpu_runs_done_total", 28);
+        add_text(b, "gpubench_gpu_runs_done_total");
         gpu_labels(b, &stats[i]);
         dynbuf_printf(b, " %ld\n", stats[i].runs_done);
     }
@@ -107,72 +115,6 @@ static int run_metrics(struct http_request *req, struct dynbuf *b)
     return 0;
 }
 
-/* One gauge line for a row's field, labelled with its card and key. */
-static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
-                        const char *key_field, const cJSON *row, const char *field)
-{
-    const cJSON *v = cJSON_GetObjectItem(row, field);
-    const cJSON *key = cJSON_GetObjectItem(row, key_field);
-    const cJSON *dev = cJSON_GetObjectItem(run, "device");
-    const cJSON *valid = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "valid");
-    char keytext[64];
-
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || key == NULL)
-        return;
-    if (cJSON_IsString(key))
-        snprintf(keytext, sizeof(keytext), "%s", key->valuestring);
-    else
-        snprintf(keytext, sizeof(keytext), "%g", key->valuedouble);
-    dynbuf_printf(b, "%s{benchmark=\"", metric);
-    label_value(b, cJSON_GetObjectItem(run, "benchmark")->valuestring);
-    dynbuf_printf(b, "\",%s=\"", key_field);
-    label_value(b, keytext);
-    dynbuf_add(b, "\",host=\"", 8);
-    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "host")));
-    dynbuf_add(b, "\",uuid=\"", 8);
-    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "uuid")));
-    dynbuf_add(b, "\",name=\"", 8);
-    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")));
-    /* The latest run's verdict, so a dashboard can hide or flag it. */
-    dynbuf_printf(b, "\",valid=\"%s", cJSON_IsTrue(valid) ? "true" :
-                  cJSON_IsFalse(valid) ? "false" : "unknown");
-    dynbuf_add(b, "\",run=\"", 7);
-    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
-    dynbuf_printf(b, "\"} %.9g\n", v->valuedouble);
-}
-
-/* 0, or -1 on a store error. */
-static int result_metrics(struct http_request *req, struct dynbuf *b)
-{
-    cJSON *runs = NULL;
-
-    if (store_latest_per_card(req->app->store, &runs) != STORE_OK)
-        return -1;
-    /* One gauge a field the table (common/result_fields.c) marks so. */
-    for (size_t g = 0; g < gb_result_field_count(); g++) {
-        const struct gb_result_field *f = gb_result_field_at(g);
-        const cJSON *run;
-        char metric[96], text[256];
-        if (!(f->uses & GB_USE_GAUGE))
-            continue;
-        snprintf(metric, sizeof(metric), "%s%s", GB_GAUGE_PREFIX, f->name);
-        snprintf(text, sizeof(text), "Each card's latest run, per row: %s (unit: %s).",
-                 f->help, f->unit[0] ? f->unit : "none");
-        help(b, metric, "gauge", text);
-        cJSON_ArrayForEach(run, runs) {
-            const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
-            const char *key_field = compare_row_key(cJSON_GetArrayItem(rows, 0));
-            const cJSON *row;
-            if (key_field == NULL)
-                continue;
-            cJSON_ArrayForEach(row, rows)
-                result_line(b, metric, run, key_field, row, f->name);
-        }
-    }
-    cJSON_Delete(runs);
-    return 0;
-}
-
 /* A row key as a label value: its text, or its number. */
 static void row_label(struct dynbuf *b, const cJSON *key)
 {
@@ -182,66 +124,222 @@ static void row_label(struct dynbuf *b, const cJSON *key)
         dynbuf_printf(b, "%g", key->valuedouble);
 }
 
+/* A card's labels on the result gauges: constant for the card, never the
+ * run's id or verdict, so a new run overwrites a series rather than making
+ * one (a label taking a new value per run grows Prometheus without bound). */
+static void result_card_labels(struct dynbuf *b, const cJSON *run)
+{
+    const cJSON *dev = cJSON_GetObjectItem(run, "device");
+
+    add_text(b, "benchmark=\"");
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")));
+    add_text(b, "\",host=\"");
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "host")));
+    add_text(b, "\",uuid=\"");
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "uuid")));
+    add_text(b, "\",name=\"");
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")));
+    add_text(b, "\"");
+}
+
+/* One gauge line for a row's field times scale (to base units), labelled
+ * with its card and row key. */
+static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
+                        const char *key_field, const cJSON *row, const char *field,
+                        double scale)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, field);
+    const cJSON *key = cJSON_GetObjectItem(row, key_field);
+
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || key == NULL)
+        return;
+    dynbuf_printf(b, "%s{", metric);
+    result_card_labels(b, run);
+    dynbuf_printf(b, ",%s=\"", key_field);
+    row_label(b, key);
+    dynbuf_printf(b, "\"} %.9g\n", v->valuedouble * scale);
+}
+
+/* The latest run's verdict as a value: 1 valid (or not judged, which the
+ * README counts as valid), 0 invalid. */
+static void valid_line(struct dynbuf *b, const cJSON *run)
+{
+    const cJSON *valid = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "valid");
+
+    add_text(b, "gpubench_result_valid{");
+    result_card_labels(b, run);
+    dynbuf_printf(b, "} %d\n", cJSON_IsFalse(valid) ? 0 : 1);
+}
+
+/* One gauge a field the table (common/result_fields.c) marks so, in
+ * Prometheus base units, and each card's latest verdict.  0, or -1 on a
+ * store error or a field whose gauge name does not fit. */
+static int result_metrics(struct http_request *req, struct dynbuf *b)
+{
+    cJSON *runs = NULL;
+    const cJSON *run;
+
+    if (store_latest_per_card(req->app->store, &runs) != STORE_OK)
+        return -1;
+    for (size_t g = 0; g < gb_result_field_count(); g++) {
+        const struct gb_result_field *f = gb_result_field_at(g);
+        char metric[96], text[320];
+        double scale;
+        if (!(f->uses & GB_USE_GAUGE))
+            continue;
+        if (gb_result_field_gauge(f, metric, sizeof(metric), &scale) != 0) {
+            cJSON_Delete(runs);
+            return -1;
+        }
+        snprintf(text, sizeof(text), "Each card's latest run, per row: %s%s.", f->help,
+                 scale != 1 ? " (in base units)" : "");
+        help(b, metric, "gauge", text);
+        cJSON_ArrayForEach(run, runs) {
+            const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
+            const char *key_field = compare_row_key(cJSON_GetArrayItem(rows, 0));
+            const cJSON *row;
+            if (key_field == NULL)
+                continue;
+            cJSON_ArrayForEach(row, rows)
+                result_line(b, metric, run, key_field, row, f->name, scale);
+        }
+    }
+    help(b, "gpubench_result_valid", "gauge",
+         "The verdict on the latest run of the benchmark on the card: 1 valid or not judged, "
+         "0 invalid (GET /runs/ID validity).");
+    cJSON_ArrayForEach(run, runs)
+        valid_line(b, run);
+    cJSON_Delete(runs);
+    return 0;
+}
+
 static void card_labels(struct dynbuf *b, const char *benchmark, const cJSON *row,
                         const char *host, const char *uuid)
 {
-    dynbuf_add(b, "benchmark=\"", 11);
+    add_text(b, "benchmark=\"");
     label_value(b, benchmark);
-    dynbuf_add(b, "\",row=\"", 8);
+    add_text(b, "\",row=\"");
     row_label(b, row);
-    dynbuf_add(b, "\",host=\"", 9);
+    add_text(b, "\",host=\"");
     label_value(b, host);
-    dynbuf_add(b, "\",uuid=\"", 9);
+    add_text(b, "\",uuid=\"");
     label_value(b, uuid);
-    dynbuf_add(b, "\"", 1);
+    add_text(b, "\"");
 }
 
-/* Issue 14: the open confirmed alerts counted per card, row, kind and
- * state (confirmed or acknowledged), each card's fleet z per row, and the
- * webhook's posts.  No label takes a value per alert or per run (an alert
- * id would make a new series of every alert): a card and row keep one
- * series while alerts come and go.  0, or -1 on a store error. */
-static int alert_metrics(struct http_request *req, struct dynbuf *b)
+/* Series gathered before they are printed, so that two sources of one label
+ * set make one line: keyed by the line's name and labels, valued by the sum
+ * (add) or the first value (keep_first).  -1 when memory ran out. */
+static int series_put(cJSON *set, struct dynbuf *line, double v, int add)
 {
-    cJSON *counts = NULL, *cards = NULL, *fleet = NULL;
-    const cJSON *a, *g, *card, *cell;
-    long delivered, failed;
-    int rc = -1;
+    cJSON *have;
 
-    if (store_alerts_open_counts(req->app->store, &counts) != STORE_OK ||
-        store_fleet_cards(req->app->store, NULL, &cards) != STORE_OK ||
-        (fleet = fleet_build(cards, GB_SHIFT_MARGIN_DEFAULT)) == NULL)
-        goto done;
-    help(b, "gpubench_alert_open", "gauge",
-         "Open confirmed (or acknowledged) alerts of the card, row and kind (GET /alerts).");
-    cJSON_ArrayForEach(a, counts) {
-        dynbuf_printf(b, "gpubench_alert_open{kind=\"%s\",state=\"%s\",",
-                      cJSON_GetStringValue(cJSON_GetObjectItem(a, "kind")),
-                      cJSON_GetStringValue(cJSON_GetObjectItem(a, "state")));
-        card_labels(b, cJSON_GetStringValue(cJSON_GetObjectItem(a, "benchmark")),
-                    cJSON_GetObjectItem(a, "row"),
-                    cJSON_GetStringValue(cJSON_GetObjectItem(a, "host")),
-                    cJSON_GetStringValue(cJSON_GetObjectItem(a, "device_uuid")));
-        dynbuf_printf(b, "} %.0f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(a, "count")));
+    if (dynbuf_failed(line) || line->data == NULL)
+        return -1;
+    have = cJSON_GetObjectItemCaseSensitive(set, line->data);
+    if (have != NULL) {
+        if (add)
+            cJSON_SetNumberValue(have, have->valuedouble + v);
+        return 0;
     }
-    help(b, "gpubench_fleet_robust_z", "gauge",
-         "Robust z of the card's latest valid median among the cards of its model and "
-         "comparability key, per row (GET /fleet).");
+    return cJSON_AddNumberToObject(set, line->data, v) ? 0 : -1;
+}
+
+static void series_print(struct dynbuf *b, const cJSON *set)
+{
+    const cJSON *s;
+
+    cJSON_ArrayForEach(s, set)
+        dynbuf_printf(b, "%s %.6g\n", s->string, s->valuedouble);
+}
+
+/* gpubench_alert_open: open confirmed (or acknowledged) alerts counted by
+ * kind, state, card and row; never an alert's id, which is new per alert.
+ * 0, or -1 when memory ran out. */
+static int alert_open_series(const cJSON *alerts, cJSON *set)
+{
+    struct dynbuf line;
+    const cJSON *a;
+    int rc = 0;
+
+    dynbuf_init(&line, 4096);
+    cJSON_ArrayForEach(a, alerts) {
+        const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(a, "state"));
+        const cJSON *c = cJSON_GetObjectItem(a, "card");
+        if (state == NULL || strcmp(state, "detected") == 0)
+            continue; /* not confirmed yet */
+        dynbuf_reset(&line);
+        add_text(&line, "gpubench_alert_open{kind=\"");
+        label_value(&line, cJSON_GetStringValue(cJSON_GetObjectItem(a, "kind")));
+        add_text(&line, "\",state=\"");
+        label_value(&line, state);
+        add_text(&line, "\",");
+        card_labels(&line, cJSON_GetStringValue(cJSON_GetObjectItem(a, "benchmark")),
+                    cJSON_GetObjectItem(a, "row"),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "device_uuid")));
+        add_text(&line, "}");
+        if ((rc = series_put(set, &line, 1, 1)) != 0)
+            break;
+    }
+    dynbuf_free(&line);
+    return rc;
+}
+
+/* gpubench_fleet_robust_z per card and row.  A card in two comparability
+ * groups of one benchmark (two parameter sets) would repeat a label set;
+ * the first group's (the fleet's order) is kept.  0, or -1 when memory ran
+ * out. */
+static int fleet_z_series(const cJSON *fleet, cJSON *set)
+{
+    struct dynbuf line;
+    const cJSON *g, *card, *cell;
+    int rc = 0;
+
+    dynbuf_init(&line, 4096);
     cJSON_ArrayForEach(g, cJSON_GetObjectItem(fleet, "groups")) {
         const char *bench = cJSON_GetStringValue(
             cJSON_GetObjectItem(cJSON_GetObjectItem(g, "key"), "benchmark"));
         cJSON_ArrayForEach(card, cJSON_GetObjectItem(g, "cards"))
             cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "rows")) {
                 const cJSON *z = cJSON_GetObjectItem(cell, "z");
-                if (!cJSON_IsNumber(z))
+                if (!cJSON_IsNumber(z) || rc != 0)
                     continue;
-                dynbuf_add(b, "gpubench_fleet_robust_z{", 24);
-                card_labels(b, bench, cJSON_GetObjectItem(cell, "key"),
+                dynbuf_reset(&line);
+                add_text(&line, "gpubench_fleet_robust_z{");
+                card_labels(&line, bench, cJSON_GetObjectItem(cell, "key"),
                             cJSON_GetStringValue(cJSON_GetObjectItem(card, "host")),
                             cJSON_GetStringValue(cJSON_GetObjectItem(card, "device_uuid")));
-                dynbuf_printf(b, "} %.6g\n", z->valuedouble);
+                add_text(&line, "}");
+                rc = series_put(set, &line, z->valuedouble, 0);
             }
     }
+    dynbuf_free(&line);
+    return rc;
+}
+
+/* Issue 14: open alerts, each card's fleet z per row, and the webhook's
+ * posts.  0, or -1 on a store error or when memory ran out. */
+static int alert_metrics(struct http_request *req, struct dynbuf *b)
+{
+    cJSON *alerts = NULL, *cards = NULL, *fleet = NULL;
+    cJSON *open = cJSON_CreateObject(), *zs = cJSON_CreateObject();
+    long delivered, failed;
+    int rc = -1;
+
+    if (open == NULL || zs == NULL ||
+        store_alerts_list(req->app->store, 1, 10000, &alerts) != STORE_OK ||
+        store_fleet_cards(req->app->store, NULL, &cards) != STORE_OK ||
+        (fleet = fleet_build(cards, GB_SHIFT_MARGIN_DEFAULT)) == NULL ||
+        alert_open_series(alerts, open) != 0 || fleet_z_series(fleet, zs) != 0)
+        goto done;
+    help(b, "gpubench_alert_open", "gauge",
+         "Open confirmed or acknowledged alerts (GET /alerts) by kind, state, card and row.");
+    series_print(b, open);
+    help(b, "gpubench_fleet_robust_z", "gauge",
+         "Robust z of the card's latest valid median among the cards of its model and "
+         "comparability key, per row (GET /fleet).");
+    series_print(b, zs);
     alerts_webhook_counts(req->app->alerts, &delivered, &failed);
     help(b, "gpubench_alert_webhook_posts_total", "counter",
          "Confirmed alerts posted to --alert-webhook, by result.");
@@ -250,9 +348,11 @@ static int alert_metrics(struct http_request *req, struct dynbuf *b)
     rc = 0;
 
 done:
-    cJSON_Delete(counts);
+    cJSON_Delete(alerts);
     cJSON_Delete(cards);
     cJSON_Delete(fleet);
+    cJSON_Delete(open);
+    cJSON_Delete(zs);
     return rc;
 }
 
@@ -284,8 +384,9 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
     body = dynbuf_failed(&b) ? NULL : dynbuf_take(&b, &n);
     dynbuf_free(&b);
     if (body == NULL) {
-        reply_error(rep, 500, "internal", "", "the metrics are over their %d MiB cap "
-                    "(or memory ran out); nothing was sent rather than a part",
+        reply_error(rep, 500, "internal", "",
+                    "the metrics are over their %d MiB cap (or memory ran out); "
+                    "nothing was sent rather than a part",
                     METRICS_CAP / (1024 * 1024));
         return;
     }

@@ -42,6 +42,7 @@ static const struct route routes[] = {
     {"GET",    "/devices",          devices_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/peers",            peers_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/metrics",          metrics_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/openapi.json",     openapi_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/healthz",          healthz_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/",                 static_index,      ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/static/*",         static_file,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},

@@ -67,7 +67,10 @@ static cJSON *device_json(int index)
     cJSON *d = cJSON_CreateObject();
     char uuid[64];
 
-    snprintf(uuid, sizeof(uuid), "GPU-00000000-fake-4000-8000-%012d", index);
+    /* GPUBENCH_FAKE_UUID_BASE: another node's cards, for tests that run
+     * two daemons as two nodes (their UUIDs must differ). */
+    snprintf(uuid, sizeof(uuid), "GPU-00000000-fake-4000-8000-%012d",
+             env_int("GPUBENCH_FAKE_UUID_BASE", 0) + index);
     cJSON_AddNumberToObject(d, "index", index);
     cJSON_AddStringToObject(d, "name", "Fake GPU (test double)");
     cJSON_AddStringToObject(d, "uuid", uuid);

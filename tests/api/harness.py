@@ -4,6 +4,9 @@ Each Daemon gets a free loopback port, a temporary database and the worker
 TEST DOUBLE (tests/fake_worker.c, synthetic results) unless told otherwise.
 The binaries come from the environment that ctest sets:
 GPUBENCH_DAEMON and GPUBENCH_FAKE_WORKER.
+
+Every answer request() receives is checked against api/openapi.json
+(openapi_check.py): an answer the document does not describe fails the test.
 """
 import http.client
 import json
@@ -13,6 +16,8 @@ import socket
 import subprocess
 import tempfile
 import time
+
+import openapi_check
 
 DAEMON = os.environ.get("GPUBENCH_DAEMON", "build/bin/gpubenchd")
 FAKE_WORKER = os.environ.get("GPUBENCH_FAKE_WORKER", "build/tests/gpubench-fake-worker")
@@ -126,7 +131,10 @@ class Daemon:
                 hdrs["Content-Type"] = "application/x-www-form-urlencoded"
             conn.request(method, path, body=body, headers=hdrs)
             r = conn.getresponse()
-            return Response(r.status, r.getheaders(), r.read().decode())
+            resp = Response(r.status, r.getheaders(), r.read().decode())
+            # Every answer as api/openapi.json documents it (openapi_check.py).
+            openapi_check.check(method, path, resp.status, r.getheaders(), resp.body)
+            return resp
         finally:
             conn.close()
 

@@ -146,19 +146,24 @@ class ValidityTest(ErrorAssertions, unittest.TestCase):
         self.assertError(self.d.get("/runs.ndjson?valid=no"), 400, "out_of_bounds", "valid")
 
     # -- /metrics --------------------------------------------------------
-    def test_metrics_label(self):
-        def pattern_lines():
+    def test_metrics_verdict(self):
+        # The verdict is a gauge of its own, not a label of the result
+        # gauges: a label that changes with each run would start a new
+        # series (issue 17).
+        def pattern_lines(name):
             body = self.d.get("/metrics").body
             return [l for l in body.splitlines()
-                    if l.startswith("gpubench_result_median_ms{") and 'benchmark="smem_pattern"' in l]
+                    if l.startswith(name + "{") and 'benchmark="smem_pattern"' in l]
         self.post("contended", "smem_pattern", {}, "m")
-        lines = pattern_lines()
+        lines = pattern_lines("gpubench_result_median_seconds")
         self.assertEqual(len(lines), 1, lines)
-        self.assertIn('valid="false"', lines[0])
+        self.assertNotIn("valid=", lines[0])
+        self.assertEqual(pattern_lines("gpubench_result_valid")[0].split()[-1], "0")
         self.post("normal", "smem_pattern", {}, "m")
-        self.assertIn('valid="true"', pattern_lines()[0])
-        self.post("nowatch", "smem_pattern", {}, "m")
-        self.assertIn('valid="unknown"', pattern_lines()[0])
+        self.assertEqual(pattern_lines("gpubench_result_valid")[0].split()[-1], "1")
+        self.post("nowatch", "smem_pattern", {}, "m")  # not judged: counted as valid
+        self.assertEqual(pattern_lines("gpubench_result_valid")[0].split()[-1], "1")
+        self.assertEqual(pattern_lines("gpubench_result_median_seconds"), lines)
 
     # -- /compare --------------------------------------------------------
     def test_compare_leaves_invalid_runs_out(self):

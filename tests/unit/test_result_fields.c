@@ -58,7 +58,7 @@ static int test_describe(void)
         if (gauge)
             ASSERT(strncmp(gauge, GB_GAUGE_PREFIX, strlen(GB_GAUGE_PREFIX)) == 0);
     }
-    ASSERT_EQ(gauges, 7);
+    ASSERT_EQ(gauges, 8);
     ASSERT_EQ(keys, 4);
     f = cJSON_GetArrayItem(list, 0);
     ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(f, "name")), "stride");
