@@ -3,8 +3,8 @@
  * what a row of a run's results.rows may hold, with its type, unit, the
  * benchmarks that report it and what each reader does with it.
  *
- * The server walks it for the CSV columns (export_api.c), the aggregates
- * of GET /compare (compare.c) and the /metrics gauges (metrics_api.c);
+ * The server walks it for the CSV columns (api_exports.c), the aggregates
+ * of GET /compare (compare.c) and the /metrics gauges (api_metrics.c);
  * GET /benchmarks publishes it (gb_result_fields_describe), and the page
  * builds its row tables and its compare menu from that.  Adding a field a
  * benchmark reports is adding a line there.  A field not in the table is

@@ -1,12 +1,14 @@
 /*
- * handlers.h - the HTTP handlers the route table (router.c) points at,
- * one file a resource: runs_api.c, info_api.c, static_files.c.
+ * handlers.h - the HTTP handlers the route table (router.c) points at.
+ * Each lives in server/api_NAME.c, named after its route, so `ls server/api_*`
+ * lists the API (like tmux's cmd-*.c); the groups below follow the files.
  */
 #ifndef GPUBENCH_HANDLERS_H
 #define GPUBENCH_HANDLERS_H
 
 #include "http.h"
 
+/* api_runs.c: POST /runs, GET /runs, GET /runs/ID, DELETE /runs/ID. */
 void runs_post(struct http_request *req, struct http_reply *rep);
 /* Run id's URL ("/runs/ID") into buf: what a run's "url" field and
  * Location say.  The store is handed it (store_set_run_url). */
@@ -15,31 +17,36 @@ void runs_list(struct http_request *req, struct http_reply *rep);
 void runs_get(struct http_request *req, struct http_reply *rep);
 void runs_delete(struct http_request *req, struct http_reply *rep);
 
+/* api_exports.c: GET /runs.ndjson, GET /runs.csv, GET /runs/ID.csv. */
 void runs_ndjson(struct http_request *req, struct http_reply *rep);
 void runs_csv(struct http_request *req, struct http_reply *rep);
-void runs_import(struct http_request *req, struct http_reply *rep);
 /* GET /runs/ID.csv: the route's "*" (req->arg) is the id. */
 void run_csv(struct http_request *req, struct http_reply *rep);
+/* api_import.c: POST /runs/import. */
+void runs_import(struct http_request *req, struct http_reply *rep);
+/* api_compare.c: GET /compare. */
 void compare_get(struct http_request *req, struct http_reply *rep);
 
-/* report_api.c: GET /runs/ID.md (the route's "*", req->arg, is the id) and
+/* api_reports.c: GET /runs/ID.md (the route's "*", req->arg, is the id) and
  * GET /compare.md, as markdown. */
 void run_md(struct http_request *req, struct http_reply *rep);
 void compare_md_get(struct http_request *req, struct http_reply *rep);
 
-/* verdict_api.c: GET /compare with baseline= and candidate= (compare_get
- * hands over), and the pinned baselines. */
+/* api_verdicts.c: GET /compare with baseline= and candidate= (compare_get
+ * hands over), and the pinned baselines (they share its group readers). */
 void compare_verdicts(struct http_request *req, struct http_reply *rep);
 void baselines_post(struct http_request *req, struct http_reply *rep);
 void baselines_list(struct http_request *req, struct http_reply *rep);
 void baselines_get(struct http_request *req, struct http_reply *rep);
 void baselines_delete(struct http_request *req, struct http_reply *rep);
 
-/* alerts_api.c: alerts (issue 14) and the fleet view. */
+/* api_alerts.c: alerts (issue 14); api_fleet.c: the fleet view. */
 void alerts_get(struct http_request *req, struct http_reply *rep);
 void alerts_ack(struct http_request *req, struct http_reply *rep);
 void fleet_get(struct http_request *req, struct http_reply *rep);
 
+/* api_info.c: GET /benchmarks, POST /predict, GET /healthz; api_devices.c,
+ * api_peers.c, api_metrics.c: GET /devices, /peers, /metrics. */
 void benchmarks_get(struct http_request *req, struct http_reply *rep);
 void predict_post(struct http_request *req, struct http_reply *rep);
 void devices_get(struct http_request *req, struct http_reply *rep);
@@ -55,6 +62,7 @@ void openapi_get(struct http_request *req, struct http_reply *rep);
  * stored").  See store_reply.c. */
 void reply_store_error(struct http_reply *rep, int rc, const char *what);
 
+/* api_static.c: GET /, GET /static/NAME, GET /vendor/chart.js. */
 void static_index(struct http_request *req, struct http_reply *rep);
 void static_file(struct http_request *req, struct http_reply *rep);
 void static_chartjs(struct http_request *req, struct http_reply *rep);

@@ -6,7 +6,7 @@
  * twice, whoever it came through.
  *
  * Pages always move: the serving daemon ends a page after the run that
- * takes it past PEER_PAGE_BYTES (export_api.c), and a puller that still
+ * takes it past PEER_PAGE_BYTES (api_exports.c), and a puller that still
  * gets an answer over its cap (a peer of another make or version) asks
  * again at once for half as many runs, down to one; it asks for full pages
  * again once it has caught up.  The cap is above the largest page a daemon

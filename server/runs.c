@@ -1,6 +1,6 @@
 /*
  * runs.c - the runs layer; see runs.h.  Every failure below comes back as
- * an enum runs_rc with a sentence; runs_api.c alone maps them to HTTP.
+ * an enum runs_rc with a sentence; api_runs.c alone maps them to HTTP.
  *
  * Accepting is all or nothing: the device and the memory rule are checked
  * and every id minted before the one insert, so a refused request stores

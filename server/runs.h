@@ -1,6 +1,6 @@
 /*
  * runs.h - the runs layer: what can be done with runs, between the HTTP
- * handlers (runs_api.c parses a request and prints the answer) and the
+ * handlers (api_runs.c parses a request and prints the answer) and the
  * store, the GPU pool and the waiters below.  It knows no HTTP: its
  * failures are enum runs_rc values with a sentence, which the handler
  * turns into a status.

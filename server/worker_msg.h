@@ -1,6 +1,6 @@
 /*
  * worker_msg.h - one line from a worker, parsed and checked against the
- * run it is for (the worker protocol, kernels/serve.h): progress, the result, or an
+ * run it is for (the worker protocol, worker/serve.h): progress, the result, or an
  * error.  Anything else (not JSON, another run's id, an unknown event, a
  * result without rows) is classified, never trusted.  Pure, so that the
  * fuzzer (tests/fuzz/) can drive it directly.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/check_format.sh SOURCE_DIR - the house style's mechanical half (the
-# rest is docs/STYLE.md): every C/CUDA file under server/ common/ kernels/ client/
+# rest is docs/STYLE.md): every C/CUDA file under server/ common/ kernels/ worker/ client/
 # tests/ is as clang-format leaves it with the repository's .clang-format,
 # and no line is over 100 columns.
 #
@@ -25,7 +25,7 @@ if [ "$version" != 14 ]; then
     exit 77
 fi
 pending=tests/format_pending.txt
-all=$(find server common kernels tests client -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' | sort)
+all=$(find server common kernels worker tests client -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' | sort)
 # One clang-format over every file (a process per file is slow under the
 # sanitizer passes' load); the files it complains about, then those with a
 # line over 100 columns.

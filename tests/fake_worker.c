@@ -1,6 +1,6 @@
 /*
  * fake_worker.c - a TEST DOUBLE of gpubench-worker, for the API tests on
- * machines without a GPU.  It speaks the worker protocol of kernels/serve.h
+ * machines without a GPU.  It speaks the worker protocol of worker/serve.h
  * exactly, checks params with the same table as the real worker, and
  * answers with SYNTHETIC numbers (every result says "synthetic": true): the
  * degree the prediction gives, made up as a time.  Nothing it prints was
@@ -337,7 +337,7 @@ static cJSON *watch_json(const char *mode)
 }
 
 /* quiet_wait: what the real worker prints while another process holds
- * the card (kernels/watch.c): a line every 100 ms, none of them a sample. */
+ * the card (worker/watch.c): a line every 100 ms, none of them a sample. */
 static void wait_for_quiet_card(const char *id)
 {
     int wait_ms = env_int("GPUBENCH_FAKE_WAIT_MS", 3000);

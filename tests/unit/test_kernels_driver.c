@@ -1,7 +1,7 @@
 /*
  * test_kernels_driver.c - the driver version from /proc text
- * (kernels/proc_version.c), the throttle reason names (kernels/throttle.c),
- * the clock-drop flag and the driver fallback chain (kernels/meta.c).
+ * (worker/proc_version.c), the throttle reason names (worker/throttle.c),
+ * the clock-drop flag and the driver fallback chain (worker/meta.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*
  * test_kernels_protocol.c - the worker's side of the protocol without a
- * GPU: bounded line reading (kernels/line_reader.c), job line parsing
- * (kernels/job_line.c) and the benchmark and parameter check every job
- * goes through (kernels/job.c, with common/bench_spec.c).
+ * GPU: bounded line reading (worker/line_reader.c), job line parsing
+ * (worker/job_line.c) and the benchmark and parameter check every job
+ * goes through (worker/job.c, with common/bench_spec.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

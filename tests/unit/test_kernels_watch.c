@@ -1,7 +1,7 @@
 /*
- * test_kernels_watch.c - the quiet-card rule (kernels/quiet.c) on NVML
+ * test_kernels_watch.c - the quiet-card rule (worker/quiet.c) on NVML
  * readings recorded on an H200 (tests/fixtures/h200_quiet_*.txt), and the
- * run's watch (kernels/watch.c): what one reading adds to the run and to
+ * run's watch (worker/watch.c): what one reading adds to the run and to
  * a row, and the meta.watch object, shaped like the one the H200 gave
  * (tests/fixtures/h200_watch_*.json).  No GPU, no NVML.
  */

@@ -1,6 +1,7 @@
 /*
- * info_api.c - the endpoints that describe rather than run: GET
- * /benchmarks, POST /predict, GET /devices, GET /healthz.
+ * api_info.c - the endpoints that describe rather than run: GET
+ * /benchmarks, POST /predict, GET /healthz (GET /devices and GET /peers:
+ * api_devices.c, api_peers.c).
  *
  * POST /predict answers from common/predict.c, the same functions every
  * run's rows use, and touches no GPU.
@@ -9,7 +10,6 @@
 #include "bench_suite.h"
 #include "gpu_pool.h"
 #include "handlers.h"
-#include "peers.h"
 #include "predict.h"
 #include "result_fields.h"
 #include "store.h"
@@ -235,13 +235,6 @@ done:
     cJSON_Delete(body);
 }
 
-void devices_get(struct http_request *req, struct http_reply *rep)
-{
-    if (query_check(req, rep, no_query) != 0)
-        return;
-    reply_json(rep, 200, gpu_pool_describe(req->app->gpus));
-}
-
 /* What /healthz says of the database: the check that failed first (the
  * database not answering, then damage, then a full disk), or NULL. */
 static const char *database_problem(int ping, const struct store_health *h,
@@ -300,11 +293,4 @@ void healthz_get(struct http_request *req, struct http_reply *rep)
         cJSON_AddNullToObject(body, "reason");
     }
     reply_json(rep, problem && strcmp(problem, "unreachable") == 0 ? 503 : 200, body);
-}
-
-void peers_get(struct http_request *req, struct http_reply *rep)
-{
-    if (query_check(req, rep, no_query) != 0)
-        return;
-    reply_json(rep, 200, peers_describe(req->app->peers));
 }

@@ -1,5 +1,5 @@
 /*
- * verdict_api.c - a candidate judged against a baseline, and the baselines
+ * api_verdicts.c - a candidate judged against a baseline, and the baselines
  * that stay:
  *   GET /compare?baseline=SEL&candidate=SEL  (compare_get hands over when
  *                      either is given) row verdicts, verdicts.c

@@ -1,12 +1,10 @@
 /*
- * alerts_api.c - GET /alerts, POST /alerts/ID/ack and GET /fleet: parse
- * the request, ask the store (store_alerts.c, store_verdicts.c) and
- * fleet.c, print the answer.  When alerts move is alerts.c's.
+ * api_alerts.c - GET /alerts and POST /alerts/ID/ack (GET /fleet:
+ * api_fleet.c): parse the request, ask the store (store_alerts.c,
+ * store_verdicts.c), print the answer.  When alerts move is alerts.c's.
  */
 #include "app.h"
-#include "fleet.h"
 #include "handlers.h"
-#include "shift.h"
 #include "store.h"
 
 #include <errno.h>
@@ -84,33 +82,4 @@ void alerts_ack(struct http_request *req, struct http_reply *rep)
 done:
     cJSON_Delete(alert);
     cJSON_Delete(body);
-}
-
-void fleet_get(struct http_request *req, struct http_reply *rep)
-{
-    static const char *const query[] = {"benchmark", NULL};
-    const char *benchmark;
-    cJSON *cards = NULL, *out;
-    int rc;
-
-    if (query_check(req, rep, query) != 0)
-        return;
-    benchmark = query_get(req, "benchmark");
-    if (benchmark == NULL || benchmark[0] == '\0') {
-        reply_error(rep, 400, "missing_field", "benchmark", "benchmark= names the benchmark");
-        return;
-    }
-    rc = store_fleet_cards(req->app->store, benchmark, &cards);
-    if (rc != STORE_OK) {
-        reply_store_error(rep, rc, "the fleet could not be read");
-        return;
-    }
-    out = fleet_build(cards, GB_SHIFT_MARGIN_DEFAULT);
-    cJSON_Delete(cards);
-    if (out == NULL) {
-        reply_error(rep, 500, "internal", "", "out of memory");
-        return;
-    }
-    cJSON_AddStringToObject(out, "benchmark", benchmark);
-    reply_json(rep, 200, out);
 }

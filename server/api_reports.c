@@ -1,5 +1,5 @@
 /*
- * report_api.c - the markdown reports (report_md.c makes the text):
+ * api_reports.c - the markdown reports (report_md.c makes the text):
  *   GET /runs/ID.md     one run (runs_get hands it over with the id)
  *   GET /compare.md     the same query and the same errors as GET /compare
  *                       (compare_get answers it), its JSON then written as

@@ -1,5 +1,5 @@
 /*
- * static_files.c - the web page: GET / is web/index.html, GET /static/NAME
+ * api_static.c - the web page: GET / is web/index.html, GET /static/NAME
  * a file of web/, GET /vendor/chart.js the Chart.js that Debian's
  * libjs-chart.js installs (--chartjs).  NAME is one path segment of safe
  * characters (the router already refuses a "/" in it), so nothing outside

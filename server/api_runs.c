@@ -1,5 +1,5 @@
 /*
- * runs_api.c - POST /runs, GET /runs, GET /runs/ID, DELETE /runs/ID.
+ * api_runs.c - POST /runs, GET /runs, GET /runs/ID, DELETE /runs/ID.
  *
  * A run request is checked whole before anything is stored: the body's
  * fields (unknown ones named), the benchmark, its params against the

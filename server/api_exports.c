@@ -1,14 +1,10 @@
 /*
- * export_api.c - runs out and in, and side by side:
+ * api_exports.c - runs out (POST /runs/import, api_import.c, takes the
+ * NDJSON back in):
  *   GET /runs.ndjson   every matching run whole, one JSON object a line
  *   GET /runs.csv      one CSV line per result row (a run with no rows:
  *                      one line with its status and error)
  *   GET /runs/ID.csv   the same for one run
- *   POST /runs/import  NDJSON back in: checked whole first, then stored in
- *                      one transaction; a run already here is skipped, so
- *                      importing twice changes nothing
- *   GET /compare       one benchmark's runs per card (compare.c); with
- *                      baseline= and candidate=, verdicts (verdict_api.c)
  *
  * The exports stream: pages of runs are read from the store as the
  * answer is sent, so an export of a large database holds one page in
@@ -24,10 +20,8 @@
  * client (curl: "transfer closed with outstanding read data") sees an
  * error rather than a whole-looking file.
  */
-#include "compare.h"
 #include "dynbuf.h"
 #include "handlers.h"
-#include "import_check.h"
 #include "peers.h"
 #include "result_fields.h"
 #include "run_filter.h"
@@ -47,7 +41,6 @@
  * several times over.  A page that does not fit ends the export with an
  * error. */
 #define EXPORT_BUFFER_CAP (64 * 1024 * 1024)
-#define COMPARE_SCAN 5000
 
 static const char *const filter_args[] = {RUN_FILTER_ARGS, "limit", "after_seq", NULL};
 
@@ -416,117 +409,4 @@ void run_csv(struct http_request *req, struct http_reply *rep)
         return;
     }
     reply_body(rep, 200, "text/csv; charset=utf-8", body, n);
-}
-
-/* Parses and checks every line first (import_check.c); stores nothing
- * unless all pass, and then all in one transaction. */
-void runs_import(struct http_request *req, struct http_reply *rep)
-{
-    static const char *const no_query[] = {NULL};
-    struct gb_error gerr;
-    cJSON *runs = NULL, *body;
-    int inserted = 0, existing = 0, rc;
-
-    if (query_check(req, rep, no_query) != 0)
-        return;
-    if (req->body == NULL) {
-        reply_error(rep, 400, "malformed_json", "",
-                    "send runs as NDJSON, one run a line, as GET /runs.ndjson gives them "
-                    "(curl --data-binary @runs.ndjson)");
-        return;
-    }
-    runs = import_parse_ndjson(req->body, req->body_len, &gerr);
-    if (runs == NULL) {
-        int internal = strcmp(gerr.code, "internal") == 0;
-        reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);
-        return;
-    }
-    rc = store_import_runs(req->app->store, runs, "import", &inserted, &existing);
-    if (rc != STORE_OK) {
-        reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
-        goto done;
-    }
-    body = cJSON_CreateObject();
-    cJSON_AddNumberToObject(body, "imported", inserted);
-    cJSON_AddNumberToObject(body, "already_here", existing);
-    reply_json(rep, 200, body);
-
-done:
-    cJSON_Delete(runs);
-}
-
-static cJSON *rows_from_store(void *store, const char *id)
-{
-    cJSON *rows = NULL;
-
-    store_run_rows(store, id, &rows);
-    return rows;
-}
-
-void compare_get(struct http_request *req, struct http_reply *rep)
-{
-    static const char *const args[] = {"benchmark", "device", "host", "label",
-                                       "latest", "runs", "include_invalid", NULL};
-    const char *bench = query_get(req, "benchmark");
-    const char *ids = query_get(req, "runs");
-    struct run_filter f = {.benchmark = bench, .device = query_get(req, "device"),
-                           .host = query_get(req, "host"), .label = query_get(req, "label"),
-                           .limit = COMPARE_SCAN};
-    cJSON *runs = NULL, *out;
-    long long latest = 10;
-    int include_invalid, rc;
-
-    /* Two groups judged row by row: verdict_api.c. */
-    if (query_get(req, "baseline") || query_get(req, "candidate")) {
-        compare_verdicts(req, rep);
-        return;
-    }
-    if (query_check(req, rep, args) != 0 ||
-        query_bool(req, rep, "include_invalid", &include_invalid) != 0)
-        return;
-    if (bench == NULL || bench[0] == '\0') {
-        reply_error(rep, 400, "missing_field", "benchmark",
-                    "benchmark is required, e.g. /compare?benchmark=smem_stride");
-        return;
-    }
-    if (query_long(req, rep, "latest", 1, 1000, "a whole number of runs a card, 1 to 1000",
-                   &latest) != 0)
-        return;
-    if (ids && ids[0]) {
-        /* Chosen runs: each read on its own, in the order given. */
-        char one[40];
-        runs = cJSON_CreateArray();
-        for (const char *p = ids; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-            size_t len = strcspn(p, ",");
-            cJSON *run = NULL;
-            snprintf(one, sizeof(one), "%.*s", (int)(len < 39 ? len : 39), p);
-            rc = uuid_is_valid(one) ? store_get_run(req->app->store, one, &run)
-                                    : STORE_NOT_FOUND;
-            if (rc == STORE_NOT_FOUND) {
-                cJSON_Delete(runs);
-                reply_error(rep, 404, "not_found", "runs", "no run %.40s", one);
-                return;
-            }
-            if (rc != STORE_OK) {
-                cJSON_Delete(runs);
-                reply_store_error(rep, rc, "the runs could not be read");
-                return;
-            }
-            cJSON_AddItemToArray(runs, run);
-            if (cJSON_GetArraySize(runs) > 1000)
-                break;
-        }
-        latest = 1000;
-    } else if ((rc = store_compare_runs(req->app->store, &f, &runs)) != STORE_OK) {
-        reply_store_error(rep, rc, "the runs could not be read");
-        return;
-    }
-    out = compare_build(bench, runs, (int)latest, include_invalid == 1,
-                        rows_from_store, req->app->store);
-    cJSON_Delete(runs);
-    if (out == NULL) {
-        reply_error(rep, 500, "internal", "", "out of memory");
-        return;
-    }
-    reply_json(rep, 200, out);
 }

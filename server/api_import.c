@@ -1,0 +1,48 @@
+/*
+ * api_import.c - POST /runs/import: NDJSON back in, as GET /runs.ndjson
+ * (api_exports.c) gives it.  Checked whole first (import_check.c), then
+ * stored in one transaction; a run already here is skipped, so importing
+ * twice changes nothing.  The body's cap is the route's (router.c).
+ */
+#include "handlers.h"
+#include "import_check.h"
+#include "store.h"
+
+#include <string.h>
+
+/* Parses and checks every line first (import_check.c); stores nothing
+ * unless all pass, and then all in one transaction. */
+void runs_import(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const no_query[] = {NULL};
+    struct gb_error gerr;
+    cJSON *runs = NULL, *body;
+    int inserted = 0, existing = 0, rc;
+
+    if (query_check(req, rep, no_query) != 0)
+        return;
+    if (req->body == NULL) {
+        reply_error(rep, 400, "malformed_json", "",
+                    "send runs as NDJSON, one run a line, as GET /runs.ndjson gives them "
+                    "(curl --data-binary @runs.ndjson)");
+        return;
+    }
+    runs = import_parse_ndjson(req->body, req->body_len, &gerr);
+    if (runs == NULL) {
+        int internal = strcmp(gerr.code, "internal") == 0;
+        reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);
+        return;
+    }
+    rc = store_import_runs(req->app->store, runs, "import", &inserted, &existing);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
+        goto done;
+    }
+    body = cJSON_CreateObject();
+    cJSON_AddNumberToObject(body, "imported", inserted);
+    cJSON_AddNumberToObject(body, "already_here", existing);
+    reply_json(rep, 200, body);
+
+done:
+    cJSON_Delete(runs);
+}
