@@ -1,5 +1,5 @@
 /*
- * metrics_api.c - GET /metrics in the Prometheus text format (0.0.4), so a
+ * api_metrics.c - GET /metrics in the Prometheus text format (0.0.4), so a
  * lab's Prometheus can scrape every node: queue depth and worker state per
  * GPU, runs by status, and the latest result of each benchmark row on each
  * card as gauges (median time, ratio, GB/s, share of the copy ceiling),

@@ -53,7 +53,7 @@ void devices_get(struct http_request *req, struct http_reply *rep);
 void healthz_get(struct http_request *req, struct http_reply *rep);
 void peers_get(struct http_request *req, struct http_reply *rep);
 void metrics_get(struct http_request *req, struct http_reply *rep);
-/* openapi_api.c: api/openapi.json, embedded at build time. */
+/* api_openapi.c: api/openapi.json, embedded at build time. */
 void openapi_get(struct http_request *req, struct http_reply *rep);
 
 /* Answers a failed store call (rc one of store.h's STORE_* failures):

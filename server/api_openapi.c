@@ -1,5 +1,5 @@
 /*
- * openapi_api.c - GET /openapi.json: the API described in OpenAPI 3.1.
+ * api_openapi.c - GET /openapi.json: the API described in OpenAPI 3.1.
  *
  * The document is api/openapi.json in the source tree, embedded at build
  * time (cmake/embed_file.cmake) as migrations are, so what is served is
