@@ -368,6 +368,18 @@ static int conn_open(struct store *s, struct conn *c, const char *path,
     return exec_pragma(c->db, "PRAGMA query_only = 1", errbuf, cap) ? -1 : 0;
 }
 
+/* Puts path in front of errbuf unless it is there already: "file is not a
+ * database" alone does not say which file (--db, or a default). */
+static void name_the_file(const char *path, char *errbuf, size_t cap)
+{
+    char why[1024];
+
+    if (strstr(errbuf, path) != NULL)
+        return;
+    snprintf(why, sizeof(why), "%s", errbuf);
+    snprintf(errbuf, cap, "database %s: %s", path, why);
+}
+
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
 {
     struct store *s = calloc(1, sizeof(*s));
@@ -392,6 +404,7 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
 
 done:
     if (rc != STORE_OK) {
+        name_the_file(path, errbuf, cap);
         store_close(s);
         return rc;
     }
