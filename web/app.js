@@ -442,20 +442,26 @@ function paramsText(r) {
   return parts.length ? parts.join(" ") : "defaults";
 }
 
+// Text that may break after its commas (<wbr>), so a long list wraps in a
+// narrow column between numbers, never inside one.
+function breakAtCommas(text) {
+  return text.split(",").flatMap((part, i) => (i ? [",", el("wbr"), part] : [part]));
+}
+
 function runRow(r, sharedModel) {
   const uuid = r.device && r.device.uuid;
-  const card = r.device ? (r.device.name || "?") + (isNum(r.device.index) ? " #" + r.device.index : "") +
-    (uuid && sharedModel.has(r.device.name) ? " (" + uuidTag(uuid) + ")" : "") : "–";
+  const card = r.device ? (r.device.name || "?") + (isNum(r.device.index) ? " #" + r.device.index : "") : "–";
+  const cardTag = uuid && sharedModel.has(r.device.name) ? el("span", { class: "uuid-tag" }, " (" + uuidTag(uuid) + ")") : null;
   const synthetic = r.summary && r.summary.synthetic;
   return el("tr", { dataset: { id: r.id } },
     el("td", {}, timeEl(r.created_at)),
     el("td", {}, r.benchmark, synthetic ? el("span", { class: "tag", title: "made up by the worker's test double, not measured" }, "synthetic") : null),
-    el("td", { class: "mono small params", title: JSON.stringify(r.params || {}) }, paramsText(r)),
-    el("td", { title: uuid }, card),
+    el("td", { class: "mono small params", title: JSON.stringify(r.params || {}) }, breakAtCommas(paramsText(r))),
+    el("td", { class: "card", title: uuid }, card, cardTag),
     el("td", {}, r.host || "–", originTag(r)),
     el("td", {}, statusBadge(r.status), r.status === "failed" && r.error ? el("span", { class: "why" }, " " + r.error.code) : null,
       (r.status === "queued" || r.status === "running") && progressMessage(r) ? el("span", { class: "why progress-message" }, " " + progressMessage(r)) : null),
-    el("td", {}, r.status === "done" ? validityBadge(r) : "–"),
+    el("td", { class: "validity" }, r.status === "done" ? validityBadge(r) : "–"),
     el("td", {}, r.label || ""),
     el("td", {}, el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(r.id), "aria-label": "run " + r.id }, r.id.slice(0, 8) + "…" + r.id.slice(-4))));
 }

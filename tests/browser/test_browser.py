@@ -685,10 +685,13 @@ def test_newcomer(d, b):
     full = post_run(d, {"benchmark": "smem_stride", "device": 1})
     for r in (narrow, full):
         d.wait_status(r["id"], ("done",))
-    with open(os.path.join(EXAMPLES, "h200_daemon_trust", "trust_runs.ndjson")) as f:
-        exported = f.read()
-    r = d.post("/runs/import", exported)
-    check(r.status == 200, "import of trust_runs.ndjson: %r" % r)
+    # The exports the README names, and the other two, as a newcomer would.
+    for name in ("h200x2_daemon/runs.ndjson", "h200x2_daemon_health/health_runs.ndjson",
+                 "h200_daemon_trust/trust_runs.ndjson"):
+        with open(os.path.join(EXAMPLES, name)) as f:
+            exported = f.read()
+        r = d.post("/runs/import", exported)
+        check(r.status == 200, "import of %s: %r" % (name, r))
     imported = json.loads(exported.splitlines()[0])
 
     print("runs list: parameters, cards of one model told apart, origin")
@@ -712,6 +715,10 @@ def test_newcomer(d, b):
           "the imported run's host cell does not show its origin: %r" % i[col["Host"]])
     check("imported" not in a[col["Host"]], "a run measured here is marked imported")
     assert_tables_fit(b, "runs list")
+    # The list itself fits 1400 px: no column behind a scroll bar.
+    fit = b.eval("(() => { const w = document.getElementById('runs').parentElement; return [w.scrollWidth, w.clientWidth]; })()")
+    check(fit[0] <= fit[1] + 1, "the runs list needs %d px, its box has %d: columns hide behind a scroll bar" % tuple(fit))
+    shot(b, "newcomer-runs")
 
     print("an imported run's page says where it came from")
     open_page(b, d, "?run=" + imported["id"], "imported run")
