@@ -116,6 +116,15 @@ const char *store_rc_words(int rc)
     }
 }
 
+/* The file behind c, for messages: which database, when --db is a
+ * default or one of several daemons' on a host. */
+static const char *store_file_name(struct conn *c)
+{
+    const char *f = c->db ? sqlite3_db_filename(c->db, "main") : NULL;
+
+    return f && f[0] ? f : "(in memory)";
+}
+
 int store_fail(struct conn *c, const char *what)
 {
     struct store *s = c->owner;
@@ -149,7 +158,8 @@ int store_fail(struct conn *c, const char *what)
     /* A full disk is said once when it starts (a runner retries every
      * second); every other failure each time. */
     if (first || rc != STORE_NO_SPACE)
-        log_error("store: %s: %s (SQLite code %d, errno %d)%s", what, msg, code, sys,
+        log_error("database %s: %s: %s (SQLite code %d, errno %d)%s",
+                  store_file_name(c), what, msg, code, sys,
                   rc == STORE_NO_SPACE ? "; writes are refused (507) until space is freed" :
                   rc == STORE_CORRUPT ? "; the database is damaged: stop the daemon and "
                                         "run gpubenchd --check-db" : "");
