@@ -11,7 +11,8 @@
 #          third, build-tsan/ (clang, ThreadSanitizer, no CUDA), the unit
 #          and API tests; if they fail the command fails.
 #          GPUBENCH_SANITIZE=0 skips both passes.
-#          The last line is the summary of the main build's ctest.
+#          The last line repeats the summary of the main build's ctest
+#          ("N% tests passed, M tests failed out of T") with its status.
 #   build  only install what is missing and build
 # It installs Debian packages only when something is missing (with sudo
 # when not root).  CUDA is not a Debian package here: where nvcc is found
@@ -116,5 +117,11 @@ case "$cmd" in
       "$build/bin/gpubench-worker" --list | sed 's/^/setup:   /'
     fi
     cd "$build"
-    exec ctest --output-on-failure --timeout 600 ;;
+    # ctest ends with its time and the lists of tests skipped or failed,
+    # not with its summary: say the summary again, last, with the status.
+    status=0
+    ctest --output-on-failure --timeout 600 | tee ctest-last.log || status=$?
+    summary=$(grep -E '^[0-9]+% tests passed' ctest-last.log | tail -n 1 || true)
+    echo "setup: ${summary:-ctest printed no summary} (ctest exit status $status)"
+    exit "$status" ;;
 esac

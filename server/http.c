@@ -625,6 +625,38 @@ int http_listen(const char *addr, char *errbuf, size_t cap)
     return fd;
 }
 
+int http_bound_address(int listen_fd, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    char host[INET6_ADDRSTRLEN];
+    const void *ip;
+    int port, n;
+
+    out[0] = '\0';
+    if (getsockname(listen_fd, (struct sockaddr *)&ss, &len) != 0)
+        return -1;
+    if (ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+        ip = &a->sin6_addr;
+        port = ntohs(a->sin6_port);
+    } else if (ss.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+        ip = &a->sin_addr;
+        port = ntohs(a->sin_port);
+    } else {
+        return -1;
+    }
+    if (inet_ntop(ss.ss_family, ip, host, sizeof(host)) == NULL)
+        return -1;
+    n = snprintf(out, cap, ss.ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d", host, port);
+    if (n < 0 || (size_t)n >= cap) {
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap)
 {

@@ -131,6 +131,11 @@ int http_addr_is_loopback(const char *addr);
  * -1 with a sentence in errbuf. */
 int http_listen(const char *addr, char *errbuf, size_t cap);
 
+/* Writes the address listen_fd is bound to ("127.0.0.1:40123",
+ * "[::1]:40123") into out: with --listen ...:0 the kernel picks the port
+ * and this is the only place it is known.  Returns 0, or -1 (out empty). */
+int http_bound_address(int listen_fd, char *out, size_t cap);
+
 /* Serves HTTP on listen_fd (from http_listen), which it then owns: the
  * daemon closes it in http_stop.  Returns NULL with a sentence in errbuf
  * on failure; whether libmicrohttpd closed the socket then is not said, so

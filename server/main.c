@@ -77,6 +77,7 @@ int main(int argc, char **argv)
     struct MHD_Daemon *http = NULL;
     struct db_lock *db_lock = NULL;
     int listen_fd = -1;
+    char bound[80];
     sigset_t stop_signals;
     char err[512];
     int sig = 0, recovered = 0, rc = 1;
@@ -142,6 +143,9 @@ int main(int argc, char **argv)
         log_error("%s", err);
         goto done;
     }
+    /* The address as bound, so that --listen 127.0.0.1:0 logs its port. */
+    if (http_bound_address(listen_fd, bound, sizeof(bound)) != 0)
+        snprintf(bound, sizeof(bound), "%s", opt.listen);
     worker_strays_end(app.worker_owner);
     app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
     app.run_cache = run_cache_new(RUN_CACHE_BYTES);
@@ -176,7 +180,7 @@ int main(int argc, char **argv)
         goto done;
     }
     log_info("listening on http://%s (database %s, worker %s, web %s)",
-             opt.listen, app.db_path, opt.worker, opt.web);
+             bound, app.db_path, opt.worker, opt.web);
 
     while (sigwait(&stop_signals, &sig) != 0)
         ;

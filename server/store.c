@@ -116,6 +116,15 @@ const char *store_rc_words(int rc)
     }
 }
 
+/* The file behind c, for messages: which database, when --db is a
+ * default or one of several daemons' on a host. */
+static const char *store_file_name(struct conn *c)
+{
+    const char *f = c->db ? sqlite3_db_filename(c->db, "main") : NULL;
+
+    return f && f[0] ? f : "(in memory)";
+}
+
 int store_fail(struct conn *c, const char *what)
 {
     struct store *s = c->owner;
@@ -149,7 +158,8 @@ int store_fail(struct conn *c, const char *what)
     /* A full disk is said once when it starts (a runner retries every
      * second); every other failure each time. */
     if (first || rc != STORE_NO_SPACE)
-        log_error("store: %s: %s (SQLite code %d, errno %d)%s", what, msg, code, sys,
+        log_error("database %s: %s: %s (SQLite code %d, errno %d)%s",
+                  store_file_name(c), what, msg, code, sys,
                   rc == STORE_NO_SPACE ? "; writes are refused (507) until space is freed" :
                   rc == STORE_CORRUPT ? "; the database is damaged: stop the daemon and "
                                         "run gpubenchd --check-db" : "");
@@ -368,6 +378,18 @@ static int conn_open(struct store *s, struct conn *c, const char *path,
     return exec_pragma(c->db, "PRAGMA query_only = 1", errbuf, cap) ? -1 : 0;
 }
 
+/* Puts path in front of errbuf unless it is there already: "file is not a
+ * database" alone does not say which file (--db, or a default). */
+static void name_the_file(const char *path, char *errbuf, size_t cap)
+{
+    char why[1024];
+
+    if (strstr(errbuf, path) != NULL)
+        return;
+    snprintf(why, sizeof(why), "%s", errbuf);
+    snprintf(errbuf, cap, "database %s: %s", path, why);
+}
+
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
 {
     struct store *s = calloc(1, sizeof(*s));
@@ -392,6 +414,7 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
 
 done:
     if (rc != STORE_OK) {
+        name_the_file(path, errbuf, cap);
         store_close(s);
         return rc;
     }

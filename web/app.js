@@ -340,6 +340,15 @@ async function fillStatusSelect(select) {
   for (const s of state.runStatuses) select.append(el("option", { value: s }, s));
 }
 
+// How to see real numbers without a GPU: the H200 runs that come with
+// gpubench, imported as they were exported (GET /runs.ndjson).
+function seeRealData() {
+  const cmd = (f) => el("code", { class: "cmd" }, "curl --data-binary @examples/" + f + " " + location.origin + "/runs/import");
+  return el("p", { class: "note see-real-data" }, "No GPU here? See real data: import the H200 runs that come with gpubench, from the source tree: ",
+    cmd("h200_daemon_trust/trust_runs.ndjson"), " and ", cmd("h200x2_daemon_health/health_runs.ndjson"),
+    " (add ", el("code", {}, "-H 'Authorization: Bearer TOKEN'"), " where this daemon asks for a token).");
+}
+
 async function showRuns(q) {
   const gen = state.generation;
   const form = $("#filters");
@@ -370,16 +379,21 @@ async function showRuns(q) {
     page = await api("/runs" + qs({ ...filters, limit, cursor }));
   } catch (e) {
     if (!current(gen)) return;
-    body.replaceChildren(el("tr", {}, el("td", { colspan: 8 }, errorBox(e))));
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 9 }, errorBox(e))));
     ready();
     return;
   }
   if (!current(gen)) return;
-  body.replaceChildren(...page.runs.map(runRow));
+  // Models with more than one card on this page: those rows name the card.
+  const uuidsOf = new Map();
+  for (const r of page.runs) if (r.device && r.device.uuid) uuidsOf.set(r.device.name, (uuidsOf.get(r.device.name) || new Set()).add(r.device.uuid));
+  const sharedModel = new Set([...uuidsOf].filter(([, u]) => u.size > 1).map(([name]) => name));
+  body.replaceChildren(...page.runs.map((r) => runRow(r, sharedModel)));
   if (!page.runs.length) {
     const any = RUN_FILTERS.some((k) => filters[k]);
-    body.append(el("tr", {}, el("td", { colspan: 8, class: "note" },
-      any ? "No run matches these filters." : "No runs yet. ", any ? "" : el("a", { class: "nav", href: "?view=post" }, "Post the first one."))));
+    body.append(el("tr", {}, el("td", { colspan: 9, class: "note" },
+      any ? "No run matches these filters." : el("p", {}, "No runs yet. ", el("a", { class: "nav", href: "?view=post" }, "Post the first one.")),
+      any ? "" : seeRealData())));
   }
   const older = $("#runs-older");
   older.hidden = !page.next;
@@ -395,17 +409,59 @@ async function showRuns(q) {
   if (page.runs.some((r) => r.status === "queued" || r.status === "running")) later(() => showRuns(q), 2000);
 }
 
-function runRow(r) {
+// A card's UUID shortened to what tells two cards of one model apart
+// (the runs list and the compare page say it the same way).
+function uuidTag(uuid) {
+  return uuid.replace(/^GPU-/, "").slice(0, 8) + "…" + uuid.slice(-4);
+}
+
+// Where a run came from, in words, or null for a run measured here: the
+// host column names the machine that measured it, this says which node
+// handed it to us ("import": POST /runs/import; otherwise the peer's URL).
+function originText(r) {
+  if (!r.origin) return null;
+  if (r.origin === "import") return "imported";
+  return "from " + (typeof r.origin === "string" ? r.origin.replace(/^https?:\/\//, "") : JSON.stringify(r.origin));
+}
+
+function originTag(r) {
+  const t = originText(r);
+  return t ? el("span", { class: "tag origin", title: "not measured by this node: " + (typeof r.origin === "string" ? r.origin : JSON.stringify(r.origin)) }, t) : null;
+}
+
+// The parameters that differ from the benchmark's defaults, short: a
+// [1, 32] run and a full sweep must not look alike.  Long lists keep their
+// ends and say how many they hold.
+function paramsText(r) {
+  const bench = (state.benchmarks || []).find((b) => b.name === r.benchmark);
+  const defaults = Object.fromEntries(((bench && bench.params) || []).map((p) => [p.name, p.default]));
+  const short = (v) => (Array.isArray(v) ? (v.length > 6 ? [v[0], v[1], "…", v[v.length - 1]].join(",") + ` (${v.length})` : v.join(",")) : String(v));
+  const parts = Object.entries(r.params || {})
+    .filter(([k, v]) => !(k in defaults) || JSON.stringify(v) !== JSON.stringify(defaults[k]))
+    .map(([k, v]) => k + "=" + short(v));
+  return parts.length ? parts.join(" ") : "defaults";
+}
+
+// Text that may break after its commas (<wbr>), so a long list wraps in a
+// narrow column between numbers, never inside one.
+function breakAtCommas(text) {
+  return text.split(",").flatMap((part, i) => (i ? [",", el("wbr"), part] : [part]));
+}
+
+function runRow(r, sharedModel) {
+  const uuid = r.device && r.device.uuid;
   const card = r.device ? (r.device.name || "?") + (isNum(r.device.index) ? " #" + r.device.index : "") : "–";
+  const cardTag = uuid && sharedModel.has(r.device.name) ? el("span", { class: "uuid-tag" }, " (" + uuidTag(uuid) + ")") : null;
   const synthetic = r.summary && r.summary.synthetic;
   return el("tr", { dataset: { id: r.id } },
     el("td", {}, timeEl(r.created_at)),
     el("td", {}, r.benchmark, synthetic ? el("span", { class: "tag", title: "made up by the worker's test double, not measured" }, "synthetic") : null),
-    el("td", { title: r.device && r.device.uuid }, card),
-    el("td", {}, r.host || "–"),
+    el("td", { class: "mono small params", title: JSON.stringify(r.params || {}) }, breakAtCommas(paramsText(r))),
+    el("td", { class: "card", title: uuid }, card, cardTag),
+    el("td", {}, r.host || "–", originTag(r)),
     el("td", {}, statusBadge(r.status), r.status === "failed" && r.error ? el("span", { class: "why" }, " " + r.error.code) : null,
       (r.status === "queued" || r.status === "running") && progressMessage(r) ? el("span", { class: "why progress-message" }, " " + progressMessage(r)) : null),
-    el("td", {}, r.status === "done" ? validityBadge(r) : "–"),
+    el("td", { class: "validity" }, r.status === "done" ? validityBadge(r) : "–"),
     el("td", {}, r.label || ""),
     el("td", {}, el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(r.id), "aria-label": "run " + r.id }, r.id.slice(0, 8) + "…" + r.id.slice(-4))));
 }
@@ -650,7 +706,7 @@ function renderRun(box, run) {
   const summary = (run.results && run.results.summary) || {};
   const rows = (run.results && run.results.rows) || [];
   const parts = [
-    el("h1", { tabindex: -1, id: "run-title" }, run.benchmark, el("span", { class: "sub" }, " on " + card + (run.host ? " · " + run.host : ""))),
+    el("h1", { tabindex: -1, id: "run-title" }, run.benchmark, el("span", { class: "sub" }, " on " + card + (run.host ? " · " + run.host : "")), originTag(run)),
     runStatus(run),
   ];
   if (run.status === "done") parts.push(validityPanel(run));
@@ -791,6 +847,7 @@ function metaPanel(run) {
     ["L2", mib(d.l2_bytes)], ["Shared memory / SM", kib(d.smem_per_sm_bytes)],
     ["Max SM clock", isNum(d.max_sm_clock_mhz) ? num(d.max_sm_clock_mhz) + " MHz" : null],
     ["Host", m.hostname || m.host || run.host],
+    ["Origin", run.origin === "import" ? "imported (POST /runs/import)" : originText(run) || "measured on this node"],
   ]);
   const drv = m.driver || {};
   const cuda = m.cuda || {};
@@ -804,7 +861,7 @@ function metaPanel(run) {
     ["Server", server.gpubench_version ? "gpubench " + server.gpubench_version + (server.git_commit ? " (" + server.git_commit + ")" : "") : null],
   ]);
   const st = stateTable(m.state_before, m.state_after);
-  if (st) groups.push(el("h3", {}, "Card state"), st);
+  if (st) groups.push(el("h3", {}, "Card state"), el("div", { class: "table-wrap" }, st));
   const flags = [];
   if (m.synthetic) flags.push(el("li", { class: "flag bad" }, "synthetic (test double)"));
   if (m.clock_dropped === true) flags.push(el("li", { class: "flag bad" }, "SM clock dropped during the run"));
@@ -989,7 +1046,7 @@ function seriesLabel(s, all) {
   const same = all.filter((x) => (x.card.name || "?") === name);
   let label = name;
   if (new Set(all.map((x) => x.card.host)).size > 1 && s.card.host) label += " @ " + s.card.host;
-  if (same.length > 1 && s.card.uuid) label += " (" + s.card.uuid.replace(/^GPU-/, "").slice(0, 8) + "…" + s.card.uuid.slice(-4) + ")";
+  if (same.length > 1 && s.card.uuid) label += " (" + uuidTag(s.card.uuid) + ")";
   return label;
 }
 
@@ -1096,8 +1153,13 @@ async function showDevicesForPost() {
     ...d.devices.map((g) => el("option", { value: String(g.index) }, `#${g.index} ${g.name}`))].filter(Boolean));
   if (keep && $$("option", sel).some((o) => o.value === keep)) sel.value = keep;
   if (d.host) $("#node").textContent = "node " + d.host;
+  // No GPU: said at the top of the form, and no button that can only fail.
+  const noGpu = $("#post-no-gpu");
+  noGpu.hidden = d.devices.length > 0;
+  $("#post-submit").hidden = !noGpu.hidden;
   if (!d.devices.length) {
-    box.replaceChildren(el("p", { class: "warn" }, "No GPU on this node: " + (d.reason || "no reason given") + ". Runs will be refused."));
+    noGpu.replaceChildren(el("strong", {}, "No GPU on this node: "), (d.reason || "no reason given") + ". A run posted here would be refused, so this form has no button; the parameters below are still the API's.", seeRealData());
+    box.replaceChildren(el("p", { class: "warn" }, "No GPU on this node: " + (d.reason || "no reason given") + "."));
     return;
   }
   box.replaceChildren(el("div", { class: "table-wrap" }, el("table", {},
@@ -1226,7 +1288,8 @@ $("#post-form").addEventListener("submit", async (e) => {
   const label = form.elements.label.value.trim();
   if (label) body.label = label;
   if (form.elements.timeout_s.value) body.timeout_s = Number(form.elements.timeout_s.value);
-  const button = $("button[type=submit]", form);
+  const button = $("#post-submit");
+  if (button.hidden) return; // no GPU here: see showDevicesForPost
   button.disabled = true;
   try {
     const r = await api("/runs", { method: "POST", body });

@@ -150,7 +150,9 @@ const GBCharts = (() => {
 
   // smem_stride: a measured ratio against stride with the predicted
   // conflict degree as a second series, both on one log2 axis, so that
-  // "measured follows predicted" reads as two lines lying on each other.
+  // "measured follows predicted" reads as dots inside triangles.  Points
+  // only (showLine false): strides are not a continuum, and a line from
+  // stride 31 to 32 zig-zags between unrelated conflict degrees.
   // field is the row's ratio charted ("ratio_cycles" or "ratio", the time
   // ratio), what says in words what it divides.
   // pred (optional) replaces the predicted series: {label, values, tip},
@@ -174,7 +176,7 @@ const GBCharts = (() => {
             pointStyle: "circle",
             pointRadius: 4,
             pointHoverRadius: 6,
-            borderWidth: 2,
+            showLine: false,
             order: 0,
           },
           {
@@ -184,12 +186,11 @@ const GBCharts = (() => {
             // Hollow and larger, drawn under the measured line: where the
             // two agree, the triangle rings the measured dot.
             backgroundColor: "rgba(255,255,255,0)",
-            borderDash: [6, 4],
             pointStyle: "triangle",
             pointRadius: 8,
             pointHoverRadius: 9,
             pointBorderWidth: 2,
-            borderWidth: 2,
+            showLine: false,
             order: 1,
           },
         ],

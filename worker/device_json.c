@@ -60,15 +60,18 @@ cJSON *gb_device_list_json(void)
     }
     /* "driver version is insufficient" is also what the runtime says when
      * there is no driver at all: say which it is. */
-    if (count == 0 && gb_backend_has_cuda() &&
-        access("/proc/driver/nvidia/version", F_OK) != 0) {
+    if (count == 0 && gb_driver_missing()) {
         char why[sizeof(reason)];
-        snprintf(why, sizeof(why), "no NVIDIA driver is loaded on this machine "
-                 "(/proc/driver/nvidia/version is missing)%s%.400s",
+        snprintf(why, sizeof(why), GB_NO_DRIVER_SENTENCE "%s%.400s",
                  reason[0] ? "; " : "", reason);
         snprintf(reason, sizeof(reason), "%s", why);
     }
     if (reason[0] != '\0')
         cJSON_AddStringToObject(out, "reason", reason);
     return out;
+}
+
+int gb_driver_missing(void)
+{
+    return gb_backend_has_cuda() && access("/proc/driver/nvidia/version", F_OK) != 0;
 }

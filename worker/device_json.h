@@ -21,6 +21,15 @@ cJSON *gb_device_json(const struct gb_device_info *d);
  * list is empty or a device could not be read. */
 cJSON *gb_device_list_json(void);
 
+/* What `--list`, `run` and `serve` say when the runtime cannot reach a GPU
+ * because no NVIDIA kernel module is loaded (the CUDA runtime calls that
+ * "insufficient driver", which sends a newcomer looking for an upgrade). */
+#define GB_NO_DRIVER_SENTENCE \
+    "no NVIDIA driver is loaded on this machine (/proc/driver/nvidia/version is missing)"
+
+/* 1 when this worker has CUDA but the machine has no NVIDIA driver loaded. */
+int gb_driver_missing(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@
 #include "bench.h"
 #include "bench_spec.h"
 #include "bench_table.h"
+#include "device_json.h"
 #include "meta.h"
 #include "quiet.h"
 #include "rounds.h"
@@ -32,8 +33,9 @@ int gb_worker_open(struct gb_worker *w, int device, struct gb_job_error *err)
     memset(&cuda, 0, sizeof(cuda));
     w->device = device;
     if (gb_device_open(device, &cuda) != 0 || gb_device_query(device, &w->info, &cuda) != 0) {
-        gb_job_fail(err, "device_unavailable", "GPU %d cannot be opened: %s: %s: %s",
-                    device, cuda.call, cuda.name, cuda.text);
+        gb_job_fail(err, "device_unavailable", "GPU %d cannot be opened: %s%s%s: %s: %s",
+                    device, gb_driver_missing() ? GB_NO_DRIVER_SENTENCE : "",
+                    gb_driver_missing() ? "; " : "", cuda.call, cuda.name, cuda.text);
         return -1;
     }
     w->nvml = gb_nvml_open(w->nvml_reason, sizeof(w->nvml_reason));

@@ -5,6 +5,7 @@
  */
 #include "run_cli.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,49 @@ struct run_args {
     double timeout_s;  /* --timeout: a precision run's time limit; 0 default */
 };
 
+/* An error as the caller asked for output: with --json one JSON object
+ * {"error": CODE, "message": TEXT} on stdout (a script parses stdout and
+ * would choke on prose), otherwise a line on stderr. */
+static void say_error(int json, const char *code, const char *fmt, ...)
+{
+    char message[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        char *text = NULL;
+
+        if (o != NULL && cJSON_AddStringToObject(o, "error", code) != NULL &&
+            cJSON_AddStringToObject(o, "message", message) != NULL)
+            text = cJSON_PrintUnformatted(o);
+        cJSON_Delete(o);
+        if (text != NULL) {
+            printf("%s\n", text);
+            cJSON_free(text);
+            return;
+        }
+    }
+    fprintf(stderr, "gpubench-worker run: %s\n", message);
+}
+
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof(*a));
+    /* --json first, wherever it is, so that every error below honours it. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            a->json = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
-            a->json = 1;
+            continue;
         } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
             char *end;
             long v = strtol(argv[++i], &end, 10);
             if (*end != '\0' || v < 0 || v > 1024) {
-                fprintf(stderr, "gpubench-worker run: --device takes a GPU index\n");
+                say_error(a->json, "bad_usage", "--device takes a GPU index");
                 return -1;
             }
             a->device = (int)v;
@@ -43,7 +76,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
             char *end;
             double v = strtod(argv[++i], &end);
             if (*end != '\0' || !(v > 0 && v <= 86400)) {
-                fprintf(stderr, "gpubench-worker run: --timeout takes seconds (1..86400)\n");
+                say_error(a->json, "bad_usage", "--timeout takes seconds (1..86400)");
                 return -1;
             }
             a->timeout_s = v;
@@ -52,13 +85,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         } else if (a->params_text == NULL) {
             a->params_text = argv[i];
         } else {
-            fprintf(stderr, "gpubench-worker run: unexpected argument \"%s\"\n", argv[i]);
+            say_error(a->json, "bad_usage", "unexpected argument \"%s\"", argv[i]);
             return -1;
         }
     }
     if (a->benchmark == NULL) {
-        fprintf(stderr, "usage: gpubench-worker run NAME [PARAMS-JSON] [--device N] "
-                        "[--timeout S] [--json]\n");
+        say_error(a->json, "bad_usage", "usage: gpubench-worker run NAME [PARAMS-JSON] "
+                  "[--device N] [--timeout S] [--json]");
         return -1;
     }
     return 0;
@@ -121,25 +154,24 @@ int gb_run_cli(int argc, char **argv)
     if (a.params_text != NULL) {
         params = cJSON_ParseWithLength(a.params_text, strlen(a.params_text));
         if (params == NULL) {
-            fprintf(stderr, "gpubench-worker run: PARAMS-JSON is not JSON: %s\n",
-                    a.params_text);
+            say_error(a.json, "bad_params", "PARAMS-JSON is not JSON: %s", a.params_text);
             goto out;
         }
     }
     resolved = gb_job_resolve(a.benchmark, params, &err);
     if (resolved == NULL) {
-        fprintf(stderr, "gpubench-worker run: %s\n", err.message);
+        say_error(a.json, err.code[0] ? err.code : "bad_params", "%s", err.message);
         goto out;
     }
     status = EXIT_FAILED;
     opened = 1;
     if (gb_worker_open(&w, a.device, &err) != 0) {
-        fprintf(stderr, "gpubench-worker run: %s\n", err.message);
+        say_error(a.json, err.code, "%s", err.message);
         goto out;
     }
     if (gb_job_run(&w, a.benchmark, resolved, a.timeout_s, progress, &p, &result, &meta,
                    &err) != 0) {
-        fprintf(stderr, "gpubench-worker run: %s: %s\n", err.code, err.message);
+        say_error(a.json, err.code, "%s: %s", err.code, err.message);
         status = err.fatal ? EXIT_FATAL_CUDA : EXIT_FAILED;
         goto out;
     }

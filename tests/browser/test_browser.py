@@ -645,6 +645,125 @@ def test_verdicts(d, b):
     assert_clean(b)
 
 
+# Every table at the browser's width (1400 px): it fits inside the page, or
+# the box around it scrolls; the page itself never scrolls sideways and no
+# column is cut off by a box that hides what overflows.
+TABLES_FIT = """(() => {
+  const vw = document.documentElement.clientWidth, bad = [];
+  if (document.documentElement.scrollWidth > vw + 1) bad.push('page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw);
+  for (const t of document.querySelectorAll('table')) {
+    if (!t.offsetParent) continue;
+    let box = t.parentElement;
+    while (box && box !== document.body && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) {
+      if (getComputedStyle(box).overflowX === 'hidden' && box.scrollWidth > box.clientWidth + 1) bad.push((t.className || t.id || 'table') + ' cut off by ' + box.className);
+      box = box.parentElement;
+    }
+    const scrolls = box && box !== document.body;
+    const right = (scrolls ? box : t).getBoundingClientRect().right;
+    if (right > vw + 1) bad.push((t.className || t.id || 'table') + ' reaches ' + Math.round(right) + ' px of ' + vw + (scrolls ? ' (its scroll box too)' : ' and nothing scrolls'));
+    if (!scrolls && t.getBoundingClientRect().width > t.parentElement.clientWidth + 1) bad.push((t.className || 'table') + ' wider than its box, not in a scroll box');
+  }
+  return bad; })()"""
+
+
+def assert_tables_fit(b, what):
+    bad = b.eval(TABLES_FIT)
+    check(not bad, "%s at %d px: %s" % (what, b.eval("window.innerWidth"), bad))
+
+
+def test_newcomer(d, b):
+    """Where a newcomer tripped (issue 17): how to see real data on the
+    empty page, the parameters, the card and the origin in the runs list,
+    the stride chart in points, tables that fit or scroll at 1400 px."""
+    print("empty page: how to see real data without a GPU")
+    open_page(b, d, "", "empty runs list")
+    text = b.eval("(document.querySelector('.see-real-data') || {}).innerText || ''")
+    check("curl --data-binary @examples/h200_daemon_trust/trust_runs.ndjson" in text and "/runs/import" in text,
+          "the empty page does not say how to import the examples: %r" % text)
+
+    narrow = post_run(d, {"benchmark": "smem_stride", "device": 0, "params": {"strides": [1, 32]}})
+    full = post_run(d, {"benchmark": "smem_stride", "device": 1})
+    for r in (narrow, full):
+        d.wait_status(r["id"], ("done",))
+    # The exports the README names, and the other two, as a newcomer would.
+    for name in ("h200x2_daemon/runs.ndjson", "h200x2_daemon_health/health_runs.ndjson",
+                 "h200_daemon_trust/trust_runs.ndjson"):
+        with open(os.path.join(EXAMPLES, name)) as f:
+            exported = f.read()
+        r = d.post("/runs/import", exported)
+        check(r.status == 200, "import of %s: %r" % (name, r))
+    imported = json.loads(exported.splitlines()[0])
+
+    print("runs list: parameters, cards of one model told apart, origin")
+    open_page(b, d, "", "runs list")
+    row = """(id) => { const tr = document.querySelector('#runs tbody tr[data-id="' + id + '"]');
+      return tr ? Array.from(tr.cells).map(c => c.innerText) : null; }"""
+    heads = b.eval("Array.from(document.querySelectorAll('#runs thead th')).map(th => th.innerText)")
+    col = {h: i for i, h in enumerate(heads)}
+    check("Parameters" in col, "the runs list has no Parameters column: %s" % heads)
+    a = b.eval("(%s)(%s)" % (row, json.dumps(narrow["id"])))
+    f = b.eval("(%s)(%s)" % (row, json.dumps(full["id"])))
+    check("strides=1,32" in a[col["Parameters"]], "the [1, 32] run's parameters: %r" % a[col["Parameters"]])
+    check(a[col["Parameters"]] != f[col["Parameters"]], "a [1, 32] run and a full sweep look alike: %r" % a[col["Parameters"]])
+    for run, cells in ((narrow, a), (full, f)):
+        uuid = run["device"]["uuid"]
+        check(uuid[-4:] in cells[col["Card"]] and uuid[4:12] in cells[col["Card"]],
+              "two cards of one model are not told apart: %r (UUID %s)" % (cells[col["Card"]], uuid))
+    i = b.eval("(%s)(%s)" % (row, json.dumps(imported["id"])))
+    check(i is not None, "the imported run is not on the first page")
+    check("imported" in i[col["Host"]] and imported["host"] in i[col["Host"]],
+          "the imported run's host cell does not show its origin: %r" % i[col["Host"]])
+    check("imported" not in a[col["Host"]], "a run measured here is marked imported")
+    assert_tables_fit(b, "runs list")
+    # The list itself fits 1400 px: no column behind a scroll bar.
+    fit = b.eval("(() => { const w = document.getElementById('runs').parentElement; return [w.scrollWidth, w.clientWidth]; })()")
+    check(fit[0] <= fit[1] + 1, "the runs list needs %d px, its box has %d: columns hide behind a scroll bar" % tuple(fit))
+    shot(b, "newcomer-runs")
+
+    print("an imported run's page says where it came from")
+    open_page(b, d, "?run=" + imported["id"], "imported run")
+    check("imported" in b.eval("document.getElementById('run-title').innerText"), "the run's title lacks its origin")
+    check("imported" in b.eval("document.querySelector('.meta').innerText"), "the metadata lacks the origin")
+    assert_tables_fit(b, "imported run")
+
+    print("stride chart: points, no line across strides")
+    open_page(b, d, "?run=" + full["id"], "stride run")
+    assert_chart(b, "stride run")
+    lines = b.eval("Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets"
+                   ".map(s => [s.label, s.showLine])")
+    check(lines and all(show is False for _, show in lines), "the stride chart draws lines: %s" % lines)
+    assert_tables_fit(b, "stride run")
+
+    print("compare and fleet pages at 1400 px")
+    for query in ("?view=compare&benchmark=smem_stride", "?view=fleet&benchmark=smem_stride", "?view=post"):
+        open_page(b, d, query, query)
+        assert_tables_fit(b, query)
+    check(b.eval("!document.getElementById('post-submit').hidden"), "a node with GPUs hides the submit button")
+    check(b.eval("document.getElementById('post-no-gpu').hidden"), "a node with GPUs says it has none")
+    shot(b, "newcomer")
+    assert_clean(b)
+
+
+def test_no_gpu(d, b):
+    """A node without a GPU: the post form says so at the top, with the
+    reason /devices gives, and offers no button that can only fail."""
+    reason = d.get("/devices").json().get("reason")
+    open_page(b, d, "?view=post", "post form without a GPU")
+    b.wait_for("!document.getElementById('post-no-gpu').hidden", what="the no-GPU notice")
+    notice = b.eval("document.getElementById('post-no-gpu').innerText")
+    check("No GPU on this node" in notice, "notice: %r" % notice)
+    if reason:
+        check(reason in notice, "the notice lacks /devices' reason %r: %r" % (reason, notice))
+    check("/runs/import" in notice, "the notice does not say how to see real data: %r" % notice)
+    first = b.eval("document.querySelector('#post-form').firstElementChild.id")
+    check(first == "post-no-gpu", "the notice is not at the top of the form (first: %s)" % first)
+    visible = b.eval("Array.from(document.querySelectorAll('#post-form button[type=submit]'))"
+                     ".filter(x => x.offsetParent !== null).length")
+    check(visible == 0, "the form offers %d submit button(s) that can only fail" % visible)
+    shot(b, "no-gpu")
+    assert_clean(b)
+
+
 def main():
     if not cdp.find_chromium():
         print("SKIPPED: chromium not installed (apt-get install chromium)")
@@ -660,6 +779,8 @@ def main():
         ("peaks", test_peaks, {}, []),
         ("copy_markdown", test_copy_markdown, {}, []),
         ("verdicts", test_verdicts, {}, ["--confirm-runs", "1", "--history-runs", "2"]),
+        ("newcomer", test_newcomer, {}, []),
+        ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
     # cases (while working on one).

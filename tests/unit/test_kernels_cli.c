@@ -2,7 +2,9 @@
  * test_kernels_cli.c - the built gpubench-worker's command line, run as a
  * process: --list is one JSON object (with a reason when it lists no GPU),
  * bad parameters exit 2 naming the field before any GPU is touched, a GPU
- * that cannot be opened gives an error event and a non-zero exit.  Works
+ * that cannot be opened gives an error event and a non-zero exit, `run`
+ * says "no NVIDIA driver" where `--list` does, and `run --json` answers
+ * its errors as JSON on stdout (issue 17).  Works
  * with or without a GPU and with either backend.
  */
 #include <stdio.h>
@@ -99,6 +101,69 @@ static int test_serve_without_device(void)
     return 0;
 }
 
+/* Parses out as one JSON error object of code; 0 when it is one. */
+static int expect_json_error(const char *out, const char *code, const char *mentions)
+{
+    cJSON *o = cJSON_Parse(out);
+
+    ASSERT(cJSON_IsObject(o));
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(o, "error")), code);
+    ASSERT(cJSON_IsString(cJSON_GetObjectItem(o, "message")));
+    ASSERT(strstr(cJSON_GetObjectItem(o, "message")->valuestring, mentions) != NULL);
+    cJSON_Delete(o);
+    return 0;
+}
+
+/* A script that asked for --json parses stdout: errors come as JSON there
+ * too, whatever the place of --json among the arguments. */
+static int test_run_json_errors(void)
+{
+    char out[8192];
+
+    ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json nosuch 2>/dev/null", out, sizeof(out)), 2);
+    ASSERT_EQ(expect_json_error(out, "unknown_benchmark", "nosuch"), 0);
+    ASSERT_EQ(run("'" GB_WORKER_BIN "' run smem_stride '{\"stides\":[1]}' --json 2>/dev/null",
+                  out, sizeof(out)), 2);
+    ASSERT_EQ(expect_json_error(out, "invalid_params", "params.stides"), 0);
+    ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json transpose '{not json' 2>/dev/null", out,
+                  sizeof(out)), 2);
+    ASSERT_EQ(expect_json_error(out, "bad_params", "not JSON"), 0);
+    ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json 2>/dev/null", out, sizeof(out)), 2);
+    ASSERT_EQ(expect_json_error(out, "bad_usage", "usage"), 0);
+    ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json smem_stride --device 1000 2>/dev/null", out,
+                  sizeof(out)), 1);
+    ASSERT_EQ(expect_json_error(out, "device_unavailable", "GPU 1000"), 0);
+    return 0;
+}
+
+/* `run` gives the reason `--list` gives: on a machine without the driver
+ * both say "no NVIDIA driver is loaded", not the runtime's "insufficient
+ * driver"; a worker built without CUDA says so in both. */
+static int test_run_says_why_no_gpu(void)
+{
+    char list_out[65536], out[8192];
+    cJSON *list;
+    const char *reason;
+
+    ASSERT_EQ(run("'" GB_WORKER_BIN "' --list 2>/dev/null", list_out, sizeof(list_out)), 0);
+    list = cJSON_Parse(list_out);
+    ASSERT(cJSON_IsObject(list));
+    reason = cJSON_GetStringValue(cJSON_GetObjectItem(list, "reason"));
+    if (cJSON_GetArraySize(cJSON_GetObjectItem(list, "devices")) > 0 || reason == NULL) {
+        printf("  (a GPU is here: nothing to check)\n");
+        cJSON_Delete(list);
+        return 0;
+    }
+    ASSERT_EQ(run("'" GB_WORKER_BIN "' run smem_stride 2>&1", out, sizeof(out)), 1);
+    if (strstr(reason, "no NVIDIA driver is loaded") != NULL)
+        ASSERT(strstr(out, "no NVIDIA driver is loaded") != NULL);
+    else if (strstr(reason, "without CUDA") != NULL)
+        ASSERT(strstr(out, "without CUDA") != NULL);
+    printf("  (run says: %.200s)\n", out);
+    cJSON_Delete(list);
+    return 0;
+}
+
 static int test_help_version(void)
 {
     char out[4096];
@@ -113,4 +178,6 @@ static int test_help_version(void)
 TEST_MAIN({"--list", test_list},
           {"bad params exit 2", test_bad_params_exit_2},
           {"--serve without the device", test_serve_without_device},
+          {"run --json errors are JSON", test_run_json_errors},
+          {"run says why there is no GPU", test_run_says_why_no_gpu},
           {"--help and --version", test_help_version})
