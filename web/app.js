@@ -461,7 +461,7 @@ function runRow(r, sharedModel) {
     el("td", {}, r.host || "–", originTag(r)),
     el("td", {}, statusBadge(r.status), r.status === "failed" && r.error ? el("span", { class: "why" }, " " + r.error.code) : null,
       (r.status === "queued" || r.status === "running") && progressMessage(r) ? el("span", { class: "why progress-message" }, " " + progressMessage(r)) : null),
-    el("td", { class: "validity" }, r.status === "done" ? validityBadge(r) : "–"),
+    el("td", { class: "validity-cell" }, r.status === "done" ? validityBadge(r) : "–"),
     el("td", {}, r.label || ""),
     el("td", {}, el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(r.id), "aria-label": "run " + r.id }, r.id.slice(0, 8) + "…" + r.id.slice(-4))));
 }
