@@ -254,32 +254,31 @@ static void series_print(struct dynbuf *b, const cJSON *set)
 }
 
 /* gpubench_alert_open: open confirmed (or acknowledged) alerts counted by
- * kind, state, card and row; never an alert's id, which is new per alert.
- * 0, or -1 when memory ran out. */
-static int alert_open_series(const cJSON *alerts, cJSON *set)
+ * kind, state, card and row (store_alerts_open_counts counts them in SQL);
+ * never an alert's id, which is new per alert.  0, or -1 when memory ran
+ * out. */
+static int alert_open_series(const cJSON *counts, cJSON *set)
 {
     struct dynbuf line;
     const cJSON *a;
     int rc = 0;
 
     dynbuf_init(&line, 4096);
-    cJSON_ArrayForEach(a, alerts) {
-        const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(a, "state"));
-        const cJSON *c = cJSON_GetObjectItem(a, "card");
-        if (state == NULL || strcmp(state, "detected") == 0)
-            continue; /* not confirmed yet */
+    cJSON_ArrayForEach(a, counts) {
         dynbuf_reset(&line);
         add_text(&line, "gpubench_alert_open{kind=\"");
         label_value(&line, cJSON_GetStringValue(cJSON_GetObjectItem(a, "kind")));
         add_text(&line, "\",state=\"");
-        label_value(&line, state);
+        label_value(&line, cJSON_GetStringValue(cJSON_GetObjectItem(a, "state")));
         add_text(&line, "\",");
         card_labels(&line, cJSON_GetStringValue(cJSON_GetObjectItem(a, "benchmark")),
                     cJSON_GetObjectItem(a, "row"),
-                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")),
-                    cJSON_GetStringValue(cJSON_GetObjectItem(c, "device_uuid")));
+                    cJSON_GetStringValue(cJSON_GetObjectItem(a, "host")),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(a, "device_uuid")));
         add_text(&line, "}");
-        if ((rc = series_put(set, &line, 1, 1)) != 0)
+        rc = series_put(set, &line,
+                        cJSON_GetNumberValue(cJSON_GetObjectItem(a, "count")), 1);
+        if (rc != 0)
             break;
     }
     dynbuf_free(&line);
@@ -328,7 +327,7 @@ static int alert_metrics(struct http_request *req, struct dynbuf *b)
     int rc = -1;
 
     if (open == NULL || zs == NULL ||
-        store_alerts_list(req->app->store, 1, 10000, &alerts) != STORE_OK ||
+        store_alerts_open_counts(req->app->store, &alerts) != STORE_OK ||
         store_fleet_cards(req->app->store, NULL, &cards) != STORE_OK ||
         (fleet = fleet_build(cards, GB_SHIFT_MARGIN_DEFAULT)) == NULL ||
         alert_open_series(alerts, open) != 0 || fleet_z_series(fleet, zs) != 0)
