@@ -99,6 +99,11 @@ static const struct gb_param gmem_stride_params[] = {
      .help = "MiB the warps sweep through; 0: 4x the L2 (data from DRAM); a size "
              "under the L2 (e.g. 16) measures the L2-resident case",
      .min = 0, .max = 16384, .default_json = "0"},
+    {.name = "l2_fetch_bytes", .type = GB_PARAM_INT,
+     .help = "bytes the L2 fetches from DRAM per miss for the run "
+             "(cudaLimitMaxL2FetchGranularity); 32 moves exactly the sectors "
+             "the prediction counts; 0 leaves the driver's default (64 on an H200)",
+     .min = 0, .max = 128, .power_of_two = 1, .default_json = "32"},
     MEASURE_PARAMS,
     {.name = NULL}
 };
@@ -341,6 +346,11 @@ static int check_scalar(const struct gb_param *p, const cJSON *v,
         return gb_error_set(err, "out_of_bounds", field,
                             "%s is %g; it must be a multiple of %ld", field,
                             v->valuedouble, p->multiple_of);
+    if (want_int && p->power_of_two && v->valuedouble > 0 &&
+        ((unsigned long long)v->valuedouble & ((unsigned long long)v->valuedouble - 1)) != 0)
+        return gb_error_set(err, "out_of_bounds", field,
+                            "%s is %g; it must be 0 or a power of two", field,
+                            v->valuedouble);
     return 0;
 }
 
@@ -531,6 +541,8 @@ cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
         }
         if (p->multiple_of > 0)
             cJSON_AddNumberToObject(d, "multiple_of", (double)p->multiple_of);
+        if (p->power_of_two)
+            cJSON_AddBoolToObject(d, "power_of_two", 1);
         if (p->type == GB_PARAM_INT_LIST || p->type == GB_PARAM_CHOICE_LIST) {
             cJSON_AddNumberToObject(d, "min_items", p->min_items);
             cJSON_AddNumberToObject(d, "max_items", p->max_items);

@@ -44,11 +44,11 @@ int gb_error_set(struct gb_error *err, const char *code, const char *field,
 const char *gb_json_duplicate_key(const cJSON *obj);
 
 enum gb_param_type {
-    GB_PARAM_INT,         /* a whole number in [min, max] */
-    GB_PARAM_NUMBER,      /* any number in [min, max] */
-    GB_PARAM_INT_LIST,    /* min_items..max_items whole numbers, each in [min, max] */
-    GB_PARAM_CHOICE,      /* one string out of choices */
-    GB_PARAM_CHOICE_LIST  /* min_items..max_items distinct strings out of choices */
+    GB_PARAM_INT,        /* a whole number in [min, max] */
+    GB_PARAM_NUMBER,     /* any number in [min, max] */
+    GB_PARAM_INT_LIST,   /* min_items..max_items whole numbers, each in [min, max] */
+    GB_PARAM_CHOICE,     /* one string out of choices */
+    GB_PARAM_CHOICE_LIST /* min_items..max_items distinct strings out of choices */
 };
 
 struct gb_param {
@@ -58,6 +58,7 @@ struct gb_param {
     double min, max;            /* value bounds (of each element for lists) */
     int min_items, max_items;   /* lists only */
     long multiple_of;           /* ints only; 0 means any */
+    int power_of_two;           /* ints only: 0 or a power of two */
     int unique;                 /* lists: refuse repeated elements */
     const char *const *choices; /* NULL-terminated; choice types only */
     const char *default_json;   /* the default, as JSON text; NULL: optional */
@@ -66,9 +67,9 @@ struct gb_param {
 struct gb_benchmark {
     const char *name;
     const char *description;
-    const struct gb_param *params;  /* terminated by an entry with name NULL */
-    int test_only;                  /* only offered when the daemon is told so
-                                     * (gpubenchd --test-benchmarks) */
+    const struct gb_param *params; /* terminated by an entry with name NULL */
+    int test_only;                 /* only offered when the daemon is told so
+                                    * (gpubenchd --test-benchmarks) */
     /* Issue 16 (I16_CONTRACT.md): the short form the health suite runs, as
      * JSON params text (NULL: not in the suite); requested params go over
      * it.  See common/bench_suite.h. */

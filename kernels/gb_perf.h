@@ -43,9 +43,13 @@ void gb_perf_ops_free(struct gb_perf_op *ops, int count);
 
 /* gmem_stride: ops[i] for strides[i]; lane L of each warp request reads
  * word base + L * stride, base 128-byte aligned, the requests sweeping
- * footprint_bytes.  amount = bytes the warps asked for. */
+ * footprint_bytes.  amount = bytes the warps asked for.  l2_fetch_bytes
+ * (0: leave the driver's) is set as the L2's DRAM fetch granularity for
+ * the measurement and the previous value put back; *l2_fetch_used is the
+ * granularity read back while measuring. */
 int gb_gmem_stride_measure(int device, const long *strides, int count,
-                           long long footprint_bytes, struct gb_counters_state *counters,
+                           long long footprint_bytes, int l2_fetch_bytes, int *l2_fetch_used,
+                           struct gb_counters_state *counters,
                            const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                            struct gb_perf_op *ops, struct gb_cuda_error *err);
 

@@ -91,11 +91,14 @@ void gb_counters_probe(struct gb_counters_state *st)
 }
 
 int gb_gmem_stride_measure(int device, const long *strides, int count,
-                           long long footprint_bytes, struct gb_counters_state *counters,
+                           long long footprint_bytes, int l2_fetch_bytes, int *l2_fetch_used,
+                           struct gb_counters_state *counters,
                            const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                            struct gb_perf_op *ops, struct gb_cuda_error *err)
 {
     (void)device, (void)strides, (void)count, (void)footprint_bytes, (void)counters;
+    (void)l2_fetch_bytes;
+    *l2_fetch_used = 0;
     (void)opts, (void)hooks, (void)ops;
     return no_cuda(err, __func__);
 }

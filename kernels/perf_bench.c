@@ -63,6 +63,7 @@ int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
     long strides[MAX_ROWS];
     long long footprint;
     int count, rc = -1, base = -1, mib = param_int(params, "footprint_mib");
+    int fetch = param_int(params, "l2_fetch_bytes"), fetch_used = 0;
     cJSON *list, *summary;
 
     *result = NULL;
@@ -91,8 +92,9 @@ int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
     }
     gb_bench_measure_opts(env, params, &opts);
     env->hooks->total = count * opts.samples;
-    if (measured(gb_gmem_stride_measure(env->dev->index, strides, count, footprint,
-                                        env->counters, &opts, env->hooks, ops, &cuda),
+    if (measured(gb_gmem_stride_measure(env->dev->index, strides, count, footprint, fetch,
+                                        &fetch_used, env->counters, &opts, env->hooks, ops,
+                                        &cuda),
                  &cuda, ops, count, err) != 0)
         goto out;
     *result = cJSON_CreateObject();
@@ -133,6 +135,7 @@ int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
     cJSON_AddNumberToObject(summary, "footprint_bytes", (double)footprint);
     cJSON_AddNumberToObject(summary, "l2_bytes", env->dev->l2_bytes);
     cJSON_AddBoolToObject(summary, "l2_resident", footprint <= env->dev->l2_bytes);
+    cJSON_AddNumberToObject(summary, "l2_fetch_granularity_bytes", fetch_used);
     cJSON_AddStringToObject(summary, "ci_method", GB_CI_METHOD);
     cJSON_AddStringToObject(summary, "method",
                             "lane L of each warp request reads 32-bit word base + L*stride, "

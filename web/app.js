@@ -1184,6 +1184,7 @@ function buildParams(bench) {
     if (p.min !== undefined) bounds.push("≥ " + p.min);
     if (p.max !== undefined) bounds.push("≤ " + p.max);
     if (p.multiple_of) bounds.push("a multiple of " + p.multiple_of);
+    if (p.power_of_two) bounds.push("0 or a power of two");
     if (p.min_items !== undefined) bounds.push(p.min_items === p.max_items ? `exactly ${p.min_items} items` : `${p.min_items}–${p.max_items} items`);
     const help = el("p", { class: "help", id: helpId }, p.help || "", bounds.length ? " (" + bounds.join(", ") + ")" : "");
     let control;

@@ -120,6 +120,27 @@ static int test_errors_name_the_field(void)
     return 0;
 }
 
+/* l2_fetch_bytes takes 0 (the driver's) or a power of two up to 128. */
+static int test_power_of_two(void)
+{
+    static const char *const ok[] = {"{\"l2_fetch_bytes\":0}", "{\"l2_fetch_bytes\":32}",
+                                     "{\"l2_fetch_bytes\":64}", "{\"l2_fetch_bytes\":128}"};
+    struct gb_error err;
+
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        cJSON *out = resolve("gmem_stride", ok[i], &err);
+        ASSERT(out != NULL);
+        cJSON_Delete(out);
+    }
+    ASSERT_EQ(expect_error("gmem_stride", "{\"l2_fetch_bytes\":96}", "out_of_bounds",
+                           "params.l2_fetch_bytes"), 0);
+    ASSERT_EQ(expect_error("gmem_stride", "{\"l2_fetch_bytes\":48}", "out_of_bounds",
+                           "params.l2_fetch_bytes"), 0);
+    ASSERT_EQ(expect_error("gmem_stride", "{\"l2_fetch_bytes\":256}", "out_of_bounds",
+                           "params.l2_fetch_bytes"), 0);
+    return 0;
+}
+
 static int test_prefix_for_top_level(void)
 {
     static const struct gb_param ps[] = {
@@ -175,5 +196,6 @@ TEST_MAIN({"defaults are filled in", test_defaults_filled},
           {"repeated keys are found", test_duplicate_keys},
           {"given values are kept", test_given_values_kept},
           {"each error names its field", test_errors_name_the_field},
+          {"0 or a power of two", test_power_of_two},
           {"top-level prefix and optional params", test_prefix_for_top_level},
           {"describe lists type, default and bounds", test_describe_lists_bounds})
