@@ -25,14 +25,7 @@ else
   trap 'rm -rf "$work"' EXIT
 fi
 
-list=$("$worker" --list) || { echo "FAIL: $worker --list exited non-zero"; exit 1; }
-count=$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["devices"]))' <<<"$list")
-if [ "$count" = 0 ]; then
-  reason=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("reason","?"))' <<<"$list")
-  echo "SKIPPED: no GPU: $reason"
-  exit 77
-fi
-echo "GPU found: $list"
+. "$here/need_gpu.sh"
 
 status=0
 files=()
@@ -50,7 +43,7 @@ for bench in gmem_stride hbm_bandwidth compute_peak pcie_bandwidth p2p_bandwidth
   files+=("$work/$bench.json")
 done
 [ ${#files[@]} -gt 0 ] || exit 1
-python3 "$here/perf_check.py" --gpus "$count" "${files[@]}" || status=1
+python3 "$here/perf_check.py" --gpus "$gpu_count" "${files[@]}" || status=1
 if [ -n "$judge" ]; then
   echo "the daemon's verdicts (gpubench-judge):"
   "$judge" "${files[@]}" || echo "(a run is not valid: see its verdict above)"
