@@ -144,7 +144,8 @@ static void compute_bench_rows(cJSON *rows, const cJSON *params)
         /* The GEMM rows are power-bound by design (the worker marks them;
          * the double's watch then shows them at sw_power_cap). */
         cJSON_AddBoolToObject(row, "power_bound", gemm);
-        cJSON_AddNumberToObject(row, "sm_clock_mhz_nvml", gemm ? FAKE_GEMM_SM_MHZ : FAKE_BOOST_SM_MHZ);
+        cJSON_AddNumberToObject(row, "sm_clock_mhz_nvml",
+                                gemm ? FAKE_GEMM_SM_MHZ : FAKE_BOOST_SM_MHZ);
         if (gemm) {
             double at_clock = f->peak * FAKE_GEMM_SM_MHZ / FAKE_BOOST_SM_MHZ;
             cJSON_AddNumberToObject(row, "peak_at_clock", at_clock);
