@@ -35,7 +35,11 @@ static const char *const benign_throttle[] = {
     "gpu_idle", "applications_clocks_setting", "sync_boost",
     "display_clock_setting", NULL};
 
-static const char *const row_key_fields[] = {"stride", "variant", "pattern", NULL};
+static const char *const row_key_fields[] = {"stride", "variant", "pattern", "label", NULL};
+
+/* The throttle reason a power-bound row is expected to show (see
+ * rule_throttled). */
+#define POWER_CAP_REASON "sw_power_cap"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -170,7 +174,8 @@ static int wait_outlasted(const cJSON *quiet)
 /* contended: another process on the card at the start or between samples.
  * A process a successful wait outlasted does not count, or every run that
  * waited for a quiet card would read contended. */
-static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                           cJSON *notes)
 {
     const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
     const cJSON *lists[2] = {
@@ -181,7 +186,7 @@ static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons
     size_t len;
     const cJSON *p;
 
-    (void)rows;
+    (void)rows, (void)notes;
     if (procs == NULL)
         return;
     for (int l = 0; l < 2; l++)
@@ -209,50 +214,90 @@ static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons
         cJSON_Delete(procs);
 }
 
-/* throttled: a clock-event reason that slows a loaded card, seen for the
- * run or in any row. */
-static void rule_throttled(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+/* Adds the non-benign names of list to names (deduplicated). */
+static void add_slowdowns(cJSON *names, const cJSON *list, const char *except)
 {
-    cJSON *names = cJSON_CreateArray(), *r;
-    const cJSON *row, *n;
+    const cJSON *n;
+
+    cJSON_ArrayForEach(n, list) {
+        int benign = 0;
+        if (!cJSON_IsString(n) || has_name(names, n->valuestring))
+            continue;
+        for (const char *const *b = benign_throttle; *b; b++)
+            benign |= strcmp(*b, n->valuestring) == 0;
+        if (!benign && (except == NULL || strcmp(except, n->valuestring) != 0))
+            cJSON_AddItemToArray(names, cJSON_CreateString(n->valuestring));
+    }
+}
+
+/* throttled: a clock-event reason that slows a loaded card, seen for the
+ * run or in any row.
+ *
+ * Except sw_power_cap on a row the worker marks power_bound (compute_peak's
+ * tensor GEMMs): a GEMM at full rate is MEANT to run into the card's power
+ * cap, and its sustained rate under the cap is what a lab compares (on the
+ * H200 every GEMM row of every compute_peak run showed it, so the rule made
+ * every such run invalid).  Those rows give the note power_capped instead.
+ * The run-level list is the union of every reading, rows included; the
+ * worker also reports what was seen outside any row
+ * (throttle_reasons_outside_rows), judged in full.  Without that field
+ * (another worker) sw_power_cap in the union is taken to be the
+ * power-bound rows' own when they show it. */
+static void rule_throttled(const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                           cJSON *notes)
+{
+    cJSON *names = cJSON_CreateArray(), *capped = cJSON_CreateArray(), *r;
+    const cJSON *row, *n, *outside = cJSON_GetObjectItem(watch, "throttle_reasons_outside_rows");
     char msg[256];
     size_t len;
+    int i = 0;
 
-    if (names == NULL)
-        return;
-    /* Each row's reasons, then (row NULL) the run's. */
-    for (row = rows ? rows->child : NULL;; row = row->next) {
-        const cJSON *list = cJSON_GetObjectItem(row ? row : watch, "throttle_reasons");
-        cJSON_ArrayForEach(n, list) {
-            int benign = 0;
-            if (!cJSON_IsString(n) || has_name(names, n->valuestring))
-                continue;
-            for (const char *const *b = benign_throttle; *b; b++)
-                benign |= strcmp(*b, n->valuestring) == 0;
-            if (!benign)
-                cJSON_AddItemToArray(names, cJSON_CreateString(n->valuestring));
+    if (names == NULL || capped == NULL)
+        goto out;
+    cJSON_ArrayForEach(row, rows) {
+        const cJSON *list = cJSON_GetObjectItem(row, "throttle_reasons");
+        int power_bound = cJSON_IsTrue(cJSON_GetObjectItem(row, "power_bound"));
+        if (power_bound && has_name(list, POWER_CAP_REASON))
+            cJSON_AddItemToArray(capped, row_ref(row, i));
+        add_slowdowns(names, list, power_bound ? POWER_CAP_REASON : NULL);
+        i++;
+    }
+    if (cJSON_IsArray(outside))
+        add_slowdowns(names, outside, NULL);
+    else
+        add_slowdowns(names, cJSON_GetObjectItem(watch, "throttle_reasons"),
+                      cJSON_GetArraySize(capped) > 0 ? POWER_CAP_REASON : NULL);
+    if (cJSON_GetArraySize(capped) > 0) {
+        snprintf(msg, sizeof(msg),
+                 "%d power-bound row(s) (tensor GEMMs at full rate) ran at the card's power "
+                 "cap (sw_power_cap), as such rows do: their rate is the rate under this "
+                 "card's cap", cJSON_GetArraySize(capped));
+        r = add_reason(notes, "power_capped", msg);
+        if (r != NULL) {
+            cJSON_AddItemToObject(r, "rows", capped);
+            capped = NULL;
         }
-        if (row == NULL)
-            break;
     }
-    if (cJSON_GetArraySize(names) == 0) {
-        cJSON_Delete(names);
-        return;
-    }
+    if (cJSON_GetArraySize(names) == 0)
+        goto out;
     len = (size_t)snprintf(msg, sizeof(msg), "the GPU slowed its clocks during the run:");
     cJSON_ArrayForEach(n, names)
         if (len < sizeof(msg))
             len += (size_t)snprintf(msg + len, sizeof(msg) - len, " %s", n->valuestring);
     r = add_reason(reasons, "throttled", msg);
-    if (r)
+    if (r != NULL) {
         cJSON_AddItemToObject(r, "reasons", names);
-    else
-        cJSON_Delete(names);
+        names = NULL;
+    }
+out:
+    cJSON_Delete(names);
+    cJSON_Delete(capped);
 }
 
 /* clock_unstable: a row's measured SM clock more than 2% from the median
  * of the run's row clocks. */
-static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                       cJSON *notes)
 {
     int n = 0, i = 0, cap = cJSON_GetArraySize(rows);
     double *clocks = cap > 0 ? malloc(sizeof(double) * (size_t)cap) : NULL;
@@ -260,7 +305,7 @@ static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons)
     cJSON *bad;
     const cJSON *row;
 
-    (void)watch;
+    (void)watch, (void)notes;
     if (clocks == NULL)
         return;
     cJSON_ArrayForEach(row, rows) {
@@ -299,7 +344,8 @@ static double count_at(const cJSON *ecc, const char *when, const char *kind)
 }
 
 /* ecc_errors: the volatile corrected or uncorrected count went up. */
-static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                     cJSON *notes)
 {
     static const char *const kinds[] = {"corrected", "uncorrected"};
     const cJSON *ecc = cJSON_GetObjectItem(watch, "ecc_volatile");
@@ -307,7 +353,7 @@ static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons)
     char msg[160];
     cJSON *r;
 
-    (void)rows;
+    (void)rows, (void)notes;
     if (!cJSON_IsObject(ecc))
         return;  /* null: ECC off or unsupported */
     for (int k = 0; k < 2; k++) {
@@ -346,13 +392,14 @@ static double *row_samples(const cJSON *row, int *n)
 }
 
 /* noisy: a row's samples spread past the bound (see the top of the file). */
-static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                       cJSON *notes)
 {
     cJSON *bad = cJSON_CreateArray();
     const cJSON *row;
     int i = 0;
 
-    (void)watch;
+    (void)watch, (void)notes;
     if (bad == NULL)
         return;
     cJSON_ArrayForEach(row, rows) {
@@ -377,14 +424,15 @@ static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons)
 
 
 /* busy_start: the quiet wait ran out before the card was quiet. */
-static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reasons)
+static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                            cJSON *notes)
 {
     const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
     const cJSON *waited = cJSON_GetObjectItem(quiet, "waited_s");
     char msg[160];
     cJSON *r;
 
-    (void)rows;
+    (void)rows, (void)notes;
     if (!cJSON_IsTrue(cJSON_GetObjectItem(quiet, "timed_out")))
         return;
     snprintf(msg, sizeof(msg), "the card was still busy when the quiet wait ran out "
@@ -447,26 +495,52 @@ static void rule_link(const cJSON *link, cJSON *reasons)
 /* The rules: the first three read what NVML saw (meta.watch), so they are
  * skipped when the watch could not read it; the rest read the rows. */
 static const struct {
-    void (*judge)(const cJSON *watch, const cJSON *rows, cJSON *reasons);
+    void (*judge)(const cJSON *watch, const cJSON *rows, cJSON *reasons, cJSON *notes);
     int needs_nvml;
 } rules[] = {
     {rule_contended, 1}, {rule_busy_start, 1}, {rule_throttled, 1},
     {rule_ecc, 1}, {rule_clock, 0}, {rule_noisy, 0},
 };
 
+/* Moves notes (consumed) into the verdict when there are any; the
+ * power_capped note names the cap the run ran under (meta's
+ * enforced_power_limit_w, read by the worker), so that runs on cards with
+ * different caps are not compared unawares. */
+static void add_notes(cJSON *out, cJSON *notes, const cJSON *meta)
+{
+    const cJSON *limit = cJSON_GetObjectItem(meta, "enforced_power_limit_w");
+    cJSON *n;
+
+    if (cJSON_GetArraySize(notes) == 0) {
+        cJSON_Delete(notes);
+        return;
+    }
+    cJSON_ArrayForEach(n, notes) {
+        const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(n, "code"));
+        if (code != NULL && strcmp(code, "power_capped") == 0 && cJSON_IsNumber(limit))
+            cJSON_AddNumberToObject(n, "enforced_power_limit_w", limit->valuedouble);
+    }
+    if (!cJSON_AddItemToObject(out, "notes", notes))
+        cJSON_Delete(notes);
+}
+
 cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
 {
     const cJSON *watch = cJSON_GetObjectItem(meta, "watch");
     const cJSON *rows = cJSON_GetObjectItem(results, "rows");
     cJSON *out = cJSON_CreateObject();
-    cJSON *reasons;
+    cJSON *reasons, *notes = cJSON_CreateArray();
     int nvml;
 
-    if (out == NULL)
+    if (out == NULL || notes == NULL) {
+        cJSON_Delete(out);
+        cJSON_Delete(notes);
         return NULL;
+    }
     reasons = cJSON_AddArrayToObject(out, "reasons");
     if (reasons == NULL) {
         cJSON_Delete(out);
+        cJSON_Delete(notes);
         return NULL;
     }
     /* The link is judged with or without the watch: it is its own
@@ -479,6 +553,7 @@ cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
             cJSON_AddBoolToObject(out, "valid", 0);
         else
             cJSON_AddNullToObject(out, "valid");
+        cJSON_Delete(notes);
         return out;
     }
     if (!cJSON_IsArray(rows))
@@ -486,7 +561,7 @@ cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
     nvml = !cJSON_IsFalse(cJSON_GetObjectItem(watch, "available"));
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
         if (nvml || !rules[i].needs_nvml)
-            rules[i].judge(watch, rows, reasons);
+            rules[i].judge(watch, rows, reasons, notes);
     if (cJSON_GetArraySize(reasons) > 0) {
         cJSON_AddBoolToObject(out, "valid", 0);
     } else if (!nvml) {
@@ -497,6 +572,7 @@ cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
     } else {
         cJSON_AddBoolToObject(out, "valid", 1);
     }
+    add_notes(out, notes, meta);
     return out;
 }
 

@@ -15,6 +15,13 @@
  * meta.watch is absent (a run made before the watch existed, or by a worker
  * without it) and nothing else is wrong: treated as valid,
  * shown as unknown.
+ *
+ * Beside the reasons, "notes": [{"code", "message", ...}] (present only
+ * when there is one) says what a reader should know without it making the
+ * run invalid.  Code: power_capped (rows marked power_bound, compute_peak's
+ * tensor GEMMs, ran at the card's power cap, sw_power_cap: expected of a
+ * GEMM at full rate, so not a throttled reason; details: rows, and
+ * enforced_power_limit_w from meta where the worker read it).
  */
 #ifndef GPUBENCH_VALIDITY_H
 #define GPUBENCH_VALIDITY_H

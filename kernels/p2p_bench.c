@@ -113,21 +113,19 @@ int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
                     ops[count - 1].label, ops[count - 1].mismatches, ops[count - 1].checked);
         goto out;
     }
-    rc = -1;
-    *result = cJSON_CreateObject();
-    list = cJSON_AddArrayToObject(*result, "rows");
-    summary = cJSON_AddObjectToObject(*result, "summary");
+    rc = GB_PERF_OOM; /* until the result is whole */
+    if (gb_perf_result_begin(result, &list, &summary) != 0)
+        goto out;
     matrix = cJSON_AddObjectToObject(summary, "matrix");
     devs = cJSON_AddArrayToObject(matrix, "devices");
     gbps = square(n, -1);
     lat = square(n, -1);
     links = square(n, -1);
-    if (list == NULL || matrix == NULL || devs == NULL || gbps == NULL || lat == NULL ||
-        links == NULL) {
+    if (matrix == NULL || devs == NULL || gbps == NULL || lat == NULL || links == NULL) {
         cJSON_Delete(gbps);
         cJSON_Delete(lat);
         cJSON_Delete(links);
-        goto oom;
+        goto out;
     }
     cJSON_AddItemToObject(matrix, "gbps", gbps);
     cJSON_AddItemToObject(matrix, "latency_us", lat);
@@ -146,7 +144,7 @@ int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
         const cJSON *cell;
         double v;
         if (o == NULL)
-            goto oom;
+            goto out;
         cJSON_AddNumberToObject(o, "src", op->src);
         cJSON_AddNumberToObject(o, "dst", op->dst);
         cJSON_AddStringToObject(o, "mode", op->peer ? "peer" : "staged");
@@ -166,8 +164,7 @@ int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
     if (n < 2)
         cJSON_AddStringToObject(summary, "no_pair",
                                 "this node has one GPU: there is no pair to measure");
-    cJSON_AddStringToObject(summary, "ci_method", GB_CI_METHOD);
-    cJSON_AddStringToObject(summary, "method",
+    gb_perf_summary_closing(summary,
                             "cudaMemcpyPeerAsync from each device's stream, back to back; "
                             "peer access enabled where cudaDeviceCanAccessPeer says so "
                             "(mode peer), otherwise the driver stages the copy through host "
@@ -177,15 +174,8 @@ int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
                             "from NVML (nvmlDeviceGetP2PStatus NVLINK, GetNvLinkState/Version, "
                             "else the PCIe link)");
     rc = 0;
-    goto out;
-oom:
-    gb_job_fail(err, "internal", "out of memory building the result");
 out:
-    gb_perf_ops_free(ops, MAX_OPS);
+    rc = gb_perf_result_end(rc, result, ops, MAX_OPS, err);
     free(ops);
-    if (rc != 0) {
-        cJSON_Delete(*result);
-        *result = NULL;
-    }
     return rc;
 }

@@ -68,3 +68,30 @@ cJSON *gb_perf_add_row(cJSON *list, const struct gb_perf_op *op, const char *uni
     cJSON_AddNumberToObject(o, "elements_checked", (double)op->checked);
     return o;
 }
+
+int gb_perf_result_begin(cJSON **result, cJSON **rows, cJSON **summary)
+{
+    *result = cJSON_CreateObject();
+    *rows = *result ? cJSON_AddArrayToObject(*result, "rows") : NULL;
+    *summary = *result ? cJSON_AddObjectToObject(*result, "summary") : NULL;
+    return *rows != NULL && *summary != NULL ? 0 : -1;
+}
+
+void gb_perf_summary_closing(cJSON *summary, const char *method)
+{
+    cJSON_AddStringToObject(summary, "ci_method", GB_CI_METHOD);
+    cJSON_AddStringToObject(summary, "method", method);
+}
+
+int gb_perf_result_end(int rc, cJSON **result, struct gb_perf_op *ops, int count,
+                       struct gb_job_error *err)
+{
+    if (rc == GB_PERF_OOM)
+        gb_job_fail(err, "internal", "out of memory building the result");
+    gb_perf_ops_free(ops, count);
+    if (rc == 0)
+        return 0;
+    cJSON_Delete(*result);
+    *result = NULL;
+    return -1;
+}

@@ -11,6 +11,11 @@
 #define FAKE_DRAM_PEAK_GBPS 4800.0
 #define FAKE_MEMCPY_GBPS 4150.0
 #define FAKE_NVLINK_GBPS 450.0
+/* A GEMM at full rate runs into the power cap (as on the H200): the SM
+ * clock NVML reads during the GEMM rows, and the cap. */
+#define FAKE_GEMM_SM_MHZ 1755.0
+#define FAKE_BOOST_SM_MHZ 1980.0
+#define FAKE_POWER_LIMIT_W 700.0
 
 struct fake_row {
     const char *key; /* the value of the row's own field */
@@ -128,6 +133,7 @@ static void compute_bench_rows(cJSON *rows, const cJSON *params)
 {
     for (size_t i = 0; i < sizeof(compute_rows) / sizeof(compute_rows[0]); i++) {
         const struct fake_row *f = &compute_rows[i];
+        int gemm = strncmp(f->key, "gemm_", 5) == 0;
         cJSON *row;
 
         if (!listed(params, "kinds", f->key))
@@ -135,6 +141,16 @@ static void compute_bench_rows(cJSON *rows, const cJSON *params)
         row = peak_row(f->key, f->value, "TFLOP/s", f->peak,
                        "synthetic: SMs x lanes x 2 x clock of the test double");
         cJSON_AddStringToObject(row, "kind", f->key);
+        /* The GEMM rows are power-bound by design (the worker marks them;
+         * the double's watch then shows them at sw_power_cap). */
+        cJSON_AddBoolToObject(row, "power_bound", gemm);
+        cJSON_AddNumberToObject(row, "sm_clock_mhz_nvml",
+                                gemm ? FAKE_GEMM_SM_MHZ : FAKE_BOOST_SM_MHZ);
+        if (gemm) {
+            double at_clock = f->peak * FAKE_GEMM_SM_MHZ / FAKE_BOOST_SM_MHZ;
+            cJSON_AddNumberToObject(row, "peak_at_clock", at_clock);
+            cJSON_AddNumberToObject(row, "share_of_peak_at_clock", f->value / at_clock);
+        }
         cJSON_AddItemToArray(rows, row);
     }
 }
@@ -258,6 +274,9 @@ void fake_peaks_summary(const char *bench, const char *mode, int gpus, cJSON *su
         cJSON_AddStringToObject(summary, "dram_peak_source",
                                 "synthetic: memory clock x bus width x 2 of the test double");
         cJSON_AddNumberToObject(summary, "memcpy_ceiling_gbps", FAKE_MEMCPY_GBPS);
+    } else if (strcmp(bench, "compute_peak") == 0) {
+        cJSON_AddNumberToObject(summary, "enforced_power_limit_w", FAKE_POWER_LIMIT_W);
+        cJSON_AddNumberToObject(meta, "enforced_power_limit_w", FAKE_POWER_LIMIT_W);
     } else if (strcmp(bench, "pcie_bandwidth") == 0) {
         int degraded = strcmp(mode, "link_degraded") == 0;
         cJSON *link = cJSON_AddObjectToObject(meta, "link");

@@ -203,7 +203,10 @@ static void add_watch_fields(cJSON *row, const char *mode, int row_index, double
     cJSON_AddNumberToObject(row, "sm_clock_mhz_measured", clock);
     cJSON_AddNumberToObject(row, "mem_clock_mhz", FAKE_MEM_MHZ);
     cJSON_AddItemToArray(reasons, cJSON_CreateString("gpu_idle"));
-    if (is_mode(mode, "throttled") && row_index > 0)
+    /* throttled: sw_power_cap on every row but the first; a power-bound
+     * row (compute_peak's GEMMs) at full rate always meets the cap. */
+    if ((is_mode(mode, "throttled") && row_index > 0) ||
+        cJSON_IsTrue(cJSON_GetObjectItem(row, "power_bound")))
         cJSON_AddItemToArray(reasons, cJSON_CreateString("sw_power_cap"));
     cJSON_AddNumberToObject(row, "ci_low_ms", median * 0.999);
     cJSON_AddNumberToObject(row, "ci_high_ms", median * 1.001);
@@ -298,8 +301,21 @@ static cJSON *ecc_counts(double corrected)
     return o;
 }
 
-/* meta.watch as the contract has it, for what mode pretends to see. */
-static cJSON *watch_json(const char *mode)
+/* Whether a row of rows is power_bound. */
+static int any_power_bound(const cJSON *rows)
+{
+    const cJSON *row;
+
+    cJSON_ArrayForEach(row, rows)
+        if (cJSON_IsTrue(cJSON_GetObjectItem(row, "power_bound")))
+            return 1;
+    return 0;
+}
+
+/* meta.watch as the contract has it, for what mode pretends to see;
+ * power_capped: the power-bound rows met the cap (their sw_power_cap is in
+ * the union, not among the reasons seen outside the rows). */
+static cJSON *watch_json(const char *mode, int power_capped)
 {
     int busy = is_mode(mode, "busy_start");
     int shared = busy || is_mode(mode, "contended");
@@ -323,8 +339,10 @@ static cJSON *watch_json(const char *mode)
         cJSON_AddItemToArray(seen, process(4242, "python3"));
     reasons = cJSON_AddArrayToObject(w, "throttle_reasons");
     cJSON_AddItemToArray(reasons, cJSON_CreateString("gpu_idle"));
-    if (is_mode(mode, "throttled"))
+    if (is_mode(mode, "throttled") || power_capped)
         cJSON_AddItemToArray(reasons, cJSON_CreateString("sw_power_cap"));
+    reasons = cJSON_AddArrayToObject(w, "throttle_reasons_outside_rows");
+    cJSON_AddItemToArray(reasons, cJSON_CreateString("gpu_idle"));
     cJSON_AddItemToObject(w, "power_w", min_max(120.5, is_mode(mode, "throttled") ? 700 : 410));
     cJSON_AddItemToObject(w, "temperature_c", min_max(41, 55));
     ecc = cJSON_AddObjectToObject(w, "ecc_volatile");
@@ -435,7 +453,7 @@ static int run_job(const cJSON *job, int device)
     cJSON_AddStringToObject(meta, "worker", "fake_worker (test double)");
     cJSON_AddItemToObject(meta, "device", device_json(device));
     if (!is_mode(mode, "nowatch"))
-        cJSON_AddItemToObject(meta, "watch", watch_json(mode));
+        cJSON_AddItemToObject(meta, "watch", watch_json(mode, any_power_bound(rows)));
     print_line(out);
     cJSON_Delete(params);
     return 0;

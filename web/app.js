@@ -191,7 +191,10 @@ function validityOf(run) {
   const v = (run && run.validity) || {};
   const reasons = Array.isArray(v.reasons) ? v.reasons : [];
   const state = v.valid === true ? "valid" : v.valid === false ? "invalid" : "unknown";
-  return { state, reasons, note: v.note };
+  // notes: what to know without the run being invalid (power_capped: the
+  // power-bound GEMM rows ran at the card's power cap, as they are meant to).
+  const notes = Array.isArray(v.notes) ? v.notes : [];
+  return { state, reasons, note: v.note, notes };
 }
 
 function validityBadge(run) {
@@ -750,6 +753,8 @@ function validityPanel(run) {
     el("strong", {}, "Validity: "), validityBadge(run));
   if (state === "invalid") box.append(el("ul", {}, reasons.map((r) => el("li", { dataset: { code: r.code } }, el("strong", {}, r.code), ": " + r.message))));
   else if (state === "unknown") box.append(" ", el("span", { class: "note" }, "this run was not watched (made before the watch, or imported); it counts as valid."));
+  const { notes } = validityOf(run);
+  if (notes.length) box.append(el("ul", { class: "validity-notes" }, notes.map((n) => el("li", { class: "note", dataset: { note: n.code } }, el("strong", {}, "note " + n.code), ": " + n.message + (isNum(n.enforced_power_limit_w) ? ` (enforced power limit ${n.enforced_power_limit_w} W)` : "")))));
   return box;
 }
 

@@ -454,6 +454,44 @@ int gb_nvml_pcie_link(struct gb_nvml *n, const char *pci_bus_id, int out[4], cha
     return 0;
 }
 
+int gb_nvml_sm_clock(struct gb_nvml *n, const char *pci_bus_id, double *mhz, char *reason,
+                     size_t reason_cap)
+{
+    nvml_device dev = NULL;
+    unsigned int v = 0;
+    int rc;
+
+    if (find_device(n, pci_bus_id, &dev, reason, reason_cap) != 0)
+        return -1;
+    rc = n->clock ? n->clock(dev, NVML_CLOCK_SM, &v) : -1;
+    if (rc != NVML_SUCCESS) {
+        snprintf(reason, reason_cap, "nvmlDeviceGetClockInfo(NVML_CLOCK_SM): %s",
+                 rc < 0 ? "not in this NVML" : n->error_string(rc));
+        return -1;
+    }
+    *mhz = v;
+    return 0;
+}
+
+int gb_nvml_enforced_power_limit(struct gb_nvml *n, const char *pci_bus_id, double *watts,
+                                 char *reason, size_t reason_cap)
+{
+    nvml_device dev = NULL;
+    unsigned int mw = 0;
+    int rc;
+
+    if (find_device(n, pci_bus_id, &dev, reason, reason_cap) != 0)
+        return -1;
+    rc = n->enforced_power_limit ? n->enforced_power_limit(dev, &mw) : -1;
+    if (rc != NVML_SUCCESS) {
+        snprintf(reason, reason_cap, "nvmlDeviceGetEnforcedPowerLimit: %s",
+                 rc < 0 ? "not in this NVML" : n->error_string(rc));
+        return -1;
+    }
+    *watts = mw / 1000.0;
+    return 0;
+}
+
 /* NVLink between a and b: the active links of a, the version of the
  * first, how many of them end at b itself (direct; 0 with NVLink P2P OK
  * means through NVSwitches). */

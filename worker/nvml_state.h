@@ -80,6 +80,19 @@ void gb_nvml_read_errors(struct gb_nvml *nvml, const char *pci_bus_id,
 int gb_nvml_pcie_link(struct gb_nvml *nvml, const char *pci_bus_id, int out[4], char *reason,
                       size_t reason_cap);
 
+/* The SM clock NVML reports for the GPU at pci_bus_id now
+ * (nvmlDeviceGetClockInfo(NVML_CLOCK_SM), MHz): read while a row's
+ * launches run, it is the clock they ran at where the kernels record none
+ * themselves (cuBLAS's).  Returns 0, or -1 with reason. */
+int gb_nvml_sm_clock(struct gb_nvml *nvml, const char *pci_bus_id, double *mhz, char *reason,
+                     size_t reason_cap);
+
+/* The power limit the driver enforces on the GPU at pci_bus_id
+ * (nvmlDeviceGetEnforcedPowerLimit, in watts): a power-bound rate is a
+ * rate under this cap.  Returns 0, or -1 with reason. */
+int gb_nvml_enforced_power_limit(struct gb_nvml *nvml, const char *pci_bus_id, double *watts,
+                                 char *reason, size_t reason_cap);
+
 /* NVLink from the GPU at pci_a towards the one at pci_b. */
 struct gb_nvml_link {
     int p2p_read;     /* nvmlDeviceGetP2PStatus(NVLINK) answered */

@@ -70,8 +70,11 @@ void gb_watch_add_reading(struct gb_watch *w, const struct gb_nvml_reading *r,
         if (r->temperature_c > w->temp_max)
             w->temp_max = r->temperature_c;
     }
-    if (row == NULL)
+    if (row == NULL) {
+        if (r->throttle_read)
+            w->outside_mask |= r->throttle_mask;
         return;
+    }
     row->polls++;
     if (r->throttle_read) {
         row->throttle_read = 1;
@@ -198,6 +201,17 @@ static cJSON *procs_json(const struct gb_nvml_proc *list, int count)
     return a;
 }
 
+/* name: the throttle reasons of mask, decoded (worker/throttle.c). */
+static void add_reasons(cJSON *o, const char *name, unsigned long long mask)
+{
+    cJSON *names = cJSON_AddArrayToObject(o, name);
+    const char *list[16];
+    int count = gb_throttle_decode(mask, list, 16);
+
+    for (int i = 0; names != NULL && i < count && i < 16; i++)
+        cJSON_AddItemToArray(names, cJSON_CreateString(list[i]));
+}
+
 static cJSON *range_json(double min, double max)
 {
     cJSON *o = cJSON_CreateObject();
@@ -243,9 +257,7 @@ static void add_errors(cJSON *o, const struct gb_watch *w)
 
 cJSON *gb_watch_json(const struct gb_watch *w)
 {
-    cJSON *o = cJSON_CreateObject(), *quiet, *names;
-    const char *list[16];
-    int count;
+    cJSON *o = cJSON_CreateObject(), *quiet;
 
     if (o == NULL)
         return NULL;
@@ -268,10 +280,11 @@ cJSON *gb_watch_json(const struct gb_watch *w)
         }
     }
     cJSON_AddItemToObject(o, "processes_seen", procs_json(w->seen, w->seen_count));
-    if (w->throttle_read && (names = cJSON_AddArrayToObject(o, "throttle_reasons")) != NULL) {
-        count = gb_throttle_decode(w->throttle_mask, list, 16);
-        for (int i = 0; i < count && i < 16; i++)
-            cJSON_AddItemToArray(names, cJSON_CreateString(list[i]));
+    if (w->throttle_read) {
+        /* The union, and what of it was seen outside every row (the
+         * card as timing began), for common/validity.c. */
+        add_reasons(o, "throttle_reasons", w->throttle_mask);
+        add_reasons(o, "throttle_reasons_outside_rows", w->outside_mask);
     }
     if (w->power_max >= 0)
         cJSON_AddItemToObject(o, "power_w", range_json(w->power_min, w->power_max));

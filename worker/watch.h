@@ -44,8 +44,11 @@ struct gb_watch {
     int seen_count;
     int throttle_read;
     unsigned long long throttle_mask;
-    double power_min, power_max; /* power_max < 0: none read */
-    int temp_min, temp_max;      /* temp_max < 0: none read */
+    unsigned long long outside_mask; /* of readings outside every row (the
+                                        start): a power-bound row's cap is
+                                        judged apart from these */
+    double power_min, power_max;     /* power_max < 0: none read */
+    int temp_min, temp_max;          /* temp_max < 0: none read */
     struct gb_nvml_errors before, after;
     int errors_read; /* before and after were taken */
     FILE *trace;     /* GPUBENCH_WATCH_TRACE: each quiet
@@ -58,7 +61,8 @@ void gb_watch_init(struct gb_watch *w, struct gb_nvml *nvml, const char *nvml_re
                    const char *pci_bus_id);
 void gb_watch_close(struct gb_watch *w);
 
-/* Folds one reading into the run (and into row, when not NULL): other
+/* Folds one reading into the run (and into row, when not NULL; with row
+ * NULL its throttle reasons are also the run's outside any row): other
  * processes (deduplicated by pid), throttle reasons, power and
  * temperature ranges, the row's lowest memory clock. */
 void gb_watch_add_reading(struct gb_watch *w, const struct gb_nvml_reading *r,

@@ -13,14 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-list=$("$worker" --list) || { echo "FAIL: $worker --list exited non-zero"; exit 1; }
-count=$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)["devices"]))' <<<"$list")
-if [ "$count" = 0 ]; then
-  reason=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("reason","?"))' <<<"$list")
-  echo "SKIPPED: no GPU: $reason"
-  exit 77
-fi
-echo "GPU found: $list"
+. "$here/need_gpu.sh"
 
 status=0
 "$worker" run smem_stride '{"strides":[1,2,4,32,33],"samples":5}' --json >"$work/stride.json" || status=1

@@ -219,6 +219,7 @@ static int test_watch_fold(void)
     add_proc(&b, 4242, "");
     w.found[0] = a.procs[0];
     w.found_count = 1;
+    gb_watch_add_reading(&w, &a, NULL); /* the start: outside every row */
     gb_watch_add_reading(&w, &a, &row);
     gb_watch_add_reading(&w, &b, &row);
     ASSERT_EQ(row.polls, 2);
@@ -243,6 +244,16 @@ static int test_watch_fold(void)
                                   "corrected")
                   ->valuedouble,
               2);
+    /* sw_power_cap came in a row's reading, not at the start. */
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(o, "throttle_reasons_outside_rows")), 0);
+    cJSON_Delete(o);
+    gb_watch_add_reading(&w, &b, NULL);
+    o = gb_watch_json(&w);
+    reasons = cJSON_GetObjectItem(o, "throttle_reasons_outside_rows");
+    ASSERT_EQ(cJSON_GetArraySize(reasons), 1);
+    ASSERT_STR_EQ(cJSON_GetArrayItem(reasons, 0)->valuestring, "sw_power_cap");
+    /* The fixture was recorded before throttle_reasons_outside_rows. */
+    cJSON_DeleteItemFromObject(o, "throttle_reasons_outside_rows");
     fixture = fixture_json("h200_watch_contended.json");
     ASSERT(fixture != NULL);
     ASSERT(same_shape(o, fixture));

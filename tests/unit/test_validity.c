@@ -156,6 +156,126 @@ static int test_throttled(void)
     return 0;
 }
 
+/* compute_peak's rows as the H200 health run recorded them
+ * (examples/h200x2_daemon_health/health_runs.ndjson: the FMA rows clean,
+ * every GEMM row sw_power_cap), with the power_bound mark the worker now
+ * gives the GEMM rows; GEMM_REASONS is the GEMM rows' throttle list. */
+#define COMPUTE_ROWS(GEMM_REASONS, GEMM_BOUND)                                          \
+    "{\"label\":\"fp32_fma\",\"kind\":\"fp32_fma\",\"power_bound\":false,"           \
+    "\"sm_clock_mhz_measured\":1979.70,\"throttle_reasons\":[]},"                       \
+    "{\"label\":\"fp64_fma\",\"kind\":\"fp64_fma\",\"power_bound\":false,"           \
+    "\"sm_clock_mhz_measured\":1979.52,\"throttle_reasons\":[]},"                       \
+    "{\"label\":\"gemm_bf16\",\"kind\":\"gemm_bf16\",\"power_bound\":" GEMM_BOUND ","  \
+    "\"sm_clock_mhz_measured\":null,\"throttle_reasons\":[" GEMM_REASONS "]},"         \
+    "{\"label\":\"gemm_tf32\",\"kind\":\"gemm_tf32\",\"power_bound\":" GEMM_BOUND ","  \
+    "\"sm_clock_mhz_measured\":null,\"throttle_reasons\":[" GEMM_REASONS "]}"
+#define CAPPED_WATCH                                                          \
+    "\"throttle_reasons\":[\"sw_power_cap\"],\"throttle_reasons_outside_rows\":[]"
+
+static const cJSON *first_note(const cJSON *v)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(v, "notes"), 0);
+}
+
+/* Power-bound rows at the power cap: valid, with the power_capped note
+ * naming those rows (and not the others). */
+static int test_power_bound_rows_capped_are_valid(void)
+{
+    cJSON *v = judge_watch(COMPUTE_ROWS("\"sw_power_cap\"", "true"), CAPPED_WATCH);
+    const cJSON *note = first_note(v), *rows = cJSON_GetObjectItem(note, "rows");
+
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    ASSERT_EQ(reason_count(v), 0);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(note, "code")), "power_capped");
+    ASSERT_EQ(cJSON_GetArraySize(rows), 2);
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "row")->valueint, 2);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1),
+                                                           "label")), "gemm_tf32");
+    cJSON_Delete(v);
+    /* A worker without throttle_reasons_outside_rows: the union's
+     * sw_power_cap is the capped rows' own. */
+    v = judge_watch(COMPUTE_ROWS("\"sw_power_cap\"", "true"),
+                    "\"throttle_reasons\":[\"gpu_idle\",\"sw_power_cap\"]");
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    ASSERT(first_note(v) != NULL);
+    cJSON_Delete(v);
+    /* The cap the run ran under goes into the note. */
+    {
+        cJSON *results = cJSON_Parse("{\"rows\":[" COMPUTE_ROWS("\"sw_power_cap\"", "true") "]}");
+        cJSON *meta = cJSON_Parse("{\"enforced_power_limit_w\":700,\"watch\":{" IDLE_WATCH "}}");
+        v = gb_validity_judge(results, meta);
+        ASSERT_EQ(gb_validity_flag(v), 1);
+        ASSERT_NEAR(cJSON_GetObjectItem(first_note(v), "enforced_power_limit_w")->valuedouble,
+                    700, 0);
+        cJSON_Delete(v);
+        cJSON_Delete(results);
+        cJSON_Delete(meta);
+    }
+    /* No cap seen: no note. */
+    v = judge_watch(COMPUTE_ROWS("", "true"), NULL);
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    ASSERT(cJSON_GetObjectItem(v, "notes") == NULL);
+    cJSON_Delete(v);
+    return 0;
+}
+
+/* sw_power_cap anywhere else still makes the run throttled: on rows not
+ * marked power_bound (a worker from before the mark), on an FMA row, or
+ * outside every row. */
+static int test_power_cap_elsewhere_is_throttled(void)
+{
+    cJSON *v = judge_watch(COMPUTE_ROWS("\"sw_power_cap\"", "false"), CAPPED_WATCH);
+
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "throttled");
+    ASSERT(cJSON_GetObjectItem(v, "notes") == NULL);
+    cJSON_Delete(v);
+    v = judge_watch("{\"label\":\"fp32_fma\",\"power_bound\":false,"
+                    "\"throttle_reasons\":[\"sw_power_cap\"]}," COMPUTE_ROWS("\"sw_power_cap\"", "true"),
+                    CAPPED_WATCH);
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "throttled");
+    ASSERT(first_note(v) != NULL); /* the GEMM rows' cap is still noted */
+    cJSON_Delete(v);
+    v = judge_watch(COMPUTE_ROWS("\"sw_power_cap\"", "true"),
+                    "\"throttle_reasons\":[\"sw_power_cap\"],"
+                    "\"throttle_reasons_outside_rows\":[\"sw_power_cap\"]");
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "throttled");
+    cJSON_Delete(v);
+    /* Without the outside list and without a capped power-bound row, the
+     * union's sw_power_cap counts. */
+    v = judge_watch(COMPUTE_ROWS("", "true"), "\"throttle_reasons\":[\"sw_power_cap\"]");
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    cJSON_Delete(v);
+    return 0;
+}
+
+/* Thermal and hardware slowdowns on a power-bound row still invalidate. */
+static int test_power_bound_row_thermal_is_throttled(void)
+{
+    static const char *const slowdowns[] = {"\"hw_thermal_slowdown\"", "\"sw_thermal_slowdown\"",
+                                            "\"hw_slowdown\"", "\"hw_power_brake_slowdown\"",
+                                            "\"sw_power_cap\",\"hw_thermal_slowdown\""};
+    char rows[4096];
+
+    for (size_t i = 0; i < sizeof(slowdowns) / sizeof(slowdowns[0]); i++) {
+        cJSON *v, *names;
+        snprintf(rows, sizeof(rows),
+                 "{\"label\":\"gemm_bf16\",\"kind\":\"gemm_bf16\",\"power_bound\":true,"
+                 "\"throttle_reasons\":[%s]}", slowdowns[i]);
+        v = judge_watch(rows, "\"throttle_reasons_outside_rows\":[]");
+        ASSERT_EQ(gb_validity_flag(v), 0);
+        ASSERT_STR_EQ(first_code(v), "throttled");
+        names = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0),
+                                    "reasons");
+        ASSERT_EQ(cJSON_GetArraySize(names), 1); /* sw_power_cap never among them */
+        ASSERT(strcmp(cJSON_GetArrayItem(names, 0)->valuestring, "sw_power_cap") != 0);
+        cJSON_Delete(v);
+    }
+    return 0;
+}
+
 static int test_clock_unstable(void)
 {
     /* The issue's idle run: stride 1 at 1943 MHz, stride 32 at 1979, and a
@@ -417,6 +537,9 @@ TEST_MAIN({"no watch: unknown", test_no_watch_is_unknown},
           {"idle H200 rows: valid", test_idle_h200_rows_are_valid},
           {"contended", test_contended},
           {"throttled", test_throttled},
+          {"power-bound rows at the cap: valid, noted", test_power_bound_rows_capped_are_valid},
+          {"power cap elsewhere: throttled", test_power_cap_elsewhere_is_throttled},
+          {"power-bound row slowed otherwise: throttled", test_power_bound_row_thermal_is_throttled},
           {"clock_unstable", test_clock_unstable},
           {"ecc_errors", test_ecc_errors},
           {"noisy", test_noisy},
