@@ -317,6 +317,12 @@ int store_alert_settle(struct store *s, long long id, int repeated, const char *
  * alerts it touched. */
 int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
                              const char *reason, int *changed);
+/* Each run whose detected alerts wait for confirmations (at start, to find
+ * those a restart lost): a NEW array of {"run_id", "awaited" (the most
+ * confirmations one of its alerts awaits), "pending" (its confirming runs
+ * queued or running), "interrupted" (those a restart failed),
+ * "last_interrupted" (the newest of them, or null)}. */
+int store_alerts_waiting(struct store *s, cJSON **waiting);
 /* The open confirmed and acknowledged alerts counted by kind, state,
  * benchmark, row and card (for /metrics): a NEW array of {"kind",
  * "state", "benchmark", "row", "host", "device_uuid", "count"}. */
