@@ -258,6 +258,14 @@ struct run_select {
 };
 int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids);
 
+/* The done runs of run_id's card (host, device UUID) and key (benchmark,
+ * card model, params: what decides a verdict), run_id's own included,
+ * made within since..until (either NULL or ""), newest first, at most
+ * limit; a NEW array of ids.  STORE_NOT_FOUND when run_id is not a done
+ * run here. */
+int store_select_like(struct store *s, const char *run_id, const char *since,
+                      const char *until, int limit, cJSON **ids);
+
 /* Pinned baselines (migrations/0005_baselines.sql).  insert: STORE_CONFLICT
  * when the name is taken; created_at gets the time stored.  get: one by
  * name (STORE_NOT_FOUND), or with name NULL all of them as an array, by
