@@ -333,6 +333,63 @@ void alerts_on_unjudged(struct app *app, const char *run_id, const char *what)
                  changed);
 }
 
+/* Settles the alerts of a run whose confirmation was interrupted a second
+ * time: each of the awaited ones counts as not repeated. */
+static void settle_interrupted(struct app *app, const char *finder, const char *last, int n)
+{
+    char reason[200];
+    int changed = 0, total = 0;
+
+    snprintf(reason, sizeof(reason),
+             "its confirming run %s was interrupted by a daemon restart, as one before it "
+             "was: not queued again",
+             last);
+    for (int i = 0; i < n; i++) {
+        if (store_alerts_unconfirmed(app->store, last, 0, reason, &changed) != STORE_OK) {
+            log_warn("run %s: the alerts it found stay detected", finder);
+            return;
+        }
+        total += changed;
+    }
+    log_warn("run %s: its confirming runs were interrupted twice; %d alert(s) settled", finder,
+             total);
+}
+
+void alerts_recover(struct app *app)
+{
+    cJSON *waiting = NULL;
+    const cJSON *w;
+
+    if (store_alerts_waiting(app->store, &waiting) != STORE_OK) {
+        log_warn("the alerts that wait for confirming runs could not be read: a confirmation a "
+                 "restart lost leaves its alert detected");
+        return;
+    }
+    cJSON_ArrayForEach(w, waiting) {
+        const char *finder = cJSON_GetStringValue(cJSON_GetObjectItem(w, "run_id"));
+        const char *last = cJSON_GetStringValue(cJSON_GetObjectItem(w, "last_interrupted"));
+        int missing = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(w, "awaited")) -
+                      (int)cJSON_GetNumberValue(cJSON_GetObjectItem(w, "pending"));
+        int interrupted = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(w, "interrupted"));
+        cJSON *run = NULL;
+        if (finder == NULL || missing <= 0)
+            continue; /* its confirmations are still queued */
+        if (interrupted >= 2 && last) {
+            settle_interrupted(app, finder, last, missing);
+            continue;
+        }
+        /* interrupted once, or lost between its alert and its queueing */
+        if (store_get_run(app->store, finder, &run) == STORE_OK) {
+            log_warn("run %s: %d confirming run(s) %s; queued again", finder, missing,
+                     last ? "interrupted by a daemon restart" : "lost by a daemon restart");
+            queue_confirmations(app, run, missing);
+        } else
+            log_warn("run %s cannot be read: the alerts it found stay detected", finder);
+        cJSON_Delete(run);
+    }
+    cJSON_Delete(waiting);
+}
+
 void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts)
 {
     static struct finding f[MAX_FINDINGS]; /* one runner at a time: see below */

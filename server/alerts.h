@@ -22,9 +22,18 @@
  * found again by the card's next run, which opens a new alert; a card
  * whose runs keep failing shows that in its runs, not in its alerts.  A
  * run whose confirming runs cannot be queued (the queue is full) has its
- * alerts cleared at once, saying so.  (Not yet: a confirming run that
- * a daemon stopped while it ran is failed at the next start by
- * store_recover, which does not settle its alerts.)
+ * alerts cleared at once, saying so.
+ *
+ * A restart is not the card's doing: a confirming run the daemon was
+ * stopped (or killed) in is failed "interrupted" at the next start
+ * (store_recover), and then alerts_recover queues it again, once.  A
+ * second confirming run of the same alert interrupted the same way counts
+ * as one that did not repeat it ("its confirming run ID was interrupted
+ * by a daemon restart, as one before it was: not queued again"), so a
+ * daemon that keeps crashing cannot keep an alert detected for good.
+ * Confirmations that were queued stay queued across a restart; ones lost
+ * altogether (the daemon killed between an alert and its queueing, or
+ * between a confirmation's end and its judgement) are queued again too.
  *
  * The webhook posts each confirmed alert as JSON to --alert-webhook from a
  * thread of its own, retried with back-off (ALERTS_WEBHOOK_TRIES), so a
@@ -53,6 +62,11 @@ void alerts_stop(struct alerts *a);
  * got at its end: opens, confirms and clears alerts, queues confirming
  * runs.  Failures are logged: the run is stored whatever happens here. */
 void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts);
+
+/* At start, after store_recover: the detected alerts whose confirming runs
+ * a restart interrupted or lost get them queued again, once; interrupted
+ * again, they are settled as not repeated.  Failures are logged. */
+void alerts_recover(struct app *app);
 
 /* A run (run_id) ended with status and no verdicts: if it was a
  * confirming run, the alerts it was to settle count it as not repeated

@@ -3,9 +3,11 @@
  * that stay:
  *   GET /compare?baseline=SEL&candidate=SEL  (compare_get hands over when
  *                      either is given) row verdicts, verdicts.c
- *   POST /baselines    {"name", "runs": [...]} or {"name", "card",
- *                      "benchmark", "since", "until"}: resolved to its runs
- *                      now and kept (201; 409 when the name is taken)
+ *   POST /baselines    {"name", "runs": [...]}, {"name", "card",
+ *                      "benchmark", "since", "until"} or {"name", "like_run",
+ *                      "since", "until"} (that run's card and comparability
+ *                      key): resolved to its runs now and kept (201; 409
+ *                      when the name is taken)
  *   GET /baselines, GET /baselines/NAME, DELETE /baselines/NAME (204)
  *
  * A selector SEL is one of card:UUID, runs:ID,ID,..., label:TEXT,
@@ -317,9 +319,9 @@ static int body_string(struct http_reply *rep, const cJSON *body, const char *na
 static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, const cJSON *body)
 {
     static const char *const fields[] = {"name", "runs", "card", "benchmark",
-                                         "since", "until", NULL};
+                                         "since", "until", "like_run", NULL};
     const cJSON *runs = cJSON_GetObjectItem(body, "runs"), *f;
-    const char *card, *bench, *since_text, *until_text;
+    const char *card, *bench, *since_text, *until_text, *like;
     char since[32], until[32], field[32];
     cJSON *ids = NULL, *loaded;
     int bad = 0, rc;
@@ -330,8 +332,8 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
             known |= strcmp(f->string, *k) == 0;
         if (!known) {
             reply_error(rep, 400, "unknown_field", f->string,
-                        "%.40s: unknown field (expected name, and runs or card with "
-                        "benchmark, since, until)",
+                        "%.40s: unknown field (expected name, and runs, card with "
+                        "benchmark, or like_run; since, until)",
                         f->string);
             return NULL;
         }
@@ -340,14 +342,31 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
         body_string(rep, body, "benchmark", &bench) != 0 ||
         body_string(rep, body, "since", &since_text) != 0 ||
         body_string(rep, body, "until", &until_text) != 0 ||
+        body_string(rep, body, "like_run", &like) != 0 ||
         read_dates(rep, since_text, until_text, since, until) != 0)
         return NULL;
-    if ((runs != NULL) == (card != NULL)) {
-        reply_error(rep, 400, runs ? "out_of_bounds" : "missing_field", "runs",
-                    "give either runs (a list of run ids) or card (with benchmark)");
+    if ((runs != NULL) + (card != NULL) + (like != NULL) != 1 || (like && bench)) {
+        reply_error(rep, 400, runs || card || like ? "out_of_bounds" : "missing_field", "runs",
+                    "give one of runs (a list of run ids), card (with benchmark) or like_run "
+                    "(a run: its card and key)");
         return NULL;
     }
-    if (runs) {
+    if (like) {
+        /* a card, its key and a date range: the runs a verdict would
+         * compare with that run, and none of another key */
+        rc = store_select_like(req->app->store, like, since, until, BASELINE_MAX_RUNS, &ids);
+        if (rc != STORE_OK || cJSON_GetArraySize(ids) == 0) {
+            cJSON_Delete(ids);
+            if (rc != STORE_OK && rc != STORE_NOT_FOUND)
+                reply_error(rep, 500, "internal", "", "the runs could not be read");
+            else
+                reply_error(rep, 400, "not_found", "like_run",
+                            rc == STORE_NOT_FOUND ? "like_run %.64s: not a done run here"
+                                                  : "no done runs like %.64s in that range",
+                            like);
+            return NULL;
+        }
+    } else if (runs) {
         if (!cJSON_IsArray(runs) || cJSON_GetArraySize(runs) < 1 ||
             cJSON_GetArraySize(runs) > BASELINE_MAX_RUNS) {
             reply_error(rep, 400, "wrong_type", "runs", "runs must be a list of 1 to %d run ids",

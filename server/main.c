@@ -167,6 +167,7 @@ int main(int argc, char **argv)
     app.alerts = alerts_start(opt.alert_webhook);
     if (app.alerts == NULL)
         goto done;
+    alerts_recover(&app); /* before the runners claim what it queues */
     app.gpus = gpu_pool_start(&app);
     if (app.gpus == NULL) {
         log_error("out of memory starting the GPU runners");

@@ -258,6 +258,14 @@ struct run_select {
 };
 int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids);
 
+/* The done runs of run_id's card (host, device UUID) and key (benchmark,
+ * card model, params: what decides a verdict), run_id's own included,
+ * made within since..until (either NULL or ""), newest first, at most
+ * limit; a NEW array of ids.  STORE_NOT_FOUND when run_id is not a done
+ * run here. */
+int store_select_like(struct store *s, const char *run_id, const char *since,
+                      const char *until, int limit, cJSON **ids);
+
 /* Pinned baselines (migrations/0005_baselines.sql).  insert: STORE_CONFLICT
  * when the name is taken; created_at gets the time stored.  get: one by
  * name (STORE_NOT_FOUND), or with name NULL all of them as an array, by
@@ -317,6 +325,12 @@ int store_alert_settle(struct store *s, long long id, int repeated, const char *
  * alerts it touched. */
 int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
                              const char *reason, int *changed);
+/* Each run whose detected alerts wait for confirmations (at start, to find
+ * those a restart lost): a NEW array of {"run_id", "awaited" (the most
+ * confirmations one of its alerts awaits), "pending" (its confirming runs
+ * queued or running), "interrupted" (those a restart failed),
+ * "last_interrupted" (the newest of them, or null)}. */
+int store_alerts_waiting(struct store *s, cJSON **waiting);
 /* The open confirmed and acknowledged alerts counted by kind, state,
  * benchmark, row and card (for /metrics): a NEW array of {"kind",
  * "state", "benchmark", "row", "host", "device_uuid", "count"}. */

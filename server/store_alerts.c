@@ -263,49 +263,86 @@ int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
     return rc;
 }
 
-int store_alerts_open_counts(struct store *s, cJSON **counts)
+/* The rows of sql (no values to bind) as a NEW array of objects, column i
+ * named names[i] (NULL-terminated), taken as its SQLite type holds it, but
+ * column json_col (or none, -1) parsed as JSON.  Takes c's lock. */
+static int select_objects(struct conn *c, const char *sql, const char *const names[],
+                          int json_col, cJSON **out, const char *what)
 {
-    struct conn *c = store_reader(s);
-    static const char sql[] =
-        "SELECT kind, state, benchmark, row_key, host, device_uuid, count(*) FROM alerts "
-        "WHERE state IN ('confirmed', 'acknowledged') "
-        "GROUP BY kind, state, benchmark, row_key, host, device_uuid";
-    static const char *const names[] = {"kind", "state", "benchmark", NULL, "host",
-                                        "device_uuid"};
     sqlite3_stmt *st = NULL;
-    cJSON *out = cJSON_CreateArray();
+    cJSON *list = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
-    *counts = NULL;
+    *out = NULL;
     pthread_mutex_lock(&c->lock);
-    if (out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    if (list == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *one = cJSON_CreateObject(), *row = store_json_column(st, 3);
-        if (one == NULL || row == NULL || !cJSON_AddItemToArray(out, one)) {
+        cJSON *one = cJSON_CreateObject();
+        if (one == NULL || !cJSON_AddItemToArray(list, one)) {
             cJSON_Delete(one);
-            cJSON_Delete(row);
             goto done;
         }
-        for (int i = 0; i < 6; i++)
-            if (names[i])
+        for (int i = 0; names[i]; i++) {
+            cJSON *v = i == json_col ? store_json_column(st, i) : NULL;
+            if (i == json_col && v == NULL)
+                goto done;
+            if (v)
+                cJSON_AddItemToObject(one, names[i], v);
+            else if (sqlite3_column_type(st, i) == SQLITE_INTEGER ||
+                     sqlite3_column_type(st, i) == SQLITE_FLOAT)
+                cJSON_AddNumberToObject(one, names[i], sqlite3_column_double(st, i));
+            else
                 store_add_text_or_null(one, names[i], store_col_text(st, i));
-        cJSON_AddItemToObject(one, "row", row);
-        cJSON_AddNumberToObject(one, "count", (double)sqlite3_column_int64(st, 6));
+        }
     }
     if (step != SQLITE_DONE)
         goto done;
-    *counts = out;
-    out = NULL;
+    *out = list;
+    list = NULL;
     rc = STORE_OK;
 
 done:
     if (rc != STORE_OK)
-        rc = store_fail(c, "count the open alerts");
-    cJSON_Delete(out);
+        rc = store_fail(c, what);
+    cJSON_Delete(list);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
     return rc;
+}
+
+int store_alerts_waiting(struct store *s, cJSON **waiting)
+{
+    /* Driven by the detected alerts (few), so that a store without any
+     * reads no runs; runs.confirms has no index, the join scans once. */
+    /* clang-format off */
+    static const char sql[] =
+        "WITH w AS (SELECT run_id, max(confirms_left) AS awaited FROM alerts "
+        "WHERE state = 'detected' GROUP BY run_id) "
+        "SELECT w.run_id, w.awaited, "
+        "count(r.id) FILTER (WHERE r.status IN ('queued', 'running')), "
+        "count(r.id) FILTER (WHERE r.error_code = 'interrupted'), "
+        "max(CASE WHEN r.error_code = 'interrupted' THEN r.id END) "
+        "FROM w LEFT JOIN runs r ON r.confirms = w.run_id "
+        "GROUP BY w.run_id ORDER BY w.run_id";
+    /* clang-format on */
+    static const char *const names[] = {"run_id", "awaited", "pending", "interrupted",
+                                        "last_interrupted", NULL};
+
+    return select_objects(store_reader(s), sql, names, -1, waiting,
+                          "read the alerts that wait for a confirming run");
+}
+
+int store_alerts_open_counts(struct store *s, cJSON **counts)
+{
+    static const char sql[] =
+        "SELECT kind, state, benchmark, row_key, host, device_uuid, count(*) FROM alerts "
+        "WHERE state IN ('confirmed', 'acknowledged') "
+        "GROUP BY kind, state, benchmark, row_key, host, device_uuid";
+    static const char *const names[] = {"kind", "state", "benchmark", "row",
+                                        "host", "device_uuid", "count", NULL};
+
+    return select_objects(store_reader(s), sql, names, 3, counts, "count the open alerts");
 }
 
 int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts)

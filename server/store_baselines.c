@@ -87,6 +87,62 @@ done:
     return rc;
 }
 
+int store_select_like(struct store *s, const char *run_id, const char *since,
+                      const char *until, int limit, cJSON **ids)
+{
+    struct conn *c = store_reader(s);
+    /* The run's key as stored when it finished (verdict_key), so that the
+     * same expression picks the same runs as a card's history does. */
+    static const char sql[] =
+        "SELECT h.id FROM runs r JOIN runs h ON h.device_uuid = r.device_uuid "
+        "AND h.host = r.host AND h.verdict_key = r.verdict_key AND h.status = 'done' "
+        "WHERE r.id = ?1 AND r.verdict_key IS NOT NULL "
+        "AND (?2 IS NULL OR h.created_at >= ?2) AND (?3 IS NULL OR h.created_at <= ?3) "
+        "ORDER BY h.id DESC LIMIT ?4";
+    static const char exists[] =
+        "SELECT 1 FROM runs WHERE id = ?1 AND status = 'done' AND verdict_key IS NOT NULL";
+    sqlite3_stmt *st = NULL;
+    cJSON *list = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *ids = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (list == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, run_id);
+    store_bind_text(st, 2, since && since[0] ? since : NULL);
+    store_bind_text(st, 3, until && until[0] ? until : NULL);
+    sqlite3_bind_int(st, 4, limit);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW)
+        cJSON_AddItemToArray(list, cJSON_CreateString(store_col_text(st, 0)));
+    if (step != SQLITE_DONE)
+        goto done;
+    store_conn_release(c, st);
+    st = NULL;
+    if (cJSON_GetArraySize(list) == 0) { /* none in range, or no such run */
+        if (store_conn_prepare(c, exists, &st) != SQLITE_OK)
+            goto done;
+        store_bind_text(st, 1, run_id);
+        if ((step = sqlite3_step(st)) != SQLITE_ROW && step != SQLITE_DONE)
+            goto done;
+        if (step == SQLITE_DONE) {
+            rc = STORE_NOT_FOUND;
+            goto done;
+        }
+    }
+    *ids = list;
+    list = NULL;
+    rc = STORE_OK;
+
+done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "select the runs of a run's card and key");
+    cJSON_Delete(list);
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 int store_baseline_insert(struct store *s, const char *name, const char *spec_json,
                           const char *runs_json, char created_at[32])
 {

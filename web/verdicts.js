@@ -89,9 +89,15 @@ function historyPart(run, v) {
     el("td", { class: "verdict verdict-" + r.verdict, dataset: { field: "verdict", value: r.verdict } }, VERDICT_WORDS[r.verdict]),
     el("td", { class: "num", dataset: { field: "shift", value: String(r.shift) } }, signedPct(r.shift)),
     el("td", { class: "num" }, signedPct(r.ci_low) + " … " + signedPct(r.ci_high)),
-    el("td", { class: "num" }, `${r.n_baseline} / ${r.n_candidate}`)));
-  part.append(table("verdicts history-verdicts", "Each row: this run's shift from its card's history (+ is slower), the 95% interval and the verdict in words",
-    ["row", "Verdict", "Shift", "95% interval", "Samples (history / this run)"], body));
+    // in cycles where the clocks are known: a clock held down is slower in
+    // time and the same in cycles
+    el("td", { class: "num", dataset: { field: "cycles", value: r.cycles ? r.cycles.verdict : "" } },
+      r.cycles ? `${signedPct(r.cycles.shift)} (${VERDICT_WORDS[r.cycles.verdict]})` : "clock unknown"),
+    el("td", { class: "num" }, `${r.n_baseline} / ${r.n_candidate}`),
+    el("td", { class: "num", dataset: { field: "more_samples", value: isNum(r.more_samples) ? String(r.more_samples) : "" } },
+      isNum(r.more_samples) ? "≈" + r.more_samples + " a group" : "–")));
+  part.append(table("verdicts history-verdicts", "Each row: this run's shift from its card's history (+ is slower), the 95% interval, the verdict in words, in cycles where the clocks are known, and for an inconclusive row roughly how many more samples a group would decide it",
+    ["row", "Verdict", "Shift", "95% interval", "In cycles", "Samples (history / this run)", "More samples to decide"], body));
   const trend = el("div", { id: "card-history" }, el("p", { class: "note" }, "loading the card's recent runs…"));
   part.append(trend);
   later(() => cardHistory(run, h, v.margin, trend), 0);

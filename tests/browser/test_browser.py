@@ -590,6 +590,14 @@ def test_verdicts(d, b):
       [tr.dataset.key, tr.querySelector('[data-field=verdict]').textContent, Number(tr.querySelector('[data-field=shift]').dataset.value)])""")
     check(shown == [[str(r["key"]), r["verdict"], r["shift"]] for r in v["history"]["rows"]],
           "history rows %s != API %s" % (shown, v["history"]["rows"]))
+    # each row in cycles where the clocks are known, and the samples an
+    # inconclusive one would need
+    shown = b.eval("""Array.from(document.querySelectorAll('table.history-verdicts tbody tr')).map(tr =>
+      [tr.querySelector('[data-field=cycles]').dataset.value, tr.querySelector('[data-field=more_samples]').dataset.value])""")
+    want = [[r["cycles"]["verdict"] if r["cycles"] else "", str(r["more_samples"]) if r["more_samples"] else ""]
+            for r in v["history"]["rows"]]
+    check(shown == want, "history rows' cycles and more samples %s != API %s" % (shown, want))
+    check(any(r["cycles"] for r in v["history"]["rows"]), "the test double's rows carry no clock")
     shown = b.eval("""Array.from(document.querySelectorAll('table.fleet-verdicts tbody tr')).map(tr =>
       [tr.dataset.key, Number(tr.querySelector('[data-field=z]').dataset.value), tr.querySelector('[data-field=outlier]').textContent])""")
     check(shown == [[str(r["key"]), r["z"], "outlier" if r["outlier"] else "within the fleet"] for r in v["fleet"]["rows"]],
