@@ -66,9 +66,18 @@ int gb_compute_measure(int device, const int *kinds, int count, int gemm_n,
                        const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                        struct gb_perf_op *ops, struct gb_cuda_error *err);
 
-/* pcie_bandwidth: for each size, h2d pinned, d2h pinned, h2d pageable,
- * d2h pageable (4 * count ops). */
-int gb_pcie_measure(int device, const long long *sizes, int count,
+/* pcie_bandwidth: for each size, those of h2d pinned, d2h pinned, h2d
+ * pageable, d2h pageable whose memory is in `memories`, in that order
+ * (2 or 4 ops a size, packed). */
+#define GB_PCIE_PINNED 1
+#define GB_PCIE_PAGEABLE 2
+/* Mode m (0 h2d pinned, 1 d2h pinned, 2 h2d pageable, 3 d2h pageable) is
+ * measured when its memory is in the mask. */
+static inline int gb_pcie_mode_on(int memories, int m)
+{
+    return (memories & (m < 2 ? GB_PCIE_PINNED : GB_PCIE_PAGEABLE)) != 0;
+}
+int gb_pcie_measure(int device, const long long *sizes, int count, int memories,
                     const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                     struct gb_perf_op *ops, struct gb_cuda_error *err);
 

@@ -118,11 +118,12 @@ int gb_compute_measure(int device, const int *kinds, int count, int gemm_n,
     return no_cuda(err, __func__);
 }
 
-int gb_pcie_measure(int device, const long long *sizes, int count,
+int gb_pcie_measure(int device, const long long *sizes, int count, int memories,
                     const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                     struct gb_perf_op *ops, struct gb_cuda_error *err)
 {
     (void)device, (void)sizes, (void)count, (void)opts, (void)hooks, (void)ops;
+    (void)memories;
     return no_cuda(err, __func__);
 }
 

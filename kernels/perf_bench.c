@@ -488,14 +488,16 @@ int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
     static const char *const modes[4] = {"h2d pinned", "d2h pinned", "h2d pageable",
                                          "d2h pageable"};
     struct gb_perf_op ops[4 * 16];
+    int op_mode[4 * 16], op_size[4 * 16];
     long long sizes[16];
     long kib[16];
     struct gb_measure_opts opts;
     struct gb_cuda_error cuda;
     struct link_watch lw;
     struct gb_hook_tap tap;
-    int count, rc = -1;
+    int count, rc = -1, memories = 0, n_ops = 0;
     double predicted;
+    const cJSON *mem;
     cJSON *list, *summary, *link, *meta_link;
     char source[320];
 
@@ -506,10 +508,22 @@ int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
     count = gb_bench_long_list(params, "sizes_kib", kib, 16);
     if (count < 1)
         return gb_job_fail(err, "invalid_params", "params.sizes_kib is missing");
+    cJSON_ArrayForEach(mem, cJSON_GetObjectItemCaseSensitive(params, "memory")) {
+        const char *name = cJSON_GetStringValue(mem);
+        memories |= name && strcmp(name, "pinned") == 0     ? GB_PCIE_PINNED
+                    : name && strcmp(name, "pageable") == 0 ? GB_PCIE_PAGEABLE
+                                                            : 0;
+    }
+    if (memories == 0)
+        return gb_job_fail(err, "invalid_params", "params.memory names no host memory");
     for (int i = 0; i < count; i++) {
         sizes[i] = (long long)kib[i] << 10;
         for (int m = 0; m < 4; m++) {
-            struct gb_perf_op *op = &ops[4 * i + m];
+            struct gb_perf_op *op = &ops[n_ops];
+            if (!gb_pcie_mode_on(memories, m))
+                continue;
+            op_mode[n_ops] = m;
+            op_size[n_ops++] = i;
             if (kib[i] >= 1024)
                 snprintf(op->label, sizeof(op->label), "%s %ld MiB", modes[m], kib[i] >> 10);
             else
@@ -519,11 +533,11 @@ int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
     lw.env = env;
     snprintf(lw.reason, sizeof(lw.reason), "no transfer was timed");
     gb_bench_measure_opts(env, params, &opts);
-    env->hooks->total = 4 * count * opts.samples;
+    env->hooks->total = n_ops * opts.samples;
     gb_hook_tap_init(&tap, env->hooks, link_in_flight, NULL, &lw);
-    rc = gb_pcie_measure(env->dev->index, sizes, count, &opts, &tap.hooks, ops, &cuda);
+    rc = gb_pcie_measure(env->dev->index, sizes, count, memories, &opts, &tap.hooks, ops, &cuda);
     gb_hook_tap_finish(&tap);
-    if (measured(rc, &cuda, ops, 4 * count, err) != 0) {
+    if (measured(rc, &cuda, ops, n_ops, err) != 0) {
         rc = -1;
         goto out;
     }
@@ -545,13 +559,13 @@ int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
         cJSON_Delete(link);
         goto out;
     }
-    for (int i = 0; i < 4 * count; i++) {
+    for (int i = 0; i < n_ops; i++) {
         cJSON *o = gb_perf_add_row(list, &ops[i], "GB/s", 1e9, predicted, source);
         if (o == NULL)
             goto out;
-        cJSON_AddStringToObject(o, "direction", i % 2 == 0 ? "h2d" : "d2h");
-        cJSON_AddStringToObject(o, "memory", i % 4 < 2 ? "pinned" : "pageable");
-        cJSON_AddNumberToObject(o, "bytes", (double)sizes[i / 4]);
+        cJSON_AddStringToObject(o, "direction", op_mode[i] % 2 == 0 ? "h2d" : "d2h");
+        cJSON_AddStringToObject(o, "memory", op_mode[i] < 2 ? "pinned" : "pageable");
+        cJSON_AddNumberToObject(o, "bytes", (double)sizes[op_size[i]]);
     }
     gb_perf_summary_closing(summary,
                             "cudaMemcpyAsync of one size back to back on one stream, CUDA "

@@ -96,14 +96,14 @@ static int verify_host_copy(struct copy_ctx *c, struct gb_timer *t, const unsign
     return 0;
 }
 
-int gb_pcie_measure(int device, const long long *sizes, int count,
+int gb_pcie_measure(int device, const long long *sizes, int count, int memories,
                     const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                     struct gb_perf_op *ops, struct gb_cuda_error *err)
 {
     struct gb_timer timer = {NULL, NULL, NULL};
     unsigned char *pinned = NULL, *pageable = NULL, *want = NULL, *check = NULL, *dev = NULL;
     size_t max = 0;
-    int rc = -1;
+    int rc = -1, k = 0;
 
     (void)device;
     for (int i = 0; i < count; i++)
@@ -125,11 +125,14 @@ int gb_pcie_measure(int device, const long long *sizes, int count,
         goto out;
     for (int i = 0; i < count; i++) {
         for (int m = 0; m < 4; m++) {
-            struct gb_perf_op *op = &ops[4 * i + m];
+            struct gb_perf_op *op;
             struct copy_ctx c;
             int h2d = m % 2 == 0, is_pinned = m < 2;
             unsigned char *host = is_pinned ? pinned : pageable;
 
+            if (!gb_pcie_mode_on(memories, m))
+                continue;
+            op = &ops[k++];
             memset(&c, 0, sizeof(c));
             c.bytes = (size_t)sizes[i];
             c.kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;

@@ -160,7 +160,20 @@ static double link_gbps(const char *mode)
     return strcmp(mode, "link_degraded") == 0 ? 31.5 : 63.0;
 }
 
-static void pcie_bench_rows(cJSON *rows, const char *mode)
+/* The memories params.memory names (both when it names none). */
+static int pcie_memory_on(const cJSON *params, const char *memory)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(params, "memory"), *m;
+
+    if (!cJSON_IsArray(list))
+        return 1;
+    cJSON_ArrayForEach(m, list)
+        if (cJSON_IsString(m) && strcmp(m->valuestring, memory) == 0)
+            return 1;
+    return 0;
+}
+
+static void pcie_bench_rows(cJSON *rows, const cJSON *params, const char *mode)
 {
     static const char *const dirs[] = {"h2d", "d2h"};
     static const char *const mems[] = {"pinned", "pageable"};
@@ -172,6 +185,8 @@ static void pcie_bench_rows(cJSON *rows, const char *mode)
             double value = link * (m == 0 ? 0.87 : 0.35);
             cJSON *row;
 
+            if (!pcie_memory_on(params, mems[m]))
+                continue;
             snprintf(label, sizeof(label), "%s %s 256 MiB", dirs[d], mems[m]);
             row = peak_row(label, value, "GB/s", link,
                            "synthetic: the link's generation and width (meta.link)");
@@ -230,7 +245,7 @@ cJSON *fake_peaks_rows(const char *bench, const cJSON *params, const char *mode,
     else if (strcmp(bench, "compute_peak") == 0)
         compute_bench_rows(rows, params);
     else if (strcmp(bench, "pcie_bandwidth") == 0)
-        pcie_bench_rows(rows, mode);
+        pcie_bench_rows(rows, params, mode);
     else if (strcmp(bench, "p2p_bandwidth") == 0)
         p2p_bench_rows(rows, gpus);
     return rows;

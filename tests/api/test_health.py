@@ -289,6 +289,27 @@ class NewBenchmarksTest(unittest.TestCase):
         reason = [x for x in run["validity"]["reasons"] if x["code"] == "link_degraded"][0]
         self.assertEqual((reason["gen_current"], reason["gen_max"]), (4, 5))
 
+    def test_pcie_memory_choice(self):
+        """params.memory picks the host memories; the nightly form is pinned
+        only (pageable copies measure the host and are noisy)."""
+        need_specs(self, self.d, ("pcie_bandwidth",))
+        spec = benchmarks(self.d)["pcie_bandwidth"]
+        self.assertEqual(spec["health_params"]["memory"], ["pinned"])
+        r = self.d.post("/runs?wait=30", {"benchmark": "pcie_bandwidth",
+                                          "params": {"memory": ["pinned"]}})
+        self.assertEqual(r.status, 200, r)
+        rows = r.json()["results"]["rows"]
+        self.assertTrue(rows)
+        self.assertEqual({row["memory"] for row in rows}, {"pinned"})
+        run = self.run_one("pcie_bandwidth")
+        self.assertEqual(run["params"]["memory"], ["pinned", "pageable"])
+        self.assertEqual({row["memory"] for row in run["results"]["rows"]},
+                         {"pinned", "pageable"})
+        for bad in (["pinned", "pinned"], [], ["managed"], "pinned"):
+            r = self.d.post("/runs", {"benchmark": "pcie_bandwidth", "params": {"memory": bad}})
+            self.assertEqual(r.status, 400, (bad, r))
+            self.assertTrue(r.json()["error"]["field"].startswith("params.memory"), r.json())
+
     def test_p2p_matrix_for_every_pair(self):
         run = self.run_one("p2p_bandwidth")
         self.assert_peak_rows(run)
