@@ -6,12 +6,93 @@
  * Every read goes through an index: runs_by_card_key for a card's history,
  * fleet_latest (one row a card and key, kept by store_put_results) for the
  * fleet, so that neither grows with the number of runs stored.
+ *
+ * The runs a verdict compares sample by sample (a card's history here, the
+ * groups of GET /compare in store_baselines.c) are read as verdicts.c reads
+ * them (store_verdict_run_from_row): their results' rows and the few fields
+ * of the key, never the meta (2 kB of JSON a run, read by nothing here).
  */
 #include "store_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
+{
+    static const char *const texts[] = {"id", "benchmark", NULL, NULL, "status", "created_at",
+                                        "confirms"};
+    cJSON *run = cJSON_CreateObject(), *params, *validity, *rows, *results;
+
+    if (run == NULL)
+        return NULL;
+    for (int i = 0; i < 7; i++)
+        if (texts[i])
+            store_add_text_or_null(run, texts[i], store_col_text(st, i));
+    params = store_raw_column(st, 2);
+    if (params == NULL || !cJSON_AddItemToObject(run, "params", params)) {
+        cJSON_Delete(params);
+        goto fail;
+    }
+    store_add_text_or_null(cJSON_AddObjectToObject(run, "device"), "name", store_col_text(st, 3));
+    /* valid: 1, 0 or NULL (not judged), as migrations/0004_validity.sql keeps it */
+    validity = cJSON_AddObjectToObject(run, "validity");
+    if (validity == NULL)
+        goto fail;
+    if (sqlite3_column_type(st, 7) == SQLITE_NULL)
+        cJSON_AddNullToObject(validity, "valid");
+    else
+        cJSON_AddBoolToObject(validity, "valid", sqlite3_column_int(st, 7) != 0);
+    if (sqlite3_column_type(st, 8) == SQLITE_NULL) {
+        cJSON_AddNullToObject(run, "results");
+        return run;
+    }
+    if ((rows = store_json_column(st, 8)) == NULL)
+        goto fail;
+    results = cJSON_AddObjectToObject(run, "results");
+    if (results == NULL || !cJSON_AddItemToObject(results, "rows", rows)) {
+        cJSON_Delete(rows);
+        goto fail;
+    }
+    return run;
+
+fail:
+    cJSON_Delete(run);
+    return NULL;
+}
+
+int store_get_verdict_run(struct store *s, const char *id, cJSON **out)
+{
+    struct conn *c = store_reader(s);
+    static const char sql[] = "SELECT " VERDICT_RUN_COLUMNS " FROM runs r "
+                              "LEFT JOIN run_results res ON res.run_id = r.id WHERE r.id = ?1";
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        if ((*out = store_verdict_run_from_row(st)) != NULL)
+            rc = STORE_OK;
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        break;
+    default:
+        break;
+    }
+
+done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "read a run to judge");
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
 
 /* The rows of run r as the fleet reads them: the digest, or the whole. */
 #define FLEET_ROWS                                                               \
@@ -55,12 +136,12 @@ done:
         rc = store_fail(c, "read a card's recent runs");
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
-    /* each whole (every sample), read as GET /runs/ID reads it */
+    /* each with every sample, as a verdict reads it */
     cJSON_ArrayForEach(hid, ids) {
         cJSON *run = NULL;
         if (rc != STORE_OK)
             break;
-        rc = store_get_run(s, hid->valuestring, &run);
+        rc = store_get_verdict_run(s, hid->valuestring, &run);
         if (rc == STORE_NOT_FOUND) { /* deleted since: not history any more */
             rc = STORE_OK;
             continue;

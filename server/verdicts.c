@@ -295,19 +295,15 @@ static cJSON *group_object(const struct verdict_group *g, const struct kept *k)
     }
     cJSON_AddNumberToObject(o, "n_runs", cJSON_GetArraySize(k->runs));
     cJSON_AddNumberToObject(o, "excluded_invalid", k->invalid);
-    cJSON_AddNumberToObject(o, "excluded_other_key", k->other_key);
+    cJSON_AddNumberToObject(o, "excluded_other_key", k->other_key + g->other_key_unread);
     cJSON_AddItemToObject(o, "key", k->key ? cJSON_Duplicate(k->key, 1) : cJSON_CreateNull());
     return o;
 }
 
-/* The benchmark to judge: the one asked, else the baseline's first done
- * run's. */
-static const char *benchmark_of(const char *asked, const cJSON *runs)
+const char *verdicts_benchmark_of(const cJSON *runs)
 {
     const cJSON *run;
 
-    if (asked)
-        return asked;
     cJSON_ArrayForEach(run, runs)
         if (done_run_of(run, NULL))
             return cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
@@ -325,7 +321,8 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
     const cJSON *kv;
     int ok = 0;
 
-    benchmark = benchmark_of(benchmark, baseline->runs);
+    if (benchmark == NULL)
+        benchmark = verdicts_benchmark_of(baseline->runs);
     if (out == NULL || keep_runs(baseline, benchmark, include_invalid, &a) != 0 ||
         keep_runs(candidate, benchmark, include_invalid, &b) != 0)
         goto done;
