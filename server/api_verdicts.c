@@ -111,8 +111,8 @@ static int read_dates(struct http_reply *rep, const char *since, const char *unt
 }
 
 /* The runs with ids (an array of strings) made within the dates, read as
- * a verdict reads them (store_get_verdict_run) into runs.  0; 1 when one is missing or not an id (its index in
- * *bad); -1 on a store error. */
+ * a verdict reads them (store_get_verdict_run) into runs.  0; 1 when one
+ * is missing or not an id (its index in *bad); -1 on a store error. */
 static int load_runs(struct store *store, const cJSON *ids, const char *since,
                      const char *until, cJSON *runs, int *bad)
 {

@@ -16,11 +16,11 @@
 /* The statements over the runs a selector picks, each made with only the
  * filters given (below): */
 enum select_kind {
-    SELECT_IDS,    /* store_select_runs: the ids, newest first, ?8 of them */
-    SELECT_KEY,    /* the newest one's verdict key and benchmark (valid
-                    * unless ?9) */
-    SELECT_RUNS,   /* the newest ?8 of verdict key ?10, as verdicts read */
-    SELECT_OTHER,  /* how many of another key from run id ?11 on */
+    SELECT_IDS,   /* store_select_runs: the ids, newest first, ?8 of them */
+    SELECT_KEY,   /* the newest one's verdict key and benchmark (valid
+                   * unless ?9) */
+    SELECT_RUNS,  /* the newest ?8 of verdict key ?10, as verdicts read */
+    SELECT_OTHER, /* how many of another key from run id ?11 on */
     SELECT_KINDS
 };
 
