@@ -5,8 +5,9 @@
  * group's runs, each row key (stride, variant, pattern) to two pools of
  * samples, every sample of every kept run, in time and, where every such
  * row carries its measured SM clock, in cycles (sample ms x MHz x 1000).
- * gb_shift_compare judges the pools; the run-level verdict is the worst row's (slower, then inconclusive, then
- * faster, then same), naming the rows that have it.
+ * gb_shift_compare judges the pools; the run-level verdict is the worst
+ * row's (slower, then inconclusive, then faster, then same), naming the
+ * rows that have it.
  */
 #include "verdicts.h"
 
