@@ -104,57 +104,46 @@ int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
     struct conn *c = store_reader(s);
     /* clang-format off */
     static const char sql[] =
-        "SELECT h.id FROM runs r JOIN runs h ON h.device_uuid = r.device_uuid "
-        "AND h.host = r.host AND h.verdict_key = " STORE_VERDICT_KEY("r.") " "
-        "AND h.valid IS NOT 0 "
-        "WHERE r.id = ?1 AND h.id <> r.id "
+        "SELECT " VERDICT_RUN_COLUMNS " FROM runs j JOIN runs r ON r.device_uuid = j.device_uuid "
+        "AND r.host = j.host AND r.verdict_key = " STORE_VERDICT_KEY("j.") " "
+        "AND r.valid IS NOT 0 "
+        "LEFT JOIN run_results res ON res.run_id = r.id "
+        "WHERE j.id = ?1 AND r.id <> j.id "
         /* a confirming run is judged against the history before the run
          * it confirms: not against that run, nor its other confirmations */
-        "AND h.id IS NOT r.confirms AND (r.confirms IS NULL OR h.confirms IS NOT r.confirms) "
-        "ORDER BY h.id DESC LIMIT ?2";
+        "AND r.id IS NOT j.confirms AND (j.confirms IS NULL OR r.confirms IS NOT j.confirms) "
+        "ORDER BY r.id DESC LIMIT ?2";
     /* clang-format on */
     sqlite3_stmt *st = NULL;
-    cJSON *ids = cJSON_CreateArray(), *out = cJSON_CreateArray();
-    const cJSON *hid;
+    cJSON *out = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *runs = NULL;
     pthread_mutex_lock(&c->lock);
-    if (ids == NULL || out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    if (out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
     sqlite3_bind_int(st, 2, limit);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if (!cJSON_AddItemToArray(ids, cJSON_CreateString(store_col_text(st, 0))))
+    /* each with every sample, as a verdict reads it */
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run = store_verdict_run_from_row(st);
+        if (run == NULL || !cJSON_AddItemToArray(out, run)) {
+            cJSON_Delete(run);
             goto done;
+        }
+    }
     if (step != SQLITE_DONE)
         goto done;
+    *runs = out;
+    out = NULL;
     rc = STORE_OK;
 
 done:
     if (rc != STORE_OK)
         rc = store_fail(c, "read a card's recent runs");
+    cJSON_Delete(out);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
-    /* each with every sample, as a verdict reads it */
-    cJSON_ArrayForEach(hid, ids) {
-        cJSON *run = NULL;
-        if (rc != STORE_OK)
-            break;
-        rc = store_get_verdict_run(s, hid->valuestring, &run);
-        if (rc == STORE_NOT_FOUND) { /* deleted since: not history any more */
-            rc = STORE_OK;
-            continue;
-        }
-        if (rc == STORE_OK)
-            cJSON_AddItemToArray(out, run);
-    }
-    cJSON_Delete(ids);
-    if (rc == STORE_OK) {
-        *runs = out;
-        out = NULL;
-    }
-    cJSON_Delete(out);
     return rc;
 }
 
