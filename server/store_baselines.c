@@ -44,8 +44,7 @@ static const char *select_sql_for(enum select_kind kind, unsigned bits)
     static const char *const heads[SELECT_KINDS] = {
         "SELECT r.id FROM runs r",
         "SELECT r.verdict_key, r.benchmark FROM runs r",
-        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r "
-        "LEFT JOIN run_results res ON res.run_id = r.id",
+        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r" VERDICT_RUN_JOINS,
         "SELECT count(*) FROM runs r"};
     static const char *const tails[SELECT_KINDS] = {
         " ORDER BY r.id DESC LIMIT ?8",

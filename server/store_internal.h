@@ -73,12 +73,17 @@ enum {
     "json(" t "params))"
 
 /* What a verdict reads of a run (store_get_verdict_run), in the order
- * store_verdict_run_from_row reads them; res is its run_results row (LEFT
- * JOIN: NULL for a run without results).  Only the results' rows: neither
- * the meta nor the summary is read or parsed. */
+ * store_verdict_run_from_row reads them, from runs r joined with
+ * VERDICT_RUN_JOINS: its rows packed (migrations/0008_verdict_samples.sql),
+ * or where it has none its results' rows.  Neither the meta nor the
+ * summary is read or parsed. */
 #define VERDICT_RUN_COLUMNS                                                   \
     "r.id, r.benchmark, r.params, r.device_name, r.status, r.created_at, "   \
-    "r.confirms, r.valid, json_extract(res.results, '$.rows')"
+    "r.confirms, r.valid, vs.rows, vs.samples, "                              \
+    "CASE WHEN vs.rows IS NULL THEN json_extract(res.results, '$.rows') END"
+#define VERDICT_RUN_JOINS                                                     \
+    " LEFT JOIN verdict_samples vs ON vs.run_id = r.id"                       \
+    " LEFT JOIN run_results res ON res.run_id = r.id AND vs.rows IS NULL"
 
 /* The prepared statement for sql on c, prepared on first use and kept;
  * sql must have static storage (its address is the key).  SQLITE_OK or the

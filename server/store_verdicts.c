@@ -9,10 +9,12 @@
  *
  * The runs a verdict compares sample by sample (a card's history here, the
  * groups of GET /compare in store_baselines.c) are read as verdicts.c reads
- * them (store_verdict_run_from_row): their results' rows and the few fields
- * of the key, never the meta (2 kB of JSON a run, read by nothing here).
+ * them (store_verdict_run_from_row): their rows packed (verdict_rows.h) or
+ * their results' rows, and the few fields of the key, never the meta (2 kB
+ * of JSON a run, read by nothing here).
  */
 #include "store_internal.h"
+#include "verdict_rows.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -43,12 +45,24 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
         cJSON_AddNullToObject(validity, "valid");
     else
         cJSON_AddBoolToObject(validity, "valid", sqlite3_column_int(st, 7) != 0);
-    if (sqlite3_column_type(st, 8) == SQLITE_NULL) {
+    if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
+        const unsigned char *blob = sqlite3_column_blob(st, 9);
+        size_t len = (size_t)sqlite3_column_bytes(st, 9);
+        /* (a blob of no bytes reads back as NULL: a run of no samples) */
+        rows = store_col_text(st, 8) && (blob || len == 0)
+                   ? verdict_rows_unpack(store_col_text(st, 8), blob ? blob : (const void *)"",
+                                         len)
+                   : NULL;
+        if (rows == NULL) {
+            store_note_damaged_value();
+            goto fail;
+        }
+    } else if (sqlite3_column_type(st, 10) == SQLITE_NULL) {
         cJSON_AddNullToObject(run, "results");
         return run;
-    }
-    if ((rows = store_json_column(st, 8)) == NULL)
+    } else if ((rows = store_json_column(st, 10)) == NULL) {
         goto fail;
+    }
     results = cJSON_AddObjectToObject(run, "results");
     if (results == NULL || !cJSON_AddItemToObject(results, "rows", rows)) {
         cJSON_Delete(rows);
@@ -64,8 +78,8 @@ fail:
 int store_get_verdict_run(struct store *s, const char *id, cJSON **out)
 {
     struct conn *c = store_reader(s);
-    static const char sql[] = "SELECT " VERDICT_RUN_COLUMNS " FROM runs r "
-                              "LEFT JOIN run_results res ON res.run_id = r.id WHERE r.id = ?1";
+    static const char sql[] =
+        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r" VERDICT_RUN_JOINS " WHERE r.id = ?1";
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
@@ -107,7 +121,7 @@ int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
         "SELECT " VERDICT_RUN_COLUMNS " FROM runs j JOIN runs r ON r.device_uuid = j.device_uuid "
         "AND r.host = j.host AND r.verdict_key = " STORE_VERDICT_KEY("j.") " "
         "AND r.valid IS NOT 0 "
-        "LEFT JOIN run_results res ON res.run_id = r.id "
+        VERDICT_RUN_JOINS " "
         "WHERE j.id = ?1 AND r.id <> j.id "
         /* a confirming run is judged against the history before the run
          * it confirms: not against that run, nor its other confirmations */
