@@ -16,7 +16,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
-from test_verdicts import make_run, uuid_of  # noqa: E402
+from test_verdicts import VerdictsTest, make_run, uuid_of  # noqa: E402
 
 KEY_A = (1, 2, 32)   # strides of one parameter set
 KEY_B = (1, 2)       # and of another
@@ -65,12 +65,7 @@ class VerdictGroupsTest(unittest.TestCase):
     def tearDownClass(cls):
         assert cls.d.stop() == 0
 
-    def compare(self, baseline, candidate, **extra):
-        q = "&".join(["baseline=" + baseline, "candidate=" + candidate] +
-                     ["%s=%s" % kv for kv in extra.items()])
-        r = self.d.get("/compare?" + q)
-        self.assertEqual(r.status, 200, r)
-        return r.json()
+    compare = VerdictsTest.compare  # GET /compare?baseline=...&candidate=..., 200
 
     def test_group_takes_every_run_of_its_key_not_half(self):
         # Newest 200 runs of ANY key would hold 100 of key A; the group
