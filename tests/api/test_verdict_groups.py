@@ -16,7 +16,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
-from test_verdicts import VerdictsTest, make_run, uuid_of  # noqa: E402
+import test_verdicts  # noqa: E402
+from test_verdicts import make_run, uuid_of  # noqa: E402
 
 KEY_A = (1, 2, 32)   # strides of one parameter set
 KEY_B = (1, 2)       # and of another
@@ -65,7 +66,7 @@ class VerdictGroupsTest(unittest.TestCase):
     def tearDownClass(cls):
         assert cls.d.stop() == 0
 
-    compare = VerdictsTest.compare  # GET /compare?baseline=...&candidate=..., 200
+    compare = test_verdicts.VerdictsTest.compare  # GET /compare?baseline=&candidate=, 200
 
     def test_group_takes_every_run_of_its_key_not_half(self):
         # Newest 200 runs of ANY key would hold 100 of key A; the group
