@@ -16,11 +16,12 @@
 /* The statements over the runs a selector picks, each made with only the
  * filters given (below): */
 enum select_kind {
-    SELECT_IDS,   /* store_select_runs: the ids, newest first, ?8 of them */
-    SELECT_KEY,   /* the newest one's verdict key and benchmark (valid
-                   * unless ?9) */
-    SELECT_RUNS,  /* the newest ?8 of verdict key ?10, as verdicts read */
-    SELECT_OTHER, /* how many of another key from run id ?11 on */
+    SELECT_IDS,  /* store_select_runs: the ids, newest first, ?8 of them */
+    SELECT_KEY,  /* the newest one's verdict key and benchmark (valid
+                  * unless ?9) */
+    SELECT_WALK, /* every one's fields as verdicts read them, newest
+                  * first, and whether its verdict key is ?10 (read until
+                  * a group is full) */
     SELECT_KINDS
 };
 
@@ -44,13 +45,11 @@ static const char *select_sql_for(enum select_kind kind, unsigned bits)
     static const char *const heads[SELECT_KINDS] = {
         "SELECT r.id FROM runs r",
         "SELECT r.verdict_key, r.benchmark FROM runs r",
-        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r" VERDICT_RUN_JOINS,
-        "SELECT count(*) FROM runs r"};
+        "SELECT " VERDICT_RUN_FIELDS ", r.verdict_key IS ?10 FROM runs r"};
     static const char *const tails[SELECT_KINDS] = {
         " ORDER BY r.id DESC LIMIT ?8",
         " AND (?9 OR r.valid IS NOT 0) ORDER BY r.id DESC LIMIT 1",
-        " AND r.verdict_key = ?10 ORDER BY r.id DESC LIMIT ?8",
-        " AND r.verdict_key IS NOT ?10 AND r.id >= ?11"};
+        " ORDER BY r.id DESC"};
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static char *texts[SELECT_KINDS][1 << 7];
     struct dynbuf b;
@@ -160,37 +159,37 @@ done:
 }
 
 /* The newest sel->limit runs of key that sel picks into list, and how many
- * of another key were made since the oldest of them into *other_key.  The
- * caller holds c's lock.  STORE_OK or store_fail's answer. */
+ * of another key were made since the oldest of them into *other_key: one
+ * walk over the runs sel picks, newest first (a card's through
+ * runs_by_device_uuid), counting the others on the way and reading the
+ * rows of those of the key only (a join would seek them for every run).  The caller holds c's lock.
+ * STORE_OK or store_fail's answer. */
 static int runs_of_key(struct conn *c, const struct run_select *sel, const char *key,
                        cJSON *list, int *other_key)
 {
     sqlite3_stmt *st = NULL;
-    char oldest[40] = "";
-    int rc = STORE_ERROR, step;
+    int rc = STORE_ERROR, step = SQLITE_DONE, others_since = 0, n = 0;
 
-    if (select_prepare(c, SELECT_RUNS, sel, &st) != SQLITE_OK)
+    if (select_prepare(c, SELECT_WALK, sel, &st) != SQLITE_OK)
         goto done;
-    sqlite3_bind_int(st, 8, sel->limit);
     store_bind_text(st, 10, key);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *run = store_verdict_run_from_row(st);
+    while (n < sel->limit && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run;
+        if (!sqlite3_column_int(st, 8)) {
+            others_since++; /* counted once a run of the key is older */
+            continue;
+        }
+        run = store_verdict_run_from_fields(c, st);
         if (run == NULL || !cJSON_AddItemToArray(list, run)) {
             cJSON_Delete(run);
             goto done;
         }
-        snprintf(oldest, sizeof(oldest), "%s", store_col_text(st, 0));
+        *other_key += others_since;
+        others_since = 0;
+        n++;
     }
-    if (step != SQLITE_DONE)
+    if (n < sel->limit && step != SQLITE_DONE)
         goto done;
-    store_conn_release(c, st);
-    if (select_prepare(c, SELECT_OTHER, sel, &st) != SQLITE_OK)
-        goto done;
-    store_bind_text(st, 10, key);
-    store_bind_text(st, 11, oldest);
-    if (sqlite3_step(st) != SQLITE_ROW)
-        goto done;
-    *other_key = sqlite3_column_int(st, 0);
     rc = STORE_OK;
 
 done:

@@ -20,11 +20,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
+/* The rows from columns col (packed text), col + 1 (its blob) and col + 2
+ * (the results' rows, where there is no packed text) into *rows (NEW;
+ * NULL: the run has no results).  0, or -1 when they could not be read. */
+static int rows_from_columns(sqlite3_stmt *st, int col, cJSON **rows)
+{
+    *rows = NULL;
+    if (sqlite3_column_type(st, col) != SQLITE_NULL) {
+        const unsigned char *blob = sqlite3_column_blob(st, col + 1);
+        size_t len = (size_t)sqlite3_column_bytes(st, col + 1);
+        /* (a blob of no bytes reads back as NULL: a run of no samples) */
+        *rows = store_col_text(st, col) && (blob || len == 0)
+                    ? verdict_rows_unpack(store_col_text(st, col),
+                                          blob ? blob : (const void *)"", len)
+                    : NULL;
+        if (*rows == NULL)
+            store_note_damaged_value();
+        return *rows ? 0 : -1;
+    }
+    if (sqlite3_column_type(st, col + 2) == SQLITE_NULL)
+        return 0;
+    return (*rows = store_json_column(st, col + 2)) ? 0 : -1;
+}
+
+/* The run's fields from columns 0 to 7 (VERDICT_RUN_FIELDS); NEW. */
+static cJSON *run_fields(sqlite3_stmt *st)
 {
     static const char *const texts[] = {"id", "benchmark", NULL, NULL, "status", "created_at",
                                         "confirms"};
-    cJSON *run = cJSON_CreateObject(), *params, *validity, *rows, *results;
+    cJSON *run = cJSON_CreateObject(), *params, *validity;
 
     if (run == NULL)
         return NULL;
@@ -45,34 +69,60 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
         cJSON_AddNullToObject(validity, "valid");
     else
         cJSON_AddBoolToObject(validity, "valid", sqlite3_column_int(st, 7) != 0);
-    if (sqlite3_column_type(st, 8) != SQLITE_NULL) {
-        const unsigned char *blob = sqlite3_column_blob(st, 9);
-        size_t len = (size_t)sqlite3_column_bytes(st, 9);
-        /* (a blob of no bytes reads back as NULL: a run of no samples) */
-        rows = store_col_text(st, 8) && (blob || len == 0)
-                   ? verdict_rows_unpack(store_col_text(st, 8), blob ? blob : (const void *)"",
-                                         len)
-                   : NULL;
-        if (rows == NULL) {
-            store_note_damaged_value();
-            goto fail;
-        }
-    } else if (sqlite3_column_type(st, 10) == SQLITE_NULL) {
-        cJSON_AddNullToObject(run, "results");
-        return run;
-    } else if ((rows = store_json_column(st, 10)) == NULL) {
-        goto fail;
-    }
-    results = cJSON_AddObjectToObject(run, "results");
-    if (results == NULL || !cJSON_AddItemToObject(results, "rows", rows)) {
-        cJSON_Delete(rows);
-        goto fail;
-    }
     return run;
 
 fail:
     cJSON_Delete(run);
     return NULL;
+}
+
+/* rows (taken; NULL: no results) as run's "results"; 0, or -1. */
+static int add_results(cJSON *run, cJSON *rows)
+{
+    cJSON *results;
+
+    if (rows == NULL)
+        return cJSON_AddNullToObject(run, "results") ? 0 : -1;
+    results = cJSON_AddObjectToObject(run, "results");
+    if (results == NULL || !cJSON_AddItemToObject(results, "rows", rows)) {
+        cJSON_Delete(rows);
+        return -1;
+    }
+    return 0;
+}
+
+cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
+{
+    cJSON *run = run_fields(st), *rows = NULL;
+
+    if (run == NULL || rows_from_columns(st, 8, &rows) != 0 || add_results(run, rows) != 0) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *row)
+{
+    static const char sql[] =
+        "SELECT vs.rows, vs.samples, CASE WHEN vs.rows IS NULL THEN "
+        "(SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1) END "
+        "FROM (SELECT 1) LEFT JOIN verdict_samples vs ON vs.run_id = ?1";
+    sqlite3_stmt *st = NULL;
+    cJSON *run = run_fields(row), *rows = NULL;
+    int ok = 0;
+
+    if (run != NULL && store_conn_prepare(c, sql, &st) == SQLITE_OK) {
+        store_bind_text(st, 1, store_col_text(row, 0));
+        ok = sqlite3_step(st) == SQLITE_ROW && rows_from_columns(st, 0, &rows) == 0 &&
+             add_results(run, rows) == 0;
+    }
+    store_conn_release(c, st);
+    if (!ok) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
 }
 
 int store_get_verdict_run(struct store *s, const char *id, cJSON **out)
