@@ -23,7 +23,6 @@
 #include "run_cache.h"
 #include "timeutil.h"
 #include "validity.h"
-#include "verdict_rows.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -485,37 +484,6 @@ static void drop_samples(cJSON *item)
             drop_samples(child);
 }
 
-/* The rows packed as a verdict reads them (verdict_rows.h) into
- * verdict_samples, or nothing where they cannot be packed exactly (they
- * are then read from the results).  Inside the caller's transaction. */
-static int put_verdict_samples(struct conn *c, const char *id, const cJSON *rows)
-{
-    static const char sql[] = "INSERT OR REPLACE INTO verdict_samples (run_id, rows, samples) "
-                              "VALUES (?1, ?2, ?3)";
-    sqlite3_stmt *st = NULL;
-    unsigned char *blob = NULL;
-    char *text = NULL;
-    size_t len = 0;
-    int rc = STORE_ERROR, packed = verdict_rows_pack(rows, &text, &blob, &len);
-
-    if (packed == 1 || rows == NULL)
-        return STORE_OK;
-    if (packed != 0 || store_conn_prepare(c, sql, &st) != SQLITE_OK)
-        goto done;
-    store_bind_text(st, 1, id);
-    store_bind_text(st, 2, text);
-    sqlite3_bind_blob(st, 3, blob, (int)len, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) == SQLITE_DONE)
-        rc = STORE_OK;
-
-done:
-    /* a failed statement's error stays on the connection for store_fail */
-    store_conn_release(c, st);
-    free(text);
-    free(blob);
-    return rc;
-}
-
 int store_put_results(struct conn *c, const char *id, const char *results,
                        const char *meta)
 {
@@ -544,11 +512,9 @@ int store_put_results(struct conn *c, const char *id, const char *results,
         digest = d ? cJSON_PrintUnformatted(d) : NULL;
         cJSON_Delete(d);
     }
+    cJSON_Delete(parsed);
     rc = store_exec(c, "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
                        "VALUES (?1, ?2, ?3)", id, results, meta ? meta : "{}", NULL, NULL);
-    if (rc == STORE_OK)
-        rc = put_verdict_samples(c, id, rows);
-    cJSON_Delete(parsed);
     if (rc == STORE_OK)
         rc = store_exec(c, "INSERT OR REPLACE INTO run_digests (run_id, summary, rows) "
                            "VALUES (?1, ?2, ?3)", id, slim, digest, NULL, NULL);

@@ -9,38 +9,23 @@
  *
  * The runs a verdict compares sample by sample (a card's history here, the
  * groups of GET /compare in store_baselines.c) are read as verdicts.c reads
- * them (store_verdict_run_from_row): their rows packed (verdict_rows.h) or
- * their results' rows, and the few fields of the key, never the meta (2 kB
- * of JSON a run, read by nothing here).
+ * them (store_verdict_run_from_row): their results' rows and the few fields
+ * of the key, never the meta (2 kB of JSON a run, read by nothing here).
  */
 #include "store_internal.h"
-#include "verdict_rows.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The rows from columns col (packed text), col + 1 (its blob) and col + 2
- * (the results' rows, where there is no packed text) into *rows (NEW;
- * NULL: the run has no results).  0, or -1 when they could not be read. */
-static int rows_from_columns(sqlite3_stmt *st, int col, cJSON **rows)
+/* The results' rows from column col into *rows (NEW; NULL: the run has
+ * no results).  0, or -1 when they could not be read. */
+static int rows_from_column(sqlite3_stmt *st, int col, cJSON **rows)
 {
     *rows = NULL;
-    if (sqlite3_column_type(st, col) != SQLITE_NULL) {
-        const unsigned char *blob = sqlite3_column_blob(st, col + 1);
-        size_t len = (size_t)sqlite3_column_bytes(st, col + 1);
-        /* (a blob of no bytes reads back as NULL: a run of no samples) */
-        *rows = store_col_text(st, col) && (blob || len == 0)
-                    ? verdict_rows_unpack(store_col_text(st, col),
-                                          blob ? blob : (const void *)"", len)
-                    : NULL;
-        if (*rows == NULL)
-            store_note_damaged_value();
-        return *rows ? 0 : -1;
-    }
-    if (sqlite3_column_type(st, col + 2) == SQLITE_NULL)
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
         return 0;
-    return (*rows = store_json_column(st, col + 2)) ? 0 : -1;
+    return (*rows = store_json_column(st, col)) ? 0 : -1;
 }
 
 /* The run's fields from columns 0 to 7 (VERDICT_RUN_FIELDS); NEW. */
@@ -95,7 +80,7 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
 {
     cJSON *run = run_fields(st), *rows = NULL;
 
-    if (run == NULL || rows_from_columns(st, 8, &rows) != 0 || add_results(run, rows) != 0) {
+    if (run == NULL || rows_from_column(st, 8, &rows) != 0 || add_results(run, rows) != 0) {
         cJSON_Delete(run);
         return NULL;
     }
@@ -105,16 +90,14 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
 cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *row)
 {
     static const char sql[] =
-        "SELECT vs.rows, vs.samples, CASE WHEN vs.rows IS NULL THEN "
-        "(SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1) END "
-        "FROM (SELECT 1) LEFT JOIN verdict_samples vs ON vs.run_id = ?1";
+        "SELECT (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1)";
     sqlite3_stmt *st = NULL;
     cJSON *run = run_fields(row), *rows = NULL;
     int ok = 0;
 
     if (run != NULL && store_conn_prepare(c, sql, &st) == SQLITE_OK) {
         store_bind_text(st, 1, store_col_text(row, 0));
-        ok = sqlite3_step(st) == SQLITE_ROW && rows_from_columns(st, 0, &rows) == 0 &&
+        ok = sqlite3_step(st) == SQLITE_ROW && rows_from_column(st, 0, &rows) == 0 &&
              add_results(run, rows) == 0;
     }
     store_conn_release(c, st);
@@ -129,7 +112,7 @@ int store_get_verdict_run(struct store *s, const char *id, cJSON **out)
 {
     struct conn *c = store_reader(s);
     static const char sql[] =
-        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r" VERDICT_RUN_JOINS " WHERE r.id = ?1";
+        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r WHERE r.id = ?1";
     sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR;
 
@@ -171,7 +154,6 @@ int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
         "SELECT " VERDICT_RUN_COLUMNS " FROM runs j JOIN runs r ON r.device_uuid = j.device_uuid "
         "AND r.host = j.host AND r.verdict_key = " STORE_VERDICT_KEY("j.") " "
         "AND r.valid IS NOT 0 "
-        VERDICT_RUN_JOINS " "
         "WHERE j.id = ?1 AND r.id <> j.id "
         /* a confirming run is judged against the history before the run
          * it confirms: not against that run, nor its other confirmations */
