@@ -2,9 +2,16 @@
  * shift.c - the Hodges-Lehmann shift, its Moses interval, the verdict and
  * the robust z; see shift.h for the rules and why these.
  *
- * The pairwise differences are never listed: with both groups sorted, the
- * number of pairs whose difference is at most t is counted in one merge
- * pass, and the k-th smallest difference is found by bisection on t.
+ * The pairwise differences are never all listed: with both groups sorted,
+ * the number of pairs whose difference is at most t is counted in one merge
+ * pass, and the k-th smallest difference is found by search on t until
+ * no more than m + n pairs lie between the two bounds; those few are then
+ * listed (one more merge pass) and the k-th picked among them.  The answer
+ * is the same difference bisection alone would end on (it is exactly the
+ * k-th smallest of the differences as computed), in a handful of passes
+ * instead of 55 or more: bisection on a double halves the value range, not
+ * the pairs, and needs ~52 halvings to close down on one value; the
+ * search also interpolates the counts to choose where to look next.
  */
 #include "shift.h"
 
@@ -21,16 +28,53 @@ const char *gb_verdict_name(enum gb_verdict v)
     return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "inconclusive";
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Sorts v[0..n-1] ascending (no NaN): quicksort on a median of three with
+ * Hoare's partition (which splits runs of equal values down the middle:
+ * pooled timings repeat), insertion sort for short spans, the smaller side
+ * first so that the stack stays shallow.  Written out rather than qsort's:
+ * a verdict sorts a few dozen arrays of thousands, and the comparison
+ * through a function pointer was a fifth of a GET /compare. */
+static void sort_doubles(double *v, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
+    while (n > 16) {
+        double a = v[0], b = v[n / 2], c = v[n - 1], pivot, t;
+        int i = -1, j = n;
+        pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        for (;;) {
+            do
+                i++;
+            while (v[i] < pivot);
+            do
+                j--;
+            while (v[j] > pivot);
+            if (i >= j)
+                break;
+            t = v[i];
+            v[i] = v[j];
+            v[j] = t;
+        }
+        /* v[0..j] <= pivot <= v[j+1..n-1] */
+        if (j + 1 < n - j - 1) {
+            sort_doubles(v, j + 1);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            sort_doubles(v + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        double x = v[i];
+        int k = i;
+        for (; k > 0 && v[k - 1] > x; k--)
+            v[k] = v[k - 1];
+        v[k] = x;
+    }
 }
 
 double gb_median_inplace(double *x, int n)
 {
-    qsort(x, (size_t)n, sizeof(double), cmp_double);
+    sort_doubles(x, n);
     return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
@@ -47,43 +91,127 @@ static int sorted_logs(const double *v, int n, double **out)
     for (int i = 0; i < n; i++)
         if (isfinite(v[i]) && v[i] > 0)
             l[k++] = log(v[i]);
-    qsort(l, (size_t)k, sizeof(double), cmp_double);
+    sort_doubles(l, k);
     return k;
 }
 
-/* Pairs (i, j) with y[j] - x[i] <= t; x[0..m-1], y[0..n-1] sorted. */
-static double count_le(const double *x, int m, const double *y, int n, double t)
+/* Pairs (i, j) with y[j] - x[i] <= t; x[0..m-1], y[0..n-1] sorted.  Also
+ * the largest such difference (*below; -INFINITY: none) and the smallest
+ * larger one (*above; INFINITY: none), found in the same pass. */
+static double count_le(const double *x, int m, const double *y, int n, double t, double *below,
+                       double *above)
 {
     double count = 0;
     int j = 0;
 
+    *below = -INFINITY;
+    *above = INFINITY;
     for (int i = 0; i < m; i++) {
         while (j < n && y[j] - x[i] <= t)
             j++;
         count += j;
+        if (j > 0 && y[j - 1] - x[i] > *below)
+            *below = y[j - 1] - x[i];
+        if (j < n && y[j] - x[i] < *above)
+            *above = y[j] - x[i];
     }
     return count;
 }
 
-/* The k-th smallest (1-based) of the m n differences y[j] - x[i]. */
+/* The differences y[j] - x[i] with lo < d <= hi (the predicate count_le
+ * uses), into out[cap]; how many (more than cap: out holds cap of them). */
+static long list_between(const double *x, int m, const double *y, int n, double lo, double hi,
+                         double *out, long cap)
+{
+    long k = 0;
+    int jl = 0, jh = 0;
+
+    for (int i = 0; i < m; i++) {
+        while (jl < n && y[jl] - x[i] <= lo)
+            jl++;
+        while (jh < n && y[jh] - x[i] <= hi)
+            jh++;
+        for (int j = jl; j < jh; j++, k++)
+            if (k < cap)
+                out[k] = y[j] - x[i];
+    }
+    return k;
+}
+
+/* The k-th smallest (0-based) of v[0..n-1], reordering v (quickselect). */
+static double select_kth(double *v, int n, int k)
+{
+    int lo = 0, hi = n - 1;
+
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2], t;
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* The k-th smallest (1-based) of the m n differences y[j] - x[i]; NAN
+ * when out of memory. */
 static double kth_difference(const double *x, int m, const double *y, int n, double k)
 {
-    double lo = y[0] - x[m - 1], hi = y[n - 1] - x[0];
+    double lo = y[0] - x[m - 1], hi = y[n - 1] - x[0], below, above;
+    double c_lo = count_le(x, m, y, n, lo, &below, &above), c_hi = (double)m * n, c;
 
-    if (count_le(x, m, y, n, lo) >= k)
+    if (c_lo >= k)
         return lo;
-    /* count(lo) < k <= count(hi), until no double lies between them: then
-     * hi is a difference (the smallest with count >= k). */
-    for (;;) {
-        double mid = lo + (hi - lo) / 2;
+    /* count(lo) < k <= count(hi), hi always a difference.  The next t is
+     * found by interpolating the counts, aimed a little below and then a
+     * little above k so that both bounds close in, every third a plain
+     * halving (which bounds the steps whatever the shape of the
+     * differences).  A count below k with no difference between t and hi
+     * makes hi the k-th (how ties end the search: timings repeat to the
+     * last bit more often than one would think); so does no double
+     * between lo and hi.  Once few pairs lie between, they are listed. */
+    for (int step = 0;; step++) {
+        double window = (m + n) / 4.0, aim = step % 3 == 0 ? k - window : k + window;
+        double mid = lo + (hi - lo) * ((aim - c_lo) / (c_hi - c_lo));
+        if (c_hi - c_lo <= m + n) {
+            long want = (long)(c_hi - c_lo);
+            double *between = malloc(sizeof(double) * (size_t)want);
+            long got = between ? list_between(x, m, y, n, lo, hi, between, want) : 0;
+            double kth = between && got == want
+                             ? select_kth(between, (int)got, (int)(k - c_lo) - 1)
+                             : NAN;
+            free(between);
+            return kth;
+        }
+        if (step % 3 == 2 || !(mid > lo && mid < hi))
+            mid = lo + (hi - lo) / 2;
         if (!(mid > lo && mid < hi))
-            break;
-        if (count_le(x, m, y, n, mid) >= k)
-            hi = mid;
-        else
+            return hi;
+        c = count_le(x, m, y, n, mid, &below, &above);
+        if (c >= k) {
+            hi = below; /* the largest difference up to mid: same count */
+            c_hi = c;
+        } else {
+            if (above >= hi)
+                return hi;
             lo = mid;
+            c_lo = c;
+        }
     }
-    return hi;
 }
 
 enum gb_verdict gb_shift_verdict(double shift, double ci_low, double ci_high,
@@ -163,6 +291,10 @@ int gb_shift_compare(const double *baseline, int nb, const double *candidate,
     out->shift = expm1(mid);
     out->ci_low = expm1(kth_difference(x, m, y, n, c));
     out->ci_high = expm1(kth_difference(x, m, y, n, pairs + 1 - c));
+    if (isnan(out->shift) || isnan(out->ci_low) || isnan(out->ci_high)) {
+        out->shift = out->ci_low = out->ci_high = NAN; /* out of memory */
+        goto done;
+    }
     out->verdict = gb_shift_verdict(out->shift, out->ci_low, out->ci_high, margin);
     if (out->verdict == GB_INCONCLUSIVE)
         out->more_samples = more_samples(out, margin);

@@ -14,7 +14,11 @@
  * host:NAME, driver:VERSION, or the name of a pinned baseline; since= and
  * until= (an RFC 3339 date, or a date-time in UTC) narrow either group by
  * when its runs were made.  A group takes at most GROUP_MAX_RUNS runs, the
- * newest.  Handlers parse and print; the judging is verdicts.c's.
+ * newest; a selector's group those of one key, its newest (valid) run's,
+ * chosen in SQL, so that no run of another parameter set is read only to
+ * be left out (store_select_verdict_runs).  Runs are read as a verdict
+ * reads them (results' rows, no meta).  Handlers parse and print; the
+ * judging is verdicts.c's.
  */
 #include "handlers.h"
 #include "shift.h"
@@ -108,9 +112,9 @@ static int read_dates(struct http_reply *rep, const char *since, const char *unt
     return 0;
 }
 
-/* The runs with ids (an array of strings) made within the dates, read
- * whole into runs.  0; 1 when one is missing or not an id (its index in
- * *bad); -1 on a store error. */
+/* The runs with ids (an array of strings) made within the dates, read as
+ * a verdict reads them (store_get_verdict_run) into runs.  0; 1 when one
+ * is missing or not an id (its index in *bad); -1 on a store error. */
 static int load_runs(struct store *store, const cJSON *ids, const char *since,
                      const char *until, cJSON *runs, int *bad)
 {
@@ -121,7 +125,7 @@ static int load_runs(struct store *store, const cJSON *ids, const char *since,
         cJSON *run = NULL;
         const char *made;
         int rc = cJSON_IsString(id) && uuid_is_valid(id->valuestring)
-                     ? store_get_run(store, id->valuestring, &run)
+                     ? store_get_verdict_run(store, id->valuestring, &run)
                      : STORE_NOT_FOUND;
         if (rc != STORE_OK) {
             *bad = i;
@@ -138,17 +142,19 @@ static int load_runs(struct store *store, const cJSON *ids, const char *since,
     return 0;
 }
 
-/* The runs selector text picks, into a NEW array *out.  field names the
+/* The runs selector text picks, into a NEW array *out; *other_key gets the
+ * runs of another key a filter selector passed over.  field names the
  * query argument in errors.  0, or -1 answered. */
 static int resolve_group(struct http_request *req, struct http_reply *rep, const char *field,
                          const char *text, const char *benchmark, const char *since,
-                         const char *until, cJSON **out)
+                         const char *until, int include_invalid, cJSON **out, int *other_key)
 {
     struct store *store = req->app->store;
     cJSON *ids = NULL, *pinned = NULL, *runs = cJSON_CreateArray();
     int rc = -1, bad = 0, loaded;
 
     *out = NULL;
+    *other_key = 0;
     if (runs == NULL) {
         reply_error(rep, 500, "internal", "", "out of memory");
         return -1;
@@ -189,10 +195,17 @@ static int resolve_group(struct http_request *req, struct http_reply *rep, const
             break;
         }
         if (k < sizeof(filter_kinds) / sizeof(filter_kinds[0])) {
-            if (store_select_runs(store, &sel, &ids) != STORE_OK) {
+            cJSON_Delete(runs);
+            runs = NULL;
+            if (store_select_verdict_runs(store, &sel, include_invalid, &runs, other_key) !=
+                STORE_OK) {
                 reply_error(rep, 500, "internal", "", "the runs could not be read");
                 goto done;
             }
+            *out = runs; /* read already, of the one key */
+            runs = NULL;
+            rc = 0;
+            goto done;
         } else if ((loaded = store_baseline_get(store, text, &pinned)) == STORE_OK) {
             ids = cJSON_DetachItemFromObject(pinned, "runs");
         } else if (loaded == STORE_NOT_FOUND) {
@@ -267,9 +280,14 @@ void compare_verdicts(struct http_request *req, struct http_reply *rep)
                         sides[i], sides[1 - i]);
             goto done;
         }
-        if (resolve_group(req, rep, sides[i], g[i].selector, bench, since, until, &groups[i]) != 0)
+        if (resolve_group(req, rep, sides[i], g[i].selector, bench, since, until,
+                          include_invalid == 1, &groups[i], &g[i].other_key_unread) != 0)
             goto done;
         g[i].runs = groups[i];
+        /* Without benchmark=, the candidate is read for the baseline's
+         * (verdicts_compare's choice too). */
+        if (i == 0 && bench == NULL)
+            bench = verdicts_benchmark_of(groups[i]);
     }
     out = verdicts_compare(bench, &g[0], &g[1], margin, include_invalid == 1);
     if (out == NULL)

@@ -71,7 +71,8 @@ cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_j
     if (cJSON_GetArraySize(history) == 0) {
         cJSON_AddNullToObject(out, "history");
     } else {
-        struct verdict_group base = {"history", history}, cand = {"run", NULL};
+        struct verdict_group base = {.selector = "history", .runs = history};
+        struct verdict_group cand = {.selector = "run"};
         if ((one = cJSON_CreateArray()) == NULL)
             goto fail;
         cJSON_AddItemReferenceToArray(one, run);

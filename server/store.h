@@ -276,10 +276,29 @@ int store_baseline_insert(struct store *s, const char *name, const char *spec_js
 int store_baseline_get(struct store *s, const char *name, cJSON **out);
 int store_baseline_delete(struct store *s, const char *name);
 
+/* A run as a verdict reads it (verdicts.h): its id, benchmark, params,
+ * device name, status, created_at, confirms, validity.valid and
+ * results.rows (null without results) with every sample; not its meta nor
+ * its results' summary.  NEW; STORE_NOT_FOUND when there is no such run. */
+int store_get_verdict_run(struct store *s, const char *id, cJSON **out);
+
+/* The runs of a verdict's group picked by filters (GET /compare's card:,
+ * host:, label:, driver: selectors; sel as for store_select_runs): among
+ * the done runs that match, the group's key is the verdict key (benchmark,
+ * card model, params) of the newest one (the newest valid one unless
+ * include_invalid; of the newest run's benchmark when sel->benchmark is
+ * not given), and the group the newest sel->limit runs of that key, valid
+ * or not, read as store_get_verdict_run reads them, newest first.  Runs of
+ * other keys are not read: *other_key gets how many of them (matching,
+ * done, of the benchmark) were made since the oldest run taken.  *runs is
+ * a NEW array (empty when nothing matches). */
+int store_select_verdict_runs(struct store *s, const struct run_select *sel,
+                              int include_invalid, cJSON **runs, int *other_key);
+
 /* What a run is judged against at its end (store_verdicts.c), by run id:
  * history: the card's (host, device UUID) newest valid done runs of the
- * run's key (benchmark, card model, params), at most limit, whole, newest
- * first.  peers: each other card's newest valid done run of the key, as
+ * run's key (benchmark, card model, params), at most limit, newest first,
+ * as store_get_verdict_run reads them.  peers: each other card's newest valid done run of the key, as
  * {"host", "device_uuid", "run_id", "rows"} (rows: the digest).  cards:
  * every card's newest valid done run of each key of benchmark (NULL: of
  * every benchmark), as {"group" (the key), "benchmark", "card_model",

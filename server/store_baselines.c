@@ -10,65 +10,102 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The text of store_select_runs with only the filters given (bit i: text
- * i of sel), made once per set and kept: a clause "?N IS NULL OR ..." in
+/* The statements over the runs a selector picks, each made with only the
+ * filters given (below): */
+enum select_kind {
+    SELECT_IDS,  /* store_select_runs: the ids, newest first, ?8 of them */
+    SELECT_KEY,  /* the newest one's verdict key and benchmark (valid
+                  * unless ?9) */
+    SELECT_WALK, /* every one's fields as verdicts read them, newest
+                  * first, and whether its verdict key is ?10 (read until
+                  * a group is full) */
+    SELECT_KINDS
+};
+
+/* The text of kind with only the filters given (bit i: text i of sel),
+ * made once per kind and set and kept: a clause "?N IS NULL OR ..." in
  * one text for all would keep SQLite from any index but the newest-first
  * walk, which reads the whole table when few runs match (a card's runs of
  * one benchmark since a date).  With a card, the benchmark is left out of
  * the index choice (+r.benchmark) so that runs_by_device_uuid walks that
- * card's runs newest first: a card has far fewer runs than a benchmark. */
-static const char *select_sql_for(unsigned bits)
+ * card's runs newest first: a card has far fewer runs than a benchmark.
+ * With a card, host or label the status is left out of it too (+r.status):
+ * else SQLite (3.40, no ANALYZE) walks runs_by_status, every done run
+ * newest first, and reads a million runs to find a card's 200 (measured:
+ * 160-230 ms at 100,000 runs, against about 1 ms through the card's). */
+static const char *select_sql_for(enum select_kind kind, unsigned bits)
 {
     static const char *const clauses[7] = {
         " AND r.benchmark = ?1", " AND r.device_uuid = ?2", " AND r.host = ?3",
         " AND r.label = ?4", " AND r.driver_version = ?5", " AND r.created_at >= ?6",
         " AND r.created_at <= ?7"};
+    static const char *const heads[SELECT_KINDS] = {
+        "SELECT r.id FROM runs r",
+        "SELECT r.verdict_key, r.benchmark FROM runs r",
+        "SELECT " VERDICT_RUN_FIELDS ", r.verdict_key IS ?10 FROM runs r"};
+    static const char *const tails[SELECT_KINDS] = {
+        " ORDER BY r.id DESC LIMIT ?8",
+        " AND (?9 OR r.valid IS NOT 0) ORDER BY r.id DESC LIMIT 1",
+        " ORDER BY r.id DESC"};
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static char *texts[1 << 7];
+    static char *texts[SELECT_KINDS][1 << 7];
     struct dynbuf b;
 
     pthread_mutex_lock(&lock);
-    if (texts[bits] == NULL) {
+    if (texts[kind][bits] == NULL) {
         dynbuf_init(&b, 1024);
-        dynbuf_printf(&b, "SELECT r.id FROM runs r WHERE r.status = 'done'");
+        dynbuf_printf(&b, "%s WHERE %sr.status = 'done'", heads[kind],
+                      (bits & (2u | 4u | 8u)) ? "+" : "");
         for (int i = 0; i < 7; i++)
             if (bits & (1u << i))
                 dynbuf_printf(&b, "%s",
                               i == 0 && (bits & 2u) ? " AND +r.benchmark = ?1" : clauses[i]);
-        dynbuf_printf(&b, " ORDER BY r.id DESC LIMIT ?8");
-        texts[bits] = dynbuf_take(&b, NULL);
+        dynbuf_printf(&b, "%s", tails[kind]);
+        texts[kind][bits] = dynbuf_take(&b, NULL);
     }
     pthread_mutex_unlock(&lock);
-    return texts[bits];
+    return texts[kind][bits];
+}
+
+/* Prepares kind for sel's filters on c (whose lock the caller holds) with
+ * them bound; SQLITE_OK or the error (NULL *st: no memory for its text). */
+static int select_prepare(struct conn *c, enum select_kind kind, const struct run_select *sel,
+                          sqlite3_stmt **st)
+{
+    const char *texts[7] = {sel->benchmark, sel->card, sel->host, sel->label,
+                            sel->driver, sel->since, sel->until};
+    const char *sql;
+    unsigned bits = 0;
+    int rc;
+
+    *st = NULL;
+    for (int i = 0; i < 7; i++)
+        if (texts[i] && texts[i][0])
+            bits |= 1u << i;
+    if ((sql = select_sql_for(kind, bits)) == NULL)
+        return SQLITE_NOMEM;
+    if ((rc = store_conn_prepare(c, sql, st)) != SQLITE_OK)
+        return rc;
+    for (int i = 0; i < 7; i++)
+        if (bits & (1u << i))
+            store_bind_text(*st, i + 1, texts[i]);
+    return SQLITE_OK;
 }
 
 int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids)
 {
-    const char *texts[7] = {sel->benchmark, sel->card, sel->host, sel->label,
-                            sel->driver, sel->since, sel->until};
     struct conn *c = store_reader(s);
     sqlite3_stmt *st = NULL;
     cJSON *list = cJSON_CreateArray();
-    const char *sql;
-    unsigned bits = 0;
     int rc = STORE_ERROR, step;
 
     *ids = NULL;
-    for (int i = 0; i < 7; i++)
-        if (texts[i] && texts[i][0])
-            bits |= 1u << i;
-    if ((sql = select_sql_for(bits)) == NULL) {
-        cJSON_Delete(list);
-        return STORE_ERROR;
-    }
     pthread_mutex_lock(&c->lock);
-    if (list == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    if (list == NULL || select_prepare(c, SELECT_IDS, sel, &st) != SQLITE_OK)
         goto done;
-    for (int i = 0; i < 7; i++)
-        if (bits & (1u << i))
-            store_bind_text(st, i + 1, texts[i]);
     sqlite3_bind_int(st, 8, sel->limit);
     while ((step = sqlite3_step(st)) == SQLITE_ROW)
         cJSON_AddItemToArray(list, cJSON_CreateString(store_col_text(st, 0)));
@@ -80,7 +117,7 @@ int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids
 
 done:
     if (rc != STORE_OK)
-        log_error("store: select runs: %s", sqlite3_errmsg(c->db));
+        rc = store_fail(c, "select runs");
     cJSON_Delete(list);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
@@ -92,10 +129,13 @@ int store_select_like(struct store *s, const char *run_id, const char *since,
 {
     struct conn *c = store_reader(s);
     /* The run's key as stored when it finished (verdict_key), so that the
-     * same expression picks the same runs as a card's history does. */
+     * same expression picks the same runs as a card's history does.  The
+     * unary + keeps host and status off the index choice: through
+     * runs_by_device_uuid the walk is the card's runs (31 ms for 1,000 at
+     * a million runs); through runs_by_host it was the host's (360 ms). */
     static const char sql[] =
         "SELECT h.id FROM runs r JOIN runs h ON h.device_uuid = r.device_uuid "
-        "AND h.host = r.host AND h.verdict_key = r.verdict_key AND h.status = 'done' "
+        "AND +h.host = r.host AND h.verdict_key = r.verdict_key AND +h.status = 'done' "
         "WHERE r.id = ?1 AND r.verdict_key IS NOT NULL "
         "AND (?2 IS NULL OR h.created_at >= ?2) AND (?3 IS NULL OR h.created_at <= ?3) "
         "ORDER BY h.id DESC LIMIT ?4";
@@ -140,6 +180,122 @@ done:
     cJSON_Delete(list);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+/* The verdict key and benchmark of the newest run sel picks (valid unless
+ * any_validity), into NEW strings *key and *bench (both NULL: none).  The
+ * caller holds c's lock.  STORE_OK or store_fail's answer. */
+static int newest_key(struct conn *c, const struct run_select *sel, int any_validity,
+                      char **key, char **bench)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR, step;
+
+    *key = *bench = NULL;
+    if (select_prepare(c, SELECT_KEY, sel, &st) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int(st, 9, any_validity != 0);
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW && store_col_text(st, 0) && store_col_text(st, 1)) {
+        *key = strdup(store_col_text(st, 0));
+        *bench = strdup(store_col_text(st, 1));
+        if (*key && *bench)
+            rc = STORE_OK;
+    } else if (step == SQLITE_ROW || step == SQLITE_DONE) {
+        rc = STORE_OK; /* none (or a done run without its key: none) */
+    }
+
+done:
+    if (rc != STORE_OK) {
+        rc = store_fail(c, "find the key of a verdict's group");
+        free(*key);
+        free(*bench);
+        *key = *bench = NULL;
+    }
+    store_conn_release(c, st);
+    return rc;
+}
+
+/* The newest sel->limit runs of key that sel picks into list, and how many
+ * of another key were made since the oldest of them into *other_key: one
+ * walk over the runs sel picks, newest first (a card's through
+ * runs_by_device_uuid), counting the others on the way and reading the
+ * rows of those of the key only (a join would seek them for every run).  The caller holds c's lock.
+ * STORE_OK or store_fail's answer. */
+static int runs_of_key(struct conn *c, const struct run_select *sel, const char *key,
+                       cJSON *list, int *other_key)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR, step = SQLITE_DONE, others_since = 0, n = 0;
+
+    if (select_prepare(c, SELECT_WALK, sel, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 10, key);
+    while (n < sel->limit && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run;
+        if (!sqlite3_column_int(st, 8)) {
+            others_since++; /* counted once a run of the key is older */
+            continue;
+        }
+        run = store_verdict_run_from_fields(c, st);
+        if (run == NULL || !cJSON_AddItemToArray(list, run)) {
+            cJSON_Delete(run);
+            goto done;
+        }
+        *other_key += others_since;
+        others_since = 0;
+        n++;
+    }
+    if (n < sel->limit && step != SQLITE_DONE)
+        goto done;
+    rc = STORE_OK;
+
+done:
+    if (rc != STORE_OK)
+        rc = store_fail(c, "read the runs of a verdict's group");
+    store_conn_release(c, st);
+    return rc;
+}
+
+int store_select_verdict_runs(struct store *s, const struct run_select *sel,
+                              int include_invalid, cJSON **runs, int *other_key)
+{
+    struct conn *c = store_reader(s);
+    struct run_select of_bench = *sel;
+    cJSON *list = cJSON_CreateArray();
+    char *key = NULL, *bench = NULL, *newest_bench = NULL;
+    int rc = STORE_ERROR;
+
+    *runs = NULL;
+    *other_key = 0;
+    if (list == NULL)
+        return STORE_ERROR;
+    pthread_mutex_lock(&c->lock);
+    /* Without a benchmark, the newest run's (valid or not, as verdicts.c
+     * picks the benchmark); then the key among that benchmark's runs. */
+    if (!sel->benchmark || !sel->benchmark[0]) {
+        if ((rc = newest_key(c, sel, 1, &key, &newest_bench)) != STORE_OK)
+            goto done;
+        of_bench.benchmark = newest_bench;
+        free(key);
+        key = NULL;
+    }
+    rc = of_bench.benchmark ? newest_key(c, &of_bench, include_invalid, &key, &bench) : STORE_OK;
+    /* no key: nothing matches, an empty group */
+    if (rc == STORE_OK && key != NULL)
+        rc = runs_of_key(c, &of_bench, key, list, other_key);
+
+done:
+    pthread_mutex_unlock(&c->lock);
+    if (rc == STORE_OK) {
+        *runs = list;
+        list = NULL;
+    }
+    free(key);
+    free(bench);
+    free(newest_bench);
+    cJSON_Delete(list);
     return rc;
 }
 

@@ -72,6 +72,17 @@ enum {
     "(" t "benchmark || char(31) || coalesce(" t "device_name, '') || char(31) || " \
     "json(" t "params))"
 
+/* What a verdict reads of a run (store_get_verdict_run), in the order
+ * store_verdict_run_from_row reads them: the fields of runs r
+ * (VERDICT_RUN_FIELDS), then its results' rows.  Neither the meta nor the
+ * summary is parsed. */
+#define VERDICT_RUN_FIELDS                                                  \
+    "r.id, r.benchmark, r.params, r.device_name, r.status, r.created_at, " \
+    "r.confirms, r.valid"
+#define VERDICT_RUN_COLUMNS                                                  \
+    VERDICT_RUN_FIELDS ", (SELECT json_extract(results, '$.rows') "          \
+    "FROM run_results WHERE run_id = r.id)"
+
 /* The prepared statement for sql on c, prepared on first use and kept;
  * sql must have static storage (its address is the key).  SQLITE_OK or the
  * prepare error.  Release it with store_conn_release. */
@@ -106,6 +117,18 @@ cJSON *store_json_column(sqlite3_stmt *st, int col);
  * columns this store wrote as JSON, and only for answers that print them. */
 cJSON *store_raw_column(sqlite3_stmt *st, int col);
 cJSON *store_run_from_row(const struct store *s, sqlite3_stmt *st);
+
+/* A run as a verdict reads it, from a row selected with
+ * VERDICT_RUN_COLUMNS: {"id", "benchmark", "params" (raw), "device":
+ * {"name"}, "status", "created_at", "confirms", "validity": {"valid"},
+ * "results": {"rows"}} (no results: null).  NEW, or NULL when a column
+ * could not be read. */
+cJSON *store_verdict_run_from_row(sqlite3_stmt *st);
+
+/* A run as a verdict reads it from a row that selected VERDICT_RUN_FIELDS:
+ * its "results" read on c by its id (c's lock held by the caller).  NEW, or NULL (SQLite's error left on c for the
+ * caller's store_fail, as store_exec leaves it). */
+cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *st);
 
 /* For a row helper or a read that finds a value this store wrote as JSON
  * no longer valid: the store_fail that follows on this thread answers

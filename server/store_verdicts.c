@@ -6,12 +6,140 @@
  * Every read goes through an index: runs_by_card_key for a card's history,
  * fleet_latest (one row a card and key, kept by store_put_results) for the
  * fleet, so that neither grows with the number of runs stored.
+ *
+ * The runs a verdict compares sample by sample (a card's history here, the
+ * groups of GET /compare in store_baselines.c) are read as verdicts.c reads
+ * them (store_verdict_run_from_row): their results' rows and the few fields
+ * of the key, never the meta (2 kB of JSON a run, read by nothing here).
  */
 #include "store_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The results' rows from column col into *rows (NEW; NULL: the run has
+ * no results).  0, or -1 when they could not be read. */
+static int rows_from_column(sqlite3_stmt *st, int col, cJSON **rows)
+{
+    *rows = NULL;
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        return 0;
+    return (*rows = store_json_column(st, col)) ? 0 : -1;
+}
+
+/* The run's fields from columns 0 to 7 (VERDICT_RUN_FIELDS); NEW. */
+static cJSON *run_fields(sqlite3_stmt *st)
+{
+    static const char *const texts[] = {"id", "benchmark", NULL, NULL, "status", "created_at",
+                                        "confirms"};
+    cJSON *run = cJSON_CreateObject(), *params, *validity;
+
+    if (run == NULL)
+        return NULL;
+    for (int i = 0; i < 7; i++)
+        if (texts[i])
+            store_add_text_or_null(run, texts[i], store_col_text(st, i));
+    params = store_raw_column(st, 2);
+    if (params == NULL || !cJSON_AddItemToObject(run, "params", params)) {
+        cJSON_Delete(params);
+        goto fail;
+    }
+    store_add_text_or_null(cJSON_AddObjectToObject(run, "device"), "name", store_col_text(st, 3));
+    /* valid: 1, 0 or NULL (not judged), as migrations/0004_validity.sql keeps it */
+    validity = cJSON_AddObjectToObject(run, "validity");
+    if (validity == NULL)
+        goto fail;
+    if (sqlite3_column_type(st, 7) == SQLITE_NULL)
+        cJSON_AddNullToObject(validity, "valid");
+    else
+        cJSON_AddBoolToObject(validity, "valid", sqlite3_column_int(st, 7) != 0);
+    return run;
+
+fail:
+    cJSON_Delete(run);
+    return NULL;
+}
+
+/* rows (taken; NULL: no results) as run's "results"; 0, or -1. */
+static int add_results(cJSON *run, cJSON *rows)
+{
+    cJSON *results;
+
+    if (rows == NULL)
+        return cJSON_AddNullToObject(run, "results") ? 0 : -1;
+    results = cJSON_AddObjectToObject(run, "results");
+    if (results == NULL || !cJSON_AddItemToObject(results, "rows", rows)) {
+        cJSON_Delete(rows);
+        return -1;
+    }
+    return 0;
+}
+
+cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
+{
+    cJSON *run = run_fields(st), *rows = NULL;
+
+    if (run == NULL || rows_from_column(st, 8, &rows) != 0 || add_results(run, rows) != 0) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *row)
+{
+    static const char sql[] =
+        "SELECT (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1)";
+    sqlite3_stmt *st = NULL;
+    cJSON *run = run_fields(row), *rows = NULL;
+    int ok = 0;
+
+    if (run != NULL && store_conn_prepare(c, sql, &st) == SQLITE_OK) {
+        store_bind_text(st, 1, store_col_text(row, 0));
+        ok = sqlite3_step(st) == SQLITE_ROW && rows_from_column(st, 0, &rows) == 0 &&
+             add_results(run, rows) == 0;
+    }
+    store_conn_release(c, st);
+    if (!ok) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+int store_get_verdict_run(struct store *s, const char *id, cJSON **out)
+{
+    struct conn *c = store_reader(s);
+    static const char sql[] =
+        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r WHERE r.id = ?1";
+    sqlite3_stmt *st = NULL;
+    int rc = STORE_ERROR;
+
+    *out = NULL;
+    pthread_mutex_lock(&c->lock);
+    if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
+        goto done;
+    store_bind_text(st, 1, id);
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        if ((*out = store_verdict_run_from_row(st)) != NULL)
+            rc = STORE_OK;
+        break;
+    case SQLITE_DONE:
+        rc = STORE_NOT_FOUND;
+        break;
+    default:
+        break;
+    }
+
+done:
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, "read a run to judge");
+    store_conn_release(c, st);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
 
 /* The rows of run r as the fleet reads them: the digest, or the whole. */
 #define FLEET_ROWS                                                               \
@@ -23,57 +151,45 @@ int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
     struct conn *c = store_reader(s);
     /* clang-format off */
     static const char sql[] =
-        "SELECT h.id FROM runs r JOIN runs h ON h.device_uuid = r.device_uuid "
-        "AND h.host = r.host AND h.verdict_key = " STORE_VERDICT_KEY("r.") " "
-        "AND h.valid IS NOT 0 "
-        "WHERE r.id = ?1 AND h.id <> r.id "
+        "SELECT " VERDICT_RUN_COLUMNS " FROM runs j JOIN runs r ON r.device_uuid = j.device_uuid "
+        "AND r.host = j.host AND r.verdict_key = " STORE_VERDICT_KEY("j.") " "
+        "AND r.valid IS NOT 0 "
+        "WHERE j.id = ?1 AND r.id <> j.id "
         /* a confirming run is judged against the history before the run
          * it confirms: not against that run, nor its other confirmations */
-        "AND h.id IS NOT r.confirms AND (r.confirms IS NULL OR h.confirms IS NOT r.confirms) "
-        "ORDER BY h.id DESC LIMIT ?2";
+        "AND r.id IS NOT j.confirms AND (j.confirms IS NULL OR r.confirms IS NOT j.confirms) "
+        "ORDER BY r.id DESC LIMIT ?2";
     /* clang-format on */
     sqlite3_stmt *st = NULL;
-    cJSON *ids = cJSON_CreateArray(), *out = cJSON_CreateArray();
-    const cJSON *hid;
+    cJSON *out = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *runs = NULL;
     pthread_mutex_lock(&c->lock);
-    if (ids == NULL || out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    if (out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
     sqlite3_bind_int(st, 2, limit);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        if (!cJSON_AddItemToArray(ids, cJSON_CreateString(store_col_text(st, 0))))
+    /* each with every sample, as a verdict reads it */
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        cJSON *run = store_verdict_run_from_row(st);
+        if (run == NULL || !cJSON_AddItemToArray(out, run)) {
+            cJSON_Delete(run);
             goto done;
+        }
+    }
     if (step != SQLITE_DONE)
         goto done;
+    *runs = out;
+    out = NULL;
     rc = STORE_OK;
 
 done:
     if (rc != STORE_OK)
         rc = store_fail(c, "read a card's recent runs");
+    cJSON_Delete(out);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
-    /* each whole (every sample), read as GET /runs/ID reads it */
-    cJSON_ArrayForEach(hid, ids) {
-        cJSON *run = NULL;
-        if (rc != STORE_OK)
-            break;
-        rc = store_get_run(s, hid->valuestring, &run);
-        if (rc == STORE_NOT_FOUND) { /* deleted since: not history any more */
-            rc = STORE_OK;
-            continue;
-        }
-        if (rc == STORE_OK)
-            cJSON_AddItemToArray(out, run);
-    }
-    cJSON_Delete(ids);
-    if (rc == STORE_OK) {
-        *runs = out;
-        out = NULL;
-    }
-    cJSON_Delete(out);
     return rc;
 }
 

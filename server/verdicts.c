@@ -1,12 +1,13 @@
 /*
  * verdicts.c - see verdicts.h.
  *
- * Each group is reduced to its kept runs, then each row key (stride,
- * variant, pattern) to two pools of samples, every sample of every kept
- * run, in time and, where every such row carries its measured SM clock, in
- * cycles (sample ms x MHz x 1000).  gb_shift_compare judges the pools; the
- * run-level verdict is the worst row's (slower, then inconclusive, then
- * faster, then same), naming the rows that have it.
+ * Each group is reduced to its kept runs, then, in one pass over each
+ * group's runs, each row key (stride, variant, pattern) to two pools of
+ * samples, every sample of every kept run, in time and, where every such
+ * row carries its measured SM clock, in cycles (sample ms x MHz x 1000).
+ * gb_shift_compare judges the pools; the run-level verdict is the worst
+ * row's (slower, then inconclusive, then faster, then same), naming the
+ * rows that have it.
  */
 #include "verdicts.h"
 
@@ -187,25 +188,56 @@ static cJSON *row_keys(const struct kept *a, const struct kept *b, const char **
     return keys;
 }
 
-/* Every sample of row key kv in k's runs into time (a row without samples
- * gives its median), and in cycles while every row has its clock (*clocked
- * goes 0 at the first without).  0, or -1 out of memory. */
-static int pool_row(const struct kept *k, const char *field, const cJSON *kv,
-                    struct pool *time, struct pool *cycles, int *clocked)
+/* One group's samples of every row key: time[i] and cycles[i] for key i
+ * of the row keys; clocked[i] (shared by both groups) goes 0 at the first
+ * row of key i without its clock. */
+struct pools {
+    struct pool *time, *cycles;
+};
+
+static int pools_init(struct pools *p, int nkeys)
+{
+    p->time = calloc((size_t)(nkeys ? nkeys : 1), sizeof(struct pool));
+    p->cycles = calloc((size_t)(nkeys ? nkeys : 1), sizeof(struct pool));
+    return p->time && p->cycles ? 0 : -1;
+}
+
+static void pools_free(struct pools *p, int nkeys)
+{
+    for (int i = 0; p->time && p->cycles && i < nkeys; i++) {
+        free(p->time[i].v);
+        free(p->cycles[i].v);
+    }
+    free(p->time);
+    free(p->cycles);
+}
+
+/* Every sample of k's runs into the pool of its row's key (a row without
+ * samples gives its median), in one pass over the runs: in time, and in
+ * cycles while every row of that key has its clock.  0, or -1 out of
+ * memory. */
+static int pool_rows(const struct kept *k, const char *field, const cJSON *keys, int nkeys,
+                     struct pools *p, int *clocked)
 {
     const cJSON *run, *row;
 
     cJSON_ArrayForEach(run, k->runs)
         cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"),
                                                     "rows")) {
-            const cJSON *samples = cJSON_GetObjectItem(row, "samples");
-            const cJSON *clock = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
-            const cJSON *median = cJSON_GetObjectItem(row, "median_ms");
-            const cJSON *s;
-            if (!cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1))
+            const cJSON *kv = cJSON_GetObjectItem(row, field), *key, *samples, *clock, *median,
+                        *s;
+            int i = 0;
+            if (kv == NULL)
                 continue;
+            for (key = keys->child; key && !cJSON_Compare(key, kv, 1); key = key->next)
+                i++;
+            if (key == NULL || i >= nkeys)
+                continue;
+            samples = cJSON_GetObjectItem(row, "samples");
+            clock = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
+            median = cJSON_GetObjectItem(row, "median_ms");
             if (!cJSON_IsNumber(clock) || !(clock->valuedouble > 0))
-                *clocked = 0;
+                clocked[i] = 0;
             if (!cJSON_IsArray(samples) || cJSON_GetArraySize(samples) == 0)
                 samples = NULL;
             if (samples == NULL && !cJSON_IsNumber(median))
@@ -213,8 +245,9 @@ static int pool_row(const struct kept *k, const char *field, const cJSON *kv,
             for (s = samples ? samples->child : median; s; s = samples ? s->next : NULL) {
                 if (!cJSON_IsNumber(s))
                     continue;
-                if (pool_push(time, s->valuedouble) != 0 ||
-                    (*clocked && pool_push(cycles, s->valuedouble * clock->valuedouble * 1e3) != 0))
+                if (pool_push(&p->time[i], s->valuedouble) != 0 ||
+                    (clocked[i] &&
+                     pool_push(&p->cycles[i], s->valuedouble * clock->valuedouble * 1e3) != 0))
                     return -1;
             }
         }
@@ -249,36 +282,29 @@ static double pool_median(struct pool *p)
     return p->n ? gb_median_inplace(p->v, p->n) : NAN;
 }
 
-/* One row judged; NULL out of memory.  *verdict gets its verdict. */
-static cJSON *judge_row(const struct kept *a, const struct kept *b, const char *field,
-                        const cJSON *kv, double margin, enum gb_verdict *verdict)
+/* Row key kv (index i) judged from both groups' pools; NULL out of
+ * memory.  *verdict gets its verdict. */
+static cJSON *judge_row(struct pools *a, struct pools *b, int i, const cJSON *kv, int clocked,
+                        double margin, enum gb_verdict *verdict)
 {
-    struct pool ta = {0}, tb = {0}, ca = {0}, cb = {0};
     struct gb_shift s, sc;
-    int clocked = 1;
     cJSON *row = NULL;
 
-    if (pool_row(a, field, kv, &ta, &ca, &clocked) != 0 ||
-        pool_row(b, field, kv, &tb, &cb, &clocked) != 0 ||
-        gb_shift_compare(ta.v, ta.n, tb.v, tb.n, margin, &s) < 0 ||
+    if (gb_shift_compare(a->time[i].v, a->time[i].n, b->time[i].v, b->time[i].n, margin, &s) <
+            0 ||
         (row = cJSON_CreateObject()) == NULL)
-        goto done;
+        return NULL;
     cJSON_AddItemToObject(row, "key", cJSON_Duplicate(kv, 0));
     add_shift(row, &s);
     *verdict = s.verdict;
-    if (clocked && gb_shift_compare(ca.v, ca.n, cb.v, cb.n, margin, &sc) >= 0)
+    if (clocked && gb_shift_compare(a->cycles[i].v, a->cycles[i].n, b->cycles[i].v,
+                                    b->cycles[i].n, margin, &sc) >= 0)
         add_shift(cJSON_AddObjectToObject(row, "cycles"), &sc);
     else
         cJSON_AddNullToObject(row, "cycles");
     /* The medians, for reading the shift back as times. */
-    add_num_or_null(row, "baseline_median_ms", pool_median(&ta));
-    add_num_or_null(row, "candidate_median_ms", pool_median(&tb));
-
-done:
-    free(ta.v);
-    free(tb.v);
-    free(ca.v);
-    free(cb.v);
+    add_num_or_null(row, "baseline_median_ms", pool_median(&a->time[i]));
+    add_num_or_null(row, "candidate_median_ms", pool_median(&b->time[i]));
     return row;
 }
 
@@ -295,19 +321,15 @@ static cJSON *group_object(const struct verdict_group *g, const struct kept *k)
     }
     cJSON_AddNumberToObject(o, "n_runs", cJSON_GetArraySize(k->runs));
     cJSON_AddNumberToObject(o, "excluded_invalid", k->invalid);
-    cJSON_AddNumberToObject(o, "excluded_other_key", k->other_key);
+    cJSON_AddNumberToObject(o, "excluded_other_key", k->other_key + g->other_key_unread);
     cJSON_AddItemToObject(o, "key", k->key ? cJSON_Duplicate(k->key, 1) : cJSON_CreateNull());
     return o;
 }
 
-/* The benchmark to judge: the one asked, else the baseline's first done
- * run's. */
-static const char *benchmark_of(const char *asked, const cJSON *runs)
+const char *verdicts_benchmark_of(const cJSON *runs)
 {
     const cJSON *run;
 
-    if (asked)
-        return asked;
     cJSON_ArrayForEach(run, runs)
         if (done_run_of(run, NULL))
             return cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
@@ -322,10 +344,12 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
     cJSON *out = cJSON_CreateObject(), *diff = NULL, *keys = NULL, *rows, *worst_rows;
     const char *field = NULL;
     enum gb_verdict worst = GB_SAME;
+    struct pools pa = {0}, pb = {0};
     const cJSON *kv;
-    int ok = 0;
+    int ok = 0, nkeys = 0, ki = 0, *clocked = NULL;
 
-    benchmark = benchmark_of(benchmark, baseline->runs);
+    if (benchmark == NULL)
+        benchmark = verdicts_benchmark_of(baseline->runs);
     if (out == NULL || keep_runs(baseline, benchmark, include_invalid, &a) != 0 ||
         keep_runs(candidate, benchmark, include_invalid, &b) != 0)
         goto done;
@@ -369,11 +393,21 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
         cJSON_AddStringToObject(out, "key", field);
     else
         cJSON_AddNullToObject(out, "key");
+    nkeys = cJSON_GetArraySize(keys);
+    if ((clocked = malloc(sizeof(int) * (size_t)(nkeys ? nkeys : 1))) == NULL ||
+        pools_init(&pa, nkeys) != 0 || pools_init(&pb, nkeys) != 0)
+        goto done;
+    for (int i = 0; i < nkeys; i++)
+        clocked[i] = 1;
+    if (field && (pool_rows(&a, field, keys, nkeys, &pa, clocked) != 0 ||
+                  pool_rows(&b, field, keys, nkeys, &pb, clocked) != 0))
+        goto done;
     rows = cJSON_CreateArray();
     worst_rows = cJSON_CreateArray();
     cJSON_ArrayForEach(kv, keys) {
         enum gb_verdict v = GB_INCONCLUSIVE;
-        cJSON *row = judge_row(&a, &b, field, kv, margin, &v);
+        cJSON *row = judge_row(&pa, &pb, ki, kv, clocked[ki], margin, &v);
+        ki++;
         if (row == NULL)
             break;
         cJSON_AddItemToArray(rows, row);
@@ -394,6 +428,9 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
     ok = kv == NULL; /* every row judged */
 
 done:
+    pools_free(&pa, nkeys);
+    pools_free(&pb, nkeys);
+    free(clocked);
     cJSON_Delete(keys);
     cJSON_Delete(a.runs);
     cJSON_Delete(a.key);

@@ -2,8 +2,10 @@
  * verdicts.h - a candidate group of runs judged against a baseline group,
  * row by row (GET /compare?baseline=...&candidate=...).
  *
- * Pure: the runs come in as GET /runs/ID shows them (results with every
- * sample, meta, validity), the answer goes out as JSON; the statistics are
+ * Pure: the runs come in as GET /runs/ID shows them, or cut to what is
+ * read here (store_get_verdict_run: id, benchmark, params, device.name,
+ * status, validity.valid, results.rows with every sample), the answer goes
+ * out as JSON; the statistics are
  * common/shift.h's.  Each group keeps its done runs of the benchmark whose
  * comparability key (the compare_key_fields that decide a verdict:
  * benchmark, params, card model) is its first such run's; the rest are
@@ -18,6 +20,9 @@
 struct verdict_group {
     const char *selector; /* as asked, shown in the answer */
     const cJSON *runs;    /* array of runs, newest first; borrowed */
+    int other_key_unread; /* runs of another key the selection passed over
+                           * (store_select_verdict_runs), counted with
+                           * those left out here */
 };
 
 /* Judges candidate against baseline for benchmark (NULL: the baseline's
@@ -28,5 +33,9 @@ struct verdict_group {
 cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *baseline,
                         const struct verdict_group *candidate, double margin,
                         int include_invalid);
+
+/* The benchmark judged when none is asked: the first done run's of runs
+ * (the baseline's), borrowed from it; NULL when it has none. */
+const char *verdicts_benchmark_of(const cJSON *runs);
 
 #endif

@@ -6,9 +6,10 @@
  *
  * Judges the newest COUNT (default 300) valid done runs of the database
  * again, each as gpu_pool.c's end_run does (run_verdicts_judge: its card's
- * last HISTORY (default 10, the daemon's) valid runs of its key read whole
- * and compared sample by sample, and every other card's newest run of the
- * key), and prints the times' percentiles with what each judged against.
+ * last HISTORY (default 10, the daemon's) valid runs of its key read with
+ * every sample and compared sample by sample, and every other card's
+ * newest run of the key), and prints the times' percentiles with what each
+ * judged against.
  * Read only: nothing is written.  The newest runs are the ones a daemon
  * judges (their card's history and their fleet are full).
  */

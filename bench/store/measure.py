@@ -104,7 +104,7 @@ def verdict_measurements(build, db, c):
         groups = json.loads(data)["groups"]
         line("GET /fleet?benchmark=%s (%d groups, %d cards)" % (bench, len(groups), sum(len(g["cards"]) for g in groups)),
              times, 50)
-    for extra, what in (("", "newest 200 runs a side"), ("&since=2025-06-01", "since 2025-06-01")):
+    for extra, what in (("", "newest 200 runs of its key a side"), ("&since=2025-06-01", "since 2025-06-01")):
         times = []
         for _ in range(30):
             ms, status, data = c.timed("GET", "/compare?benchmark=smem_stride&baseline=card:%s&candidate=card:%s%s"

@@ -118,6 +118,51 @@ static int test_matches_brute_force(void)
     return 0;
 }
 
+/* Groups as large as a verdict's (hundreds of runs a group, so that the
+ * search lists the few pairs left near the k-th rather than bisecting to
+ * the last bit), with ties (values rounded to a few steps): the shift and
+ * both bounds exactly the brute-force k-th differences. */
+static int test_large_groups_match_brute_force(void)
+{
+    static const int sizes[][2] = {{300, 400}, {401, 250}, {64, 64}, {2, 500}, {1000, 3}};
+    double a[1000], b[1000];
+    struct gb_shift s;
+
+    rng_state = 11;
+    for (size_t t = 0; t < sizeof(sizes) / sizeof(sizes[0]); t++) {
+        int m = sizes[t][0], n = sizes[t][1], k = 0;
+        double *d = malloc(sizeof(double) * (size_t)m * (size_t)n), pairs = (double)m * n, c;
+        double *la = malloc(sizeof(double) * (size_t)m), *lb = malloc(sizeof(double) * (size_t)n);
+        ASSERT(d != NULL && la != NULL && lb != NULL);
+        draw(a, m, 1.0);
+        draw(b, n, 1.004);
+        for (int i = 0; i < m; i++) /* a fifth of them on a coarse grid: ties */
+            if (i % 5 == 0)
+                a[i] = round(a[i] * 1000) / 1000;
+        for (int i = 0; i < m; i++)
+            la[i] = log(a[i]);
+        for (int j = 0; j < n; j++)
+            lb[j] = log(b[j]);
+        qsort(la, (size_t)m, sizeof(double), cmp);
+        qsort(lb, (size_t)n, sizeof(double), cmp);
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+                d[k++] = lb[j] - la[i];
+        qsort(d, (size_t)k, sizeof(double), cmp);
+        ASSERT_EQ(gb_shift_compare(a, m, b, n, 0.01, &s), 0);
+        c = floor(pairs / 2 - 1.959963984540054 * sqrt(pairs * (m + n + 1) / 12.0));
+        if (c < 1)
+            c = 1;
+        ASSERT_NEAR(s.shift, expm1(k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2), 0);
+        ASSERT_NEAR(s.ci_low, expm1(d[(int)c - 1]), 0);
+        ASSERT_NEAR(s.ci_high, expm1(d[k - (int)c]), 0);
+        free(d);
+        free(la);
+        free(lb);
+    }
+    return 0;
+}
+
 /* Verdict rates over TRIALS pairs of groups, the candidate shifted by
  * factor; counts[v] per verdict, and how often the interval held the true
  * shift. */
@@ -270,6 +315,7 @@ TEST_MAIN({"known_shift", test_known_shift},
           {"too_few_and_bad_margin", test_too_few_and_bad_margin},
           {"verdict_rule", test_verdict_rule},
           {"matches_brute_force", test_matches_brute_force},
+          {"large_groups_match_brute_force", test_large_groups_match_brute_force},
           {"simulated_same", test_simulated_same},
           {"simulated_two_percent_slower", test_simulated_two_percent_slower},
           {"more_samples_decides", test_more_samples_decides},
