@@ -504,6 +504,18 @@ def test_peaks(d, b):
     check("sectors" in b.eval("document.querySelector('figure.chart figcaption').textContent"),
           "the gmem caption does not name the sectors")
     shot(b, "run-gmem")
+
+    print("run page: GEMM rows at the power cap: valid, with the power_capped note")
+    cp = post_run(d, {"benchmark": "compute_peak", "device": 0})
+    notes = cp["validity"].get("notes") or []
+    check([n["code"] for n in notes] == ["power_capped"], "the run has notes %s" % notes)
+    open_page(b, d, "?run=" + cp["id"], "compute_peak run")
+    check(b.eval("document.querySelector('#run-validity .validity').dataset.validity") == "valid",
+          "a power-capped compute_peak run is not shown valid")
+    text = b.eval("(document.querySelector('#run-validity li[data-note=power_capped]') || {}).textContent || ''")
+    check("power_capped" in text and "%g W" % notes[0]["enforced_power_limit_w"] in text,
+          "the run page does not show the power_capped note with its limit: %r" % text)
+    shot(b, "run-power-capped")
     assert_clean(b)
 
 
