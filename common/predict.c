@@ -78,29 +78,39 @@ int gb_shared_lanes(const long words[GB_WARP_LANES])
     return shared;
 }
 
-/* Each lane's word covers bytes [start, start + word_bytes); every sector
- * any of those bytes falls in is counted once.  Lanes are in increasing
- * address order (stride >= 0), so a sector repeats only as the highest
- * one seen so far: no table needed. */
-int gb_predict_gmem_sectors(int stride_words, int word_bytes)
+/* Each lane's word covers bytes [start, start + word_bytes); every
+ * unit_bytes-aligned unit any of those bytes falls in is counted once.
+ * Lanes are in increasing address order (stride >= 0), so a unit repeats
+ * only as the highest one seen so far: no table needed. */
+static int distinct_units(int stride_words, int word_bytes, int unit_bytes)
 {
     long long last = -1;
-    int sectors = 0;
+    int units = 0;
 
     if (stride_words < 0 || word_bytes < 1)
         return 0;
     for (int lane = 0; lane < GB_WARP_LANES; lane++) {
         long long start = (long long)lane * stride_words * word_bytes;
-        long long first = start / GB_GMEM_SECTOR_BYTES;
-        long long end = (start + word_bytes - 1) / GB_GMEM_SECTOR_BYTES;
-        for (long long sec = first; sec <= end; sec++) {
-            if (sec > last) {
-                sectors++;
-                last = sec;
+        long long first = start / unit_bytes;
+        long long end = (start + word_bytes - 1) / unit_bytes;
+        for (long long u = first; u <= end; u++) {
+            if (u > last) {
+                units++;
+                last = u;
             }
         }
     }
-    return sectors;
+    return units;
+}
+
+int gb_predict_gmem_sectors(int stride_words, int word_bytes)
+{
+    return distinct_units(stride_words, word_bytes, GB_GMEM_SECTOR_BYTES);
+}
+
+int gb_predict_gmem_lines(int stride_words, int word_bytes)
+{
+    return distinct_units(stride_words, word_bytes, GB_GMEM_LINE_BYTES);
 }
 
 /* Sector of each lane's word, counted once: 32 lanes, quadratic scan. */
@@ -126,4 +136,11 @@ int gb_sectors_for_stride(long stride)
     if (stride < 1 || stride > INT_MAX / (GB_WARP_LANES * 4))
         return 0;
     return gb_predict_gmem_sectors((int)stride, 4);
+}
+
+int gb_lines_for_stride(long stride)
+{
+    if (stride < 1 || stride > INT_MAX / (GB_WARP_LANES * 4))
+        return 0;
+    return gb_predict_gmem_lines((int)stride, 4);
 }

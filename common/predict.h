@@ -59,6 +59,15 @@ int gb_sectors_for_words(const long words[GB_WARP_LANES]);
  * predict.  0 for stride < 1. */
 int gb_sectors_for_stride(long stride);
 
+/* The same count in 128-byte cache lines: the L1's tag lookups (set
+ * accesses) a warp's load needs, one per line it touches.  Past 8 words
+ * apart every lane has its own sector (32), but the lines keep growing to
+ * 32 at 32 words apart; on an H200 the time follows whichever costs more
+ * (kernels/README.md: counted with l1tex__t_set_accesses). */
+#define GB_GMEM_LINE_BYTES 128
+int gb_predict_gmem_lines(int stride_words, int word_bytes);
+int gb_lines_for_stride(long stride);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,6 +84,17 @@ static const struct gb_result_field fields[] = {
      "the peak value is measured against, in the row's unit (peak_source says whence)"},
     {"share_of_peak", GB_FIELD_NUMBER, "share", "Share of peak", "share of peak", 3, NULL,
      CSV | MEDIAN | GAUGE | MENU, "value over peak"},
+    /* gmem_stride's second costs, after the columns consumers already
+     * know (appended so that no CSV column moves). */
+    {"predicted_lines", GB_FIELD_INT, "", "Predicted lines per request", "predicted lines", 0,
+     gmem, CSV | MEDIAN,
+     "distinct 128-byte lines a warp request touches, predicted before the run"},
+    {"lines_per_request", GB_FIELD_NUMBER, "", "Lines per request (counter)",
+     "lines per request", 4, gmem, CSV | MEDIAN,
+     "the L1's tag lookups per global-memory request the hardware counters read"},
+    {"dram_bytes_per_request", GB_FIELD_NUMBER, "", "DRAM bytes per request (counter)",
+     "DRAM bytes per request", 1, gmem, CSV,
+     "bytes DRAM read per request, the hardware counters say (L2 hits read none)"},
 };
 
 #define FIELD_COUNT (sizeof(fields) / sizeof(fields[0]))

@@ -28,6 +28,9 @@ static const struct {
                            "global_load_sectors"},
     [GB_CM_GLD_REQUESTS] = {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
                             "global_load_requests"},
+    [GB_CM_GLD_SETS] = {"l1tex__t_set_accesses_pipe_lsu_mem_global_op_ld.sum",
+                        "global_load_set_accesses"},
+    [GB_CM_DRAM_READ] = {"dram__bytes_read.sum", "dram_bytes_read"},
 };
 
 const char *gb_counter_metric_name(int m)

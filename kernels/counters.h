@@ -35,6 +35,9 @@ enum gb_counter_metric {
     GB_CM_ST_REQUESTS,    /* smsp__inst_executed_op_shared_st.sum: warp stores */
     GB_CM_GLD_SECTORS,    /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
     GB_CM_GLD_REQUESTS,   /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+    GB_CM_GLD_SETS,       /* l1tex__t_set_accesses_pipe_lsu_mem_global_op_ld.sum:
+                           * tag lookups, one per 128-byte line a load touches */
+    GB_CM_DRAM_READ,      /* dram__bytes_read.sum */
     GB_CM_COUNT
 };
 

@@ -105,6 +105,7 @@ int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
         goto out;
     for (int i = 0; i < count; i++) {
         int predicted = gb_sectors_for_stride(strides[i]);
+        int lines = gb_lines_for_stride(strides[i]);
         const struct gb_counter_values *cv = &ops[i].counters;
         double ratio = gb_perf_rate(&ops[base], 1) / gb_perf_rate(&ops[i], 1) *
                        (ops[i].amount / ops[base].amount);
@@ -115,6 +116,7 @@ int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
             goto out;
         cJSON_AddNumberToObject(o, "stride", (double)strides[i]);
         cJSON_AddNumberToObject(o, "predicted_sectors", predicted);
+        cJSON_AddNumberToObject(o, "predicted_lines", lines);
         gb_json_add_number(o, "predicted_ratio", predicted / (double)gb_sectors_for_stride(1));
         gb_json_add_number(o, "ratio", ratio);
         if (cv->read && cv->v[GB_CM_GLD_REQUESTS] > 0) {
@@ -128,6 +130,13 @@ int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
             cJSON_AddBoolToObject(o, "counters_agree",
                                   fabs(cv->v[GB_CM_GLD_SECTORS] / cv->v[GB_CM_GLD_REQUESTS] -
                                        predicted) < 0.01 * predicted);
+            /* What the time follows beyond the sectors (kernels/README.md):
+             * the lines looked up, and the bytes DRAM really read (a miss
+             * fetches l2_fetch_granularity_bytes; L2 hits read none). */
+            gb_json_add_number(o, "lines_per_request",
+                               cv->v[GB_CM_GLD_SETS] / cv->v[GB_CM_GLD_REQUESTS]);
+            gb_json_add_number(o, "dram_bytes_per_request",
+                               cv->v[GB_CM_DRAM_READ] / cv->v[GB_CM_GLD_REQUESTS]);
         } else {
             cJSON_AddNullToObject(o, "sectors_per_request");
             cJSON_AddNullToObject(o, "sectors_per_request_predicted");

@@ -105,6 +105,7 @@ static void gmem_rows(cJSON *rows, const cJSON *params)
                        "synthetic: the test double's DRAM peak");
         cJSON_AddNumberToObject(row, "stride", s);
         cJSON_AddNumberToObject(row, "predicted_sectors", sectors);
+        cJSON_AddNumberToObject(row, "predicted_lines", gb_predict_gmem_lines(s, 4));
         cJSON_AddNumberToObject(row, "sectors_per_request", sectors);
         cJSON_AddNumberToObject(row, "sectors_per_request_predicted", sectors);
         cJSON_ReplaceItemInObject(row, "synthetic_ms", cJSON_CreateNumber(0.1 * sectors));

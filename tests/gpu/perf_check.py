@@ -12,7 +12,8 @@ The bounds, and why:
   peak: a measurement above its own peak means the peak is wrong (2% for
   the clock read during, not exactly at, the samples);
 - gmem_stride: where counters were read, sectors per request equal the
-  prediction (to 1%: the counts are of whole sectors and requests);
+  prediction (to 1%: the counts are of whole sectors and requests), and
+  so do the L1's tag lookups per request the predicted 128-byte lines;
 - hbm_bandwidth: triad >= 0.90 of the device-to-device cudaMemcpy of the
   same run (issue 16's target; 95% on the H200);
 - pcie_bandwidth: the largest pinned transfer each way >= 0.80 of the
@@ -81,6 +82,10 @@ def check_gmem(run):
         want = r["sectors_per_request_predicted"]
         report(abs(spr - want) <= 0.01 * want, "gmem_stride stride %s sectors/request" % r["stride"],
                "%.3f measured, %s predicted" % (spr, want))
+        lines, want = r.get("lines_per_request"), r.get("predicted_lines")
+        report(lines is not None and abs(lines - want) <= 0.01 * want,
+               "gmem_stride stride %s lines/request" % r["stride"],
+               "%s measured (l1tex__t_set_accesses), %s predicted" % (lines, want))
     if read == 0:
         report(None, "gmem_stride sectors/request",
                "counters not read: %s" % json.dumps(run["meta"].get("counters", "?"))[:300])

@@ -75,6 +75,49 @@ static int test_gmem_sectors_match_brute_force(void)
     return 0;
 }
 
+/* 128-byte lines of 4-byte words: one per 32 words of stride 1, then one
+ * per lane once the lanes are 128 bytes (32 words) apart; stride 33 has
+ * 32 too; never fewer than the sectors divided by 4. */
+static int test_gmem_lines(void)
+{
+    static const struct {
+        int stride, lines;
+    } cases[] = {
+        {1, 1},
+        {2, 2},
+        {4, 4},
+        {8, 8},
+        {12, 12},
+        {16, 16},
+        {24, 24},
+        {31, 31},
+        {32, 32},
+        {33, 32},
+        {64, 32},
+        {1024, 32},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ASSERT_EQ(gb_predict_gmem_lines(cases[i].stride, 4), cases[i].lines);
+        ASSERT_EQ(gb_lines_for_stride(cases[i].stride), cases[i].lines);
+    }
+    ASSERT_EQ(gb_lines_for_stride(0), 0);
+    for (int wb = 1; wb <= 16; wb++)
+        for (int s = 0; s <= 80; s++) {
+            char seen[32 * 80 * 16 / 128 + 2] = {0};
+            int n = 0;
+            for (int lane = 0; lane < 32; lane++)
+                for (int b = 0; b < wb; b++) {
+                    int line = (lane * s * wb + b) / 128;
+                    n += !seen[line];
+                    seen[line] = 1;
+                }
+            ASSERT_EQ(gb_predict_gmem_lines(s, wb), n);
+            ASSERT(4 * n >= gb_predict_gmem_sectors(s, wb));
+        }
+    return 0;
+}
+
 static cJSON *judge_link(const char *link, int watched)
 {
     char text[1024];
@@ -192,6 +235,7 @@ static int test_health_suite_expands(void)
 TEST_MAIN({"gmem_sectors_4_byte_words", test_gmem_sectors_4_byte_words},
           {"gmem_sectors_word_sizes", test_gmem_sectors_word_sizes},
           {"gmem_sectors_match_brute_force", test_gmem_sectors_match_brute_force},
+          {"gmem_lines", test_gmem_lines},
           {"link_full_is_valid", test_link_full_is_valid},
           {"link_gen_degraded", test_link_gen_degraded},
           {"link_width_degraded", test_link_width_degraded},

@@ -29,7 +29,8 @@ static int test_csv_order(void)
         "bank_conflicts", "wavefronts", "ratio_cycles", "sm_clock_mhz_measured",
         "mem_clock_mhz", "ci_low_ms", "ci_high_ms", "samples", "label",
         "predicted_sectors", "sectors_per_request", "value", "unit", "peak",
-        "share_of_peak", NULL};
+        "share_of_peak", "predicted_lines", "lines_per_request", "dram_bytes_per_request",
+        NULL};
     const char *const *want = csv;
 
     for (size_t i = 0; i < gb_result_field_count(); i++) {
