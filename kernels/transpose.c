@@ -164,9 +164,11 @@ cJSON *gb_transpose_report(int n, const enum gb_transpose_kernel *kernels, int c
     cJSON_AddBoolToObject(summary, "ceiling_suspect", cJSON_GetArraySize(over) > 0);
     cJSON_AddItemToObject(summary, "counters",
                           gb_counters_summary(list, "one launch of each variant (a whole "
-                                              "n x n transpose), after the timed samples; "
-                                              "counts are per launch; the requests are "
-                                              "the tile's column reads"));
+                                              "n x n transpose), after the timed samples, "
+                                              "one block an SM (beside other blocks the "
+                                              "hardware also counts their collisions in a "
+                                              "bank as conflicts); counts are per launch; "
+                                              "the requests are the tile's column reads"));
     cJSON_AddStringToObject(summary, "ci_method", GB_CI_METHOD);
     cJSON_AddItemToObject(summary, "over_ceiling", over);
     over = NULL;
