@@ -378,6 +378,17 @@ void alerts_recover(struct app *app)
             settle_interrupted(app, finder, last, missing);
             continue;
         }
+        if (app->opt->confirm_runs == 0) { /* turned off since: settle, queue nothing */
+            int changed = 0;
+            if (store_alerts_unconfirmed(app->store, finder, 1,
+                                         "its confirming run was lost to a daemon restart and "
+                                         "confirming runs are now off (--confirm-runs 0)",
+                                         &changed) != STORE_OK)
+                log_warn("run %s: the alerts it found stay detected", finder);
+            else
+                log_warn("run %s: confirmations are off; %d alert(s) settled", finder, changed);
+            continue;
+        }
         /* interrupted once, or lost between its alert and its queueing */
         if (store_get_run(app->store, finder, &run) == STORE_OK) {
             log_warn("run %s: %d confirming run(s) %s; queued again", finder, missing,

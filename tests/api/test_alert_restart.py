@@ -91,6 +91,22 @@ class ConfirmationAcrossRestartTest(unittest.TestCase):
         self.assertEqual(self.confirmations_of(slow["id"]), conf)
         self.assertEqual(self.d.sql("SELECT count(*) FROM runs WHERE status = 'queued'"), [(0,)])
 
+    def test_restart_with_confirmations_off_settles_instead(self):
+        """Restarted with --confirm-runs 0, nothing is queued again: the
+        operator turned confirmations off; the alert is cleared saying so."""
+        slow, first = self.slow_run_with_hung_confirmation()
+        self.d.kill()
+        i = self.d.args.index("--confirm-runs")
+        self.d.args[i + 1] = "0"
+        self.d.set_mode("slow=1.05")
+        self.d.start()
+        mine = self.wait_state(slow["id"], "cleared")
+        for a in mine:
+            self.assertEqual(a["reason"], "its confirming run was lost to a daemon restart and "
+                             "confirming runs are now off (--confirm-runs 0)")
+        self.assertEqual(self.confirmations_of(slow["id"]), [first])
+        self.assertEqual(self.d.sql("SELECT count(*) FROM runs WHERE status = 'queued'"), [(0,)])
+
     def test_lost_confirmation_is_queued_again(self):
         # the daemon killed between an alert and its confirming run's
         # queueing: as if the confirming run had never been stored
