@@ -1,7 +1,10 @@
 /*
  * alerts.c - see alerts.h.  The life cycle is decided here, each move is
  * one statement of store_alerts.c; the webhook is a queue of JSON texts
- * and one thread that posts them with libcurl.
+ * and one thread that posts them with libcurl.  Each confirmed alert's post
+ * ends recorded (delivered, failed, or none without a webhook); one a stop
+ * or a crash caught still queued or between tries stays unrecorded, and
+ * alerts_recover queues it again at the next start.
  */
 #include "alerts.h"
 
@@ -21,13 +24,19 @@
 
 #define FIRST_RETRY_S 1 /* doubles each try */
 
+struct post {
+    char *body;   /* the alert as JSON, owned */
+    long long id; /* the alert's */
+};
+
 struct alerts {
-    const char *url; /* NULL: no webhook */
+    const char *url;     /* NULL: no webhook */
+    struct store *store; /* where each post's outcome is recorded */
     pthread_t thread;
     int thread_started;
     pthread_mutex_t lock;
     pthread_cond_t cond; /* signalled on a new alert and on stop */
-    char *queue[ALERTS_WEBHOOK_QUEUE];
+    struct post queue[ALERTS_WEBHOOK_QUEUE];
     int head, count; /* under lock */
     int stopping;    /* under lock */
     atomic_long delivered, failed;
@@ -93,20 +102,21 @@ static void *webhook_main(void *arg)
 
     pthread_mutex_lock(&a->lock);
     for (;;) {
-        char *body, err[256] = "";
-        int sent = 0, wait_s = FIRST_RETRY_S;
+        struct post p;
+        char err[256] = "";
+        int sent = 0, stopped = 0, wait_s = FIRST_RETRY_S;
         while (a->count == 0 && !a->stopping)
             pthread_cond_wait(&a->cond, &a->lock);
         if (a->stopping)
             break;
-        body = a->queue[a->head];
+        p = a->queue[a->head];
         a->head = (a->head + 1) % ALERTS_WEBHOOK_QUEUE;
         a->count--;
         for (int i = 0; i < ALERTS_WEBHOOK_TRIES && !sent; i++, wait_s *= 2) {
-            if (i > 0 && wait_or_stop(a, wait_s))
+            if (i > 0 && (stopped = wait_or_stop(a, wait_s)) != 0)
                 break;
             pthread_mutex_unlock(&a->lock); /* never post under the lock */
-            sent = post_once(a->url, body, err, sizeof(err)) == 0;
+            sent = post_once(a->url, p.body, err, sizeof(err)) == 0;
             pthread_mutex_lock(&a->lock);
             if (!sent)
                 log_warn("alert webhook %s: %s%s", a->url, err,
@@ -114,15 +124,19 @@ static void *webhook_main(void *arg)
         }
         if (sent)
             atomic_fetch_add(&a->delivered, 1);
-        else
+        else if (!stopped)
             atomic_fetch_add(&a->failed, 1);
-        free(body);
+        /* Stopped between tries: left unrecorded, posted after the restart. */
+        if ((sent || !stopped) &&
+            store_alert_webhook_done(a->store, p.id, sent ? "delivered" : "failed") != STORE_OK)
+            log_warn("alert %lld: its webhook post could not be recorded", p.id);
+        free(p.body);
     }
     pthread_mutex_unlock(&a->lock);
     return NULL;
 }
 
-struct alerts *alerts_start(const char *url)
+struct alerts *alerts_start(const char *url, struct store *store)
 {
     struct alerts *a = calloc(1, sizeof(*a));
 
@@ -131,6 +145,7 @@ struct alerts *alerts_start(const char *url)
         return NULL;
     }
     a->url = url;
+    a->store = store;
     pthread_mutex_init(&a->lock, NULL);
     pthread_cond_init(&a->cond, NULL);
     if (url) {
@@ -154,9 +169,11 @@ void alerts_stop(struct alerts *a)
     if (a->thread_started)
         pthread_join(a->thread, NULL);
     if (a->count)
-        log_warn("stopping with %d confirmed alert(s) not posted to the webhook", a->count);
+        log_warn("stopping with %d confirmed alert(s) not posted to the webhook: they are "
+                 "posted at the next start",
+                 a->count);
     for (; a->count > 0; a->count--, a->head = (a->head + 1) % ALERTS_WEBHOOK_QUEUE)
-        free(a->queue[a->head]);
+        free(a->queue[a->head].body);
     if (a->url)
         curl_global_cleanup();
     pthread_cond_destroy(&a->cond);
@@ -170,35 +187,57 @@ void alerts_webhook_counts(struct alerts *a, long *delivered, long *failed)
     *failed = a ? atomic_load(&a->failed) : 0;
 }
 
-/* Queues each alert of list (confirmed) for the webhook. */
-static void announce(struct alerts *a, const cJSON *list)
+/* Queues each alert of list (confirmed) for the webhook; without one,
+ * records that none was told. */
+static void post_alerts(struct alerts *a, const cJSON *list)
 {
     const cJSON *alert;
 
     cJSON_ArrayForEach(alert, list) {
+        long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id"));
+        const char *outcome = NULL;
         char *body;
+        if (a == NULL)
+            continue;
+        if (a->url == NULL) {
+            outcome = "none";
+        } else if ((body = cJSON_PrintUnformatted(alert)) != NULL) {
+            pthread_mutex_lock(&a->lock);
+            if (a->count < ALERTS_WEBHOOK_QUEUE && !a->stopping) {
+                a->queue[(a->head + a->count) % ALERTS_WEBHOOK_QUEUE] =
+                    (struct post){.body = body, .id = id};
+                a->count++;
+                body = NULL;
+                pthread_cond_signal(&a->cond);
+            }
+            pthread_mutex_unlock(&a->lock);
+            if (body) {
+                log_warn("alert webhook queue full: alert %lld is not posted (GET /alerts has "
+                         "it)",
+                         id);
+                atomic_fetch_add(&a->failed, 1);
+                outcome = "failed";
+                free(body);
+            }
+        } /* out of memory: left unrecorded, tried again at the next start */
+        if (outcome && store_alert_webhook_done(a->store, id, outcome) != STORE_OK)
+            log_warn("alert %lld: its webhook post could not be recorded", id);
+    }
+}
+
+/* Logs each alert of list as confirmed and hands it to the webhook. */
+static void announce(struct alerts *a, const cJSON *list)
+{
+    const cJSON *alert;
+
+    cJSON_ArrayForEach(alert, list)
         log_warn("alert %.0f confirmed: %s on %s, %s",
                  cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id")),
                  cJSON_GetStringValue(cJSON_GetObjectItem(alert, "verdict")),
                  cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(alert, "card"),
                                                           "device_uuid")),
                  cJSON_GetStringValue(cJSON_GetObjectItem(alert, "benchmark")));
-        if (a == NULL || a->url == NULL || (body = cJSON_PrintUnformatted(alert)) == NULL)
-            continue;
-        pthread_mutex_lock(&a->lock);
-        if (a->count < ALERTS_WEBHOOK_QUEUE && !a->stopping) {
-            a->queue[(a->head + a->count) % ALERTS_WEBHOOK_QUEUE] = body;
-            a->count++;
-            body = NULL;
-            pthread_cond_signal(&a->cond);
-        }
-        pthread_mutex_unlock(&a->lock);
-        if (body) {
-            log_warn("alert webhook queue full: an alert is not posted (GET /alerts has it)");
-            atomic_fetch_add(&a->failed, 1);
-            free(body);
-        }
-    }
+    post_alerts(a, list);
 }
 
 /* What one row of a run's verdicts found. */
@@ -357,8 +396,19 @@ static void settle_interrupted(struct app *app, const char *finder, const char *
 
 void alerts_recover(struct app *app)
 {
-    cJSON *waiting = NULL;
+    cJSON *waiting = NULL, *unposted = NULL;
     const cJSON *w;
+
+    /* Confirmed alerts a stop or a crash kept from the webhook. */
+    if (store_alerts_unposted(app->store, ALERTS_WEBHOOK_QUEUE, &unposted) != STORE_OK) {
+        log_warn("the alerts not yet posted to the webhook could not be read");
+    } else if (cJSON_GetArraySize(unposted) > 0) {
+        log_info("%d confirmed alert(s) not posted before the restart: %s",
+                 cJSON_GetArraySize(unposted),
+                 app->opt->alert_webhook ? "posting them now" : "no webhook now, not posted");
+        post_alerts(app->alerts, unposted);
+    }
+    cJSON_Delete(unposted);
 
     if (store_alerts_waiting(app->store, &waiting) != STORE_OK) {
         log_warn("the alerts that wait for confirming runs could not be read: a confirmation a "

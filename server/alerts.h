@@ -51,11 +51,15 @@
 struct app;
 struct alerts;
 
-/* Starts the webhook thread when url is not NULL.  NULL only when out of
- * memory (logged); without a url the object only counts. */
-struct alerts *alerts_start(const char *url);
+struct store;
 
-/* Stops the thread, dropping what it had not sent (logged). */
+/* Starts the webhook thread when url is not NULL; each post's outcome is
+ * recorded in store.  NULL only when out of memory (logged); without a
+ * url the object only counts and records that no webhook was told. */
+struct alerts *alerts_start(const char *url, struct store *store);
+
+/* Stops the thread; what it had not sent stays unrecorded (logged) and is
+ * posted by alerts_recover at the next start. */
 void alerts_stop(struct alerts *a);
 
 /* Acts on the verdicts run (a run object as GET /runs/ID shows it, done)
@@ -63,9 +67,11 @@ void alerts_stop(struct alerts *a);
  * runs.  Failures are logged: the run is stored whatever happens here. */
 void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts);
 
-/* At start, after store_recover: the detected alerts whose confirming runs
- * a restart interrupted or lost get them queued again, once; interrupted
- * again, they are settled as not repeated.  Failures are logged. */
+/* At start, after store_recover: the confirmed alerts the webhook was not
+ * told of are posted (at most ALERTS_WEBHOOK_QUEUE); the detected alerts
+ * whose confirming runs a restart interrupted or lost get them queued
+ * again, once; interrupted again, they are settled as not repeated.
+ * Failures are logged. */
 void alerts_recover(struct app *app);
 
 /* A run (run_id) ended with status and no verdicts: if it was a

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
         log_error("cannot start the wait timer");
         goto done;
     }
-    app.alerts = alerts_start(opt.alert_webhook);
+    app.alerts = alerts_start(opt.alert_webhook, app.store);
     if (app.alerts == NULL)
         goto done;
     alerts_recover(&app); /* before the runners claim what it queues */

@@ -356,6 +356,12 @@ int store_alerts_waiting(struct store *s, cJSON **waiting);
 int store_alerts_open_counts(struct store *s, cJSON **counts);
 /* Open alerts only, or open ones then the most recent others; NEW array. */
 int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts);
+/* What became of alert id's webhook post: "delivered", "failed" or "none"
+ * (migrations/0008_alert_webhook.sql). */
+int store_alert_webhook_done(struct store *s, long long id, const char *outcome);
+/* The confirmed alerts the webhook has not been told of yet (a stop or a
+ * crash came first), oldest first, at most limit: a NEW array. */
+int store_alerts_unposted(struct store *s, int limit, cJSON **alerts);
 /* detected or confirmed -> acknowledged with reason; *alert gets the alert
  * as it is now (NEW) unless STORE_NOT_FOUND; STORE_CONFLICT when it was
  * acknowledged or cleared already (nothing changed). */

@@ -365,6 +365,39 @@ int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts)
     return rc;
 }
 
+int store_alert_webhook_done(struct store *s, long long id, const char *outcome)
+{
+    struct conn *c = &s->writer;
+    char idtext[24];
+    int rc, changes = 0;
+
+    snprintf(idtext, sizeof(idtext), "%lld", id);
+    pthread_mutex_lock(&c->lock);
+    rc = store_exec(c, "UPDATE alerts SET webhook = ?2 WHERE id = CAST(?1 AS INTEGER)", idtext,
+                    outcome, NULL, NULL, &changes);
+    if (rc != STORE_OK)
+        rc = store_fail(c, "record an alert's webhook post");
+    else if (changes == 1)
+        store_wrote(c);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+int store_alerts_unposted(struct store *s, int limit, cJSON **alerts)
+{
+    struct conn *c = store_reader(s);
+    char lim[16];
+    int rc;
+
+    snprintf(lim, sizeof(lim), "%d", limit);
+    pthread_mutex_lock(&c->lock);
+    rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts WHERE confirmed_at IS NOT NULL "
+                          "AND webhook IS NULL ORDER BY id LIMIT CAST(?1 AS INTEGER)",
+                       lim, NULL, alerts, "read the alerts not yet posted");
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **alert)
 {
     struct conn *c = &s->writer;
