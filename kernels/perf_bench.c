@@ -151,10 +151,11 @@ int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
                             "base 128-byte aligned, the requests sweeping the footprint; 8 "
                             "independent loads a thread a loop trip; every thread's sum "
                             "checked on the host; ratio = time per requested byte over "
-                            "stride 1's; counters (l1tex__t_sectors / l1tex__t_requests "
-                            "_pipe_lsu_mem_global_op_ld.sum) from one launch of 16 trips "
-                            "after the timed samples; the L2 fetching l2_fetch_granularity"
-                            "_bytes from DRAM a miss");
+                            "stride 1's; counters (l1tex__t_sectors, l1tex__t_set_accesses "
+                            "and l1tex__t_requests _pipe_lsu_mem_global_op_ld.sum, "
+                            "dram__bytes_read.sum) from one launch of 16 trips after the "
+                            "timed samples; the L2 fetching l2_fetch_granularity_bytes from "
+                            "DRAM a miss");
     rc = 0;
 out:
     return gb_perf_result_end(rc, result, ops, MAX_ROWS, err);

@@ -64,6 +64,18 @@ int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st)
 
 /* Ends a statement's use: reset (closing its read) and unbound.  A
  * statement that did not fit the cache is finalized instead. */
+int store_step_one(sqlite3_stmt *st)
+{
+    switch (sqlite3_step(st)) {
+    case SQLITE_ROW:
+        return STORE_OK;
+    case SQLITE_DONE:
+        return STORE_NOT_FOUND;
+    default:
+        return STORE_ERROR;
+    }
+}
+
 void store_conn_release(struct conn *c, sqlite3_stmt *st)
 {
     if (st == NULL)

@@ -91,6 +91,11 @@ int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st);
 /* Ends a statement's use: reset (closing its read) and unbound. */
 void store_conn_release(struct conn *c, sqlite3_stmt *st);
 
+/* One sqlite3_step of a statement that yields at most one row: STORE_OK
+ * with the row to read, STORE_NOT_FOUND with none, STORE_ERROR when the
+ * step failed (the caller's store_fail reports it). */
+int store_step_one(sqlite3_stmt *st);
+
 /* The one place a failure of SQLite on c is handled: logs what was being
  * done with SQLite's words, notes a full disk or a damaged file in the
  * store's health, and returns STORE_NO_SPACE, STORE_CORRUPT or

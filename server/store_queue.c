@@ -183,17 +183,8 @@ int store_peek_next(struct store *s, int device_index, char benchmark[64])
                            "AND device_index = ?1 ORDER BY rowid LIMIT 1", &st) != SQLITE_OK)
         goto done;
     sqlite3_bind_int(st, 1, device_index);
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW:
+    if ((rc = store_step_one(st)) == STORE_OK)
         snprintf(benchmark, 64, "%s", store_col_text(st, 0) ? store_col_text(st, 0) : "");
-        rc = STORE_OK;
-        break;
-    case SQLITE_DONE:
-        rc = STORE_NOT_FOUND;
-        break;
-    default:
-        break;
-    }
 
 done:
     if (rc == STORE_ERROR)
@@ -208,7 +199,7 @@ int store_claim_next(struct store *s, int device_index, struct run_job *job)
     struct conn *c = &s->writer;
     sqlite3_stmt *st = NULL;
     char now[32];
-    int rc = STORE_ERROR;
+    int rc = STORE_ERROR, step;
     int in_tx = 0;
 
     memset(job, 0, sizeof(*job));
@@ -222,13 +213,8 @@ int store_claim_next(struct store *s, int device_index, struct run_job *job)
                            "ORDER BY rowid LIMIT 1", &st) != SQLITE_OK)
         goto done;
     sqlite3_bind_int(st, 1, device_index);
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW:
-        break;
-    case SQLITE_DONE:
-        rc = STORE_NOT_FOUND;
-        goto done;
-    default:
+    if ((step = store_step_one(st)) != STORE_OK) {
+        rc = step;
         goto done;
     }
     snprintf(job->id, sizeof(job->id), "%s", store_col_text(st, 0));

@@ -126,20 +126,15 @@ static int get_run(struct store *s, const char *id, int raw, cJSON **out)
     struct conn *c = store_reader(s);
     sqlite3_stmt *st = NULL;
     cJSON *run = NULL;
-    int rc = STORE_ERROR;
+    int rc = STORE_ERROR, step;
 
     *out = NULL;
     pthread_mutex_lock(&c->lock);
     if (store_conn_prepare(c, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW:
-        break;
-    case SQLITE_DONE:
-        rc = STORE_NOT_FOUND;
-        goto done;
-    default:
+    if ((step = store_step_one(st)) != STORE_OK) {
+        rc = step;
         goto done;
     }
     run = store_run_from_row(s, st);
@@ -178,17 +173,8 @@ int store_run_status(struct store *s, const char *id, char status[16])
     if (store_conn_prepare(c, "SELECT status FROM runs WHERE id = ?1", &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW:
+    if ((rc = store_step_one(st)) == STORE_OK)
         snprintf(status, 16, "%s", store_col_text(st, 0));
-        rc = STORE_OK;
-        break;
-    case SQLITE_DONE:
-        rc = STORE_NOT_FOUND;
-        break;
-    default:
-        break;
-    }
 
 done:
     if (rc == STORE_ERROR)

@@ -121,17 +121,8 @@ int store_get_verdict_run(struct store *s, const char *id, cJSON **out)
     if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
         goto done;
     store_bind_text(st, 1, id);
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW:
-        if ((*out = store_verdict_run_from_row(st)) != NULL)
-            rc = STORE_OK;
-        break;
-    case SQLITE_DONE:
-        rc = STORE_NOT_FOUND;
-        break;
-    default:
-        break;
-    }
+    if ((rc = store_step_one(st)) == STORE_OK && (*out = store_verdict_run_from_row(st)) == NULL)
+        rc = STORE_ERROR;
 
 done:
     if (rc == STORE_ERROR)
