@@ -76,7 +76,7 @@ struct gb_benchmark {
     const char *health_params;
     /* The run needs every GPU of the node (p2p_bandwidth): the daemon starts
      * it only when every other GPU's runner is idle and holds them until it
-     * ends (server/gpu_pool.c). */
+     * ends (server/exec/gpu_pool.c). */
     int all_devices;
 };
 

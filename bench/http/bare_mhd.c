@@ -1,6 +1,6 @@
 /*
  * bare_mhd.c - the reference for bench/http: libmicrohttpd with exactly
- * the flags and options gpubenchd starts it with (server/http.c), answering
+ * the flags and options gpubenchd starts it with (server/http/http.c), answering
  * every request with one constant body (the bytes gpubenchd sends for the
  * URL being compared) and the same headers.  What gpubenchd does beyond
  * this is the cost of our own code.

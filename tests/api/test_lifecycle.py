@@ -22,7 +22,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import DAEMON, FAKE_WORKER, Daemon, free_port  # noqa: E402
 
-OWNER_ENV = "GPUBENCHD_WORKER_DB"  # server/worker_proc.h
+OWNER_ENV = "GPUBENCHD_WORKER_DB"  # server/exec/worker_proc.h
 
 
 def proc_status(pid):

@@ -1,4 +1,4 @@
-"""Run statuses come from one table (server/run_status.c): GET /benchmarks
+"""Run statuses come from one table (server/core/run_status.c): GET /benchmarks
 publishes them for the page, and the /runs filter and /metrics take the
 same five names."""
 import os

@@ -21,7 +21,7 @@ from test_verdicts import make_run, uuid_of  # noqa: E402
 
 KEY_A = (1, 2, 32)   # strides of one parameter set
 KEY_B = (1, 2)       # and of another
-GROUP_MAX_RUNS = 200  # server/api_verdicts.c
+GROUP_MAX_RUNS = 200  # server/http/api_verdicts.c
 
 
 def at(run, minute):

@@ -1,7 +1,7 @@
 /*
  * fuzz_import.c - libFuzzer harness for POST /runs/import (and the runs a
  * peer sends): the input is an NDJSON body, read by import_parse_ndjson
- * (server/import_check.c) exactly as runs_import in server/api_import.c
+ * (server/runs/import_check.c) exactly as runs_import in server/http/api_import.c
  * reads it (on a NUL-terminated copy, as the HTTP layer's buffer is):
  * every line parsed strictly and checked with import_check_run, the first
  * bad line refusing the whole body with a message that names a line.

@@ -1,5 +1,5 @@
 /*
- * test_fleet.c - server/fleet.c, pure: the robust z of each card's median
+ * test_fleet.c - server/judge/fleet.c, pure: the robust z of each card's median
  * among its fleet (z = 0.6745 (x - median) / MAD), the outlier rule (|z|
  * past 3.5 and beyond the margin), rows judged only with three cards or
  * more, a MAD of 0, and GET /fleet's order (cards with an outlier row
