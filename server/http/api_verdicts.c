@@ -113,8 +113,9 @@ static int read_dates(struct http_reply *rep, const char *since, const char *unt
 }
 
 /* The runs with ids (an array of strings) made within the dates, read as
- * a verdict reads them (store_get_verdict_run) into runs.  0; 1 when one
- * is missing or not an id (its index in *bad); -1 on a store error. */
+ * a verdict reads them (store_get_verdict_run) into runs.  STORE_OK;
+ * STORE_NOT_FOUND when one is missing or not an id (its index in *bad);
+ * else the store's failure (for reply_store_error). */
 static int load_runs(struct store *store, const cJSON *ids, const char *since,
                      const char *until, cJSON *runs, int *bad)
 {
@@ -129,7 +130,7 @@ static int load_runs(struct store *store, const cJSON *ids, const char *since,
                      : STORE_NOT_FOUND;
         if (rc != STORE_OK) {
             *bad = i;
-            return rc == STORE_NOT_FOUND ? 1 : -1;
+            return rc;
         }
         made = cJSON_GetStringValue(cJSON_GetObjectItem(run, "created_at"));
         if ((since[0] && (!made || strcmp(made, since) < 0)) ||
@@ -139,7 +140,7 @@ static int load_runs(struct store *store, const cJSON *ids, const char *since,
             cJSON_AddItemToArray(runs, run);
         i++;
     }
-    return 0;
+    return STORE_OK;
 }
 
 /* The runs selector text picks, into a NEW array *out; *other_key gets the
@@ -197,9 +198,9 @@ static int resolve_group(struct http_request *req, struct http_reply *rep, const
         if (k < sizeof(filter_kinds) / sizeof(filter_kinds[0])) {
             cJSON_Delete(runs);
             runs = NULL;
-            if (store_select_verdict_runs(store, &sel, include_invalid, &runs, other_key) !=
-                STORE_OK) {
-                reply_error(rep, 500, "internal", "", "the runs could not be read");
+            loaded = store_select_verdict_runs(store, &sel, include_invalid, &runs, other_key);
+            if (loaded != STORE_OK) {
+                reply_store_error(rep, loaded, "the runs could not be read");
                 goto done;
             }
             *out = runs; /* read already, of the one key */
@@ -215,18 +216,18 @@ static int resolve_group(struct http_request *req, struct http_reply *rep, const
                         field, text);
             goto done;
         } else {
-            reply_error(rep, 500, "internal", "", "the baseline could not be read");
+            reply_store_error(rep, loaded, "the baseline could not be read");
             goto done;
         }
     }
-    loaded = ids ? load_runs(store, ids, since, until, runs, &bad) : -1;
-    if (loaded == 1) {
+    loaded = ids ? load_runs(store, ids, since, until, runs, &bad) : STORE_ERROR;
+    if (loaded == STORE_NOT_FOUND) {
         reply_error(rep, 404, "not_found", field, "%s: no run %.40s", field,
                     cJSON_GetStringValue(cJSON_GetArrayItem(ids, bad)));
         goto done;
     }
-    if (loaded != 0) {
-        reply_error(rep, 500, "internal", "", "the runs could not be read");
+    if (loaded != STORE_OK) {
+        reply_store_error(rep, loaded, "the runs could not be read");
         goto done;
     }
     *out = runs;
@@ -376,7 +377,7 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
         if (rc != STORE_OK || cJSON_GetArraySize(ids) == 0) {
             cJSON_Delete(ids);
             if (rc != STORE_OK && rc != STORE_NOT_FOUND)
-                reply_error(rep, 500, "internal", "", "the runs could not be read");
+                reply_store_error(rep, rc, "the runs could not be read");
             else
                 reply_error(rep, 400, "not_found", "like_run",
                             rc == STORE_NOT_FOUND ? "like_run %.64s: not a done run here"
@@ -401,8 +402,9 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
             reply_error(rep, 400, "missing_field", "benchmark", "benchmark is required with card");
             return NULL;
         }
-        if (store_select_runs(req->app->store, &sel, &ids) != STORE_OK) {
-            reply_error(rep, 500, "internal", "", "the runs could not be read");
+        rc = store_select_runs(req->app->store, &sel, &ids);
+        if (rc != STORE_OK) {
+            reply_store_error(rep, rc, "the runs could not be read");
             return NULL;
         }
         if (cJSON_GetArraySize(ids) == 0) {
@@ -415,23 +417,23 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
     /* Every run named must be here and done: a baseline of nothing would
      * judge nothing. */
     loaded = cJSON_CreateArray();
-    rc = ids && loaded ? load_runs(req->app->store, ids, "", "", loaded, &bad) : -1;
-    if (rc == 0)
+    rc = ids && loaded ? load_runs(req->app->store, ids, "", "", loaded, &bad) : STORE_ERROR;
+    if (rc == STORE_OK)
         cJSON_ArrayForEach(f, loaded) {
             const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(f, "status"));
             if (!status || strcmp(status, "done") != 0) {
-                rc = 1;
+                rc = STORE_NOT_FOUND;
                 break;
             }
             bad++;
         }
     cJSON_Delete(loaded);
-    if (rc != 0) {
+    if (rc != STORE_OK) {
         snprintf(field, sizeof(field), "runs[%d]", bad);
-        if (rc == 1)
+        if (rc == STORE_NOT_FOUND)
             reply_error(rep, 400, "out_of_bounds", field, "%s: not a done run here", field);
         else
-            reply_error(rep, 500, "internal", "", "the runs could not be read");
+            reply_store_error(rep, rc, "the runs could not be read");
         cJSON_Delete(ids);
         return NULL;
     }
@@ -473,9 +475,11 @@ void baselines_post(struct http_request *req, struct http_reply *rep)
                     name->valuestring);
         goto done;
     }
-    if (rc != STORE_OK ||
-        store_baseline_get(req->app->store, name->valuestring, &out) != STORE_OK) {
-        reply_error(rep, 500, "internal", "", "the baseline could not be stored");
+    if (rc == STORE_OK)
+        rc = store_baseline_get(req->app->store, name->valuestring, &out);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc == STORE_NOT_FOUND ? STORE_ERROR : rc,
+                          "the baseline could not be stored");
         goto done;
     }
     snprintf(rep->location, sizeof(rep->location), "/baselines/%s", name->valuestring);
@@ -492,9 +496,11 @@ done:
 void baselines_list(struct http_request *req, struct http_reply *rep)
 {
     cJSON *list = NULL, *out;
+    int rc = store_baseline_get(req->app->store, NULL, &list);
 
-    if (store_baseline_get(req->app->store, NULL, &list) != STORE_OK) {
-        reply_error(rep, 500, "internal", "", "the baselines could not be read");
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc == STORE_NOT_FOUND ? STORE_ERROR : rc,
+                          "the baselines could not be read");
         return;
     }
     out = cJSON_CreateObject();
@@ -510,7 +516,7 @@ void baselines_get(struct http_request *req, struct http_reply *rep)
     if (rc == STORE_NOT_FOUND)
         reply_error(rep, 404, "not_found", "", "no baseline %.64s", req->arg);
     else if (rc != STORE_OK)
-        reply_error(rep, 500, "internal", "", "the baseline could not be read");
+        reply_store_error(rep, rc, "the baseline could not be read");
     else
         reply_json(rep, 200, b);
 }
@@ -522,7 +528,7 @@ void baselines_delete(struct http_request *req, struct http_reply *rep)
     if (rc == STORE_NOT_FOUND)
         reply_error(rep, 404, "not_found", "", "no baseline %.64s", req->arg);
     else if (rc != STORE_OK)
-        reply_error(rep, 500, "internal", "", "the baseline could not be deleted");
+        reply_store_error(rep, rc, "the baseline could not be deleted");
     else
         reply_body(rep, 204, NULL, NULL, 0);
 }

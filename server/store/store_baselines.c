@@ -310,9 +310,13 @@ int store_baseline_insert(struct store *s, const char *name, const char *spec_js
     rc = store_exec(c, "INSERT INTO baselines (name, created_at, spec, runs) "
                        "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO NOTHING",
                     name, created_at, spec_json, runs_json, &changes);
-    pthread_mutex_unlock(&c->lock);
-    if (rc == STORE_OK && changes == 0)
+    if (rc != STORE_OK)
+        rc = store_fail(c, "store a baseline"); /* a full disk is 507, not 500 */
+    else if (changes == 0)
         rc = STORE_CONFLICT;
+    else
+        store_wrote(c);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
@@ -360,7 +364,7 @@ int store_baseline_get(struct store *s, const char *name, cJSON **out)
 
 done:
     if (rc == STORE_ERROR)
-        log_error("store: baselines: %s", sqlite3_errmsg(c->db));
+        rc = store_fail(c, "read baselines"); /* damage is database_corrupt */
     cJSON_Delete(list);
     store_conn_release(c, st);
     pthread_mutex_unlock(&c->lock);
@@ -374,8 +378,12 @@ int store_baseline_delete(struct store *s, const char *name)
 
     pthread_mutex_lock(&c->lock);
     rc = store_exec(c, "DELETE FROM baselines WHERE name = ?1", name, NULL, NULL, NULL, &changes);
-    pthread_mutex_unlock(&c->lock);
-    if (rc == STORE_OK && changes == 0)
+    if (rc != STORE_OK)
+        rc = store_fail(c, "delete a baseline");
+    else if (changes == 0)
         rc = STORE_NOT_FOUND;
+    else
+        store_wrote(c);
+    pthread_mutex_unlock(&c->lock);
     return rc;
 }

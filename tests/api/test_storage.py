@@ -119,6 +119,10 @@ class DiskFullTest(ErrorAssertions, unittest.TestCase):
         r = d.post("/runs/import", line.replace(old, new))
         self.assertError(r, 507, "storage_full")
         self.assertTrue(r.header("Retry-After"), r.headers)
+        # So does pinning a baseline (it reads the runs, then writes).
+        r = d.post("/baselines", {"name": "before-full", "runs": [old]})
+        self.assertError(r, 507, "storage_full")
+        self.assertTrue(r.header("Retry-After"), r.headers)
         self.assertEqual([run["id"] for run in d.get("/runs").json()["runs"]], [old])
 
         self.fs.free()
@@ -226,6 +230,8 @@ class DamagedDatabaseTest(ErrorAssertions, unittest.TestCase):
                                                 "params": {"strides": strides}})
             assert r.status == 200, r
         cls.ids = [row[0] for row in cls.made.sql("SELECT id FROM runs ORDER BY id")]
+        cls.cards = [row[0] for row in cls.made.sql(
+            "SELECT DISTINCT device_uuid FROM runs ORDER BY device_uuid")]
         assert cls.made.stop() == 0
         cls.tmp = tempfile.mkdtemp(prefix="gpubench-damaged-")
         cls.intact = os.path.join(cls.tmp, "intact.db")
@@ -260,6 +266,17 @@ class DamagedDatabaseTest(ErrorAssertions, unittest.TestCase):
         answers = [d.get("/runs/" + run_id) for run_id in self.ids]
         answers += [d.get("/runs?limit=500"), d.get("/runs?limit=500&status=done"),
                     d.get("/compare?benchmark=smem_stride")]
+        # The verdicts and the baselines read the runs their own way
+        # (api_verdicts.c): each card's group, and a baseline of each card.
+        cards = "card:%s&candidate=card:%s" % (self.cards[0], self.cards[-1])
+        answers.append(d.get("/compare?baseline=" + cards))
+        for i, card in enumerate(self.cards):
+            r = d.post("/baselines", {"name": "card%d" % i, "card": card,
+                                      "benchmark": "smem_stride"})
+            if r.status == 201:
+                answers.append(d.get("/baselines/card%d" % i))
+            else:
+                answers.append(r)
         for r in answers:
             if r.status == 200:
                 body = r.json()
@@ -267,6 +284,10 @@ class DamagedDatabaseTest(ErrorAssertions, unittest.TestCase):
                     self.assertEqual(body["status"], "done", body)
                     self.assertTrue(body["results"] and body["results"]["rows"], body["id"])
                     self.assertTrue(body["meta"], body["id"])
+                elif "verdict_rows" in body or "rows" in body and "baseline" in body:
+                    self.assertTrue(body["rows"], body)
+                elif "spec" in body:  # a baseline: every run of its card
+                    self.assertEqual(len(body["runs"]), len(self.ids) // len(self.cards))
                 elif "runs" in body:
                     self.assertEqual(len(body["runs"]), len(self.ids))
                     for run in body["runs"]:
