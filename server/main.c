@@ -24,6 +24,7 @@
 #include "peers.h"
 #include "ratelimit.h"
 #include "run_cache.h"
+#include "runs.h"
 #include "store.h"
 #include "timeutil.h"
 #include "version.h"
@@ -73,7 +74,15 @@ static int check_db(const char *path)
 int main(int argc, char **argv)
 {
     struct options opt;
+    struct http_options http_opt;
     struct app app;
+    struct runs runs;
+    struct gpu_pool_config pool = {0};
+    struct alerts_config alerts = {0};
+    struct peers_config peers = {0};
+    struct waiters *waiters = NULL;
+    struct run_cache *run_cache = NULL;
+    const char *worker_owner = NULL;
     struct MHD_Daemon *http = NULL;
     struct db_lock *db_lock = NULL;
     int listen_fd = -1;
@@ -109,7 +118,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);  /* a dead worker's pipe is an error return */
 
     memset(&app, 0, sizeof(app));
-    app.opt = &opt;
+    memset(&runs, 0, sizeof(runs));
+    options_http(&opt, &http_opt);
+    app.opt = &http_opt;
     app.started_mono_ms = time_mono_ms();
     time_now_rfc3339(app.started_at, sizeof(app.started_at));
     if (gethostname(app.host, sizeof(app.host) - 1) != 0)
@@ -137,7 +148,7 @@ int main(int argc, char **argv)
         goto done;
     }
     app.db_path = db_lock_db_path(db_lock);
-    app.worker_owner = db_lock_owner_tag(db_lock);
+    worker_owner = db_lock_owner_tag(db_lock);
     listen_fd = http_listen(opt.listen, err, sizeof(err));
     if (listen_fd < 0) {
         log_error("%s", err);
@@ -146,9 +157,9 @@ int main(int argc, char **argv)
     /* The address as bound, so that --listen 127.0.0.1:0 logs its port. */
     if (http_bound_address(listen_fd, bound, sizeof(bound)) != 0)
         snprintf(bound, sizeof(bound), "%s", opt.listen);
-    worker_strays_end(app.worker_owner);
+    worker_strays_end(worker_owner);
     app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
-    app.run_cache = run_cache_new(RUN_CACHE_BYTES);
+    run_cache = run_cache_new(RUN_CACHE_BYTES);
     if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {
         log_error("%s", err);
         goto done;
@@ -159,21 +170,45 @@ int main(int argc, char **argv)
     if (recovered)
         log_warn("%d run(s) were running when the daemon last stopped; marked "
                  "failed (interrupted)", recovered);
-    app.waiters = waiters_new();
-    if (app.waiters == NULL) {
+    waiters = waiters_new(http_park, http_resume);
+    if (waiters == NULL) {
         log_error("cannot start the wait timer");
         goto done;
     }
-    app.alerts = alerts_start(opt.alert_webhook, app.store);
+    alerts.webhook = opt.alert_webhook;
+    alerts.store = app.store;
+    alerts.confirm_runs = opt.confirm_runs;
+    alerts.max_queue = opt.max_queue;
+    app.alerts = alerts_start(&alerts);
     if (app.alerts == NULL)
         goto done;
-    alerts_recover(&app); /* before the runners claim what it queues */
-    app.gpus = gpu_pool_start(&app);
+    alerts_recover(app.alerts); /* before the runners claim what it queues */
+    runs.store = app.store;
+    runs.waiters = waiters;
+    runs.cache = run_cache;
+    runs.alerts = app.alerts;
+    runs.host = app.host;
+    runs.max_queue = opt.max_queue;
+    runs.history_runs = opt.history_runs;
+    pool.worker = opt.worker;
+    pool.worker_owner = worker_owner;
+    pool.host = app.host;
+    pool.shutdown_grace_s = opt.shutdown_grace_s;
+    pool.store = app.store;
+    runs_pool_hooks(&runs, &pool.hooks);
+    app.gpus = gpu_pool_start(&pool);
     if (app.gpus == NULL) {
         log_error("out of memory starting the GPU runners");
         goto done;
     }
-    app.peers = peers_start(&app);
+    runs.gpus = app.gpus; /* before the first request: then only read */
+    app.runs = &runs;
+    peers.store = app.store;
+    peers.urls = opt.peers;
+    peers.count = opt.peer_count;
+    peers.interval_s = opt.peer_interval_s;
+    peers.token_file = opt.peer_token_file;
+    app.peers = peers_start(&peers);
     http = http_start(&app, listen_fd, err, sizeof(err));
     listen_fd = -1;  /* libmicrohttpd's now, even on failure (http.h) */
     if (http == NULL) {
@@ -191,16 +226,16 @@ int main(int argc, char **argv)
 done:
     /* Waiting requests are answered first: libmicrohttpd cannot stop with
      * connections still suspended. */
-    if (app.waiters)
-        waiters_release_all(app.waiters);
+    if (waiters)
+        waiters_release_all(waiters);
     http_stop(http);
     peers_stop(app.peers);
     gpu_pool_stop(app.gpus);
     alerts_stop(app.alerts); /* after the runners: they announce alerts */
-    waiters_free(app.waiters);
+    waiters_free(waiters);
     store_close(app.store);
     ratelimit_free(app.post_limit);
-    run_cache_free(app.run_cache);
+    run_cache_free(run_cache);
     auth_free(app.auth);
     if (listen_fd >= 0)
         close(listen_fd);

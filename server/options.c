@@ -10,6 +10,7 @@
  * describes them in words.
  */
 #include "options.h"
+#include "app.h"
 #include "http.h"
 #include "version.h"
 
@@ -350,4 +351,18 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
         return OPTIONS_EXIT_USAGE;
     }
     return OPTIONS_RUN;
+}
+
+void options_http(const struct options *opt, struct http_options *http)
+{
+    memset(http, 0, sizeof(*http));
+    http->listen = opt->listen;
+    http->web = opt->web;
+    http->chartjs = opt->chartjs;
+    http->run_timeout_s = opt->run_timeout_s;
+    http->test_benchmarks = opt->test_benchmarks;
+    http->auth_reads = opt->auth_reads;
+    http->http_threads = opt->http_threads;
+    http->max_connections = opt->max_connections;
+    http->max_connections_per_ip = opt->max_connections_per_ip;
 }

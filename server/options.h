@@ -45,9 +45,15 @@ struct options {
 
 enum options_result { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_EXIT_USAGE };
 
+struct http_options;
+
 /* Fills opt from argv with defaults for what is not given.  Prints help,
  * the version, or what was wrong (to out / err) and says whether to run. */
 enum options_result options_parse(struct options *opt, int argc, char **argv,
                                   FILE *out, FILE *err);
+
+/* The settings the HTTP layer serves by (http/app.h), from opt: strings
+ * point into opt, which must outlive http. */
+void options_http(const struct options *opt, struct http_options *http);
 
 #endif

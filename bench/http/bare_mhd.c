@@ -8,6 +8,7 @@
  *   gpubench-bare-mhd PORT BODY-FILE [gpubenchd options, e.g. --http-threads 4]
  */
 #include "http.h"
+#include "app.h"
 #include "options.h"
 
 #include <microhttpd.h>
@@ -77,6 +78,7 @@ int main(int argc, char **argv)
 {
     struct MHD_OptionItem items[HTTP_MHD_OPTIONS_MAX];
     struct options opt;
+    struct http_options http;
     struct MHD_Daemon *d;
     sigset_t set;
     int sig;
@@ -90,8 +92,10 @@ int main(int argc, char **argv)
         return 1;
     }
     argv[2] = argv[0];  /* options_parse reads argv[1..]: hand it the rest */
-    if (options_parse(&opt, argc - 2, argv + 2, stdout, stderr) != OPTIONS_RUN ||
-        http_mhd_options(&opt, items, HTTP_MHD_OPTIONS_MAX) < 0)
+    if (options_parse(&opt, argc - 2, argv + 2, stdout, stderr) != OPTIONS_RUN)
+        return 2;
+    options_http(&opt, &http);
+    if (http_mhd_options(&http, items, HTTP_MHD_OPTIONS_MAX) < 0)
         return 2;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);

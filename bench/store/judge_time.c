@@ -13,7 +13,6 @@
  * Read only: nothing is written.  The newest runs are the ones a daemon
  * judges (their card's history and their fleet are full).
  */
-#include "app.h"
 #include "run_verdicts.h"
 #include "store.h"
 #include "timeutil.h"
@@ -72,8 +71,8 @@ static int newest_ids(const char *path, int count, char *ids)
 
 int main(int argc, char **argv)
 {
-    struct options opt;
-    struct app app;
+    struct store *store = NULL;
+    int history_runs;
     char err[512], *ids;
     double *ms;
     long history_total = 0, fleet_total = 0;
@@ -83,15 +82,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gpubench-judge-time DB-PATH [COUNT [HISTORY]]\n");
         return 2;
     }
-    memset(&opt, 0, sizeof(opt));
-    memset(&app, 0, sizeof(app));
-    opt.history_runs = argc > 3 ? atoi(argv[3]) : 10;
-    app.opt = &opt;
+    history_runs = argc > 3 ? atoi(argv[3]) : 10;
     ids = calloc((size_t)count, ID_LEN);
     ms = calloc((size_t)count, sizeof(double));
     if (ids == NULL || ms == NULL || (n = newest_ids(argv[1], count, ids)) <= 0)
         goto done;
-    if (store_open(argv[1], &app.store, err, sizeof(err)) != STORE_OK) {
+    if (store_open(argv[1], &store, err, sizeof(err)) != STORE_OK) {
         fprintf(stderr, "gpubench-judge-time: %s\n", err);
         goto done;
     }
@@ -100,14 +96,14 @@ int main(int argc, char **argv)
         cJSON *run = NULL, *judged = NULL, *v;
         char *results = NULL, *meta = NULL;
         double t0;
-        if (store_get_run(app.store, id, &run) != STORE_OK ||
+        if (store_get_run(store, id, &run) != STORE_OK ||
             (results = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "results"))) == NULL ||
             (meta = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "meta"))) == NULL) {
             fprintf(stderr, "gpubench-judge-time: run %s unreadable\n", id);
             goto next;
         }
         t0 = now_ms(); /* what end_run pays: the judging, from the results' text */
-        v = run_verdicts_judge(&app, id, results, meta, &judged);
+        v = run_verdicts_judge(store, history_runs, id, results, meta, &judged);
         ms[done] = now_ms() - t0;
         if (v == NULL) {
             fprintf(stderr, "gpubench-judge-time: run %s not judged\n", id);
@@ -135,8 +131,8 @@ int main(int argc, char **argv)
     rc = 0;
 
 done:
-    if (app.store)
-        store_close(app.store);
+    if (store)
+        store_close(store);
     free(ids);
     free(ms);
     return rc;

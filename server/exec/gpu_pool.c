@@ -8,14 +8,11 @@
  * runner without a lock.
  */
 #include "gpu_pool.h"
-#include "alerts.h"
-#include "run_verdicts.h"
 #include "gpu_hold.h"
 #include "log.h"
 #include "store.h"
 #include "timeutil.h"
 #include "version.h"
-#include "waiters.h"
 #include "worker_msg.h"
 #include "worker_proc.h"
 
@@ -74,7 +71,7 @@ struct gpu {
 };
 
 struct gpu_pool {
-    struct app *app;
+    struct gpu_pool_config cfg; /* set at start, then only read */
     struct gpu *gpus;
     int count;
     char reason[512];
@@ -127,7 +124,7 @@ static int start_worker(struct gpu *g, struct worker_proc *w)
 
     snprintf(dev, sizeof(dev), "%d", g->index);
     gpu_set_state(g, WS_STARTING, 0, NULL);
-    if (worker_spawn(w, g->pool->app->opt->worker, args, g->pool->app->worker_owner,
+    if (worker_spawn(w, g->pool->cfg.worker, args, g->pool->cfg.worker_owner,
                      err, sizeof(err)) != 0) {
         gpu_note_failure(g, err);
         goto done;
@@ -180,7 +177,7 @@ static char *meta_with_host(struct gpu *g, const cJSON *meta)
     if (m == NULL)
         return NULL;
     cJSON_DeleteItemFromObject(m, "host");
-    cJSON_AddStringToObject(m, "host", g->pool->app->host);
+    cJSON_AddStringToObject(m, "host", g->pool->cfg.host);
     server = cJSON_AddObjectToObject(m, "server");
     cJSON_AddStringToObject(server, "gpubench_version", GPUBENCH_VERSION);
     cJSON_AddStringToObject(server, "git_commit", GPUBENCH_GIT_COMMIT);
@@ -208,30 +205,23 @@ static void end_run(struct gpu *g, const char *id, const char *status,
                     const char *results, const char *meta,
                     const char *code, const char *message)
 {
-    struct app *app = g->pool->app;
-    struct store *store = app->store;
+    const struct gpu_pool_hooks *h = &g->pool->cfg.hooks;
+    struct store *store = g->pool->cfg.store;
     int64_t wait = END_RETRY_MS;
     int rc = STORE_ERROR;
-    cJSON *run = NULL, *verdicts = NULL;
     char *verdicts_text = NULL;
+    void *judged = NULL;
 
     /* Judged before its end is stored, so that the end and its verdicts
      * are one write: no reader sees a done run without them. */
-    if (results && meta && strcmp(status, "done") == 0 &&
-        (verdicts = run_verdicts_judge(app, id, results, meta, &run)) != NULL)
-        verdicts_text = cJSON_PrintUnformatted(verdicts);
+    if (results && meta && strcmp(status, "done") == 0 && h->run_judge)
+        verdicts_text = h->run_judge(h->ctx, id, results, meta, &judged);
     for (int i = 0; i < END_TRIES; i++, wait *= 2) {
         if (i > 0)
             sleep_ms(wait);
         rc = store_finish_run(store, id, status, results, meta, code, message, verdicts_text);
-        if (rc == STORE_OK) {
-            if (verdicts_text)
-                alerts_on_run(app, run, verdicts);
-            else /* failed, or its verdicts could not be made */
-                alerts_on_unjudged(app, id,
-                                   strcmp(status, "done") == 0 ? "was not judged" : status);
+        if (rc == STORE_OK)
             break;
-        }
         if (i == 0 && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
             log_warn("gpu %d: run %s ended (%s) but the store refused it (%s); "
                      "trying again", g->index, id, status, store_rc_words(rc));
@@ -244,8 +234,8 @@ static void end_run(struct gpu *g, const char *id, const char *status,
         }
     }
     free(verdicts_text);
-    cJSON_Delete(verdicts);
-    cJSON_Delete(run);
+    if (h->run_stored)
+        h->run_stored(h->ctx, id, status, rc == STORE_OK, judged);
     if (rc == STORE_OK || rc == STORE_CONFLICT || rc == STORE_NOT_FOUND)
         return;
     snprintf(g->pending_id, sizeof(g->pending_id), "%s", id);
@@ -261,19 +251,22 @@ static void end_run(struct gpu *g, const char *id, const char *status,
  * may claim the next run), -1 when the store still refuses it. */
 static int flush_pending(struct gpu *g)
 {
+    const struct gpu_pool_hooks *h = &g->pool->cfg.hooks;
     int rc;
 
     if (g->pending_id[0] == '\0')
         return 0;
-    rc = store_finish_run(g->pool->app->store, g->pending_id, "failed", NULL, NULL,
+    rc = store_finish_run(g->pool->cfg.store, g->pending_id, "failed", NULL, NULL,
                           "store_error", g->pending_message, NULL);
     if (rc != STORE_OK && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
         return -1;
     if (rc == STORE_OK) {
         log_warn("gpu %d: run %s failed: %s", g->index, g->pending_id, g->pending_message);
-        alerts_on_unjudged(g->pool->app, g->pending_id, "failed");
+        if (h->run_stored)
+            h->run_stored(h->ctx, g->pending_id, "failed", 1, NULL);
     }
-    waiters_notify(g->pool->app->waiters, g->pending_id);
+    if (h->run_ended)
+        h->run_ended(h->ctx, g->pending_id);
     g->pending_id[0] = '\0';
     return 0;
 }
@@ -286,7 +279,7 @@ enum line_outcome { LINE_CONTINUE, LINE_FINISHED, LINE_FATAL };
 static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
                                      const char *line)
 {
-    struct store *store = g->pool->app->store;
+    struct store *store = g->pool->cfg.store;
     struct worker_msg m;
     enum line_outcome out = LINE_CONTINUE;
     char *results_text = NULL, *meta_text = NULL;
@@ -355,7 +348,7 @@ static char *job_line(const struct run_job *job)
  * next run, -1 when it must be replaced. */
 static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *job)
 {
-    struct store *store = g->pool->app->store;
+    struct store *store = g->pool->cfg.store;
     int64_t deadline = time_mono_ms() + (int64_t)job->timeout_s * 1000;
     char *text = job_line(job);
     char how[96], msg[320];
@@ -436,7 +429,8 @@ done:
     if (rc == 0)
         log_info("gpu %d: run %s ended", g->index, job->id);
     gpu_set_state(g, rc == 0 ? WS_READY : WS_RESTARTING, w->pid, NULL);
-    waiters_notify(g->pool->app->waiters, job->id);
+    if (g->pool->cfg.hooks.run_ended)
+        g->pool->cfg.hooks.run_ended(g->pool->cfg.hooks.ctx, job->id);
     return rc;
 }
 
@@ -487,7 +481,7 @@ static void *runner_main(void *arg)
             gpu_sleep_until(g, time_mono_ms() + PENDING_RETRY_MS);
             continue;
         }
-        rc = gpu_hold_claim(p->hold, (int)(g - p->gpus), g->index, p->app->store, &job,
+        rc = gpu_hold_claim(p->hold, (int)(g - p->gpus), g->index, p->cfg.store, &job,
                             &waiting);
         if (rc == STORE_NOT_FOUND) {
             gpu_sleep_until(g, time_mono_ms() + (waiting ? 250 : 1000));
@@ -523,7 +517,7 @@ static void *runner_main(void *arg)
 static int discover(struct gpu_pool *p)
 {
     char err[512];
-    cJSON *list = worker_list(p->app->opt->worker, p->app->worker_owner, LIST_TIMEOUT_MS,
+    cJSON *list = worker_list(p->cfg.worker, p->cfg.worker_owner, LIST_TIMEOUT_MS,
                               err, sizeof(err));
     const cJSON *devices, *dev;
     int n, i = 0;
@@ -572,13 +566,13 @@ static int discover(struct gpu_pool *p)
     return 0;
 }
 
-struct gpu_pool *gpu_pool_start(struct app *app)
+struct gpu_pool *gpu_pool_start(const struct gpu_pool_config *cfg)
 {
     struct gpu_pool *p = calloc(1, sizeof(*p));
 
     if (p == NULL)
         return NULL;
-    p->app = app;
+    p->cfg = *cfg;
     if (discover(p) != 0) {
         free(p);
         return NULL;
@@ -607,7 +601,7 @@ void gpu_pool_stop(struct gpu_pool *p)
     if (p == NULL)
         return;
     atomic_store(&p->stop_deadline_ms,
-                 time_mono_ms() + (int64_t)p->app->opt->shutdown_grace_s * 1000);
+                 time_mono_ms() + (int64_t)p->cfg.shutdown_grace_s * 1000);
     atomic_store(&p->stopping, 1);
     for (int i = 0; i < p->count; i++)
         gpu_pool_wake(p, p->gpus[i].index);
@@ -773,7 +767,7 @@ cJSON *gpu_pool_describe(struct gpu_pool *p)
         cJSON *d, *worker;
         long depth = 0;
 
-        store_queue_depth(p->app->store, g->index, &depth);
+        store_queue_depth(p->cfg.store, g->index, &depth);
         pthread_mutex_lock(&g->lock);
         d = g->info ? cJSON_Duplicate(g->info, 1) : cJSON_CreateObject();
         cJSON_DeleteItemFromObject(d, "index");
@@ -804,6 +798,6 @@ cJSON *gpu_pool_describe(struct gpu_pool *p)
         cJSON_AddStringToObject(root, "reason", p->reason);
     else
         cJSON_AddNullToObject(root, "reason");
-    cJSON_AddStringToObject(root, "host", p->app->host);
+    cJSON_AddStringToObject(root, "host", p->cfg.host);
     return root;
 }

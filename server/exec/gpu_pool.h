@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
-#include "app.h"
+struct store;
 
 #define GPU_UNHEALTHY_AFTER 5
 
@@ -35,12 +35,45 @@ struct gpu_ref {
     double memory_bytes;  /* 0 when the worker did not say */
 };
 
-/* Discovers the GPUs and starts a runner for each.  Never fails for want
- * of GPUs (the pool is then empty and says why); NULL only when out of
- * memory. */
-struct gpu_pool *gpu_pool_start(struct app *app);
+/* What the pool asks of the layer above it (runs/) when a run ends, so
+ * that the pool keeps only its loop: it neither judges runs nor knows who
+ * waits for them.  Each is called on the GPU's runner thread; ctx is the
+ * hooks' own.
+ *   run_judge   a done run (its results and meta as the worker gave them,
+ *               the host added), before its end is stored: the verdicts to
+ *               store with it (a malloc'ed JSON text, or NULL for none),
+ *               and in *judged whatever run_stored will need (or NULL)
+ *   run_stored  after the end was written (stored 1) or could not be (0:
+ *               refused, or the run had ended already); status is the
+ *               end's; judged is run_judge's, which this frees
+ *   run_ended   the runner is done with the run (its end stored or given
+ *               up on): wake whoever waits for it
+ * A NULL hook is skipped. */
+struct gpu_pool_hooks {
+    void *ctx;
+    char *(*run_judge)(void *ctx, const char *id, const char *results, const char *meta,
+                       void **judged);
+    void (*run_stored)(void *ctx, const char *id, const char *status, int stored,
+                       void *judged);
+    void (*run_ended)(void *ctx, const char *id);
+};
 
-/* Stops taking runs, lets a running one finish within the app's shutdown
+/* What the pool is started with; strings and the store must outlive it. */
+struct gpu_pool_config {
+    const char *worker;       /* the worker binary */
+    const char *worker_owner; /* the tag its processes carry (worker_proc.h) */
+    const char *host;         /* this node's name, added to each run's meta */
+    int shutdown_grace_s;     /* how long a running run may finish at stop */
+    struct store *store;
+    struct gpu_pool_hooks hooks;
+};
+
+/* Discovers the GPUs and starts a runner for each (cfg is copied).  Never
+ * fails for want of GPUs (the pool is then empty and says why); NULL only
+ * when out of memory. */
+struct gpu_pool *gpu_pool_start(const struct gpu_pool_config *cfg);
+
+/* Stops taking runs, lets a running one finish within the shutdown
  * grace (else puts it back in the queue), stops the workers, frees all. */
 void gpu_pool_stop(struct gpu_pool *p);
 

@@ -108,7 +108,7 @@ static int reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
     cJSON *runs = NULL;
     int all_final = 0;
 
-    if (runs_read(ws->app, &ws->set, &runs, &all_final, &err) != RUNS_OK) {
+    if (runs_read(ws->app->runs, &ws->set, &runs, &all_final, &err) != RUNS_OK) {
         reply_runs_error(rep, &err);
         return 0;
     }
@@ -122,7 +122,7 @@ static void answer_or_wait(struct http_request *req, struct http_reply *rep,
                            struct wait_state *ws)
 {
     for (;;) {
-        int i = runs_first_unfinished(ws->app, &ws->set), rc;
+        int i = runs_first_unfinished(ws->app->runs, &ws->set), rc;
 
         if (i == ws->set.n) {
             reply_runs(rep, ws, ws->ended_status);
@@ -132,7 +132,7 @@ static void answer_or_wait(struct http_request *req, struct http_reply *rep,
             reply_runs(rep, ws, ws->pending_status);
             return;
         }
-        rc = runs_wait(ws->app, ws->set.ids[i], req->conn, ws->deadline_ms);
+        rc = runs_wait(ws->app->runs, ws->set.ids[i], req->conn, ws->deadline_ms);
         if (rc == 1) {
             rep->suspended = 1;
             return;
@@ -196,7 +196,7 @@ void runs_post(struct http_request *req, struct http_reply *rep)
     }
     /* Without a wait the answer is the runs as accepted (read before the
      * runners are woken); with one, as they stand when it ends. */
-    if (runs_accept(app, &rr, &ws.set, wait_s > 0 ? NULL : &accepted, &err) != RUNS_OK) {
+    if (runs_accept(app->runs, &rr, &ws.set, wait_s > 0 ? NULL : &accepted, &err) != RUNS_OK) {
         reply_runs_error(rep, &err);
         goto done;
     }
@@ -250,7 +250,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
                     "URL of the previous page");
         return;
     }
-    if (runs_page(req->app, &f, &runs, next, &err) != RUNS_OK) {
+    if (runs_page(req->app->runs, &f, &runs, next, &err) != RUNS_OK) {
         reply_runs_error(rep, &err);
         return;
     }
@@ -312,7 +312,7 @@ void runs_get(struct http_request *req, struct http_reply *rep)
         rep->location[0] = '\0';
         return;
     }
-    if (runs_get_text(req->app, ws.set.ids[0], &text, &len, &err) != RUNS_OK)
+    if (runs_get_text(req->app->runs, ws.set.ids[0], &text, &len, &err) != RUNS_OK)
         reply_runs_error(rep, &err);
     else
         reply_body(rep, 200, "application/json", text, len);
@@ -331,7 +331,7 @@ void runs_delete(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 404, "not_found", "", "no run %.60s", req->arg);
         return;
     }
-    if (runs_cancel(req->app, req->arg, status, &err) != RUNS_OK) {
+    if (runs_cancel(req->app->runs, req->arg, status, &err) != RUNS_OK) {
         reply_runs_error(rep, &err);
         return;
     }

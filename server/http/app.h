@@ -1,35 +1,47 @@
 /*
- * app.h - the daemon's shared state, handed to every HTTP handler: the
- * options it was started with, the store, the GPUs and the waiters.  Built
- * once in main() and torn down there; handlers only borrow it.
+ * app.h - the daemon's shared state as the HTTP layer sees it, handed to
+ * every handler: the settings it serves by, the store, the GPUs, the runs
+ * layer and the rest.  Built once in main() and torn down there; handlers
+ * only borrow it.  Nothing below http/ sees this struct: each layer under
+ * it is handed only what it works with (runs.h, gpu_pool.h, alerts.h,
+ * peers.h).
  */
-#ifndef GPUBENCH_APP_H
-#define GPUBENCH_APP_H
+#ifndef GPUBENCH_HTTP_APP_H
+#define GPUBENCH_HTTP_APP_H
 
 #include <stdint.h>
 
-#include "options.h"
-
 struct store;
 struct gpu_pool;
-struct waiters;
+struct runs;
 struct auth;
 struct ratelimit;
 struct peers;
-struct run_cache;
 struct alerts;
 
+/* The command-line settings the HTTP layer reads (main copies them from
+ * its options, options.h, which this layer does not see). */
+struct http_options {
+    const char *listen;         /* --listen, as given */
+    const char *web;            /* --web: the page's folder */
+    const char *chartjs;        /* --chartjs: Chart.js's file */
+    int run_timeout_s;          /* a run's default timeout */
+    int test_benchmarks;        /* the test double's benchmarks are listed */
+    int auth_reads;             /* --auth-reads: reads need a token too */
+    int http_threads;           /* libmicrohttpd's thread pool */
+    int max_connections;        /* in all */
+    int max_connections_per_ip; /* from one address */
+};
+
 struct app {
-    const struct options *opt;
-    const char *db_path;      /* --db, absolute; owned by the db lock */
-    const char *worker_owner; /* what its workers carry (worker_proc.h) */
+    const struct http_options *opt;
+    const char *db_path; /* --db, absolute; owned by the db lock */
     struct store *store;
     struct gpu_pool *gpus;
-    struct waiters *waiters;
+    struct runs *runs;            /* the runs layer (runs.h) */
     struct auth *auth;            /* NULL: no tokens, everything open */
     struct ratelimit *post_limit; /* NULL: no rate limit */
     struct peers *peers;          /* NULL: no --peer */
-    struct run_cache *run_cache;  /* finished runs' JSON; NULL: none */
     struct alerts *alerts;        /* the alert webhook (alerts.h) */
     char host[256];
     int64_t started_mono_ms;

@@ -546,7 +546,7 @@ unsigned int http_mhd_flags(void)
            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 }
 
-int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, int cap)
+int http_mhd_options(const struct http_options *opt, struct MHD_OptionItem *items, int cap)
 {
     /* libmicrohttpd divides its connection limit among the pool's threads,
      * and connections do not spread evenly: a busy thread would refuse a
@@ -566,6 +566,16 @@ int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, in
         return -1;
     memcpy(items, all, sizeof(all));
     return n;
+}
+
+void http_park(void *conn)
+{
+    MHD_suspend_connection(conn);
+}
+
+void http_resume(void *conn)
+{
+    MHD_resume_connection(conn);
 }
 
 /* Connections open now, daemon-wide. */

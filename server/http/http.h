@@ -115,7 +115,13 @@ cJSON *body_json(struct http_request *req, struct http_reply *rep);
 #define HTTP_MHD_OPTIONS_MAX 16
 struct MHD_OptionItem;
 unsigned int http_mhd_flags(void);
-int http_mhd_options(const struct options *opt, struct MHD_OptionItem *items, int cap);
+int http_mhd_options(const struct http_options *opt, struct MHD_OptionItem *items, int cap);
+
+/* The waiters' park and resume callbacks (waiters_new): a waiting
+ * request's token is its connection (req->conn), suspended while its run
+ * has not ended and resumed when it has. */
+void http_park(void *conn);
+void http_resume(void *conn);
 
 /* NULL when addr is an address --listen takes, else what is wrong with it
  * (a static string). */

@@ -8,7 +8,6 @@
  */
 #include "alerts.h"
 
-#include "app.h"
 #include "log.h"
 #include "store.h"
 #include "uuid7.h"
@@ -31,7 +30,9 @@ struct post {
 
 struct alerts {
     const char *url;     /* NULL: no webhook */
-    struct store *store; /* where each post's outcome is recorded */
+    struct store *store; /* alerts, their runs, each post's outcome */
+    int confirm_runs;    /* --confirm-runs */
+    int max_queue;       /* --max-queue: confirming runs respect it too */
     pthread_t thread;
     int thread_started;
     pthread_mutex_t lock;
@@ -136,16 +137,19 @@ static void *webhook_main(void *arg)
     return NULL;
 }
 
-struct alerts *alerts_start(const char *url, struct store *store)
+struct alerts *alerts_start(const struct alerts_config *cfg)
 {
     struct alerts *a = calloc(1, sizeof(*a));
+    const char *url = cfg->webhook;
 
     if (a == NULL) {
         log_error("out of memory starting the alerts");
         return NULL;
     }
     a->url = url;
-    a->store = store;
+    a->store = cfg->store;
+    a->confirm_runs = cfg->confirm_runs;
+    a->max_queue = cfg->max_queue;
     pthread_mutex_init(&a->lock, NULL);
     pthread_cond_init(&a->cond, NULL);
     if (url) {
@@ -291,7 +295,7 @@ static int collect(const cJSON *verdicts, struct finding *f, int cap)
 }
 
 /* Queues n confirming runs of run, each naming it. */
-static void queue_confirmations(struct app *app, const cJSON *run, int n)
+static void queue_confirmations(struct alerts *a, const cJSON *run, int n)
 {
     const cJSON *device = cJSON_GetObjectItem(run, "device");
     const cJSON *index = cJSON_GetObjectItem(device, "index");
@@ -319,27 +323,27 @@ static void queue_confirmations(struct app *app, const cJSON *run, int n)
         r[i].timeout_s = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "timeout_s"));
         r[i].confirms = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
     }
-    rc = store_insert_runs(app->store, r, n, app->opt->max_queue);
+    rc = store_insert_runs(a->store, r, n, a->max_queue);
     if (rc != STORE_OK) {
         const char *why = rc == STORE_FULL ? "the queue is full" : store_rc_words(rc);
         char reason[160];
         int changed = 0;
         log_warn("run %s: its confirming run(s) could not be queued (%s)", r[0].confirms, why);
         snprintf(reason, sizeof(reason), "no confirming run could be queued (%s)", why);
-        if (store_alerts_unconfirmed(app->store, r[0].confirms, 1, reason, &changed) != STORE_OK)
+        if (store_alerts_unconfirmed(a->store, r[0].confirms, 1, reason, &changed) != STORE_OK)
             log_warn("run %s: its alerts stay detected", r[0].confirms);
     } else
         log_info("run %s: %d confirming run(s) queued, first %s", r[0].confirms, n, r[0].id);
 }
 
 /* A confirming run settles the alerts the run it confirms found. */
-static void settle(struct app *app, const char *id, const char *confirms,
+static void settle(struct alerts *a, const char *id, const char *confirms,
                    const struct finding *f, int n)
 {
     cJSON *pending = NULL;
     const cJSON *alert;
 
-    if (store_alerts_pending(app->store, confirms, &pending) != STORE_OK)
+    if (store_alerts_pending(a->store, confirms, &pending) != STORE_OK)
         return;
     cJSON_ArrayForEach(alert, pending) {
         char *row = cJSON_PrintUnformatted(cJSON_GetObjectItem(alert, "row"));
@@ -351,21 +355,21 @@ static void settle(struct app *app, const char *id, const char *confirms,
             repeated |= f[i].found && strcmp(f[i].kind, kind) == 0 &&
                         strcmp(f[i].row_key, row) == 0;
         aid = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id"));
-        if (row && store_alert_settle(app->store, aid, repeated, id, &confirmed) == STORE_OK)
-            announce(app->alerts, confirmed);
+        if (row && store_alert_settle(a->store, aid, repeated, id, &confirmed) == STORE_OK)
+            announce(a, confirmed);
         cJSON_Delete(confirmed);
         free(row);
     }
     cJSON_Delete(pending);
 }
 
-void alerts_on_unjudged(struct app *app, const char *run_id, const char *what)
+void alerts_on_unjudged(struct alerts *a, const char *run_id, const char *what)
 {
     char reason[160];
     int changed = 0;
 
     snprintf(reason, sizeof(reason), "its confirming run %s %s", run_id, what);
-    if (store_alerts_unconfirmed(app->store, run_id, 0, reason, &changed) != STORE_OK)
+    if (store_alerts_unconfirmed(a->store, run_id, 0, reason, &changed) != STORE_OK)
         log_warn("run %s ended (%s): the alerts it was to confirm are not settled", run_id, what);
     else if (changed > 0)
         log_info("run %s ended (%s): %d alert(s) it was to confirm settled", run_id, what,
@@ -374,7 +378,7 @@ void alerts_on_unjudged(struct app *app, const char *run_id, const char *what)
 
 /* Settles the alerts of a run whose confirmation was interrupted a second
  * time: each of the awaited ones counts as not repeated. */
-static void settle_interrupted(struct app *app, const char *finder, const char *last, int n)
+static void settle_interrupted(struct alerts *a, const char *finder, const char *last, int n)
 {
     char reason[200];
     int changed = 0, total = 0;
@@ -384,7 +388,7 @@ static void settle_interrupted(struct app *app, const char *finder, const char *
              "was: not queued again",
              last);
     for (int i = 0; i < n; i++) {
-        if (store_alerts_unconfirmed(app->store, last, 0, reason, &changed) != STORE_OK) {
+        if (store_alerts_unconfirmed(a->store, last, 0, reason, &changed) != STORE_OK) {
             log_warn("run %s: the alerts it found stay detected", finder);
             return;
         }
@@ -394,23 +398,23 @@ static void settle_interrupted(struct app *app, const char *finder, const char *
              total);
 }
 
-void alerts_recover(struct app *app)
+void alerts_recover(struct alerts *a)
 {
     cJSON *waiting = NULL, *unposted = NULL;
     const cJSON *w;
 
     /* Confirmed alerts a stop or a crash kept from the webhook. */
-    if (store_alerts_unposted(app->store, ALERTS_WEBHOOK_QUEUE, &unposted) != STORE_OK) {
+    if (store_alerts_unposted(a->store, ALERTS_WEBHOOK_QUEUE, &unposted) != STORE_OK) {
         log_warn("the alerts not yet posted to the webhook could not be read");
     } else if (cJSON_GetArraySize(unposted) > 0) {
         log_info("%d confirmed alert(s) not posted before the restart: %s",
                  cJSON_GetArraySize(unposted),
-                 app->opt->alert_webhook ? "posting them now" : "no webhook now, not posted");
-        post_alerts(app->alerts, unposted);
+                 a->url ? "posting them now" : "no webhook now, not posted");
+        post_alerts(a, unposted);
     }
     cJSON_Delete(unposted);
 
-    if (store_alerts_waiting(app->store, &waiting) != STORE_OK) {
+    if (store_alerts_waiting(a->store, &waiting) != STORE_OK) {
         log_warn("the alerts that wait for confirming runs could not be read: a confirmation a "
                  "restart lost leaves its alert detected");
         return;
@@ -425,12 +429,12 @@ void alerts_recover(struct app *app)
         if (finder == NULL || missing <= 0)
             continue; /* its confirmations are still queued */
         if (interrupted >= 2 && last) {
-            settle_interrupted(app, finder, last, missing);
+            settle_interrupted(a, finder, last, missing);
             continue;
         }
-        if (app->opt->confirm_runs == 0) { /* turned off since: settle, queue nothing */
+        if (a->confirm_runs == 0) { /* turned off since: settle, queue nothing */
             int changed = 0;
-            if (store_alerts_unconfirmed(app->store, finder, 1,
+            if (store_alerts_unconfirmed(a->store, finder, 1,
                                          "its confirming run was lost to a daemon restart and "
                                          "confirming runs are now off (--confirm-runs 0)",
                                          &changed) != STORE_OK)
@@ -440,10 +444,10 @@ void alerts_recover(struct app *app)
             continue;
         }
         /* interrupted once, or lost between its alert and its queueing */
-        if (store_get_run(app->store, finder, &run) == STORE_OK) {
+        if (store_get_run(a->store, finder, &run) == STORE_OK) {
             log_warn("run %s: %d confirming run(s) %s; queued again", finder, missing,
                      last ? "interrupted by a daemon restart" : "lost by a daemon restart");
-            queue_confirmations(app, run, missing);
+            queue_confirmations(a, run, missing);
         } else
             log_warn("run %s cannot be read: the alerts it found stay detected", finder);
         cJSON_Delete(run);
@@ -451,54 +455,68 @@ void alerts_recover(struct app *app)
     cJSON_Delete(waiting);
 }
 
-void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts)
+void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
 {
-    static struct finding f[MAX_FINDINGS]; /* one runner at a time: see below */
-    static pthread_mutex_t f_lock = PTHREAD_MUTEX_INITIALIZER;
     const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
     const char *confirms = cJSON_GetStringValue(cJSON_GetObjectItem(run, "confirms"));
-    int confirm_runs = app->opt->confirm_runs, opened = 0, n;
+    int confirm_runs = a->confirm_runs, opened = 0, n;
+    struct finding *f;
 
     if (id == NULL)
         return;
     if (!cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged"))) {
         if (confirms)
-            alerts_on_unjudged(app, id, "was not valid");
+            alerts_on_unjudged(a, id, "was not valid");
         return;
     }
-    /* Runners of several GPUs may end runs at once; the findings are few
-     * and short-lived, so one buffer under a lock keeps them off the
-     * stack without an allocation per run. */
-    pthread_mutex_lock(&f_lock);
+    /* This run's own findings: runners of several GPUs end runs at once,
+     * each with its own, and nothing is held across the store's writes
+     * (the writer's lock orders them there). */
+    f = calloc(MAX_FINDINGS, sizeof(*f));
+    if (f == NULL) {
+        log_error("run %s: out of memory: its verdicts raise no alert", id);
+        return;
+    }
     n = collect(verdicts, f, MAX_FINDINGS);
     for (int i = 0; i < n; i++) {
         int cleared = 0;
         if (f[i].as_before)
-            store_alerts_clear(app->store, id, f[i].kind, f[i].row_key, &cleared);
+            store_alerts_clear(a->store, id, f[i].kind, f[i].row_key, &cleared);
         if (cleared)
             log_info("run %s: %d %s alert(s) of row %s cleared", id, cleared, f[i].kind,
                      f[i].row_key);
     }
     if (confirms) {
-        settle(app, id, confirms, f, n); /* and never a confirmation of its own */
+        settle(a, id, confirms, f, n); /* and never a confirmation of its own */
     } else {
         for (int i = 0; i < n; i++) {
-            struct alert_new a = {f[i].kind, id, f[i].row_key,
-                                  strcmp(f[i].kind, "fleet") == 0 ? "outlier" : "slower",
-                                  f[i].shift, f[i].z, confirm_runs, confirm_runs == 0};
+            struct alert_new found = {f[i].kind, id, f[i].row_key,
+                                      strcmp(f[i].kind, "fleet") == 0 ? "outlier" : "slower",
+                                      f[i].shift, f[i].z, confirm_runs, confirm_runs == 0};
             long long aid = 0;
-            cJSON *list = NULL;
-            if (!f[i].found || store_alert_detect(app->store, &a, &aid) != STORE_OK)
+            cJSON *alert = NULL, *list;
+            if (!f[i].found || store_alert_detect(a->store, &found, &aid) != STORE_OK)
                 continue;
             opened++;
-            if (a.confirmed && store_alerts_list(app->store, 1, 1, &list) == STORE_OK)
-                announce(app->alerts, list);
+            if (!found.confirmed)
+                continue;
+            /* confirmed at once (--confirm-runs 0): this alert, by its id */
+            if (store_alert_get(a->store, aid, &alert) != STORE_OK) {
+                log_warn("run %s: alert %lld is confirmed but could not be read: the webhook "
+                         "is told at the next start",
+                         id, aid);
+                continue;
+            }
+            if ((list = cJSON_CreateArray()) != NULL && cJSON_AddItemToArray(list, alert))
+                announce(a, list);
+            else
+                cJSON_Delete(alert);
             cJSON_Delete(list);
         }
         if (opened && confirm_runs > 0)
-            queue_confirmations(app, run, confirm_runs);
+            queue_confirmations(a, run, confirm_runs);
     }
     for (int i = 0; i < n; i++)
         free(f[i].row_key);
-    pthread_mutex_unlock(&f_lock);
+    free(f);
 }

@@ -48,15 +48,22 @@
 #define ALERTS_WEBHOOK_TRIES 6
 #define ALERTS_WEBHOOK_QUEUE 256
 
-struct app;
 struct alerts;
-
 struct store;
 
-/* Starts the webhook thread when url is not NULL; each post's outcome is
- * recorded in store.  NULL only when out of memory (logged); without a
- * url the object only counts and records that no webhook was told. */
-struct alerts *alerts_start(const char *url, struct store *store);
+/* What the alerts work with; the strings and the store outlive them. */
+struct alerts_config {
+    const char *webhook; /* --alert-webhook, or NULL */
+    struct store *store;
+    int confirm_runs; /* --confirm-runs: 0 confirms an alert when found */
+    int max_queue;    /* --max-queue, which confirming runs count against */
+};
+
+/* Starts the webhook thread when cfg->webhook is not NULL; each post's
+ * outcome is recorded in the store.  NULL only when out of memory
+ * (logged); without a webhook the object only counts and records that
+ * none was told. */
+struct alerts *alerts_start(const struct alerts_config *cfg);
 
 /* Stops the thread; what it had not sent stays unrecorded (logged) and is
  * posted by alerts_recover at the next start. */
@@ -65,19 +72,19 @@ void alerts_stop(struct alerts *a);
 /* Acts on the verdicts run (a run object as GET /runs/ID shows it, done)
  * got at its end: opens, confirms and clears alerts, queues confirming
  * runs.  Failures are logged: the run is stored whatever happens here. */
-void alerts_on_run(struct app *app, const cJSON *run, const cJSON *verdicts);
+void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts);
 
 /* At start, after store_recover: the confirmed alerts the webhook was not
  * told of are posted (at most ALERTS_WEBHOOK_QUEUE); the detected alerts
  * whose confirming runs a restart interrupted or lost get them queued
  * again, once; interrupted again, they are settled as not repeated.
  * Failures are logged. */
-void alerts_recover(struct app *app);
+void alerts_recover(struct alerts *a);
 
 /* A run (run_id) ended with status and no verdicts: if it was a
  * confirming run, the alerts it was to settle count it as not repeated
  * (reason: "its confirming run ID <what>").  Failures are logged. */
-void alerts_on_unjudged(struct app *app, const char *run_id, const char *what);
+void alerts_on_unjudged(struct alerts *a, const char *run_id, const char *what);
 
 /* Webhook posts delivered and given up on, for /metrics. */
 void alerts_webhook_counts(struct alerts *a, long *delivered, long *failed);

@@ -31,7 +31,8 @@ struct peer {
 };
 
 struct peers {
-    struct app *app;
+    struct store *store;
+    int interval_s;
     char authorization[600];      /* "Authorization: Bearer ..." or "" */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -155,7 +156,7 @@ static int parse_page(const struct dynbuf *b, long long *cursor, cJSON *runs,
  * be asked for, or PULL_FAILED after recording the error. */
 static int pull_once(struct peer *peer)
 {
-    struct store *store = peer->all->app->store;
+    struct store *store = peer->all->store;
     struct body body = {.over_cap = 0};
     char url[700], err[300];
     long long cursor;
@@ -223,7 +224,7 @@ static void *peer_main(void *arg)
 {
     struct peer *peer = arg;
     struct peers *all = peer->all;
-    int64_t interval = (int64_t)all->app->opt->peer_interval_s * 1000;
+    int64_t interval = (int64_t)all->interval_s * 1000;
 
     for (;;) {
         int got = pull_once(peer);
@@ -278,43 +279,43 @@ static int read_token(const char *path, char *header, size_t cap)
     return rc;
 }
 
-struct peers *peers_start(struct app *app)
+struct peers *peers_start(const struct peers_config *cfg)
 {
-    const struct options *opt = app->opt;
     struct peers *p;
     pthread_condattr_t attr;
 
-    if (opt->peer_count == 0)
+    if (cfg->count == 0)
         return NULL;
     p = calloc(1, sizeof(*p));
-    if (p == NULL || (p->list = calloc((size_t)opt->peer_count, sizeof(*p->list))) == NULL) {
+    if (p == NULL || (p->list = calloc((size_t)cfg->count, sizeof(*p->list))) == NULL) {
         free(p);
         log_error("out of memory starting the peer pullers");
         return NULL;
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    p->app = app;
-    if (opt->peer_token_file && read_token(opt->peer_token_file, p->authorization,
-                                           sizeof(p->authorization)) != 0)
+    p->store = cfg->store;
+    p->interval_s = cfg->interval_s;
+    if (cfg->token_file && read_token(cfg->token_file, p->authorization,
+                                      sizeof(p->authorization)) != 0)
         log_error("--peer-token-file %s: no token could be read; pulling without one",
-                  opt->peer_token_file);
+                  cfg->token_file);
     pthread_mutex_init(&p->lock, NULL);
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&p->cond, &attr);
     pthread_condattr_destroy(&attr);
-    p->count = opt->peer_count;
+    p->count = cfg->count;
     for (int i = 0; i < p->count; i++) {
         struct peer *peer = &p->list[i];
         size_t n;
 
         peer->all = p;
         peer->page_limit = PEER_PAGE;
-        snprintf(peer->url, sizeof(peer->url), "%s", opt->peers[i]);
+        snprintf(peer->url, sizeof(peer->url), "%s", cfg->urls[i]);
         n = strlen(peer->url);
         while (n > 0 && peer->url[n - 1] == '/')
             peer->url[--n] = '\0';
-        store_peer_load(app->store, peer->url, &peer->row);
+        store_peer_load(p->store, peer->url, &peer->row);
         /* Said before the thread starts: from then on it owns peer->row
          * (under all->lock). */
         log_info("peer %s: pulling finished runs after seq %lld", peer->url,

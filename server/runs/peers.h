@@ -23,7 +23,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "app.h"
 #include "dynbuf.h"
 #include "import_check.h"
 
@@ -45,10 +44,20 @@
 #define PEER_BODY_CAP (PEER_PAGE_BYTES + 4 * IMPORT_LINE_MAX)
 
 struct peers;
+struct store;
 
-/* Starts a puller for each of app->opt's peers.  NULL when there are none
- * or memory ran out (then nothing is pulled; the log says which). */
-struct peers *peers_start(struct app *app);
+/* What the pullers work with; every pointer outlives them. */
+struct peers_config {
+    struct store *store;     /* where pulled runs and each peer's cursor go */
+    const char *const *urls; /* --peer, count of them */
+    int count;
+    int interval_s;         /* --peer-interval */
+    const char *token_file; /* --peer-token-file, or NULL */
+};
+
+/* Starts a puller for each of cfg's peers.  NULL when there are none or
+ * memory ran out (then nothing is pulled; the log says which). */
+struct peers *peers_start(const struct peers_config *cfg);
 void peers_stop(struct peers *p);
 
 /* {"peers": [{url, cursor, runs_pulled, last_success_at, last_error,

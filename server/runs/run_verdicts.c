@@ -5,7 +5,6 @@
  */
 #include "run_verdicts.h"
 
-#include "app.h"
 #include "fleet.h"
 #include "log.h"
 #include "shift.h"
@@ -30,8 +29,8 @@ static cJSON *history_part(const cJSON *cmp)
     return h;
 }
 
-cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_json,
-                          const char *meta_json, cJSON **run_out)
+cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
+                          const char *results_json, const char *meta_json, cJSON **run_out)
 {
     double margin = GB_SHIFT_MARGIN_DEFAULT;
     cJSON *run = NULL, *results = cJSON_Parse(results_json), *meta = cJSON_Parse(meta_json);
@@ -43,7 +42,7 @@ cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_j
     *run_out = NULL;
     if (results == NULL || meta == NULL || (validity = gb_validity_judge(results, meta)) == NULL)
         goto fail;
-    if ((rc = store_get_run(app->store, id, &run)) != STORE_OK)
+    if ((rc = store_get_run(store, id, &run)) != STORE_OK)
         goto fail;
     /* the run as it will be stored: done, with its results */
     cJSON_ReplaceItemInObject(run, "results", results);
@@ -66,7 +65,7 @@ cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_j
                           cJSON_Duplicate(cJSON_GetObjectItem(run, "confirms"), 0));
     benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
 
-    if (store_history_runs(app->store, id, app->opt->history_runs, &history) != STORE_OK)
+    if (store_history_runs(store, id, history_runs, &history) != STORE_OK)
         goto fail;
     if (cJSON_GetArraySize(history) == 0) {
         cJSON_AddNullToObject(out, "history");
@@ -83,7 +82,7 @@ cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_j
         cJSON_AddItemToObject(out, "history", part);
     }
 
-    if (store_fleet_peers(app->store, id, &peers) != STORE_OK)
+    if (store_fleet_peers(store, id, &peers) != STORE_OK)
         goto fail;
     part = fleet_judge_run(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows"),
                            peers, margin);

@@ -25,14 +25,15 @@
 
 #include <cjson/cJSON.h>
 
-struct app;
+struct store;
 
 /* Judges run id (still running: its end not stored) with its results and
- * meta (JSON text, as the worker gave them).  Returns the verdicts as a
+ * meta (JSON text, as the worker gave them), against the card's last
+ * history_runs runs of its key and the fleet in store.  Returns the verdicts as a
  * NEW object, and *run the run as judged (done, with results and meta;
  * NEW), both the caller's; or NULL (and *run NULL) when they could not be
  * made (logged; the run is stored without). */
-cJSON *run_verdicts_judge(struct app *app, const char *id, const char *results_json,
-                          const char *meta_json, cJSON **run);
+cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
+                          const char *results_json, const char *meta_json, cJSON **run);
 
 #endif

@@ -86,11 +86,11 @@ static int lowest_ref(const struct gpu_ref *refs, int n)
     return low;
 }
 
-enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct run_set *set,
+enum runs_rc runs_accept(struct runs *runs, const struct run_request *rr, struct run_set *set,
                          cJSON **accepted, struct runs_error *err)
 {
     struct gpu_ref refs[RUNS_MAX_BATCH];
-    struct run_new runs[RUNS_MAX_BATCH];
+    struct run_new news[RUNS_MAX_BATCH];
     const cJSON *device = rr->device;
     char *params_text[GB_SUITE_MAX_MEMBERS] = {NULL};
     enum gpu_lookup why = GPU_NOT_FOUND;
@@ -101,7 +101,7 @@ enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct r
     memset(set, 0, sizeof(*set));
     if (accepted)
         *accepted = NULL;
-    n = gpu_pool_resolve(app->gpus, device, refs, RUNS_MAX_BATCH, &why, text, sizeof(text));
+    n = gpu_pool_resolve(runs->gpus, device, refs, RUNS_MAX_BATCH, &why, text, sizeof(text));
     if (n < 0)
         return device_fail(err, why, text);
     rc = check_memory(rr, refs, n, err);
@@ -126,7 +126,7 @@ enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct r
     low = lowest_ref(refs, n);
     for (int i = 0; i < n; i++) {
         for (int p = 0; p < rr->n_parts; p++) {
-            struct run_new *r = &runs[set->n];
+            struct run_new *r = &news[set->n];
             if (all && rr->parts[p].bench->all_devices && i != low)
                 continue;
             if (set->n >= RUNS_MAX_BATCH) {
@@ -144,7 +144,7 @@ enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct r
             r->params_json = params_text[p];
             r->label = rr->label;
             r->batch_id = set->batch[0] ? set->batch : NULL;
-            r->host = app->host;
+            r->host = runs->host;
             r->device_index = refs[i].index;
             r->device_uuid = refs[i].uuid;
             r->device_name = refs[i].name;
@@ -153,20 +153,20 @@ enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct r
             set->n++;
         }
     }
-    store_rc = store_insert_runs(app->store, runs, set->n, app->opt->max_queue);
+    store_rc = store_insert_runs(runs->store, news, set->n, runs->max_queue);
     if (store_rc == STORE_FULL) {
         rc = fail(err, RUNS_QUEUE_FULL, store_rc, "",
                   "the queue holds its maximum of %d runs; try again later",
-                  app->opt->max_queue);
+                  runs->max_queue);
         goto done;
     }
     if (store_rc != STORE_OK) {
         rc = fail(err, RUNS_STORE, store_rc, "", "the run could not be stored");
         goto done;
     }
-    rc = accepted ? runs_read(app, set, accepted, &all_final, err) : RUNS_OK;
+    rc = accepted ? runs_read(runs, set, accepted, &all_final, err) : RUNS_OK;
     for (int i = 0; i < n; i++)
-        gpu_pool_wake(app->gpus, refs[i].index);
+        gpu_pool_wake(runs->gpus, refs[i].index);
 
 done:
     for (int p = 0; p < GB_SUITE_MAX_MEMBERS; p++)
@@ -174,10 +174,10 @@ done:
     return rc;
 }
 
-enum runs_rc runs_cancel(struct app *app, const char *id, char status[16],
+enum runs_rc runs_cancel(struct runs *runs, const char *id, char status[16],
                          struct runs_error *err)
 {
-    int rc = store_cancel_run(app->store, id, status);
+    int rc = store_cancel_run(runs->store, id, status);
 
     if (rc == STORE_NOT_FOUND)
         return fail(err, RUNS_NOT_FOUND, rc, "", "no run %.60s", id);
@@ -187,32 +187,32 @@ enum runs_rc runs_cancel(struct app *app, const char *id, char status[16],
     if (rc != STORE_OK)
         return fail(err, RUNS_STORE, rc, "", "the run could not be cancelled");
     /* A cancelled confirming run settles the alert it was to confirm. */
-    alerts_on_unjudged(app, id, "was cancelled");
-    waiters_notify(app->waiters, id);
+    alerts_on_unjudged(runs->alerts, id, "was cancelled");
+    waiters_notify(runs->waiters, id);
     return RUNS_OK;
 }
 
-int runs_finished(struct app *app, const char *id)
+int runs_finished(struct runs *runs, const char *id)
 {
     char status[16];
 
-    if (store_run_status(app->store, id, status) != STORE_OK)
+    if (store_run_status(runs->store, id, status) != STORE_OK)
         return -1;
     return store_status_final(status) ? 1 : 0;
 }
 
-int runs_first_unfinished(struct app *app, const struct run_set *set)
+int runs_first_unfinished(struct runs *runs, const struct run_set *set)
 {
     int i;
 
     for (i = 0; i < set->n; i++)
-        if (runs_finished(app, set->ids[i]) != 1)
+        if (runs_finished(runs, set->ids[i]) != 1)
             break;
     return i;
 }
 
 struct wait_check {
-    struct app *app;
+    struct runs *runs;
     const char *id;
 };
 
@@ -222,18 +222,17 @@ static int still_waiting(void *arg)
 {
     const struct wait_check *w = arg;
 
-    return runs_finished(w->app, w->id) == 0;
+    return runs_finished(w->runs, w->id) == 0;
 }
 
-int runs_wait(struct app *app, const char *id, struct MHD_Connection *conn,
-              int64_t deadline_ms)
+int runs_wait(struct runs *runs, const char *id, void *token, int64_t deadline_ms)
 {
-    struct wait_check check = {app, id};
+    struct wait_check check = {runs, id};
 
-    return waiters_wait(app->waiters, id, conn, deadline_ms, still_waiting, &check);
+    return waiters_wait(runs->waiters, id, token, deadline_ms, still_waiting, &check);
 }
 
-enum runs_rc runs_read(struct app *app, const struct run_set *set, cJSON **out,
+enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out,
                        int *all_finished, struct runs_error *err)
 {
     cJSON *list = cJSON_CreateArray();
@@ -244,7 +243,7 @@ enum runs_rc runs_read(struct app *app, const struct run_set *set, cJSON **out,
         return fail(err, RUNS_INTERNAL, 0, "", "out of memory");
     for (int i = 0; i < set->n; i++) {
         cJSON *run = NULL;
-        int rc = store_get_run_raw(app->store, set->ids[i], &run);
+        int rc = store_get_run_raw(runs->store, set->ids[i], &run);
         if (rc != STORE_OK) {
             cJSON_Delete(list);
             return fail(err, RUNS_STORE, rc, "", "run %s could not be read", set->ids[i]);
@@ -261,7 +260,7 @@ enum runs_rc runs_read(struct app *app, const struct run_set *set, cJSON **out,
     return RUNS_OK;
 }
 
-enum runs_rc runs_get_text(struct app *app, const char *id, char **text, size_t *len,
+enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_t *len,
                            struct runs_error *err)
 {
     struct run_set one = {.n = 1};
@@ -270,11 +269,11 @@ enum runs_rc runs_get_text(struct app *app, const char *id, char **text, size_t 
     int finished;
     enum runs_rc rc;
 
-    *text = run_cache_get(app->run_cache, id, len);
+    *text = run_cache_get(runs->cache, id, len);
     if (*text)
         return RUNS_OK;
     snprintf(one.ids[0], sizeof(one.ids[0]), "%.36s", id);
-    rc = runs_read(app, &one, &list, &finished, err);
+    rc = runs_read(runs, &one, &list, &finished, err);
     if (rc != RUNS_OK)
         return rc;
     printed = cJSON_PrintUnformatted(cJSON_GetArrayItem(list, 0));
@@ -289,18 +288,18 @@ enum runs_rc runs_get_text(struct app *app, const char *id, char **text, size_t 
     body[*len] = '\n';
     body[++*len] = '\0';
     if (finished)
-        run_cache_put(app->run_cache, id, body, *len);
+        run_cache_put(runs->cache, id, body, *len);
     *text = body;
     return RUNS_OK;
 }
 
-enum runs_rc runs_page(struct app *app, struct run_filter *f, cJSON **out, char next[40],
+enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, char next[40],
                        struct runs_error *err)
 {
     int rc;
 
-    f->cache = app->run_cache;
-    rc = store_list_runs(app->store, f, out, next);
+    f->cache = runs->cache;
+    rc = store_list_runs(runs->store, f, out, next);
     if (rc != STORE_OK)
         return fail(err, RUNS_STORE, rc, "", "the runs could not be read");
     return RUNS_OK;

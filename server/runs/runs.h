@@ -22,11 +22,15 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
-#include "app.h"
 #include "run_request.h"
 
-struct MHD_Connection;
 struct run_filter;
+struct store;
+struct gpu_pool;
+struct waiters;
+struct run_cache;
+struct alerts;
+struct gpu_pool_hooks;
 
 #define RUNS_MAX_BATCH 128 /* runs one request may start (device "all", a suite) */
 
@@ -41,6 +45,20 @@ enum runs_rc {
     RUNS_NOT_QUEUED,       /* cancel: the run is running or has ended */
     RUNS_STORE,            /* the store failed: store_rc says how */
     RUNS_INTERNAL,         /* out of memory or randomness */
+};
+
+/* What the runs layer works with.  main() fills it in and owns every
+ * pointer; once the daemon serves it is only read (gpus is set once the
+ * pool has started, before the first request). */
+struct runs {
+    struct store *store;
+    struct gpu_pool *gpus;
+    struct waiters *waiters;
+    struct run_cache *cache; /* finished runs' JSON; NULL: none */
+    struct alerts *alerts;   /* what a run's end or cancel settles (alerts.h) */
+    const char *host;        /* this node's name, given to every run */
+    int max_queue;           /* --max-queue */
+    int history_runs;        /* --history-runs: what a run is judged against */
 };
 
 struct runs_error {
@@ -64,41 +82,45 @@ struct run_set {
  * read, whatever it gave.  Returns RUNS_OK, or the failure with err
  * filled and nothing stored (a failed read-back: the runs are stored and
  * woken; err says the read failed). */
-enum runs_rc runs_accept(struct app *app, const struct run_request *rr, struct run_set *set,
-                         cJSON **accepted, struct runs_error *err);
+enum runs_rc runs_accept(struct runs *runs, const struct run_request *rr,
+                         struct run_set *set, cJSON **accepted, struct runs_error *err);
 
 /* Cancels queued run id and wakes its waiters.  RUNS_NOT_QUEUED puts its
  * status in status; RUNS_NOT_FOUND when there is no such run. */
-enum runs_rc runs_cancel(struct app *app, const char *id, char status[16],
+enum runs_rc runs_cancel(struct runs *runs, const char *id, char status[16],
                          struct runs_error *err);
 
 /* 1 when run id has ended, 0 when not, -1 when it could not be read. */
-int runs_finished(struct app *app, const char *id);
+int runs_finished(struct runs *runs, const char *id);
 
 /* The index in set of the first run that has not ended (one that cannot
  * be read counts as not ended), or set->n when all have. */
-int runs_first_unfinished(struct app *app, const struct run_set *set);
+int runs_first_unfinished(struct runs *runs, const struct run_set *set);
 
-/* Suspends conn until run id ends or deadline_ms (time_mono_ms clock)
- * passes: 1 when suspended, 0 when the run has already ended (conn left
- * alone), -1 when no wait could be made (answer now). */
-int runs_wait(struct app *app, const char *id, struct MHD_Connection *conn,
-              int64_t deadline_ms);
+/* Parks token (the caller's waiting request; the waiters' resume callback
+ * gets it back, waiters.h) until run id ends or deadline_ms (time_mono_ms
+ * clock) passes: 1 when parked, 0 when the run has already ended (token
+ * left alone), -1 when no wait could be made (answer now). */
+int runs_wait(struct runs *runs, const char *id, void *token, int64_t deadline_ms);
 
 /* The runs of set: a NEW array of their JSON, in set's order, that the
  * caller deletes; *all_finished is 1 when every one has ended. */
-enum runs_rc runs_read(struct app *app, const struct run_set *set, cJSON **out,
+enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out,
                        int *all_finished, struct runs_error *err);
 
 /* Run id's JSON as text with a trailing newline (a malloc'ed string the
  * caller frees, its length in *len), from the cache of finished runs when
  * there, and put there when the run has ended. */
-enum runs_rc runs_get_text(struct app *app, const char *id, char **text, size_t *len,
+enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_t *len,
                            struct runs_error *err);
 
 /* A page of runs (store_list_runs), finished runs' entries through the
  * cache.  *out is a NEW array the caller deletes; next as the store's. */
-enum runs_rc runs_page(struct app *app, struct run_filter *f, cJSON **out, char next[40],
+enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, char next[40],
                        struct runs_error *err);
+
+/* The hooks the GPU pool calls when a run ends (run_end.c): judge it,
+ * act on its verdicts (alerts.h), wake its waiters.  ctx is runs. */
+void runs_pool_hooks(struct runs *runs, struct gpu_pool_hooks *hooks);
 
 #endif

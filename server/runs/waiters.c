@@ -1,11 +1,12 @@
 /*
  * waiters.c - see waiters.h.  A list under a mutex, and one timer thread
- * that sleeps on a condition variable until the nearest deadline.
+ * that sleeps on a condition variable until the nearest deadline.  It
+ * knows no HTTP: a waiter is an opaque token, parked and resumed through
+ * the two callbacks its creator gave.
  */
 #include "waiters.h"
 #include "timeutil.h"
 
-#include <microhttpd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 struct waiter {
     struct waiter *next;
     char run_id[40];
-    struct MHD_Connection *conn;
+    void *token; /* the caller's; handed back to resume */
     int64_t deadline_ms;
 };
 
@@ -22,6 +23,8 @@ struct waiters {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     pthread_t timer;
+    void (*park)(void *token);   /* set at creation, then only read */
+    void (*resume)(void *token);
     struct waiter *head;
     int closing;
 };
@@ -37,7 +40,7 @@ static void release_matching(struct waiters *w,
         struct waiter *e = *pp;
         if (match(e, arg)) {
             *pp = e->next;
-            MHD_resume_connection(e->conn);
+            w->resume(e->token);
             free(e);
         } else {
             pp = &e->next;
@@ -84,13 +87,15 @@ static void *timer_main(void *arg)
     return NULL;
 }
 
-struct waiters *waiters_new(void)
+struct waiters *waiters_new(void (*park)(void *token), void (*resume)(void *token))
 {
     struct waiters *w = calloc(1, sizeof(*w));
     pthread_condattr_t attr;
 
     if (w == NULL)
         return NULL;
+    w->park = park;
+    w->resume = resume;
     pthread_mutex_init(&w->lock, NULL);
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -125,8 +130,7 @@ void waiters_free(struct waiters *w)
     free(w);
 }
 
-int waiters_wait(struct waiters *w, const char *run_id,
-                 struct MHD_Connection *conn, int64_t deadline_ms,
+int waiters_wait(struct waiters *w, const char *run_id, void *token, int64_t deadline_ms,
                  int (*still_waiting)(void *arg), void *arg)
 {
     struct waiter *e;
@@ -141,11 +145,11 @@ int waiters_wait(struct waiters *w, const char *run_id,
         goto done;
     }
     strncpy(e->run_id, run_id, sizeof(e->run_id) - 1);
-    e->conn = conn;
+    e->token = token;
     e->deadline_ms = deadline_ms;
     e->next = w->head;
     w->head = e;
-    MHD_suspend_connection(conn);
+    w->park(token); /* under the lock: no notify can come before it */
     pthread_cond_signal(&w->cond);  /* the nearest deadline may have moved */
     rc = 1;
 

@@ -354,6 +354,8 @@ int store_alerts_waiting(struct store *s, cJSON **waiting);
  * benchmark, row and card (for /metrics): a NEW array of {"kind",
  * "state", "benchmark", "row", "host", "device_uuid", "count"}. */
 int store_alerts_open_counts(struct store *s, cJSON **counts);
+/* Alert id as GET /alerts shows it (NEW); STORE_NOT_FOUND when none. */
+int store_alert_get(struct store *s, long long id, cJSON **alert);
 /* Open alerts only, or open ones then the most recent others; NEW array. */
 int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts);
 /* What became of alert id's webhook post: "delivered", "failed" or "none"

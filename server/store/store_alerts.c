@@ -435,3 +435,24 @@ done:
     pthread_mutex_unlock(&c->lock);
     return rc;
 }
+
+int store_alert_get(struct store *s, long long id, cJSON **alert)
+{
+    struct conn *c = store_reader(s);
+    char idtext[24];
+    cJSON *list = NULL;
+    int rc;
+
+    *alert = NULL;
+    snprintf(idtext, sizeof(idtext), "%lld", id);
+    pthread_mutex_lock(&c->lock);
+    rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts WHERE id = CAST(?1 AS INTEGER)",
+                       idtext, NULL, &list, "read an alert");
+    pthread_mutex_unlock(&c->lock);
+    if (rc == STORE_OK && cJSON_GetArraySize(list) == 0)
+        rc = STORE_NOT_FOUND;
+    if (rc == STORE_OK)
+        *alert = cJSON_DetachItemFromArray(list, 0);
+    cJSON_Delete(list);
+    return rc;
+}

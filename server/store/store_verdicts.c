@@ -93,12 +93,19 @@ cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *row)
         "SELECT (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1)";
     sqlite3_stmt *st = NULL;
     cJSON *run = run_fields(row), *rows = NULL;
-    int ok = 0;
+    int ok = 0, step;
 
     if (run != NULL && store_conn_prepare(c, sql, &st) == SQLITE_OK) {
         store_bind_text(st, 1, store_col_text(row, 0));
-        ok = sqlite3_step(st) == SQLITE_ROW && rows_from_column(st, 0, &rows) == 0 &&
+        step = sqlite3_step(st);
+        ok = step == SQLITE_ROW && rows_from_column(st, 0, &rows) == 0 &&
              add_results(run, rows) == 0;
+        /* Releasing st below resets the connection's error, so the
+         * caller's store_fail would no longer see a damaged page as one:
+         * say it now. */
+        if (step != SQLITE_ROW && step != SQLITE_DONE &&
+            store_rc_from_sqlite(sqlite3_extended_errcode(c->db), 0) == STORE_CORRUPT)
+            store_note_damaged_value();
     }
     store_conn_release(c, st);
     if (!ok) {

@@ -263,21 +263,22 @@ class DamagedDatabaseTest(ErrorAssertions, unittest.TestCase):
         """Every run, every page of the list, /compare: each answer is whole
         (200) or 500 database_corrupt.  Returns how many were refused."""
         refused = 0
-        answers = [d.get("/runs/" + run_id) for run_id in self.ids]
-        answers += [d.get("/runs?limit=500"), d.get("/runs?limit=500&status=done"),
-                    d.get("/compare?benchmark=smem_stride")]
-        # The verdicts and the baselines read the runs their own way
-        # (api_verdicts.c): each card's group, and a baseline of each card.
-        cards = "card:%s&candidate=card:%s" % (self.cards[0], self.cards[-1])
-        answers.append(d.get("/compare?baseline=" + cards))
+        paths = ["/runs/" + run_id for run_id in self.ids]
+        paths += ["/runs?limit=500", "/runs?limit=500&status=done",
+                  "/compare?benchmark=smem_stride",
+                  # the verdicts read the runs their own way (api_verdicts.c)
+                  "/compare?baseline=card:%s&candidate=card:%s" % (self.cards[0],
+                                                                   self.cards[-1])]
+        answers = [(p, d.get(p)) for p in paths]
+        # and so does pinning a baseline of each card
         for i, card in enumerate(self.cards):
             r = d.post("/baselines", {"name": "card%d" % i, "card": card,
                                       "benchmark": "smem_stride"})
             if r.status == 201:
-                answers.append(d.get("/baselines/card%d" % i))
+                answers.append(("/baselines/card%d" % i, d.get("/baselines/card%d" % i)))
             else:
-                answers.append(r)
-        for r in answers:
+                answers.append(("POST /baselines card%d" % i, r))
+        for path, r in answers:
             if r.status == 200:
                 body = r.json()
                 if "id" in body:  # a run: never a done run with holes
@@ -293,7 +294,8 @@ class DamagedDatabaseTest(ErrorAssertions, unittest.TestCase):
                     for run in body["runs"]:
                         self.assertTrue(run["summary"], run["id"])
             else:
-                self.assertError(r, 500, "database_corrupt")
+                self.assertEqual((path, r.status, r.json()["error"]["code"]),
+                                 (path, 500, "database_corrupt"), r)
                 refused += 1
         return refused
 
