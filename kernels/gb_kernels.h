@@ -81,8 +81,9 @@ struct gb_measure_opts {
                               CLOCK_MONOTONIC time (s); 0: none */
 };
 
-/* What NVML saw between a row's samples (watch.c fills it, report_json.c
- * writes it): the union of throttle reasons and the lowest memory clock. */
+/* What NVML saw between a row's samples (the worker's watch.c fills it,
+ * report_json.c writes it): the union of throttle reasons and the lowest
+ * memory clock. */
 struct gb_row_watch {
     int polls;                     /* readings taken for this row */
     int throttle_read;             /* at least one throttle mask was read */

@@ -6,8 +6,8 @@
  * A gb_worker is the process's hold on its one GPU: the device's
  * properties, and NVML where it could be loaded.
  */
-#ifndef GPUBENCH_KERNELS_JOB_H
-#define GPUBENCH_KERNELS_JOB_H
+#ifndef GPUBENCH_WORKER_JOB_H
+#define GPUBENCH_WORKER_JOB_H
 
 #include <cjson/cJSON.h>
 

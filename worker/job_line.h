@@ -8,8 +8,8 @@
  * are ignored, so a newer server can add some.
  * Unit-tested in tests/unit/test_kernels_protocol.c.
  */
-#ifndef GPUBENCH_KERNELS_JOB_LINE_H
-#define GPUBENCH_KERNELS_JOB_LINE_H
+#ifndef GPUBENCH_WORKER_JOB_LINE_H
+#define GPUBENCH_WORKER_JOB_LINE_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

@@ -6,8 +6,8 @@
  * its end, thrown away and reported, and the next line is read normally.
  * Unit-tested in tests/unit/test_kernels_protocol.c.
  */
-#ifndef GPUBENCH_KERNELS_LINE_READER_H
-#define GPUBENCH_KERNELS_LINE_READER_H
+#ifndef GPUBENCH_WORKER_LINE_READER_H
+#define GPUBENCH_WORKER_LINE_READER_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * honest word on what was not measured (hardware counters, with the reason
  * from counters_report.h).
  */
-#ifndef GPUBENCH_KERNELS_META_H
-#define GPUBENCH_KERNELS_META_H
+#ifndef GPUBENCH_WORKER_META_H
+#define GPUBENCH_WORKER_META_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>
