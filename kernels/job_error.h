@@ -19,7 +19,7 @@ struct gb_job_error {
     char code[32];
     char field[96];
     char message[512];
-    int fatal;  /* the GPU context is unusable: report, then exit */
+    int fatal; /* the GPU context is unusable: report, then exit */
 };
 
 /* Sets code and message (printf-style), clears field and fatal; returns

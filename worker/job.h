@@ -22,8 +22,8 @@ extern "C" {
 struct gb_worker {
     int device;
     struct gb_device_info info;
-    struct gb_nvml *nvml;       /* NULL where NVML could not be loaded */
-    char nvml_reason[256];      /* why it is NULL */
+    struct gb_nvml *nvml;  /* NULL where NVML could not be loaded */
+    char nvml_reason[256]; /* why it is NULL */
 };
 
 /* Opens device index (context created now) and loads NVML.  On failure

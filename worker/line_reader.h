@@ -20,10 +20,10 @@ extern "C" {
 #define GB_MAX_JOB_LINE (1024 * 1024)
 
 enum gb_line_status {
-    GB_LINE_OK = 1,        /* a line is in *buf (NUL-terminated, no '\n') */
-    GB_LINE_EOF = 0,       /* end of input, nothing read */
+    GB_LINE_OK = 1,  /* a line is in *buf (NUL-terminated, no '\n') */
+    GB_LINE_EOF = 0, /* end of input, nothing read */
     GB_LINE_NOMEM = -1,
-    GB_LINE_TOO_LONG = -2  /* a line over max bytes was skipped */
+    GB_LINE_TOO_LONG = -2 /* a line over max bytes was skipped */
 };
 
 /* Reads the next line of f into *buf, growing it (up to max + 1 bytes;
