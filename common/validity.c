@@ -29,7 +29,7 @@
 
 #define MAX_ROW_SAMPLES 100000
 
-/* Throttle reasons that do not slow a loaded card (worker/throttle.c):
+/* Throttle reasons that do not slow a loaded card (kernels/throttle.c):
  * idle, and clocks someone set on purpose. */
 static const char *const benign_throttle[] = {
     "gpu_idle", "applications_clocks_setting", "sync_boost",

@@ -22,16 +22,16 @@ extern "C" {
 
 struct gb_bench_env {
     const struct gb_device_info *dev;
-    struct gb_hooks *hooks;  /* the benchmark sets hooks->total */
-    struct gb_counters_state *counters;  /* the counter pass after the timed
-                                            samples (NULL: none); the
-                                            backend records what it read */
-    double deadline_s;  /* CLOCK_MONOTONIC time after which a precision
-                           run starts no new round; 0: none */
-    struct gb_nvml *nvml;  /* NULL where NVML could not be loaded */
+    struct gb_hooks *hooks;             /* the benchmark sets hooks->total */
+    struct gb_counters_state *counters; /* the counter pass after the timed
+                                           samples (NULL: none); the
+                                           backend records what it read */
+    double deadline_s;                  /* CLOCK_MONOTONIC time after which a precision
+                                           run starts no new round; 0: none */
+    struct gb_nvml *nvml;               /* NULL where NVML could not be loaded */
     const char *nvml_reason;
-    cJSON *meta_extra;     /* members the benchmark adds to the run's meta
-                              (pcie_bandwidth: link); owned by the job */
+    cJSON *meta_extra; /* members the benchmark adds to the run's meta
+                          (pcie_bandwidth: link); owned by the job */
 };
 
 typedef int (*gb_bench_fn)(const struct gb_bench_env *env, const cJSON *params,

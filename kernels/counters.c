@@ -54,7 +54,9 @@ enum gb_counters_mode gb_counters_mode_parse(const char *s)
 
 const char *gb_counters_mode_name(enum gb_counters_mode m)
 {
-    return m == GB_COUNTERS_ON ? "on" : m == GB_COUNTERS_OFF ? "off" : "auto";
+    return m == GB_COUNTERS_ON    ? "on"
+           : m == GB_COUNTERS_OFF ? "off"
+                                  : "auto";
 }
 
 void gb_counters_state_init(struct gb_counters_state *st, enum gb_counters_mode mode)

@@ -27,17 +27,17 @@ extern "C" {
 
 /* The metrics, in the order of gb_counter_values.v. */
 enum gb_counter_metric {
-    GB_CM_LD_CONFLICTS,   /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum */
-    GB_CM_ST_CONFLICTS,   /* ..._op_st.sum */
-    GB_CM_LD_WAVEFRONTS,  /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum */
-    GB_CM_ST_WAVEFRONTS,  /* ..._op_st.sum */
-    GB_CM_LD_REQUESTS,    /* smsp__inst_executed_op_shared_ld.sum: warp loads */
-    GB_CM_ST_REQUESTS,    /* smsp__inst_executed_op_shared_st.sum: warp stores */
-    GB_CM_GLD_SECTORS,    /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
-    GB_CM_GLD_REQUESTS,   /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
-    GB_CM_GLD_SETS,       /* l1tex__t_set_accesses_pipe_lsu_mem_global_op_ld.sum:
-                           * tag lookups, one per 128-byte line a load touches */
-    GB_CM_DRAM_READ,      /* dram__bytes_read.sum */
+    GB_CM_LD_CONFLICTS,  /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum */
+    GB_CM_ST_CONFLICTS,  /* ..._op_st.sum */
+    GB_CM_LD_WAVEFRONTS, /* l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum */
+    GB_CM_ST_WAVEFRONTS, /* ..._op_st.sum */
+    GB_CM_LD_REQUESTS,   /* smsp__inst_executed_op_shared_ld.sum: warp loads */
+    GB_CM_ST_REQUESTS,   /* smsp__inst_executed_op_shared_st.sum: warp stores */
+    GB_CM_GLD_SECTORS,   /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+    GB_CM_GLD_REQUESTS,  /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+    GB_CM_GLD_SETS,      /* l1tex__t_set_accesses_pipe_lsu_mem_global_op_ld.sum:
+                          * tag lookups, one per 128-byte line a load touches */
+    GB_CM_DRAM_READ,     /* dram__bytes_read.sum */
     GB_CM_COUNT
 };
 
@@ -56,23 +56,23 @@ struct gb_counter_values {
 /* ---- the parameter and its outcome --------------------------------- */
 
 enum gb_counters_mode {
-    GB_COUNTERS_AUTO,  /* read them where the driver allows it */
-    GB_COUNTERS_ON,    /* fail the run if they cannot be read */
-    GB_COUNTERS_OFF    /* do not try */
+    GB_COUNTERS_AUTO, /* read them where the driver allows it */
+    GB_COUNTERS_ON,   /* fail the run if they cannot be read */
+    GB_COUNTERS_OFF   /* do not try */
 };
 
 enum gb_counters_status {
-    GB_COUNTERS_READ,          /* every row has its counts */
-    GB_COUNTERS_NOT_ASKED,     /* counters: off */
-    GB_COUNTERS_NO_CUDA,       /* worker built without CUDA */
-    GB_COUNTERS_NO_CUPTI_BUILD,/* built without CUPTI's range profiler headers */
-    GB_COUNTERS_NO_LIBRARY,    /* libcupti not found at run time */
-    GB_COUNTERS_TOO_OLD,       /* libcupti lacks the range profiler (< 12.8) */
-    GB_COUNTERS_ADMIN_ONLY,    /* RmProfilingAdminOnly=1, not root */
-    GB_COUNTERS_UNSUPPORTED,   /* the GPU or its chip is not supported */
-    GB_COUNTERS_FAILED,        /* another CUPTI failure; detail names it */
-    GB_COUNTERS_NO_PASS        /* the run counted no launch (a benchmark
-                                  without a counter pass) */
+    GB_COUNTERS_READ,           /* every row has its counts */
+    GB_COUNTERS_NOT_ASKED,      /* counters: off */
+    GB_COUNTERS_NO_CUDA,        /* worker built without CUDA */
+    GB_COUNTERS_NO_CUPTI_BUILD, /* built without CUPTI's range profiler headers */
+    GB_COUNTERS_NO_LIBRARY,     /* libcupti not found at run time */
+    GB_COUNTERS_TOO_OLD,        /* libcupti lacks the range profiler (< 12.8) */
+    GB_COUNTERS_ADMIN_ONLY,     /* RmProfilingAdminOnly=1, not root */
+    GB_COUNTERS_UNSUPPORTED,    /* the GPU or its chip is not supported */
+    GB_COUNTERS_FAILED,         /* another CUPTI failure; detail names it */
+    GB_COUNTERS_NO_PASS         /* the run counted no launch (a benchmark
+                                   without a counter pass) */
 };
 
 /* Parses "auto" | "on" | "off"; NULL or anything else is auto. */
@@ -84,10 +84,10 @@ const char *gb_counters_mode_name(enum gb_counters_mode m);
 struct gb_counters_state {
     enum gb_counters_mode mode;
     enum gb_counters_status status;
-    char detail[256];    /* the CUPTI call and error, a path, ... */
-    char library[256];   /* the libcupti that was loaded, "" if none */
-    int passes;          /* replay passes CUPTI needed per launch */
-    int launches;        /* launches counted so far in the run */
+    char detail[256];  /* the CUPTI call and error, a path, ... */
+    char library[256]; /* the libcupti that was loaded, "" if none */
+    int passes;        /* replay passes CUPTI needed per launch */
+    int launches;      /* launches counted so far in the run */
 };
 
 /* Initialises st for mode: status NOT_ASKED when off, else READ until the

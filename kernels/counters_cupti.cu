@@ -46,7 +46,9 @@ struct gb_counter_session {
     int profiler_initialized;
 };
 
-#define CUPTI_PARAMS(type, var) type var; memset(&var, 0, sizeof(var)); \
+#define CUPTI_PARAMS(type, var)   \
+    type var;                     \
+    memset(&var, 0, sizeof(var)); \
     var.structSize = type##_STRUCT_SIZE
 
 /* Calls api->f(&p); a failure is recorded in s->st.  0 or -1. */
@@ -219,8 +221,9 @@ static int run_passes(struct gb_counter_session *s, CUpti_RangeProfiler_Object *
         if (stop.isAllPassSubmitted)
             return 0;
     }
-    return gb_counters_fail(s->st, GB_COUNTERS_FAILED,
-                            "CUPTI asked for more than %d passes", kMaxPasses), 1;
+    gb_counters_fail(s->st, GB_COUNTERS_FAILED, "CUPTI asked for more than %d passes",
+                     kMaxPasses);
+    return 1;
 }
 
 /* Decodes the passes and evaluates the metrics of the one range. */
@@ -237,10 +240,12 @@ static int evaluate(struct gb_counter_session *s, CUpti_RangeProfiler_Object *ob
     if (CALL(s, cuptiRangeProfilerDecodeData, decode) != 0 ||
         CALL(s, cuptiRangeProfilerGetCounterDataInfo, info) != 0)
         return 1;
-    if (decode.numOfRangeDropped != 0 || info.numTotalRanges < 1)
-        return gb_counters_fail(s->st, GB_COUNTERS_FAILED,
-                                "the profiled range was dropped (%zu dropped, %zu kept)",
-                                decode.numOfRangeDropped, info.numTotalRanges), 1;
+    if (decode.numOfRangeDropped != 0 || info.numTotalRanges < 1) {
+        gb_counters_fail(s->st, GB_COUNTERS_FAILED,
+                         "the profiled range was dropped (%zu dropped, %zu kept)",
+                         decode.numOfRangeDropped, info.numTotalRanges);
+        return 1;
+    }
     eval.pHostObject = s->host;
     eval.pCounterDataImage = image;
     eval.counterDataImageSize = image_size;

@@ -42,7 +42,7 @@ static void preload_nvperf(void *cupti)
         return;
     *slash = '\0';
     snprintf(path, sizeof(path), "%s/libnvperf_host.so", dir);
-    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL);  /* absent: CUPTI will say so */
+    (void)dlopen(path, RTLD_NOW | RTLD_GLOBAL); /* absent: CUPTI will say so */
 }
 
 static void *open_library(char *path, size_t cap, char *tried, size_t tried_cap)
@@ -53,8 +53,9 @@ static void *open_library(char *path, size_t cap, char *tried, size_t tried_cap)
     tried[0] = '\0';
     /* A library named by the user is the only one tried: a wrong path must
      * say so, not be papered over by another CUPTI. */
-    int last = env != NULL && env[0] != '\0' ? -1
-                                               : (int)(sizeof(kCandidates) / sizeof(kCandidates[0])) - 1;
+    int last = env != NULL && env[0] != '\0'
+                   ? -1
+                   : (int)(sizeof(kCandidates) / sizeof(kCandidates[0])) - 1;
 
     for (int i = -1; i <= last; i++) {
         const char *name = i < 0 ? env : kCandidates[i];
@@ -64,8 +65,10 @@ static void *open_library(char *path, size_t cap, char *tried, size_t tried_cap)
         h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
         if (h != NULL) {
             struct link_map *map = NULL;
-            snprintf(path, cap, "%s", dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map &&
-                                          map->l_name && map->l_name[0] ? map->l_name : name);
+            snprintf(path, cap, "%s",
+                     dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && map->l_name[0]
+                         ? map->l_name
+                         : name);
             return h;
         }
         if (used < tried_cap)
@@ -89,12 +92,12 @@ const struct gb_cupti_api *gb_cupti_load(struct gb_counters_state *st)
             return NULL;
         }
         /* The handle stays open, also after a failure (cupti_api.cuh). */
-#define GB_CUPTI_RESOLVE(f)                                                     \
-        api.f = (decltype(api.f))dlsym(h, #f);                                  \
-        if (api.f == NULL) {                                                    \
-            gb_counters_fail(st, GB_COUNTERS_TOO_OLD, "%s has no %s", api.path, #f); \
-            return NULL;                                                        \
-        }
+#define GB_CUPTI_RESOLVE(f)                                                      \
+    api.f = (decltype(api.f))dlsym(h, #f);                                       \
+    if (api.f == NULL) {                                                         \
+        gb_counters_fail(st, GB_COUNTERS_TOO_OLD, "%s has no %s", api.path, #f); \
+        return NULL;                                                             \
+    }
         GB_CUPTI_FUNCTIONS(GB_CUPTI_RESOLVE)
 #undef GB_CUPTI_RESOLVE
         preload_nvperf(h);

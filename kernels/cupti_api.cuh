@@ -26,36 +26,36 @@
 
 /* Every function the counter pass calls: the X-macro makes the table, its
  * member types and the dlsym loop from one list. */
-#define GB_CUPTI_FUNCTIONS(X)                    \
-    X(cuptiGetResultString)                      \
-    X(cuptiProfilerInitialize)                   \
-    X(cuptiProfilerDeInitialize)                 \
-    X(cuptiDeviceGetChipName)                    \
-    X(cuptiProfilerGetCounterAvailability)       \
-    X(cuptiProfilerHostInitialize)               \
-    X(cuptiProfilerHostDeinitialize)             \
-    X(cuptiProfilerHostConfigAddMetrics)         \
-    X(cuptiProfilerHostGetConfigImageSize)       \
-    X(cuptiProfilerHostGetConfigImage)           \
-    X(cuptiProfilerHostGetNumOfPasses)           \
-    X(cuptiProfilerHostEvaluateToGpuValues)      \
-    X(cuptiRangeProfilerEnable)                  \
-    X(cuptiRangeProfilerDisable)                 \
-    X(cuptiRangeProfilerGetCounterDataSize)      \
+#define GB_CUPTI_FUNCTIONS(X)                       \
+    X(cuptiGetResultString)                         \
+    X(cuptiProfilerInitialize)                      \
+    X(cuptiProfilerDeInitialize)                    \
+    X(cuptiDeviceGetChipName)                       \
+    X(cuptiProfilerGetCounterAvailability)          \
+    X(cuptiProfilerHostInitialize)                  \
+    X(cuptiProfilerHostDeinitialize)                \
+    X(cuptiProfilerHostConfigAddMetrics)            \
+    X(cuptiProfilerHostGetConfigImageSize)          \
+    X(cuptiProfilerHostGetConfigImage)              \
+    X(cuptiProfilerHostGetNumOfPasses)              \
+    X(cuptiProfilerHostEvaluateToGpuValues)         \
+    X(cuptiRangeProfilerEnable)                     \
+    X(cuptiRangeProfilerDisable)                    \
+    X(cuptiRangeProfilerGetCounterDataSize)         \
     X(cuptiRangeProfilerCounterDataImageInitialize) \
-    X(cuptiRangeProfilerSetConfig)               \
-    X(cuptiRangeProfilerStart)                   \
-    X(cuptiRangeProfilerStop)                    \
-    X(cuptiRangeProfilerPushRange)               \
-    X(cuptiRangeProfilerPopRange)                \
-    X(cuptiRangeProfilerDecodeData)              \
+    X(cuptiRangeProfilerSetConfig)                  \
+    X(cuptiRangeProfilerStart)                      \
+    X(cuptiRangeProfilerStop)                       \
+    X(cuptiRangeProfilerPushRange)                  \
+    X(cuptiRangeProfilerPopRange)                   \
+    X(cuptiRangeProfilerDecodeData)                 \
     X(cuptiRangeProfilerGetCounterDataInfo)
 
 struct gb_cupti_api {
 #define GB_CUPTI_MEMBER(f) decltype(&::f) f;
     GB_CUPTI_FUNCTIONS(GB_CUPTI_MEMBER)
 #undef GB_CUPTI_MEMBER
-    char path[256];  /* the file dlopen loaded */
+    char path[256]; /* the file dlopen loaded */
 };
 
 /* The loaded table (static storage, shared by every run of the process),

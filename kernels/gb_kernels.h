@@ -30,8 +30,8 @@ extern "C" {
 struct gb_device_info {
     int index;
     char name[256];
-    char uuid[64];          /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
-    char pci_bus_id[32];    /* "0000:19:00.0", as NVML takes it */
+    char uuid[64];       /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    char pci_bus_id[32]; /* "0000:19:00.0", as NVML takes it */
     int cc_major, cc_minor;
     int sm_count;
     long long memory_bytes;
@@ -39,17 +39,17 @@ struct gb_device_info {
     int l2_bytes;
     int smem_per_sm_bytes;
     int smem_per_block_bytes;
-    int smem_per_block_optin_bytes;  /* the most one block may opt in to */
+    int smem_per_block_optin_bytes; /* the most one block may opt in to */
     int max_threads_per_sm;
-    int max_clock_khz;      /* the SM clock the driver gives as peak */
+    int max_clock_khz; /* the SM clock the driver gives as peak */
     int max_mem_clock_khz;
 };
 
 struct gb_cuda_error {
-    int fatal;        /* the context is unusable: the worker must exit */
-    char call[64];    /* what failed: "cudaMalloc", "smem_read launch" */
-    char name[64];    /* cudaGetErrorName: "cudaErrorIllegalAddress" */
-    char text[192];   /* cudaGetErrorString */
+    int fatal;      /* the context is unusable: the worker must exit */
+    char call[64];  /* what failed: "cudaMalloc", "smem_read launch" */
+    char name[64];  /* cudaGetErrorName: "cudaErrorIllegalAddress" */
+    char text[192]; /* cudaGetErrorString */
 };
 
 /* Progress and card-state hooks.  The measuring code counts done (timed
@@ -71,23 +71,24 @@ struct gb_hooks {
 };
 
 struct gb_measure_opts {
-    int samples;           /* timed samples after warm-up and calibration */
-    double min_sample_ms;  /* least duration of one sample */
-    double precision;      /* > 0: rounds of `samples` until every row's
-                              95% interval of the median is within this
-                              share of it (rounds.h); 0: one round */
-    int max_samples;       /* with precision: the most samples a row takes */
-    double deadline_s;     /* with precision: no new round after this
-                              CLOCK_MONOTONIC time (s); 0: none */
+    int samples;          /* timed samples after warm-up and calibration */
+    double min_sample_ms; /* least duration of one sample */
+    double precision;     /* > 0: rounds of `samples` until every row's
+                             95% interval of the median is within this
+                             share of it (rounds.h); 0: one round */
+    int max_samples;      /* with precision: the most samples a row takes */
+    double deadline_s;    /* with precision: no new round after this
+                             CLOCK_MONOTONIC time (s); 0: none */
 };
 
-/* What NVML saw between a row's samples (watch.c fills it, report_json.c
- * writes it): the union of throttle reasons and the lowest memory clock. */
+/* What NVML saw between a row's samples (the worker's watch.c fills it,
+ * report_json.c writes it): the union of throttle reasons and the lowest
+ * memory clock. */
 struct gb_row_watch {
-    int polls;                     /* readings taken for this row */
-    int throttle_read;             /* at least one throttle mask was read */
+    int polls;         /* readings taken for this row */
+    int throttle_read; /* at least one throttle mask was read */
     unsigned long long throttle_mask;
-    double mem_clock_mhz;          /* lowest seen; 0: never read */
+    double mem_clock_mhz; /* lowest seen; 0: never read */
 };
 
 /* Timed samples of one operation: ms[i] is the time of ONE launch (a
@@ -96,9 +97,9 @@ struct gb_row_watch {
 struct gb_samples {
     double *ms;
     int count;
-    int capacity;      /* ms has room for this many */
-    long work;  /* loop iterations (smem) or launches (transpose) per sample */
-    double precision;  /* as asked (gb_measure_opts), for the report */
+    int capacity;     /* ms has room for this many */
+    long work;        /* loop iterations (smem) or launches (transpose) per sample */
+    double precision; /* as asked (gb_measure_opts), for the report */
     struct gb_row_watch watch;
 };
 
@@ -139,23 +140,23 @@ int gb_hang_forever(struct gb_cuda_error *err);
 struct gb_smem_plan {
     int rows;
     const int (*words)[GB_WARP_LANES];  /* rows x 32 word indices, lane order */
-    int smem_words;                /* array size every launch gets */
-    int baseline_row;              /* the row that calibrates the work */
+    int smem_words;                     /* array size every launch gets */
+    int baseline_row;                   /* the row that calibrates the work */
     struct gb_counters_state *counters; /* the counter pass after the timed
                                            samples; NULL: none */
 };
 
 struct gb_smem_timing {
     int row_count;
-    struct gb_samples *rows;  /* row_count entries, same work for all */
-    double *busy_cycles;      /* per row: median over its samples of the
-                                 longest SM busy span (clock64 cycles) */
-    double *clock_mhz;        /* per row: median over its samples of that
-                                 SM's cycles over the same span's
-                                 %globaltimer ns (sm_clock.h) */
-    long long warp_loads;     /* warp-wide 32-bit loads in one sample */
+    struct gb_samples *rows;            /* row_count entries, same work for all */
+    double *busy_cycles;                /* per row: median over its samples of the
+                                           longest SM busy span (clock64 cycles) */
+    double *clock_mhz;                  /* per row: median over its samples of that
+                                           SM's cycles over the same span's
+                                           %globaltimer ns (sm_clock.h) */
+    long long warp_loads;               /* warp-wide 32-bit loads in one sample */
     struct gb_counter_values *counters; /* per row: one launch's counts */
-    long counter_work;        /* that launch's loop iterations */
+    long counter_work;                  /* that launch's loop iterations */
     int grid, block, blocks_per_sm, smem_bytes, loads_per_iteration;
 };
 
@@ -178,7 +179,7 @@ enum gb_transpose_kernel {
 };
 
 struct gb_transpose_plan {
-    int n;                                   /* matrix side, multiple of 32 */
+    int n; /* matrix side, multiple of 32 */
     int count;
     const enum gb_transpose_kernel *kernels; /* timed in this order */
     uint32_t seed;                           /* input values */
@@ -186,13 +187,13 @@ struct gb_transpose_plan {
 };
 
 struct gb_transpose_timing {
-    int count;                        /* plan.count */
-    struct gb_samples memcpy_d2d;     /* cudaMemcpy device to device */
-    struct gb_samples *kernels;       /* plan.count entries */
-    struct gb_verify_report *verify;  /* plan.count entries */
-    int failed_kernel;                /* index whose check failed, or -1 */
-    struct gb_counter_values *counters;  /* plan.count entries: one launch
-                                            of each kernel */
+    int count;                          /* plan.count */
+    struct gb_samples memcpy_d2d;       /* cudaMemcpy device to device */
+    struct gb_samples *kernels;         /* plan.count entries */
+    struct gb_verify_report *verify;    /* plan.count entries */
+    int failed_kernel;                  /* index whose check failed, or -1 */
+    struct gb_counter_values *counters; /* plan.count entries: one launch
+                                           of each kernel */
 };
 
 /* Returns 0 when every kernel was verified and timed; 1 when the check of

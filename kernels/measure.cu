@@ -165,7 +165,8 @@ int gb_graph_capture(struct gb_timer *t, gb_launch_fn launch, void *ctx, long wo
     launched = launch(ctx, work, t->stream, err);
     /* End the capture in every case, or the stream stays unusable. */
     if (gb_cuda_check(cudaStreamEndCapture(t->stream, &captured), "cudaStreamEndCapture",
-                      err) != 0 || launched != 0)
+                      err) != 0 ||
+        launched != 0)
         goto fail;
     g->graph = captured;
     if (gb_cuda_check(cudaGraphInstantiate(&g->exec, g->graph, 0), "cudaGraphInstantiate",

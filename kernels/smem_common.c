@@ -48,7 +48,7 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
     struct gb_measure_opts opts;
     struct gb_smem_plan plan;
     struct gb_cuda_error cuda;
-    int (*words)[GB_WARP_LANES] = NULL;
+    int(*words)[GB_WARP_LANES] = NULL;
     long smem_words;
     int rc = -1;
 
@@ -61,7 +61,8 @@ int gb_smem_run(const struct gb_bench_env *env, struct gb_smem_row *rows,
     if (smem_words < 0) {
         gb_job_fail(err, "unsupported_device",
                     "%s allows %d bytes of shared memory per block; the "
-                    "access needs more even compacted", env->dev->name,
+                    "access needs more even compacted",
+                    env->dev->name,
                     env->dev->smem_per_block_optin_bytes);
         goto out;
     }
@@ -117,7 +118,8 @@ cJSON *gb_smem_counters_summary(const struct gb_smem_timing *t, const cJSON *row
     snprintf(launch, sizeof(launch),
              "one launch per row, after the timed samples: %d blocks x %d threads, "
              "%ld iterations x %d loads (a timed sample: %ld iterations); counts are "
-             "that launch's, not scaled", t->grid, t->block, t->counter_work,
+             "that launch's, not scaled",
+             t->grid, t->block, t->counter_work,
              t->loads_per_iteration, t->row_count > 0 ? t->rows[0].work : 0L);
     return gb_counters_summary(rows, launch);
 }
@@ -152,8 +154,10 @@ int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
     gb_json_add_number(obj, "shared_gbps", bytes / (st.median * 1e-3) / 1e9);
     gb_json_add_number(obj, "bytes_per_clock_per_sm", per_clock);
     gb_json_add_number(obj, "sm_clock_mhz_measured", mhz);
-    return gb_counters_add_row(obj, t->counters ? &t->counters[r] : NULL, counter_requests(t),
-                               predicted_degree) < 0 ? -1 : 0;
+    if (gb_counters_add_row(obj, t->counters ? &t->counters[r] : NULL, counter_requests(t),
+                            predicted_degree) < 0)
+        return -1;
+    return 0;
 }
 
 static cJSON *launch_json(const struct gb_smem_timing *t)
@@ -204,7 +208,7 @@ static cJSON *peak_json(const struct gb_smem_timing *t, int baseline_row,
      * conservative one: it holds whatever clock the card ran at. */
     gb_json_add_number(o, "baseline_fraction_of_peak_at_max_clock",
                        bytes / (baseline_median_ms * 1e-3) /
-                       ((double)dev->sm_count * GB_SMEM_BYTES_PER_CLOCK * max_mhz * 1e6));
+                           ((double)dev->sm_count * GB_SMEM_BYTES_PER_CLOCK * max_mhz * 1e6));
     return o;
 }
 
@@ -222,10 +226,10 @@ cJSON *gb_smem_summary(const struct gb_smem_timing *t, const struct gb_smem_row 
     cJSON_AddItemToObject(summary, "baseline", baseline);
     cJSON_AddNumberToObject(baseline, "stride", 1);
     cJSON_AddBoolToObject(baseline, "in_rows", baseline_in_rows);
-    cJSON_AddStringToObject(baseline, "note", baseline_in_rows
-                            ? "the stride-1 row of this run"
-                            : "stride 1 was not asked for; measured anyway "
-                              "in this run as the ratios' baseline");
+    cJSON_AddStringToObject(baseline, "note",
+                            baseline_in_rows ? "the stride-1 row of this run"
+                                             : "stride 1 was not asked for; measured anyway "
+                                               "in this run as the ratios' baseline");
     if (gb_json_add_timing(baseline, &t->rows[baseline_row], &st) != 0)
         goto fail;
     cJSON_AddItemToObject(summary, "launch", launch_json(t));

@@ -24,11 +24,11 @@ extern "C" {
 #define GB_SMEM_BYTES_PER_CLOCK 128
 
 struct gb_smem_row {
-    long words[GB_WARP_LANES];   /* as asked: lane L reads words[L] */
-    long fitted[GB_WARP_LANES];  /* as read on the GPU */
-    int compacted;               /* fitted differs from words (compact.h) */
-    int predicted_degree;        /* gb_degree_for_words, before any launch */
-    int broadcast_lanes;         /* gb_shared_lanes: lanes sharing a word */
+    long words[GB_WARP_LANES];  /* as asked: lane L reads words[L] */
+    long fitted[GB_WARP_LANES]; /* as read on the GPU */
+    int compacted;              /* fitted differs from words (compact.h) */
+    int predicted_degree;       /* gb_degree_for_words, before any launch */
+    int broadcast_lanes;        /* gb_shared_lanes: lanes sharing a word */
 };
 
 /* Fills row from words: the prediction and the broadcast count come from

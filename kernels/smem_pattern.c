@@ -15,7 +15,7 @@
 #include "stats.h"
 
 cJSON *gb_smem_pattern_report(const struct gb_smem_row *rows, const struct gb_smem_timing *t,
-                     const struct gb_device_info *dev)
+                              const struct gb_device_info *dev)
 {
     const struct gb_smem_row *p = &rows[1];
     cJSON *result = cJSON_CreateObject();

@@ -66,7 +66,8 @@ __global__ void __launch_bounds__(1024)
     const volatile unsigned *p = smem + words.w[threadIdx.x % GB_WARP_LANES];
     unsigned acc = 0;
     unsigned long long ns0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns0));
+    asm volatile("mov.u64 %0, %%globaltimer;"
+                 : "=l"(ns0));
     long long t0 = clock64();
     for (int i = 0; i < iterations; i++) {
 #pragma unroll
@@ -79,8 +80,10 @@ __global__ void __launch_bounds__(1024)
         long long t1 = clock64();
         unsigned long long ns1;
         unsigned sm;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns1));
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        asm volatile("mov.u64 %0, %%globaltimer;"
+                     : "=l"(ns1));
+        asm volatile("mov.u32 %0, %%smid;"
+                     : "=r"(sm));
         long long *out = spans + (size_t)GB_SPAN_FIELDS * blockIdx.x;
         out[GB_SPAN_START_CYCLES] = t0;
         out[GB_SPAN_END_CYCLES] = t1;
@@ -97,7 +100,7 @@ struct smem_ctx {
     int smem_words, smem_bytes, grid;
     int sm_count;
     unsigned *sink;
-    long long *spans;  /* GB_SPAN_FIELDS per block (sm_clock.h) */
+    long long *spans; /* GB_SPAN_FIELDS per block (sm_clock.h) */
 };
 
 static int launch_smem_read(void *p, long work, cudaStream_t stream,
@@ -281,4 +284,3 @@ out:
     free(last);
     return rc;
 }
-

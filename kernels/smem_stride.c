@@ -18,8 +18,8 @@
 #define MAX_STRIDES 64
 
 cJSON *gb_smem_stride_report(const long *strides, int count, const struct gb_smem_row *rows,
-                     int first_row, int baseline_row, const struct gb_smem_timing *t,
-                     const struct gb_device_info *dev)
+                             int first_row, int baseline_row, const struct gb_smem_timing *t,
+                             const struct gb_device_info *dev)
 {
     cJSON *result = cJSON_CreateObject();
     cJSON *list = cJSON_AddArrayToObject(result, "rows");
@@ -81,7 +81,8 @@ int gb_bench_smem_stride(const struct gb_bench_env *env, const cJSON *params,
         if (row->broadcast_lanes != 0) {
             gb_job_fail(err, "invalid_params",
                         "stride %ld makes %d lanes share a word: that is a "
-                        "broadcast, not a conflict", strides[i], row->broadcast_lanes);
+                        "broadcast, not a conflict",
+                        strides[i], row->broadcast_lanes);
             snprintf(err->field, sizeof(err->field), "params.strides[%d]", i);
             goto out;
         }

@@ -16,8 +16,8 @@ extern "C" {
 struct gb_stats {
     int n;
     double min, max, mean;
-    double median;  /* middle sample; mean of the two middle ones for even n */
-    double spread;  /* (max - min) / median: 0.02 means the samples span 2% */
+    double median; /* middle sample; mean of the two middle ones for even n */
+    double spread; /* (max - min) / median: 0.02 means the samples span 2% */
     /* The 95% confidence interval of the median (gb_median_ci_ranks):
      * ci_low = the ci_lo_rank-th smallest sample, ci_high the ci_hi_rank-th
      * (1-based); ci_coverage is its exact coverage, under 0.95 only for
@@ -27,10 +27,10 @@ struct gb_stats {
 };
 
 /* The method, in words, for a report's summary.ci_method. */
-#define GB_CI_METHOD                                                        \
+#define GB_CI_METHOD                                                       \
     "distribution-free 95% interval of the median from order statistics: " \
-    "the k-th smallest and k-th largest sample, k the largest rank with "   \
-    "P(Binomial(n, 1/2) < k) <= 2.5%; exact coverage >= 95% for any "       \
+    "the k-th smallest and k-th largest sample, k the largest rank with "  \
+    "P(Binomial(n, 1/2) < k) <= 2.5%; exact coverage >= 95% for any "      \
     "continuous timing distribution (n >= 6), no resampling, deterministic"
 
 /* The confidence level every row's interval is computed at. */

@@ -20,7 +20,10 @@
 #include "transpose_report.h"
 
 static const char *const kernel_names[GB_TRANSPOSE_KERNEL_COUNT] = {
-    "copy", "tile32", "tile33", "tile32_swizzle",
+    "copy",
+    "tile32",
+    "tile33",
+    "tile32_swizzle",
 };
 
 const char *gb_transpose_kernel_name(enum gb_transpose_kernel k)
@@ -103,8 +106,9 @@ static cJSON *ceiling_json(double memcpy_rate, double copy_rate)
     if (o == NULL)
         return NULL;
     gb_json_add_number(o, "gbps", memcpy_rate > copy_rate ? memcpy_rate : copy_rate);
-    cJSON_AddStringToObject(o, "source", memcpy_rate > copy_rate
-                            ? "cudaMemcpy device to device" : "copy kernel");
+    cJSON_AddStringToObject(o, "source",
+                            memcpy_rate > copy_rate ? "cudaMemcpy device to device"
+                                                    : "copy kernel");
     gb_json_add_number(o, "memcpy_gbps", memcpy_rate);
     gb_json_add_number(o, "copy_kernel_gbps", copy_rate);
     return o;
@@ -164,11 +168,11 @@ cJSON *gb_transpose_report(int n, const enum gb_transpose_kernel *kernels, int c
     cJSON_AddBoolToObject(summary, "ceiling_suspect", cJSON_GetArraySize(over) > 0);
     cJSON_AddItemToObject(summary, "counters",
                           gb_counters_summary(list, "one launch of each variant (a whole "
-                                              "n x n transpose), after the timed samples, "
-                                              "one block an SM (beside other blocks the "
-                                              "hardware also counts their collisions in a "
-                                              "bank as conflicts); counts are per launch; "
-                                              "the requests are the tile's column reads"));
+                                                    "n x n transpose), after the timed samples, "
+                                                    "one block an SM (beside other blocks the "
+                                                    "hardware also counts their collisions in a "
+                                                    "bank as conflicts); counts are per launch; "
+                                                    "the requests are the tile's column reads"));
     cJSON_AddStringToObject(summary, "ci_method", GB_CI_METHOD);
     cJSON_AddItemToObject(summary, "over_ceiling", over);
     over = NULL;

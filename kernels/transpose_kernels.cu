@@ -12,8 +12,9 @@
  *                   conflict-free without the padding.
  * The ceiling's other half is a device-to-device cudaMemcpy of the same
  * bytes.  A sample is one CUDA graph of back-to-back launches (their
- * number calibrated), so host launch overhead is not timed.  Every kernel's output is poisoned, written once, copied back and
- * checked element by element on the host (verify.c) before it is timed.
+ * number calibrated), so host launch overhead is not timed.  Every
+ * kernel's output is poisoned, written once, copied back and checked
+ * element by element on the host (verify.c) before it is timed.
  * After every kernel is timed, each runs once more under CUPTI for its
  * hardware counters (counters_pass.cuh).
  */
@@ -69,7 +70,10 @@ static const tile_kernel kKernels[GB_TRANSPOSE_KERNEL_COUNT] = {
 };
 
 static const char *const kLaunchNames[GB_TRANSPOSE_KERNEL_COUNT] = {
-    "copy launch", "tile32 launch", "tile33 launch", "tile32_swizzle launch",
+    "copy launch",
+    "tile32 launch",
+    "tile33 launch",
+    "tile32_swizzle launch",
 };
 
 struct transpose_ctx {
@@ -78,9 +82,10 @@ struct transpose_ctx {
     int n;
     size_t bytes;
     enum gb_transpose_kernel kernel;
-    const enum gb_transpose_kernel *kernels;  /* the plan's, for the counter pass */
-    size_t alone_smem; /* dynamic shared memory a block reserves: 0 when timed;
-                        * in the counter pass enough that one block fills an SM */
+    const enum gb_transpose_kernel *kernels; /* the plan's, for the counter pass */
+    /* Dynamic shared memory a block reserves: 0 when timed; in the counter
+     * pass enough that one block fills an SM. */
+    size_t alone_smem;
 };
 
 static void select_kernel(void *p, int i)
@@ -248,4 +253,3 @@ out:
     free(host_out);
     return rc;
 }
-

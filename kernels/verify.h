@@ -28,9 +28,9 @@ extern "C" {
 void gb_fill_input(uint32_t *in, long long count, uint32_t seed);
 
 struct gb_verify_report {
-    long long mismatches;  /* elements that differ from what they must hold */
-    long long unwritten;   /* of those, elements still holding the poison */
-    long long first_row;   /* first mismatch (row, column), -1 if none */
+    long long mismatches; /* elements that differ from what they must hold */
+    long long unwritten;  /* of those, elements still holding the poison */
+    long long first_row;  /* first mismatch (row, column), -1 if none */
     long long first_col;
 };
 

@@ -5,8 +5,8 @@
  * `gpubench-worker run`.  Jobs and the command line dispatch through it
  * (bench_table.c); nothing in the worker tests a benchmark's name.
  */
-#ifndef GPUBENCH_KERNELS_BENCH_TABLE_H
-#define GPUBENCH_KERNELS_BENCH_TABLE_H
+#ifndef GPUBENCH_WORKER_BENCH_TABLE_H
+#define GPUBENCH_WORKER_BENCH_TABLE_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * the device of the ready line and of every run's meta (one writer, so
  * the three never disagree).
  */
-#ifndef GPUBENCH_KERNELS_DEVICE_JSON_H
-#define GPUBENCH_KERNELS_DEVICE_JSON_H
+#ifndef GPUBENCH_WORKER_DEVICE_JSON_H
+#define GPUBENCH_WORKER_DEVICE_JSON_H
 
 #include <cjson/cJSON.h>
 

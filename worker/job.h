@@ -6,8 +6,8 @@
  * A gb_worker is the process's hold on its one GPU: the device's
  * properties, and NVML where it could be loaded.
  */
-#ifndef GPUBENCH_KERNELS_JOB_H
-#define GPUBENCH_KERNELS_JOB_H
+#ifndef GPUBENCH_WORKER_JOB_H
+#define GPUBENCH_WORKER_JOB_H
 
 #include <cjson/cJSON.h>
 
@@ -22,8 +22,8 @@ extern "C" {
 struct gb_worker {
     int device;
     struct gb_device_info info;
-    struct gb_nvml *nvml;       /* NULL where NVML could not be loaded */
-    char nvml_reason[256];      /* why it is NULL */
+    struct gb_nvml *nvml;  /* NULL where NVML could not be loaded */
+    char nvml_reason[256]; /* why it is NULL */
 };
 
 /* Opens device index (context created now) and loads NVML.  On failure

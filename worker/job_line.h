@@ -8,8 +8,8 @@
  * are ignored, so a newer server can add some.
  * Unit-tested in tests/unit/test_kernels_protocol.c.
  */
-#ifndef GPUBENCH_KERNELS_JOB_LINE_H
-#define GPUBENCH_KERNELS_JOB_LINE_H
+#ifndef GPUBENCH_WORKER_JOB_LINE_H
+#define GPUBENCH_WORKER_JOB_LINE_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>
@@ -21,12 +21,12 @@ extern "C" {
 #endif
 
 struct gb_job_request {
-    cJSON *root;             /* the parsed line; owns the three below */
-    const cJSON *id;         /* NULL when the line had none usable */
+    cJSON *root;     /* the parsed line; owns the three below */
+    const cJSON *id; /* NULL when the line had none usable */
     const char *benchmark;
-    const cJSON *params;     /* NULL when absent or null */
-    double timeout_s;        /* the run's time limit when the daemon sends
-                                one ("timeout_s", seconds > 0); else 0 */
+    const cJSON *params; /* NULL when absent or null */
+    double timeout_s;    /* the run's time limit when the daemon sends
+                            one ("timeout_s", seconds > 0); else 0 */
 };
 
 /* Parses line[0..len-1] into req.  Returns 0, or -1 with err (code

@@ -6,8 +6,8 @@
  * its end, thrown away and reported, and the next line is read normally.
  * Unit-tested in tests/unit/test_kernels_protocol.c.
  */
-#ifndef GPUBENCH_KERNELS_LINE_READER_H
-#define GPUBENCH_KERNELS_LINE_READER_H
+#ifndef GPUBENCH_WORKER_LINE_READER_H
+#define GPUBENCH_WORKER_LINE_READER_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -20,10 +20,10 @@ extern "C" {
 #define GB_MAX_JOB_LINE (1024 * 1024)
 
 enum gb_line_status {
-    GB_LINE_OK = 1,        /* a line is in *buf (NUL-terminated, no '\n') */
-    GB_LINE_EOF = 0,       /* end of input, nothing read */
+    GB_LINE_OK = 1,  /* a line is in *buf (NUL-terminated, no '\n') */
+    GB_LINE_EOF = 0, /* end of input, nothing read */
     GB_LINE_NOMEM = -1,
-    GB_LINE_TOO_LONG = -2  /* a line over max bytes was skipped */
+    GB_LINE_TOO_LONG = -2 /* a line over max bytes was skipped */
 };
 
 /* Reads the next line of f into *buf, growing it (up to max + 1 bytes;

@@ -97,8 +97,8 @@ int gb_clock_dropped(const cJSON *before, const cJSON *after, double tolerance,
     double a = number_or_negative(after, "sm_clock_mhz");
 
     if (b <= 0 || a <= 0) {
-        snprintf(reason, reason_cap, "SM clock not read before and after (NVML "
-                 "unavailable or refused)");
+        snprintf(reason, reason_cap,
+                 "SM clock not read before and after (NVML unavailable or refused)");
         return -1;
     }
     return a < b * (1 - tolerance);
@@ -133,16 +133,16 @@ cJSON *gb_meta_build(struct gb_meta_input *in)
     cJSON_AddStringToObject(meta, "started_at", in->started_at);
     cJSON_AddStringToObject(meta, "finished_at", in->finished_at);
     cJSON_AddItemToObject(meta, "device", gb_device_json(in->dev));
-    cJSON_AddItemToObject(meta, "driver", gb_driver_json(in->nvml, in->nvml_reason,
-                                                         GB_PROC_DRIVER_VERSION_PATH));
+    cJSON_AddItemToObject(meta, "driver",
+                          gb_driver_json(in->nvml, in->nvml_reason, GB_PROC_DRIVER_VERSION_PATH));
     cJSON_AddItemToObject(meta, "cuda", cuda_json());
     cJSON_AddItemToObject(meta, "build", build_json());
     dropped = gb_clock_dropped(in->state_before, in->state_after,
                                GB_CLOCK_DROP_TOLERANCE, why, sizeof(why));
-    cJSON_AddItemToObject(meta, "state_before", in->state_before ? in->state_before
-                                                                 : cJSON_CreateNull());
-    cJSON_AddItemToObject(meta, "state_after", in->state_after ? in->state_after
-                                                               : cJSON_CreateNull());
+    cJSON_AddItemToObject(meta, "state_before",
+                          in->state_before ? in->state_before : cJSON_CreateNull());
+    cJSON_AddItemToObject(meta, "state_after",
+                          in->state_after ? in->state_after : cJSON_CreateNull());
     in->state_before = in->state_after = NULL;
     if (dropped < 0) {
         cJSON_AddNullToObject(meta, "clock_dropped");
@@ -153,7 +153,8 @@ cJSON *gb_meta_build(struct gb_meta_input *in)
     cJSON_AddNumberToObject(meta, "clock_drop_tolerance", GB_CLOCK_DROP_TOLERANCE);
     cJSON_AddItemToObject(meta, "counters", gb_counters_meta_json(in->counters));
     cJSON_AddBoolToObject(meta, "synthetic", 0);
-    cJSON_AddStringToObject(meta, "card_settings", "measured as found: the worker "
-                            "never changes clocks, power limits or persistence mode");
+    cJSON_AddStringToObject(meta, "card_settings",
+                            "measured as found: the worker never changes clocks, power limits "
+                            "or persistence mode");
     return meta;
 }

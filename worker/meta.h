@@ -4,8 +4,8 @@
  * honest word on what was not measured (hardware counters, with the reason
  * from counters_report.h).
  */
-#ifndef GPUBENCH_KERNELS_META_H
-#define GPUBENCH_KERNELS_META_H
+#ifndef GPUBENCH_WORKER_META_H
+#define GPUBENCH_WORKER_META_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>
@@ -24,12 +24,12 @@ extern "C" {
 
 struct gb_meta_input {
     const struct gb_device_info *dev;
-    struct gb_nvml *nvml;         /* NULL where NVML is missing */
-    const char *nvml_reason;      /* why it is missing */
-    cJSON *state_before;          /* taken over by gb_meta_build */
-    cJSON *state_after;           /* taken over by gb_meta_build */
+    struct gb_nvml *nvml;    /* NULL where NVML is missing */
+    const char *nvml_reason; /* why it is missing */
+    cJSON *state_before;     /* taken over by gb_meta_build */
+    cJSON *state_after;      /* taken over by gb_meta_build */
     const char *started_at, *finished_at;
-    const struct gb_counters_state *counters;  /* NULL: no counter pass */
+    const struct gb_counters_state *counters; /* NULL: no counter pass */
 };
 
 /* A NEW meta object (caller owns); the two states become part of it, also

@@ -8,8 +8,8 @@
  * The version is the first token after "NVRM version:" made of digits and
  * dots with at least one dot.  Unit-tested in tests/unit/test_kernels_driver.c.
  */
-#ifndef GPUBENCH_KERNELS_PROC_VERSION_H
-#define GPUBENCH_KERNELS_PROC_VERSION_H
+#ifndef GPUBENCH_WORKER_PROC_VERSION_H
+#define GPUBENCH_WORKER_PROC_VERSION_H
 
 #include <stddef.h>
 

@@ -14,8 +14,8 @@
  * in the window; a job that follows another on the same worker may see
  * the tail of the previous one, which the 1 s hold outlasts.
  */
-#ifndef GPUBENCH_KERNELS_QUIET_H
-#define GPUBENCH_KERNELS_QUIET_H
+#ifndef GPUBENCH_WORKER_QUIET_H
+#define GPUBENCH_WORKER_QUIET_H
 
 #include <stdio.h>
 

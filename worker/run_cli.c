@@ -20,10 +20,10 @@
 
 struct run_args {
     const char *benchmark;
-    const char *params_text;  /* NULL: {} */
+    const char *params_text; /* NULL: {} */
     int device;
     int json;
-    double timeout_s;  /* --timeout: a precision run's time limit; 0 default */
+    double timeout_s; /* --timeout: a precision run's time limit; 0 default */
 };
 
 /* An error as the caller asked for output: with --json one JSON object
@@ -91,7 +91,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     }
     if (a->benchmark == NULL) {
         say_error(a->json, "bad_usage", "usage: gpubench-worker run NAME [PARAMS-JSON] "
-                  "[--device N] [--timeout S] [--json]");
+                                        "[--device N] [--timeout S] [--json]");
         return -1;
     }
     return 0;

@@ -4,8 +4,8 @@
  * {"id","benchmark","params"} progress lines and one result or error (the
  * README's "How it is built").
  */
-#ifndef GPUBENCH_KERNELS_SERVE_H
-#define GPUBENCH_KERNELS_SERVE_H
+#ifndef GPUBENCH_WORKER_SERVE_H
+#define GPUBENCH_WORKER_SERVE_H
 
 #include <stdio.h>
 

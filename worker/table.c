@@ -57,7 +57,7 @@ static void print_header(FILE *out, const cJSON *meta)
             str(build, "nvcc_version"), str(build, "architectures"));
     if (cJSON_IsTrue(obj(before, "available")))
         fprintf(out, "SM clock %g MHz during the first sample, %g MHz during the last; "
-                "%g C; power limit %g W\n",
+                     "%g C; power limit %g W\n",
                 num(before, "sm_clock_mhz"), num(after, "sm_clock_mhz"),
                 num(after, "temperature_c"), num(after, "power_limit_w"));
     else
@@ -92,7 +92,8 @@ static void print_counters_note(FILE *out, const cJSON *summary, const cJSON *me
         return;
     }
     fprintf(out, "hardware counters (CUPTI, %g replay passes): %s; %g of %g rows agree "
-            "with the prediction within %g%%\n", num(m, "passes"), str(c, "launch"),
+                 "with the prediction within %g%%\n",
+            num(m, "passes"), str(c, "launch"),
             num(c, "rows_agreeing"), num(c, "rows"), 100 * num(m, "agree_tolerance"));
 }
 
@@ -125,15 +126,15 @@ static void print_smem_summary(FILE *out, const cJSON *summary)
     const cJSON *launch = obj(summary, "launch");
 
     fprintf(out, "\nbaseline (stride 1%s): median %.3f ms, %.0f GB/s = %.1f%% of the "
-            "%.0f GB/s peak at the %.0f MHz maximum clock (%g SMs x 128 B a clock); "
-            "%.1f B a clock per SM measured in SM cycles\n",
+                 "%.0f GB/s peak at the %.0f MHz maximum clock (%g SMs x 128 B a clock); "
+                 "%.1f B a clock per SM measured in SM cycles\n",
             cJSON_IsTrue(obj(base, "in_rows")) ? "" : ", measured in addition",
             num(base, "median_ms"), num(peak, "baseline_gbps"),
             100 * num(peak, "baseline_fraction_of_peak_at_max_clock"),
             num(peak, "peak_gbps_at_max_clock"), num(peak, "max_sm_clock_mhz"),
             num(peak, "sm_count"), num(peak, "baseline_bytes_per_clock_per_sm"));
     fprintf(out, "launch: %g blocks x %g threads (%g warps per SM), %g iterations x %g "
-            "loads per sample; largest |cycle ratio/predicted - 1| = %.4f\n",
+                 "loads per sample; largest |cycle ratio/predicted - 1| = %.4f\n",
             num(launch, "grid"), num(launch, "block"), num(launch, "warps_per_sm"),
             num(launch, "iterations_per_sample"), num(launch, "loads_per_iteration"),
             num(summary, "max_ratio_error"));
@@ -155,13 +156,13 @@ static void print_transpose(FILE *out, const cJSON *result)
         fprintf(out, "\n");
     }
     fprintf(out, "\n%g x %g floats, %.0f MB moved a launch; copy ceiling %.1f GB/s "
-            "(%s; cudaMemcpy %.1f, copy kernel %.1f)\n",
+                 "(%s; cudaMemcpy %.1f, copy kernel %.1f)\n",
             num(summary, "n"), num(summary, "n"), num(summary, "bytes_per_launch") / 1e6,
             num(ceiling, "gbps"), str(ceiling, "source"), num(ceiling, "memcpy_gbps"),
             num(ceiling, "copy_kernel_gbps"));
     if (cJSON_IsTrue(obj(summary, "ceiling_suspect")))
         fprintf(out, "WARNING: a variant beat the copy ceiling, so the ceiling is wrong "
-                "(over_ceiling lists which)\n");
+                     "(over_ceiling lists which)\n");
 }
 
 void gb_table_smem_stride(FILE *out, const cJSON *result)

@@ -4,8 +4,8 @@
  * objects (what a run stores), so the table never shows a number the
  * stored run does not hold.
  */
-#ifndef GPUBENCH_KERNELS_TABLE_H
-#define GPUBENCH_KERNELS_TABLE_H
+#ifndef GPUBENCH_WORKER_TABLE_H
+#define GPUBENCH_WORKER_TABLE_H
 
 #include <stdio.h>
 #include <cjson/cJSON.h>

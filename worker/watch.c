@@ -201,7 +201,7 @@ static cJSON *procs_json(const struct gb_nvml_proc *list, int count)
     return a;
 }
 
-/* name: the throttle reasons of mask, decoded (worker/throttle.c). */
+/* name: the throttle reasons of mask, decoded (kernels/throttle.c). */
 static void add_reasons(cJSON *o, const char *name, unsigned long long mask)
 {
     cJSON *names = cJSON_AddArrayToObject(o, name);

@@ -10,8 +10,8 @@
  * NVML.  Where NVML is missing every call is harmless and the JSON says
  * available: false with the reason.
  */
-#ifndef GPUBENCH_KERNELS_WATCH_H
-#define GPUBENCH_KERNELS_WATCH_H
+#ifndef GPUBENCH_WORKER_WATCH_H
+#define GPUBENCH_WORKER_WATCH_H
 
 #include <stdio.h>
 #include <cjson/cJSON.h>

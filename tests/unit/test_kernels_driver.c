@@ -1,6 +1,6 @@
 /*
  * test_kernels_driver.c - the driver version from /proc text
- * (worker/proc_version.c), the throttle reason names (worker/throttle.c),
+ * (worker/proc_version.c), the throttle reason names (kernels/throttle.c),
  * the clock-drop flag and the driver fallback chain (worker/meta.c).
  */
 #include <stdio.h>

@@ -3,6 +3,7 @@
  * a stable code ("unknown_benchmark", "invalid_params", "cuda_error",
  * "verification_failed", ...), a sentence, the parameter at fault when
  * there is one, and whether the worker must exit after reporting it.
+ * In kernels/ because the benchmarks fill it; the worker sends it.
  */
 #ifndef GPUBENCH_KERNELS_JOB_ERROR_H
 #define GPUBENCH_KERNELS_JOB_ERROR_H
@@ -18,7 +19,7 @@ struct gb_job_error {
     char code[32];
     char field[96];
     char message[512];
-    int fatal;  /* the GPU context is unusable: report, then exit */
+    int fatal; /* the GPU context is unusable: report, then exit */
 };
 
 /* Sets code and message (printf-style), clears field and fatal; returns

@@ -263,8 +263,8 @@ cJSON *gb_nvml_card_state(struct gb_nvml *n, const char *pci_bus_id,
     cJSON_AddStringToObject(obj, "when", when);
     if (n == NULL || n->handle_by_pci == NULL) {
         cJSON_AddBoolToObject(obj, "available", 0);
-        cJSON_AddStringToObject(obj, "reason", unavailable_reason
-                                ? unavailable_reason : "NVML not available");
+        cJSON_AddStringToObject(obj, "reason",
+                                unavailable_reason ? unavailable_reason : "NVML not available");
         return obj;
     }
     rc = n->handle_by_pci(pci_bus_id, &dev);

@@ -6,7 +6,8 @@
  * linked: the worker must start where the library is missing (a build
  * machine, a container without the driver's utilities) and then says why
  * it has no state.  Nothing here writes a setting: the card is measured as
- * it is found.
+ * it is found.  In kernels/ because the benchmarks read it (PCIe link, SM
+ * clock, power limit, NVLink); the worker's metadata and watch read it too.
  */
 #ifndef GPUBENCH_KERNELS_NVML_STATE_H
 #define GPUBENCH_KERNELS_NVML_STATE_H
@@ -36,10 +37,10 @@ int gb_nvml_driver_version(struct gb_nvml *nvml, char *out, size_t cap,
 cJSON *gb_nvml_card_state(struct gb_nvml *nvml, const char *pci_bus_id,
                           const char *when, const char *unavailable_reason);
 
-/* One look at the card between samples (watch.h), every field NVML gave:
- * the other processes on it (compute and graphics, this process left
- * out, names from /proc/PID/comm where readable), utilisation, memory
- * clock, throttle reasons, power and temperature. */
+/* One look at the card between samples (the worker's watch.h), every
+ * field NVML gave: the other processes on it (compute and graphics, this
+ * process left out, names from /proc/PID/comm where readable),
+ * utilisation, memory clock, throttle reasons, power and temperature. */
 #define GB_NVML_MAX_PROCS 32
 struct gb_nvml_proc {
     unsigned pid;
