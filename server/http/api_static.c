@@ -113,5 +113,6 @@ void static_chartjs(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 404, "not_found", "",
                     "Chart.js is not at %.200s: install Debian's libjs-chart.js "
                     "(apt-get install libjs-chart.js) or start gpubenchd with "
-                    "--chartjs PATH", req->app->opt->chartjs);
+                    "--chartjs PATH",
+                    req->app->opt->chartjs);
 }
