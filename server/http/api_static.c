@@ -1,9 +1,12 @@
 /*
  * api_static.c - the web page: GET / is web/index.html, GET /static/NAME
- * a file of web/, GET /vendor/chart.js the Chart.js that Debian's
+ * a file of web/, GET /static/lib/NAME and /static/views/NAME a file of
+ * those two folders (the page's ES modules: its shared library and one
+ * module per view), GET /vendor/chart.js the Chart.js that Debian's
  * libjs-chart.js installs (--chartjs).  NAME is one path segment of safe
- * characters (the router already refuses a "/" in it), so nothing outside
- * web/ can be named; there is no directory listing.
+ * characters (the router already refuses a "/" in it) and the folders are
+ * fixed by the route, so nothing outside web/ can be named; there is no
+ * directory listing.
  */
 #include "dynbuf.h"
 #include "handlers.h"
@@ -83,8 +86,10 @@ static void send_path(struct http_reply *rep, const char *path, const char *name
                    "base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 }
 
+/* Answers with web/DIR/NAME; dir is "" or a folder of web/ with its "/",
+ * from the route, never from the request. */
 static void send_file(struct http_request *req, struct http_reply *rep,
-                      const char *name)
+                      const char *dir, const char *name)
 {
     char path[4600];
 
@@ -92,18 +97,28 @@ static void send_file(struct http_request *req, struct http_reply *rep,
         reply_error(rep, 404, "not_found", "", "no such file: %.60s", name);
         return;
     }
-    snprintf(path, sizeof(path), "%s/%s", req->app->opt->web, name);
+    snprintf(path, sizeof(path), "%s/%s%s", req->app->opt->web, dir, name);
     send_path(rep, path, name);
 }
 
 void static_index(struct http_request *req, struct http_reply *rep)
 {
-    send_file(req, rep, "index.html");
+    send_file(req, rep, "", "index.html");
 }
 
 void static_file(struct http_request *req, struct http_reply *rep)
 {
-    send_file(req, rep, req->arg);
+    send_file(req, rep, "", req->arg);
+}
+
+void static_lib_file(struct http_request *req, struct http_reply *rep)
+{
+    send_file(req, rep, "lib/", req->arg);
+}
+
+void static_view_file(struct http_request *req, struct http_reply *rep)
+{
+    send_file(req, rep, "views/", req->arg);
 }
 
 void static_chartjs(struct http_request *req, struct http_reply *rep)
@@ -113,5 +128,6 @@ void static_chartjs(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 404, "not_found", "",
                     "Chart.js is not at %.200s: install Debian's libjs-chart.js "
                     "(apt-get install libjs-chart.js) or start gpubenchd with "
-                    "--chartjs PATH", req->app->opt->chartjs);
+                    "--chartjs PATH",
+                    req->app->opt->chartjs);
 }

@@ -62,9 +62,12 @@ void openapi_get(struct http_request *req, struct http_reply *rep);
  * stored").  See store_reply.c. */
 void reply_store_error(struct http_reply *rep, int rc, const char *what);
 
-/* api_static.c: GET /, GET /static/NAME, GET /vendor/chart.js. */
+/* api_static.c: GET /, GET /static/NAME, GET /static/lib/NAME,
+ * GET /static/views/NAME, GET /vendor/chart.js. */
 void static_index(struct http_request *req, struct http_reply *rep);
 void static_file(struct http_request *req, struct http_reply *rep);
+void static_lib_file(struct http_request *req, struct http_reply *rep);
+void static_view_file(struct http_request *req, struct http_reply *rep);
 void static_chartjs(struct http_request *req, struct http_reply *rep);
 
 #endif

@@ -46,6 +46,8 @@ static const struct route routes[] = {
     {"GET",    "/healthz",          healthz_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/",                 static_index,      ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/static/*",         static_file,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/static/lib/*",     static_lib_file,   ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/static/views/*",   static_view_file,  ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/vendor/chart.js",  static_chartjs,    ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
 };
 // clang-format on

@@ -758,6 +758,21 @@ class SecurityTest(ErrorAssertions, unittest.TestCase):
                 r = d.get(path)
                 self.assertIn(r.status, (404,), (path, r))
                 self.assertNotIn("root:", r.body)
+            # The page's modules (issue 25): two fixed folders of web/, one
+            # name deep, typed as JavaScript (a browser refuses a module
+            # served as anything else).
+            for path in ("/static/lib/dom.js", "/static/views/runs.js"):
+                js = d.get(path)
+                self.assertEqual(js.status, 200, (path, js))
+                self.assertTrue(js.header("Content-Type").startswith("text/javascript"), path)
+                self.assertIn("export ", js.body, path)
+            for path in ("/static/lib/../index.html", "/static/lib/..%2f..%2fgpubench.db",
+                         "/static/views/../../gpubench.db", "/static/lib/", "/static/lib/.hidden",
+                         "/static/lib/a/b.js", "/static/views/%2e%2e%2fapp.js", "/static/libs/dom.js",
+                         "/static/lib/nope.js"):
+                r = d.get(path)
+                self.assertEqual(r.status, 404, (path, r))
+                self.assertNotIn("SQLite", r.body)
         finally:
             self.assertEqual(d.stop(), 0)
 

@@ -1,0 +1,149 @@
+// widgets.js - the pieces more than one view draws: a run's status and
+// validity badges, its origin, times, the "Copy as markdown" button, a
+// chart's <figure>, the benchmark menu, the verdict words and run links.
+// Each builds elements from its arguments and what page.js has read; none
+// keeps state of its own.
+
+import { $, el } from "./dom.js";
+import { TOKEN_KEY } from "./api.js";
+import { isNum, localTime } from "./format.js";
+import { benchmarks } from "./page.js";
+import * as GBCharts from "./charts.js";
+
+// "Copy as markdown": the daemon's report (GET /runs/ID.md, /compare.md)
+// to the clipboard; where the clipboard is refused (no secure context, no
+// permission) the text is shown selected instead, for Ctrl-C.
+export function copyMarkdown(url) {
+  const status = el("span", { class: "copy-status", role: "status" });
+  const box = el("span", { class: "copy-markdown" });
+  const button = el("button", { type: "button", class: "copy-md", onclick: async () => {
+    status.textContent = "";
+    let text;
+    try {
+      const token = sessionStorage.getItem(TOKEN_KEY);
+      const r = await fetch(url, { headers: token ? { Authorization: "Bearer " + token } : {} });
+      text = await r.text();
+      if (!r.ok) throw new Error("HTTP " + r.status + ": " + text.slice(0, 200));
+    } catch (e) {
+      status.textContent = "could not get the markdown: " + e.message;
+      return;
+    }
+    try {
+      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(text);
+      status.textContent = "copied";
+    } catch (e) {
+      const area = el("textarea", { class: "markdown-text", readonly: true, rows: 12, cols: 100, "aria-label": "the markdown, selected: copy it with Ctrl-C" });
+      area.value = text;
+      box.querySelector("textarea")?.remove();
+      box.append(area);
+      area.focus();
+      area.select();
+      status.textContent = "selected: copy it with Ctrl-C";
+    }
+  } }, "Copy as markdown");
+  box.append(button, " ", status);
+  return box;
+}
+
+export function timeEl(iso) {
+  return el("time", { datetime: iso || undefined, title: iso ? iso + " (UTC)" : undefined }, localTime(iso));
+}
+
+export function statusBadge(status) {
+  return el("span", { class: "badge status-" + status }, status);
+}
+
+// The run's verdict (issue 13): valid, invalid with its reason codes, or
+// unknown (a run the worker did not watch: treated as valid).  Words first,
+// the colour only helps; the reasons' sentences are in the title.
+export function validityOf(run) {
+  const v = (run && run.validity) || {};
+  const reasons = Array.isArray(v.reasons) ? v.reasons : [];
+  const state = v.valid === true ? "valid" : v.valid === false ? "invalid" : "unknown";
+  // notes: what to know without the run being invalid (power_capped: the
+  // power-bound GEMM rows ran at the card's power cap, as they are meant to).
+  const notes = Array.isArray(v.notes) ? v.notes : [];
+  return { state, reasons, note: v.note, notes };
+}
+
+export function validityBadge(run) {
+  const { state, reasons, note } = validityOf(run);
+  const codes = reasons.map((r) => r.code);
+  const text = state === "invalid" ? "invalid: " + codes.join(", ") : state;
+  const title = state === "invalid" ? reasons.map((r) => r.message).join("\n")
+    : state === "valid" ? "the card was watched and nothing disturbed the run"
+    : note || "not watched (a run from before the watch, or an import): treated as valid";
+  return el("span", { class: "badge validity validity-" + state, title, dataset: { validity: state, codes: codes.join(",") } }, text);
+}
+
+// Where a run came from, in words, or null for a run measured here: the
+// host column names the machine that measured it, this says which node
+// handed it to us ("import": POST /runs/import; otherwise the peer's URL).
+export function originText(r) {
+  if (!r.origin) return null;
+  if (r.origin === "import") return "imported";
+  return "from " + (typeof r.origin === "string" ? r.origin.replace(/^https?:\/\//, "") : JSON.stringify(r.origin));
+}
+
+export function originTag(r) {
+  const t = originText(r);
+  return t ? el("span", { class: "tag origin", title: "not measured by this node: " + (typeof r.origin === "string" ? r.origin : JSON.stringify(r.origin)) }, t) : null;
+}
+
+// Why the worker is not measuring yet ("waiting for a quiet card: pid ..."),
+// from its progress lines; null when it said nothing.
+export function progressMessage(run) {
+  const m = run.progress && run.progress.message;
+  return typeof m === "string" && m ? m : null;
+}
+
+// A <figure> holding a chart's canvas; its table is the accessible twin.
+export function chartFigure(caption, draw) {
+  const canvas = el("canvas", { role: "img", "aria-label": caption + ". The table below has the same numbers." });
+  const fig = el("figure", { class: "chart", dataset: { chart: "pending" } }, el("div", { class: "chart-box" }, canvas), el("figcaption", {}, caption));
+  return { fig, draw: () => chartOrNote(fig, () => draw(canvas)) };
+}
+
+export function chartOrNote(fig, draw) {
+  if (!GBCharts.available()) {
+    fig.dataset.chart = "unavailable";
+    $(".chart-box", fig).replaceWith(el("p", { class: "note" }, "No chart: Chart.js is not installed on this node (install the Debian package libjs-chart.js). The table has every number."));
+    return;
+  }
+  try {
+    draw();
+  } catch (e) {
+    fig.dataset.chart = "failed";
+    fig.append(el("p", { class: "error" }, "The chart failed: " + e.message));
+    throw e;
+  }
+}
+
+export async function fillBenchmarkSelect(select, withAny) {
+  const list = await benchmarks();
+  if (select.options.length > (withAny ? 1 : 0)) return;
+  for (const b of list) select.append(el("option", { value: b.name }, b.name));
+}
+
+// How to see real numbers without a GPU: the H200 runs that come with
+// gpubench, imported as they were exported (GET /runs.ndjson).
+export function seeRealData() {
+  const cmd = (f) => el("code", { class: "cmd" }, "curl --data-binary @examples/" + f + " " + location.origin + "/runs/import");
+  return el("p", { class: "note see-real-data" }, "No GPU here? See real data: import the H200 runs that come with gpubench, from the source tree: ",
+    cmd("h200_daemon_trust/trust_runs.ndjson"), " and ", cmd("h200x2_daemon_health/health_runs.ndjson"),
+    " (add ", el("code", {}, "-H 'Authorization: Bearer TOKEN'"), " where this daemon asks for a token).");
+}
+
+export const VERDICT_WORDS = { same: "same", faster: "faster", slower: "slower", inconclusive: "inconclusive" };
+
+export function runLink(id, text) {
+  return id ? el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, text || id.slice(-6)) : "–";
+}
+
+// A fleet cell's judgement in words: outlier, within, or not judged.
+export function fleetWords(cell) {
+  if (cell.outlier) return { cls: "verdict-slower", text: isNum(cell.z) && cell.z < 0 ? "outlier (fast)" : "outlier" };
+  if (isNum(cell.z)) return { cls: "verdict-same", text: "within the fleet" };
+  return { cls: "note", text: "not judged" };
+}

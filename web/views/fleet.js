@@ -1,0 +1,77 @@
+// fleet.js - the fleet view (?view=fleet&benchmark=...): per card model and
+// parameters, each card's latest valid median per row against the others'
+// (robust z), outliers first, charted and tabled.
+
+import { $, el, table } from "../lib/dom.js";
+import { isNum, num, qs, shortCard, rowKeyText } from "../lib/format.js";
+import { state, ready, errorBox, loadInto, navigate } from "../lib/page.js";
+import * as GBCharts from "../lib/charts.js";
+import { chartFigure, fillBenchmarkSelect, runLink, fleetWords } from "../lib/widgets.js";
+
+export async function showFleet(q) {
+  const gen = state.generation;
+  const form = $("#fleet-form");
+  const out = $("#fleet");
+  try { await fillBenchmarkSelect(form.elements.benchmark, false); } catch (e) { out.replaceChildren(errorBox(e)); ready(); return; }
+  const bench = q.get("benchmark") || form.elements.benchmark.options[0].value;
+  form.elements.benchmark.value = bench;
+  out.replaceChildren(el("p", { class: "note" }, "loading…"));
+  const data = await loadInto("/fleet" + qs({ benchmark: bench }), out, gen);
+  if (!data) return;
+  if (!data.groups.length) {
+    out.replaceChildren(el("p", { class: "note", id: "fleet-empty" }, "No valid run of " + bench + " yet."));
+    ready();
+    return;
+  }
+  const figs = [];
+  out.replaceChildren(...data.groups.map((g, i) => fleetGroup(g, i, data, figs)));
+  figs.forEach((f) => f.draw());
+  ready();
+}
+
+function fleetGroup(g, gi, data, figs) {
+  const params = Object.entries(g.key.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ");
+  const keys = g.rows.map((r) => r.key);
+  const outliers = g.cards.filter((c) => c.outlier).length;
+  const parts = [el("h2", { id: "fleet-group-" + gi }, (g.key.card_model || "unknown model") + " ", el("span", { class: "sub mono small" }, params)),
+    el("p", { class: outliers ? "verdict verdict-slower" : "verdict verdict-same", dataset: { outliers: String(outliers) } },
+      `${g.cards.length} card(s); ${outliers ? outliers + " outlier(s), listed first" : "no outlier"}.`)];
+  if (g.cards.length >= 3) {
+    const fig = chartFigure(`Robust z of each card's median per row (${data.outlier_z} and −${data.outlier_z} dashed); outliers are labelled and drawn as triangles`,
+      (c) => GBCharts.fleet(c, keys, g.cards.map((card) => ({ label: shortCard(card.device_uuid) + " @ " + card.host, outlier: card.outlier,
+        z: keys.map((k) => { const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k)); return cell && isNum(cell.z) ? cell.z : null; }) })), data.outlier_z));
+    figs.push(fig);
+    parts.push(fig.fig);
+  } else {
+    parts.push(el("p", { class: "note" }, "Fewer than 3 cards: nothing is judged (the median and MAD of two say nothing of which is off)."));
+  }
+  const head = ["Card", "Host", "Judgement"].concat(keys.map((k) => "row " + rowKeyText(k) + " (ms, z)"));
+  const body = g.cards.map((card) => el("tr", { dataset: { uuid: card.device_uuid, outlier: String(card.outlier) }, class: card.outlier ? "bad" : "" },
+    el("th", { scope: "row", title: card.device_uuid }, shortCard(card.device_uuid), " ", runLink(card.run_id, "run")),
+    el("td", {}, card.host),
+    el("td", { dataset: { field: "outlier", value: String(card.outlier) } }, card.outlier ? "outlier" : "within the fleet"),
+    keys.map((k) => {
+      const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k));
+      if (!cell) return el("td", { class: "num" }, "–");
+      const w = fleetWords(cell);
+      return el("td", { class: "num " + (cell.outlier ? "verdict-slower" : ""), dataset: { key: rowKeyText(k), z: String(cell.z), value: String(cell.value_ms) }, title: w.text },
+        num(cell.value_ms, 4), el("span", { class: "spread" }, " z " + (isNum(cell.z) ? num(cell.z, 3) : "–")), cell.outlier ? " (outlier)" : "");
+    })));
+  parts.push(table("fleet-cards", "Each card's latest valid median per row and its z; outliers first", head, body));
+  parts.push(table("fleet-rows", "The fleet per row: median and MAD (median absolute deviation) of the cards' medians",
+    ["row", "Cards", "Median (ms)", "MAD (ms)"],
+    g.rows.map((r) => el("tr", { dataset: { key: rowKeyText(r.key) } }, el("th", { scope: "row" }, rowKeyText(r.key)),
+      el("td", { class: "num" }, String(r.cards)), el("td", { class: "num" }, num(r.median_ms, 4)), el("td", { class: "num" }, num(r.mad_ms, 3))))));
+  return el("section", { class: "fleet-group", "aria-labelledby": "fleet-group-" + gi }, parts);
+}
+
+// The benchmark menu's listeners; app.js calls this once.
+export function initFleet() {
+  $("#fleet-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    navigate("/" + qs({ view: "fleet", benchmark: $("#fleet-form").elements.benchmark.value }), true);
+  });
+  $("#fleet-form").addEventListener("change", () => {
+    navigate("/" + qs({ view: "fleet", benchmark: $("#fleet-form").elements.benchmark.value }), true);
+  });
+}
