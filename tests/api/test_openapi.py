@@ -37,7 +37,7 @@ class OpenApiTest(unittest.TestCase):
         self.assertEqual(self.d.get("/openapi.json?x=1").status, 400)
 
     def test_every_route_is_documented(self):
-        with open(os.path.join(TOP, "server", "router.c")) as f:
+        with open(os.path.join(TOP, "server", "http", "router.c")) as f:
             routes = re.findall(r'\{"([A-Z]+)",\s*"([^"]+)"', f.read())
         self.assertGreaterEqual(len(routes), 20, "router.c's table was not read")
         paths = openapi_check.SPEC["paths"]
