@@ -20,7 +20,10 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
  * whether to wait for a quiet card first (issue 13: a run beside another
  * process's kernels measured 47x for a 32-way conflict), and an optional
  * precision of the median that samples are added until (max_samples is
- * only read with precision; its lower bound is the samples default). */
+ * only read with precision; its lower bound is the samples default).
+ * Laid out by hand: clang-format indents every initializer of a macro's
+ * list but the first as a continuation line. */
+/* clang-format off */
 #define MEASURE_PARAMS                                                      \
     {.name = "samples", .type = GB_PARAM_INT,                               \
      .help = "timed samples after warm-up; every one is stored",            \
@@ -32,16 +35,16 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
     {.name = "counters", .type = GB_PARAM_CHOICE,                           \
      .help = "shared-memory bank conflicts and wavefronts through CUPTI, "  \
              "one launch per row after the timed samples: auto (where "     \
-             "the driver allows), on (fail the run if they cannot be "     \
+             "the driver allows), on (fail the run if they cannot be "      \
              "read), off",                                                  \
-     .choices = counters_choices, .default_json = "\"auto\""},                 \
+     .choices = counters_choices, .default_json = "\"auto\""},              \
     {.name = "quiet", .type = GB_PARAM_CHOICE,                              \
      .help = "before the first timed sample, look through NVML for other "  \
              "processes on the card and its utilisation: wait (until none " \
              "and under 5% for 1 s, up to quiet_wait_s; then measure "      \
              "anyway and say so), check (measure at once, record what was " \
              "found), off",                                                 \
-     .choices = quiet_choices, .default_json = "\"wait\""},                  \
+     .choices = quiet_choices, .default_json = "\"wait\""},                 \
     {.name = "quiet_wait_s", .type = GB_PARAM_NUMBER,                       \
      .help = "the longest quiet: wait waits for a quiet card, in seconds",  \
      .min = 0, .max = 600, .default_json = "30"},                           \
@@ -54,113 +57,190 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
     {.name = "max_samples", .type = GB_PARAM_INT,                           \
      .help = "with precision: the most timed samples a row may take",       \
      .min = 20, .max = 10000, .default_json = "200"}
+/* clang-format on */
 
 static const struct gb_param smem_stride_params[] = {
-    {.name = "strides", .type = GB_PARAM_INT_LIST,
-     .help = "word strides; lane L reads 32-bit word L*stride",
-     .min = 1, .max = 1024, .min_items = 1, .max_items = 64, .unique = 1,
-     .default_json = "[1,2,4,8,16,32,33]"},
+    {
+        .name = "strides",
+        .type = GB_PARAM_INT_LIST,
+        .help = "word strides; lane L reads 32-bit word L*stride",
+        .min = 1,
+        .max = 1024,
+        .min_items = 1,
+        .max_items = 64,
+        .unique = 1,
+        .default_json = "[1,2,4,8,16,32,33]",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 static const struct gb_param smem_pattern_params[] = {
-    {.name = "words", .type = GB_PARAM_INT_LIST,
-     .help = "32 word indices, one a lane: lane L reads 32-bit word words[L]",
-     .min = 0, .max = 65535, .min_items = 32, .max_items = 32,
-     .default_json = "[0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,"
-                     "0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30]"},
+    {
+        .name = "words",
+        .type = GB_PARAM_INT_LIST,
+        .help = "32 word indices, one a lane: lane L reads 32-bit word words[L]",
+        .min = 0,
+        .max = 65535,
+        .min_items = 32,
+        .max_items = 32,
+        .default_json = "[0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,"
+                        "0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30]",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 static const char *const transpose_variants[] = {
-    "copy", "tile32", "tile33", "tile32_swizzle", NULL
-};
+    "copy", "tile32", "tile33", "tile32_swizzle", NULL};
 
 static const struct gb_param transpose_params[] = {
-    {.name = "n", .type = GB_PARAM_INT,
-     .help = "matrix side: an n x n float matrix, a multiple of 32",
-     .min = 256, .max = 32768, .multiple_of = 32, .default_json = "8192"},
-    {.name = "variants", .type = GB_PARAM_CHOICE_LIST,
-     .help = "kernels to time; the copy ceiling is always measured",
-     .min_items = 1, .max_items = 4, .unique = 1, .choices = transpose_variants,
-     .default_json = "[\"copy\",\"tile32\",\"tile33\",\"tile32_swizzle\"]"},
+    {
+        .name = "n",
+        .type = GB_PARAM_INT,
+        .help = "matrix side: an n x n float matrix, a multiple of 32",
+        .min = 256,
+        .max = 32768,
+        .multiple_of = 32,
+        .default_json = "8192",
+    },
+    {
+        .name = "variants",
+        .type = GB_PARAM_CHOICE_LIST,
+        .help = "kernels to time; the copy ceiling is always measured",
+        .min_items = 1,
+        .max_items = 4,
+        .unique = 1,
+        .choices = transpose_variants,
+        .default_json = "[\"copy\",\"tile32\",\"tile33\",\"tile32_swizzle\"]",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 static const struct gb_param gmem_stride_params[] = {
-    {.name = "strides", .type = GB_PARAM_INT_LIST,
-     .help = "word strides; lane L reads 32-bit word L*stride of global memory",
-     .min = 1, .max = 1024, .min_items = 1, .max_items = 64, .unique = 1,
-     .default_json = "[1,2,4,8,16,32]"},
-    {.name = "footprint_mib", .type = GB_PARAM_INT,
-     .help = "MiB the warps sweep through; 0: 4x the L2 (data from DRAM); a size "
-             "under the L2 (e.g. 16) measures the L2-resident case",
-     .min = 0, .max = 16384, .default_json = "0"},
-    {.name = "l2_fetch_bytes", .type = GB_PARAM_INT,
-     .help = "bytes the L2 fetches from DRAM per miss for the run "
-             "(cudaLimitMaxL2FetchGranularity); 32 moves exactly the sectors "
-             "the prediction counts; 0 leaves the driver's default (64 on an H200)",
-     .min = 0, .max = 128, .power_of_two = 1, .default_json = "32"},
+    {
+        .name = "strides",
+        .type = GB_PARAM_INT_LIST,
+        .help = "word strides; lane L reads 32-bit word L*stride of global memory",
+        .min = 1,
+        .max = 1024,
+        .min_items = 1,
+        .max_items = 64,
+        .unique = 1,
+        .default_json = "[1,2,4,8,16,32]",
+    },
+    {
+        .name = "footprint_mib",
+        .type = GB_PARAM_INT,
+        .help = "MiB the warps sweep through; 0: 4x the L2 (data from DRAM); a size "
+                "under the L2 (e.g. 16) measures the L2-resident case",
+        .min = 0,
+        .max = 16384,
+        .default_json = "0",
+    },
+    {
+        .name = "l2_fetch_bytes",
+        .type = GB_PARAM_INT,
+        .help = "bytes the L2 fetches from DRAM per miss for the run "
+                "(cudaLimitMaxL2FetchGranularity); 32 moves exactly the sectors "
+                "the prediction counts; 0 leaves the driver's default (64 on an H200)",
+        .min = 0,
+        .max = 128,
+        .power_of_two = 1,
+        .default_json = "32",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 static const struct gb_param hbm_params[] = {
-    {.name = "array_mib", .type = GB_PARAM_INT,
-     .help = "MiB of each of the three double arrays (a, b, c); 0: the larger "
-             "of 4x the L2 and 1024; under 4x the L2 is refused (the L2 would "
-             "serve it)",
-     .min = 0, .max = 32768, .default_json = "0"},
+    {
+        .name = "array_mib",
+        .type = GB_PARAM_INT,
+        .help = "MiB of each of the three double arrays (a, b, c); 0: the larger "
+                "of 4x the L2 and 1024; under 4x the L2 is refused (the L2 would "
+                "serve it)",
+        .min = 0,
+        .max = 32768,
+        .default_json = "0",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 static const char *const compute_kinds[] = {
-    "fp32_fma", "fp64_fma", "fp16x2_fma", "gemm_bf16", "gemm_fp16", "gemm_tf32", NULL
-};
+    "fp32_fma", "fp64_fma", "fp16x2_fma", "gemm_bf16", "gemm_fp16", "gemm_tf32", NULL};
 
 static const struct gb_param compute_params[] = {
-    {.name = "kinds", .type = GB_PARAM_CHOICE_LIST,
-     .help = "what to measure: FMA chains on the CUDA cores, GEMM on the "
-             "tensor cores (cuBLAS, loaded at run time)",
-     .min_items = 1, .max_items = 6, .unique = 1, .choices = compute_kinds,
-     .default_json = "[\"fp32_fma\",\"fp64_fma\",\"fp16x2_fma\","
-                     "\"gemm_bf16\",\"gemm_fp16\",\"gemm_tf32\"]"},
-    {.name = "gemm_n", .type = GB_PARAM_INT,
-     .help = "side of the square GEMM (n x n x n)",
-     .min = 1024, .max = 16384, .multiple_of = 256, .default_json = "8192"},
+    {
+        .name = "kinds",
+        .type = GB_PARAM_CHOICE_LIST,
+        .help = "what to measure: FMA chains on the CUDA cores, GEMM on the "
+                "tensor cores (cuBLAS, loaded at run time)",
+        .min_items = 1,
+        .max_items = 6,
+        .unique = 1,
+        .choices = compute_kinds,
+        .default_json = "[\"fp32_fma\",\"fp64_fma\",\"fp16x2_fma\","
+                        "\"gemm_bf16\",\"gemm_fp16\",\"gemm_tf32\"]",
+    },
+    {
+        .name = "gemm_n",
+        .type = GB_PARAM_INT,
+        .help = "side of the square GEMM (n x n x n)",
+        .min = 1024,
+        .max = 16384,
+        .multiple_of = 256,
+        .default_json = "8192",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 static const char *const pcie_memories[] = {"pinned", "pageable", NULL};
 
 static const struct gb_param pcie_params[] = {
-    {.name = "sizes_kib", .type = GB_PARAM_INT_LIST,
-     .help = "transfer sizes in KiB, each timed host to device and device to "
-             "host in each kind of host memory",
-     .min = 4, .max = 4194304, .min_items = 1, .max_items = 16, .unique = 1,
-     .default_json = "[64,1024,16384,262144]"},
-    {.name = "memory", .type = GB_PARAM_CHOICE_LIST,
-     .help = "host memory to copy from and to: pinned (cudaHostAlloc, what "
-             "the link allows) and pageable (malloc: the host's memory system "
-             "and the driver's staging, noisier)",
-     .min_items = 1, .max_items = 2, .unique = 1, .choices = pcie_memories,
-     .default_json = "[\"pinned\",\"pageable\"]"},
+    {
+        .name = "sizes_kib",
+        .type = GB_PARAM_INT_LIST,
+        .help = "transfer sizes in KiB, each timed host to device and device to "
+                "host in each kind of host memory",
+        .min = 4,
+        .max = 4194304,
+        .min_items = 1,
+        .max_items = 16,
+        .unique = 1,
+        .default_json = "[64,1024,16384,262144]",
+    },
+    {
+        .name = "memory",
+        .type = GB_PARAM_CHOICE_LIST,
+        .help = "host memory to copy from and to: pinned (cudaHostAlloc, what "
+                "the link allows) and pageable (malloc: the host's memory system "
+                "and the driver's staging, noisier)",
+        .min_items = 1,
+        .max_items = 2,
+        .unique = 1,
+        .choices = pcie_memories,
+        .default_json = "[\"pinned\",\"pageable\"]",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 static const struct gb_param p2p_params[] = {
-    {.name = "size_mib", .type = GB_PARAM_INT,
-     .help = "MiB copied between each ordered pair of GPUs for bandwidth "
-             "(latency: 8-byte copies)",
-     .min = 1, .max = 4096, .default_json = "256"},
+    {
+        .name = "size_mib",
+        .type = GB_PARAM_INT,
+        .help = "MiB copied between each ordered pair of GPUs for bandwidth "
+                "(latency: 8-byte copies)",
+        .min = 1,
+        .max = 4096,
+        .default_json = "256",
+    },
     MEASURE_PARAMS,
-    {.name = NULL}
+    {.name = NULL},
 };
 
 /* The test-only benchmarks take nothing; they exist to prove the daemon
@@ -168,76 +248,103 @@ static const struct gb_param p2p_params[] = {
 static const struct gb_param no_params[] = {{.name = NULL}};
 
 static const struct gb_benchmark benchmarks[] = {
-    {.name = "smem_stride",
-     .description = "Shared-memory stride sweep: lane L reads word L*stride; "
-                    "predicted conflict degree gcd(stride, 32), measured "
-                    "time and its ratio to stride 1 in the same run.",
-     .params = smem_stride_params,
-     .health_params = "{\"strides\":[1,2,32,33],\"samples\":5,\"quiet_wait_s\":5}"},
-    {.name = "smem_pattern",
-     .description = "A custom warp access: 32 word indices, one a lane; "
-                    "predicted degree is the most DISTINCT words any bank "
-                    "is asked for (a shared word is a broadcast).",
-     .params = smem_pattern_params},
-    {.name = "transpose",
-     .description = "Tiled n x n float transpose with and without padding "
-                    "against a copy ceiling; GB/s counts bytes read plus "
-                    "written, every output verified.",
-     .params = transpose_params,
-     .health_params = "{\"n\":4096,\"variants\":[\"copy\",\"tile32\",\"tile33\"],"
-                      "\"samples\":5,\"quiet_wait_s\":5}"},
-    {.name = "gmem_stride",
-     .description = "Global-memory coalescing: lane L reads 32-bit word "
-                    "L*stride; predicted 32-byte sectors per warp request "
-                    "(distinct sectors touched), time ratio to stride 1, "
-                    "hardware sectors per request where counters are read.",
-     .params = gmem_stride_params,
-     .health_params = "{\"strides\":[1,2,4,8,32],\"samples\":5,"
-                      "\"quiet_wait_s\":5}"},
-    {.name = "hbm_bandwidth",
-     .description = "STREAM copy, scale, add, triad on device memory (arrays "
-                    ">= 4x L2) in GB/s, against the DRAM peak from the "
-                    "device's attributes and the device-to-device cudaMemcpy "
-                    "measured in the same run; outputs verified.",
-     .params = hbm_params,
-     .health_params = "{\"array_mib\":256,\"samples\":5,\"quiet_wait_s\":5}"},
-    {.name = "compute_peak",
-     .description = "FP32, FP64, FP16x2 FMA throughput against SMs x FMA "
-                    "lanes x 2 x the SM clock measured on the SM, and "
-                    "BF16/FP16/TF32 cuBLAS GEMM against the dense tensor "
-                    "peak; results checked against a reference.",
-     .params = compute_params,
-     .health_params = "{\"gemm_n\":4096,\"samples\":5,\"quiet_wait_s\":5}"},
-    {.name = "pcie_bandwidth",
-     .description = "Host to device and device to host, pinned and pageable, "
-                    "over a size sweep, against the bandwidth the PCIe link "
-                    "NVML reports (read during the transfers) predicts.",
-     .params = pcie_params,
-     /* Pinned only: the nightly run checks the card's link; pageable
-      * copies measure the host and were `noisy` (spread80 0.25-0.53 on an
-      * H200 node), which would make every nightly run invalid. */
-     .health_params = "{\"sizes_kib\":[1024,65536],\"memory\":[\"pinned\"],"
-                      "\"samples\":5,\"quiet_wait_s\":5}"},
-    {.name = "p2p_bandwidth",
-     .description = "Every ordered pair of the node's GPUs: bandwidth both "
-                    "ways and latency, through peer access where the pair "
-                    "has it, staged through the host otherwise, with the "
-                    "link type NVML reports.",
-     .params = p2p_params, .all_devices = 1,
-     .health_params = "{\"size_mib\":64,\"samples\":5,\"quiet_wait_s\":5}"},
-    {.name = "test_fault",
-     .description = "TEST ONLY: a kernel that writes through an illegal "
-                    "address; the worker must die and the daemon go on.",
-     .params = no_params, .test_only = 1},
-    {.name = "test_hang",
-     .description = "TEST ONLY: a kernel that never ends; the run's "
-                    "deadline must kill its worker.",
-     .params = no_params, .test_only = 1},
-    {.name = "test_all_devices",
-     .description = "TEST ONLY: a run that needs every GPU of the node, as "
-                    "p2p_bandwidth does; it must wait for the other GPUs "
-                    "to be idle and hold them while it runs.",
-     .params = no_params, .test_only = 1, .all_devices = 1},
+    {
+        .name = "smem_stride",
+        .description = "Shared-memory stride sweep: lane L reads word L*stride; "
+                       "predicted conflict degree gcd(stride, 32), measured "
+                       "time and its ratio to stride 1 in the same run.",
+        .params = smem_stride_params,
+        .health_params = "{\"strides\":[1,2,32,33],\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "smem_pattern",
+        .description = "A custom warp access: 32 word indices, one a lane; "
+                       "predicted degree is the most DISTINCT words any bank "
+                       "is asked for (a shared word is a broadcast).",
+        .params = smem_pattern_params,
+    },
+    {
+        .name = "transpose",
+        .description = "Tiled n x n float transpose with and without padding "
+                       "against a copy ceiling; GB/s counts bytes read plus "
+                       "written, every output verified.",
+        .params = transpose_params,
+        .health_params = "{\"n\":4096,\"variants\":[\"copy\",\"tile32\",\"tile33\"],"
+                         "\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "gmem_stride",
+        .description = "Global-memory coalescing: lane L reads 32-bit word "
+                       "L*stride; predicted 32-byte sectors per warp request "
+                       "(distinct sectors touched), time ratio to stride 1, "
+                       "hardware sectors per request where counters are read.",
+        .params = gmem_stride_params,
+        .health_params = "{\"strides\":[1,2,4,8,32],\"samples\":5,"
+                         "\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "hbm_bandwidth",
+        .description = "STREAM copy, scale, add, triad on device memory (arrays "
+                       ">= 4x L2) in GB/s, against the DRAM peak from the "
+                       "device's attributes and the device-to-device cudaMemcpy "
+                       "measured in the same run; outputs verified.",
+        .params = hbm_params,
+        .health_params = "{\"array_mib\":256,\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "compute_peak",
+        .description = "FP32, FP64, FP16x2 FMA throughput against SMs x FMA "
+                       "lanes x 2 x the SM clock measured on the SM, and "
+                       "BF16/FP16/TF32 cuBLAS GEMM against the dense tensor "
+                       "peak; results checked against a reference.",
+        .params = compute_params,
+        .health_params = "{\"gemm_n\":4096,\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "pcie_bandwidth",
+        .description = "Host to device and device to host, pinned and pageable, "
+                       "over a size sweep, against the bandwidth the PCIe link "
+                       "NVML reports (read during the transfers) predicts.",
+        .params = pcie_params,
+        /* Pinned only: the nightly run checks the card's link; pageable
+         * copies measure the host and were `noisy` (spread80 0.25-0.53 on an
+         * H200 node), which would make every nightly run invalid. */
+        .health_params = "{\"sizes_kib\":[1024,65536],\"memory\":[\"pinned\"],"
+                         "\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "p2p_bandwidth",
+        .description = "Every ordered pair of the node's GPUs: bandwidth both "
+                       "ways and latency, through peer access where the pair "
+                       "has it, staged through the host otherwise, with the "
+                       "link type NVML reports.",
+        .params = p2p_params,
+        .all_devices = 1,
+        .health_params = "{\"size_mib\":64,\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "test_fault",
+        .description = "TEST ONLY: a kernel that writes through an illegal "
+                       "address; the worker must die and the daemon go on.",
+        .params = no_params,
+        .test_only = 1,
+    },
+    {
+        .name = "test_hang",
+        .description = "TEST ONLY: a kernel that never ends; the run's "
+                       "deadline must kill its worker.",
+        .params = no_params,
+        .test_only = 1,
+    },
+    {
+        .name = "test_all_devices",
+        .description = "TEST ONLY: a run that needs every GPU of the node, as "
+                       "p2p_bandwidth does; it must wait for the other GPUs "
+                       "to be idle and hold them while it runs.",
+        .params = no_params,
+        .test_only = 1,
+        .all_devices = 1,
+    },
 };
 
 #define BENCHMARK_COUNT (sizeof(benchmarks) / sizeof(benchmarks[0]))
@@ -293,11 +400,16 @@ const struct gb_benchmark *gb_benchmark_find(const char *name)
 static const char *type_name(enum gb_param_type type)
 {
     switch (type) {
-    case GB_PARAM_INT: return "integer";
-    case GB_PARAM_NUMBER: return "number";
-    case GB_PARAM_INT_LIST: return "array of integers";
-    case GB_PARAM_CHOICE: return "string";
-    case GB_PARAM_CHOICE_LIST: return "array of strings";
+    case GB_PARAM_INT:
+        return "integer";
+    case GB_PARAM_NUMBER:
+        return "number";
+    case GB_PARAM_INT_LIST:
+        return "array of integers";
+    case GB_PARAM_CHOICE:
+        return "string";
+    case GB_PARAM_CHOICE_LIST:
+        return "array of strings";
     }
     return "?";
 }
@@ -405,7 +517,8 @@ static int check_value(const struct gb_param *p, const cJSON *v,
             if (same_value(cJSON_GetArrayItem(v, j), item))
                 return gb_error_set(err, "duplicate", item_field,
                                     "%s repeats %s[%d]; each value may "
-                                    "appear once", item_field, field, j);
+                                    "appear once",
+                                    item_field, field, j);
         }
     }
     return 0;
@@ -485,7 +598,7 @@ cJSON *gb_params_resolve_at(const struct gb_benchmark *b, const cJSON *params,
         } else if (p->default_json != NULL) {
             value = cJSON_Parse(p->default_json);
         } else {
-            continue;  /* optional, with no default */
+            continue; /* optional, with no default */
         }
         if (value == NULL || !cJSON_AddItemToObject(out, p->name, value)) {
             cJSON_Delete(value);
@@ -528,8 +641,8 @@ cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
         goto fail;
     cJSON_AddStringToObject(obj, "name", b->name);
     cJSON_AddStringToObject(obj, "description", b->description);
-    cJSON_AddItemToObject(obj, "health_params", b->health_params
-                              ? cJSON_Parse(b->health_params) : cJSON_CreateNull());
+    cJSON_AddItemToObject(obj, "health_params",
+                          b->health_params ? cJSON_Parse(b->health_params) : cJSON_CreateNull());
     cJSON_AddBoolToObject(obj, "all_devices", b->all_devices != 0);
     for (const struct gb_param *p = b->params; p->name; p++) {
         cJSON *d = cJSON_CreateObject();
@@ -540,8 +653,8 @@ cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
         cJSON_AddStringToObject(d, "name", p->name);
         cJSON_AddStringToObject(d, "type", type_name(p->type));
         cJSON_AddStringToObject(d, "help", p->help);
-        cJSON_AddItemToObject(d, "default", p->default_json
-                                  ? cJSON_Parse(p->default_json) : cJSON_CreateNull());
+        cJSON_AddItemToObject(d, "default",
+                              p->default_json ? cJSON_Parse(p->default_json) : cJSON_CreateNull());
         if (p->type == GB_PARAM_CHOICE || p->type == GB_PARAM_CHOICE_LIST) {
             cJSON *c = cJSON_AddArrayToObject(d, "choices");
             for (const char *const *s = p->choices; c && *s; s++)

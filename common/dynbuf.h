@@ -20,8 +20,8 @@ struct dynbuf {
     char *data;
     size_t len;
     size_t alloc;
-    size_t cap;   /* the most bytes it will ever hold */
-    int failed;   /* an append was refused since the buffer was emptied */
+    size_t cap; /* the most bytes it will ever hold */
+    int failed; /* an append was refused since the buffer was emptied */
 };
 
 void dynbuf_init(struct dynbuf *b, size_t cap);

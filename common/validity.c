@@ -271,7 +271,8 @@ static void rule_throttled(const cJSON *watch, const cJSON *rows, cJSON *reasons
         snprintf(msg, sizeof(msg),
                  "%d power-bound row(s) (tensor GEMMs at full rate) ran at the card's power "
                  "cap (sw_power_cap), as such rows do: their rate is the rate under this "
-                 "card's cap", cJSON_GetArraySize(capped));
+                 "card's cap",
+                 cJSON_GetArraySize(capped));
         r = add_reason(notes, "power_capped", msg);
         if (r != NULL) {
             cJSON_AddItemToObject(r, "rows", capped);
@@ -335,7 +336,6 @@ static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons,
                     "median_mhz", med, med);
 }
 
-
 static double count_at(const cJSON *ecc, const char *when, const char *kind)
 {
     const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(ecc, when), kind);
@@ -355,7 +355,7 @@ static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons,
 
     (void)rows, (void)notes;
     if (!cJSON_IsObject(ecc))
-        return;  /* null: ECC off or unsupported */
+        return; /* null: ECC off or unsupported */
     for (int k = 0; k < 2; k++) {
         added[k] = count_at(ecc, "after", kinds[k]) - count_at(ecc, "before", kinds[k]);
         if (!isfinite(added[k]) || added[k] < 0)
@@ -363,8 +363,9 @@ static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons,
     }
     if (added[0] == 0 && added[1] == 0)
         return;
-    snprintf(msg, sizeof(msg), "the GPU counted ECC errors during the run: "
-             "%.0f corrected, %.0f uncorrected", added[0], added[1]);
+    snprintf(msg, sizeof(msg),
+             "the GPU counted ECC errors during the run: %.0f corrected, %.0f uncorrected",
+             added[0], added[1]);
     r = add_reason(reasons, "ecc_errors", msg);
     if (r) {
         cJSON_AddNumberToObject(r, "corrected", added[0]);
@@ -418,10 +419,9 @@ static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons,
     }
     add_rows_reason(reasons, bad, "noisy",
                     "%d row(s) too noisy: the middle 80%% of samples spread over "
-                    "more than %.0f%% of the median", "bound",
-                    GB_VALIDITY_NOISY_SPREAD80, GB_VALIDITY_NOISY_SPREAD80 * 100);
+                    "more than %.0f%% of the median",
+                    "bound", GB_VALIDITY_NOISY_SPREAD80, GB_VALIDITY_NOISY_SPREAD80 * 100);
 }
-
 
 /* busy_start: the quiet wait ran out before the card was quiet. */
 static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reasons,
@@ -435,8 +435,8 @@ static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reason
     (void)rows, (void)notes;
     if (!cJSON_IsTrue(cJSON_GetObjectItem(quiet, "timed_out")))
         return;
-    snprintf(msg, sizeof(msg), "the card was still busy when the quiet wait ran out "
-             "after %.1f s", cJSON_IsNumber(waited) ? waited->valuedouble : 0.0);
+    snprintf(msg, sizeof(msg), "the card was still busy when the quiet wait ran out after %.1f s",
+             cJSON_IsNumber(waited) ? waited->valuedouble : 0.0);
     r = add_reason(reasons, "busy_start", msg);
     if (r && cJSON_IsNumber(waited))
         cJSON_AddNumberToObject(r, "waited_s", waited->valuedouble);
@@ -498,8 +498,12 @@ static const struct {
     void (*judge)(const cJSON *watch, const cJSON *rows, cJSON *reasons, cJSON *notes);
     int needs_nvml;
 } rules[] = {
-    {rule_contended, 1}, {rule_busy_start, 1}, {rule_throttled, 1},
-    {rule_ecc, 1}, {rule_clock, 0}, {rule_noisy, 0},
+    {rule_contended, 1},
+    {rule_busy_start, 1},
+    {rule_throttled, 1},
+    {rule_ecc, 1},
+    {rule_clock, 0},
+    {rule_noisy, 0},
 };
 
 /* Moves notes (consumed) into the verdict when there are any; the
@@ -580,5 +584,7 @@ int gb_validity_flag(const cJSON *validity)
 {
     const cJSON *v = cJSON_GetObjectItem(validity, "valid");
 
-    return cJSON_IsTrue(v) ? 1 : cJSON_IsFalse(v) ? 0 : -1;
+    if (cJSON_IsTrue(v))
+        return 1;
+    return cJSON_IsFalse(v) ? 0 : -1;
 }

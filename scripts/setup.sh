@@ -11,6 +11,9 @@
 #          third, build-tsan/ (clang, ThreadSanitizer, no CUDA), the unit
 #          and API tests; if they fail the command fails.
 #          GPUBENCH_SANITIZE=0 skips both passes.
+#          Each ctest runs its tests side by side, one a core (-j nproc):
+#          every test has its own temporary folder and its daemons listen
+#          on port 0 (tests/api/harness.py).
 #          The last line repeats the summary of the main build's ctest
 #          ("N% tests passed, M tests failed out of T") with its status.
 #   build  only install what is missing and build
@@ -74,7 +77,7 @@ sanitizer_pass() {
   CC=clang cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DGPUBENCH_WITH_CUDA=OFF "$@" >/dev/null || return 1
   cmake --build "$dir" -j "$(nproc)" || return 1
-  if ! (cd "$dir" && ctest --output-on-failure --timeout 600 "$flag" "$labels"); then
+  if ! (cd "$dir" && ctest --output-on-failure --timeout 600 -j "$(nproc)" "$flag" "$labels"); then
     echo "setup: the tests failed under $what (see above)" >&2
     return 1
   fi
@@ -120,7 +123,7 @@ case "$cmd" in
     # ctest ends with its time and the lists of tests skipped or failed,
     # not with its summary: say the summary again, last, with the status.
     status=0
-    ctest --output-on-failure --timeout 600 | tee ctest-last.log || status=$?
+    ctest --output-on-failure --timeout 600 -j "$(nproc)" | tee ctest-last.log || status=$?
     summary=$(grep -E '^[0-9]+% tests passed' ctest-last.log | tail -n 1 || true)
     echo "setup: ${summary:-ctest printed no summary} (ctest exit status $status)"
     exit "$status" ;;

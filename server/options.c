@@ -126,7 +126,8 @@ static int set_peer(struct options *opt, const struct option_spec *spec, const c
 static const struct option_spec option_table[] = {
     {"listen", "ADDR:PORT", "127.0.0.1:8080", NULL,
      "where to listen: [::1]:8080 for IPv6, :8080 for every address (only with "
-     "tokens, or --allow-unauthenticated)",
+     "tokens, or --allow-unauthenticated); port 0: the kernel picks one, and the "
+     "\"listening on\" line names it",
      set_listen, FIELD(listen), 0, 0},
     {"db", "PATH", "./gpubench.db", NULL, "the SQLite database", set_string, FIELD(db), 0, 0},
     {"web", "DIR", NULL, "the installed share/gpubench/web, else the source tree's web/",

@@ -263,9 +263,11 @@ static void finish_rows(cJSON *rows, int samples, const char *mode)
             add_watch_fields(row, mode, r, clock, med, samples);
             if (cJSON_IsNumber(degree)) {
                 double cycles = med * clock / base_cycles;
-                cJSON_AddNumberToObject(row, "ratio_to_predicted", med / base / degree->valuedouble);
+                cJSON_AddNumberToObject(row, "ratio_to_predicted",
+                                        med / base / degree->valuedouble);
                 cJSON_AddNumberToObject(row, "ratio_cycles", cycles);
-                cJSON_AddNumberToObject(row, "ratio_cycles_to_predicted", cycles / degree->valuedouble);
+                cJSON_AddNumberToObject(row, "ratio_cycles_to_predicted",
+                                        cycles / degree->valuedouble);
             }
         }
         cJSON_DeleteItemFromObject(row, "synthetic_ms");
@@ -326,7 +328,8 @@ static cJSON *watch_json(const char *mode, int power_capped)
     cJSON *seen, *reasons, *ecc, *replay;
 
     cJSON_AddBoolToObject(w, "available", 1);
-    cJSON_AddStringToObject(quiet, "mode", busy ? "wait" : shared ? "check" : "wait");
+    cJSON_AddStringToObject(quiet, "mode", busy ? "wait" : shared ? "check"
+                                                                  : "wait");
     cJSON_AddNumberToObject(quiet, "waited_s",
                             busy ? 30.0 : waited ? env_int("GPUBENCH_FAKE_WAIT_MS", 3000) / 1e3
                                                  : 0.0);
@@ -377,7 +380,8 @@ static int run_job(const cJSON *job, int device)
 {
     const cJSON *id = cJSON_GetObjectItem(job, "id");
     const cJSON *name = cJSON_GetObjectItem(job, "benchmark");
-    const struct gb_benchmark *b = cJSON_IsString(name) ? gb_benchmark_find(name->valuestring) : NULL;
+    const struct gb_benchmark *b =
+        cJSON_IsString(name) ? gb_benchmark_find(name->valuestring) : NULL;
     struct gb_error err;
     cJSON *params, *rows, *out, *result, *meta, *summary;
     const cJSON *samples;
@@ -421,7 +425,7 @@ static int run_job(const cJSON *job, int device)
     for (done = 0; done < total; done++) {
         cJSON *p = cJSON_CreateObject();
         if (strcmp(mode, "crash") == 0 && done == total / 2)
-            raise(SIGKILL);  /* no sanitizer can catch this one */
+            raise(SIGKILL); /* no sanitizer can catch this one */
         sleep_ms(env_int("GPUBENCH_FAKE_DELAY_MS", 0));
         cJSON_AddStringToObject(p, "id", id->valuestring);
         cJSON_AddStringToObject(p, "event", "progress");
@@ -495,7 +499,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++)
             cJSON_AddItemToArray(list, device_json(i));
         if (n == 0)
-            cJSON_AddStringToObject(root, "reason", "the test double was told GPUBENCH_FAKE_GPUS=0");
+            cJSON_AddStringToObject(root, "reason",
+                                    "the test double was told GPUBENCH_FAKE_GPUS=0");
         print_line(root);
         return 0;
     }

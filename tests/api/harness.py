@@ -1,7 +1,12 @@
 """Starts a real gpubenchd for the API tests and talks HTTP to it.
 
-Each Daemon gets a free loopback port, a temporary database and the worker
+Each Daemon gets a loopback port, a temporary database and the worker
 TEST DOUBLE (tests/fake_worker.c, synthetic results) unless told otherwise.
+The port is the daemon's own: it starts with --listen 127.0.0.1:0 and the
+harness reads the port the kernel gave it from its "listening on" line, so
+that tests run side by side (ctest -j) never race for one.  A restart asks
+for the port it had (peers and URLs the test built name it); only there can
+another program have taken the port in between, and start() says so.
 The binaries come from the environment that ctest sets:
 GPUBENCH_DAEMON and GPUBENCH_FAKE_WORKER.
 
@@ -11,8 +16,8 @@ Every answer request() receives is checked against api/openapi.json
 import http.client
 import json
 import os
+import re
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -23,10 +28,8 @@ DAEMON = os.environ.get("GPUBENCH_DAEMON", "build/bin/gpubenchd")
 FAKE_WORKER = os.environ.get("GPUBENCH_FAKE_WORKER", "build/tests/gpubench-fake-worker")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# The daemon's line once it answers (server/main.c), with the port as bound.
+LISTENING = re.compile(rb"listening on http://127\.0\.0\.1:(\d+)")
 
 
 class Response:
@@ -76,27 +79,39 @@ class Daemon:
             f.write(mode + "\n")
 
     def start(self, timeout=10):
-        if self.port is None:  # a restart keeps its port, as peers expect
-            self.port = free_port()
         env = dict(os.environ)
         env.update({"GPUBENCH_FAKE_GPUS": str(self.gpus),
                     "GPUBENCH_FAKE_CONTROL": self.control})
         env.update(self.extra_env)
+        # Port 0 the first time; a restart keeps its port, as peers expect.
+        port = self.port or 0
         self.log = open(self.log_path, "ab")
+        log_from = self.log.tell()  # this start's lines, not an earlier start's
         self.proc = subprocess.Popen(
-            [DAEMON, "--listen", "127.0.0.1:%d" % self.port, "--db", self.db,
+            [DAEMON, "--listen", "127.0.0.1:%d" % port, "--db", self.db,
              "--worker", self.worker] + self.args,
             stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.time() + timeout
+        bound = None
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 self.log.close()
                 raise RuntimeError("gpubenchd exited with %s:\n%s" % (self.proc.returncode, self.read_log()))
-            try:
-                if self.request("GET", "/healthz").status == 200:
-                    return self
-            except OSError:
-                pass
+            if bound is None:
+                with open(self.log_path, "rb") as f:
+                    f.seek(log_from)
+                    m = LISTENING.search(f.read())
+                if m:
+                    bound = int(m.group(1))
+                    if port and bound != port:
+                        raise RuntimeError("gpubenchd asked for port %d listens on %d" % (port, bound))
+                    self.port = bound
+            if bound is not None:
+                try:
+                    if self.request("GET", "/healthz").status == 200:
+                        return self
+                except OSError:
+                    pass
             time.sleep(0.05)
         raise RuntimeError("gpubenchd did not answer /healthz:\n" + self.read_log())
 

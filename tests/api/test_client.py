@@ -127,7 +127,20 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(out.count("run:"), 2)
         self.assertEqual(out.count("smem_stride, done"), 2)
 
+    def wait_idle(self, timeout=30):
+        """No run queued or running: the next job the double starts is the
+        next run posted (test_run_json_is_the_daemons leaves one behind,
+        which on a busy machine could take a fault mode meant for another)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            runs = self.d.get("/runs?limit=500").json()["runs"]
+            if not [r for r in runs if r["status"] in ("queued", "running")]:
+                return
+            time.sleep(0.05)
+        self.fail("runs still queued or running after %d s" % timeout)
+
     def test_run_that_fails_exits_1(self):
+        self.wait_idle()
         self.d.set_mode("once:fault")
         rc, out, err = self.gb("run", "smem_stride", "--strides", "1", "--wait")
         self.assertEqual(rc, 1, out + err)

@@ -10,7 +10,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon, free_port  # noqa: E402
+from harness import Daemon  # noqa: E402
 
 
 def wait_for(pred, timeout=20, what="condition"):

@@ -20,7 +20,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import DAEMON, FAKE_WORKER, Daemon, free_port  # noqa: E402
+from harness import DAEMON, FAKE_WORKER, Daemon  # noqa: E402
 
 OWNER_ENV = "GPUBENCHD_WORKER_DB"  # server/exec/worker_proc.h
 
@@ -74,10 +74,11 @@ class OneDaemonPerDatabase(unittest.TestCase):
             run = d1.post("/runs", {"benchmark": "smem_stride"}).json()
             d1.wait_status(run["id"], ("running",))
             db = absolute_db(d1.db)
-            # the same port and the same path; another port, and the same
-            # file by another name (relative to another folder)
+            # the same port and the same path; another port (0: the kernel
+            # picks one), and the same file by another name (relative to
+            # another folder)
             for port, db_arg, cwd in ((d1.port, d1.db, None),
-                                      (free_port(), "gpubench.db", d1.tmp)):
+                                      (0, "gpubench.db", d1.tmp)):
                 code, out = self.start_refused(d1, port, db_arg, cwd)
                 self.assertNotEqual(code, 0, out)
                 self.assertIn(db, out)

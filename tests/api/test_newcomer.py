@@ -57,7 +57,7 @@ class ListenPortZero(unittest.TestCase):
 class DatabaseErrors(unittest.TestCase):
     def run_daemon(self, db):
         return subprocess.run(
-            [harness.DAEMON, "--listen", "127.0.0.1:%d" % harness.free_port(), "--db", db,
+            [harness.DAEMON, "--listen", "127.0.0.1:0", "--db", db,
              "--worker", harness.FAKE_WORKER],
             capture_output=True, text=True, timeout=20)
 

@@ -20,7 +20,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Daemon, free_port  # noqa: E402
+from harness import Daemon  # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 PACKAGING = os.path.join(TOP, "packaging", "prometheus")
@@ -127,6 +127,19 @@ class RealPrometheusTest(unittest.TestCase):
             d.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def listening_port(self, timeout=30):
+        """Prometheus on port 0 logs the one it got:
+        msg="Listening on" address=127.0.0.1:PORT (no race for a free port)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with open(self.log_path, errors="replace") as f:
+                m = re.search(r'msg="Listening on" address=127\.0\.0\.1:(\d+)', f.read())
+            if m:
+                return int(m.group(1))
+            self.assertIsNone(self.prom.poll(), "prometheus exited:\n" + open(self.log_path).read())
+            time.sleep(0.1)
+        self.fail("prometheus never said where it listens:\n" + open(self.log_path).read())
+
     def query(self, promql):
         url = "http://127.0.0.1:%d/api/v1/query?query=%s" % (self.port,
                                                              urllib.parse.quote(promql))
@@ -166,7 +179,6 @@ class RealPrometheusTest(unittest.TestCase):
         self.assertEqual(len(expect), 4)
         self.assertEqual(len(set(expect.values())), 2, "both ratios should be there")
 
-        self.port = free_port()
         config = os.path.join(self.tmp, "prometheus.yml")
         with open(config, "w") as f:
             f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
@@ -180,8 +192,9 @@ class RealPrometheusTest(unittest.TestCase):
             self.prom = subprocess.Popen(
                 [PROMETHEUS, "--config.file=" + config,
                  "--storage.tsdb.path=" + os.path.join(self.tmp, "data"),
-                 "--web.listen-address=127.0.0.1:%d" % self.port],
+                 "--web.listen-address=127.0.0.1:0"],
                 stdout=log, stderr=subprocess.STDOUT)
+        self.port = self.listening_port()
 
         self.wait_for('gpubench_result_ratio{benchmark="smem_stride",stride="32"}', expect)
         # the recording rule from packaging/: one series a card, no instance

@@ -14,13 +14,13 @@
 
 #include "bench_spec.h"
 
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__,       \
-                    __LINE__, #cond);                                       \
-            abort();                                                        \
-        }                                                                   \
+#define CHECK(cond)                                                   \
+    do {                                                              \
+        if (!(cond)) {                                                \
+            fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, \
+                    __LINE__, #cond);                                 \
+            abort();                                                  \
+        }                                                             \
     } while (0)
 
 /* Poisons err so that a field the code forgets to set is noticed. */

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(b != NULL);
     params = cJSON_ParseWithLength((const char *)data + 1, size - 1);
     if (params == NULL && size > 1)
-        return 0;  /* not JSON: the HTTP layer refuses it before this */
+        return 0; /* not JSON: the HTTP layer refuses it before this */
 
     fuzz_error_poison(&err);
     out = gb_params_resolve(b, params, &err);
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const struct gb_param *p = b->params;
             while (p->name && strcmp(p->name, item->string) != 0)
                 p++;
-            CHECK(p->name != NULL);  /* nothing the table does not know */
+            CHECK(p->name != NULL); /* nothing the table does not know */
             n++;
         }
         again = gb_params_resolve(b, out, &err2);

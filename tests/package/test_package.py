@@ -12,8 +12,8 @@ ExecStart pointed into the scratch root, through `systemd-analyze verify`
 Exit 0 passed, 1 failed, 77 skipped (no dpkg or cpack)."""
 import glob
 import os
+import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,10 +21,20 @@ import time
 import urllib.request
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def listening_port(proc, log_path, timeout=10):
+    """The port of a gpubenchd started on port 0, from its "listening on"
+    line (no race for a free port with tests that run beside this one)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with open(log_path, "rb") as f:
+            m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)", f.read())
+        if m:
+            return int(m.group(1))
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    with open(log_path, errors="replace") as f:
+        raise AssertionError("the packaged daemon never said where it listens:\n" + f.read())
 
 
 def run(*cmd, **kw):
@@ -68,11 +78,12 @@ def main(build):
     print("package:", os.path.basename(debs[0]), depends)
 
     # The daemon as unpacked: its web/ and worker found from where it lies.
-    port = free_port()
-    log = open(os.path.join(tmp, "daemon.log"), "wb")
-    proc = subprocess.Popen([daemons[0], "--listen", "127.0.0.1:%d" % port,
+    log_path = os.path.join(tmp, "daemon.log")
+    log = open(log_path, "wb")
+    proc = subprocess.Popen([daemons[0], "--listen", "127.0.0.1:0",
                              "--db", os.path.join(tmp, "gpubench.db")], stdout=log, stderr=log)
     try:
+        port = listening_port(proc, log_path)
         url = "http://127.0.0.1:%d" % port
         for _ in range(100):
             try:

@@ -72,7 +72,8 @@ static int test_quiet_and_precision(void)
         cJSON_Delete(out);
     }
     out = resolve("smem_stride", "{\"quiet\":\"check\",\"quiet_wait_s\":0,"
-                  "\"precision\":0.002,\"max_samples\":500}", &err);
+                                 "\"precision\":0.002,\"max_samples\":500}",
+                  &err);
     ASSERT(out != NULL);
     ASSERT_NEAR(cJSON_GetObjectItem(out, "precision")->valuedouble, 0.002, 0);
     cJSON_Delete(out);
@@ -101,22 +102,29 @@ static int test_given_values_kept(void)
 
 static int test_errors_name_the_field(void)
 {
-    ASSERT_EQ(expect_error("smem_stride", "{\"stides\":[1]}", "unknown_field", "params.stides"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":\"1\"}", "wrong_type", "params.strides"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,2,4,0]}", "out_of_bounds", "params.strides[3]"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,2,4,1025]}", "out_of_bounds", "params.strides[3]"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,2.5]}", "wrong_type", "params.strides[1]"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[1,true]}", "wrong_type", "params.strides[1]"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[]}", "out_of_bounds", "params.strides"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"strides\":[4,2,4]}", "duplicate", "params.strides[2]"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "{\"samples\":2}", "out_of_bounds", "params.samples"), 0);
-    ASSERT_EQ(expect_error("smem_stride", "[1,2]", "wrong_type", "params"), 0);
-    ASSERT_EQ(expect_error("smem_pattern", "{\"words\":[1,2,3]}", "out_of_bounds", "params.words"), 0);
-    ASSERT_EQ(expect_error("transpose", "{\"n\":1000}", "out_of_bounds", "params.n"), 0);
-    ASSERT_EQ(expect_error("transpose", "{\"variants\":[\"tile34\"]}", "out_of_bounds", "params.variants[0]"), 0);
-    ASSERT_EQ(expect_error("transpose", "{\"variants\":[\"copy\",\"copy\"]}", "duplicate", "params.variants[1]"), 0);
-    ASSERT_EQ(expect_error("transpose", "{\"n\":\"8192\"}", "wrong_type", "params.n"), 0);
-    ASSERT_EQ(expect_error("transpose", "{\"n\":1024,\"n\":2048}", "duplicate", "params.n"), 0);
+    static const struct {
+        const char *bench, *params, *code, *field;
+    } cases[] = {
+        {"smem_stride", "{\"stides\":[1]}", "unknown_field", "params.stides"},
+        {"smem_stride", "{\"strides\":\"1\"}", "wrong_type", "params.strides"},
+        {"smem_stride", "{\"strides\":[1,2,4,0]}", "out_of_bounds", "params.strides[3]"},
+        {"smem_stride", "{\"strides\":[1,2,4,1025]}", "out_of_bounds", "params.strides[3]"},
+        {"smem_stride", "{\"strides\":[1,2.5]}", "wrong_type", "params.strides[1]"},
+        {"smem_stride", "{\"strides\":[1,true]}", "wrong_type", "params.strides[1]"},
+        {"smem_stride", "{\"strides\":[]}", "out_of_bounds", "params.strides"},
+        {"smem_stride", "{\"strides\":[4,2,4]}", "duplicate", "params.strides[2]"},
+        {"smem_stride", "{\"samples\":2}", "out_of_bounds", "params.samples"},
+        {"smem_stride", "[1,2]", "wrong_type", "params"},
+        {"smem_pattern", "{\"words\":[1,2,3]}", "out_of_bounds", "params.words"},
+        {"transpose", "{\"n\":1000}", "out_of_bounds", "params.n"},
+        {"transpose", "{\"variants\":[\"tile34\"]}", "out_of_bounds", "params.variants[0]"},
+        {"transpose", "{\"variants\":[\"copy\",\"copy\"]}", "duplicate", "params.variants[1]"},
+        {"transpose", "{\"n\":\"8192\"}", "wrong_type", "params.n"},
+        {"transpose", "{\"n\":1024,\"n\":2048}", "duplicate", "params.n"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        ASSERT_EQ(expect_error(cases[i].bench, cases[i].params, cases[i].code, cases[i].field), 0);
     return 0;
 }
 
@@ -133,11 +141,14 @@ static int test_power_of_two(void)
         cJSON_Delete(out);
     }
     ASSERT_EQ(expect_error("gmem_stride", "{\"l2_fetch_bytes\":96}", "out_of_bounds",
-                           "params.l2_fetch_bytes"), 0);
+                           "params.l2_fetch_bytes"),
+              0);
     ASSERT_EQ(expect_error("gmem_stride", "{\"l2_fetch_bytes\":48}", "out_of_bounds",
-                           "params.l2_fetch_bytes"), 0);
+                           "params.l2_fetch_bytes"),
+              0);
     ASSERT_EQ(expect_error("gmem_stride", "{\"l2_fetch_bytes\":256}", "out_of_bounds",
-                           "params.l2_fetch_bytes"), 0);
+                           "params.l2_fetch_bytes"),
+              0);
     return 0;
 }
 

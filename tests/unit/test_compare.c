@@ -15,7 +15,8 @@ static cJSON *run(const char *id, const char *uuid, const char *driver,
              "{\"id\":\"%s\",\"benchmark\":\"smem_stride\",\"status\":\"%s\","
              "\"host\":\"h\",\"params\":{\"strides\":[32,1]},"
              "\"device\":{\"uuid\":\"%s\",\"name\":\"Card\"},"
-             "\"meta\":{\"driver\":{\"nvidia_version\":\"%s\"},\"cuda\":{\"runtime_version\":\"13.0\"}},"
+             "\"meta\":{\"driver\":{\"nvidia_version\":\"%s\"},"
+             "\"cuda\":{\"runtime_version\":\"13.0\"}},"
              "\"results\":{\"rows\":["
              "{\"stride\":32,\"median_ms\":%g,\"min_ms\":%g,\"max_ms\":%g,\"ratio\":%g},"
              "{\"stride\":1,\"median_ms\":%g,\"min_ms\":%g,\"max_ms\":%g,\"ratio\":1}]}}",
@@ -61,7 +62,8 @@ static int test_groups_and_medians(void)
     series = cJSON_GetObjectItem(out, "series");
     ASSERT_EQ(cJSON_GetArraySize(series), 3);
     a = cJSON_GetArrayItem(series, 0);
-    ASSERT_STR_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "card"), "uuid")->valuestring, "GPU-a");
+    ASSERT_STR_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "card"), "uuid")->valuestring,
+                  "GPU-a");
     ASSERT_STR_EQ(cJSON_GetObjectItem(a, "driver")->valuestring, "580");
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 3);
     ASSERT_EQ(cJSON_GetObjectItem(row_at(a, 0), "n")->valueint, 3);

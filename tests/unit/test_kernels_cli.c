@@ -71,10 +71,12 @@ static int test_bad_params_exit_2(void)
     char out[4096];
 
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run smem_stride '{\"stides\":[1]}' 2>&1", out,
-                  sizeof(out)), 2);
+                  sizeof(out)),
+              2);
     ASSERT(strstr(out, "params.stides") != NULL);
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run smem_stride '{\"strides\":[1,2000]}' 2>&1", out,
-                  sizeof(out)), 2);
+                  sizeof(out)),
+              2);
     ASSERT(strstr(out, "params.strides[1]") != NULL);
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run nosuch 2>&1", out, sizeof(out)), 2);
     ASSERT(strstr(out, "unknown benchmark") != NULL);
@@ -90,7 +92,8 @@ static int test_serve_without_device(void)
     cJSON *line;
 
     ASSERT_EQ(run("'" GB_WORKER_BIN "' --serve --device 1000 </dev/null 2>/dev/null", out,
-                  sizeof(out)), 1);
+                  sizeof(out)),
+              1);
     line = cJSON_Parse(out);
     ASSERT(cJSON_IsObject(line));
     ASSERT_STR_EQ(cJSON_GetObjectItem(line, "event")->valuestring, "error");
@@ -123,15 +126,18 @@ static int test_run_json_errors(void)
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json nosuch 2>/dev/null", out, sizeof(out)), 2);
     ASSERT_EQ(expect_json_error(out, "unknown_benchmark", "nosuch"), 0);
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run smem_stride '{\"stides\":[1]}' --json 2>/dev/null",
-                  out, sizeof(out)), 2);
+                  out, sizeof(out)),
+              2);
     ASSERT_EQ(expect_json_error(out, "invalid_params", "params.stides"), 0);
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json transpose '{not json' 2>/dev/null", out,
-                  sizeof(out)), 2);
+                  sizeof(out)),
+              2);
     ASSERT_EQ(expect_json_error(out, "bad_params", "not JSON"), 0);
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json 2>/dev/null", out, sizeof(out)), 2);
     ASSERT_EQ(expect_json_error(out, "bad_usage", "usage"), 0);
     ASSERT_EQ(run("'" GB_WORKER_BIN "' run --json smem_stride --device 1000 2>/dev/null", out,
-                  sizeof(out)), 1);
+                  sizeof(out)),
+              1);
     ASSERT_EQ(expect_json_error(out, "device_unavailable", "GPU 1000"), 0);
     return 0;
 }

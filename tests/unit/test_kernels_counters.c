@@ -71,7 +71,7 @@ static int test_prediction_to_counts(void)
                     0);
     }
     ASSERT_NEAR(gb_expected_bank_conflicts(H200_REQUESTS, 32), 536346624.0, 0);
-    ASSERT_NEAR(gb_expected_bank_conflicts(1000, 0), 0, 0);  /* no shared access */
+    ASSERT_NEAR(gb_expected_bank_conflicts(1000, 0), 0, 0); /* no shared access */
     ASSERT_NEAR(gb_expected_wavefronts(1000, 0), 0, 0);
     ASSERT_NEAR(gb_measured_degree(4000, 1000), 4.0, 1e-12);
     ASSERT_NEAR(gb_measured_degree(5, 0), 0, 0);
@@ -93,7 +93,7 @@ static int test_agreement(void)
     ASSERT(gb_counts_agree(0, 0, H200_REQUESTS));
     ASSERT(gb_counts_agree(0.005 * H200_REQUESTS, 0, H200_REQUESTS));
     ASSERT(!gb_counts_agree(0.02 * H200_REQUESTS, 0, H200_REQUESTS));
-    ASSERT(!gb_counts_agree(1, 0, 0));  /* no requests: exactly none */
+    ASSERT(!gb_counts_agree(1, 0, 0)); /* no requests: exactly none */
     ASSERT(!gb_counts_agree(NAN, 0, H200_REQUESTS));
     return 0;
 }
@@ -130,7 +130,8 @@ static int test_unavailable_message(void)
     gb_counters_state_init(&st, GB_COUNTERS_AUTO);
     ASSERT(gb_counters_wanted(&st));
     ASSERT_EQ(gb_counters_fail(&st, GB_COUNTERS_ADMIN_ONLY, "cuptiRangeProfilerEnable: %s",
-                               "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), -1);
+                               "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"),
+              -1);
     ASSERT(!gb_counters_wanted(&st));
     gb_counters_reason(&st, reason, sizeof(reason));
     ASSERT(strstr(reason, "RmProfilingAdminOnly=1") != NULL);

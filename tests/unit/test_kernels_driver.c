@@ -44,7 +44,8 @@ static int test_parse_rejects(void)
     ASSERT_EQ(gb_parse_proc_driver_version("GCC version: 12.2.0\n", v, sizeof(v)), -1);
     /* the version must be on the NVRM line, not a later one */
     ASSERT_EQ(gb_parse_proc_driver_version("NVRM version: NVIDIA\nGCC 12.2.0\n", v,
-                                           sizeof(v)), -1);
+                                           sizeof(v)),
+              -1);
     ASSERT_EQ(gb_parse_proc_driver_version(proprietary, tiny, sizeof(tiny)), -1);
     return 0;
 }
@@ -114,9 +115,9 @@ static int test_clock_dropped(void)
     cJSON *a = state(1980), *b = state(1900), *c = state(1965), *none = cJSON_CreateObject();
     char why[160];
 
-    ASSERT_EQ(gb_clock_dropped(a, b, 0.03, why, sizeof(why)), 1);   /* -4% */
-    ASSERT_EQ(gb_clock_dropped(a, c, 0.03, why, sizeof(why)), 0);   /* -0.8% */
-    ASSERT_EQ(gb_clock_dropped(b, a, 0.03, why, sizeof(why)), 0);   /* rose */
+    ASSERT_EQ(gb_clock_dropped(a, b, 0.03, why, sizeof(why)), 1); /* -4% */
+    ASSERT_EQ(gb_clock_dropped(a, c, 0.03, why, sizeof(why)), 0); /* -0.8% */
+    ASSERT_EQ(gb_clock_dropped(b, a, 0.03, why, sizeof(why)), 0); /* rose */
     ASSERT_EQ(gb_clock_dropped(a, none, 0.03, why, sizeof(why)), -1);
     ASSERT(strlen(why) > 0);
     ASSERT_EQ(gb_clock_dropped(NULL, a, 0.03, why, sizeof(why)), -1);
@@ -167,7 +168,7 @@ static int test_meta_is_honest(void)
     in.finished_at = "2026-01-01T00:00:01.000Z";
     meta = gb_meta_build(&in);
     ASSERT(meta != NULL);
-    ASSERT(in.state_before == NULL && in.state_after == NULL);  /* taken over */
+    ASSERT(in.state_before == NULL && in.state_after == NULL); /* taken over */
     ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(meta, "clock_dropped")));
     ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(meta, "synthetic")));
     counters = cJSON_GetObjectItem(meta, "counters");

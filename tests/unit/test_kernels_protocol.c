@@ -26,14 +26,14 @@ static int test_lines(void)
 
     ASSERT(f != NULL);
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 100, &len), GB_LINE_OK);
-    ASSERT_STR_EQ(buf, "first");  /* CR dropped */
+    ASSERT_STR_EQ(buf, "first"); /* CR dropped */
     ASSERT_EQ(len, 5);
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 100, &len), GB_LINE_OK);
     ASSERT_EQ(len, 0);
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 100, &len), GB_LINE_OK);
     ASSERT_STR_EQ(buf, "second");
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 100, &len), GB_LINE_OK);
-    ASSERT_STR_EQ(buf, "last");  /* no final newline: still a line */
+    ASSERT_STR_EQ(buf, "last"); /* no final newline: still a line */
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 100, &len), GB_LINE_EOF);
     fclose(f);
     free(buf);
@@ -52,7 +52,7 @@ static int test_line_too_long(void)
     f = input(text);
     ASSERT(f != NULL);
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 300, &len), GB_LINE_TOO_LONG);
-    ASSERT(cap <= 512);  /* it stopped growing at the bound */
+    ASSERT(cap <= 512); /* it stopped growing at the bound */
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 300, &len), GB_LINE_OK);
     ASSERT_STR_EQ(buf, "ok");
     ASSERT_EQ(gb_read_line(f, &buf, &cap, 300, &len), GB_LINE_EOF);
@@ -73,7 +73,9 @@ static int test_job_line(void)
     struct gb_job_error err;
 
     ASSERT_EQ(parse("{\"id\":\"0192-abc\",\"benchmark\":\"smem_stride\","
-                    "\"params\":{\"strides\":[1,2]}}", &req, &err), 0);
+                    "\"params\":{\"strides\":[1,2]}}",
+                    &req, &err),
+              0);
     ASSERT_STR_EQ(req.id->valuestring, "0192-abc");
     ASSERT_STR_EQ(req.benchmark, "smem_stride");
     ASSERT(cJSON_IsObject(req.params));

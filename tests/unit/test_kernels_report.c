@@ -147,7 +147,8 @@ static int test_stride_bandwidth(void)
 /* Issue 13: the baseline ran at 2% under the conflicted row's clock.
  * ratio_cycles is the ratio of busy cycles and takes the clocks out
  * (15680 cycles over 490 = 32, the prediction exactly) where the time
- * ratio reads 31.36; the row's clock is the one measured on the SM; the summary's check is in cycles, the time error beside it.
+ * ratio reads 31.36; the row's clock is the one measured on the SM; the
+ * summary's check is in cycles, the time error beside it.
  * Every row carries its median's interval and sample count, the
  * precision fields only when a precision was asked, and what NVML saw. */
 static int test_stride_cycles(void)
@@ -284,7 +285,7 @@ static int test_transpose_ceiling(void)
     res = gb_transpose_report(1024, k, 3, 0, &t);
     ASSERT(res != NULL);
     rows = cJSON_GetObjectItem(res, "rows");
-    ASSERT_EQ(cJSON_GetArraySize(rows), 2);  /* copy not asked: summary only */
+    ASSERT_EQ(cJSON_GetArraySize(rows), 2); /* copy not asked: summary only */
     ASSERT_STR_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "variant")->valuestring,
                   "tile32");
     summary = cJSON_GetObjectItem(res, "summary");
@@ -319,8 +320,9 @@ static int test_transpose_suspect(void)
     rows = cJSON_GetObjectItem(res, "rows");
     ASSERT_EQ(cJSON_GetArraySize(rows), 3);
     summary = cJSON_GetObjectItem(res, "summary");
-    ASSERT_STR_EQ(cJSON_GetObjectItem(cJSON_GetObjectItem(summary, "ceiling"), "source")->valuestring,
-                  "copy kernel");
+    ASSERT_STR_EQ(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(summary, "ceiling"), "source")->valuestring,
+        "copy kernel");
     ASSERT_NEAR(field(cJSON_GetArrayItem(rows, 0), "share_of_ceiling"), 1.0, 1e-12);
     ASSERT_NEAR(field(cJSON_GetArrayItem(rows, 1), "share_of_ceiling"), 0.20 / 0.16, 1e-12);
     ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(summary, "ceiling_suspect")));

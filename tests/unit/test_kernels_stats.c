@@ -72,7 +72,7 @@ static int test_calibrate_grows(void)
     ASSERT_EQ(work, 2048);
     work = 100;
     ASSERT_EQ(gb_calibrate_step(&work, 0.2, 1.0, 1000000), 0);
-    ASSERT_EQ(work, 1024);  /* 525 -> 1024 */
+    ASSERT_EQ(work, 1024); /* 525 -> 1024 */
     /* just short of the target still at least doubles */
     work = 128;
     ASSERT_EQ(gb_calibrate_step(&work, 0.99, 1.0, 1000000), 0);
@@ -99,7 +99,7 @@ static int test_calibrate_cap(void)
     ASSERT_EQ(work, 1000);
     work = 0;
     ASSERT_EQ(gb_calibrate_step(&work, 0.5, 1.0, 1000), 0);
-    ASSERT_EQ(work, 4);  /* 0 is taken as 1, then 1 * 2.1 up to a power of 2 */
+    ASSERT_EQ(work, 4); /* 0 is taken as 1, then 1 * 2.1 up to a power of 2 */
     return 0;
 }
 
@@ -120,7 +120,7 @@ static int test_calibrate_converges(void)
     ASSERT(ms >= 1.0);
     ASSERT(ms < 1.2);
     ASSERT(rounds < 10);
-    ASSERT_EQ(work, 524288);  /* 0.005 + 524288 * 2e-6 = 1.054 ms */
+    ASSERT_EQ(work, 524288); /* 0.005 + 524288 * 2e-6 = 1.054 ms */
     return 0;
 }
 
@@ -170,7 +170,13 @@ static double normal(void)
     return sqrt(-2 * log(uniform())) * cos(6.283185307179586 * uniform());
 }
 
-enum dist { NORMAL, EXPONENTIAL, GPU_LIKE, TICKS, DIST_COUNT };
+enum dist {
+    NORMAL,
+    EXPONENTIAL,
+    GPU_LIKE,
+    TICKS,
+    DIST_COUNT,
+};
 
 /* A draw and the distribution's true median: a normal; an exponential
  * (skewed); a GPU-like time; a
@@ -179,11 +185,21 @@ enum dist { NORMAL, EXPONENTIAL, GPU_LIKE, TICKS, DIST_COUNT };
 static double draw(enum dist d, double *median)
 {
     switch (d) {
-    case NORMAL: *median = 0; return normal();
-    case EXPONENTIAL: *median = log(2.0); return -log(uniform());
-    case GPU_LIKE: *median = 1.0 + 0.001 * log(2.0); return 1.0 - 0.001 * log(uniform());
-    case TICKS: *median = 0; return round(normal() * 4) / 4;
-    default: *median = 0; return 0;
+    case NORMAL:
+        *median = 0;
+        return normal();
+    case EXPONENTIAL:
+        *median = log(2.0);
+        return -log(uniform());
+    case GPU_LIKE:
+        *median = 1.0 + 0.001 * log(2.0);
+        return 1.0 - 0.001 * log(uniform());
+    case TICKS:
+        *median = 0;
+        return round(normal() * 4) / 4;
+    default:
+        *median = 0;
+        return 0;
     }
 }
 
@@ -253,10 +269,10 @@ static int test_rounds(void)
     ASSERT(gb_rounds_half_width(&rows[0]) <= 0.002);
     ASSERT(gb_rounds_half_width(&rows[1]) > 0.002);
     ASSERT_EQ(gb_rounds_next(rows, 2, &o, 0), 20);
-    ASSERT_EQ(gb_rounds_next(rows, 1, &o, 0), 0);   /* the tight row alone */
-    rows[1].capacity = 30;                           /* 10 left */
+    ASSERT_EQ(gb_rounds_next(rows, 1, &o, 0), 0); /* the tight row alone */
+    rows[1].capacity = 30;                        /* 10 left */
     ASSERT_EQ(gb_rounds_next(rows, 2, &o, 0), 10);
-    rows[1].capacity = 20;                           /* full */
+    rows[1].capacity = 20; /* full */
     ASSERT_EQ(gb_rounds_next(rows, 2, &o, 0), 0);
     rows[1].capacity = 200;
     o.deadline_s = 100;

@@ -34,21 +34,21 @@ static int test_fill_is_finite_and_varied(void)
     gb_fill_input(b, N, 2);
     for (int i = 0; i < N; i++) {
         uint32_t exponent = (a[i] >> 23) & 0xFF;
-        ASSERT_EQ(exponent, 127);          /* magnitude in [1, 2): finite, non-zero */
+        ASSERT_EQ(exponent, 127); /* magnitude in [1, 2): finite, non-zero */
         ASSERT(a[i] != GB_POISON_BITS);
         same += a[i] == b[i];
         neighbours_equal += i > 0 && a[i] == a[i - 1];
     }
-    ASSERT(same < 8);                      /* the seed matters */
-    ASSERT(neighbours_equal < 4);          /* nearby indices differ */
+    ASSERT(same < 8);             /* the seed matters */
+    ASSERT(neighbours_equal < 4); /* nearby indices differ */
     gb_fill_input(b, N, 1);
-    ASSERT(memcmp(a, b, sizeof(a)) == 0);  /* and is deterministic */
+    ASSERT(memcmp(a, b, sizeof(a)) == 0); /* and is deterministic */
     return 0;
 }
 
 static int test_correct_outputs_pass(void)
 {
-    long long n = 96;  /* not a multiple of the check's 64 block */
+    long long n = 96; /* not a multiple of the check's 64 block */
     uint32_t *in = matrix(n), *out = matrix(n);
     struct gb_verify_report r;
 
@@ -75,8 +75,8 @@ static int test_unwritten_element_fails(void)
     ASSERT(in && out);
     gb_fill_input(in, n * n, 3);
     transpose_host(in, out, n);
-    out[100 * n + 5] = GB_POISON_BITS;      /* never written */
-    out[3 * n + 120] ^= 1;                  /* written wrong */
+    out[100 * n + 5] = GB_POISON_BITS; /* never written */
+    out[3 * n + 120] ^= 1;             /* written wrong */
     ASSERT_EQ(gb_verify_matrix(in, out, n, 1, &r), 2);
     ASSERT_EQ(r.mismatches, 2);
     ASSERT_EQ(r.unwritten, 1);

@@ -31,8 +31,11 @@ static int test_fresh_and_reopen(void)
     char path[128], err[256];
     struct store *s = NULL;
     struct run_new r = {.id = "0190f1a2-0000-7000-8000-000000000001",
-                        .benchmark = "smem_stride", .params_json = "{}",
-                        .host = "h", .device_index = 0, .timeout_s = 5};
+                        .benchmark = "smem_stride",
+                        .params_json = "{}",
+                        .host = "h",
+                        .device_index = 0,
+                        .timeout_s = 5};
     cJSON *run = NULL;
 
     temp_path(path, sizeof(path));

@@ -85,6 +85,23 @@ static int test_both_spellings(void)
     return 0;
 }
 
+/* Port 0 is a port: the kernel picks a free one and the daemon's "listening
+ * on" line names it (tests/api/harness.py starts every daemon so). */
+static int test_port_zero(void)
+{
+    static const char *const addrs[] = {"127.0.0.1:0", ":0", "[::1]:0"};
+
+    for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+        struct options o;
+        char msg[512];
+
+        ASSERT_EQ(parse(&o, msg, sizeof(msg), "--listen", addrs[i], NULL), OPTIONS_RUN);
+        ASSERT_STR_EQ(o.listen, addrs[i]);
+        ASSERT_STR_EQ(msg, "");
+    }
+    return 0;
+}
+
 static int test_errors_name_the_problem(void)
 {
     static const struct {
@@ -136,5 +153,5 @@ static int test_help_and_version_exit(void)
 }
 
 TEST_MAIN({"defaults", test_defaults}, {"--name VALUE and --name=VALUE", test_both_spellings},
-          {"errors name the problem", test_errors_name_the_problem},
+          {"port 0", test_port_zero}, {"errors name the problem", test_errors_name_the_problem},
           {"--help and --version", test_help_and_version_exit})

@@ -5,10 +5,26 @@
 
 static int test_stride_is_gcd(void)
 {
-    static const struct { long stride; int degree; } cases[] = {
-        {1, 1}, {2, 2}, {4, 4}, {8, 8}, {16, 16}, {31, 1}, {32, 32},
-        {33, 1}, {63, 1}, {64, 32}, {65, 1}, {96, 32}, {48, 16}, {6, 2},
-        {1024, 32}, {12, 4},
+    static const struct {
+        long stride;
+        int degree;
+    } cases[] = {
+        {1, 1},
+        {2, 2},
+        {4, 4},
+        {8, 8},
+        {16, 16},
+        {31, 1},
+        {32, 32},
+        {33, 1},
+        {63, 1},
+        {64, 32},
+        {65, 1},
+        {96, 32},
+        {48, 16},
+        {6, 2},
+        {1024, 32},
+        {12, 4},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         ASSERT_EQ(gb_degree_for_stride(cases[i].stride), cases[i].degree);
@@ -76,8 +92,8 @@ static int test_mixed_broadcast_and_conflict(void)
     for (int l = 0; l < 16; l++)
         words[l] = 0;
     for (int l = 16; l < 32; l++)
-        words[l] = l;          /* banks 16..31, one word each */
-    words[31] = 32;            /* bank 0 again: a second distinct word */
+        words[l] = l; /* banks 16..31, one word each */
+    words[31] = 32;   /* bank 0 again: a second distinct word */
     ASSERT_EQ(gb_degree_for_words(words), 2);
     words[0] = -1;
     ASSERT_EQ(gb_degree_for_words(words), 0);

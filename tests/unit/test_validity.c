@@ -14,7 +14,7 @@
  * (65 has the widest middle 80% of any idle row, 2.7%), and stride 33 of
  * h200_counters_smem_stride.json, whose one stray sample (1.11578) makes
  * the widest max-min spread of them all, 4.4%. */
-#define H200_ROWS                                                            \
+#define H200_ROWS                                                                      \
     "{\"stride\":1,\"sm_clock_mhz_measured\":1967.09,\"samples\":[1.07722,1.07818,"    \
     "1.06669,1.06602,1.06691,1.06979,1.07501,1.06694,1.0695,1.06797,1.07498,"          \
     "1.07837,1.06774,1.06736,1.06704,1.06717,1.06714,1.0672,1.06819,1.06662]},"        \
@@ -25,14 +25,14 @@
     "1.07901,1.07917,1.07965,1.07085,1.07635,1.06934,1.06842,1.11578,1.06896,1.06979," \
     "1.0735,1.06986,1.07475,1.07104,1.06842,1.06867,1.07978,1.07325,1.07619,1.06966]}"
 
-#define IDLE_WATCH                                                           \
-    "\"available\":true,\"quiet\":{\"mode\":\"wait\",\"waited_s\":0.4,"      \
-    "\"timed_out\":false,\"found\":[],\"utilization_max_percent\":0},"       \
-    "\"processes_seen\":[],\"throttle_reasons\":[\"gpu_idle\"],"             \
-    "\"power_w\":{\"min\":120.5,\"max\":410.0},"                             \
-    "\"temperature_c\":{\"min\":41,\"max\":55},"                             \
-    "\"ecc_volatile\":{\"before\":{\"corrected\":0,\"uncorrected\":0},"      \
-    "\"after\":{\"corrected\":0,\"uncorrected\":0}},"                        \
+#define IDLE_WATCH                                                      \
+    "\"available\":true,\"quiet\":{\"mode\":\"wait\",\"waited_s\":0.4," \
+    "\"timed_out\":false,\"found\":[],\"utilization_max_percent\":0},"  \
+    "\"processes_seen\":[],\"throttle_reasons\":[\"gpu_idle\"],"        \
+    "\"power_w\":{\"min\":120.5,\"max\":410.0},"                        \
+    "\"temperature_c\":{\"min\":41,\"max\":55},"                        \
+    "\"ecc_volatile\":{\"before\":{\"corrected\":0,\"uncorrected\":0}," \
+    "\"after\":{\"corrected\":0,\"uncorrected\":0}},"                   \
     "\"pcie_replay\":{\"before\":0,\"after\":0}"
 
 /* The verdict on rows (a JSON array's inside) with meta (a JSON object). */
@@ -74,6 +74,12 @@ static cJSON *judge_watch(const char *rows, const char *extra)
     return v;
 }
 
+/* The first reason of a verdict, or NULL. */
+static const cJSON *first_reason(const cJSON *v)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0);
+}
+
 static const char *first_code(const cJSON *v)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItem(
@@ -113,19 +119,19 @@ static int test_idle_h200_rows_are_valid(void)
 static int test_contended(void)
 {
     cJSON *v = judge_watch(H200_ROWS, "\"processes_seen\":[{\"pid\":4242,\"name\":\"python3\"}]");
-    const cJSON *r = cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0);
+    const cJSON *r = first_reason(v), *p;
 
     ASSERT_EQ(gb_validity_flag(v), 0);
     ASSERT_STR_EQ(first_code(v), "contended");
-    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(r, "processes"), 0),
-                                  "pid")->valueint, 4242);
+    p = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "processes"), 0);
+    ASSERT_EQ(cJSON_GetObjectItem(p, "pid")->valueint, 4242);
     ASSERT(strstr(cJSON_GetObjectItem(r, "message")->valuestring, "4242 python3"));
     cJSON_Delete(v);
     /* Seen only by the start check (quiet: check), still contended; the
      * same pid in both lists is named once. */
     v = judge_watch(H200_ROWS, "\"quiet\":{\"mode\":\"check\",\"timed_out\":false,"
-                    "\"found\":[{\"pid\":7,\"name\":\"x\"}]},"
-                    "\"processes_seen\":[{\"pid\":7,\"name\":\"x\"}]");
+                               "\"found\":[{\"pid\":7,\"name\":\"x\"}]},"
+                               "\"processes_seen\":[{\"pid\":7,\"name\":\"x\"}]");
     r = cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0);
     ASSERT_STR_EQ(first_code(v), "contended");
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(r, "processes")), 1);
@@ -136,18 +142,18 @@ static int test_contended(void)
 static int test_throttled(void)
 {
     cJSON *v = judge_watch(H200_ROWS, "\"throttle_reasons\":[\"gpu_idle\","
-                           "\"applications_clocks_setting\",\"sync_boost\","
-                           "\"display_clock_setting\"]");
+                                      "\"applications_clocks_setting\",\"sync_boost\","
+                                      "\"display_clock_setting\"]");
+    const cJSON *names;
 
-    ASSERT_EQ(gb_validity_flag(v), 1);  /* settings and idle are not slowdowns */
+    ASSERT_EQ(gb_validity_flag(v), 1); /* settings and idle are not slowdowns */
     cJSON_Delete(v);
     v = judge_watch(H200_ROWS, "\"throttle_reasons\":[\"gpu_idle\",\"sw_power_cap\"]");
     ASSERT_EQ(gb_validity_flag(v), 0);
     ASSERT_STR_EQ(first_code(v), "throttled");
-    ASSERT_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
-        cJSON_GetObjectItem(v, "reasons"), 0), "reasons"), 0)->valuestring, "sw_power_cap");
-    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(
-        cJSON_GetObjectItem(v, "reasons"), 0), "reasons")), 1);
+    names = cJSON_GetObjectItem(first_reason(v), "reasons");
+    ASSERT_STR_EQ(cJSON_GetArrayItem(names, 0)->valuestring, "sw_power_cap");
+    ASSERT_EQ(cJSON_GetArraySize(names), 1);
     cJSON_Delete(v);
     /* A row's reasons count too. */
     v = judge_watch("{\"stride\":1,\"throttle_reasons\":[\"hw_thermal_slowdown\"]}", NULL);
@@ -160,16 +166,16 @@ static int test_throttled(void)
  * (examples/h200x2_daemon_health/health_runs.ndjson: the FMA rows clean,
  * every GEMM row sw_power_cap), with the power_bound mark the worker now
  * gives the GEMM rows; GEMM_REASONS is the GEMM rows' throttle list. */
-#define COMPUTE_ROWS(GEMM_REASONS, GEMM_BOUND)                                          \
-    "{\"label\":\"fp32_fma\",\"kind\":\"fp32_fma\",\"power_bound\":false,"           \
-    "\"sm_clock_mhz_measured\":1979.70,\"throttle_reasons\":[]},"                       \
-    "{\"label\":\"fp64_fma\",\"kind\":\"fp64_fma\",\"power_bound\":false,"           \
-    "\"sm_clock_mhz_measured\":1979.52,\"throttle_reasons\":[]},"                       \
-    "{\"label\":\"gemm_bf16\",\"kind\":\"gemm_bf16\",\"power_bound\":" GEMM_BOUND ","  \
-    "\"sm_clock_mhz_measured\":null,\"throttle_reasons\":[" GEMM_REASONS "]},"         \
-    "{\"label\":\"gemm_tf32\",\"kind\":\"gemm_tf32\",\"power_bound\":" GEMM_BOUND ","  \
+#define COMPUTE_ROWS(GEMM_REASONS, GEMM_BOUND)                                        \
+    "{\"label\":\"fp32_fma\",\"kind\":\"fp32_fma\",\"power_bound\":false,"            \
+    "\"sm_clock_mhz_measured\":1979.70,\"throttle_reasons\":[]},"                     \
+    "{\"label\":\"fp64_fma\",\"kind\":\"fp64_fma\",\"power_bound\":false,"            \
+    "\"sm_clock_mhz_measured\":1979.52,\"throttle_reasons\":[]},"                     \
+    "{\"label\":\"gemm_bf16\",\"kind\":\"gemm_bf16\",\"power_bound\":" GEMM_BOUND "," \
+    "\"sm_clock_mhz_measured\":null,\"throttle_reasons\":[" GEMM_REASONS "]},"        \
+    "{\"label\":\"gemm_tf32\",\"kind\":\"gemm_tf32\",\"power_bound\":" GEMM_BOUND "," \
     "\"sm_clock_mhz_measured\":null,\"throttle_reasons\":[" GEMM_REASONS "]}"
-#define CAPPED_WATCH                                                          \
+#define CAPPED_WATCH \
     "\"throttle_reasons\":[\"sw_power_cap\"],\"throttle_reasons_outside_rows\":[]"
 
 static const cJSON *first_note(const cJSON *v)
@@ -189,8 +195,8 @@ static int test_power_bound_rows_capped_are_valid(void)
     ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(note, "code")), "power_capped");
     ASSERT_EQ(cJSON_GetArraySize(rows), 2);
     ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "row")->valueint, 2);
-    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1),
-                                                           "label")), "gemm_tf32");
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1), "label")),
+                  "gemm_tf32");
     cJSON_Delete(v);
     /* A worker without throttle_reasons_outside_rows: the union's
      * sw_power_cap is the capped rows' own. */
@@ -219,6 +225,10 @@ static int test_power_bound_rows_capped_are_valid(void)
     return 0;
 }
 
+/* An FMA row (not power-bound) that says sw_power_cap. */
+#define FP32_ROW_CAPPED \
+    "{\"label\":\"fp32_fma\",\"power_bound\":false,\"throttle_reasons\":[\"sw_power_cap\"]}"
+
 /* sw_power_cap anywhere else still makes the run throttled: on rows not
  * marked power_bound (a worker from before the mark), on an FMA row, or
  * outside every row. */
@@ -230,9 +240,7 @@ static int test_power_cap_elsewhere_is_throttled(void)
     ASSERT_STR_EQ(first_code(v), "throttled");
     ASSERT(cJSON_GetObjectItem(v, "notes") == NULL);
     cJSON_Delete(v);
-    v = judge_watch("{\"label\":\"fp32_fma\",\"power_bound\":false,"
-                    "\"throttle_reasons\":[\"sw_power_cap\"]}," COMPUTE_ROWS("\"sw_power_cap\"", "true"),
-                    CAPPED_WATCH);
+    v = judge_watch(FP32_ROW_CAPPED "," COMPUTE_ROWS("\"sw_power_cap\"", "true"), CAPPED_WATCH);
     ASSERT_EQ(gb_validity_flag(v), 0);
     ASSERT_STR_EQ(first_code(v), "throttled");
     ASSERT(first_note(v) != NULL); /* the GEMM rows' cap is still noted */
@@ -263,7 +271,8 @@ static int test_power_bound_row_thermal_is_throttled(void)
         cJSON *v, *names;
         snprintf(rows, sizeof(rows),
                  "{\"label\":\"gemm_bf16\",\"kind\":\"gemm_bf16\",\"power_bound\":true,"
-                 "\"throttle_reasons\":[%s]}", slowdowns[i]);
+                 "\"throttle_reasons\":[%s]}",
+                 slowdowns[i]);
         v = judge_watch(rows, "\"throttle_reasons_outside_rows\":[]");
         ASSERT_EQ(gb_validity_flag(v), 0);
         ASSERT_STR_EQ(first_code(v), "throttled");
@@ -282,7 +291,8 @@ static int test_clock_unstable(void)
      * third row: 1.8% from the median is within the 2%. */
     cJSON *v = judge_watch("{\"stride\":1,\"sm_clock_mhz_measured\":1943},"
                            "{\"stride\":32,\"sm_clock_mhz_measured\":1979},"
-                           "{\"stride\":33,\"sm_clock_mhz_measured\":1979}", NULL);
+                           "{\"stride\":33,\"sm_clock_mhz_measured\":1979}",
+                           NULL);
     const cJSON *rows;
 
     ASSERT_EQ(gb_validity_flag(v), 1);
@@ -290,7 +300,8 @@ static int test_clock_unstable(void)
     /* 1930 is 2.5% under 1979. */
     v = judge_watch("{\"stride\":1,\"sm_clock_mhz_measured\":1930},"
                     "{\"stride\":32,\"sm_clock_mhz_measured\":1979},"
-                    "{\"stride\":33,\"sm_clock_mhz_measured\":1979}", NULL);
+                    "{\"stride\":33,\"sm_clock_mhz_measured\":1979}",
+                    NULL);
     ASSERT_EQ(gb_validity_flag(v), 0);
     ASSERT_STR_EQ(first_code(v), "clock_unstable");
     rows = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0), "rows");
@@ -305,17 +316,16 @@ static int test_ecc_errors(void)
 {
     cJSON *v = judge_watch(H200_ROWS, "\"ecc_volatile\":null");
 
-    ASSERT_EQ(gb_validity_flag(v), 1);  /* ECC off: nothing to count */
+    ASSERT_EQ(gb_validity_flag(v), 1); /* ECC off: nothing to count */
     cJSON_Delete(v);
     v = judge_watch(H200_ROWS, "\"ecc_volatile\":{\"before\":{\"corrected\":3,\"uncorrected\":0},"
-                    "\"after\":{\"corrected\":3,\"uncorrected\":1}}");
+                               "\"after\":{\"corrected\":3,\"uncorrected\":1}}");
     ASSERT_EQ(gb_validity_flag(v), 0);
     ASSERT_STR_EQ(first_code(v), "ecc_errors");
-    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0),
-                                  "uncorrected")->valueint, 1);
+    ASSERT_EQ(cJSON_GetObjectItem(first_reason(v), "uncorrected")->valueint, 1);
     cJSON_Delete(v);
     v = judge_watch(H200_ROWS, "\"ecc_volatile\":{\"before\":{\"corrected\":3,\"uncorrected\":0},"
-                    "\"after\":{\"corrected\":5,\"uncorrected\":0}}");
+                               "\"after\":{\"corrected\":5,\"uncorrected\":0}}");
     ASSERT_STR_EQ(first_code(v), "ecc_errors");
     cJSON_Delete(v);
     return 0;
@@ -327,7 +337,8 @@ static int test_noisy(void)
      * other process's kernels (31.8 -> 47.2 ms): noisy. */
     cJSON *v = judge_watch("{\"stride\":32,\"samples\":[31.8,31.9,47.2,31.8,46.0,"
                            "45.1,31.9,47.9,31.8,50.6,31.7,44.0,31.9,47.2,31.8,48.3,"
-                           "31.8,46.5,31.9,47.0]}", NULL);
+                           "31.8,46.5,31.9,47.0]}",
+                           NULL);
     const cJSON *rows;
 
     ASSERT_EQ(gb_validity_flag(v), 0);
@@ -338,7 +349,8 @@ static int test_noisy(void)
     /* One stray sample out of 20 (three times the others) moves max-min
      * to 200%, not the middle 80%. */
     v = judge_watch("{\"stride\":32,\"samples\":[10,10,10,10,10,10,10,10,10,10,"
-                    "10,10,10,10,10,10,10,10,10.2,30]}", NULL);
+                    "10,10,10,10,10,10,10,10,10.2,30]}",
+                    NULL);
     ASSERT_EQ(gb_validity_flag(v), 1);
     cJSON_Delete(v);
     /* A row without samples is judged on its max-min spread. */
@@ -354,7 +366,8 @@ static int test_noisy(void)
 static int test_busy_start(void)
 {
     cJSON *v = judge_watch(H200_ROWS, "\"quiet\":{\"mode\":\"wait\",\"waited_s\":30,"
-                           "\"timed_out\":true,\"found\":[],\"utilization_max_percent\":97}");
+                                      "\"timed_out\":true,\"found\":[],"
+                                      "\"utilization_max_percent\":97}");
 
     ASSERT_EQ(gb_validity_flag(v), 0);
     ASSERT_STR_EQ(first_code(v), "busy_start");
@@ -495,8 +508,8 @@ static int test_unwatched_card(void)
 {
     /* NVML unreadable: nothing seen is not the same as nothing there. */
     cJSON *v = judge(H200_ROWS, "{\"watch\":{\"available\":false,"
-                     "\"reason\":\"libnvidia-ml.so.1 not found\","
-                     "\"processes_seen\":[{\"pid\":1,\"name\":\"stale\"}]}}");
+                                "\"reason\":\"libnvidia-ml.so.1 not found\","
+                                "\"processes_seen\":[{\"pid\":1,\"name\":\"stale\"}]}}");
 
     ASSERT_EQ(gb_validity_flag(v), -1);
     ASSERT_EQ(reason_count(v), 0);
@@ -516,7 +529,7 @@ static int test_spread80_known_distribution(void)
     double v[101];
 
     for (int i = 0; i < 101; i++)
-        v[100 - i] = i + 1;  /* unsorted on purpose */
+        v[100 - i] = i + 1; /* unsorted on purpose */
     ASSERT_NEAR(gb_validity_spread80(v, 101), 80.0 / 51.0, 1e-12);
     ASSERT_NEAR(gb_validity_spread80(v, 1), -1, 0);
     return 0;
@@ -525,7 +538,7 @@ static int test_spread80_known_distribution(void)
 static int test_several_reasons(void)
 {
     cJSON *v = judge_watch(H200_ROWS, "\"processes_seen\":[{\"pid\":9,\"name\":\"load\"}],"
-                           "\"throttle_reasons\":[\"sw_thermal_slowdown\"]");
+                                      "\"throttle_reasons\":[\"sw_thermal_slowdown\"]");
 
     ASSERT_EQ(reason_count(v), 2);
     ASSERT_EQ(gb_validity_flag(v), 0);
@@ -539,7 +552,8 @@ TEST_MAIN({"no watch: unknown", test_no_watch_is_unknown},
           {"throttled", test_throttled},
           {"power-bound rows at the cap: valid, noted", test_power_bound_rows_capped_are_valid},
           {"power cap elsewhere: throttled", test_power_cap_elsewhere_is_throttled},
-          {"power-bound row slowed otherwise: throttled", test_power_bound_row_thermal_is_throttled},
+          {"power-bound row slowed otherwise: throttled",
+           test_power_bound_row_thermal_is_throttled},
           {"clock_unstable", test_clock_unstable},
           {"ecc_errors", test_ecc_errors},
           {"noisy", test_noisy},

@@ -30,22 +30,29 @@ static int test_events(void)
     ASSERT(m.fatal);
     ASSERT_STR_EQ(m.code, "cuda_error");
     worker_msg_free(&m);
-    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"result\",\"result\":{\"rows\":[]},\"meta\":{}}", "r1"),
+    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"result\","
+                   "\"result\":{\"rows\":[]},\"meta\":{}}",
+                   "r1"),
               WM_RESULT);
     ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"result\",\"result\":{}}", "r1"), WM_BAD_RESULT);
-    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"error\",\"code\":\"invalid_params\"}", "r1"), WM_ERROR);
+    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"error\",\"code\":\"invalid_params\"}", "r1"),
+              WM_ERROR);
     return 0;
 }
 
 static int test_not_trusted(void)
 {
     ASSERT_EQ(kind("not json", "r1"), WM_IGNORED);
-    ASSERT_EQ(kind("{\"id\":\"r2\",\"event\":\"result\",\"result\":{\"rows\":[]}}", "r1"), WM_IGNORED);
+    ASSERT_EQ(kind("{\"id\":\"r2\",\"event\":\"result\",\"result\":{\"rows\":[]}}", "r1"),
+              WM_IGNORED);
     ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"hello\"}", "r1"), WM_IGNORED);
-    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"progress\",\"done\":-1,\"total\":7}", "r1"), WM_IGNORED);
+    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"progress\",\"done\":-1,\"total\":7}", "r1"),
+              WM_IGNORED);
     /* Found by the fuzzer: a number no long holds must not be converted. */
-    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"progress\",\"done\":1e300,\"total\":7}", "r1"), WM_IGNORED);
-    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"progress\",\"done\":1,\"total\":1e16}", "r1"), WM_IGNORED);
+    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"progress\",\"done\":1e300,\"total\":7}", "r1"),
+              WM_IGNORED);
+    ASSERT_EQ(kind("{\"id\":\"r1\",\"event\":\"progress\",\"done\":1,\"total\":1e16}", "r1"),
+              WM_IGNORED);
     ASSERT_EQ(kind("[1,2]", "r1"), WM_IGNORED);
     return 0;
 }
