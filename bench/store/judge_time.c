@@ -16,6 +16,7 @@
 #include "app.h"
 #include "run_verdicts.h"
 #include "store.h"
+#include "store_runs.h"
 #include "timeutil.h"
 
 #include <sqlite3.h>

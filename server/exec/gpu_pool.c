@@ -13,6 +13,7 @@
 #include "gpu_hold.h"
 #include "log.h"
 #include "store.h"
+#include "store_queue.h"
 #include "timeutil.h"
 #include "version.h"
 #include "waiters.h"

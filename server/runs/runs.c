@@ -14,6 +14,7 @@
 #include "gpu_pool.h"
 #include "run_cache.h"
 #include "store.h"
+#include "store_runs.h"
 #include "uuid7.h"
 #include "waiters.h"
 
@@ -299,8 +300,7 @@ enum runs_rc runs_page(struct app *app, struct run_filter *f, cJSON **out, char 
 {
     int rc;
 
-    f->cache = app->run_cache;
-    rc = store_list_runs(app->store, f, out, next);
+    rc = store_list_runs(app->store, f, app->run_cache, out, next);
     if (rc != STORE_OK)
         return fail(err, RUNS_STORE, rc, "", "the runs could not be read");
     return RUNS_OK;

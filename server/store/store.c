@@ -16,6 +16,8 @@
  * statement holds a read transaction open after the call.
  */
 #include "store_internal.h"
+#include "store_queue.h"
+#include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "log.h"

@@ -5,6 +5,7 @@
  * never move one alert twice.  What moves it when is alerts.c's.
  */
 #include "store_internal.h"
+#include "store_alerts.h"
 #include "timeutil.h"
 
 #include <math.h>

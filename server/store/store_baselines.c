@@ -1,9 +1,12 @@
 /*
  * store_baselines.c - the runs a verdict selects (GET /compare's
  * card:, host:, label:, driver: selectors) and the pinned baselines
- * (migrations/0006_baselines.sql).  See store.h.
+ * (migrations/0006_baselines.sql).  See store_verdicts.h and
+ * store_baselines.h.
  */
 #include "store_internal.h"
+#include "store_baselines.h"
+#include "store_verdicts.h"
 #include "dynbuf.h"
 #include "log.h"
 #include "timeutil.h"

@@ -1,9 +1,11 @@
 /*
  * store_fleet.c - runs made elsewhere (an import, a peer), stored whole in
  * one transaction and never twice, and each peer's pull state.  See
- * store.h.
+ * store_runs.h and store_peers.h.
  */
 #include "store_internal.h"
+#include "store_peers.h"
+#include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "log.h"

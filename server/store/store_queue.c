@@ -2,9 +2,11 @@
  * store_queue.c - a run's life in the store: accepted (queued), claimed by
  * its GPU's runner (running), progress, and its end (done, failed,
  * cancelled), or back into the queue; and what a crash left running.  All
- * on the writer connection.  See store.h.
+ * on the writer connection.  See store_queue.h.
  */
 #include "store_internal.h"
+#include "store_queue.h"
+#include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "log.h"

@@ -2,9 +2,10 @@
  * store_read.c - the reads: one run, a page of runs (one SQL text per
  * combination of filters, so an index serves both filter and order), the
  * runs of a comparison, counts for /metrics.  On the thread's reader
- * connection.  See store.h.
+ * connection.  See store_runs.h.
  */
 #include "store_internal.h"
+#include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
@@ -277,8 +278,8 @@ static cJSON *keep_entry(struct run_cache *cache, sqlite3_stmt *st, cJSON *run)
     return raw;
 }
 
-int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
-                    char next_cursor[40])
+int store_list_runs(struct store *s, const struct run_filter *f, struct run_cache *cache,
+                    cJSON **out, char next_cursor[40])
 {
     struct conn *c = store_reader(s);
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
@@ -324,7 +325,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
             break;
         }
         snprintf(last_id, sizeof(last_id), "%s", store_col_text(st, C_ID));
-        if (!f->full && f->cache && (run = cached_entry(f->cache, st)) != NULL) {
+        if (!f->full && cache && (run = cached_entry(cache, st)) != NULL) {
             cJSON_AddItemToArray(runs, run);
             n++;
             continue;
@@ -353,8 +354,8 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
             }
             cJSON_AddItemToObject(run, "summary", summary);
         }
-        if (!f->full && f->cache)
-            run = keep_entry(f->cache, st, run);
+        if (!f->full && cache)
+            run = keep_entry(cache, st, run);
         cJSON_AddItemToArray(runs, run);
         n++;
         if (f->full && f->max_bytes && bytes >= f->max_bytes) {

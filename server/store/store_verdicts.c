@@ -13,6 +13,7 @@
  * of the key, never the meta (2 kB of JSON a run, read by nothing here).
  */
 #include "store_internal.h"
+#include "store_verdicts.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -2,6 +2,8 @@
  * a damaged file), a run's end or progress refused when the run is not
  * running (nothing written), and the offline integrity check. */
 #include "store.h"
+#include "store_queue.h"
+#include "store_runs.h"
 #include "test.h"
 
 #include <errno.h>
