@@ -42,8 +42,10 @@ static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *list_sql[L_VARIANTS];
 
 /* Adds queue_position (queued runs), results and meta to a run object;
- * results and meta as raw items when raw (only to be printed).  On q,
- * whose statement it replaces. */
+ * results and meta as raw items when raw (only to be printed).  On q, a
+ * query nested in the one that read the run's row: that row's statement
+ * stays open, so that the details are read in the same snapshot (a run
+ * read as queued is counted in the queue it was in). */
 static int add_details(struct store_query *q, cJSON *run, int raw)
 {
     const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
@@ -117,7 +119,7 @@ static int add_details(struct store_query *q, cJSON *run, int raw)
 
 static int get_run(struct store *s, const char *id, int raw, cJSON **out)
 {
-    struct store_query q;
+    struct store_query q, details;
     cJSON *run = NULL;
     int rc = STORE_ERROR, step;
 
@@ -130,8 +132,10 @@ static int get_run(struct store *s, const char *id, int raw, cJSON **out)
         rc = step;
         goto done;
     }
-    run = store_run_from_row(s, q.st);
-    if (run == NULL || add_details(&q, run, raw) != STORE_OK)
+    if ((run = store_run_from_row(s, q.st)) == NULL)
+        goto done;
+    store_query_nest(&details, &q);
+    if (store_query_end(&details, add_details(&details, run, raw)) != STORE_OK)
         goto done;
     *out = run;
     run = NULL;
