@@ -15,6 +15,7 @@
  */
 #include "run_verdicts.h"
 #include "store.h"
+#include "store_runs.h"
 #include "timeutil.h"
 
 #include <sqlite3.h>

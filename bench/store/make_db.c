@@ -12,6 +12,7 @@
  * labelled "bench-fill" and its meta says "synthetic": true.
  */
 #include "store.h"
+#include "store_runs.h"
 #include "timeutil.h"
 #include "uuid7.h"
 

@@ -19,7 +19,7 @@
 #ifndef GPUBENCH_GPU_HOLD_H
 #define GPUBENCH_GPU_HOLD_H
 
-#include "store.h"
+#include "store_queue.h"
 
 struct gpu_hold;
 

@@ -11,6 +11,7 @@
 #include "gpu_hold.h"
 #include "log.h"
 #include "store.h"
+#include "store_queue.h"
 #include "timeutil.h"
 #include "version.h"
 #include "worker_msg.h"

@@ -5,7 +5,7 @@
  */
 #include "app.h"
 #include "handlers.h"
-#include "store.h"
+#include "store_alerts.h"
 
 #include <errno.h>
 #include <stdlib.h>

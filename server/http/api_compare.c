@@ -6,7 +6,7 @@
 #include "compare.h"
 #include "handlers.h"
 #include "run_filter.h"
-#include "store.h"
+#include "store_runs.h"
 #include "uuid7.h"
 
 #include <stdio.h>

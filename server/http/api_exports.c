@@ -25,7 +25,7 @@
 #include "peers.h"
 #include "result_fields.h"
 #include "run_filter.h"
-#include "store.h"
+#include "store_runs.h"
 #include "uuid7.h"
 
 #include <limits.h>
@@ -260,7 +260,7 @@ static void export_next_page(struct export_stream *x)
 
     dynbuf_reset(&x->pending);
     x->sent = 0;
-    if (store_list_runs(x->store, &f, &runs, next) != STORE_OK) {
+    if (store_list_runs(x->store, &f, NULL, &runs, next) != STORE_OK) {
         export_fail(x, 0, "the runs could not be read from the database");
         return;
     }

@@ -6,7 +6,7 @@
 #include "fleet.h"
 #include "handlers.h"
 #include "shift.h"
-#include "store.h"
+#include "store_verdicts.h"
 
 void fleet_get(struct http_request *req, struct http_reply *rep)
 {

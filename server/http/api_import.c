@@ -6,7 +6,7 @@
  */
 #include "handlers.h"
 #include "import_check.h"
-#include "store.h"
+#include "store_runs.h"
 
 #include <string.h>
 

@@ -12,6 +12,7 @@
 #include "handlers.h"
 #include "predict.h"
 #include "result_fields.h"
+#include "run_status.h"
 #include "store.h"
 #include "timeutil.h"
 #include "version.h"

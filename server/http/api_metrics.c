@@ -19,7 +19,10 @@
 #include "handlers.h"
 #include "peers.h"
 #include "result_fields.h"
-#include "store.h"
+#include "store_alerts.h"
+#include "store_queue.h"
+#include "store_runs.h"
+#include "store_verdicts.h"
 #include "timeutil.h"
 #include "version.h"
 

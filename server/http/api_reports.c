@@ -8,7 +8,7 @@
  */
 #include "handlers.h"
 #include "report_md.h"
-#include "store.h"
+#include "store_runs.h"
 #include "uuid7.h"
 
 #include <stdlib.h>

@@ -25,7 +25,7 @@
 #include "run_filter.h"
 #include "run_request.h"
 #include "runs.h"
-#include "store.h"
+#include "store_runs.h"
 #include "timeutil.h"
 #include "uuid7.h"
 

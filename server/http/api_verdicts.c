@@ -22,7 +22,8 @@
  */
 #include "handlers.h"
 #include "shift.h"
-#include "store.h"
+#include "store_baselines.h"
+#include "store_verdicts.h"
 #include "uuid7.h"
 #include "verdicts.h"
 

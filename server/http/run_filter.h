@@ -11,7 +11,7 @@
 #define GPUBENCH_RUN_FILTER_H
 
 #include "http.h"
-#include "store.h"
+#include "store_runs.h"
 
 /* The query argument names the filters take, for a handler's query_check
  * list. */

@@ -10,6 +10,8 @@
 
 #include "log.h"
 #include "store.h"
+#include "store_alerts.h"
+#include "store_runs.h"
 #include "uuid7.h"
 
 #include <curl/curl.h>

@@ -5,7 +5,8 @@
 #include "import_check.h"
 #include "log.h"
 #include "run_request.h"
-#include "store.h"
+#include "store_peers.h"
+#include "store_runs.h"
 #include "timeutil.h"
 
 #include <curl/curl.h>

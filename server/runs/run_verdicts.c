@@ -8,7 +8,8 @@
 #include "fleet.h"
 #include "log.h"
 #include "shift.h"
-#include "store.h"
+#include "store_runs.h"
+#include "store_verdicts.h"
 #include "validity.h"
 #include "verdicts.h"
 

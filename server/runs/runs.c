@@ -14,6 +14,7 @@
 #include "gpu_pool.h"
 #include "run_cache.h"
 #include "store.h"
+#include "store_runs.h"
 #include "uuid7.h"
 #include "waiters.h"
 
@@ -298,8 +299,7 @@ enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, cha
 {
     int rc;
 
-    f->cache = runs->cache;
-    rc = store_list_runs(runs->store, f, out, next);
+    rc = store_list_runs(runs->store, f, runs->cache, out, next);
     if (rc != STORE_OK)
         return fail(err, RUNS_STORE, rc, "", "the runs could not be read");
     return RUNS_OK;

@@ -11,11 +11,16 @@
  * statements (SQLITE_PREPARE_PERSISTENT): a statement is prepared once,
  * then only reset and re-bound.
  *
- * Each function takes its connection's mutex for its whole span, and
- * releases (resets) its statements on one cleanup path, so that no
- * statement holds a read transaction open after the call.
+ * Each function runs its statements through one struct store_query
+ * (store_internal.h), which takes its connection's mutex for the
+ * function's whole span and, on one cleanup path (store_query_end), maps a
+ * failure through store_fail, releases (resets) the statement, rolls back
+ * what was not committed and unlocks: no statement holds a read
+ * transaction open after the call.  Values are bound by their type.
  */
 #include "store_internal.h"
+#include "store_queue.h"
+#include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
@@ -25,6 +30,7 @@
 #include "validity.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +49,7 @@ void store_note_damaged_value(void)
 /* The prepared statement for sql on c, prepared on first use.  sql must be
  * a string with static storage.  Returns SQLITE_OK or the prepare error;
  * release the statement with conn_release. */
-int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st)
+static int conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st)
 {
     int rc;
 
@@ -55,7 +61,7 @@ int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st)
     }
     rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
     if (rc != SQLITE_OK || c->ncache == STMT_CACHE)
-        return rc;  /* a full cache still works, only without keeping it */
+        return rc; /* a full cache still works, only without keeping it */
     c->cache[c->ncache].sql = sql;
     c->cache[c->ncache].st = *st;
     c->ncache++;
@@ -63,20 +69,9 @@ int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st)
 }
 
 /* Ends a statement's use: reset (closing its read) and unbound.  A
- * statement that did not fit the cache is finalized instead. */
-int store_step_one(sqlite3_stmt *st)
-{
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW:
-        return STORE_OK;
-    case SQLITE_DONE:
-        return STORE_NOT_FOUND;
-    default:
-        return STORE_ERROR;
-    }
-}
-
-void store_conn_release(struct conn *c, sqlite3_stmt *st)
+ * statement that did not fit the cache is finalized instead.  A failed
+ * statement's reset leaves its error on the connection. */
+static void conn_release(struct conn *c, sqlite3_stmt *st)
 {
     if (st == NULL)
         return;
@@ -90,6 +85,169 @@ void store_conn_release(struct conn *c, sqlite3_stmt *st)
     sqlite3_finalize(st);
 }
 
+void store_query_begin(struct store_query *q, struct conn *c, const char *what)
+{
+    memset(q, 0, sizeof(*q));
+    q->c = c;
+    q->what = what;
+    pthread_mutex_lock(&c->lock);
+}
+
+void store_query_nest(struct store_query *q, struct store_query *outer)
+{
+    memset(q, 0, sizeof(*q));
+    q->c = outer->c;
+    q->what = outer->what;
+    q->nested = 1;
+}
+
+int store_query_prepare(struct store_query *q, const char *sql)
+{
+    conn_release(q->c, q->st);
+    q->st = NULL;
+    q->bind_failed = 0;
+    return conn_prepare(q->c, sql, &q->st) == SQLITE_OK ? STORE_OK : STORE_ERROR;
+}
+
+int store_query_transaction(struct store_query *q)
+{
+    if (sqlite3_exec(q->c->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return STORE_ERROR;
+    q->in_tx = 1;
+    return STORE_OK;
+}
+
+int store_query_commit(struct store_query *q)
+{
+    if (sqlite3_exec(q->c->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return STORE_ERROR;
+    q->in_tx = 0;
+    return STORE_OK;
+}
+
+/* Notes a refused bind (SQLite keeps its error on the connection). */
+static void bound(struct store_query *q, int sqlite_rc)
+{
+    if (sqlite_rc != SQLITE_OK)
+        q->bind_failed = 1;
+}
+
+void store_bind_text(struct store_query *q, int i, const char *v)
+{
+    if (v == NULL)
+        store_bind_null(q, i);
+    else
+        bound(q, sqlite3_bind_text(q->st, i, v, -1, SQLITE_TRANSIENT));
+}
+
+void store_bind_int64(struct store_query *q, int i, sqlite3_int64 v)
+{
+    bound(q, sqlite3_bind_int64(q->st, i, v));
+}
+
+void store_bind_double(struct store_query *q, int i, double v)
+{
+    if (!isfinite(v))
+        store_bind_null(q, i);
+    else
+        bound(q, sqlite3_bind_double(q->st, i, v));
+}
+
+void store_bind_null(struct store_query *q, int i)
+{
+    bound(q, sqlite3_bind_null(q->st, i));
+}
+
+int store_query_step(struct store_query *q)
+{
+    if (q->st == NULL || q->bind_failed)
+        return STORE_ERROR;
+    switch (sqlite3_step(q->st)) {
+    case SQLITE_ROW:
+        return STORE_STEP_ROW;
+    case SQLITE_DONE:
+        return STORE_STEP_DONE;
+    default:
+        return STORE_ERROR;
+    }
+}
+
+int store_query_one(struct store_query *q)
+{
+    switch (store_query_step(q)) {
+    case STORE_STEP_ROW:
+        return STORE_OK;
+    case STORE_STEP_DONE:
+        return STORE_NOT_FOUND;
+    default:
+        return STORE_ERROR;
+    }
+}
+
+int store_query_exec(struct store_query *q, int *changes)
+{
+    if (store_query_step(q) != STORE_STEP_DONE)
+        return STORE_ERROR;
+    if (changes)
+        *changes = sqlite3_changes(q->c->db);
+    return STORE_OK;
+}
+
+int store_query_run_values(struct store_query *q, const char *sql, int *changes,
+                           const struct store_value *values, int n)
+{
+    if (store_query_prepare(q, sql) != STORE_OK)
+        return STORE_ERROR;
+    for (int i = 0; i < n; i++) {
+        if (values[i].type == STORE_VALUE_INT)
+            store_bind_int64(q, i + 1, values[i].i);
+        else
+            store_bind_text(q, i + 1, values[i].text);
+    }
+    return store_query_exec(q, changes);
+}
+
+/* Whether the error on db says the file is damaged: SQLite's own word
+ * for it, or a JSON function refusing a value (this store only writes JSON
+ * it has parsed, so one that no longer parses was damaged on disk). */
+static int error_is_damage(sqlite3 *db)
+{
+    int code = sqlite3_extended_errcode(db);
+
+    if (store_rc_from_sqlite(code, 0) == STORE_CORRUPT)
+        return 1;
+    return (code & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(db), "malformed JSON") != NULL;
+}
+
+int store_query_end(struct store_query *q, int rc)
+{
+    struct conn *c = q->c;
+
+    if (q->nested) {
+        /* The outer query's end maps the failure, after this statement is
+         * released, and releasing it resets the connection's error: a
+         * damaged page met here would reach store_fail as a plain error
+         * (500 internal where it must say database_corrupt), so it is
+         * noted now. */
+        if (rc == STORE_ERROR && error_is_damage(c->db))
+            store_note_damaged_value();
+        conn_release(c, q->st);
+        q->st = NULL;
+        return rc;
+    }
+    if (rc == STORE_ERROR)
+        rc = store_fail(c, q->what);
+    else if (rc == STORE_OK && !q->in_tx)
+        store_wrote(c);
+    conn_release(c, q->st);
+    q->st = NULL;
+    if (q->in_tx)
+        sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
+    q->in_tx = 0;
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
 int store_rc_from_sqlite(int sqlite_rc, int sys_errno)
 {
     switch (sqlite_rc & 0xff) {
@@ -99,7 +257,7 @@ int store_rc_from_sqlite(int sqlite_rc, int sys_errno)
         /* A write, a sync or a growth of the shared-memory file that the
          * filesystem refused for want of room (or quota). */
         return sys_errno == ENOSPC || sys_errno == EDQUOT ? STORE_NO_SPACE
-                                                         : STORE_ERROR;
+                                                          : STORE_ERROR;
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
         return STORE_CORRUPT;
@@ -145,13 +303,14 @@ int store_fail(struct conn *c, const char *what)
     int rc = code == SQLITE_OK ? STORE_ERROR : store_rc_from_sqlite(code, sys);
     const char *msg = code == SQLITE_OK ? "out of memory" : sqlite3_errmsg(c->db);
 
-    if (damaged_value) {
+    if (damaged_value || (code != SQLITE_OK && rc == STORE_ERROR && error_is_damage(c->db))) {
         damaged_value = 0;
         rc = STORE_CORRUPT;
         msg = "a JSON value stored by this daemon no longer parses (a damaged page)";
     }
     int first = 1;
     char now[32];
+    const char *advice = "";
 
     if (rc == STORE_NO_SPACE || rc == STORE_CORRUPT) {
         time_now_rfc3339(now, sizeof(now));
@@ -167,14 +326,15 @@ int store_fail(struct conn *c, const char *what)
         }
         pthread_mutex_unlock(&s->health_lock);
     }
+    if (rc == STORE_NO_SPACE)
+        advice = "; writes are refused (507) until space is freed";
+    else if (rc == STORE_CORRUPT)
+        advice = "; the database is damaged: stop the daemon and run gpubenchd --check-db";
     /* A full disk is said once when it starts (a runner retries every
      * second); every other failure each time. */
     if (first || rc != STORE_NO_SPACE)
-        log_error("database %s: %s: %s (SQLite code %d, errno %d)%s",
-                  store_file_name(c), what, msg, code, sys,
-                  rc == STORE_NO_SPACE ? "; writes are refused (507) until space is freed" :
-                  rc == STORE_CORRUPT ? "; the database is damaged: stop the daemon and "
-                                        "run gpubenchd --check-db" : "");
+        log_error("database %s: %s: %s (SQLite code %d, errno %d)%s", store_file_name(c), what,
+                  msg, code, sys, advice);
     return rc;
 }
 
@@ -185,7 +345,7 @@ void store_wrote(struct conn *c)
     int was_full;
 
     if (total == c->changes_seen)
-        return;  /* nothing reached the disk: it proves nothing */
+        return; /* nothing reached the disk: it proves nothing */
     c->changes_seen = total;
     pthread_mutex_lock(&s->health_lock);
     was_full = s->health.no_space;
@@ -293,7 +453,7 @@ cJSON *store_run_from_row(const struct store *s, sqlite3_stmt *st)
     for (int col = 0; col < C_COUNT; col++) {
         if (column_failed(st, col, store_col_text(st, col))) {
             cJSON_Delete(run);
-            return NULL;  /* the caller's store_fail says why */
+            return NULL; /* the caller's store_fail says why */
         }
     }
     cJSON_AddStringToObject(run, "id", store_col_text(st, C_ID));
@@ -376,7 +536,8 @@ static int conn_open(struct store *s, struct conn *c, const char *path,
     pthread_mutex_init(&c->lock, NULL);
     if (sqlite3_open_v2(path, &c->db,
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                        SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+                            SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
         snprintf(errbuf, cap, "cannot open database %s: %s", path,
                  c->db ? sqlite3_errmsg(c->db) : "out of memory");
         return -1;
@@ -384,8 +545,10 @@ static int conn_open(struct store *s, struct conn *c, const char *path,
     sqlite3_busy_timeout(c->db, 5000);
     if (writer)
         return exec_pragma(c->db, "PRAGMA journal_mode = WAL", errbuf, cap) ||
-               exec_pragma(c->db, "PRAGMA synchronous = FULL", errbuf, cap) ||
-               exec_pragma(c->db, "PRAGMA foreign_keys = ON", errbuf, cap) ? -1 : 0;
+                       exec_pragma(c->db, "PRAGMA synchronous = FULL", errbuf, cap) ||
+                       exec_pragma(c->db, "PRAGMA foreign_keys = ON", errbuf, cap)
+                   ? -1
+                   : 0;
     /* A reader must never write, whatever a bug asks of it. */
     return exec_pragma(c->db, "PRAGMA query_only = 1", errbuf, cap) ? -1 : 0;
 }
@@ -419,7 +582,7 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
     /* Readers only once the schema is there. */
     for (; s->nreaders < STORE_READERS; s->nreaders++)
         if (conn_open(s, &s->readers[s->nreaders], path, 0, errbuf, cap) != 0) {
-            s->nreaders++;  /* so that store_close closes it too */
+            s->nreaders++; /* so that store_close closes it too */
             goto done;
         }
     rc = STORE_OK;
@@ -445,45 +608,6 @@ void store_close(struct store *s)
     free(s);
 }
 
-void store_bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-    if (v)
-        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-/* Runs one statement that returns no rows, with up to four text values
- * bound in order (NULL binds SQL NULL); *changes gets the rows changed. */
-int store_exec(struct conn *c, const char *sql, const char *v1,
-                      const char *v2, const char *v3, const char *v4, int *changes)
-{
-    sqlite3_stmt *st = NULL;
-    const char *vals[4] = {v1, v2, v3, v4};
-    int rc = STORE_ERROR;
-    int nparams;
-
-    if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
-        goto done;
-    nparams = sqlite3_bind_parameter_count(st);
-    for (int i = 0; i < nparams && i < 4; i++)
-        store_bind_text(st, i + 1, vals[i]);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        goto done;
-    if (changes)
-        *changes = sqlite3_changes(c->db);
-    rc = STORE_OK;
-
-done:
-    /* The error stays on the connection (a failed statement's reset
-     * returns it again) for the caller's store_fail. */
-    store_conn_release(c, st);
-    return rc;
-}
-
-/* Writes a finished run's results and meta, with the columns that reads
- * use without parsing them: the summary, the driver and CUDA versions.
- * Inside the caller's transaction. */
 /* Removes every "samples" array under item: the lists of samples stay in
  * the rows and the results; a summary for listing does without them. */
 static void drop_samples(cJSON *item)
@@ -496,15 +620,18 @@ static void drop_samples(cJSON *item)
             drop_samples(child);
 }
 
-int store_put_results(struct conn *c, const char *id, const char *results,
-                       const char *meta)
+/* Writes a finished run's results and meta, with the columns that reads
+ * use without parsing them: the summary, the driver and CUDA versions.
+ * Inside the caller's transaction. */
+int store_put_results(struct store_query *q, const char *id, const char *results,
+                      const char *meta)
 {
     cJSON *parsed = cJSON_Parse(results);
     cJSON *parsed_meta = meta ? cJSON_Parse(meta) : NULL;
     cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
     cJSON *rows = cJSON_GetObjectItem(parsed, "rows");
     char *slim = NULL, *digest = NULL, *verdict = NULL;
-    int rc, flag;
+    int rc = STORE_ERROR, flag;
     cJSON *validity;
 
     /* The verdict on the run, whoever made it (here, an import, a peer):
@@ -525,48 +652,65 @@ int store_put_results(struct conn *c, const char *id, const char *results,
         cJSON_Delete(d);
     }
     cJSON_Delete(parsed);
-    rc = store_exec(c, "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
-                       "VALUES (?1, ?2, ?3)", id, results, meta ? meta : "{}", NULL, NULL);
-    if (rc == STORE_OK)
-        rc = store_exec(c, "INSERT OR REPLACE INTO run_digests (run_id, summary, rows) "
-                           "VALUES (?1, ?2, ?3)", id, slim, digest, NULL, NULL);
+    if (store_query_run(q,
+                        "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
+                        "VALUES (?1, ?2, ?3)",
+                        NULL, STORE_TEXT(id), STORE_TEXT(results),
+                        STORE_TEXT(meta ? meta : "{}")) != STORE_OK ||
+        store_query_run(q,
+                        "INSERT OR REPLACE INTO run_digests (run_id, summary, rows) "
+                        "VALUES (?1, ?2, ?3)",
+                        NULL, STORE_TEXT(id), STORE_TEXT(slim), STORE_TEXT(digest)) != STORE_OK)
+        goto done;
     /* The newest result of each benchmark on each card, for /metrics. */
-    if (rc == STORE_OK)
-        rc = store_exec(c, "INSERT INTO latest_by_card (benchmark, host, device_uuid, run_id) "
-                           "SELECT benchmark, host, coalesce(device_uuid, ''), id "
-                           "FROM runs WHERE id = ?1 "
-                           "ON CONFLICT (benchmark, host, device_uuid) DO UPDATE "
-                           "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
-                        id, NULL, NULL, NULL, NULL);
-    free(slim);
-    free(digest);
-    if (rc == STORE_OK && verdict == NULL)
-        rc = STORE_ERROR;  /* out of memory: a run is not stored unjudged */
-    if (rc == STORE_OK)
-        rc = store_exec(c,
-                        "UPDATE runs SET "
-                        "driver_version = json_extract(?2, '$.driver.nvidia_version'), "
-                        "cuda_version = json_extract(?2, '$.cuda.runtime_version'), "
-                        "validity = ?3, valid = CAST(?4 AS INTEGER) "
-                        "WHERE id = ?1",
-                        id, meta ? meta : "{}", verdict,
-                        flag < 0 ? NULL : flag ? "1" : "0", NULL);
-    free(verdict);
+    if (store_query_run(q,
+                        "INSERT INTO latest_by_card (benchmark, host, device_uuid, run_id) "
+                        "SELECT benchmark, host, coalesce(device_uuid, ''), id "
+                        "FROM runs WHERE id = ?1 "
+                        "ON CONFLICT (benchmark, host, device_uuid) DO UPDATE "
+                        "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                        NULL, STORE_TEXT(id)) != STORE_OK)
+        goto done;
+    if (verdict == NULL)
+        goto done; /* out of memory: a run is not stored unjudged */
+    if (store_query_prepare(q, "UPDATE runs SET "
+                               "driver_version = json_extract(?2, '$.driver.nvidia_version'), "
+                               "cuda_version = json_extract(?2, '$.cuda.runtime_version'), "
+                               "validity = ?3, valid = ?4 WHERE id = ?1") != STORE_OK)
+        goto done;
+    store_bind_text(q, 1, id);
+    store_bind_text(q, 2, meta ? meta : "{}");
+    store_bind_text(q, 3, verdict);
+    if (flag < 0)
+        store_bind_null(q, 4);
+    else
+        store_bind_int64(q, 4, flag != 0);
+    if (store_query_exec(q, NULL) != STORE_OK)
+        goto done;
     /* Its key, and the fleet's newest valid run of the key on its card
      * (migrations/0007_run_verdicts.sql). */
-    if (rc == STORE_OK)
-        rc = store_exec(c, "UPDATE runs SET verdict_key = " STORE_VERDICT_KEY("") " "
-                           "WHERE id = ?1 AND status = 'done'",
-                        id, NULL, NULL, NULL, NULL);
-    if (rc == STORE_OK)
-        rc = store_exec(c, "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
-                           "device_uuid, run_id) "
-                           "SELECT verdict_key, benchmark, host, device_uuid, id FROM runs "
-                           "WHERE id = ?1 AND verdict_key IS NOT NULL AND valid IS NOT 0 "
-                           "AND device_uuid IS NOT NULL "
-                           "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
-                           "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
-                        id, NULL, NULL, NULL, NULL);
+    /* clang-format off */
+    if (store_query_run(q,
+                        "UPDATE runs SET verdict_key = " STORE_VERDICT_KEY("") " "
+                        "WHERE id = ?1 AND status = 'done'",
+                        NULL, STORE_TEXT(id)) != STORE_OK ||
+        store_query_run(q,
+                        "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
+                        "device_uuid, run_id) "
+                        "SELECT verdict_key, benchmark, host, device_uuid, id FROM runs "
+                        "WHERE id = ?1 AND verdict_key IS NOT NULL AND valid IS NOT 0 "
+                        "AND device_uuid IS NOT NULL "
+                        "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
+                        "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                        NULL, STORE_TEXT(id)) != STORE_OK)
+        goto done;
+    /* clang-format on */
+    rc = STORE_OK;
+
+done:
+    free(slim);
+    free(digest);
+    free(verdict);
     return rc;
 }
 

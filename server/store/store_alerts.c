@@ -5,9 +5,9 @@
  * never move one alert twice.  What moves it when is alerts.c's.
  */
 #include "store_internal.h"
+#include "store_alerts.h"
 #include "timeutil.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +18,28 @@
     "shift, z, run_id, confirm_run_id, clear_run_id, reason, detected_at, confirmed_at, " \
     "acknowledged_at, cleared_at"
 
-/* A number as text for a bound value; NULL for NaN. */
-static const char *num_text(double v, char buf[40])
-{
-    if (!isfinite(v))
-        return NULL;
-    snprintf(buf, 40, "%.17g", v);
-    return buf;
-}
+/* The columns of ALERT_COLUMNS, in order. */
+enum {
+    A_ID,
+    A_KIND,
+    A_STATE,
+    A_HOST,
+    A_DEVICE_UUID,
+    A_DEVICE_NAME,
+    A_BENCHMARK,
+    A_ROW_KEY,
+    A_VERDICT,
+    A_SHIFT,
+    A_Z,
+    A_RUN_ID,
+    A_CONFIRM_RUN_ID,
+    A_CLEAR_RUN_ID,
+    A_REASON,
+    A_DETECTED_AT,
+    A_CONFIRMED_AT,
+    A_ACKNOWLEDGED_AT,
+    A_CLEARED_AT
+};
 
 static void add_real_or_null(cJSON *obj, const char *name, sqlite3_stmt *st, int col)
 {
@@ -40,72 +54,75 @@ static cJSON *alert_from_row(sqlite3_stmt *st)
 {
     cJSON *a = cJSON_CreateObject(), *card, *runs, *row;
 
-    if (a == NULL || (row = store_json_column(st, 7)) == NULL) {
+    if (a == NULL || (row = store_json_column(st, A_ROW_KEY)) == NULL) {
         cJSON_Delete(a);
         return NULL;
     }
-    cJSON_AddNumberToObject(a, "id", (double)sqlite3_column_int64(st, 0));
-    cJSON_AddStringToObject(a, "kind", store_col_text(st, 1));
-    cJSON_AddStringToObject(a, "state", store_col_text(st, 2));
+    cJSON_AddNumberToObject(a, "id", (double)sqlite3_column_int64(st, A_ID));
+    cJSON_AddStringToObject(a, "kind", store_col_text(st, A_KIND));
+    cJSON_AddStringToObject(a, "state", store_col_text(st, A_STATE));
     card = cJSON_AddObjectToObject(a, "card");
-    cJSON_AddStringToObject(card, "host", store_col_text(st, 3));
-    cJSON_AddStringToObject(card, "device_uuid", store_col_text(st, 4));
-    store_add_text_or_null(card, "device_name", store_col_text(st, 5));
-    cJSON_AddStringToObject(a, "benchmark", store_col_text(st, 6));
+    cJSON_AddStringToObject(card, "host", store_col_text(st, A_HOST));
+    cJSON_AddStringToObject(card, "device_uuid", store_col_text(st, A_DEVICE_UUID));
+    store_add_text_or_null(card, "device_name", store_col_text(st, A_DEVICE_NAME));
+    cJSON_AddStringToObject(a, "benchmark", store_col_text(st, A_BENCHMARK));
     cJSON_AddItemToObject(a, "row", row);
-    cJSON_AddStringToObject(a, "verdict", store_col_text(st, 8));
-    add_real_or_null(a, "shift", st, 9);
-    add_real_or_null(a, "z", st, 10);
+    cJSON_AddStringToObject(a, "verdict", store_col_text(st, A_VERDICT));
+    add_real_or_null(a, "shift", st, A_SHIFT);
+    add_real_or_null(a, "z", st, A_Z);
     runs = cJSON_AddObjectToObject(a, "runs");
-    store_add_text_or_null(runs, "detected", store_col_text(st, 11));
-    store_add_text_or_null(runs, "confirmed", store_col_text(st, 12));
-    store_add_text_or_null(runs, "cleared", store_col_text(st, 13));
-    store_add_text_or_null(a, "reason", store_col_text(st, 14));
-    store_add_text_or_null(a, "detected_at", store_col_text(st, 15));
-    store_add_text_or_null(a, "confirmed_at", store_col_text(st, 16));
-    store_add_text_or_null(a, "acknowledged_at", store_col_text(st, 17));
-    store_add_text_or_null(a, "cleared_at", store_col_text(st, 18));
+    store_add_text_or_null(runs, "detected", store_col_text(st, A_RUN_ID));
+    store_add_text_or_null(runs, "confirmed", store_col_text(st, A_CONFIRM_RUN_ID));
+    store_add_text_or_null(runs, "cleared", store_col_text(st, A_CLEAR_RUN_ID));
+    store_add_text_or_null(a, "reason", store_col_text(st, A_REASON));
+    store_add_text_or_null(a, "detected_at", store_col_text(st, A_DETECTED_AT));
+    store_add_text_or_null(a, "confirmed_at", store_col_text(st, A_CONFIRMED_AT));
+    store_add_text_or_null(a, "acknowledged_at", store_col_text(st, A_ACKNOWLEDGED_AT));
+    store_add_text_or_null(a, "cleared_at", store_col_text(st, A_CLEARED_AT));
     return a;
 }
 
-/* Alerts of a query with up to two text values: a NEW array. */
-static int select_alerts(struct conn *c, const char *sql, const char *v1, const char *v2,
-                         cJSON **out, const char *what)
+/* The alerts of q's statement (prepared with ALERT_COLUMNS and bound): a
+ * NEW array.  STORE_OK or STORE_ERROR (q's end maps it). */
+static int alerts_of_rows(struct store_query *q, cJSON **out)
 {
-    sqlite3_stmt *st = NULL;
     cJSON *list = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *out = NULL;
-    if (list == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    if (list == NULL)
         goto done;
-    if (sqlite3_bind_parameter_count(st) >= 1)
-        store_bind_text(st, 1, v1);
-    if (sqlite3_bind_parameter_count(st) >= 2)
-        store_bind_text(st, 2, v2);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *a = alert_from_row(st);
+    while ((step = store_query_step(q)) == STORE_STEP_ROW) {
+        cJSON *a = alert_from_row(q->st);
         if (a == NULL)
             goto done;
         cJSON_AddItemToArray(list, a);
     }
-    if (step != SQLITE_DONE)
+    if (step != STORE_STEP_DONE)
         goto done;
     *out = list;
     list = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, what);
     cJSON_Delete(list);
-    store_conn_release(c, st);
     return rc;
+}
+
+/* Alert id on q (whose statement it replaces), as a NEW array of one (or
+ * none); what names the read for q's end. */
+static int alert_by_id(struct store_query *q, long long id, cJSON **out)
+{
+    *out = NULL;
+    q->what = "read an alert";
+    if (store_query_prepare(q, "SELECT " ALERT_COLUMNS " FROM alerts WHERE id = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_int64(q, 1, id);
+    return alerts_of_rows(q, out);
 }
 
 int store_alert_detect(struct store *s, const struct alert_new *a, long long *id)
 {
-    struct conn *c = &s->writer;
     /* clang-format off */
     static const char sql[] =
         "INSERT INTO alerts (kind, state, host, device_uuid, device_name, benchmark, "
@@ -113,126 +130,113 @@ int store_alert_detect(struct store *s, const struct alert_new *a, long long *id
         "detected_at, confirmed_at) "
         "SELECT ?1, ?2, host, device_uuid, device_name, benchmark, "
         STORE_VERDICT_KEY("") ", ?4, ?5, "
-        "CAST(?6 AS REAL), CAST(?7 AS REAL), id, NULL, ?8, "
+        "?6, ?7, id, NULL, ?8, "
         "?9, CASE ?2 WHEN 'confirmed' THEN ?9 END FROM runs WHERE id = ?3 "
         "AND NOT EXISTS (SELECT 1 FROM alerts o WHERE o.state <> 'cleared' "
         "AND o.host = runs.host AND o.device_uuid = runs.device_uuid "
         "AND o.verdict_key = " STORE_VERDICT_KEY("runs.") " AND o.kind = ?1 AND o.row_key = ?4)";
     /* clang-format on */
-    sqlite3_stmt *st = NULL;
-    char now[32], b1[40], b2[40];
-    int rc = STORE_ERROR;
+    struct store_query q;
+    char now[32];
+    int rc = STORE_ERROR, changes = 0;
 
     *id = 0;
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&c->lock);
-    if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, &s->writer, "store an alert");
+    if (store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    store_bind_text(st, 1, a->kind);
-    store_bind_text(st, 2, a->confirmed ? "confirmed" : "detected");
-    store_bind_text(st, 3, a->run_id);
-    store_bind_text(st, 4, a->row_key);
-    store_bind_text(st, 5, a->verdict);
-    store_bind_text(st, 6, num_text(a->shift, b1));
-    store_bind_text(st, 7, num_text(a->z, b2));
-    sqlite3_bind_int(st, 8, a->confirms_left);
-    store_bind_text(st, 9, now);
-    if (sqlite3_step(st) != SQLITE_DONE)
+    store_bind_text(&q, 1, a->kind);
+    store_bind_text(&q, 2, a->confirmed ? "confirmed" : "detected");
+    store_bind_text(&q, 3, a->run_id);
+    store_bind_text(&q, 4, a->row_key);
+    store_bind_text(&q, 5, a->verdict);
+    store_bind_double(&q, 6, a->shift); /* NaN: NULL */
+    store_bind_double(&q, 7, a->z);
+    store_bind_int64(&q, 8, a->confirms_left);
+    store_bind_text(&q, 9, now);
+    if (store_query_exec(&q, &changes) != STORE_OK)
         goto done;
     /* none inserted: an alert of that card, key, kind and row is open */
-    rc = sqlite3_changes(c->db) == 1 ? STORE_OK : STORE_CONFLICT;
-    if (rc == STORE_OK) {
-        *id = sqlite3_last_insert_rowid(c->db);
-        store_wrote(c);
-    }
+    rc = changes == 1 ? STORE_OK : STORE_CONFLICT;
+    if (rc == STORE_OK)
+        *id = sqlite3_last_insert_rowid(q.c->db);
 
 done:
-    if (rc == STORE_ERROR)
-        rc = store_fail(c, "store an alert");
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_alerts_clear(struct store *s, const char *run_id, const char *kind,
                        const char *row_key, int *cleared)
 {
-    struct conn *c = &s->writer;
+    struct store_query q;
     char now[32];
     int rc;
 
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&c->lock);
+    store_query_begin(&q, &s->writer, "clear an alert");
     /* clang-format off */
-    rc = store_exec(c,
+    rc = store_query_run(&q,
         "UPDATE alerts SET state = 'cleared', cleared_at = ?4, clear_run_id = ?1 "
         "WHERE state IN ('confirmed', 'acknowledged') AND kind = ?2 AND row_key = ?3 "
         "AND (host, device_uuid, verdict_key) = (SELECT host, device_uuid, "
         STORE_VERDICT_KEY("") " FROM runs WHERE id = ?1)",
-                    run_id, kind, row_key, now, cleared);
+                         cleared, STORE_TEXT(run_id), STORE_TEXT(kind), STORE_TEXT(row_key),
+                         STORE_TEXT(now));
     /* clang-format on */
-    if (rc != STORE_OK)
-        rc = store_fail(c, "clear an alert");
-    else
-        store_wrote(c);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_alerts_pending(struct store *s, const char *run_id, cJSON **alerts)
 {
-    struct conn *c = store_reader(s);
-    int rc;
+    struct store_query q;
+    int rc = STORE_ERROR;
 
-    pthread_mutex_lock(&c->lock);
-    rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts "
-                          "WHERE run_id = ?1 AND state = 'detected' ORDER BY id",
-                       run_id, NULL, alerts, "read the alerts a run found");
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    *alerts = NULL;
+    store_query_begin(&q, store_reader(s), "read the alerts a run found");
+    if (store_query_prepare(&q, "SELECT " ALERT_COLUMNS " FROM alerts "
+                                "WHERE run_id = ?1 AND state = 'detected' ORDER BY id") !=
+        STORE_OK)
+        goto done;
+    store_bind_text(&q, 1, run_id);
+    rc = alerts_of_rows(&q, alerts);
+
+done:
+    return store_query_end(&q, rc);
 }
 
 int store_alert_settle(struct store *s, long long id, int repeated, const char *run_id,
                        cJSON **confirmed)
 {
-    struct conn *c = &s->writer;
-    char now[32], idtext[24];
+    struct store_query q;
+    char now[32];
     int rc, changes = 0;
 
     *confirmed = NULL;
     time_now_rfc3339(now, sizeof(now));
-    snprintf(idtext, sizeof(idtext), "%lld", id);
-    pthread_mutex_lock(&c->lock);
+    store_query_begin(&q, &s->writer, "settle an alert");
     if (repeated)
-        rc = store_exec(c,
-                        "UPDATE alerts SET state = 'confirmed', confirm_run_id = ?2, "
-                        "confirmed_at = ?3 WHERE id = CAST(?1 AS INTEGER) AND state = 'detected'",
-                        idtext, run_id, now, NULL, &changes);
+        rc = store_query_run(&q,
+                             "UPDATE alerts SET state = 'confirmed', confirm_run_id = ?2, "
+                             "confirmed_at = ?3 WHERE id = ?1 AND state = 'detected'",
+                             &changes, STORE_INT(id), STORE_TEXT(run_id), STORE_TEXT(now));
     else
-        rc = store_exec(c,
-                        "UPDATE alerts SET confirms_left = confirms_left - 1, "
-                        "state = CASE WHEN confirms_left <= 1 THEN 'cleared' ELSE state END, "
-                        "clear_run_id = CASE WHEN confirms_left <= 1 THEN ?2 END, "
-                        "cleared_at = CASE WHEN confirms_left <= 1 THEN ?3 END, "
-                        "reason = CASE WHEN confirms_left <= 1 THEN "
-                        "'not repeated by its confirming run' END "
-                        "WHERE id = CAST(?1 AS INTEGER) AND state = 'detected'",
-                        idtext, run_id, now, NULL, NULL);
+        rc = store_query_run(&q,
+                             "UPDATE alerts SET confirms_left = confirms_left - 1, "
+                             "state = CASE WHEN confirms_left <= 1 THEN 'cleared' ELSE state END, "
+                             "clear_run_id = CASE WHEN confirms_left <= 1 THEN ?2 END, "
+                             "cleared_at = CASE WHEN confirms_left <= 1 THEN ?3 END, "
+                             "reason = CASE WHEN confirms_left <= 1 THEN "
+                             "'not repeated by its confirming run' END "
+                             "WHERE id = ?1 AND state = 'detected'",
+                             NULL, STORE_INT(id), STORE_TEXT(run_id), STORE_TEXT(now));
     if (rc == STORE_OK && repeated && changes == 1)
-        rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts WHERE id = CAST(?1 AS INTEGER)",
-                           idtext, NULL, confirmed, "read an alert");
-    else if (rc != STORE_OK)
-        rc = store_fail(c, "settle an alert");
-    if (rc == STORE_OK)
-        store_wrote(c);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+        rc = alert_by_id(&q, id, confirmed);
+    return store_query_end(&q, rc);
 }
 
 int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
                              const char *reason, int *changed)
 {
-    struct conn *c = &s->writer;
     /* clang-format off */
 #define UNCONFIRMED_SET                                                         \
     "UPDATE alerts SET confirms_left = confirms_left - 1, "                     \
@@ -247,20 +251,16 @@ int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
         "cleared_at = ?3, reason = ?2 WHERE state = 'detected' AND run_id = ?1";
 #undef UNCONFIRMED_SET
     /* clang-format on */
+    struct store_query q;
     char now[32];
     int rc;
 
     *changed = 0;
     time_now_rfc3339(now, sizeof(now));
-    pthread_mutex_lock(&c->lock);
-    rc = store_exec(c, found_by ? by_finder : by_confirmation, run_id, reason, now, NULL,
-                    changed);
-    if (rc != STORE_OK)
-        rc = store_fail(c, "settle alerts that no confirming run will");
-    else if (*changed > 0)
-        store_wrote(c);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    store_query_begin(&q, &s->writer, "settle alerts that no confirming run will");
+    rc = store_query_run(&q, found_by ? by_finder : by_confirmation, changed, STORE_TEXT(run_id),
+                         STORE_TEXT(reason), STORE_TEXT(now));
+    return store_query_end(&q, rc);
 }
 
 /* The rows of sql (no values to bind) as a NEW array of objects, column i
@@ -269,46 +269,42 @@ int store_alerts_unconfirmed(struct store *s, const char *run_id, int found_by,
 static int select_objects(struct conn *c, const char *sql, const char *const names[],
                           int json_col, cJSON **out, const char *what)
 {
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     cJSON *list = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (list == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, c, what);
+    if (list == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         cJSON *one = cJSON_CreateObject();
         if (one == NULL || !cJSON_AddItemToArray(list, one)) {
             cJSON_Delete(one);
             goto done;
         }
         for (int i = 0; names[i]; i++) {
-            cJSON *v = i == json_col ? store_json_column(st, i) : NULL;
+            cJSON *v = i == json_col ? store_json_column(q.st, i) : NULL;
             if (i == json_col && v == NULL)
                 goto done;
             if (v)
                 cJSON_AddItemToObject(one, names[i], v);
-            else if (sqlite3_column_type(st, i) == SQLITE_INTEGER ||
-                     sqlite3_column_type(st, i) == SQLITE_FLOAT)
-                cJSON_AddNumberToObject(one, names[i], sqlite3_column_double(st, i));
+            else if (sqlite3_column_type(q.st, i) == SQLITE_INTEGER ||
+                     sqlite3_column_type(q.st, i) == SQLITE_FLOAT)
+                cJSON_AddNumberToObject(one, names[i], sqlite3_column_double(q.st, i));
             else
-                store_add_text_or_null(one, names[i], store_col_text(st, i));
+                store_add_text_or_null(one, names[i], store_col_text(q.st, i));
         }
     }
-    if (step != SQLITE_DONE)
+    if (step != STORE_STEP_DONE)
         goto done;
     *out = list;
     list = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, what);
     cJSON_Delete(list);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_alerts_waiting(struct store *s, cJSON **waiting)
@@ -347,81 +343,69 @@ int store_alerts_open_counts(struct store *s, cJSON **counts)
 
 int store_alerts_list(struct store *s, int open_only, int limit, cJSON **alerts)
 {
-    struct conn *c = store_reader(s);
-    char lim[16];
-    int rc;
+    struct store_query q;
+    int rc = STORE_ERROR;
 
-    snprintf(lim, sizeof(lim), "%d", limit);
-    pthread_mutex_lock(&c->lock);
-    if (open_only)
-        rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts WHERE state <> 'cleared' "
-                              "ORDER BY id DESC LIMIT CAST(?1 AS INTEGER)",
-                           lim, NULL, alerts, "read the open alerts");
-    else /* open ones first, then the most recent of the rest */
-        rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts "
-                              "ORDER BY state = 'cleared', id DESC LIMIT CAST(?1 AS INTEGER)",
-                           lim, NULL, alerts, "read the alerts");
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    *alerts = NULL;
+    store_query_begin(&q, store_reader(s), open_only ? "read the open alerts" : "read the alerts");
+    if (store_query_prepare(&q, open_only
+                                    ? "SELECT " ALERT_COLUMNS " FROM alerts "
+                                      "WHERE state <> 'cleared' ORDER BY id DESC LIMIT ?1"
+                                    /* open ones first, then the most recent of the rest */
+                                    : "SELECT " ALERT_COLUMNS " FROM alerts "
+                                      "ORDER BY state = 'cleared', id DESC LIMIT ?1") != STORE_OK)
+        goto done;
+    store_bind_int64(&q, 1, limit);
+    rc = alerts_of_rows(&q, alerts);
+
+done:
+    return store_query_end(&q, rc);
 }
 
 int store_alert_webhook_done(struct store *s, long long id, const char *outcome)
 {
-    struct conn *c = &s->writer;
-    char idtext[24];
-    int rc, changes = 0;
+    struct store_query q;
+    int rc;
 
-    snprintf(idtext, sizeof(idtext), "%lld", id);
-    pthread_mutex_lock(&c->lock);
-    rc = store_exec(c, "UPDATE alerts SET webhook = ?2 WHERE id = CAST(?1 AS INTEGER)", idtext,
-                    outcome, NULL, NULL, &changes);
-    if (rc != STORE_OK)
-        rc = store_fail(c, "record an alert's webhook post");
-    else if (changes == 1)
-        store_wrote(c);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    store_query_begin(&q, &s->writer, "record an alert's webhook post");
+    rc = store_query_run(&q, "UPDATE alerts SET webhook = ?2 WHERE id = ?1", NULL, STORE_INT(id),
+                         STORE_TEXT(outcome));
+    return store_query_end(&q, rc);
 }
 
 int store_alerts_unposted(struct store *s, int limit, cJSON **alerts)
 {
-    struct conn *c = store_reader(s);
-    char lim[16];
-    int rc;
+    struct store_query q;
+    int rc = STORE_ERROR;
 
-    snprintf(lim, sizeof(lim), "%d", limit);
-    pthread_mutex_lock(&c->lock);
-    rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts WHERE confirmed_at IS NOT NULL "
-                          "AND webhook IS NULL ORDER BY id LIMIT CAST(?1 AS INTEGER)",
-                       lim, NULL, alerts, "read the alerts not yet posted");
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    *alerts = NULL;
+    store_query_begin(&q, store_reader(s), "read the alerts not yet posted");
+    if (store_query_prepare(&q, "SELECT " ALERT_COLUMNS " FROM alerts WHERE confirmed_at IS "
+                                "NOT NULL AND webhook IS NULL ORDER BY id LIMIT ?1") != STORE_OK)
+        goto done;
+    store_bind_int64(&q, 1, limit);
+    rc = alerts_of_rows(&q, alerts);
+
+done:
+    return store_query_end(&q, rc);
 }
 
 int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **alert)
 {
-    struct conn *c = &s->writer;
-    char now[32], idtext[24];
+    struct store_query q;
+    char now[32];
     int rc, changes = 0;
     cJSON *list = NULL;
 
     *alert = NULL;
     time_now_rfc3339(now, sizeof(now));
-    snprintf(idtext, sizeof(idtext), "%lld", id);
-    pthread_mutex_lock(&c->lock);
-    rc = store_exec(c,
-                    "UPDATE alerts SET state = 'acknowledged', reason = ?2, acknowledged_at = ?3 "
-                    "WHERE id = CAST(?1 AS INTEGER) AND state IN ('detected', 'confirmed')",
-                    idtext, reason, now, NULL, &changes);
-    if (rc != STORE_OK) {
-        rc = store_fail(c, "acknowledge an alert");
-        goto done;
-    }
-    if (changes == 1)
-        store_wrote(c);
-    rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts WHERE id = CAST(?1 AS INTEGER)",
-                       idtext, NULL, &list, "read an alert");
-    if (rc != STORE_OK)
+    store_query_begin(&q, &s->writer, "acknowledge an alert");
+    rc = store_query_run(&q,
+                         "UPDATE alerts SET state = 'acknowledged', reason = ?2, "
+                         "acknowledged_at = ?3 "
+                         "WHERE id = ?1 AND state IN ('detected', 'confirmed')",
+                         &changes, STORE_INT(id), STORE_TEXT(reason), STORE_TEXT(now));
+    if (rc != STORE_OK || (rc = alert_by_id(&q, id, &list)) != STORE_OK)
         goto done;
     if (cJSON_GetArraySize(list) == 0) {
         rc = STORE_NOT_FOUND;
@@ -432,27 +416,22 @@ int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **a
 
 done:
     cJSON_Delete(list);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_alert_get(struct store *s, long long id, cJSON **alert)
 {
-    struct conn *c = store_reader(s);
-    char idtext[24];
+    struct store_query q;
     cJSON *list = NULL;
     int rc;
 
     *alert = NULL;
-    snprintf(idtext, sizeof(idtext), "%lld", id);
-    pthread_mutex_lock(&c->lock);
-    rc = select_alerts(c, "SELECT " ALERT_COLUMNS " FROM alerts WHERE id = CAST(?1 AS INTEGER)",
-                       idtext, NULL, &list, "read an alert");
-    pthread_mutex_unlock(&c->lock);
+    store_query_begin(&q, store_reader(s), "read an alert");
+    rc = alert_by_id(&q, id, &list);
     if (rc == STORE_OK && cJSON_GetArraySize(list) == 0)
         rc = STORE_NOT_FOUND;
     if (rc == STORE_OK)
         *alert = cJSON_DetachItemFromArray(list, 0);
     cJSON_Delete(list);
-    return rc;
+    return store_query_end(&q, rc);
 }

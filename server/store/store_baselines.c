@@ -1,11 +1,13 @@
 /*
  * store_baselines.c - the runs a verdict selects (GET /compare's
  * card:, host:, label:, driver: selectors) and the pinned baselines
- * (migrations/0006_baselines.sql).  See store.h.
+ * (migrations/0006_baselines.sql).  See store_verdicts.h and
+ * store_baselines.h.
  */
 #include "store_internal.h"
+#include "store_baselines.h"
+#include "store_verdicts.h"
 #include "dynbuf.h"
-#include "log.h"
 #include "timeutil.h"
 
 #include <pthread.h>
@@ -70,64 +72,62 @@ static const char *select_sql_for(enum select_kind kind, unsigned bits)
     return texts[kind][bits];
 }
 
-/* Prepares kind for sel's filters on c (whose lock the caller holds) with
- * them bound; SQLITE_OK or the error (NULL *st: no memory for its text). */
-static int select_prepare(struct conn *c, enum select_kind kind, const struct run_select *sel,
-                          sqlite3_stmt **st)
+/* Prepares kind for sel's filters on q with them bound; STORE_OK or
+ * STORE_ERROR (also when there is no memory for its text). */
+static int select_prepare(struct store_query *q, enum select_kind kind,
+                          const struct run_select *sel)
 {
     const char *texts[7] = {sel->benchmark, sel->card, sel->host, sel->label,
                             sel->driver, sel->since, sel->until};
     const char *sql;
     unsigned bits = 0;
-    int rc;
 
-    *st = NULL;
     for (int i = 0; i < 7; i++)
         if (texts[i] && texts[i][0])
             bits |= 1u << i;
-    if ((sql = select_sql_for(kind, bits)) == NULL)
-        return SQLITE_NOMEM;
-    if ((rc = store_conn_prepare(c, sql, st)) != SQLITE_OK)
-        return rc;
+    if ((sql = select_sql_for(kind, bits)) == NULL || store_query_prepare(q, sql) != STORE_OK)
+        return STORE_ERROR;
     for (int i = 0; i < 7; i++)
         if (bits & (1u << i))
-            store_bind_text(*st, i + 1, texts[i]);
-    return SQLITE_OK;
+            store_bind_text(q, i + 1, texts[i]);
+    return STORE_OK;
+}
+
+/* The ids of q's rows (column 0) into list; STORE_OK or STORE_ERROR. */
+static int ids_of_rows(struct store_query *q, cJSON *list)
+{
+    int step;
+
+    while ((step = store_query_step(q)) == STORE_STEP_ROW)
+        cJSON_AddItemToArray(list, cJSON_CreateString(store_col_text(q->st, 0)));
+    return step == STORE_STEP_DONE ? STORE_OK : STORE_ERROR;
 }
 
 int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids)
 {
-    struct conn *c = store_reader(s);
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     cJSON *list = cJSON_CreateArray();
-    int rc = STORE_ERROR, step;
+    int rc = STORE_ERROR;
 
     *ids = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (list == NULL || select_prepare(c, SELECT_IDS, sel, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "select runs");
+    if (list == NULL || select_prepare(&q, SELECT_IDS, sel) != STORE_OK)
         goto done;
-    sqlite3_bind_int(st, 8, sel->limit);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(list, cJSON_CreateString(store_col_text(st, 0)));
-    if (step != SQLITE_DONE)
+    store_bind_int64(&q, 8, sel->limit);
+    if (ids_of_rows(&q, list) != STORE_OK)
         goto done;
     *ids = list;
     list = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "select runs");
     cJSON_Delete(list);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_select_like(struct store *s, const char *run_id, const char *since,
                       const char *until, int limit, cJSON **ids)
 {
-    struct conn *c = store_reader(s);
     /* The run's key as stored when it finished (verdict_key), so that the
      * same expression picks the same runs as a card's history does.  The
      * unary + keeps host and status off the index choice: through
@@ -141,32 +141,26 @@ int store_select_like(struct store *s, const char *run_id, const char *since,
         "ORDER BY h.id DESC LIMIT ?4";
     static const char exists[] =
         "SELECT 1 FROM runs WHERE id = ?1 AND status = 'done' AND verdict_key IS NOT NULL";
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     cJSON *list = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *ids = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (list == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "select the runs of a run's card and key");
+    if (list == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    store_bind_text(st, 1, run_id);
-    store_bind_text(st, 2, since && since[0] ? since : NULL);
-    store_bind_text(st, 3, until && until[0] ? until : NULL);
-    sqlite3_bind_int(st, 4, limit);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW)
-        cJSON_AddItemToArray(list, cJSON_CreateString(store_col_text(st, 0)));
-    if (step != SQLITE_DONE)
+    store_bind_text(&q, 1, run_id);
+    store_bind_text(&q, 2, since && since[0] ? since : NULL);
+    store_bind_text(&q, 3, until && until[0] ? until : NULL);
+    store_bind_int64(&q, 4, limit);
+    if (ids_of_rows(&q, list) != STORE_OK)
         goto done;
-    store_conn_release(c, st);
-    st = NULL;
     if (cJSON_GetArraySize(list) == 0) { /* none in range, or no such run */
-        if (store_conn_prepare(c, exists, &st) != SQLITE_OK)
+        if (store_query_prepare(&q, exists) != STORE_OK)
             goto done;
-        store_bind_text(st, 1, run_id);
-        if ((step = sqlite3_step(st)) != SQLITE_ROW && step != SQLITE_DONE)
-            goto done;
-        if (step == SQLITE_DONE) {
-            rc = STORE_NOT_FOUND;
+        store_bind_text(&q, 1, run_id);
+        if ((step = store_query_one(&q)) != STORE_OK) {
+            rc = step;
             goto done;
         }
     }
@@ -175,45 +169,40 @@ int store_select_like(struct store *s, const char *run_id, const char *since,
     rc = STORE_OK;
 
 done:
-    if (rc == STORE_ERROR)
-        rc = store_fail(c, "select the runs of a run's card and key");
     cJSON_Delete(list);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 /* The verdict key and benchmark of the newest run sel picks (valid unless
- * any_validity), into NEW strings *key and *bench (both NULL: none).  The
- * caller holds c's lock.  STORE_OK or store_fail's answer. */
-static int newest_key(struct conn *c, const struct run_select *sel, int any_validity,
+ * any_validity), into NEW strings *key and *bench (both NULL: none).  On
+ * q, whose statement it replaces.  STORE_OK or STORE_ERROR (q's end maps
+ * it). */
+static int newest_key(struct store_query *q, const struct run_select *sel, int any_validity,
                       char **key, char **bench)
 {
-    sqlite3_stmt *st = NULL;
     int rc = STORE_ERROR, step;
 
     *key = *bench = NULL;
-    if (select_prepare(c, SELECT_KEY, sel, &st) != SQLITE_OK)
+    q->what = "find the key of a verdict's group";
+    if (select_prepare(q, SELECT_KEY, sel) != STORE_OK)
         goto done;
-    sqlite3_bind_int(st, 9, any_validity != 0);
-    step = sqlite3_step(st);
-    if (step == SQLITE_ROW && store_col_text(st, 0) && store_col_text(st, 1)) {
-        *key = strdup(store_col_text(st, 0));
-        *bench = strdup(store_col_text(st, 1));
+    store_bind_int64(q, 9, any_validity != 0);
+    step = store_query_step(q);
+    if (step == STORE_STEP_ROW && store_col_text(q->st, 0) && store_col_text(q->st, 1)) {
+        *key = strdup(store_col_text(q->st, 0));
+        *bench = strdup(store_col_text(q->st, 1));
         if (*key && *bench)
             rc = STORE_OK;
-    } else if (step == SQLITE_ROW || step == SQLITE_DONE) {
+    } else if (step == STORE_STEP_ROW || step == STORE_STEP_DONE) {
         rc = STORE_OK; /* none (or a done run without its key: none) */
     }
 
 done:
     if (rc != STORE_OK) {
-        rc = store_fail(c, "find the key of a verdict's group");
         free(*key);
         free(*bench);
         *key = *bench = NULL;
     }
-    store_conn_release(c, st);
     return rc;
 }
 
@@ -221,47 +210,40 @@ done:
  * of another key were made since the oldest of them into *other_key: one
  * walk over the runs sel picks, newest first (a card's through
  * runs_by_device_uuid), counting the others on the way and reading the
- * rows of those of the key only (a join would seek them for every run).  The caller holds c's lock.
- * STORE_OK or store_fail's answer. */
-static int runs_of_key(struct conn *c, const struct run_select *sel, const char *key,
+ * rows of those of the key only (a join would seek them for every run).
+ * On q, whose statement it replaces.  STORE_OK or STORE_ERROR (q's end
+ * maps it). */
+static int runs_of_key(struct store_query *q, const struct run_select *sel, const char *key,
                        cJSON *list, int *other_key)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = STORE_ERROR, step = SQLITE_DONE, others_since = 0, n = 0;
+    int step = STORE_STEP_DONE, others_since = 0, n = 0;
 
-    if (select_prepare(c, SELECT_WALK, sel, &st) != SQLITE_OK)
-        goto done;
-    store_bind_text(st, 10, key);
-    while (n < sel->limit && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    q->what = "read the runs of a verdict's group";
+    if (select_prepare(q, SELECT_WALK, sel) != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 10, key);
+    while (n < sel->limit && (step = store_query_step(q)) == STORE_STEP_ROW) {
         cJSON *run;
-        if (!sqlite3_column_int(st, 8)) {
+        if (!sqlite3_column_int(q->st, 8)) {
             others_since++; /* counted once a run of the key is older */
             continue;
         }
-        run = store_verdict_run_from_fields(c, st);
+        run = store_verdict_run_from_fields(q, q->st);
         if (run == NULL || !cJSON_AddItemToArray(list, run)) {
             cJSON_Delete(run);
-            goto done;
+            return STORE_ERROR;
         }
         *other_key += others_since;
         others_since = 0;
         n++;
     }
-    if (n < sel->limit && step != SQLITE_DONE)
-        goto done;
-    rc = STORE_OK;
-
-done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "read the runs of a verdict's group");
-    store_conn_release(c, st);
-    return rc;
+    return n < sel->limit && step != STORE_STEP_DONE ? STORE_ERROR : STORE_OK;
 }
 
 int store_select_verdict_runs(struct store *s, const struct run_select *sel,
                               int include_invalid, cJSON **runs, int *other_key)
 {
-    struct conn *c = store_reader(s);
+    struct store_query q;
     struct run_select of_bench = *sel;
     cJSON *list = cJSON_CreateArray();
     char *key = NULL, *bench = NULL, *newest_bench = NULL;
@@ -271,23 +253,23 @@ int store_select_verdict_runs(struct store *s, const struct run_select *sel,
     *other_key = 0;
     if (list == NULL)
         return STORE_ERROR;
-    pthread_mutex_lock(&c->lock);
+    store_query_begin(&q, store_reader(s), "read a verdict's group");
     /* Without a benchmark, the newest run's (valid or not, as verdicts.c
      * picks the benchmark); then the key among that benchmark's runs. */
     if (!sel->benchmark || !sel->benchmark[0]) {
-        if ((rc = newest_key(c, sel, 1, &key, &newest_bench)) != STORE_OK)
+        if ((rc = newest_key(&q, sel, 1, &key, &newest_bench)) != STORE_OK)
             goto done;
         of_bench.benchmark = newest_bench;
         free(key);
         key = NULL;
     }
-    rc = of_bench.benchmark ? newest_key(c, &of_bench, include_invalid, &key, &bench) : STORE_OK;
+    rc = of_bench.benchmark ? newest_key(&q, &of_bench, include_invalid, &key, &bench) : STORE_OK;
     /* no key: nothing matches, an empty group */
     if (rc == STORE_OK && key != NULL)
-        rc = runs_of_key(c, &of_bench, key, list, other_key);
+        rc = runs_of_key(&q, &of_bench, key, list, other_key);
 
 done:
-    pthread_mutex_unlock(&c->lock);
+    rc = store_query_end(&q, rc);
     if (rc == STORE_OK) {
         *runs = list;
         list = NULL;
@@ -302,22 +284,19 @@ done:
 int store_baseline_insert(struct store *s, const char *name, const char *spec_json,
                           const char *runs_json, char created_at[32])
 {
-    struct conn *c = &s->writer;
+    struct store_query q;
     int changes = 0, rc;
 
     time_now_rfc3339(created_at, 32);
-    pthread_mutex_lock(&c->lock);
-    rc = store_exec(c, "INSERT INTO baselines (name, created_at, spec, runs) "
-                       "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO NOTHING",
-                    name, created_at, spec_json, runs_json, &changes);
-    if (rc != STORE_OK)
-        rc = store_fail(c, "store a baseline"); /* a full disk is 507, not 500 */
-    else if (changes == 0)
+    store_query_begin(&q, &s->writer, "store a baseline");
+    rc = store_query_run(&q,
+                         "INSERT INTO baselines (name, created_at, spec, runs) "
+                         "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (name) DO NOTHING",
+                         &changes, STORE_TEXT(name), STORE_TEXT(created_at),
+                         STORE_TEXT(spec_json), STORE_TEXT(runs_json));
+    if (rc == STORE_OK && changes == 0)
         rc = STORE_CONFLICT;
-    else
-        store_wrote(c);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 /* A baseline from a row (name, created_at, spec, runs): NEW. */
@@ -336,25 +315,24 @@ int store_baseline_get(struct store *s, const char *name, cJSON **out)
 {
     static const char one[] = "SELECT name, created_at, spec, runs FROM baselines WHERE name = ?1";
     static const char all[] = "SELECT name, created_at, spec, runs FROM baselines ORDER BY name";
-    struct conn *c = store_reader(s);
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     cJSON *list = name ? NULL : cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    if ((name == NULL && list == NULL) || store_conn_prepare(c, name ? one : all, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read baselines");
+    if ((name == NULL && list == NULL) || store_query_prepare(&q, name ? one : all) != STORE_OK)
         goto done;
     if (name)
-        store_bind_text(st, 1, name);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        store_bind_text(&q, 1, name);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         if (name) {
-            *out = baseline_from_row(st);
+            *out = baseline_from_row(q.st);
             break;
         }
-        cJSON_AddItemToArray(list, baseline_from_row(st));
+        cJSON_AddItemToArray(list, baseline_from_row(q.st));
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
+    if (step != STORE_STEP_ROW && step != STORE_STEP_DONE)
         goto done;
     if (name == NULL) {
         *out = list;
@@ -363,27 +341,18 @@ int store_baseline_get(struct store *s, const char *name, cJSON **out)
     rc = *out ? STORE_OK : STORE_NOT_FOUND;
 
 done:
-    if (rc == STORE_ERROR)
-        rc = store_fail(c, "read baselines"); /* damage is database_corrupt */
     cJSON_Delete(list);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_baseline_delete(struct store *s, const char *name)
 {
-    struct conn *c = &s->writer;
+    struct store_query q;
     int changes = 0, rc;
 
-    pthread_mutex_lock(&c->lock);
-    rc = store_exec(c, "DELETE FROM baselines WHERE name = ?1", name, NULL, NULL, NULL, &changes);
-    if (rc != STORE_OK)
-        rc = store_fail(c, "delete a baseline");
-    else if (changes == 0)
+    store_query_begin(&q, &s->writer, "delete a baseline");
+    rc = store_query_run(&q, "DELETE FROM baselines WHERE name = ?1", &changes, STORE_TEXT(name));
+    if (rc == STORE_OK && changes == 0)
         rc = STORE_NOT_FOUND;
-    else
-        store_wrote(c);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }

@@ -1,9 +1,10 @@
 /*
  * store_internal.h - what the store's files share, and nothing outside
- * server/store*.c may include: the connections (one writer, a few readers,
- * each keeping its prepared statements), the columns every run query
- * selects, and the helpers that turn a row into a run.  See store.h for
- * the store itself and store.c for the connections.
+ * server/store/ may include (but the unit test of store_query): the
+ * connections (one writer, a few readers, each keeping its prepared
+ * statements), the one way a statement is run (struct store_query), the
+ * columns every run query selects, and the helpers that turn a row into a
+ * run.  See store.h for the store itself and store.c for the connections.
  */
 #ifndef GPUBENCH_STORE_INTERNAL_H
 #define GPUBENCH_STORE_INTERNAL_H
@@ -18,7 +19,7 @@
 #define STMT_CACHE 64
 
 struct cached_stmt {
-    const char *sql;      /* a static string: its address is the key */
+    const char *sql; /* a static string: its address is the key */
     sqlite3_stmt *st;
 };
 
@@ -28,8 +29,8 @@ struct conn {
     pthread_mutex_t lock;
     struct cached_stmt cache[STMT_CACHE];
     int ncache;
-    sqlite3_int64 changes_seen;  /* sqlite3_total_changes64 at the last
-                                  * store_wrote */
+    sqlite3_int64 changes_seen; /* sqlite3_total_changes64 at the last
+                                 * store_wrote */
 };
 
 struct store {
@@ -37,24 +38,44 @@ struct store {
     struct conn writer;
     struct conn readers[STORE_READERS];
     int nreaders;
-    unsigned next_reader;  /* under writer.lock */
-    pthread_mutex_t health_lock;  /* guards health */
+    unsigned next_reader;        /* under writer.lock */
+    pthread_mutex_t health_lock; /* guards health */
     struct store_health health;
 };
 
 /* The columns every run query selects, in the order run_from_row reads. */
-#define RUN_COLUMNS                                                          \
-    "r.id, r.benchmark, r.params, r.label, r.batch_id, r.host, "             \
-    "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "  \
-    "r.created_at, r.started_at, r.finished_at, r.progress_done, "           \
+#define RUN_COLUMNS                                                            \
+    "r.id, r.benchmark, r.params, r.label, r.batch_id, r.host, "               \
+    "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "    \
+    "r.created_at, r.started_at, r.finished_at, r.progress_done, "             \
     "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq, " \
     "r.validity, r.progress_message, r.confirms"
 
 enum {
-    C_ID, C_BENCHMARK, C_PARAMS, C_LABEL, C_BATCH, C_HOST, C_DEV_INDEX,
-    C_DEV_UUID, C_DEV_NAME, C_STATUS, C_TIMEOUT, C_CREATED, C_STARTED,
-    C_FINISHED, C_PROG_DONE, C_PROG_TOTAL, C_ERR_CODE, C_ERR_MSG, C_ORIGIN,
-    C_SEQ, C_VALIDITY, C_PROG_MESSAGE, C_CONFIRMS, C_COUNT
+    C_ID,
+    C_BENCHMARK,
+    C_PARAMS,
+    C_LABEL,
+    C_BATCH,
+    C_HOST,
+    C_DEV_INDEX,
+    C_DEV_UUID,
+    C_DEV_NAME,
+    C_STATUS,
+    C_TIMEOUT,
+    C_CREATED,
+    C_STARTED,
+    C_FINISHED,
+    C_PROG_DONE,
+    C_PROG_TOTAL,
+    C_ERR_CODE,
+    C_ERR_MSG,
+    C_ORIGIN,
+    C_SEQ,
+    C_VALIDITY,
+    C_PROG_MESSAGE,
+    C_CONFIRMS,
+    C_COUNT
 };
 
 /* The next number in the order runs become final here (see
@@ -68,7 +89,7 @@ enum {
  * text, of the runs row named by prefix t ("" or "r.").  Kept in
  * runs.verdict_key for done runs; migrations/0007_run_verdicts.sql fills
  * it with the same expression. */
-#define STORE_VERDICT_KEY(t)                                                     \
+#define STORE_VERDICT_KEY(t)                                                        \
     "(" t "benchmark || char(31) || coalesce(" t "device_name, '') || char(31) || " \
     "json(" t "params))"
 
@@ -76,31 +97,127 @@ enum {
  * store_verdict_run_from_row reads them: the fields of runs r
  * (VERDICT_RUN_FIELDS), then its results' rows.  Neither the meta nor the
  * summary is parsed. */
-#define VERDICT_RUN_FIELDS                                                  \
+#define VERDICT_RUN_FIELDS                                                 \
     "r.id, r.benchmark, r.params, r.device_name, r.status, r.created_at, " \
     "r.confirms, r.valid"
-#define VERDICT_RUN_COLUMNS                                                  \
-    VERDICT_RUN_FIELDS ", (SELECT json_extract(results, '$.rows') "          \
-    "FROM run_results WHERE run_id = r.id)"
+#define VERDICT_RUN_COLUMNS                                         \
+    VERDICT_RUN_FIELDS ", (SELECT json_extract(results, '$.rows') " \
+                       "FROM run_results WHERE run_id = r.id)"
 
-/* The prepared statement for sql on c, prepared on first use and kept;
- * sql must have static storage (its address is the key).  SQLITE_OK or the
- * prepare error.  Release it with store_conn_release. */
-int store_conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st);
+/* One use of a connection: its lock from store_query_begin to
+ * store_query_end, one statement at a time, values bound by their type,
+ * and a failure mapped once, by store_fail in store_query_end, before the
+ * statement is released and a transaction rolled back.  A function keeps
+ * one rc and one cleanup label:
+ *
+ *     struct store_query q;
+ *     int rc = STORE_ERROR;
+ *
+ *     store_query_begin(&q, store_reader(s), "read a run's status");
+ *     if (store_query_prepare(&q, "SELECT status FROM runs WHERE id = ?1") != STORE_OK)
+ *         goto done;
+ *     store_bind_text(&q, 1, id);
+ *     if ((rc = store_query_one(&q)) == STORE_OK)
+ *         ... store_col_text(q.st, 0) ...
+ * done:
+ *     return store_query_end(&q, rc);
+ *
+ * A helper that runs a statement under a caller's query takes that query
+ * and either prepares on it (the caller's statement is then released) or,
+ * to keep the caller's statement stepping, nests one (store_query_nest). */
+struct store_query {
+    struct conn *c;
+    sqlite3_stmt *st; /* the statement being run, NULL before the first */
+    const char *what; /* what is being done, for the log if it fails (static
+                       * text; a step of a longer query may name itself) */
+    int nested;       /* 1: under another query's lock (store_query_nest) */
+    int in_tx;        /* 1: inside BEGIN IMMEDIATE: store_query_end rolls
+                       * it back */
+    int bind_failed;  /* a bind was refused: the next step fails */
+};
 
-/* Ends a statement's use: reset (closing its read) and unbound. */
-void store_conn_release(struct conn *c, sqlite3_stmt *st);
+/* What store_query_step answers besides STORE_ERROR. */
+enum { STORE_STEP_ROW = 100,
+       STORE_STEP_DONE = 101 };
 
-/* One sqlite3_step of a statement that yields at most one row: STORE_OK
- * with the row to read, STORE_NOT_FOUND with none, STORE_ERROR when the
- * step failed (the caller's store_fail reports it). */
-int store_step_one(sqlite3_stmt *st);
+/* Takes c's lock; no statement yet.  Always ended with store_query_end. */
+void store_query_begin(struct store_query *q, struct conn *c, const char *what);
+
+/* A query on outer's connection under outer's lock, beside outer's
+ * statement: ending it releases only its own statement, and leaves a
+ * failure on the connection for outer's store_query_end to map. */
+void store_query_nest(struct store_query *q, struct store_query *outer);
+
+/* Releases q's statement, if any, and prepares sql (static storage: the
+ * statement caches key on its address).  STORE_OK or STORE_ERROR. */
+int store_query_prepare(struct store_query *q, const char *sql);
+
+/* BEGIN IMMEDIATE and COMMIT on q's connection: STORE_OK or STORE_ERROR.
+ * A transaction not committed is rolled back by store_query_end. */
+int store_query_transaction(struct store_query *q);
+int store_query_commit(struct store_query *q);
+
+/* Bind ?i of q's statement by type: text (NULL binds SQL NULL), an
+ * integer, a real (NaN or infinity binds SQL NULL), SQL NULL.  A refused
+ * bind (no memory, no such parameter) makes the next step fail. */
+void store_bind_text(struct store_query *q, int i, const char *v);
+void store_bind_int64(struct store_query *q, int i, sqlite3_int64 v);
+void store_bind_double(struct store_query *q, int i, double v);
+void store_bind_null(struct store_query *q, int i);
+
+/* One step of q's statement: STORE_STEP_ROW with a row to read,
+ * STORE_STEP_DONE at its end, or STORE_ERROR. */
+int store_query_step(struct store_query *q);
+
+/* The step of a statement that yields at most one row: STORE_OK with the
+ * row to read, STORE_NOT_FOUND with none, or STORE_ERROR. */
+int store_query_one(struct store_query *q);
+
+/* The step of a statement without rows: STORE_OK (*changes, when not
+ * NULL, gets the rows it changed) or STORE_ERROR. */
+int store_query_exec(struct store_query *q, int *changes);
+
+/* A value for store_query_run, by type: STORE_TEXT(s) (NULL: SQL NULL),
+ * STORE_INT(n). */
+struct store_value {
+    enum { STORE_VALUE_TEXT,
+           STORE_VALUE_INT } type;
+    const char *text;
+    sqlite3_int64 i;
+};
+#define STORE_TEXT(v)                         \
+    {                                         \
+        .type = STORE_VALUE_TEXT, .text = (v) \
+    }
+#define STORE_INT(v)                      \
+    {                                     \
+        .type = STORE_VALUE_INT, .i = (v) \
+    }
+
+/* Prepares sql on q, binds the values as ?1, ?2, ... in order and runs it
+ * (a statement without rows): store_query_prepare, the binds, then
+ * store_query_exec. */
+int store_query_run_values(struct store_query *q, const char *sql, int *changes,
+                           const struct store_value *values, int n);
+#define store_query_run(q, sql, changes, ...)                                        \
+    store_query_run_values((q), (sql), (changes),                                    \
+                           (const struct store_value[]){__VA_ARGS__},                \
+                           (int)(sizeof((const struct store_value[]){__VA_ARGS__}) / \
+                                 sizeof(struct store_value)))
+
+/* Ends q: a failure (rc STORE_ERROR) goes through store_fail with q's
+ * what while SQLite still holds it, a success that changed rows through
+ * store_wrote; then the statement is released, a transaction still open
+ * rolled back and the lock given back.  Returns rc, a failure as
+ * store_fail mapped it.  A nested query only releases its statement. */
+int store_query_end(struct store_query *q, int rc);
 
 /* The one place a failure of SQLite on c is handled: logs what was being
  * done with SQLite's words, notes a full disk or a damaged file in the
  * store's health, and returns STORE_NO_SPACE, STORE_CORRUPT or
  * STORE_ERROR.  Call it on the failure path BEFORE the statement is
- * released or a ROLLBACK is run: both reset the connection's error. */
+ * released or a ROLLBACK is run: both reset the connection's error
+ * (store_query_end does). */
 int store_fail(struct conn *c, const char *what);
 
 /* Notes that a write on c succeeded: when it changed rows (so it reached
@@ -130,32 +247,22 @@ cJSON *store_run_from_row(const struct store *s, sqlite3_stmt *st);
  * could not be read. */
 cJSON *store_verdict_run_from_row(sqlite3_stmt *st);
 
-/* A run as a verdict reads it from a row that selected VERDICT_RUN_FIELDS:
- * its "results" read on c by its id (c's lock held by the caller).  NEW, or NULL (SQLite's error left on c for the
- * caller's store_fail, as store_exec leaves it). */
-cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *st);
+/* A run as a verdict reads it from a row of q that selected
+ * VERDICT_RUN_FIELDS: its "results" read by its id in a query nested in q.
+ * NEW, or NULL (SQLite's error left for q's store_query_end). */
+cJSON *store_verdict_run_from_fields(struct store_query *q, sqlite3_stmt *st);
 
 /* For a row helper or a read that finds a value this store wrote as JSON
  * no longer valid: the store_fail that follows on this thread answers
  * STORE_CORRUPT. */
 void store_note_damaged_value(void);
 
-/* Binds text (NULL binds SQL NULL). */
-void store_bind_text(sqlite3_stmt *st, int i, const char *v);
-
-/* One statement without rows, up to four text values bound in order;
- * *changes (if not NULL) gets the rows changed.  STORE_OK or STORE_ERROR;
- * the caller passes an error to store_fail (the connection keeps it). */
-int store_exec(struct conn *c, const char *sql, const char *v1, const char *v2,
-               const char *v3, const char *v4, int *changes);
-
-/* A finished run's results, meta and digests, inside the caller's
- * transaction on the writer. */
-int store_put_results(struct conn *c, const char *id, const char *results,
+/* A finished run's results, meta and digests, inside the transaction of
+ * q on the writer.  STORE_OK or STORE_ERROR (for q's end to map). */
+int store_put_results(struct store_query *q, const char *id, const char *results,
                       const char *meta);
 
-/* Queued runs of a device (or of the node, -1); the caller holds c's lock. */
-int store_count_queued(struct conn *c, int device_index, long *depth);
-
+/* Queued runs of a device (or of the node, -1), on q. */
+int store_count_queued(struct store_query *q, int device_index, long *depth);
 
 #endif

@@ -2,9 +2,10 @@
  * store_read.c - the reads: one run, a page of runs (one SQL text per
  * combination of filters, so an index serves both filter and order), the
  * runs of a comparison, counts for /metrics.  On the thread's reader
- * connection.  See store.h.
+ * connection.  See store_runs.h.
  */
 #include "store_internal.h"
+#include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
@@ -21,136 +22,128 @@
  * texts are made on first use and kept for the life of the process (the
  * statement caches key on their addresses); values are always bound. */
 enum {
-    L_BENCH = 1, L_UUID = 2, L_NAME = 4, L_HOST = 8, L_STATUS = 16,
-    L_LABEL = 32, L_BATCH = 64, L_CURSOR = 128, L_SEQ = 256, L_FULL = 512,
-    L_VALID = 1024, L_INVALID = 2048, L_INDEX = 4096, L_VARIANTS = 8192
+    L_BENCH = 1,
+    L_UUID = 2,
+    L_NAME = 4,
+    L_HOST = 8,
+    L_STATUS = 16,
+    L_LABEL = 32,
+    L_BATCH = 64,
+    L_CURSOR = 128,
+    L_SEQ = 256,
+    L_FULL = 512,
+    L_VALID = 1024,
+    L_INVALID = 2048,
+    L_INDEX = 4096,
+    L_VARIANTS = 8192
 };
 
 static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *list_sql[L_VARIANTS];
 
 /* Adds queue_position (queued runs), results and meta to a run object;
- * results and meta as raw items when raw (only to be printed). */
-static int add_details(struct conn *c, cJSON *run, int raw)
+ * results and meta as raw items when raw (only to be printed).  On q, a
+ * query nested in the one that read the run's row: that row's statement
+ * stays open, so that the details are read in the same snapshot (a run
+ * read as queued is counted in the queue it was in). */
+static int add_details(struct store_query *q, cJSON *run, int raw)
 {
     const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
     const char *status = cJSON_GetObjectItem(run, "status")->valuestring;
-    sqlite3_stmt *st = NULL;
-    int rc = STORE_ERROR;
+    cJSON *v = NULL;
+    int step;
 
     if (run_status_parse(status) == RUN_QUEUED) {
-        if (store_conn_prepare(c, "SELECT count(*) FROM runs q, runs r "
-                               "WHERE r.id = ?1 AND q.status = 'queued' "
-                               "AND q.device_index IS r.device_index "
-                               "AND q.rowid <= r.rowid", &st) != SQLITE_OK)
-            goto done;
-        store_bind_text(st, 1, id);
-        if (sqlite3_step(st) != SQLITE_ROW)
-            goto done;
-        cJSON_AddNumberToObject(run, "queue_position", sqlite3_column_int(st, 0));
-        store_conn_release(c, st);
-        st = NULL;
+        if (store_query_prepare(q, "SELECT count(*) FROM runs q, runs r "
+                                   "WHERE r.id = ?1 AND q.status = 'queued' "
+                                   "AND q.device_index IS r.device_index "
+                                   "AND q.rowid <= r.rowid") != STORE_OK)
+            return STORE_ERROR;
+        store_bind_text(q, 1, id);
+        if (store_query_step(q) != STORE_STEP_ROW)
+            return STORE_ERROR;
+        cJSON_AddNumberToObject(run, "queue_position", sqlite3_column_int(q->st, 0));
     } else {
         cJSON_AddNullToObject(run, "queue_position");
     }
     /* json_valid: raw answers print the text as it is, so text that a
      * damaged page turned into something else must be caught here. */
-    if (store_conn_prepare(c, "SELECT results, meta, json_valid(results) AND "
-                           "json_valid(meta) FROM run_results WHERE run_id = ?1",
-                           &st) != SQLITE_OK)
-        goto done;
-    store_bind_text(st, 1, id);
+    if (store_query_prepare(q, "SELECT results, meta, json_valid(results) AND "
+                               "json_valid(meta) FROM run_results WHERE run_id = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, id);
     /* Only "no row" means no results: a step that failed (a damaged page)
      * is an error, never a done run shown with results null. */
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW: {
+    if ((step = store_query_one(q)) == STORE_OK) {
         cJSON *results = NULL, *meta = NULL;
-        if (sqlite3_column_int(st, 2) != 1) {
+        if (sqlite3_column_int(q->st, 2) != 1) {
             store_note_damaged_value();
-            goto done;
+            return STORE_ERROR;
         }
-        results = raw ? store_raw_column(st, 0) : store_json_column(st, 0);
-        meta = raw ? store_raw_column(st, 1) : store_json_column(st, 1);
+        results = raw ? store_raw_column(q->st, 0) : store_json_column(q->st, 0);
+        meta = raw ? store_raw_column(q->st, 1) : store_json_column(q->st, 1);
         if (results == NULL || meta == NULL) {
             cJSON_Delete(results);
             cJSON_Delete(meta);
-            goto done;
+            return STORE_ERROR;
         }
         cJSON_AddItemToObject(run, "results", results);
         cJSON_AddItemToObject(run, "meta", meta);
-        break;
-    }
-    case SQLITE_DONE:
+    } else if (step == STORE_NOT_FOUND) {
         cJSON_AddNullToObject(run, "results");
         cJSON_AddNullToObject(run, "meta");
-        break;
-    default:
-        goto done;
+    } else {
+        return STORE_ERROR;
     }
-    store_conn_release(c, st);
-    st = NULL;
     /* The verdicts it got at its end (run_verdicts.h); null: not judged
      * (not done here, stored before them, or imported). */
-    if (store_conn_prepare(c, "SELECT verdicts, json_valid(verdicts) FROM run_verdicts "
-                           "WHERE run_id = ?1",
-                           &st) != SQLITE_OK)
-        goto done;
-    store_bind_text(st, 1, id);
-    switch (sqlite3_step(st)) {
-    case SQLITE_ROW: {
-        cJSON *v = NULL;
-        if (sqlite3_column_int(st, 1) != 1) {
-            store_note_damaged_value();
-            goto done;
-        }
-        if ((v = raw ? store_raw_column(st, 0) : store_json_column(st, 0)) == NULL)
-            goto done;
-        cJSON_AddItemToObject(run, "verdicts", v);
-        break;
-    }
-    case SQLITE_DONE:
+    if (store_query_prepare(q, "SELECT verdicts, json_valid(verdicts) FROM run_verdicts "
+                               "WHERE run_id = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, id);
+    if ((step = store_query_one(q)) == STORE_NOT_FOUND) {
         cJSON_AddNullToObject(run, "verdicts");
-        break;
-    default:
-        goto done;
+        return STORE_OK;
     }
-    rc = STORE_OK;
-
-done:
-    store_conn_release(c, st);
-    return rc;
+    if (step != STORE_OK)
+        return STORE_ERROR;
+    if (sqlite3_column_int(q->st, 1) != 1) {
+        store_note_damaged_value();
+        return STORE_ERROR;
+    }
+    if ((v = raw ? store_raw_column(q->st, 0) : store_json_column(q->st, 0)) == NULL)
+        return STORE_ERROR;
+    cJSON_AddItemToObject(run, "verdicts", v);
+    return STORE_OK;
 }
 
 static int get_run(struct store *s, const char *id, int raw, cJSON **out)
 {
-    struct conn *c = store_reader(s);
-    sqlite3_stmt *st = NULL;
+    struct store_query q, details;
     cJSON *run = NULL;
     int rc = STORE_ERROR, step;
 
     *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (store_conn_prepare(c, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1", &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read a run");
+    if (store_query_prepare(&q, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.id = ?1") != STORE_OK)
         goto done;
-    store_bind_text(st, 1, id);
-    if ((step = store_step_one(st)) != STORE_OK) {
+    store_bind_text(&q, 1, id);
+    if ((step = store_query_one(&q)) != STORE_OK) {
         rc = step;
         goto done;
     }
-    run = store_run_from_row(s, st);
-    if (run == NULL || add_details(c, run, raw) != STORE_OK)
+    if ((run = store_run_from_row(s, q.st)) == NULL)
+        goto done;
+    store_query_nest(&details, &q);
+    if (store_query_end(&details, add_details(&details, run, raw)) != STORE_OK)
         goto done;
     *out = run;
     run = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc == STORE_ERROR)
-        rc = store_fail(c, "read a run");
     cJSON_Delete(run);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_get_run(struct store *s, const char *id, cJSON **out)
@@ -165,36 +158,39 @@ int store_get_run_raw(struct store *s, const char *id, cJSON **out)
 
 int store_run_status(struct store *s, const char *id, char status[16])
 {
-    struct conn *c = store_reader(s);
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     int rc = STORE_ERROR;
 
-    pthread_mutex_lock(&c->lock);
-    if (store_conn_prepare(c, "SELECT status FROM runs WHERE id = ?1", &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read a run's status");
+    if (store_query_prepare(&q, "SELECT status FROM runs WHERE id = ?1") != STORE_OK)
         goto done;
-    store_bind_text(st, 1, id);
-    if ((rc = store_step_one(st)) == STORE_OK)
-        snprintf(status, 16, "%s", store_col_text(st, 0));
+    store_bind_text(&q, 1, id);
+    if ((rc = store_query_one(&q)) == STORE_OK)
+        snprintf(status, 16, "%s", store_col_text(q.st, 0));
 
 done:
-    if (rc == STORE_ERROR)
-        rc = store_fail(c, "read a run's status");
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 static const char *list_sql_for(unsigned bits)
 {
-    static const struct { unsigned bit; const char *clause; } clauses[] = {
-        {L_BENCH, " AND r.benchmark = ?1"}, {L_UUID, " AND r.device_uuid = ?2"},
-        {L_NAME, " AND r.device_name = ?2"}, {L_INDEX, " AND r.device_index = ?10"},
+    static const struct {
+        unsigned bit;
+        const char *clause;
+    } clauses[] = {
+        {L_BENCH, " AND r.benchmark = ?1"},
+        {L_UUID, " AND r.device_uuid = ?2"},
+        {L_NAME, " AND r.device_name = ?2"},
+        {L_INDEX, " AND r.device_index = ?10"},
         {L_HOST, " AND r.host = ?3"},
-        {L_STATUS, " AND r.status = ?4"}, {L_LABEL, " AND r.label = ?5"},
-        {L_BATCH, " AND r.batch_id = ?6"}, {L_CURSOR, " AND r.id < ?7"},
+        {L_STATUS, " AND r.status = ?4"},
+        {L_LABEL, " AND r.label = ?5"},
+        {L_BATCH, " AND r.batch_id = ?6"},
+        {L_CURSOR, " AND r.id < ?7"},
         {L_SEQ, " AND r.final_seq > ?8"},
         /* Valid or not judged (null) / judged invalid: runs_by_valid. */
-        {L_VALID, " AND r.valid IS NOT 0"}, {L_INVALID, " AND r.valid = 0"},
+        {L_VALID, " AND r.valid IS NOT 0"},
+        {L_INVALID, " AND r.valid = 0"},
     };
     struct dynbuf b;
 
@@ -203,11 +199,11 @@ static const char *list_sql_for(unsigned bits)
         dynbuf_init(&b, 4096);
         if (bits & L_FULL)
             dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta FROM runs r "
-                          "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
+                              "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
                           RUN_COLUMNS);
         else
             dynbuf_printf(&b, "SELECT %s, d.summary FROM runs r "
-                          "LEFT JOIN run_digests d ON d.run_id = r.id WHERE 1",
+                              "LEFT JOIN run_digests d ON d.run_id = r.id WHERE 1",
                           RUN_COLUMNS);
         for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
             if (bits & clauses[i].bit)
@@ -277,17 +273,16 @@ static cJSON *keep_entry(struct run_cache *cache, sqlite3_stmt *st, cJSON *run)
     return raw;
 }
 
-int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
-                    char next_cursor[40])
+int store_list_runs(struct store *s, const struct run_filter *f, struct run_cache *cache,
+                    cJSON **out, char next_cursor[40])
 {
-    struct conn *c = store_reader(s);
+    struct store_query q;
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
                            f->label, f->batch, f->cursor};
     char last_id[40] = "";
     size_t bytes = 0;
     unsigned bits = 0;
     const char *sql;
-    sqlite3_stmt *st = NULL;
     cJSON *runs = cJSON_CreateArray();
     int rc = STORE_ERROR;
     int n = 0, step;
@@ -302,29 +297,31 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
     bits |= given(f->cursor) && !f->by_seq ? L_CURSOR : 0;
     bits |= f->by_seq ? L_SEQ : 0;
     bits |= f->full ? L_FULL : 0;
-    bits |= f->valid == RUN_VALID_TRUE ? L_VALID : f->valid == RUN_VALID_FALSE ? L_INVALID : 0;
+    bits |= f->valid == RUN_VALID_TRUE ? L_VALID : f->valid == RUN_VALID_FALSE ? L_INVALID
+                                                                               : 0;
     sql = list_sql_for(bits);
     *out = NULL;
     next_cursor[0] = '\0';
-    pthread_mutex_lock(&c->lock);
-    if (runs == NULL || sql == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "list runs");
+    if (runs == NULL || sql == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
     for (int i = 0; i < 7; i++)
         if (given(vals[i]))
-            store_bind_text(st, i + 1, vals[i]);
-    sqlite3_bind_int64(st, 8, f->after_seq);
+            store_bind_text(&q, i + 1, vals[i]);
+    store_bind_int64(&q, 8, f->after_seq);
     if (f->by_device_index)
-        sqlite3_bind_int(st, 10, f->device_index);
+        store_bind_int64(&q, 10, f->device_index);
     /* One more than asked for tells whether another page exists. */
-    sqlite3_bind_int(st, 9, f->limit + 1);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    store_bind_int64(&q, 9, (sqlite3_int64)f->limit + 1);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        sqlite3_stmt *st = q.st;
         cJSON *run;
         if (n == f->limit) {
             snprintf(next_cursor, 40, "%s", last_id);
             break;
         }
         snprintf(last_id, sizeof(last_id), "%s", store_col_text(st, C_ID));
-        if (!f->full && f->cache && (run = cached_entry(f->cache, st)) != NULL) {
+        if (!f->full && cache && (run = cached_entry(cache, st)) != NULL) {
             cJSON_AddItemToArray(runs, run);
             n++;
             continue;
@@ -353,31 +350,27 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
             }
             cJSON_AddItemToObject(run, "summary", summary);
         }
-        if (!f->full && f->cache)
-            run = keep_entry(f->cache, st, run);
+        if (!f->full && cache)
+            run = keep_entry(cache, st, run);
         cJSON_AddItemToArray(runs, run);
         n++;
         if (f->full && f->max_bytes && bytes >= f->max_bytes) {
             /* Over the byte budget: the page ends here, and the next one
              * (perhaps empty) follows this run. */
             snprintf(next_cursor, 40, "%s", last_id);
-            step = SQLITE_DONE;
+            step = STORE_STEP_DONE;
             break;
         }
     }
-    if (step != SQLITE_ROW && step != SQLITE_DONE)
+    if (step != STORE_STEP_ROW && step != STORE_STEP_DONE)
         goto done;
     *out = runs;
     runs = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "list runs");
     cJSON_Delete(runs);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
@@ -392,22 +385,22 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
         "AND (?3 IS NULL OR r.device_uuid = ?3 OR r.device_name = ?3) "
         "AND (?4 IS NULL OR r.label = ?4) "
         "ORDER BY r.id DESC LIMIT ?5";
-    struct conn *c = store_reader(s);
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     cJSON *runs = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (runs == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read runs to compare");
+    if (runs == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    store_bind_text(st, 1, f->benchmark);
-    store_bind_text(st, 2, given(f->host) ? f->host : NULL);
-    store_bind_text(st, 3, given(f->device) ? f->device : NULL);
-    store_bind_text(st, 4, given(f->label) ? f->label : NULL);
-    sqlite3_bind_int(st, 5, f->limit);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    store_bind_text(&q, 1, f->benchmark);
+    store_bind_text(&q, 2, given(f->host) ? f->host : NULL);
+    store_bind_text(&q, 3, given(f->device) ? f->device : NULL);
+    store_bind_text(&q, 4, given(f->label) ? f->label : NULL);
+    store_bind_int64(&q, 5, f->limit);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         /* Shaped like a run of GET /runs/ID, with what compare.c reads. */
+        sqlite3_stmt *st = q.st;
         cJSON *run = cJSON_CreateObject();
         cJSON *dev, *meta;
         if (run == NULL)
@@ -436,19 +429,15 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
             cJSON_AddBoolToObject(cJSON_AddObjectToObject(run, "validity"), "valid",
                                   sqlite3_column_int(st, 7));
     }
-    if (step != SQLITE_DONE)
+    if (step != STORE_STEP_DONE)
         goto done;
     *out = runs;
     runs = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "read runs to compare");
     cJSON_Delete(runs);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_run_rows(struct store *s, const char *id, cJSON **rows)
@@ -456,63 +445,53 @@ int store_run_rows(struct store *s, const char *id, cJSON **rows)
     static const char sql[] =
         "SELECT coalesce((SELECT rows FROM run_digests WHERE run_id = ?1), "
         "  (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1))";
-    struct conn *c = store_reader(s);
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     int rc = STORE_ERROR;
 
     *rows = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read a run's rows");
+    if (store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    store_bind_text(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW)
+    store_bind_text(&q, 1, id);
+    if (store_query_step(&q) != STORE_STEP_ROW)
         goto done;
-    if (store_col_text(st, 0) == NULL) {
+    if (store_col_text(q.st, 0) == NULL) {
         rc = STORE_NOT_FOUND;
         goto done;
     }
-    *rows = store_json_column(st, 0);
+    *rows = store_json_column(q.st, 0);
     rc = *rows ? STORE_OK : STORE_ERROR;
 
 done:
-    if (rc == STORE_ERROR)
-        rc = store_fail(c, "read a run's rows");
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_count_by_status(struct store *s, long counts[RUN_STATUS_COUNT])
 {
-    struct conn *c = store_reader(s);
-    sqlite3_stmt *st = NULL;
+    struct store_query q;
     int rc = STORE_ERROR, step;
 
     for (int i = 0; i < RUN_STATUS_COUNT; i++)
         counts[i] = 0;
-    pthread_mutex_lock(&c->lock);
-    if (store_conn_prepare(c, "SELECT status, count(*) FROM runs GROUP BY status", &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "count runs by status");
+    if (store_query_prepare(&q, "SELECT status, count(*) FROM runs GROUP BY status") != STORE_OK)
         goto done;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        int i = run_status_parse(store_col_text(st, 0));
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        int i = run_status_parse(store_col_text(q.st, 0));
 
         if (i >= 0)
-            counts[i] = sqlite3_column_int64(st, 1);
+            counts[i] = sqlite3_column_int64(q.st, 1);
     }
-    if (step == SQLITE_DONE)
+    if (step == STORE_STEP_DONE)
         rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "count runs by status");
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_latest_per_card(struct store *s, cJSON **out)
 {
-    struct conn *c = store_reader(s);
+    struct store_query q;
     /* latest_by_card is kept as runs finish (store_put_results), so this
      * reads one row a card and benchmark, whatever the number of runs. */
     static const char sql[] =
@@ -520,34 +499,29 @@ int store_latest_per_card(struct store *s, cJSON **out)
         "                         FROM run_results WHERE run_id = r.id)) "
         "FROM latest_by_card l JOIN runs r ON r.id = l.run_id "
         "LEFT JOIN run_digests d ON d.run_id = r.id";
-    sqlite3_stmt *st = NULL;
     cJSON *runs = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (runs == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read the latest run of each card");
+    if (runs == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *run = store_run_from_row(s, st);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        cJSON *run = store_run_from_row(s, q.st);
         if (run == NULL)
             goto done;
         cJSON_AddItemToArray(runs, run);
         if (!cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "results"), "rows",
-                                   store_json_column(st, C_COUNT)))
+                                   store_json_column(q.st, C_COUNT)))
             goto done;
     }
-    if (step != SQLITE_DONE)
+    if (step != STORE_STEP_DONE)
         goto done;
     *out = runs;
     runs = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "read the latest run of each card");
     cJSON_Delete(runs);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }

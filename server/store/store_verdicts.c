@@ -13,6 +13,7 @@
  * of the key, never the meta (2 kB of JSON a run, read by nothing here).
  */
 #include "store_internal.h"
+#include "store_verdicts.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -87,28 +88,22 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
     return run;
 }
 
-cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *row)
+cJSON *store_verdict_run_from_fields(struct store_query *q, sqlite3_stmt *row)
 {
     static const char sql[] =
         "SELECT (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1)";
-    sqlite3_stmt *st = NULL;
+    struct store_query rows_q;
     cJSON *run = run_fields(row), *rows = NULL;
-    int ok = 0, step;
+    int rc = STORE_ERROR;
 
-    if (run != NULL && store_conn_prepare(c, sql, &st) == SQLITE_OK) {
-        store_bind_text(st, 1, store_col_text(row, 0));
-        step = sqlite3_step(st);
-        ok = step == SQLITE_ROW && rows_from_column(st, 0, &rows) == 0 &&
-             add_results(run, rows) == 0;
-        /* Releasing st below resets the connection's error, so the
-         * caller's store_fail would no longer see a damaged page as one:
-         * say it now. */
-        if (step != SQLITE_ROW && step != SQLITE_DONE &&
-            store_rc_from_sqlite(sqlite3_extended_errcode(c->db), 0) == STORE_CORRUPT)
-            store_note_damaged_value();
+    store_query_nest(&rows_q, q);
+    if (run != NULL && store_query_prepare(&rows_q, sql) == STORE_OK) {
+        store_bind_text(&rows_q, 1, store_col_text(row, 0));
+        if (store_query_step(&rows_q) == STORE_STEP_ROW &&
+            rows_from_column(rows_q.st, 0, &rows) == 0 && add_results(run, rows) == 0)
+            rc = STORE_OK;
     }
-    store_conn_release(c, st);
-    if (!ok) {
+    if (store_query_end(&rows_q, rc) != STORE_OK) {
         cJSON_Delete(run);
         return NULL;
     }
@@ -117,26 +112,21 @@ cJSON *store_verdict_run_from_fields(struct conn *c, sqlite3_stmt *row)
 
 int store_get_verdict_run(struct store *s, const char *id, cJSON **out)
 {
-    struct conn *c = store_reader(s);
-    static const char sql[] =
-        "SELECT " VERDICT_RUN_COLUMNS " FROM runs r WHERE r.id = ?1";
-    sqlite3_stmt *st = NULL;
+    static const char sql[] = "SELECT " VERDICT_RUN_COLUMNS " FROM runs r WHERE r.id = ?1";
+    struct store_query q;
     int rc = STORE_ERROR;
 
     *out = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read a run to judge");
+    if (store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    store_bind_text(st, 1, id);
-    if ((rc = store_step_one(st)) == STORE_OK && (*out = store_verdict_run_from_row(st)) == NULL)
+    store_bind_text(&q, 1, id);
+    if ((rc = store_query_one(&q)) == STORE_OK &&
+        (*out = store_verdict_run_from_row(q.st)) == NULL)
         rc = STORE_ERROR;
 
 done:
-    if (rc == STORE_ERROR)
-        rc = store_fail(c, "read a run to judge");
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 /* The rows of run r as the fleet reads them: the digest, or the whole. */
@@ -146,7 +136,7 @@ done:
 
 int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
 {
-    struct conn *c = store_reader(s);
+    struct store_query q;
     /* clang-format off */
     static const char sql[] =
         "SELECT " VERDICT_RUN_COLUMNS " FROM runs j JOIN runs r ON r.device_uuid = j.device_uuid "
@@ -158,42 +148,37 @@ int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
         "AND r.id IS NOT j.confirms AND (j.confirms IS NULL OR r.confirms IS NOT j.confirms) "
         "ORDER BY r.id DESC LIMIT ?2";
     /* clang-format on */
-    sqlite3_stmt *st = NULL;
     cJSON *out = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *runs = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read a card's recent runs");
+    if (out == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    store_bind_text(st, 1, id);
-    sqlite3_bind_int(st, 2, limit);
+    store_bind_text(&q, 1, id);
+    store_bind_int64(&q, 2, limit);
     /* each with every sample, as a verdict reads it */
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        cJSON *run = store_verdict_run_from_row(st);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        cJSON *run = store_verdict_run_from_row(q.st);
         if (run == NULL || !cJSON_AddItemToArray(out, run)) {
             cJSON_Delete(run);
             goto done;
         }
     }
-    if (step != SQLITE_DONE)
+    if (step != STORE_STEP_DONE)
         goto done;
     *runs = out;
     out = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "read a card's recent runs");
     cJSON_Delete(out);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_fleet_peers(struct store *s, const char *id, cJSON **peers)
 {
-    struct conn *c = store_reader(s);
+    struct store_query q;
     /* clang-format off */
     static const char sql[] =
         "SELECT f.host, f.device_uuid, f.run_id, " FLEET_ROWS " "
@@ -201,16 +186,16 @@ int store_fleet_peers(struct store *s, const char *id, cJSON **peers)
         "LEFT JOIN run_digests d ON d.run_id = f.run_id "
         "WHERE r.id = ?1 AND NOT (f.host = r.host AND f.device_uuid IS r.device_uuid)";
     /* clang-format on */
-    sqlite3_stmt *st = NULL;
     cJSON *out = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *peers = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (out == NULL || store_conn_prepare(c, sql, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read the fleet of a run's card");
+    if (out == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    store_bind_text(st, 1, id);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    store_bind_text(&q, 1, id);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        sqlite3_stmt *st = q.st;
         cJSON *p = cJSON_CreateObject(), *rows;
         if (p == NULL || !cJSON_AddItemToArray(out, p))
             goto done;
@@ -221,24 +206,20 @@ int store_fleet_peers(struct store *s, const char *id, cJSON **peers)
             goto done;
         cJSON_AddItemToObject(p, "rows", rows);
     }
-    if (step != SQLITE_DONE)
+    if (step != STORE_STEP_DONE)
         goto done;
     *peers = out;
     out = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "read the fleet of a run's card");
     cJSON_Delete(out);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }
 
 int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
 {
-    struct conn *c = store_reader(s);
+    struct store_query q;
     /* Two texts, so that each has its plan: by benchmark through its
      * index, or every key (/metrics). */
     static const char by_bench[] =
@@ -253,17 +234,17 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
         "ORDER BY f.verdict_key, f.host, f.device_uuid";
     static const char *const names[] = {"group", "benchmark", "card_model", NULL, "host",
                                         "device_uuid", "run_id"};
-    sqlite3_stmt *st = NULL;
     cJSON *out = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *cards = NULL;
-    pthread_mutex_lock(&c->lock);
-    if (out == NULL || store_conn_prepare(c, benchmark ? by_bench : every, &st) != SQLITE_OK)
+    store_query_begin(&q, store_reader(s), "read the fleet");
+    if (out == NULL || store_query_prepare(&q, benchmark ? by_bench : every) != STORE_OK)
         goto done;
     if (benchmark)
-        store_bind_text(st, 1, benchmark);
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        store_bind_text(&q, 1, benchmark);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        sqlite3_stmt *st = q.st;
         cJSON *card = cJSON_CreateObject(), *params, *rows;
         if (card == NULL || !cJSON_AddItemToArray(out, card))
             goto done;
@@ -278,17 +259,13 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
         cJSON_AddItemToObject(card, "params", params);
         cJSON_AddItemToObject(card, "rows", rows);
     }
-    if (step != SQLITE_DONE)
+    if (step != STORE_STEP_DONE)
         goto done;
     *cards = out;
     out = NULL;
     rc = STORE_OK;
 
 done:
-    if (rc != STORE_OK)
-        rc = store_fail(c, "read the fleet");
     cJSON_Delete(out);
-    store_conn_release(c, st);
-    pthread_mutex_unlock(&c->lock);
-    return rc;
+    return store_query_end(&q, rc);
 }

@@ -15,6 +15,7 @@
 #include "fuzz_common.h"
 #include "import_check.h"
 #include "store.h"
+#include "store_runs.h"
 
 #include <stdint.h>
 #include <unistd.h>

@@ -2,6 +2,8 @@
  * one from a newer gpubench is refused without being touched. */
 #include "migrate.h"
 #include "store.h"
+#include "store_queue.h"
+#include "store_runs.h"
 #include "test.h"
 
 #include <sqlite3.h>

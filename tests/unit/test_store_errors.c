@@ -2,6 +2,9 @@
  * a damaged file), a run's end or progress refused when the run is not
  * running (nothing written), and the offline integrity check. */
 #include "store.h"
+#include "store_queue.h"
+#include "store_runs.h"
+#include "store_verdicts.h"
 #include "test.h"
 
 #include <errno.h>
@@ -134,5 +137,63 @@ static int test_check_file(void)
     return 0;
 }
 
+/* A stored JSON value damaged on disk (bytes of a results page changed,
+ * its b-tree whole): SQLite's JSON functions refuse it with a plain error,
+ * which must still be answered as a damaged database (database_corrupt),
+ * never as an internal error: read in C (a run as a verdict reads it) and
+ * read through json_extract in SQL (a card's verdict group). */
+static int test_damaged_json_value(void)
+{
+    char path[160], err[256];
+    struct store *s = NULL;
+    struct run_new r = {.id = "0190f1a2-0000-7000-8000-000000000003",
+                        .benchmark = "smem_stride",
+                        .params_json = "{}",
+                        .host = "h",
+                        .device_index = 0,
+                        .device_uuid = "GPU-test",
+                        .device_name = "Test GPU",
+                        .timeout_s = 5};
+    struct run_select sel = {.benchmark = "smem_stride", .card = "GPU-test", .limit = 10};
+    struct run_job job;
+    struct store_health h;
+    sqlite3 *db = NULL;
+    cJSON *runs = NULL;
+    int other = 0;
+
+    temp_path(path, sizeof(path), "json");
+    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(store_insert_runs(s, &r, 1, 10), STORE_OK);
+    ASSERT_EQ(store_claim_next(s, 0, &job), STORE_OK);
+    store_job_clear(&job);
+    ASSERT_EQ(store_finish_run(s, r.id, "done", "{\"rows\":[{\"stride\":1,\"ms\":2}]}", "{}",
+                               NULL, NULL, NULL),
+              STORE_OK);
+    ASSERT_EQ(store_select_verdict_runs(s, &sel, 1, &runs, &other), STORE_OK);
+    ASSERT_EQ(cJSON_GetArraySize(runs), 1);
+    cJSON_Delete(runs);
+    runs = NULL;
+    store_close(s);
+    s = NULL;
+
+    /* the damage: what a bad sector leaves inside a record */
+    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE run_results SET results = '{\"rows\":[{\"st\x01'",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(db);
+
+    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(store_select_verdict_runs(s, &sel, 1, &runs, &other), STORE_CORRUPT);
+    ASSERT(runs == NULL);
+    ASSERT_EQ(store_get_verdict_run(s, r.id, &runs), STORE_CORRUPT);
+    ASSERT(runs == NULL);
+    store_health_get(s, &h);
+    ASSERT(h.corrupt);
+    store_close(s);
+    remove_db(path);
+    return 0;
+}
+
 TEST_MAIN({"mapping", test_mapping}, {"end_needs_running", test_end_needs_running},
-          {"check_file", test_check_file})
+          {"check_file", test_check_file}, {"damaged_json_value", test_damaged_json_value})

@@ -1,0 +1,26 @@
+/*
+ * store_peers.h - each peer's pull state (migrations/0002_fleet.sql,
+ * store_fleet.c); the runs a pull brings are stored by store_import_runs
+ * (store_runs.h).  See store.h for the store itself.
+ */
+#ifndef GPUBENCH_STORE_PEERS_H
+#define GPUBENCH_STORE_PEERS_H
+
+#include "store.h"
+
+/* A peer's pull state, made if new. */
+struct peer_row {
+    long long cursor;
+    long long runs_pulled;
+    char last_success_at[32];
+    char last_error[256];
+    char last_error_at[32];
+};
+int store_peer_load(struct store *s, const char *url, struct peer_row *row);
+
+/* Records a pull: on success (error NULL) the new cursor and how many runs
+ * it stored; on failure the error, with the time. */
+int store_peer_record(struct store *s, const char *url, long long cursor,
+                      long long pulled, const char *error);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * store_queue.h - a run's life on its GPU (store_queue.c): the runner
+ * peeks at and claims the next queued run, records its progress and its
+ * end, or puts it back in the queue.  All on the writer connection.  See
+ * store.h for the store itself, store_runs.h for accepting runs.
+ */
+#ifndef GPUBENCH_STORE_QUEUE_H
+#define GPUBENCH_STORE_QUEUE_H
+
+#include "store.h"
+
+/* What a GPU runner needs to start a run; filled by store_claim_next.
+ * params_json is owned by the job: free it with store_job_clear. */
+struct run_job {
+    char id[40];
+    char benchmark[64];
+    char *params_json;
+    int timeout_s;
+};
+
+/* The benchmark of the run store_claim_next would claim next for
+ * device_index, without claiming it (the runner decides whether it may
+ * start: a run that needs every GPU waits for the others to be idle).
+ * STORE_OK, STORE_NOT_FOUND when none is queued, or an error. */
+int store_peek_next(struct store *s, int device_index, char benchmark[64]);
+
+/* Takes the oldest queued run of a device and marks it running.
+ * STORE_NOT_FOUND when the queue is empty. */
+int store_claim_next(struct store *s, int device_index, struct run_job *job);
+void store_job_clear(struct run_job *job);
+
+/* A progress message longer than this (characters) is cut: it is one line
+ * shown beside a run, and the worker's own are under 200. */
+#define STORE_PROGRESS_MESSAGE_MAX 512
+
+/* Records done of total and why the worker is not measuring yet (message,
+ * or NULL: nothing, which clears an earlier one).  STORE_CONFLICT when the
+ * run is not running (nothing written). */
+int store_set_progress(struct store *s, const char *id, long done, long total,
+                       const char *message);
+
+/* running -> done (results and meta given) or failed (error given), with
+ * the verdicts the run got at its end (run_verdicts.h; NULL: none), in one
+ * transaction.  STORE_CONFLICT when the run is not running (then nothing
+ * is written). */
+int store_finish_run(struct store *s, const char *id, const char *status,
+                     const char *results_json, const char *meta_json,
+                     const char *error_code, const char *error_message,
+                     const char *verdicts_json);
+
+/* running -> queued, for a run the daemon stopped before it finished.
+ * STORE_CONFLICT when it was not running. */
+int store_requeue_run(struct store *s, const char *id);
+
+/* Queued runs of one device (device_index >= 0) or of the node (-1). */
+int store_queue_depth(struct store *s, int device_index, long *depth);
+
+#endif
