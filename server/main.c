@@ -164,7 +164,6 @@ int main(int argc, char **argv)
         log_error("%s", err);
         goto done;
     }
-    store_set_run_url(app.store, run_url);
     if (store_recover(app.store, &recovered) != STORE_OK)
         goto done;
     if (recovered)

@@ -25,6 +25,7 @@
 #include "peers.h"
 #include "result_fields.h"
 #include "run_filter.h"
+#include "runs.h"
 #include "store_runs.h"
 #include "uuid7.h"
 
@@ -44,7 +45,10 @@
 
 static const char *const filter_args[] = {RUN_FILTER_ARGS, "limit", "after_seq", NULL};
 
-enum export_format { EXPORT_NDJSON, EXPORT_CSV };
+enum export_format {
+    EXPORT_NDJSON,
+    EXPORT_CSV,
+};
 
 static void csv_text(struct dynbuf *b, const char *s)
 {
@@ -89,11 +93,21 @@ static int csv_header(struct dynbuf *b)
 /* The run's columns of a CSV line, each a path of up to three names into
  * the run object, in the header's order. */
 static const char *const csv_run_paths[][3] = {
-    {"id"}, {"benchmark"}, {"status"}, {"host"},
-    {"device", "index"}, {"device", "uuid"}, {"device", "name"},
-    {"label"}, {"created_at"}, {"finished_at"},
-    {"meta", "driver", "nvidia_version"}, {"meta", "cuda", "runtime_version"},
-    {"meta", "synthetic"}, {"error", "code"}, {"validity", "valid"},
+    {"id"},
+    {"benchmark"},
+    {"status"},
+    {"host"},
+    {"device", "index"},
+    {"device", "uuid"},
+    {"device", "name"},
+    {"label"},
+    {"created_at"},
+    {"finished_at"},
+    {"meta", "driver", "nvidia_version"},
+    {"meta", "cuda", "runtime_version"},
+    {"meta", "synthetic"},
+    {"error", "code"},
+    {"validity", "valid"},
 };
 
 /* The verdict's reason codes, ';'-joined (validity_reasons). */
@@ -179,8 +193,10 @@ static int csv_run(struct dynbuf *b, const cJSON *run)
 static int ndjson_run(struct dynbuf *b, const cJSON *run)
 {
     char *text = cJSON_PrintUnformatted(run);
-    int rc = text && dynbuf_add(b, text, strlen(text)) == 0 &&
-             dynbuf_add(b, "\n", 1) == 0 ? 0 : -1;
+    int rc = -1;
+
+    if (text && dynbuf_add(b, text, strlen(text)) == 0 && dynbuf_add(b, "\n", 1) == 0)
+        rc = 0;
 
     free(text);
     return rc;
@@ -197,12 +213,12 @@ struct export_stream {
     char cursor[40];
     int by_seq;
     long long after_seq;
-    int valid;             /* run_filter.valid */
+    int valid; /* run_filter.valid */
     long remaining;
-    size_t answer_bytes;  /* after_seq: the answer ends once past this */
-    size_t made;          /* bytes of runs made so far */
+    size_t answer_bytes; /* after_seq: the answer ends once past this */
+    size_t made;         /* bytes of runs made so far */
     int finished;
-    int failed;           /* pending ends with the error line */
+    int failed; /* pending ends with the error line */
     struct dynbuf pending;
     size_t sent;
 };
@@ -243,9 +259,14 @@ static void export_fail(struct export_stream *x, size_t keep, const char *why)
 static void export_next_page(struct export_stream *x)
 {
     struct run_filter f = {
-        .benchmark = x->filters[0], .device = x->filters[1], .host = x->filters[2],
-        .status = x->filters[3], .label = x->filters[4], .batch = x->filters[5],
-        .by_device_index = x->by_device_index, .device_index = x->device_index,
+        .benchmark = x->filters[0],
+        .device = x->filters[1],
+        .host = x->filters[2],
+        .status = x->filters[3],
+        .label = x->filters[4],
+        .batch = x->filters[5],
+        .by_device_index = x->by_device_index,
+        .device_index = x->device_index,
         .cursor = x->cursor[0] && !x->by_seq ? x->cursor : NULL,
         .limit = x->remaining < EXPORT_PAGE ? (int)x->remaining : EXPORT_PAGE,
         .max_bytes = PEER_PAGE_BYTES,
@@ -256,13 +277,21 @@ static void export_next_page(struct export_stream *x)
     };
     char next[40], why[200];
     cJSON *runs = NULL;
-    const cJSON *run;
+    cJSON *run;
 
     dynbuf_reset(&x->pending);
     x->sent = 0;
     if (store_list_runs(x->store, &f, NULL, &runs, next) != STORE_OK) {
         export_fail(x, 0, "the runs could not be read from the database");
         return;
+    }
+    /* each line a run as the API shows it, with its "url" */
+    cJSON_ArrayForEach(run, runs) {
+        if (x->format != EXPORT_CSV && runs_add_url(run) != 0) {
+            export_fail(x, 0, "out of memory");
+            cJSON_Delete(runs);
+            return;
+        }
     }
     cJSON_ArrayForEach(run, runs) {
         const cJSON *seq = cJSON_GetObjectItem(run, "seq");
@@ -271,7 +300,7 @@ static void export_next_page(struct export_stream *x)
                                          : ndjson_run(&x->pending, run);
         if (rc != 0) {
             snprintf(why, sizeof(why), "run %.40s could not be exported: with the "
-                     "runs before it, it is over the export's %d MiB buffer",
+                                       "runs before it, it is over the export's %d MiB buffer",
                      cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")),
                      EXPORT_BUFFER_CAP / (1024 * 1024));
             export_fail(x, mark, why);
@@ -405,7 +434,8 @@ void run_csv(struct http_request *req, struct http_reply *rep)
     dynbuf_free(&b);
     if (body == NULL) {
         reply_error(rep, 500, "internal", "", "run %s could not be exported: it is over "
-                    "the export's %d MiB buffer", id, EXPORT_BUFFER_CAP / (1024 * 1024));
+                                              "the export's %d MiB buffer",
+                    id, EXPORT_BUFFER_CAP / (1024 * 1024));
         return;
     }
     reply_body(rep, 200, "text/csv; charset=utf-8", body, n);

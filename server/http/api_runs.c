@@ -18,7 +18,8 @@
  * The handlers parse and print: accepting, cancelling, waiting and the
  * cache of finished runs are the runs layer's (runs.c), whose failures
  * (enum runs_rc) are turned into HTTP answers here, in one table.  The
- * API's URLs are made here too (run_url, Location, the next page).
+ * API's URLs are made here too (Location, the next page; a run's own is
+ * runs_url's).
  */
 #include "dynbuf.h"
 #include "handlers.h"
@@ -44,11 +45,6 @@ struct wait_state {
     int ended_status;   /* the status to answer with once all ended */
     int pending_status; /* ... and while some have not */
 };
-
-void run_url(const char *id, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "/runs/%s", id);
-}
 
 /* The runs layer's failure (runs.h) as an HTTP answer. */
 static void reply_runs_error(struct http_reply *rep, const struct runs_error *err)
@@ -95,7 +91,7 @@ static void reply_set(struct http_reply *rep, const struct run_set *set, cJSON *
     } else {
         body = cJSON_DetachItemFromArray(runs, 0);
         cJSON_Delete(runs);
-        run_url(set->ids[0], rep->location, sizeof(rep->location));
+        runs_url(set->ids[0], rep->location, sizeof(rep->location));
     }
     reply_json(rep, status, body);
 }

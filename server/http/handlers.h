@@ -10,9 +10,6 @@
 
 /* api_runs.c: POST /runs, GET /runs, GET /runs/ID, DELETE /runs/ID. */
 void runs_post(struct http_request *req, struct http_reply *rep);
-/* Run id's URL ("/runs/ID") into buf: what a run's "url" field and
- * Location say.  The store is handed it (store_set_run_url). */
-void run_url(const char *id, char *buf, size_t cap);
 void runs_list(struct http_request *req, struct http_reply *rep);
 void runs_get(struct http_request *req, struct http_reply *rep);
 void runs_delete(struct http_request *req, struct http_reply *rep);

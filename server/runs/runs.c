@@ -23,6 +23,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+void runs_url(const char *id, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "/runs/%s", id);
+}
+
+int runs_add_url(cJSON *run)
+{
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+    cJSON *first = run ? run->child : NULL, *item;
+    char url[160];
+
+    if (id == NULL || first == NULL || cJSON_HasObjectItem(run, "url"))
+        return id ? 0 : -1;
+    runs_url(id, url, sizeof(url));
+    item = cJSON_CreateString(url);
+    if (item == NULL || (item->string = strdup("url")) == NULL) {
+        cJSON_Delete(item);
+        return -1;
+    }
+    /* Second, right after "id", where a run has always shown it.  Linked
+     * in by hand: Debian 12's cJSON (1.7.15-1+deb12u4) answers false to
+     * cJSON_InsertItemInArray and inserts nothing.  cJSON keeps the first
+     * item's prev pointing at the last item. */
+    item->prev = first;
+    item->next = first->next;
+    if (first->next)
+        first->next->prev = item;
+    else
+        first->prev = item;
+    first->next = item;
+    return 0;
+}
+
 /* Fills err; returns rc, so that a caller can `return fail(...)`. */
 static enum runs_rc fail(struct runs_error *err, enum runs_rc rc, int store_rc,
                          const char *field, const char *fmt, ...)
@@ -251,7 +284,7 @@ enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out
         }
         *all_finished &= store_status_final(
             cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")));
-        if (!cJSON_AddItemToArray(list, run)) {
+        if (runs_add_url(run) != 0 || !cJSON_AddItemToArray(list, run)) {
             cJSON_Delete(run);
             cJSON_Delete(list);
             return fail(err, RUNS_INTERNAL, 0, "", "out of memory");
@@ -294,13 +327,59 @@ enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_
     return RUNS_OK;
 }
 
+/* A finished run's list entry as last shown ("l" and its id in the run
+ * cache), as raw JSON; NULL when not kept. */
+static cJSON *entry_get(void *ctx, const char *id)
+{
+    struct runs *runs = ctx;
+    char key[48], *text;
+    size_t len;
+    cJSON *raw;
+
+    snprintf(key, sizeof(key), "l%s", id);
+    text = run_cache_get(runs->cache, key, &len);
+    if (text == NULL)
+        return NULL;
+    raw = cJSON_CreateRaw(text);
+    free(text);
+    return raw;
+}
+
+/* A finished run's list entry as the store built it, with its "url",
+ * kept printed for the next page that lists it. */
+static cJSON *entry_keep(void *ctx, const char *id, cJSON *entry)
+{
+    struct runs *runs = ctx;
+    char key[48], *text = NULL;
+    cJSON *raw = NULL;
+
+    if (runs_add_url(entry) == 0 && (text = cJSON_PrintUnformatted(entry)) != NULL &&
+        (raw = cJSON_CreateRaw(text)) != NULL) {
+        snprintf(key, sizeof(key), "l%s", id);
+        run_cache_put(runs->cache, key, text, strlen(text));
+    }
+    free(text);
+    cJSON_Delete(entry);
+    return raw;
+}
+
 enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, char next[40],
                        struct runs_error *err)
 {
+    const struct store_entries entries = {runs, entry_get, entry_keep};
+    cJSON *run;
     int rc;
 
-    rc = store_list_runs(runs->store, f, runs->cache, out, next);
+    rc = store_list_runs(runs->store, f, runs->cache ? &entries : NULL, out, next);
     if (rc != STORE_OK)
         return fail(err, RUNS_STORE, rc, "", "the runs could not be read");
+    /* the entries not kept (runs that can still change) get theirs here */
+    cJSON_ArrayForEach(run, *out) {
+        if (cJSON_IsObject(run) && runs_add_url(run) != 0) {
+            cJSON_Delete(*out);
+            *out = NULL;
+            return fail(err, RUNS_INTERNAL, 0, "", "out of memory");
+        }
+    }
     return RUNS_OK;
 }

@@ -119,6 +119,14 @@ enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_
 enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, char next[40],
                        struct runs_error *err);
 
+/* Run id's URL ("/runs/ID"): what its "url" field and a Location say.
+ * The store knows no URLs; the runs layer adds them where it shows runs. */
+void runs_url(const char *id, char *buf, size_t cap);
+
+/* Adds run's "url" (from its "id") as its second field, unless it has
+ * one.  0, or -1 when it has no id or memory ran out. */
+int runs_add_url(cJSON *run);
+
 /* The hooks the GPU pool calls when a run ends (run_end.c): judge it,
  * act on its verdicts (alerts.h), wake its waiters.  ctx is runs. */
 void runs_pool_hooks(struct runs *runs, struct gpu_pool_hooks *hooks);

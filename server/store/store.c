@@ -437,16 +437,10 @@ cJSON *store_raw_column(sqlite3_stmt *st, int col)
     return v ? v : cJSON_CreateNull();
 }
 
-void store_set_run_url(struct store *s, store_url_fn fn)
-{
-    s->run_url = fn;
-}
-
-cJSON *store_run_from_row(const struct store *s, sqlite3_stmt *st)
+cJSON *store_run_from_row(sqlite3_stmt *st)
 {
     cJSON *run = cJSON_CreateObject();
     cJSON *device, *params;
-    char url[160];
 
     if (run == NULL)
         return NULL;
@@ -457,10 +451,6 @@ cJSON *store_run_from_row(const struct store *s, sqlite3_stmt *st)
         }
     }
     cJSON_AddStringToObject(run, "id", store_col_text(st, C_ID));
-    if (s->run_url) {
-        s->run_url(store_col_text(st, C_ID), url, sizeof(url));
-        cJSON_AddStringToObject(run, "url", url);
-    }
     cJSON_AddStringToObject(run, "benchmark", store_col_text(st, C_BENCHMARK));
     /* Params are written by this store, as JSON: kept as text, they are
      * printed as they are, not parsed and printed again. */

@@ -72,11 +72,6 @@ void store_close(struct store *s);
 int store_check_file(const char *path, FILE *out, int *damaged,
                      char *errbuf, size_t cap);
 
-/* How a run's "url" field is made from its id: the handlers know the
- * API's paths, the store does not.  Without one, runs carry no "url". */
-typedef void (*store_url_fn)(const char *id, char *buf, size_t cap);
-void store_set_run_url(struct store *s, store_url_fn fn);
-
 /* Marks runs this node left 'running' (the daemon died under them) as
  * failed with code "interrupted".  *count gets how many. */
 int store_recover(struct store *s, int *count);

@@ -34,7 +34,6 @@ struct conn {
 };
 
 struct store {
-    store_url_fn run_url; /* set before serving, then only read */
     struct conn writer;
     struct conn readers[STORE_READERS];
     int nreaders;
@@ -238,7 +237,7 @@ cJSON *store_json_column(sqlite3_stmt *st, int col);
 /* A JSON column as a raw item (printed verbatim, not parsed): only for
  * columns this store wrote as JSON, and only for answers that print them. */
 cJSON *store_raw_column(sqlite3_stmt *st, int col);
-cJSON *store_run_from_row(const struct store *s, sqlite3_stmt *st);
+cJSON *store_run_from_row(sqlite3_stmt *st);
 
 /* A run as a verdict reads it, from a row selected with
  * VERDICT_RUN_COLUMNS: {"id", "benchmark", "params" (raw), "device":

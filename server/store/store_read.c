@@ -10,7 +10,6 @@
 #include "dynbuf.h"
 #include "log.h"
 #include "migrate.h"
-#include "run_cache.h"
 #include "timeutil.h"
 
 #include <stdio.h>
@@ -132,7 +131,7 @@ static int get_run(struct store *s, const char *id, int raw, cJSON **out)
         rc = step;
         goto done;
     }
-    if ((run = store_run_from_row(s, q.st)) == NULL)
+    if ((run = store_run_from_row(q.st)) == NULL)
         goto done;
     store_query_nest(&details, &q);
     if (store_query_end(&details, add_details(&details, run, raw)) != STORE_OK)
@@ -232,49 +231,8 @@ int store_status_final(const char *status)
     return run_status_is_final(status);
 }
 
-/* A finished run's list entry, from the cache, as raw JSON; NULL when the
- * run can still change or is not cached yet.  Keys are "l" and the id. */
-static cJSON *cached_entry(struct run_cache *cache, sqlite3_stmt *st)
-{
-    char key[48], *text;
-    size_t len;
-    cJSON *raw;
-
-    if (!store_status_final(store_col_text(st, C_STATUS)))
-        return NULL;
-    snprintf(key, sizeof(key), "l%s", store_col_text(st, C_ID));
-    text = run_cache_get(cache, key, &len);
-    if (text == NULL)
-        return NULL;
-    raw = cJSON_CreateRaw(text);
-    free(text);
-    return raw;
-}
-
-/* Keeps a finished run's list entry for next time and returns it as raw
- * JSON (run is consumed); a run that can still change is returned as is. */
-static cJSON *keep_entry(struct run_cache *cache, sqlite3_stmt *st, cJSON *run)
-{
-    char key[48], *text;
-    cJSON *raw;
-
-    if (!store_status_final(store_col_text(st, C_STATUS)))
-        return run;
-    text = cJSON_PrintUnformatted(run);
-    raw = text ? cJSON_CreateRaw(text) : NULL;
-    if (raw == NULL) {
-        free(text);
-        return run;
-    }
-    snprintf(key, sizeof(key), "l%s", store_col_text(st, C_ID));
-    run_cache_put(cache, key, text, strlen(text));
-    free(text);
-    cJSON_Delete(run);
-    return raw;
-}
-
-int store_list_runs(struct store *s, const struct run_filter *f, struct run_cache *cache,
-                    cJSON **out, char next_cursor[40])
+int store_list_runs(struct store *s, const struct run_filter *f,
+                    const struct store_entries *entries, cJSON **out, char next_cursor[40])
 {
     struct store_query q;
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
@@ -285,7 +243,7 @@ int store_list_runs(struct store *s, const struct run_filter *f, struct run_cach
     const char *sql;
     cJSON *runs = cJSON_CreateArray();
     int rc = STORE_ERROR;
-    int n = 0, step;
+    int n = 0, step, final;
 
     bits |= given(f->benchmark) ? L_BENCH : 0;
     bits |= given(f->device) ? (is_device_uuid(f->device) ? L_UUID : L_NAME) : 0;
@@ -321,12 +279,14 @@ int store_list_runs(struct store *s, const struct run_filter *f, struct run_cach
             break;
         }
         snprintf(last_id, sizeof(last_id), "%s", store_col_text(st, C_ID));
-        if (!f->full && cache && (run = cached_entry(cache, st)) != NULL) {
+        final = store_status_final(store_col_text(st, C_STATUS));
+        if (!f->full && entries && final &&
+            (run = entries->get(entries->ctx, store_col_text(st, C_ID))) != NULL) {
             cJSON_AddItemToArray(runs, run);
             n++;
             continue;
         }
-        run = store_run_from_row(s, st);
+        run = store_run_from_row(st);
         if (run == NULL)
             goto done;
         if (f->full) {
@@ -350,8 +310,9 @@ int store_list_runs(struct store *s, const struct run_filter *f, struct run_cach
             }
             cJSON_AddItemToObject(run, "summary", summary);
         }
-        if (!f->full && cache)
-            run = keep_entry(cache, st, run);
+        if (!f->full && entries && final &&
+            (run = entries->keep(entries->ctx, store_col_text(st, C_ID), run)) == NULL)
+            goto done;
         cJSON_AddItemToArray(runs, run);
         n++;
         if (f->full && f->max_bytes && bytes >= f->max_bytes) {
@@ -507,7 +468,7 @@ int store_latest_per_card(struct store *s, cJSON **out)
     if (runs == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
-        cJSON *run = store_run_from_row(s, q.st);
+        cJSON *run = store_run_from_row(q.st);
         if (run == NULL)
             goto done;
         cJSON_AddItemToArray(runs, run);

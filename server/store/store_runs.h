@@ -13,8 +13,6 @@
 #include "run_status.h"
 #include "store.h"
 
-struct run_cache;
-
 /* A run about to be accepted.  Strings are borrowed for the call. */
 struct run_new {
     char id[40];
@@ -79,13 +77,26 @@ int store_get_run_raw(struct store *s, const char *id, cJSON **out);
 /* Just its status ("queued", ...), into status[16]. */
 int store_run_status(struct store *s, const char *id, char status[16]);
 
+/* How a list page reuses finished runs' entries (a finished run never
+ * changes): the layer above keeps them, and decides what an entry holds
+ * beyond the store's fields (runs.c adds the run's "url").  Both are
+ * called for finished runs only, under the store's read lock, so they
+ * must not call the store.  get: the entry of run id as a NEW item (raw
+ * JSON), or NULL when none is kept.  keep: takes the entry the store
+ * built (consumed), keeps it, and answers what the page lists (NEW), or
+ * NULL when out of memory (the page fails). */
+struct store_entries {
+    void *ctx;
+    cJSON *(*get)(void *ctx, const char *id);
+    cJSON *(*keep)(void *ctx, const char *id, cJSON *entry);
+};
+
 /* A page of runs, newest first: with only their results' summary, or
  * whole (f->full); *next_cursor is set to the cursor of the following
- * page, or "" on the last page.  cache: when not full, finished runs'
- * list entries are kept there and reused (NULL: each is built); it must
- * outlive the call only. */
-int store_list_runs(struct store *s, const struct run_filter *f, struct run_cache *cache,
-                    cJSON **out, char next_cursor[40]);
+ * page, or "" on the last page.  entries: when not full, where finished
+ * runs' entries come from and go (NULL: each is built, as is). */
+int store_list_runs(struct store *s, const struct run_filter *f,
+                    const struct store_entries *entries, cJSON **out, char next_cursor[40]);
 
 /* queued -> cancelled.  STORE_CONFLICT if it is no longer queued (its
  * status is put in status). */

@@ -5,6 +5,7 @@ errors as HTTP answers, the numeric query arguments refused naming their
 field, and the next page's URL percent-encoded."""
 import os
 import sys
+import json
 import unittest
 import urllib.parse
 
@@ -104,6 +105,21 @@ class CoreTablesTest(unittest.TestCase):
         r = self.d.request("DELETE", "/runs/" + self.first["id"])
         self.assertEqual((r.status, r.json()["error"]["code"]), (409, "not_queued"))
         self.assertEqual(self.first["url"], "/runs/" + self.first["id"])
+
+
+    def test_every_run_carries_its_url_second(self):
+        """A run's "url" comes from the runs layer, not the store
+        (issue 25): every view of a run has it, right after "id", the
+        cached list entries of finished runs and the export included."""
+        views = [("POST", self.first), ("GET /runs/ID", self.d.get("/runs/" + self.first["id"]).json())]
+        for attempt in ("first", "cached"):
+            views += [("GET /runs " + attempt, run) for run in self.d.get("/runs").json()["runs"]]
+        views += [("/runs.ndjson", json.loads(line))
+                  for line in self.d.get("/runs.ndjson").body.splitlines() if line]
+        self.assertGreaterEqual(len(views), 2 + 2 * 3 + 3)
+        for where, run in views:
+            self.assertEqual(list(run)[:2], ["id", "url"], where)
+            self.assertEqual(run["url"], "/runs/" + run["id"], where)
 
 
 if __name__ == "__main__":
