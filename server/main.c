@@ -64,7 +64,8 @@ static int check_db(const char *path)
            "      sqlite3 %s .recover | sqlite3 recovered.db\n"
            "      gpubenchd --check-db --db recovered.db && gpubenchd --db recovered.db ...\n"
            "Runs on damaged pages may be lost; a peer or an export (GET /runs.ndjson,\n"
-           "POST /runs/import) can bring copies back.\n", path, path, path);
+           "POST /runs/import) can bring copies back.\n",
+           path, path, path);
     return 1;
 }
 
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-    signal(SIGPIPE, SIG_IGN);  /* a dead worker's pipe is an error return */
+    signal(SIGPIPE, SIG_IGN); /* a dead worker's pipe is an error return */
 
     memset(&app, 0, sizeof(app));
     memset(&runs, 0, sizeof(runs));
@@ -140,7 +141,8 @@ int main(int argc, char **argv)
         !opt.allow_unauthenticated) {
         log_error("refusing to listen on %s, beyond loopback, without bearer "
                   "tokens: give --token-file, or --allow-unauthenticated on a "
-                  "network you trust", opt.listen);
+                  "network you trust",
+                  opt.listen);
         goto done;
     }
     if (db_lock_acquire(opt.db, &db_lock, err, sizeof(err)) != DB_LOCK_OK) {
@@ -168,7 +170,8 @@ int main(int argc, char **argv)
         goto done;
     if (recovered)
         log_warn("%d run(s) were running when the daemon last stopped; marked "
-                 "failed (interrupted)", recovered);
+                 "failed (interrupted)",
+                 recovered);
     waiters = waiters_new(http_park, http_resume);
     if (waiters == NULL) {
         log_error("cannot start the wait timer");
@@ -209,7 +212,7 @@ int main(int argc, char **argv)
     peers.token_file = opt.peer_token_file;
     app.peers = peers_start(&peers);
     http = http_start(&app, listen_fd, err, sizeof(err));
-    listen_fd = -1;  /* libmicrohttpd's now, even on failure (http.h) */
+    listen_fd = -1; /* libmicrohttpd's now, even on failure (http.h) */
     if (http == NULL) {
         log_error("%s", err);
         goto done;
@@ -238,7 +241,7 @@ done:
     auth_free(app.auth);
     if (listen_fd >= 0)
         close(listen_fd);
-    db_lock_release(db_lock);  /* last: the database is closed */
+    db_lock_release(db_lock); /* last: the database is closed */
     if (rc == 0)
         log_info("stopped");
     return rc;

@@ -19,12 +19,12 @@ struct options {
     const char *db;
     char web[OPTIONS_PATH_CAP];
     char worker[OPTIONS_PATH_CAP];
-    const char *chartjs;  /* Chart.js, served at /vendor/chart.js */
+    const char *chartjs; /* Chart.js, served at /vendor/chart.js */
     const char *token_file;
     const char *peers[OPTIONS_MAX_PEERS];
     int peer_count;
     int peer_interval_s;
-    const char *peer_token_file;  /* bearer token sent to peers; NULL: none */
+    const char *peer_token_file; /* bearer token sent to peers; NULL: none */
     int max_queue;
     int history_runs;          /* runs of a card's history a run is judged against */
     int confirm_runs;          /* confirming runs a change queues; 0: none */
@@ -39,11 +39,15 @@ struct options {
     int rate_burst;
     int max_connections;
     int max_connections_per_ip;
-    int test_benchmarks;  /* offer the test-only benchmarks (test_fault, test_hang) */
-    int check_db;         /* --check-db: check --db offline and exit */
+    int test_benchmarks; /* offer the test-only benchmarks (test_fault, test_hang) */
+    int check_db;        /* --check-db: check --db offline and exit */
 };
 
-enum options_result { OPTIONS_RUN, OPTIONS_EXIT_OK, OPTIONS_EXIT_USAGE };
+enum options_result {
+    OPTIONS_RUN,
+    OPTIONS_EXIT_OK,
+    OPTIONS_EXIT_USAGE,
+};
 
 struct http_options;
 

@@ -5,7 +5,12 @@
 #ifndef GPUBENCH_LOG_H
 #define GPUBENCH_LOG_H
 
-enum log_level { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
+enum log_level {
+    LOG_DEBUG,
+    LOG_INFO,
+    LOG_WARN,
+    LOG_ERROR,
+};
 
 void log_set_level(enum log_level level);
 void log_msg(enum log_level level, const char *fmt, ...)

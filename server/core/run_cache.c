@@ -15,8 +15,8 @@
 #define ID_LEN 40
 
 struct entry {
-    struct entry *chain;            /* next in the bucket */
-    struct entry *newer, *older;    /* the LRU list */
+    struct entry *chain;         /* next in the bucket */
+    struct entry *newer, *older; /* the LRU list */
     char id[ID_LEN];
     size_t len;
     char body[];

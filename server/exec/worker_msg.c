@@ -50,9 +50,9 @@ void worker_msg_parse(const char *line, size_t len, const char *run_id,
         m->meta = cJSON_GetObjectItem(m->root, "meta");
         if (!cJSON_IsObject(m->meta))
             m->meta = NULL;
-        m->event = cJSON_IsObject(m->result) &&
-                   cJSON_IsArray(cJSON_GetObjectItem(m->result, "rows"))
-                       ? WM_RESULT : WM_BAD_RESULT;
+        m->event = WM_BAD_RESULT;
+        if (cJSON_IsObject(m->result) && cJSON_IsArray(cJSON_GetObjectItem(m->result, "rows")))
+            m->event = WM_RESULT;
         if (m->event == WM_BAD_RESULT) {
             m->code = "bad_result";
             m->message = "the worker's result has no rows array";

@@ -89,7 +89,7 @@ static char **worker_environment(const char *owner, char **marker)
 static int child_move_fd(int fd, int target)
 {
     if (fd == target)
-        return fcntl(fd, F_SETFD, 0);  /* dup2 onto itself keeps CLOEXEC */
+        return fcntl(fd, F_SETFD, 0); /* dup2 onto itself keeps CLOEXEC */
     return dup2(fd, target) == target ? 0 : -1;
 }
 
@@ -105,9 +105,9 @@ static void child_exec(const char *path, char *const argv[], char *const envp[],
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
     for (int sig = 1; sig < NSIG; sig++)
-        (void)sigaction(sig, &dfl, NULL);  /* SIGKILL, SIGSTOP: EINVAL, fine */
+        (void)sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP: EINVAL, fine */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != daemon_pid)
-        goto fail;  /* no death signal, or the daemon is already gone */
+        goto fail; /* no death signal, or the daemon is already gone */
     if (setpgid(0, 0) != 0)
         goto fail;
     /* out_fd must not sit on 0, where in_fd goes first. */
@@ -122,7 +122,7 @@ static void child_exec(const char *path, char *const argv[], char *const envp[],
 fail:
     e = errno;
     if (write(err_fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
-        _exit(126);  /* the parent sees a worker that exits at once */
+        _exit(126); /* the parent sees a worker that exits at once */
     _exit(127);
 }
 
@@ -137,7 +137,7 @@ static int exec_outcome(int err_fd)
         got = read(err_fd, &e, sizeof(e));
     while (got < 0 && errno == EINTR);
     if (got == 0)
-        return 0;  /* closed by exec */
+        return 0; /* closed by exec */
     return got == (ssize_t)sizeof(e) ? e : EIO;
 }
 
@@ -179,7 +179,7 @@ int worker_spawn(struct worker_proc *w, const char *path,
     if (pid == 0)
         child_exec(path, argv, envp, to[0], from[1], status[1], daemon_pid);
     e = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);  /* cannot fail: it was just valid */
+    pthread_sigmask(SIG_SETMASK, &old, NULL); /* cannot fail: it was just valid */
     if (pid < 0) {
         snprintf(err, cap, "cannot start %s: fork: %s", path, strerror(e));
         goto done;
@@ -254,7 +254,7 @@ enum worker_read worker_read_line(struct worker_proc *w, int64_t deadline_ms,
         if (got <= 0)
             return got == 0 ? WORKER_EOF : WORKER_ERROR;
         if (dynbuf_add(&w->in, chunk, (size_t)got) != 0)
-            return WORKER_ERROR;  /* a line over the cap */
+            return WORKER_ERROR; /* a line over the cap */
     }
 }
 
@@ -287,7 +287,7 @@ int worker_alive(struct worker_proc *w)
     if (w->pid <= 0 || w->from_fd < 0)
         return 0;
     if (waitpid(w->pid, NULL, WNOHANG) != 0)
-        return 0;  /* exited (now reaped) or no longer ours */
+        return 0; /* exited (now reaped) or no longer ours */
     /* Hung up with nothing left to read means its stdout is closed. */
     if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP) &&
         !(pfd.revents & POLLIN))
@@ -363,7 +363,7 @@ cJSON *worker_list(const char *path, const char *owner, int timeout_ms,
         snprintf(err, cap, "%s --list did not answer within %d ms", path, timeout_ms);
         goto done;
     }
-    dynbuf_add(&all, w.in.data ? w.in.data : "", w.in.len);  /* no final newline */
+    dynbuf_add(&all, w.in.data ? w.in.data : "", w.in.len); /* no final newline */
     out = all.len ? cJSON_ParseWithLength(all.data, all.len) : NULL;
     if (!cJSON_IsObject(out)) {
         cJSON_Delete(out);

@@ -26,8 +26,12 @@ struct worker_proc {
     struct dynbuf in; /* bytes read and not yet returned as a line */
 };
 
-enum worker_read { WORKER_LINE = 1, WORKER_EOF = 0, WORKER_ERROR = -1,
-                   WORKER_TIMEOUT = -2 };
+enum worker_read {
+    WORKER_LINE = 1,
+    WORKER_EOF = 0,
+    WORKER_ERROR = -1,
+    WORKER_TIMEOUT = -2,
+};
 
 void worker_init(struct worker_proc *w);
 

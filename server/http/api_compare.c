@@ -28,9 +28,13 @@ void compare_get(struct http_request *req, struct http_reply *rep)
                                        "latest", "runs", "include_invalid", NULL};
     const char *bench = query_get(req, "benchmark");
     const char *ids = query_get(req, "runs");
-    struct run_filter f = {.benchmark = bench, .device = query_get(req, "device"),
-                           .host = query_get(req, "host"), .label = query_get(req, "label"),
-                           .limit = COMPARE_SCAN};
+    struct run_filter f = {
+        .benchmark = bench,
+        .device = query_get(req, "device"),
+        .host = query_get(req, "host"),
+        .label = query_get(req, "label"),
+        .limit = COMPARE_SCAN,
+    };
     cJSON *runs = NULL, *out;
     long long latest = 10;
     int include_invalid, rc;

@@ -78,26 +78,56 @@ void benchmarks_get(struct http_request *req, struct http_reply *rep)
 /* The body of POST /predict, checked by the same table code as run
  * params: exactly one of stride, strides or words. */
 static const struct gb_param predict_params[] = {
-    {.name = "stride", .type = GB_PARAM_INT,
-     .help = "one word stride: lane L reads word L*stride",
-     .min = 1, .max = 1048576},
-    {.name = "strides", .type = GB_PARAM_INT_LIST,
-     .help = "several word strides", .min = 1, .max = 1048576,
-     .min_items = 1, .max_items = 1024},
-    {.name = "words", .type = GB_PARAM_INT_LIST,
-     .help = "32 word indices, one a lane", .min = 0, .max = 2147483647.0,
-     .min_items = 32, .max_items = 32},
-    {.name = "gmem_stride", .type = GB_PARAM_INT,
-     .help = "global memory: lane L reads word L*gmem_stride; the distinct "
-             "32-byte sectors one warp request touches",
-     .min = 0, .max = 65536},
-    {.name = "gmem_strides", .type = GB_PARAM_INT_LIST,
-     .help = "several global-memory word strides", .min = 0, .max = 65536,
-     .min_items = 1, .max_items = 1024},
-    {.name = "word_bytes", .type = GB_PARAM_INT,
-     .help = "with gmem_stride(s): the bytes each lane reads (default 4)",
-     .min = 1, .max = 16},
-    {.name = NULL}
+    {
+        .name = "stride",
+        .type = GB_PARAM_INT,
+        .help = "one word stride: lane L reads word L*stride",
+        .min = 1,
+        .max = 1048576,
+    },
+    {
+        .name = "strides",
+        .type = GB_PARAM_INT_LIST,
+        .help = "several word strides",
+        .min = 1,
+        .max = 1048576,
+        .min_items = 1,
+        .max_items = 1024,
+    },
+    {
+        .name = "words",
+        .type = GB_PARAM_INT_LIST,
+        .help = "32 word indices, one a lane",
+        .min = 0,
+        .max = 2147483647.0,
+        .min_items = 32,
+        .max_items = 32,
+    },
+    {
+        .name = "gmem_stride",
+        .type = GB_PARAM_INT,
+        .help = "global memory: lane L reads word L*gmem_stride; the distinct "
+                "32-byte sectors one warp request touches",
+        .min = 0,
+        .max = 65536,
+    },
+    {
+        .name = "gmem_strides",
+        .type = GB_PARAM_INT_LIST,
+        .help = "several global-memory word strides",
+        .min = 0,
+        .max = 65536,
+        .min_items = 1,
+        .max_items = 1024,
+    },
+    {
+        .name = "word_bytes",
+        .type = GB_PARAM_INT,
+        .help = "with gmem_stride(s): the bytes each lane reads (default 4)",
+        .min = 1,
+        .max = 16,
+    },
+    {.name = NULL},
 };
 
 static const struct gb_benchmark predict_spec = {

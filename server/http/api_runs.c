@@ -285,8 +285,12 @@ void runs_list(struct http_request *req, struct http_reply *rep)
 void runs_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
-    struct wait_state ws = {.app = req->app, .set = {.n = 1}, .ended_status = 200,
-                            .pending_status = 200};
+    struct wait_state ws = {
+        .app = req->app,
+        .set = {.n = 1},
+        .ended_status = 200,
+        .pending_status = 200,
+    };
     struct runs_error err;
     double wait_s;
     char *text;

@@ -79,7 +79,8 @@ struct auth *auth_load(const char *path, char *err, size_t cap)
             continue;
         if (strlen(t) < 16) {
             snprintf(err, cap, "--token-file %s: line %d: a token must be at "
-                     "least 16 characters", path, lineno);
+                               "least 16 characters",
+                     path, lineno);
             goto done;
         }
         grown = realloc(a->digests, (size_t)(a->count + 1) * AUTH_DIGEST_LEN);

@@ -26,34 +26,33 @@ struct MHD_Daemon;
 struct http_request {
     struct MHD_Connection *conn;
     struct app *app;
-    const char *method;      /* HEAD is routed as GET */
-    const char *url;         /* the path, without the query */
-    char arg[128];           /* what a route's '*' segment matched */
-    const char *body;        /* NUL-terminated; NULL when there was none */
+    const char *method; /* HEAD is routed as GET */
+    const char *url;    /* the path, without the query */
+    char arg[128];      /* what a route's '*' segment matched */
+    const char *body;   /* NUL-terminated; NULL when there was none */
     size_t body_len;
-    void *state;             /* a suspended handler's own; freed with free_state */
+    void *state; /* a suspended handler's own; freed with free_state */
     void (*free_state)(void *state);
-    int resumed;             /* 1 when called again after a resume */
+    int resumed; /* 1 when called again after a resume */
 };
 
 struct http_reply {
     int status;
-    char *body;              /* malloc'ed; owned by the reply */
+    char *body; /* malloc'ed; owned by the reply */
     size_t len;
     const char *content_type;
     char location[160];
     char allow[64];
     char www_authenticate[96];
-    const char *csp;         /* Content-Security-Policy, static text */
-    int retry_after;         /* seconds; 0 sends no Retry-After */
+    const char *csp; /* Content-Security-Policy, static text */
+    int retry_after; /* seconds; 0 sends no Retry-After */
     /* A body made as it is sent (exports): stream() fills buf with up to
      * max bytes and returns how many, 0 at the end, -1 on error; the
      * reply takes stream_cls and frees it with stream_free. */
     long (*stream)(void *cls, char *buf, size_t max);
     void *stream_cls;
     void (*stream_free)(void *cls);
-    int suspended;           /* the handler suspended the connection
-                              * (waiters_wait): send nothing now */
+    int suspended; /* the handler parked the request (runs_wait): send nothing now */
 };
 
 typedef void (*http_handler)(struct http_request *req, struct http_reply *rep);

@@ -44,7 +44,10 @@ int run_filter_from_query(struct http_request *req, struct http_reply *rep,
     f->by_device_index = 0;
     if (query_bool(req, rep, "valid", &valid) != 0)
         return -1;
-    f->valid = valid < 0 ? RUN_VALID_ANY : valid ? RUN_VALID_TRUE : RUN_VALID_FALSE;
+    if (valid < 0)
+        f->valid = RUN_VALID_ANY;
+    else
+        f->valid = valid ? RUN_VALID_TRUE : RUN_VALID_FALSE;
     if (device && all_digits(device)) {
         long v = strlen(device) <= 7 ? strtol(device, NULL, 10) : DEVICE_INDEX_MAX + 1L;
         if (v > DEVICE_INDEX_MAX) {
@@ -62,7 +65,8 @@ int run_filter_from_query(struct http_request *req, struct http_reply *rep,
         if (!ok) {
             reply_error(rep, 400, "out_of_bounds", "status",
                         "status=%.20s: expected queued, running, done, failed "
-                        "or cancelled", f->status);
+                        "or cancelled",
+                        f->status);
             return -1;
         }
     }

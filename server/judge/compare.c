@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_KEYS 1024      /* distinct row keys in one comparison */
-#define SLOTS 4096         /* hash slots for series; more series go unhashed */
+#define MAX_KEYS 1024 /* distinct row keys in one comparison */
+#define SLOTS 4096    /* hash slots for series; more series go unhashed */
 
 /* The key fields and the aggregated ones are those the table of result
  * fields (common/result_fields.c) marks GB_USE_KEY and GB_USE_MEDIAN,
@@ -33,9 +33,9 @@ struct values {
 };
 
 struct series {
-    char *lookup;                 /* comparability key | uuid | host */
-    cJSON *out;                   /* the answer's series object */
-    cJSON *runs;                  /* its "runs" array */
+    char *lookup; /* comparability key | uuid | host */
+    cJSON *out;   /* the answer's series object */
+    cJSON *runs;  /* its "runs" array */
     int nruns;
     int excluded_invalid;         /* runs left out for their verdict */
     struct values *acc[MAX_KEYS]; /* per key index: F_COUNT value lists */
@@ -45,8 +45,8 @@ struct build {
     const char *benchmark;
     struct series *s;
     int ns, cap;
-    int slots[SLOTS];             /* index + 1 into s; 0 empty */
-    cJSON *keys[MAX_KEYS];        /* the key values, first seen first */
+    int slots[SLOTS];      /* index + 1 into s; 0 empty */
+    cJSON *keys[MAX_KEYS]; /* the key values, first seen first */
     char *key_text[MAX_KEYS];
     int nkeys;
     int median_ms, min_ms, max_ms; /* their indices in the field table */
@@ -64,7 +64,7 @@ static void add_number(cJSON *obj, const char *name, double v)
     if (!isfinite(v))
         return;
     if (v == floor(v) && fabs(v) < 1e15)
-        snprintf(text, sizeof(text), "%.0f", v);  /* counts stay exact */
+        snprintf(text, sizeof(text), "%.0f", v); /* counts stay exact */
     else
         snprintf(text, sizeof(text), "%.9g", v);
     cJSON_AddRawToObject(obj, name, text);
@@ -176,7 +176,7 @@ cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f)
         v = cJSON_GetObjectItem(v, "nvidia_version");
     else if (strcmp(f->name, "cuda") == 0)
         v = cJSON_GetObjectItem(v, "runtime_version");
-    if (cJSON_IsRaw(v))  /* params as the store keeps them: its text */
+    if (cJSON_IsRaw(v)) /* params as the store keeps them: its text */
         return cJSON_Parse(v->valuestring);
     return v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
 }
@@ -321,7 +321,6 @@ static void accumulate(struct build *b, struct series *s, const cJSON *rows,
     }
 }
 
-
 /* Key order: numeric keys ascending; string keys (variants) first seen. */
 static void key_order(const struct build *b, int *order)
 {
@@ -333,9 +332,10 @@ static void key_order(const struct build *b, int *order)
     }
     if (!numeric)
         return;
-    for (int i = 1; i < b->nkeys; i++)  /* insertion sort: a few dozen keys */
+    for (int i = 1; i < b->nkeys; i++) /* insertion sort: a few dozen keys */
         for (int j = i; j > 0 && b->keys[order[j - 1]]->valuedouble >
-                                  b->keys[order[j]]->valuedouble; j--) {
+                                     b->keys[order[j]]->valuedouble;
+             j--) {
             int t = order[j];
             order[j] = order[j - 1];
             order[j - 1] = t;
@@ -482,7 +482,7 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
         cJSON_AddNumberToObject(b->s[i].out, "excluded_invalid", b->s[i].excluded_invalid);
         reduce(&b->s[i], b, order);
         cJSON_AddItemToArray(series, b->s[i].out);
-        b->s[i].out = NULL;  /* the answer owns it now */
+        b->s[i].out = NULL; /* the answer owns it now */
     }
     free_build(b);
     return out;

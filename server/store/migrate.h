@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 struct migration {
-    const char *name;  /* "0001_runs.sql" */
+    const char *name; /* "0001_runs.sql" */
     const char *sql;
 };
 
