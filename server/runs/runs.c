@@ -6,7 +6,9 @@
  * and every id minted before the one insert, so a refused request stores
  * nothing.  The accepted runs are read back before the runners are woken,
  * so that the answer shows them as accepted (queued, with their place in
- * the queue) rather than as whatever a runner made of them since.
+ * the queue) rather than as whatever a runner made of them since; a
+ * runner also looks at its queue once a second unwoken (gpu_pool.c), so a
+ * run may already show running (test_api.py and test_runs allow both).
  */
 #include "runs.h"
 #include "alerts.h"

@@ -78,8 +78,9 @@ struct run_set {
 /* Accepts rr (parsed and checked by run_request_parse): fills set with
  * the new runs and, when accepted is not NULL, *accepted with a NEW array
  * of their JSON as read right after the insert (queued, with places in
- * the queue), which the caller deletes.  The runners are woken after that
- * read, whatever it gave.  Returns RUNS_OK, or the failure with err
+ * the queue; or already running, when an idle runner's once-a-second look
+ * at its queue came first), which the caller deletes.  The runners are
+ * woken after that read, whatever it gave.  Returns RUNS_OK, or the failure with err
  * filled and nothing stored (a failed read-back: the runs are stored and
  * woken; err says the read failed). */
 enum runs_rc runs_accept(struct runs *runs, const struct run_request *rr,
