@@ -36,8 +36,13 @@
 #define END_RETRY_MS 200
 #define PENDING_RETRY_MS 1000
 
-enum worker_state { WS_STARTING, WS_READY, WS_RUNNING, WS_RESTARTING,
-                    WS_STOPPED };
+enum worker_state {
+    WS_STARTING,
+    WS_READY,
+    WS_RUNNING,
+    WS_RESTARTING,
+    WS_STOPPED,
+};
 
 static const char *const state_names[] = {"starting", "ready", "running",
                                           "restarting", "stopped"};
@@ -47,11 +52,11 @@ struct gpu {
     int index;
     char uuid[96];
     char name[128];
-    cJSON *info;                 /* the --list entry, then the ready line's */
+    cJSON *info; /* the --list entry, then the ready line's */
     pthread_t thread;
     int thread_started;
 
-    pthread_mutex_t lock;        /* guards what follows */
+    pthread_mutex_t lock; /* guards what follows */
     pthread_cond_t cond;
     int wake;
     enum worker_state state;
@@ -76,9 +81,9 @@ struct gpu_pool {
     struct gpu *gpus;
     int count;
     char reason[512];
-    struct gpu_hold *hold;             /* runs that need every GPU (gpu_hold.h) */
-    atomic_int stopping;               /* set once, by gpu_pool_stop */
-    _Atomic int64_t stop_deadline_ms;  /* stored before stopping is set */
+    struct gpu_hold *hold;            /* runs that need every GPU (gpu_hold.h) */
+    atomic_int stopping;              /* set once, by gpu_pool_stop */
+    _Atomic int64_t stop_deadline_ms; /* stored before stopping is set */
 };
 
 static void gpu_set_state(struct gpu *g, enum worker_state s, int pid,
@@ -225,10 +230,12 @@ static void end_run(struct gpu *g, const char *id, const char *status,
             break;
         if (i == 0 && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
             log_warn("gpu %d: run %s ended (%s) but the store refused it (%s); "
-                     "trying again", g->index, id, status, store_rc_words(rc));
+                     "trying again",
+                     g->index, id, status, store_rc_words(rc));
         if (rc == STORE_CONFLICT || rc == STORE_NOT_FOUND) {
             log_error("gpu %d: run %s was not running when it ended (%s); "
-                      "its end (%s) was not stored", g->index, id,
+                      "its end (%s) was not stored",
+                      g->index, id,
                       rc == STORE_CONFLICT ? "it had ended already" : "no such run",
                       status);
             break;
@@ -242,9 +249,11 @@ static void end_run(struct gpu *g, const char *id, const char *status,
     snprintf(g->pending_id, sizeof(g->pending_id), "%s", id);
     snprintf(g->pending_message, sizeof(g->pending_message),
              "the run ended (%s) but its end could not be stored: %s; it was "
-             "failed once the database took writes again", status, store_rc_words(rc));
+             "failed once the database took writes again",
+             status, store_rc_words(rc));
     log_error("gpu %d: run %s ended (%s) but %d tries to store it failed (%s); it "
-              "will be failed as soon as the database takes a write", g->index, id,
+              "will be failed as soon as the database takes a write",
+              g->index, id,
               status, END_TRIES, store_rc_words(rc));
 }
 
@@ -272,7 +281,11 @@ static int flush_pending(struct gpu *g)
     return 0;
 }
 
-enum line_outcome { LINE_CONTINUE, LINE_FINISHED, LINE_FATAL };
+enum line_outcome {
+    LINE_CONTINUE,
+    LINE_FINISHED,
+    LINE_FATAL,
+};
 
 /* Acts on one answer line for job.  Lines for another id, or not
  * protocol messages, are logged and skipped: only this run's own result
@@ -507,7 +520,8 @@ static void *runner_main(void *arg)
     }
     if (flush_pending(g) != 0)
         log_error("gpu %d: run %s is left running in the database; the next "
-                  "start marks it failed (interrupted)", g->index, g->pending_id);
+                  "start marks it failed (interrupted)",
+                  g->index, g->pending_id);
     worker_stop(&w, 2000, how, sizeof(how));
     dynbuf_free(&w.in);
     gpu_set_state(g, WS_STOPPED, 0, NULL);
@@ -667,7 +681,8 @@ static int check_healthy(struct gpu *g, enum gpu_lookup *why, char *err, size_t 
     pthread_mutex_lock(&g->lock);
     if (g->failures_in_row >= GPU_UNHEALTHY_AFTER) {
         snprintf(err, cap, "GPU %d is unhealthy: %d worker failures in a row, "
-                 "the last: %s", g->index, g->failures_in_row, g->last_error);
+                           "the last: %s",
+                 g->index, g->failures_in_row, g->last_error);
         *why = GPU_UNHEALTHY;
         rc = -1;
     }
@@ -683,8 +698,9 @@ static int add_ref(struct gpu *g, struct gpu_ref *refs, int n, int cap)
     refs[n].uuid = g->uuid;
     refs[n].name = g->name;
     pthread_mutex_lock(&g->lock);
-    refs[n].memory_bytes = cJSON_IsNumber(cJSON_GetObjectItem(g->info, "memory_bytes"))
-                               ? cJSON_GetObjectItem(g->info, "memory_bytes")->valuedouble : 0;
+    refs[n].memory_bytes = 0;
+    if (cJSON_IsNumber(cJSON_GetObjectItem(g->info, "memory_bytes")))
+        refs[n].memory_bytes = cJSON_GetObjectItem(g->info, "memory_bytes")->valuedouble;
     pthread_mutex_unlock(&g->lock);
     return n + 1;
 }
@@ -709,7 +725,7 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
         if (device->valuedouble != (double)device->valueint || device->valueint < 0) {
             *why = GPU_MALFORMED;
             snprintf(err, err_cap, "device must be a GPU index (0, 1, ...), a "
-                     "GPU UUID or \"all\"");
+                                   "GPU UUID or \"all\"");
             return -1;
         }
         g = find_gpu(p, device->valueint);
@@ -727,7 +743,7 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
     } else {
         *why = GPU_MALFORMED;
         snprintf(err, err_cap, "device must be a GPU index (0, 1, ...), a "
-                 "GPU UUID or \"all\"");
+                               "GPU UUID or \"all\"");
         return -1;
     }
     if (g == NULL) {

@@ -32,7 +32,7 @@ struct gpu_ref {
     int index;
     const char *uuid;
     const char *name;
-    double memory_bytes;  /* 0 when the worker did not say */
+    double memory_bytes; /* 0 when the worker did not say */
 };
 
 /* What the pool asks of the layer above it (runs/) when a run ends, so

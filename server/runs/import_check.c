@@ -91,7 +91,7 @@ int import_check_run(const cJSON *run, char *err, size_t cap)
     }
     if (!cJSON_IsString(status) || !run_status_is_final(status->valuestring)) {
         snprintf(err, cap, "status must be done, failed or cancelled: only "
-                 "finished runs can be imported");
+                           "finished runs can be imported");
         return -1;
     }
     if (!cJSON_IsObject(cJSON_GetObjectItem(run, "params"))) {
@@ -143,25 +143,31 @@ static cJSON *import_line(const char *p, size_t len, int line, struct gb_error *
     cJSON *run;
 
     if (len > IMPORT_LINE_MAX) {
-        gb_error_set(err, "out_of_bounds", "", "line %d is %zu bytes; a run is at "
-                     "most %d MiB; nothing was imported", line, len,
-                     IMPORT_LINE_MAX / (1024 * 1024));
+        gb_error_set(err, "out_of_bounds", "",
+                     "line %d is %zu bytes; a run is at most %d MiB; nothing was imported",
+                     line, len, IMPORT_LINE_MAX / (1024 * 1024));
         return NULL;
     }
     run = json_parse_whole(p, len, &at, &trailing);
     if (run == NULL && trailing && p[at] == '{') {
-        gb_error_set(err, "malformed_json", "", "line %d holds more than one run (the "
-                     "next begins at byte %zu): send NDJSON, one run a line; curl -d "
-                     "strips newlines, so send the file with curl --data-binary "
-                     "@runs.ndjson; nothing was imported", line, at);
+        gb_error_set(err, "malformed_json", "",
+                     "line %d holds more than one run (the next begins at byte %zu): send "
+                     "NDJSON, one run a line; curl -d strips newlines, so send the file with "
+                     "curl --data-binary @runs.ndjson; nothing was imported",
+                     line, at);
         return NULL;
     }
     if (run == NULL) {
-        gb_error_set(err, "malformed_json", "", trailing
-                     ? "line %d has text after its JSON value (at byte %zu of the "
-                       "line); nothing was imported"
-                     : "line %d is not valid JSON (error at byte %zu of the line); "
-                       "nothing was imported", line, at);
+        if (trailing)
+            gb_error_set(err, "malformed_json", "",
+                         "line %d has text after its JSON value (at byte %zu of the line); "
+                         "nothing was imported",
+                         line, at);
+        else
+            gb_error_set(err, "malformed_json", "",
+                         "line %d is not valid JSON (error at byte %zu of the line); nothing "
+                         "was imported",
+                         line, at);
         return NULL;
     }
     if (import_check_run(run, why, sizeof(why)) != 0) {

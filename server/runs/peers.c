@@ -18,14 +18,14 @@
 
 #define PEER_MAX_BACKOFF_MS (300 * 1000)
 #define PULL_FAILED (-1)
-#define PULL_SMALLER (-2)  /* over the cap: asking again for a smaller page */
+#define PULL_SMALLER (-2) /* over the cap: asking again for a smaller page */
 
 struct peer {
     struct peers *all;
     char url[512];
     pthread_t thread;
     int started;
-    int page_limit;          /* runs asked for a page; the thread's own */
+    int page_limit; /* runs asked for a page; the thread's own */
     /* guarded by all->lock */
     struct peer_row row;
     int failures_in_row;
@@ -34,7 +34,7 @@ struct peer {
 struct peers {
     struct store *store;
     int interval_s;
-    char authorization[600];      /* "Authorization: Bearer ..." or "" */
+    char authorization[600]; /* "Authorization: Bearer ..." or "" */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stopping;
@@ -53,7 +53,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *cls)
 
     if (dynbuf_add(&b->buf, data, size * n) != 0) {
         b->over_cap = 1;
-        return 0;  /* makes curl stop with CURLE_WRITE_ERROR */
+        return 0; /* makes curl stop with CURLE_WRITE_ERROR */
     }
     return size * n;
 }
@@ -200,7 +200,7 @@ static int pull_once(struct peer *peer)
     if (!bad)
         got = cJSON_GetArraySize(runs);
     if (got == 0)
-        peer->page_limit = PEER_PAGE;  /* caught up: full pages again */
+        peer->page_limit = PEER_PAGE; /* caught up: full pages again */
 
 record:
     if (err[0]) {
@@ -233,7 +233,7 @@ static void *peer_main(void *arg)
         struct timespec ts;
 
         if (got > 0 || got == PULL_SMALLER) {
-            wait = 0;  /* there may be more right now */
+            wait = 0; /* there may be more right now */
         } else if (got == PULL_FAILED) {
             for (int i = 1; i < peer->failures_in_row && wait < PEER_MAX_BACKOFF_MS; i++)
                 wait *= 2;

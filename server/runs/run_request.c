@@ -99,7 +99,8 @@ static int check_fields(const cJSON *body, struct gb_error *err)
             snprintf(field, sizeof(field), "%.60s", f->string);
             return gb_error_set(err, "unknown_field", field,
                                 "%s is not a field of a run request (it takes: "
-                                "benchmark, params, device, label, timeout_s)", field);
+                                "benchmark, params, device, label, timeout_s)",
+                                field);
         }
     }
     return 0;
@@ -152,7 +153,8 @@ static int check_extras(struct run_request *r, int max_timeout_s,
         if (t->valuedouble < 1 || t->valuedouble > max_timeout_s)
             return gb_error_set(err, "out_of_bounds", "timeout_s",
                                 "timeout_s is %g; it must be from 1 to this daemon's "
-                                "--run-timeout, %d", t->valuedouble, max_timeout_s);
+                                "--run-timeout, %d",
+                                t->valuedouble, max_timeout_s);
         r->timeout_s = (int)t->valuedouble;
     }
     if (d && !cJSON_IsNull(d)) {

@@ -34,9 +34,9 @@ struct run_request {
     const struct gb_suite *suite;
     int n_parts;
     struct run_part parts[GB_SUITE_MAX_MEMBERS];
-    const char *label;                /* borrowed from body; NULL if none */
+    const char *label; /* borrowed from body; NULL if none */
     int timeout_s;
-    const cJSON *device;              /* borrowed from body; NULL if none */
+    const cJSON *device; /* borrowed from body; NULL if none */
 };
 
 /* The one strict reading of JSON text (POST /runs, every JSON body, each

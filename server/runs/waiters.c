@@ -23,7 +23,7 @@ struct waiters {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     pthread_t timer;
-    void (*park)(void *token);   /* set at creation, then only read */
+    void (*park)(void *token); /* set at creation, then only read */
     void (*resume)(void *token);
     struct waiter *head;
     int closing;
@@ -149,8 +149,8 @@ int waiters_wait(struct waiters *w, const char *run_id, void *token, int64_t dea
     e->deadline_ms = deadline_ms;
     e->next = w->head;
     w->head = e;
-    w->park(token); /* under the lock: no notify can come before it */
-    pthread_cond_signal(&w->cond);  /* the nearest deadline may have moved */
+    w->park(token);                /* under the lock: no notify can come before it */
+    pthread_cond_signal(&w->cond); /* the nearest deadline may have moved */
     rc = 1;
 
 done:
