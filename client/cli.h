@@ -9,8 +9,8 @@
  *   2  compare: inconclusive, or the groups could not be compared
  *   3  an error: the command line, the connection, or the daemon's answer
  */
-#ifndef GPUBENCH_CLI_H
-#define GPUBENCH_CLI_H
+#ifndef GPUBENCH_CLIENT_CLI_H
+#define GPUBENCH_CLIENT_CLI_H
 
 #include "http_client.h"
 

@@ -3,8 +3,8 @@
  * cli_options.c) and every option (one table beside it, which getopt_long's
  * table and each subcommand's --help are made from).
  */
-#ifndef GPUBENCH_CLI_OPTIONS_H
-#define GPUBENCH_CLI_OPTIONS_H
+#ifndef GPUBENCH_CLIENT_CLI_OPTIONS_H
+#define GPUBENCH_CLIENT_CLI_OPTIONS_H
 
 #include "cli.h"
 

@@ -4,8 +4,8 @@
  * CLI_TABLE_CELL bytes), then printed with every column as wide as its
  * widest cell.  The header is bold only when colour is on.
  */
-#ifndef GPUBENCH_CLI_TABLE_H
-#define GPUBENCH_CLI_TABLE_H
+#ifndef GPUBENCH_CLIENT_CLI_TABLE_H
+#define GPUBENCH_CLIENT_CLI_TABLE_H
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

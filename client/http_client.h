@@ -4,8 +4,8 @@
  * into a capped buffer (GB_HTTP_ANSWER_CAP), so a daemon that answers
  * without end cannot make the client allocate without bound.
  */
-#ifndef GPUBENCH_HTTP_CLIENT_H
-#define GPUBENCH_HTTP_CLIENT_H
+#ifndef GPUBENCH_CLIENT_HTTP_CLIENT_H
+#define GPUBENCH_CLIENT_HTTP_CLIENT_H
 
 #include "dynbuf.h"
 

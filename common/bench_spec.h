@@ -10,8 +10,8 @@
  * the run and what the worker measures.  Unknown fields, wrong types and
  * values out of bounds are errors naming the field, never ignored.
  */
-#ifndef GPUBENCH_BENCH_SPEC_H
-#define GPUBENCH_BENCH_SPEC_H
+#ifndef GPUBENCH_COMMON_BENCH_SPEC_H
+#define GPUBENCH_COMMON_BENCH_SPEC_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

@@ -9,8 +9,8 @@
  * field.  A member's params are its health_params with the requested params
  * over them (each requested param goes to the members that take it).
  */
-#ifndef GPUBENCH_BENCH_SUITE_H
-#define GPUBENCH_BENCH_SUITE_H
+#ifndef GPUBENCH_COMMON_BENCH_SUITE_H
+#define GPUBENCH_COMMON_BENCH_SUITE_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

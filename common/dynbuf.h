@@ -11,8 +11,8 @@
  * metrics) can append piece by piece and ask dynbuf_failed() once whether
  * anything was left out, instead of sending a text with holes in it.
  */
-#ifndef GPUBENCH_DYNBUF_H
-#define GPUBENCH_DYNBUF_H
+#ifndef GPUBENCH_COMMON_DYNBUF_H
+#define GPUBENCH_COMMON_DYNBUF_H
 
 #include <stddef.h>
 

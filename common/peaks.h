@@ -5,8 +5,8 @@
  * width predicts (one table).  Pure: numbers in, numbers out, so every
  * peak is unit-tested and the worker and the daemon cannot disagree.
  */
-#ifndef GPUBENCH_PEAKS_H
-#define GPUBENCH_PEAKS_H
+#ifndef GPUBENCH_COMMON_PEAKS_H
+#define GPUBENCH_COMMON_PEAKS_H
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,8 +11,8 @@
  * POST /predict, the rows of every run and the worker's own checks all call
  * them, so the claim cannot drift between two copies.  No allocation; pure.
  */
-#ifndef GPUBENCH_PREDICT_H
-#define GPUBENCH_PREDICT_H
+#ifndef GPUBENCH_COMMON_PREDICT_H
+#define GPUBENCH_COMMON_PREDICT_H
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,8 +10,8 @@
  * benchmark reports is adding a line there.  A field not in the table is
  * still stored and shown in the run's JSON; it is only not a column.
  */
-#ifndef GPUBENCH_RESULT_FIELDS_H
-#define GPUBENCH_RESULT_FIELDS_H
+#ifndef GPUBENCH_COMMON_RESULT_FIELDS_H
+#define GPUBENCH_COMMON_RESULT_FIELDS_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

@@ -44,8 +44,8 @@
  * among 16 equal cards with 0.5% noise; the rate is printed by the unit
  * test), the false alarms the issue cites.
  */
-#ifndef GPUBENCH_SHIFT_H
-#define GPUBENCH_SHIFT_H
+#ifndef GPUBENCH_COMMON_SHIFT_H
+#define GPUBENCH_COMMON_SHIFT_H
 
 #ifdef __cplusplus
 extern "C" {

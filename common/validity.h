@@ -23,8 +23,8 @@
  * GEMM at full rate, so not a throttled reason; details: rows, and
  * enforced_power_limit_w from meta where the worker read it).
  */
-#ifndef GPUBENCH_VALIDITY_H
-#define GPUBENCH_VALIDITY_H
+#ifndef GPUBENCH_COMMON_VALIDITY_H
+#define GPUBENCH_COMMON_VALIDITY_H
 
 #include <cjson/cJSON.h>
 

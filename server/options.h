@@ -6,8 +6,8 @@
  * Strings in struct options point into argv, into the struct itself, or at
  * the table's literal defaults.
  */
-#ifndef GPUBENCH_OPTIONS_H
-#define GPUBENCH_OPTIONS_H
+#ifndef GPUBENCH_SERVER_OPTIONS_H
+#define GPUBENCH_SERVER_OPTIONS_H
 
 #include <stdio.h>
 

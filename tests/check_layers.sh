@@ -7,7 +7,8 @@
 #        common < server/core < server/judge < server/store < server/exec
 #               < server/runs < server/http < server (main.c, options)
 #        common < kernels < worker;   common < client
-#   2. (with LAYER=LIBRARY.a arguments, lowest first) no library calls or
+#   2. every header's include guard names its folder (GPUBENCH_CORE_LOG_H)
+#   3. (with LAYER=LIBRARY.a arguments, lowest first) no library calls or
 #      reads a symbol that only a library above it defines: a declaration
 #      written by hand, or a function pointer's target named directly,
 #      passes the include paths but not this.
@@ -73,6 +74,20 @@ for d in $folders; do
                 bad=1
             fi
         done
+    done
+done
+
+# The include guards say where a header lives: GPUBENCH_<FOLDER>_<NAME>_H
+# (server/core/log.h: GPUBENCH_CORE_LOG_H; server/options.h:
+# GPUBENCH_SERVER_OPTIONS_H), so a header moved without its guard shows.
+for d in $folders; do
+    tag=$(echo "${d#server/}" | tr 'a-z/' 'A-Z_')
+    for f in $(find "$d" -maxdepth 1 \( -name '*.h' -o -name '*.cuh' \) | sort); do
+        want=GPUBENCH_${tag}_$(basename "$f" | tr 'a-z.' 'A-Z_')
+        if ! grep -q "^#ifndef $want\$" "$f"; then
+            echo "check_layers: $f: its include guard is not $want (the folder it lives in)"
+            bad=1
+        fi
     done
 done
 

@@ -4,8 +4,8 @@
  * well spread for ids and keys; no defence against chosen collisions,
  * which both tables, being bounded, only make slower.
  */
-#ifndef GPUBENCH_HASH_H
-#define GPUBENCH_HASH_H
+#ifndef GPUBENCH_CORE_HASH_H
+#define GPUBENCH_CORE_HASH_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * log.h - timestamped lines on stderr, one call one line, safe from any
  * thread (a single fprintf under stdio's own lock).
  */
-#ifndef GPUBENCH_LOG_H
-#define GPUBENCH_LOG_H
+#ifndef GPUBENCH_CORE_LOG_H
+#define GPUBENCH_CORE_LOG_H
 
 enum log_level {
     LOG_DEBUG,

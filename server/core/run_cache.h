@@ -6,8 +6,8 @@
  * keyed by run id, in at most max_bytes, the least recently used going
  * first.  Runs that can still change are never put here.
  */
-#ifndef GPUBENCH_RUN_CACHE_H
-#define GPUBENCH_RUN_CACHE_H
+#ifndef GPUBENCH_CORE_RUN_CACHE_H
+#define GPUBENCH_CORE_RUN_CACHE_H
 
 #include <stddef.h>
 

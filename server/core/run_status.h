@@ -7,8 +7,8 @@
  *
  *   queued -> running -> done | failed;  queued or running -> cancelled
  */
-#ifndef GPUBENCH_RUN_STATUS_H
-#define GPUBENCH_RUN_STATUS_H
+#ifndef GPUBENCH_CORE_RUN_STATUS_H
+#define GPUBENCH_CORE_RUN_STATUS_H
 
 enum run_status {
     RUN_QUEUED,

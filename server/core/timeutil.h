@@ -2,8 +2,8 @@
  * timeutil.h - the times the API shows (RFC 3339, UTC, milliseconds) and
  * the clocks the daemon measures with.
  */
-#ifndef GPUBENCH_TIMEUTIL_H
-#define GPUBENCH_TIMEUTIL_H
+#ifndef GPUBENCH_CORE_TIMEUTIL_H
+#define GPUBENCH_CORE_TIMEUTIL_H
 
 #include <stddef.h>
 #include <stdint.h>

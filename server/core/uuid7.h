@@ -5,8 +5,8 @@
  * in the order they were made (a 12-bit counter in rand_a, RFC 9562 6.2
  * method 1), which the per-GPU queue relies on.
  */
-#ifndef GPUBENCH_UUID7_H
-#define GPUBENCH_UUID7_H
+#ifndef GPUBENCH_CORE_UUID7_H
+#define GPUBENCH_CORE_UUID7_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -16,8 +16,8 @@
  * store is called with it held (the store never calls back), so a peek at
  * the next run and its claim are one step for the other runners.
  */
-#ifndef GPUBENCH_GPU_HOLD_H
-#define GPUBENCH_GPU_HOLD_H
+#ifndef GPUBENCH_EXEC_GPU_HOLD_H
+#define GPUBENCH_EXEC_GPU_HOLD_H
 
 #include "store_queue.h"
 

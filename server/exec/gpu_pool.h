@@ -14,8 +14,8 @@
  * the GPU is unhealthy and new runs for it are refused until a worker comes
  * up ready again.
  */
-#ifndef GPUBENCH_GPU_POOL_H
-#define GPUBENCH_GPU_POOL_H
+#ifndef GPUBENCH_EXEC_GPU_POOL_H
+#define GPUBENCH_EXEC_GPU_POOL_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

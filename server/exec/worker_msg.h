@@ -5,8 +5,8 @@
  * result without rows) is classified, never trusted.  Pure, so that the
  * fuzzer (tests/fuzz/) can drive it directly.
  */
-#ifndef GPUBENCH_WORKER_MSG_H
-#define GPUBENCH_WORKER_MSG_H
+#ifndef GPUBENCH_EXEC_WORKER_MSG_H
+#define GPUBENCH_EXEC_WORKER_MSG_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

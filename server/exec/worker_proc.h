@@ -7,8 +7,8 @@
  * against a deadline.  Lines are capped, so a worker gone wrong cannot make
  * the daemon allocate without bound.
  */
-#ifndef GPUBENCH_WORKER_PROC_H
-#define GPUBENCH_WORKER_PROC_H
+#ifndef GPUBENCH_EXEC_WORKER_PROC_H
+#define GPUBENCH_EXEC_WORKER_PROC_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -18,8 +18,8 @@
  * between cannot be hit.  Where the kernel has no pidfds (before Linux
  * 5.3) nothing is ended, and the log says so.
  */
-#ifndef GPUBENCH_WORKER_STRAYS_H
-#define GPUBENCH_WORKER_STRAYS_H
+#ifndef GPUBENCH_EXEC_WORKER_STRAYS_H
+#define GPUBENCH_EXEC_WORKER_STRAYS_H
 
 /* Ends (SIGTERM, then SIGKILL after a grace) every process marked as a
  * worker of the database owner (db_lock_owner_tag()), logging their pids

@@ -7,8 +7,8 @@
  * presented token is hashed and compared with every digest in constant
  * time, so neither the match nor its position shows in the timing.
  */
-#ifndef GPUBENCH_AUTH_H
-#define GPUBENCH_AUTH_H
+#ifndef GPUBENCH_HTTP_AUTH_H
+#define GPUBENCH_HTTP_AUTH_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * Each lives in server/api_NAME.c, named after its route, so `ls server/api_*`
  * lists the API (like tmux's cmd-*.c); the groups below follow the files.
  */
-#ifndef GPUBENCH_HANDLERS_H
-#define GPUBENCH_HANDLERS_H
+#ifndef GPUBENCH_HTTP_HANDLERS_H
+#define GPUBENCH_HTTP_HANDLERS_H
 
 #include "http.h"
 

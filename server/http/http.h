@@ -9,8 +9,8 @@
  * suspends the connection instead and is called again once resumed, with
  * req->state still holding what it kept.
  */
-#ifndef GPUBENCH_HTTP_H
-#define GPUBENCH_HTTP_H
+#ifndef GPUBENCH_HTTP_HTTP_H
+#define GPUBENCH_HTTP_HTTP_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

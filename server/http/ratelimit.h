@@ -5,8 +5,8 @@
  * client seen longest ago is forgotten (it then starts with a full
  * bucket), so no stream of new clients can grow memory.
  */
-#ifndef GPUBENCH_RATELIMIT_H
-#define GPUBENCH_RATELIMIT_H
+#ifndef GPUBENCH_HTTP_RATELIMIT_H
+#define GPUBENCH_HTTP_RATELIMIT_H
 
 #include <stdint.h>
 

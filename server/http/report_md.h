@@ -5,8 +5,8 @@
  * any.  Pure: it reads the JSON the API answers with and writes text; the
  * handlers (GET /runs/ID.md, GET /compare.md) fetch and send.
  */
-#ifndef GPUBENCH_REPORT_MD_H
-#define GPUBENCH_REPORT_MD_H
+#ifndef GPUBENCH_HTTP_REPORT_MD_H
+#define GPUBENCH_HTTP_REPORT_MD_H
 
 #include "dynbuf.h"
 

@@ -11,8 +11,8 @@
  * same prefix.  The dispatcher answers 404 for a path no route knows and
  * 405, with the Allow list, for a known path asked with another method.
  */
-#ifndef GPUBENCH_ROUTER_H
-#define GPUBENCH_ROUTER_H
+#ifndef GPUBENCH_HTTP_ROUTER_H
+#define GPUBENCH_HTTP_ROUTER_H
 
 #include <stddef.h>
 

@@ -7,8 +7,8 @@
  * device means what it means in POST /runs: a whole number is the GPU
  * index, "GPU-..." or "MIG-..." a UUID, anything else a card's name.
  */
-#ifndef GPUBENCH_RUN_FILTER_H
-#define GPUBENCH_RUN_FILTER_H
+#ifndef GPUBENCH_HTTP_RUN_FILTER_H
+#define GPUBENCH_HTTP_RUN_FILTER_H
 
 #include "http.h"
 #include "store_runs.h"

@@ -8,8 +8,8 @@
  * the chosen runs of each run's median, the lowest and highest sample
  * time, and the spread.  Pure: no I/O, so it is tested without a daemon.
  */
-#ifndef GPUBENCH_COMPARE_H
-#define GPUBENCH_COMPARE_H
+#ifndef GPUBENCH_JUDGE_COMPARE_H
+#define GPUBENCH_JUDGE_COMPARE_H
 
 #include <cjson/cJSON.h>
 

@@ -9,8 +9,8 @@
  * out as JSON.  A row is judged only where at least FLEET_MIN_CARDS cards
  * have it: the median and MAD of two values say nothing of which is off.
  */
-#ifndef GPUBENCH_FLEET_H
-#define GPUBENCH_FLEET_H
+#ifndef GPUBENCH_JUDGE_FLEET_H
+#define GPUBENCH_JUDGE_FLEET_H
 
 #include <cjson/cJSON.h>
 

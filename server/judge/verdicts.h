@@ -12,8 +12,8 @@
  * left out and counted.  When the two groups' keys differ, the answer says
  * field by field how (comparable false, differences) and judges nothing.
  */
-#ifndef GPUBENCH_VERDICTS_H
-#define GPUBENCH_VERDICTS_H
+#ifndef GPUBENCH_JUDGE_VERDICTS_H
+#define GPUBENCH_JUDGE_VERDICTS_H
 
 #include <cjson/cJSON.h>
 

@@ -40,8 +40,8 @@
  * slow or dead receiver never holds up a run; the queue is bounded and an
  * alert past it is logged and dropped (it stays in GET /alerts).
  */
-#ifndef GPUBENCH_ALERTS_H
-#define GPUBENCH_ALERTS_H
+#ifndef GPUBENCH_RUNS_ALERTS_H
+#define GPUBENCH_RUNS_ALERTS_H
 
 #include <cjson/cJSON.h>
 

@@ -5,8 +5,8 @@
  * leave a bad row.  And the NDJSON body of an import, read line by line as
  * strictly as POST /runs reads its body (run_request.c's parser).
  */
-#ifndef GPUBENCH_IMPORT_CHECK_H
-#define GPUBENCH_IMPORT_CHECK_H
+#ifndef GPUBENCH_RUNS_IMPORT_CHECK_H
+#define GPUBENCH_RUNS_IMPORT_CHECK_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

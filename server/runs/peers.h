@@ -18,8 +18,8 @@
  * cursor stops just before it.  The cursor and the counts live in the
  * store, so a restart goes on where it was.
  */
-#ifndef GPUBENCH_PEERS_H
-#define GPUBENCH_PEERS_H
+#ifndef GPUBENCH_RUNS_PEERS_H
+#define GPUBENCH_RUNS_PEERS_H
 
 #include <cjson/cJSON.h>
 

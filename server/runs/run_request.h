@@ -7,8 +7,8 @@
  *
  * Pure, so that the fuzzer (tests/fuzz/) can drive it directly.
  */
-#ifndef GPUBENCH_RUN_REQUEST_H
-#define GPUBENCH_RUN_REQUEST_H
+#ifndef GPUBENCH_RUNS_RUN_REQUEST_H
+#define GPUBENCH_RUNS_RUN_REQUEST_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

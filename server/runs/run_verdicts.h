@@ -20,8 +20,8 @@
  * newest valid done run of the key.  Both are found through indexes
  * (store_verdicts.c), so judging costs the same at any number of runs.
  */
-#ifndef GPUBENCH_RUN_VERDICTS_H
-#define GPUBENCH_RUN_VERDICTS_H
+#ifndef GPUBENCH_RUNS_RUN_VERDICTS_H
+#define GPUBENCH_RUNS_RUN_VERDICTS_H
 
 #include <cjson/cJSON.h>
 

@@ -15,8 +15,8 @@
  *             finished runs (run_cache.c): a finished run's answer and its
  *             list entry are both kept there, and nothing else uses it
  */
-#ifndef GPUBENCH_RUNS_H
-#define GPUBENCH_RUNS_H
+#ifndef GPUBENCH_RUNS_RUNS_H
+#define GPUBENCH_RUNS_RUNS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * that waiters_notify also takes, so an end that comes between them cannot
  * be missed.
  */
-#ifndef GPUBENCH_WAITERS_H
-#define GPUBENCH_WAITERS_H
+#ifndef GPUBENCH_RUNS_WAITERS_H
+#define GPUBENCH_RUNS_WAITERS_H
 
 #include <stdint.h>
 

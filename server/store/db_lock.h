@@ -13,8 +13,8 @@
  * Offline tools that read or repair the database take the same lock, so
  * they never run under a live daemon.
  */
-#ifndef GPUBENCH_DB_LOCK_H
-#define GPUBENCH_DB_LOCK_H
+#ifndef GPUBENCH_STORE_DB_LOCK_H
+#define GPUBENCH_STORE_DB_LOCK_H
 
 #include <stddef.h>
 #include <sys/types.h>

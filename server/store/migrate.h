@@ -6,8 +6,8 @@
  * between.  A database whose version is newer than this build knows is
  * refused: an older daemon must not write into a schema it does not know.
  */
-#ifndef GPUBENCH_MIGRATE_H
-#define GPUBENCH_MIGRATE_H
+#ifndef GPUBENCH_STORE_MIGRATE_H
+#define GPUBENCH_STORE_MIGRATE_H
 
 #include <sqlite3.h>
 #include <stddef.h>

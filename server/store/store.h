@@ -15,8 +15,8 @@
  * JSON that a function returns through an out-parameter is a NEW cJSON
  * tree owned by the caller (cJSON_Delete).
  */
-#ifndef GPUBENCH_STORE_H
-#define GPUBENCH_STORE_H
+#ifndef GPUBENCH_STORE_STORE_H
+#define GPUBENCH_STORE_STORE_H
 
 #include <stddef.h>
 #include <stdio.h>

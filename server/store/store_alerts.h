@@ -5,8 +5,8 @@
  * "shift", "z", "runs": {"detected", "confirmed", "cleared"}, "reason",
  * "detected_at", ...}.  See store.h for the store itself.
  */
-#ifndef GPUBENCH_STORE_ALERTS_H
-#define GPUBENCH_STORE_ALERTS_H
+#ifndef GPUBENCH_STORE_STORE_ALERTS_H
+#define GPUBENCH_STORE_STORE_ALERTS_H
 
 #include <cjson/cJSON.h>
 

@@ -3,8 +3,8 @@
  * store_baselines.c): a named set of runs a candidate is judged against.
  * See store.h for the store itself.
  */
-#ifndef GPUBENCH_STORE_BASELINES_H
-#define GPUBENCH_STORE_BASELINES_H
+#ifndef GPUBENCH_STORE_STORE_BASELINES_H
+#define GPUBENCH_STORE_STORE_BASELINES_H
 
 #include <cjson/cJSON.h>
 

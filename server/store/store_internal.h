@@ -6,8 +6,8 @@
  * columns every run query selects, and the helpers that turn a row into a
  * run.  See store.h for the store itself and store.c for the connections.
  */
-#ifndef GPUBENCH_STORE_INTERNAL_H
-#define GPUBENCH_STORE_INTERNAL_H
+#ifndef GPUBENCH_STORE_STORE_INTERNAL_H
+#define GPUBENCH_STORE_STORE_INTERNAL_H
 
 #include <pthread.h>
 #include <sqlite3.h>

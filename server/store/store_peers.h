@@ -3,8 +3,8 @@
  * store_fleet.c); the runs a pull brings are stored by store_import_runs
  * (store_runs.h).  See store.h for the store itself.
  */
-#ifndef GPUBENCH_STORE_PEERS_H
-#define GPUBENCH_STORE_PEERS_H
+#ifndef GPUBENCH_STORE_STORE_PEERS_H
+#define GPUBENCH_STORE_STORE_PEERS_H
 
 #include "store.h"
 

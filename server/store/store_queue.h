@@ -4,8 +4,8 @@
  * end, or puts it back in the queue.  All on the writer connection.  See
  * store.h for the store itself, store_runs.h for accepting runs.
  */
-#ifndef GPUBENCH_STORE_QUEUE_H
-#define GPUBENCH_STORE_QUEUE_H
+#ifndef GPUBENCH_STORE_STORE_QUEUE_H
+#define GPUBENCH_STORE_STORE_QUEUE_H
 
 #include "store.h"
 

@@ -4,8 +4,8 @@
  * elsewhere, and what /compare and /metrics read of them (store_queue.c,
  * store_read.c, store_fleet.c).  See store.h for the store itself.
  */
-#ifndef GPUBENCH_STORE_RUNS_H
-#define GPUBENCH_STORE_RUNS_H
+#ifndef GPUBENCH_STORE_STORE_RUNS_H
+#define GPUBENCH_STORE_STORE_RUNS_H
 
 #include <stddef.h>
 #include <cjson/cJSON.h>

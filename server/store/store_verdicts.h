@@ -4,8 +4,8 @@
  * it, a card's history and the fleet (migrations/0007_run_verdicts.sql).
  * See store.h for the store itself.
  */
-#ifndef GPUBENCH_STORE_VERDICTS_H
-#define GPUBENCH_STORE_VERDICTS_H
+#ifndef GPUBENCH_STORE_STORE_VERDICTS_H
+#define GPUBENCH_STORE_STORE_VERDICTS_H
 
 #include <cjson/cJSON.h>
 
