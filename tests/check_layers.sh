@@ -3,7 +3,7 @@
 # order (docs/STYLE.md), read from the code rather than trusted to the
 # include paths alone:
 #   1. every #include "..." in a folder resolves to its own folder or to a
-#      folder below it:
+#      folder below it (and a NAME_internal.h to its own folder only):
 #        common < server/core < server/judge < server/store < server/exec
 #               < server/runs < server/http < server (main.c, options)
 #        common < kernels < worker;   common < client
@@ -68,6 +68,9 @@ for d in $folders; do
             where=$(printf '%s\n' "$index" | awk -v h="$h" '$1 == h { print $2; exit }')
             if [ -z "$where" ]; then
                 echo "check_layers: $f includes \"$h\", which is in none of the layers' folders"
+                bad=1
+            elif [ "${h%_internal.h}" != "$h" ] && [ "$where" != "$d" ]; then
+                echo "check_layers: $f includes \"$h\": a folder's _internal.h is its own"
                 bad=1
             elif ! allowed "$d" "$where"; then
                 echo "check_layers: $f includes \"$h\" of $where/: an include that goes up (or across)"
