@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const counters_choices[] = {"auto", "on", "off", NULL};
@@ -432,6 +433,25 @@ static void choices_text(const struct gb_param *p, char *buf, size_t cap)
                                  c == p->choices ? "" : ", ", *c);
 }
 
+void gb_number_text(char *buf, size_t cap, double v)
+{
+    /* A whole number prints every digit (%g would give 1.04858e+06 for
+     * 1048577); past 1e18 digits stop meaning anything and %g is kinder.
+     * Otherwise the shortest %g that reads back as the same double, so a
+     * bound of 0.0005 prints as 0.0005 and 1000.25 as 1000.25. */
+    if (cap == 0)
+        return;
+    if (isfinite(v) && v == floor(v) && fabs(v) < 1e18) {
+        snprintf(buf, cap, "%.0f", v == 0 ? 0.0 : v); /* never "-0" */
+        return;
+    }
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, cap, "%.*g", digits, v);
+        if (!isfinite(v) || strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 /* One scalar value: its type, then bounds.  field is the path to report. */
 static int check_scalar(const struct gb_param *p, const cJSON *v,
                         const char *field, struct gb_error *err)
@@ -439,6 +459,7 @@ static int check_scalar(const struct gb_param *p, const cJSON *v,
     int want_int = p->type == GB_PARAM_INT || p->type == GB_PARAM_INT_LIST;
     int want_choice = p->type == GB_PARAM_CHOICE ||
                       p->type == GB_PARAM_CHOICE_LIST;
+    char value[GB_NUMBER_TEXT_MAX];
 
     if (want_choice) {
         char list[160];
@@ -456,24 +477,24 @@ static int check_scalar(const struct gb_param *p, const cJSON *v,
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
         return gb_error_set(err, "wrong_type", field, "%s must be %s", field,
                             want_int ? "an integer" : "a number");
+    gb_number_text(value, sizeof(value), v->valuedouble);
     if (want_int && v->valuedouble != floor(v->valuedouble))
-        return gb_error_set(err, "wrong_type", field,
-                            "%s must be an integer, not %g", field,
-                            v->valuedouble);
-    if (v->valuedouble < p->min || v->valuedouble > p->max)
-        return gb_error_set(err, "out_of_bounds", field,
-                            "%s is %g; it must be between %g and %g", field,
-                            v->valuedouble, p->min, p->max);
-    if (want_int && p->multiple_of > 0 &&
-        fmod(v->valuedouble, (double)p->multiple_of) != 0)
-        return gb_error_set(err, "out_of_bounds", field,
-                            "%s is %g; it must be a multiple of %ld", field,
-                            v->valuedouble, p->multiple_of);
+        return gb_error_set(err, "wrong_type", field, "%s must be an integer, not %s", field,
+                            value);
+    if (v->valuedouble < p->min || v->valuedouble > p->max) {
+        char lo[GB_NUMBER_TEXT_MAX], hi[GB_NUMBER_TEXT_MAX];
+        gb_number_text(lo, sizeof(lo), p->min);
+        gb_number_text(hi, sizeof(hi), p->max);
+        return gb_error_set(err, "out_of_bounds", field, "%s is %s; it must be between %s and %s",
+                            field, value, lo, hi);
+    }
+    if (want_int && p->multiple_of > 0 && fmod(v->valuedouble, (double)p->multiple_of) != 0)
+        return gb_error_set(err, "out_of_bounds", field, "%s is %s; it must be a multiple of %ld",
+                            field, value, p->multiple_of);
     if (want_int && p->power_of_two && v->valuedouble > 0 &&
         ((unsigned long long)v->valuedouble & ((unsigned long long)v->valuedouble - 1)) != 0)
-        return gb_error_set(err, "out_of_bounds", field,
-                            "%s is %g; it must be 0 or a power of two", field,
-                            v->valuedouble);
+        return gb_error_set(err, "out_of_bounds", field, "%s is %s; it must be 0 or a power of two",
+                            field, value);
     return 0;
 }
 

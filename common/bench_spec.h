@@ -37,6 +37,13 @@ int gb_error_set(struct gb_error *err, const char *code, const char *field,
 #endif
     ;
 
+/* v as a person reads it in a message, into buf (cap bytes, always
+ * terminated): a whole number with every digit ("1048577", not %g's
+ * "1.04858e+06"), anything else in the fewest significant digits that read
+ * back as v ("0.0005", "1000.25").  GB_NUMBER_TEXT_MAX holds any. */
+#define GB_NUMBER_TEXT_MAX 32
+void gb_number_text(char *buf, size_t cap, double v);
+
 /* The first name that appears twice among obj's members, or NULL.  JSON
  * readers disagree on which of two equal keys wins (cJSON takes the first,
  * Python and JavaScript the last), so a repeated key is refused rather

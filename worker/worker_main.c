@@ -7,11 +7,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_table.h"
 #include "device_json.h"
 #include "gb_kernels.h"
 #include "run_cli.h"
 #include "serve.h"
 #include "version.h"
+
+/* The benchmarks `run` takes, from the one table (common/bench_spec.c)
+ * through the worker's (bench_table.c): every one this worker measures,
+ * except those offered only to the daemon's tests.  Wrapped under an
+ * indent of 12 columns so the list reads like the text above it. */
+static void usage_benchmarks(FILE *out)
+{
+    int column = 0;
+
+    fprintf(out, "\nbenchmarks (their parameters: GET /benchmarks on a daemon):\n");
+    for (size_t i = 0; i < gb_benchmark_count(); i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+        int len;
+
+        if (b->test_only || gb_bench_impl_for(b) == NULL)
+            continue;
+        len = (int)strlen(b->name);
+        if (column > 0 && column + 2 + len > 80) {
+            fprintf(out, ",\n");
+            column = 0;
+        } else if (column > 0) {
+            fprintf(out, ", ");
+            column += 2;
+        }
+        if (column == 0)
+            column = fprintf(out, "            ");
+        fprintf(out, "%s", b->name);
+        column += len;
+    }
+    fprintf(out, "\n");
+}
 
 static void usage(FILE *out)
 {
@@ -24,9 +56,10 @@ static void usage(FILE *out)
             "  --list    print this machine's GPUs as one JSON object\n"
             "  --serve   run jobs for GPU N: one JSON job a line on stdin, progress and\n"
             "            one result or error line per job on stdout (the daemon's protocol)\n"
-            "  run       run one benchmark (smem_stride, smem_pattern, transpose) and print\n"
-            "            a table, or the result and metadata as JSON with --json; e.g.\n"
+            "  run       run one benchmark (below) and print a table, or the result and\n"
+            "            metadata as JSON with --json; e.g.\n"
             "            gpubench-worker run smem_stride '{\"strides\":[1,2,4,32,33]}'\n");
+    usage_benchmarks(out);
 }
 
 /* A build fact, or "none" where the build had no CUDA compiler. */

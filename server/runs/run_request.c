@@ -150,11 +150,14 @@ static int check_extras(struct run_request *r, int max_timeout_s,
             t->valuedouble != floor(t->valuedouble))
             return gb_error_set(err, "wrong_type", "timeout_s",
                                 "timeout_s must be a whole number of seconds");
-        if (t->valuedouble < 1 || t->valuedouble > max_timeout_s)
+        if (t->valuedouble < 1 || t->valuedouble > max_timeout_s) {
+            char given[GB_NUMBER_TEXT_MAX];
+            gb_number_text(given, sizeof(given), t->valuedouble);
             return gb_error_set(err, "out_of_bounds", "timeout_s",
-                                "timeout_s is %g; it must be from 1 to this daemon's "
+                                "timeout_s is %s; it must be from 1 to this daemon's "
                                 "--run-timeout, %d",
-                                t->valuedouble, max_timeout_s);
+                                given, max_timeout_s);
+        }
         r->timeout_s = (int)t->valuedouble;
     }
     if (d && !cJSON_IsNull(d)) {

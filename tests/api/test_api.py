@@ -122,6 +122,24 @@ class ApiTest(ErrorAssertions, unittest.TestCase):
         self.assertError(self.d.post("/predict", {"strid": 4}), 400, "unknown_field", "strid")
         self.assertError(self.d.post("/predict", "{"), 400, "malformed_json")
 
+    def test_bound_messages_print_integers(self):
+        # issue 26: %g answered "stride is 1.04858e+06; it must be between 1 and 1.04858e+06"
+        cases = [
+            ("/predict", {"stride": 1048577}, "stride",
+             "stride is 1048577; it must be between 1 and 1048576"),
+            ("/predict", {"words": [2147483648] + [0] * 31}, "words[0]",
+             "words[0] is 2147483648; it must be between 0 and 2147483647"),
+            ("/runs", {"benchmark": "pcie_bandwidth", "params": {"sizes_kib": [4194305]}},
+             "params.sizes_kib[0]",
+             "params.sizes_kib[0] is 4194305; it must be between 4 and 4194304"),
+            ("/runs", {"benchmark": "smem_stride", "timeout_s": 10000000}, "timeout_s",
+             "timeout_s is 10000000; it must be from 1 to this daemon's --run-timeout, 300"),
+        ]
+        for path, body, field, message in cases:
+            with self.subTest(body=body):
+                err = self.assertError(self.d.post(path, body), 400, "out_of_bounds", field)
+                self.assertEqual(err["message"], message)
+
     # -- posting runs -----------------------------------------------------
     def test_post_run_and_read_it_back(self):
         r = self.d.post("/runs", '{"benchmark":"smem_stride","params":{"strides":[1,2,32,33]},"label":"t1"}')

@@ -128,6 +128,74 @@ static int test_errors_name_the_field(void)
     return 0;
 }
 
+/* The message of the error params (JSON) make against b under prefix
+ * equals want; 0 when it does. */
+static int expect_message(const struct gb_benchmark *b, const char *prefix, const char *json,
+                          const char *want)
+{
+    struct gb_error err;
+    cJSON *in = cJSON_Parse(json);
+    cJSON *out = gb_params_resolve_at(b, in, prefix, &err);
+
+    cJSON_Delete(in);
+    if (out != NULL) {
+        fprintf(stderr, "accepted %s\n", json);
+        cJSON_Delete(out);
+        return 1;
+    }
+    if (strcmp(err.message, want) != 0) {
+        fprintf(stderr, "%s:\n  got  \"%s\"\n  want \"%s\"\n", json, err.message, want);
+        return 1;
+    }
+    return 0;
+}
+
+/* Issue 26: a bound message prints whole numbers whole ("1048577", never
+ * %g's "1.04858e+06", which reads as if 1048577 were inside 1..1048576)
+ * and other numbers in as many digits as tell them apart (%g printed
+ * 1000.0001 as "1000", above a bound of 1000). */
+static int test_bound_messages_print_numbers_exactly(void)
+{
+    /* POST /predict's stride (server/http/api_info.c), top-level fields. */
+    static const struct gb_param predict_like[] = {
+        {.name = "stride", .type = GB_PARAM_INT, .help = "", .min = 1, .max = 1048576},
+        {.name = "words",
+         .type = GB_PARAM_INT_LIST,
+         .help = "",
+         .min = 0,
+         .max = 2147483647.0,
+         .min_items = 1,
+         .max_items = 32},
+        {.name = NULL},
+    };
+    static const struct gb_benchmark predict = {.name = "predict", .params = predict_like};
+    const struct gb_benchmark *pcie = gb_benchmark_find("pcie_bandwidth");
+    const struct gb_benchmark *stride = gb_benchmark_find("smem_stride");
+    const struct gb_benchmark *transpose = gb_benchmark_find("transpose");
+
+    ASSERT(expect_message(&predict, "", "{\"stride\":1048577}",
+                          "stride is 1048577; it must be between 1 and 1048576") == 0);
+    ASSERT(expect_message(&predict, "", "{\"stride\":1048576.5}",
+                          "stride must be an integer, not 1048576.5") == 0);
+    ASSERT(expect_message(&predict, "", "{\"words\":[2147483648]}",
+                          "words[0] is 2147483648; it must be between 0 and 2147483647") == 0);
+    ASSERT(expect_message(pcie, "params.", "{\"sizes_kib\":[64,4194305]}",
+                          "params.sizes_kib[1] is 4194305; it must be between 4 and "
+                          "4194304") == 0);
+    ASSERT(expect_message(transpose, "params.", "{\"n\":1048576}",
+                          "params.n is 1048576; it must be between 256 and 32768") == 0);
+    ASSERT(expect_message(stride, "params.", "{\"min_sample_ms\":1000.0001}",
+                          "params.min_sample_ms is 1000.0001; it must be between 0.05 and "
+                          "1000") == 0);
+    ASSERT(expect_message(stride, "params.", "{\"precision\":0.0001}",
+                          "params.precision is 0.0001; it must be between 0.0005 and 0.5") == 0);
+    ASSERT(expect_message(stride, "params.", "{\"strides\":[1,2.5]}",
+                          "params.strides[1] must be an integer, not 2.5") == 0);
+    ASSERT(expect_message(stride, "params.", "{\"samples\":-10000000}",
+                          "params.samples is -10000000; it must be between 3 and 1000") == 0);
+    return 0;
+}
+
 /* l2_fetch_bytes takes 0 (the driver's) or a power of two up to 128. */
 static int test_power_of_two(void)
 {
@@ -207,6 +275,7 @@ TEST_MAIN({"defaults are filled in", test_defaults_filled},
           {"repeated keys are found", test_duplicate_keys},
           {"given values are kept", test_given_values_kept},
           {"each error names its field", test_errors_name_the_field},
+          {"bound messages print numbers exactly", test_bound_messages_print_numbers_exactly},
           {"0 or a power of two", test_power_of_two},
           {"top-level prefix and optional params", test_prefix_for_top_level},
           {"describe lists type, default and bounds", test_describe_lists_bounds})
