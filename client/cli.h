@@ -34,7 +34,8 @@ struct cli_options {
     const char *token_file;
     int json;
     int help;
-    /* run */
+    int version;
+    /* run (and runs, as filters: device, label) */
     const char *strides;
     const char *params[CLI_MAX_PARAMS]; /* "k=v", as given */
     int param_count;
@@ -43,6 +44,8 @@ struct cli_options {
     int wait;
     /* runs, compare, fleet */
     const char *benchmark;
+    const char *host;
+    const char *batch;
     const char *status;
     const char *valid;
     const char *limit;

@@ -3,12 +3,16 @@
  * subcommands[]; adding an option is a line in option_table[] naming the
  * subcommands it applies to (its mask), and a field in struct
  * cli_options.  getopt_long's table and every --help come from these.
+ * An option that means something different to different subcommands
+ * (--device: the GPU to run on, or the runs to list) has a line for each,
+ * with its own mask and help, and the same field and kind.
  *
  * Options may come before or after the subcommand (getopt_long permutes
  * argv); one given to a subcommand it does not apply to is refused, never
  * ignored.
  */
 #include "cli_options.h"
+#include "version.h"
 
 #include <getopt.h>
 #include <stddef.h>
@@ -61,6 +65,8 @@ static const struct cli_option_spec option_table[] = {
     {"json", NULL, "print the daemon's JSON as it is, for machines", OPT_FLAG, FIELD(json),
      SUB_ALL},
     {"help", NULL, "this help", OPT_FLAG, FIELD(help), SUB_ALL},
+    {"version", NULL, "print the client's version and commit, and exit", OPT_FLAG,
+     FIELD(version), SUB_ALL},
     {"strides", "N,N,...", "the strides to measure (params.strides)", OPT_STRING,
      FIELD(strides), SUB_RUN},
     {"param", "KEY=VALUE", "a benchmark parameter; VALUE is read as JSON when it parses "
@@ -69,6 +75,12 @@ static const struct cli_option_spec option_table[] = {
     {"device", "N|all|UUID", "the GPU: an index, a UUID, or all (one run per GPU)", OPT_STRING,
      FIELD(device), SUB_RUN},
     {"label", "TEXT", "a label kept with the run", OPT_STRING, FIELD(label), SUB_RUN},
+    {"device", "N|UUID|NAME", "only runs on this GPU: its index, UUID or model name", OPT_STRING,
+     FIELD(device), SUB_RUNS},
+    {"host", "NAME", "only runs measured on this host", OPT_STRING, FIELD(host), SUB_RUNS},
+    {"label", "TEXT", "only runs with this label", OPT_STRING, FIELD(label), SUB_RUNS},
+    {"batch", "ID", "only the runs of one --device all post (its batch id)", OPT_STRING,
+     FIELD(batch), SUB_RUNS},
     {"wait", NULL, "follow the run to its end (a progress bar on a terminal), then print it",
      OPT_FLAG, FIELD(wait), SUB_RUN},
     {"benchmark", "NAME", "only this benchmark", OPT_STRING, FIELD(benchmark),
@@ -146,19 +158,39 @@ static int store_option(struct cli_options *opt, const struct cli_option_spec *o
     return -1;
 }
 
+/* Whether the option of option_table[i], under any of its lines, applies
+ * to sub. */
+static int applies(size_t i, const struct cli_subcommand *sub)
+{
+    for (size_t j = 0; j < OPTION_COUNT; j++)
+        if (strcmp(option_table[j].name, option_table[i].name) == 0 &&
+            (option_table[j].mask & sub->bit))
+            return 1;
+    return 0;
+}
+
 const struct cli_subcommand *cli_parse(int argc, char **argv, struct cli *c, int *exit_code)
 {
     struct option longopts[OPTION_COUNT + 1];
+    size_t spec_of[OPTION_COUNT]; /* longopts[k] is option_table[spec_of[k]] */
     unsigned char given[OPTION_COUNT] = {0};
     const struct cli_subcommand *sub = NULL;
+    size_t nlong = 0;
     int index;
 
     *exit_code = CLI_ERROR;
-    for (size_t i = 0; i < OPTION_COUNT; i++)
-        longopts[i] = (struct option){option_table[i].name,
-                                      option_table[i].arg ? required_argument : no_argument,
-                                      NULL, 0};
-    longopts[OPTION_COUNT] = (struct option){NULL, 0, NULL, 0};
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        size_t k = 0;
+        while (k < nlong && strcmp(longopts[k].name, option_table[i].name) != 0)
+            k++;
+        if (k < nlong)
+            continue; /* a second line of one option: getopt_long knows it once */
+        spec_of[nlong] = i;
+        longopts[nlong++] = (struct option){option_table[i].name,
+                                            option_table[i].arg ? required_argument : no_argument,
+                                            NULL, 0};
+    }
+    longopts[nlong] = (struct option){NULL, 0, NULL, 0};
     opterr = 0;
     c->nargs = 0;
     for (;;) {
@@ -202,12 +234,17 @@ const struct cli_subcommand *cli_parse(int argc, char **argv, struct cli *c, int
                     ch == ':' ? "needs a value" : "unknown option (gpubench --help)");
             return NULL;
         }
-        given[index] = 1;
-        if (store_option(&c->opt, &option_table[index], optarg) != 0)
+        given[spec_of[index]] = 1;
+        if (store_option(&c->opt, &option_table[spec_of[index]], optarg) != 0)
             return NULL;
     }
     if (c->opt.help) {
         cli_help(stdout, sub);
+        *exit_code = CLI_OK;
+        return NULL;
+    }
+    if (c->opt.version) {
+        printf("gpubench %s (commit %s)\n", GPUBENCH_VERSION, GPUBENCH_GIT_COMMIT);
         *exit_code = CLI_OK;
         return NULL;
     }
@@ -216,7 +253,7 @@ const struct cli_subcommand *cli_parse(int argc, char **argv, struct cli *c, int
         return NULL;
     }
     for (size_t i = 0; i < OPTION_COUNT; i++)
-        if (given[i] && !(option_table[i].mask & sub->bit)) {
+        if (given[i] && !applies(i, sub)) {
             fprintf(stderr, "gpubench %s: --%s is not one of its options (gpubench %s --help)\n",
                     sub->name, option_table[i].name, sub->name);
             return NULL;

@@ -1,7 +1,6 @@
 /*
  * cli_table.c - see cli_table.h.  The table is a fixed array (no growth
- * to bound); result rows are shown through one column table below, so a
- * benchmark's new field is a line there.
+ * to bound).  A run's result rows are made into a table by cli_rows.c.
  */
 #include "cli_table.h"
 
@@ -58,14 +57,42 @@ void cli_table_json(struct cli_table *t, const cJSON *v, const char *fmt)
     }
 }
 
+void cli_table_number(struct cli_table *t, double v, int digits, const char *suffix)
+{
+    double a = fabs(v);
+
+    if (!isfinite(v))
+        cli_table_cell(t, "%g%s", v, suffix);
+    else if (digits <= 0 && v == floor(v) && a < 1e15)
+        cli_table_cell(t, "%.0f%s", v, suffix);
+    else if (a != 0 && (a < 1e-3 || a >= 1e9))
+        cli_table_cell(t, "%.*e%s", (digits > 0 ? digits : 6) - 1, v, suffix);
+    else {
+        /* Decimals for `digits` significant ones: 3843.03 at 4 is 3843,
+         * 0.0021191 is 0.002119. */
+        int d = (digits > 0 ? digits : 6) - 1 - (a == 0 ? 0 : (int)floor(log10(a)));
+        cli_table_cell(t, "%.*f%s", d > 0 ? d : 0, v, suffix);
+    }
+}
+
+/* Characters, not bytes: a UTF-8 continuation byte (10xxxxxx) adds none. */
+static int text_width(const char *s)
+{
+    int n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
 void cli_table_print(FILE *out, const struct cli_table *t, int colour)
 {
-    size_t width[CLI_TABLE_MAX_COLS] = {0};
+    int width[CLI_TABLE_MAX_COLS] = {0};
     int cols = 0;
 
     for (int r = 0; r < t->nrows; r++)
         for (int k = 0; k < CLI_TABLE_MAX_COLS; k++) {
-            size_t n = strlen(t->cells[r][k]);
+            int n = text_width(t->cells[r][k]);
             if (n > width[k])
                 width[k] = n;
             if (n && k + 1 > cols)
@@ -74,67 +101,13 @@ void cli_table_print(FILE *out, const struct cli_table *t, int colour)
     for (int r = 0; r < t->nrows; r++) {
         if (r == 0 && colour)
             fputs("\033[1m", out);
-        for (int k = 0; k < cols; k++)
-            fprintf(out, "%s%-*s", k ? "  " : "", k + 1 < cols ? (int)width[k] : 0,
-                    t->cells[r][k]);
+        for (int k = 0; k < cols; k++) {
+            const char *cell = t->cells[r][k];
+            int pad = k + 1 < cols ? width[k] - text_width(cell) : 0;
+            fprintf(out, "%s%s%*s", k ? "  " : "", cell, pad, "");
+        }
         fputs(r == 0 && colour ? "\033[0m\n" : "\n", out);
     }
     if (t->dropped)
         fprintf(out, "(%d more rows not shown; --json has them all)\n", t->dropped);
-}
-
-/* The measured fields a result row may have, in the order shown. */
-static const struct {
-    const char *field, *header, *fmt;
-} result_columns[] = {
-    {"predicted_degree", "predicted", "%.2f"},
-    {"median_ms", "median ms", "%.4f"},
-    {"min_ms", "min ms", "%.4f"},
-    {"max_ms", "max ms", "%.4f"},
-    {"spread", "spread", "%.4f"},
-    {"ratio", "ratio", "%.3f"},
-    {"gbps", "GB/s", "%.1f"},
-    {"share_of_peak", "of peak", "%.3f"},
-    {"valid", "valid", "%g"},
-};
-
-#define RESULT_COLUMNS (sizeof(result_columns) / sizeof(result_columns[0]))
-
-/* The row key field the daemon aligns rows by (compare.c's list). */
-static const char *row_key(const cJSON *rows)
-{
-    static const char *const keys[] = {"stride", "variant", "pattern", NULL};
-    const cJSON *first = cJSON_GetArrayItem(rows, 0);
-
-    for (int i = 0; keys[i]; i++)
-        if (cJSON_GetObjectItem(first, keys[i]))
-            return keys[i];
-    return NULL;
-}
-
-void cli_table_result_rows(struct cli_table *t, const cJSON *rows)
-{
-    const char *key = row_key(rows);
-    int shown[RESULT_COLUMNS] = {0};
-    const cJSON *row;
-
-    cJSON_ArrayForEach(row, rows) {
-        for (size_t k = 0; k < RESULT_COLUMNS; k++)
-            shown[k] |= cJSON_GetObjectItem(row, result_columns[k].field) != NULL;
-    }
-    cli_table_row(t);
-    if (key)
-        cli_table_cell(t, "%s", key);
-    for (size_t k = 0; k < RESULT_COLUMNS; k++)
-        if (shown[k])
-            cli_table_cell(t, "%s", result_columns[k].header);
-    cJSON_ArrayForEach(row, rows) {
-        cli_table_row(t);
-        if (key)
-            cli_table_json(t, cJSON_GetObjectItem(row, key), "%g");
-        for (size_t k = 0; k < RESULT_COLUMNS; k++)
-            if (shown[k])
-                cli_table_json(t, cJSON_GetObjectItem(row, result_columns[k].field),
-                               result_columns[k].fmt);
-    }
 }

@@ -2,7 +2,8 @@
  * cli_table.h - text tables for the terminal: cells are added row by row
  * (copied, at most CLI_TABLE_MAX_ROWS x CLI_TABLE_MAX_COLS, each cut to
  * CLI_TABLE_CELL bytes), then printed with every column as wide as its
- * widest cell.  The header is bold only when colour is on.
+ * widest cell, counted in characters (UTF-8: "×", "…").  The header is
+ * bold only when colour is on.
  */
 #ifndef GPUBENCH_CLIENT_CLI_TABLE_H
 #define GPUBENCH_CLIENT_CLI_TABLE_H
@@ -11,7 +12,7 @@
 #include <stdio.h>
 
 #define CLI_TABLE_MAX_ROWS 1024
-#define CLI_TABLE_MAX_COLS 12
+#define CLI_TABLE_MAX_COLS 24
 #define CLI_TABLE_CELL 72
 
 struct cli_table {
@@ -36,10 +37,11 @@ void cli_table_cell(struct cli_table *t, const char *fmt, ...)
  * "-" for NULL or null. */
 void cli_table_json(struct cli_table *t, const cJSON *v, const char *fmt);
 
-void cli_table_print(FILE *out, const struct cli_table *t, int colour);
+/* A number as a cell with `digits` significant digits (0: whole numbers
+ * as they are, others to 6), without an exponent from 0.001 to 1e9, then
+ * suffix ("" for none): 3843 GB/s, 0.002119, 97.6%. */
+void cli_table_number(struct cli_table *t, double v, int digits, const char *suffix);
 
-/* The columns a run's result rows are shown with (their key, then the
- * measured fields any row has), into t as header and rows. */
-void cli_table_result_rows(struct cli_table *t, const cJSON *rows);
+void cli_table_print(FILE *out, const struct cli_table *t, int colour);
 
 #endif

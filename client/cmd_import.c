@@ -3,7 +3,8 @@
  * (NDJSON, one finished run a line) to POST /runs/import, which checks it
  * whole and stores all of it or none.  Read into a buffer capped at the
  * daemon's own import cap, so a file it would refuse is refused here
- * without sending it.
+ * without sending it.  It says how many runs were new and how many the
+ * daemon already had (the answer's imported and already_here).
  */
 #include "cli.h"
 
@@ -58,10 +59,12 @@ int cmd_import(struct cli *c)
         printf("%s\n", res.body.data ? res.body.data : "");
     } else if ((doc = cJSON_Parse(res.body.data ? res.body.data : "")) != NULL) {
         const cJSON *imported = cJSON_GetObjectItem(doc, "imported");
-        const cJSON *skipped = cJSON_GetObjectItem(doc, "skipped");
-        printf("imported %d runs", cJSON_IsNumber(imported) ? imported->valueint : 0);
-        if (cJSON_IsNumber(skipped))
-            printf(", %d already here", skipped->valueint);
+        const cJSON *already = cJSON_GetObjectItem(doc, "already_here");
+        int n = cJSON_IsNumber(imported) ? imported->valueint : 0;
+        printf("imported %d run%s", n, n == 1 ? "" : "s");
+        if (cJSON_IsNumber(already))
+            printf("; %d %s already here", already->valueint,
+                   already->valueint == 1 ? "was" : "were");
         printf("\n");
     } else {
         printf("%s\n", res.body.data ? res.body.data : "");

@@ -2,14 +2,40 @@
  * cmd_list.c - the read-only listings: `gpubench runs` (GET /runs with its
  * filters) and `gpubench fleet` (GET /fleet).  Filters go to the daemon
  * as they were typed: the daemon checks them and its refusal is passed on.
+ *
+ * Cards are named as the page names them (web/lib/format.js uuidTag): the
+ * model, and where several cards of one model are listed, a tag of the
+ * UUID's first 8 and last 4 characters (fa5dc635…9d3d).  fleet prints a
+ * group's cards as columns, CARDS_PER_TABLE to a table, so that no line
+ * grows with the fleet.
  */
 #include "cli.h"
 #include "cli_table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define QUERY_CAP 4096
+#define CARDS_PER_TABLE 6
+#define TAG_CAP 24
+
+/* The page's uuidTag: "GPU-fa5dc635-...-c1422c4b9d3d" is "fa5dc635…9d3d". */
+static const char *uuid_tag(const char *uuid, char out[TAG_CAP])
+{
+    size_t n;
+
+    if (uuid == NULL)
+        return "?";
+    if (strncmp(uuid, "GPU-", 4) == 0)
+        uuid += 4;
+    n = strlen(uuid);
+    if (n <= 12)
+        snprintf(out, TAG_CAP, "%s", uuid);
+    else
+        snprintf(out, TAG_CAP, "%.8s…%s", uuid, uuid + n - 4);
+    return out;
+}
 
 /* GET base with the named options as its query, parsed into *out. */
 static int get_filtered(struct cli *c, const char *base, const char *const *names,
@@ -33,43 +59,93 @@ done:
     return rc;
 }
 
+/* Whether runs hold more than one card (UUID) of the model name. */
+static int shared_model(const cJSON *runs, const char *name)
+{
+    const char *first = NULL;
+    const cJSON *run;
+
+    cJSON_ArrayForEach(run, runs) {
+        const char *model = cli_json_text(run, "device", "name", NULL);
+        const char *uuid = cli_json_text(run, "device", "uuid", NULL);
+        if (model == NULL || uuid == NULL || strcmp(model, name) != 0)
+            continue;
+        if (first == NULL)
+            first = uuid;
+        else if (strcmp(first, uuid) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* "NVIDIA H200 #1 (fa5dc635…9d3d)" as the page's runs list has it. */
+static void card_cell(struct cli_table *t, const cJSON *runs, const cJSON *run)
+{
+    const char *name = cli_json_text(run, "device", "name", NULL);
+    const char *uuid = cli_json_text(run, "device", "uuid", NULL);
+    const cJSON *index = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "device"), "index");
+    char num[24] = "", tag[TAG_CAP + 4] = "", buf[TAG_CAP];
+
+    if (cJSON_GetObjectItem(run, "device") == NULL) {
+        cli_table_cell(t, "-");
+        return;
+    }
+    if (cJSON_IsNumber(index))
+        snprintf(num, sizeof(num), " #%d", index->valueint);
+    if (name && uuid && shared_model(runs, name))
+        snprintf(tag, sizeof(tag), " (%s)", uuid_tag(uuid, buf));
+    cli_table_cell(t, "%s%s%s", name ? name : "?", num, tag);
+}
+
 int cmd_runs(struct cli *c)
 {
-    const char *const names[] = {"benchmark", "status", "valid", "limit"};
-    const char *const values[] = {c->opt.benchmark, c->opt.status, c->opt.valid, c->opt.limit};
+    /* GET /runs's filters, then its page size. */
+    const char *const names[] = {"benchmark", "device", "host", "label",
+                                 "status", "batch", "valid", "limit"};
+    const char *const values[] = {c->opt.benchmark, c->opt.device, c->opt.host, c->opt.label,
+                                  c->opt.status, c->opt.batch, c->opt.valid, c->opt.limit};
     struct cli_table *t;
-    const cJSON *run;
+    const cJSON *run, *runs;
     cJSON *doc;
-    int rc;
+    const int n = (int)(sizeof(names) / sizeof(names[0]));
+    int rc, filtered = 0;
 
     if (c->nargs != 0) {
         fprintf(stderr, "gpubench runs: %s: unexpected (gpubench runs --help)\n", c->args[0]);
         return CLI_ERROR;
     }
-    if ((rc = get_filtered(c, "/runs", names, values, 4, &doc)) != CLI_OK || c->opt.json)
+    for (int i = 0; i < n - 1; i++)
+        filtered |= values[i] != NULL;
+    if ((rc = get_filtered(c, "/runs", names, values, n, &doc)) != CLI_OK || c->opt.json)
         goto done;
     if ((t = cli_table_new()) == NULL) {
         rc = CLI_ERROR;
         goto done;
     }
+    runs = cJSON_GetObjectItem(doc, "runs");
     cli_table_row(t);
     for (const char *const *h = (const char *const[]){"id", "benchmark", "status", "valid",
                                                       "card", "host", "label", "created", NULL};
          *h; h++)
         cli_table_cell(t, "%s", *h);
-    cJSON_ArrayForEach(run, cJSON_GetObjectItem(doc, "runs")) {
+    cJSON_ArrayForEach(run, runs) {
         const cJSON *valid = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "valid");
         cli_table_row(t);
         cli_table_json(t, cJSON_GetObjectItem(run, "id"), "%g");
         cli_table_json(t, cJSON_GetObjectItem(run, "benchmark"), "%g");
         cli_table_json(t, cJSON_GetObjectItem(run, "status"), "%g");
         cli_table_cell(t, "%s", cJSON_IsBool(valid) ? (cJSON_IsTrue(valid) ? "yes" : "no") : "-");
-        cli_table_json(t, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "device"), "name"), "%g");
+        card_cell(t, runs, run);
         cli_table_json(t, cJSON_GetObjectItem(run, "host"), "%g");
         cli_table_json(t, cJSON_GetObjectItem(run, "label"), "%g");
         cli_table_json(t, cJSON_GetObjectItem(run, "created_at"), "%g");
     }
-    cli_table_print(stdout, t, c->colour);
+    if (cJSON_GetArraySize(runs) > 0)
+        cli_table_print(stdout, t, c->colour);
+    else if (filtered)
+        printf("no runs match these filters\n");
+    else
+        printf("no runs yet\n");
     if (cJSON_IsString(cJSON_GetObjectItem(doc, "next")))
         printf("(more: --limit, or GET %s)\n",
                cJSON_GetStringValue(cJSON_GetObjectItem(doc, "next")));
@@ -79,17 +155,99 @@ done:
     return rc;
 }
 
+/* The card's value of the row whose key is key, or NULL. */
+static const cJSON *card_row(const cJSON *card, const cJSON *key)
+{
+    const cJSON *row;
+
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(card, "rows")) {
+        if (cJSON_Compare(cJSON_GetObjectItem(row, "key"), key, 1))
+            return row;
+    }
+    return NULL;
+}
+
+/* A group's cards from the first-th, at most CARDS_PER_TABLE: a line
+ * each (tag, UUID, host, run, outlier), then the median time of every row,
+ * the fleet's and each card's; a row that is an outlier is marked "*". */
+static int print_cards(struct cli *c, const cJSON *group, int first, int *marked)
+{
+    const cJSON *cards = cJSON_GetObjectItem(group, "cards"), *row, *card;
+    int n = cJSON_GetArraySize(cards) - first;
+    struct cli_table *t = cli_table_new();
+    char tag[TAG_CAP];
+
+    if (t == NULL)
+        return CLI_ERROR;
+    if (n > CARDS_PER_TABLE)
+        n = CARDS_PER_TABLE;
+    cli_table_row(t);
+    for (const char *const *h = (const char *const[]){"card", "uuid", "host", "run", "outlier",
+                                                      NULL};
+         *h; h++)
+        cli_table_cell(t, "%s", *h);
+    for (int i = first; i < first + n; i++) {
+        card = cJSON_GetArrayItem(cards, i);
+        cli_table_row(t);
+        cli_table_cell(t, "%s", uuid_tag(cli_json_text(card, "device_uuid", NULL), tag));
+        cli_table_json(t, cJSON_GetObjectItem(card, "device_uuid"), "%g");
+        cli_table_json(t, cJSON_GetObjectItem(card, "host"), "%g");
+        cli_table_json(t, cJSON_GetObjectItem(card, "run_id"), "%g");
+        cli_table_cell(t, "%s",
+                       cJSON_IsTrue(cJSON_GetObjectItem(card, "outlier")) ? "OUTLIER" : "-");
+    }
+    cli_table_print(stdout, t, c->colour);
+    putchar('\n');
+    free(t);
+    if ((t = cli_table_new()) == NULL)
+        return CLI_ERROR;
+    cli_table_row(t);
+    cli_table_cell(t, "median ms");
+    cli_table_cell(t, "fleet");
+    for (int i = first; i < first + n; i++)
+        cli_table_cell(t, "%s",
+                       uuid_tag(cli_json_text(cJSON_GetArrayItem(cards, i), "device_uuid", NULL),
+                                tag));
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(group, "rows")) {
+        const cJSON *key = cJSON_GetObjectItem(row, "key");
+        const cJSON *median = cJSON_GetObjectItem(row, "median_ms");
+        cli_table_row(t);
+        cli_table_json(t, key, "%g");
+        if (cJSON_IsNumber(median))
+            cli_table_number(t, median->valuedouble, 4, "");
+        else
+            cli_table_cell(t, "-");
+        for (int i = first; i < first + n; i++) {
+            const cJSON *cell = card_row(cJSON_GetArrayItem(cards, i), key);
+            const cJSON *v = cJSON_GetObjectItem(cell, "value_ms");
+            int out = cJSON_IsTrue(cJSON_GetObjectItem(cell, "outlier"));
+            *marked |= out;
+            if (cJSON_IsNumber(v))
+                cli_table_number(t, v->valuedouble, 4, out ? " *" : "");
+            else
+                cli_table_cell(t, "-");
+        }
+    }
+    cli_table_print(stdout, t, c->colour);
+    free(t);
+    return CLI_OK;
+}
+
 int cmd_fleet(struct cli *c)
 {
     const char *const names[] = {"benchmark"};
     const char *const values[] = {c->opt.benchmark};
-    const cJSON *group, *card, *cell;
-    struct cli_table *t = NULL;
-    cJSON *doc;
-    int rc;
+    const cJSON *group;
+    cJSON *doc = NULL;
+    int rc, marked = 0;
 
     if (c->nargs != 0) {
         fprintf(stderr, "gpubench fleet: %s: unexpected (gpubench fleet --help)\n", c->args[0]);
+        return CLI_ERROR;
+    }
+    if (c->opt.benchmark == NULL || c->opt.benchmark[0] == '\0') {
+        fprintf(stderr, "gpubench fleet: --benchmark NAME is required: the benchmark whose "
+                        "cards to set side by side (gpubench fleet --help)\n");
         return CLI_ERROR;
     }
     if ((rc = get_filtered(c, "/fleet", names, values, 1, &doc)) != CLI_OK || c->opt.json)
@@ -97,45 +255,27 @@ int cmd_fleet(struct cli *c)
     cJSON_ArrayForEach(group, cJSON_GetObjectItem(doc, "groups")) {
         const cJSON *key = cJSON_GetObjectItem(group, "key");
         char *params = cJSON_PrintUnformatted(cJSON_GetObjectItem(key, "params"));
+        int ncards = cJSON_GetArraySize(cJSON_GetObjectItem(group, "cards"));
         printf("%s on %s, params %s\n", cli_json_text(key, "benchmark", NULL),
                cli_json_text(key, "card_model", NULL), params ? params : "?");
         free(params);
-        free(t);
-        if ((t = cli_table_new()) == NULL) {
-            rc = CLI_ERROR;
-            goto done;
+        for (int first = 0; first < ncards && rc == CLI_OK; first += CARDS_PER_TABLE) {
+            putchar('\n');
+            rc = print_cards(c, group, first, &marked);
         }
-        cli_table_row(t);
-        cli_table_cell(t, "card");
-        cli_table_cell(t, "host");
-        cli_table_cell(t, "outlier");
-        cli_table_cell(t, "median ms by row");
-        cJSON_ArrayForEach(card, cJSON_GetObjectItem(group, "cards")) {
-            char cells[CLI_TABLE_CELL] = "";
-            size_t used = 0;
-            cli_table_row(t);
-            cli_table_json(t, cJSON_GetObjectItem(card, "device_uuid"), "%g");
-            cli_table_json(t, cJSON_GetObjectItem(card, "host"), "%g");
-            cli_table_cell(t, "%s",
-                           cJSON_IsTrue(cJSON_GetObjectItem(card, "outlier")) ? "OUTLIER" : "-");
-            cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "rows")) {
-                char *k = cJSON_PrintUnformatted(cJSON_GetObjectItem(cell, "key"));
-                const cJSON *v = cJSON_GetObjectItem(cell, "value_ms");
-                if (used < sizeof(cells))
-                    used += (size_t)snprintf(cells + used, sizeof(cells) - used, "%s%s:%.4g",
-                                             used ? " " : "", k ? k : "?",
-                                             cJSON_IsNumber(v) ? v->valuedouble : 0.0);
-                free(k);
-            }
-            cli_table_cell(t, "%s", cells);
-        }
-        cli_table_print(stdout, t, c->colour);
         putchar('\n');
     }
+    if (rc != CLI_OK)
+        fprintf(stderr, "gpubench: out of memory\n");
+    if (marked)
+        printf("* an outlier: its robust z is beyond %g (the card's run against the fleet's "
+               "median)\n",
+               cJSON_IsNumber(cJSON_GetObjectItem(doc, "outlier_z"))
+                   ? cJSON_GetObjectItem(doc, "outlier_z")->valuedouble
+                   : 0.0);
     if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "groups")) == 0)
         printf("no cards with done, valid runs yet\n");
 done:
-    free(t);
     cJSON_Delete(doc);
     return rc;
 }

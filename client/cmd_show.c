@@ -1,14 +1,14 @@
 /*
  * cmd_show.c - `gpubench show ID`: one run, and the printing of a run that
  * `run --wait` shares.  The lines above the table say what a reader needs
- * to trust the numbers (card, driver, CUDA, when, valid or why not).
+ * to trust the numbers (card, driver, CUDA, when, valid or why not); the
+ * tables under them are cli_rows.c's.
  */
 #include "cli.h"
-#include "cli_table.h"
+#include "cli_rows.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 const char *cli_json_text(const cJSON *obj, ...)
@@ -55,9 +55,9 @@ void cli_print_run(struct cli *c, const cJSON *run)
 {
     const char *label = cli_json_text(run, "label", NULL);
     const char *when = cli_json_text(run, "finished_at", NULL);
-    const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
+    const cJSON *results = cJSON_GetObjectItem(run, "results");
+    const char *no_pair = cli_json_text(results, "summary", "no_pair", NULL);
     const cJSON *error = cJSON_GetObjectItem(run, "error");
-    struct cli_table *t;
 
     printf("run:     %s\n", cli_json_text(run, "id", NULL));
     printf("bench:   %s, %s\n", cli_json_text(run, "benchmark", NULL),
@@ -76,16 +76,9 @@ void cli_print_run(struct cli *c, const cJSON *run)
                or_else(cli_json_text(error, "message", NULL), ""));
     else
         print_validity(cJSON_GetObjectItem(run, "validity"));
-    if (cJSON_GetArraySize(rows) == 0)
-        return;
-    if ((t = cli_table_new()) == NULL) {
-        fprintf(stderr, "gpubench: out of memory\n");
-        return;
-    }
-    putchar('\n');
-    cli_table_result_rows(t, rows);
-    cli_table_print(stdout, t, c->colour);
-    free(t);
+    if (no_pair)
+        printf("no rows: %s\n", no_pair);
+    cli_rows_print(stdout, results, c->colour);
 }
 
 int cmd_show(struct cli *c)

@@ -86,6 +86,7 @@ sanitizer_pass() {
 case "$cmd" in
   build) ;;
   start)
+    echo "setup: the client is $build/bin/gpubench ('gpubench --help' lists its commands)"
     echo "setup: starting gpubenchd (Ctrl-C stops it)"
     exec "$build/bin/gpubenchd" "$@" ;;
   test)

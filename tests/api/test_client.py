@@ -2,12 +2,16 @@
 CI job would, against a real gpubenchd with the worker's TEST DOUBLE, and
 the markdown reports (GET /runs/ID.md, GET /compare.md) it points people
 at.  The fleet for compare's exit statuses is SYNTHETIC (test_verdicts.py's
-make_run, imported); nothing here was measured on a GPU.
+make_run, imported); the runs of ExamplesTest are REAL H200 runs, the
+exports in examples/ imported, so that `show` is checked on every
+benchmark's rows as the worker writes them.
 
 The client's binary comes from GPUBENCH_CLIENT (ctest sets it)."""
+import glob
 import json
 import os
 import pty
+import re
 import select
 import subprocess
 import sys
@@ -16,11 +20,12 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import DAEMON, Daemon  # noqa: E402
 from test_verdicts import make_run, uuid_of  # noqa: E402
 
 CLIENT = os.environ.get("GPUBENCH_CLIENT", "build/bin/gpubench")
 ESC = "\033"
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
 
 
 class Client:
@@ -70,6 +75,21 @@ def api_error(resp):
     return resp.json()["error"]
 
 
+def cells(line):
+    """A printed table's line as its cells (columns are 2 or more spaces apart)."""
+    return re.split(r"\s{2,}", line.strip())
+
+
+def close(text, want, rel=1e-3):
+    """A printed number (4 significant digits) is the API's to within rel."""
+    return abs(float(text) - want) <= rel * abs(want) + 1e-12
+
+
+def run_ids(out):
+    """The run ids of a `gpubench runs` listing."""
+    return [line.split()[0] for line in out.splitlines()[1:] if re.match(r"[0-9a-f]{8}-", line)]
+
+
 class ClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -106,7 +126,7 @@ class ClientTest(unittest.TestCase):
         table = [line.split() for line in out.splitlines() if line[:1].isdigit()]
         self.assertEqual([row[0] for row in table], ["1", "2", "32"])
         for row, api in zip(table, run["results"]["rows"]):
-            self.assertAlmostEqual(float(row[2]), api["median_ms"], places=3)
+            self.assertTrue(close(row[2], api["median_ms"]), (row, api["median_ms"]))
         self.assertIn(run["device"]["name"], out)
 
     def test_run_json_is_the_daemons(self):
@@ -178,12 +198,28 @@ class ClientTest(unittest.TestCase):
                 self.assertEqual(rc, 3, (out, err))
                 self.assertTrue(err.startswith("gpubench"), err)
 
+    def test_errors_name_the_clients_options(self):
+        rc, out, err = self.gb("fleet")
+        self.assertEqual(rc, 3, (out, err))
+        self.assertIn("--benchmark", err)
+        self.assertNotIn("benchmark=", err)  # the daemon's word, not the client's
+
+    def test_version(self):
+        rc, out, err = self.gb("--version")
+        self.assertEqual(rc, 0, err)
+        daemon = subprocess.run([DAEMON, "--version"], capture_output=True, text=True,
+                                timeout=10).stdout
+        # "gpubenchd 0.1.0 (commit ...)": the same build, the same words.
+        self.assertRegex(out, r"^gpubench \S+ \(commit \S+\)\n$")
+        self.assertEqual(out.split()[1:], daemon.split()[1:])
+
     def test_help_of_each_command(self):
         rc, out, _ = self.gb("--help")
         self.assertEqual(rc, 0)
         for cmd, has, lacks in [("run", "--strides", "--baseline"), ("runs", "--status", "--wait"),
                                 ("show", "--json", "--limit"), ("compare", "--margin", "--param"),
-                                ("fleet", "--benchmark", "--candidate"), ("import", "--url", "--label")]:
+                                ("fleet", "--benchmark", "--candidate"),
+                                ("import", "--url", "--label"), ("runs", "--batch", "--strides")]:
             self.assertIn(cmd, out)
             rc, text, _ = self.gb(cmd, "--help")
             self.assertEqual(rc, 0)
@@ -275,8 +311,11 @@ class ClientTest(unittest.TestCase):
         self.assertIn("imported 2 runs", out)
         for r in runs:
             self.assertEqual(self.d.get("/runs/" + r["id"]).status, 200)
-        rc, out, err = self.gb("import", f.name, "--json")  # twice: nothing new
-        self.assertEqual(json.loads(out)["imported"], 0)
+        rc, out, err = self.gb("import", f.name)  # twice: nothing new, and it says so
+        self.assertEqual(rc, 0, err)
+        self.assertIn("imported 0 runs; 2 were already here", out)
+        rc, out, err = self.gb("import", f.name, "--json")
+        self.assertEqual(json.loads(out), {"imported": 0, "already_here": 2})
         with open(f.name, "a") as g:
             g.write("{not json\n")
         with open(f.name) as g:
@@ -339,6 +378,199 @@ class ClientTest(unittest.TestCase):
             self.assertEqual((got.status, got.json()), (want.status, want.json()))
 
 
+class ExamplesTest(unittest.TestCase):
+    """The H200 runs of examples/ (every benchmark, one and two GPU nodes)
+    imported with the client, then listed, shown and set side by side."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=0).start()
+        cls.gb = Client(cls.d)
+        cls.files = sorted(glob.glob(os.path.join(EXAMPLES, "*", "*.ndjson")))
+        assert cls.files, EXAMPLES
+        cls.counts = {}
+        for path in cls.files:
+            with open(path) as f:
+                body = f.read()
+            cls.counts[path] = sum(1 for line in body.splitlines() if line.strip())
+            r = cls.d.post("/runs/import", body)
+            assert r.status == 200 and r.json()["imported"] == cls.counts[path], r
+        # Runs of another host, so that --host has something to leave out.
+        other = [make_run(8, 20, host="lab2", label="lab2-check") for _ in range(2)]
+        r = cls.d.post("/runs/import", "".join(json.dumps(r) + "\n" for r in other))
+        assert r.status == 200, r
+        cls.runs = cls.d.get("/runs?limit=500").json()["runs"]
+        cls.fields = {f["name"]: f for f in cls.d.get("/benchmarks").json()["result_fields"]}
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def header(self, name):
+        """A column's header as the client makes it from the result-field table."""
+        f = self.fields[name]
+        if f["unit"] in ("", "share", "x") or f["unit"] in f["short_label"]:
+            return f["short_label"]
+        return "%s (%s)" % (f["short_label"], f["unit"])
+
+    def show(self, run_id):
+        rc, out, err = self.gb("show", run_id)
+        self.assertEqual(rc, 0, err)
+        return out
+
+    def test_import_says_what_was_already_here(self):
+        for path in self.files:  # imported by setUpClass: all of them already here
+            rc, out, err = self.gb("import", path)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(out, "imported 0 runs; %d were already here\n" % self.counts[path])
+        new = make_run(9, 21, host="lab3")
+        with tempfile.NamedTemporaryFile("w", suffix=".ndjson", delete=False) as f:
+            f.write(json.dumps(new) + "\n")
+        with open(self.files[0]) as g:
+            with open(f.name, "a") as out_file:
+                out_file.write(g.read())
+        rc, out, err = self.gb("import", f.name)
+        os.unlink(f.name)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, "imported 1 run; %d were already here\n"
+                         % self.counts[self.files[0]])
+
+    def test_show_every_benchmark(self):
+        shown = set()
+        for listed in self.d.get("/runs?status=done&limit=500").json()["runs"]:
+            if listed["benchmark"] in shown:
+                continue
+            run = self.d.get("/runs/" + listed["id"]).json()
+            if not (run.get("results") or {}).get("rows"):
+                continue
+            shown.add(run["benchmark"])
+            with self.subTest(benchmark=run["benchmark"], run=run["id"]):
+                self.check_rows(run, self.show(run["id"]))
+        self.assertEqual(shown, {"smem_stride", "smem_pattern", "transpose", "gmem_stride",
+                                 "hbm_bandwidth", "compute_peak", "pcie_bandwidth",
+                                 "p2p_bandwidth"})
+
+    def check_rows(self, run, out):
+        rows = run["results"]["rows"]
+        key = next(k for k in ("stride", "variant", "pattern", "label")
+                   if any(k in r for r in rows))
+        lines = out.split("\n\n")[1].splitlines()  # the rows' table, after the run's lines
+        head = cells(lines[0])
+        self.assertEqual(head[0], self.fields[key]["short_label"], lines[0])
+        self.assertIn(self.header("median_ms"), head)
+        self.assertEqual(len(lines), len(rows) + 1)
+        for line, row in zip(lines[1:], rows):
+            got = dict(zip(head, cells(line)))
+            self.assertEqual(got[head[0]], str(row[key]), line)
+            self.assertTrue(close(got[self.header("median_ms")], row["median_ms"]), line)
+            if isinstance(row.get("value"), (int, float)):  # issue 16's rows: value and unit
+                number, unit = got[self.header("value")].split(" ")
+                self.assertEqual(unit, row["unit"], line)
+                self.assertTrue(close(number, row["value"]), line)
+            if isinstance(row.get("peak"), (int, float)):
+                self.assertEqual(got[self.header("peak")].split(" ")[1], row["unit"], line)
+            if isinstance(row.get("share_of_peak"), (int, float)):
+                share = got[self.header("share_of_peak")]
+                self.assertTrue(share.endswith("%"), line)
+                self.assertTrue(close(share[:-1], 100 * row["share_of_peak"]), line)
+            if isinstance(row.get("gbps"), (int, float)):
+                self.assertTrue(close(got[self.header("gbps")], row["gbps"]), line)
+            if isinstance(row.get("ratio"), (int, float)):
+                self.assertTrue(got[self.header("ratio")].endswith("×"), line)
+        units = {"hbm_bandwidth": "GB/s", "pcie_bandwidth": "GB/s", "compute_peak": "TFLOP/s",
+                 "p2p_bandwidth": "GB/s"}
+        if run["benchmark"] in units:
+            self.assertRegex(out, r"(?m)\d %s( |$)" % re.escape(units[run["benchmark"]]))
+        if run["benchmark"] == "p2p_bandwidth":
+            self.check_matrix(run, out)
+
+    def check_matrix(self, run, out):
+        """p2p's summary.matrix: a table of GB/s, a row a source GPU, a column a destination."""
+        m = run["results"]["summary"]["matrix"]
+        self.assertGreater(len(m["devices"]), 1)
+        table = out.split("bandwidth, GB/s, from the GPU of a row to the GPU of a column:\n")[1]
+        lines = table.split("\n\n")[0].splitlines()
+        self.assertEqual(cells(lines[0]), ["from \\ to"] + ["GPU %d" % d for d in m["devices"]])
+        for line, src, values in zip(lines[1:], m["devices"], m["gbps"]):
+            got = cells(line)
+            self.assertEqual(got[0], "GPU %d" % src)
+            for text, v in zip(got[1:], values):
+                if v is None:
+                    self.assertEqual(text, "-")
+                else:
+                    self.assertTrue(close(text, v), line)
+        self.assertIn("latency, us", out)
+
+    def test_show_p2p_of_one_gpu_says_why_it_has_no_rows(self):
+        p2p = [self.d.get("/runs/" + r["id"]).json() for r in self.runs
+               if r["benchmark"] == "p2p_bandwidth"]
+        run = next(r for r in p2p if r["results"]["summary"].get("no_pair"))
+        out = self.show(run["id"])
+        self.assertIn("no rows: " + run["results"]["summary"]["no_pair"], out)
+        self.assertNotIn("bandwidth, GB/s", out)  # no matrix of dashes
+
+    def test_runs_filters_narrow_the_list(self):
+        by_uuid = next(r for r in self.runs if r["device"]["index"] == 1)["device"]["uuid"]
+        batch = next(r["batch"] for r in self.runs if r.get("batch"))
+        for option, value in (("device", by_uuid), ("device", "1"), ("host", "lab2"),
+                              ("label", "daemon-check"), ("status", "failed"), ("batch", batch)):
+            with self.subTest(option=option, value=value):
+                want = [r["id"] for r in self.d.get("/runs?%s=%s&limit=500" % (option, value))
+                        .json()["runs"]]
+                self.assertTrue(0 < len(want) < len(self.runs), want)  # it narrows
+                rc, out, err = self.gb("runs", "--" + option, value, "--limit", "500")
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(run_ids(out), want)
+        rc, out, err = self.gb("runs", "--host", "lab2", "--label", "lab2-check", "--json")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out),
+                         self.d.get("/runs?host=lab2&label=lab2-check").json())
+        rc, out, err = self.gb("runs", "--host", "nowhere")
+        self.assertEqual((rc, out), (0, "no runs match these filters\n"))
+
+    def test_runs_name_cards_as_the_page_does(self):
+        rc, out, err = self.gb("runs", "--benchmark", "hbm_bandwidth", "--limit", "500")
+        self.assertEqual(rc, 0, err)
+        listed = [r for r in self.runs if r["benchmark"] == "hbm_bandwidth"]
+        self.assertGreater(len({r["device"]["uuid"] for r in listed}), 1)
+        lines = {line.split()[0]: line for line in out.splitlines()[1:]}
+        for r in listed:
+            uuid = r["device"]["uuid"]
+            tag = "%s #%d (%s…%s)" % (r["device"]["name"], r["device"]["index"],
+                                      uuid[4:12], uuid[-4:])
+            self.assertIn(tag, lines[r["id"]])
+        # One card listed: its model and index alone, as on the page.
+        uuid = listed[0]["device"]["uuid"]
+        rc, out, err = self.gb("runs", "--device", uuid, "--benchmark", "hbm_bandwidth")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("NVIDIA H200 #%d  " % listed[0]["device"]["index"], out)
+        self.assertNotIn(uuid[4:12], out)
+
+    def test_fleet_lines_are_whole(self):
+        api = self.d.get("/fleet?benchmark=hbm_bandwidth").json()
+        rc, out, err = self.gb("fleet", "--benchmark", "hbm_bandwidth")
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        for g in api["groups"]:
+            title = "%s on %s, params %s" % (g["key"]["benchmark"], g["key"]["card_model"],
+                                             json.dumps(g["key"]["params"], separators=(",", ":")))
+            self.assertGreater(len(title), 128)
+            self.assertIn(title, lines)
+            self.assertGreater(len(g["cards"]), 1)
+            for card in g["cards"]:
+                self.assertIn(card["device_uuid"], out)
+                self.assertIn(card["run_id"], out)
+            head = cells(next(line for line in lines if line.startswith("median ms")))
+            tags = ["%s…%s" % (c["device_uuid"][4:12], c["device_uuid"][-4:]) for c in g["cards"]]
+            self.assertEqual(head, ["median ms", "fleet"] + tags)
+            for row in g["rows"]:
+                got = cells(next(line for line in lines if line.startswith(str(row["key"]) + " ")))
+                self.assertTrue(close(got[1], row["median_ms"]), got)
+                for text, card in zip(got[2:], g["cards"]):
+                    value = next(c["value_ms"] for c in card["rows"] if c["key"] == row["key"])
+                    self.assertTrue(close(text.rstrip(" *"), value), (got, card["device_uuid"]))
+
+
 class TerminalTest(unittest.TestCase):
     """The progress bar on a terminal (a pty), and NO_COLOR; a token."""
 
@@ -367,7 +599,7 @@ class TerminalTest(unittest.TestCase):
         self.assertRegex(out, r"\[#+-+\] \d+/30")  # a bar part way
         self.assertIn("\r\033[K", out)  # redrawn in place
         self.assertIn("\033[36m", out)  # in colour on a terminal
-        self.assertIn("\033[1mstride", out)  # the table's bold header
+        self.assertIn("\033[1mword stride", out)  # the table's bold header
         self.assertIn("smem_stride, done", out)
 
     def test_no_color(self):
