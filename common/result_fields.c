@@ -1,8 +1,8 @@
 /*
  * result_fields.c - the table of result-row fields; see result_fields.h.
  *
- * The order is the CSV's column order, which scripts rely on: a new field
- * goes at the end of the CSV ones.  Fields a row carries only for the
+ * The order is the CSV's column order (and the markdown report's), which
+ * scripts rely on: a new field goes at the end of the CSV ones.  Fields a row carries only for the
  * page (no GB_USE_CSV) sit beside the ones they explain.
  */
 #include "result_fields.h"
@@ -21,6 +21,8 @@ static const char *const gmem[] = {"gmem_stride", NULL};
 #define MEDIAN GB_USE_MEDIAN
 #define GAUGE GB_USE_GAUGE
 #define MENU GB_USE_COMPARE_MENU
+#define REPORT GB_USE_REPORT
+#define ROW_UNIT GB_USE_ROW_UNIT
 
 static const struct gb_result_field fields[] = {
     {"stride", GB_FIELD_INT, "words", "Word stride", "word stride", 0, stride, KEY,
@@ -30,9 +32,9 @@ static const struct gb_result_field fields[] = {
     {"pattern", GB_FIELD_TEXT, "", "Pattern", "pattern", 0, NULL, KEY,
      "the access pattern the row measures"},
     {"predicted_degree", GB_FIELD_INT, "", "Predicted degree", "predicted degree", 0, smem,
-     CSV | MEDIAN | GAUGE, "the bank-conflict degree predicted before the run"},
+     CSV | MEDIAN | GAUGE | REPORT, "the bank-conflict degree predicted before the run"},
     {"median_ms", GB_FIELD_NUMBER, "ms", "Median (ms)", "median time", 4, NULL,
-     CSV | MEDIAN | GAUGE | MENU, "the median sample time"},
+     CSV | MEDIAN | GAUGE | MENU | REPORT, "the median sample time"},
     {"min_ms", GB_FIELD_NUMBER, "ms", "Min (ms)", "lowest time", 4, NULL, CSV | GB_USE_LOWEST,
      "the lowest sample time"},
     {"max_ms", GB_FIELD_NUMBER, "ms", "Max (ms)", "highest time", 4, NULL,
@@ -40,11 +42,12 @@ static const struct gb_result_field fields[] = {
     {"spread", GB_FIELD_NUMBER, "share", "Spread (max−min)/median", "spread", 2, NULL, CSV,
      "(max - min) / median of the samples"},
     {"ratio", GB_FIELD_NUMBER, "x", "Measured ratio (× baseline)", "measured ratio", 3, NULL,
-     CSV | MEDIAN | GAUGE | MENU, "time over the run's own baseline (stride 1, or the copy)"},
-    {"gbps", GB_FIELD_NUMBER, "GB/s", "GB/s", "GB/s", 4, transpose, CSV | MEDIAN | GAUGE | MENU,
-     "bytes read plus written a second"},
+     CSV | MEDIAN | GAUGE | MENU | REPORT,
+     "time over the run's own baseline (stride 1, or the copy)"},
+    {"gbps", GB_FIELD_NUMBER, "GB/s", "GB/s", "GB/s", 4, transpose,
+     CSV | MEDIAN | GAUGE | MENU | REPORT, "bytes read plus written a second"},
     {"share_of_ceiling", GB_FIELD_NUMBER, "share", "Share of copy ceiling",
-     "share of copy ceiling", 3, transpose, CSV | MEDIAN | GAUGE | MENU,
+     "share of copy ceiling", 3, transpose, CSV | MEDIAN | GAUGE | MENU | REPORT,
      "GB/s over the card's copy ceiling measured in the same run"},
     {"verified", GB_FIELD_BOOL, "", "Output verified", "verified", 0, transpose, CSV,
      "every element of the output was checked"},
@@ -72,18 +75,19 @@ static const struct gb_result_field fields[] = {
     {"label", GB_FIELD_TEXT, "", "Row", "row", 0, NULL, KEY,
      "the row's name: kernel, precision, direction and size, or device pair"},
     {"predicted_sectors", GB_FIELD_INT, "", "Predicted sectors per request",
-     "predicted sectors", 0, gmem, CSV | MEDIAN | GAUGE,
+     "predicted sectors", 0, gmem, CSV | MEDIAN | GAUGE | REPORT,
      "distinct 32-byte sectors a warp request touches, predicted before the run"},
     {"sectors_per_request", GB_FIELD_NUMBER, "", "Sectors per request (counter)",
      "sectors per request", 4, gmem, CSV | MEDIAN,
      "global-memory sectors per request the hardware counters read"},
-    {"value", GB_FIELD_NUMBER, "", "Measured", "measured", 4, NULL, CSV | MEDIAN | MENU,
+    {"value", GB_FIELD_NUMBER, "", "Measured", "measured", 4, NULL,
+     CSV | MEDIAN | MENU | REPORT | ROW_UNIT,
      "the measured bandwidth, throughput or latency, in the row's unit"},
     {"unit", GB_FIELD_TEXT, "", "Unit", "unit", 0, NULL, CSV, "the unit of value and peak"},
-    {"peak", GB_FIELD_NUMBER, "", "Peak", "peak", 4, NULL, CSV,
+    {"peak", GB_FIELD_NUMBER, "", "Peak", "peak", 4, NULL, CSV | REPORT | ROW_UNIT,
      "the peak value is measured against, in the row's unit (peak_source says whence)"},
     {"share_of_peak", GB_FIELD_NUMBER, "share", "Share of peak", "share of peak", 3, NULL,
-     CSV | MEDIAN | GAUGE | MENU, "value over peak"},
+     CSV | MEDIAN | GAUGE | MENU | REPORT, "value over peak"},
     /* gmem_stride's second costs, after the columns consumers already
      * know (appended so that no CSV column moves). */
     {"predicted_lines", GB_FIELD_INT, "", "Predicted lines per request", "predicted lines", 0,
@@ -127,6 +131,22 @@ int gb_result_field_gauge(const struct gb_result_field *f, char *name, size_t ca
     }
     w = snprintf(name, cap, "%s%s", GB_GAUGE_PREFIX, f->name);
     return w < 0 || (size_t)w >= cap ? -1 : 0;
+}
+
+/* The CSV columns not named as their field: a run column of the CSV
+ * (api_exports.c) has the field's name. */
+static const struct {
+    const char *field, *column;
+} csv_renamed[] = {
+    {"label", "row_label"},
+};
+
+const char *gb_result_field_csv_name(const struct gb_result_field *f)
+{
+    for (size_t i = 0; i < sizeof(csv_renamed) / sizeof(csv_renamed[0]); i++)
+        if (strcmp(f->name, csv_renamed[i].field) == 0)
+            return csv_renamed[i].column;
+    return f->name;
 }
 
 const struct gb_result_field *gb_result_field_at(size_t i)
@@ -204,7 +224,12 @@ static cJSON *describe(const struct gb_result_field *f)
          ((f->uses & GB_USE_GAUGE) ? cJSON_AddStringToObject(o, "gauge", gauge)
                                    : cJSON_AddNullToObject(o, "gauge")) &&
          cJSON_AddBoolToObject(o, "compare_menu", (f->uses & GB_USE_COMPARE_MENU) != 0) &&
-         cJSON_AddStringToObject(o, "help", f->help);
+         cJSON_AddBoolToObject(o, "report", (f->uses & GB_USE_REPORT) != 0) &&
+         cJSON_AddBoolToObject(o, "row_unit", (f->uses & GB_USE_ROW_UNIT) != 0) &&
+         cJSON_AddStringToObject(o, "help", f->help) &&
+         ((f->uses & GB_USE_CSV)
+              ? cJSON_AddStringToObject(o, "csv_column", gb_result_field_csv_name(f))
+              : cJSON_AddNullToObject(o, "csv_column"));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;

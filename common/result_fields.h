@@ -4,7 +4,8 @@
  * benchmarks that report it and what each reader does with it.
  *
  * The server walks it for the CSV columns (api_exports.c), the aggregates
- * of GET /compare (compare.c) and the /metrics gauges (api_metrics.c);
+ * of GET /compare (compare.c), the /metrics gauges (api_metrics.c) and the
+ * columns of a run's markdown report (report_md.c);
  * GET /benchmarks publishes it (gb_result_fields_describe), and the page
  * builds its row tables and its compare menu from that.  Adding a field a
  * benchmark reports is adding a line there.  A field not in the table is
@@ -37,6 +38,8 @@ enum {
     GB_USE_HIGHEST = 1 << 4,      /* /compare: the highest over runs */
     GB_USE_GAUGE = 1 << 5,        /* /metrics: gpubench_result_NAME of each card's latest run */
     GB_USE_COMPARE_MENU = 1 << 6, /* the page's compare view offers it as its metric */
+    GB_USE_REPORT = 1 << 7,       /* a column of a run's markdown report (GET /runs/ID.md) */
+    GB_USE_ROW_UNIT = 1 << 8,     /* its unit is the row's own "unit" (GB/s, TFLOP/s, us) */
 };
 
 /* The most fields the table may hold (readers size arrays by it; a unit
@@ -67,6 +70,11 @@ size_t gb_result_field_count(void);
 /* The field called name, or NULL.  Static storage. */
 const struct gb_result_field *gb_result_field_find(const char *name);
 
+/* The name of f's CSV column: its name, but for a field whose name a run
+ * column of the CSV already has (the row's label is row_label beside the
+ * run's label), so that every column's name is unique.  Static storage. */
+const char *gb_result_field_csv_name(const struct gb_result_field *f);
+
 /* The /metrics gauge of a GB_USE_GAUGE field, in Prometheus base units:
  * its name into name (cap bytes) and the factor from the field's unit to
  * it into *scale: "median_ms" (ms) is gpubench_result_median_seconds times
@@ -82,7 +90,8 @@ const char *gb_field_type_name(enum gb_field_type type);
 /* A NEW array describing every field for GET /benchmarks: name, type,
  * unit, label, short_label, digits, benchmarks (null: all), and the uses
  * as booleans (key, csv, compare: "median"/"lowest"/"highest"/null, gauge:
- * the metric's name or null, compare_menu), help.  Caller owns it; NULL on
+ * the metric's name or null, compare_menu, report, row_unit), help, and
+ * csv_column (the CSV column's name, null when it is none).  Caller owns it; NULL on
  * allocation failure. */
 cJSON *gb_result_fields_describe(void);
 

@@ -77,38 +77,46 @@ static void csv_value(struct dynbuf *b, const cJSON *v)
         dynbuf_add(b, cJSON_IsTrue(v) ? "true" : "false", cJSON_IsTrue(v) ? 4 : 5);
 }
 
+/* The run's columns of a CSV line: the column's name and a path of up to
+ * three names into the run object.  After them come validity_reasons and
+ * row (csv_header), then the row's fields under their CSV names
+ * (common/result_fields.c: the row's label is row_label, so that every
+ * column's name is unique and this label stays the run's, as in GET /runs). */
+static const struct {
+    const char *column;
+    const char *path[3];
+} csv_run_columns[] = {
+    {"run_id", {"id"}},
+    {"benchmark", {"benchmark"}},
+    {"status", {"status"}},
+    {"host", {"host"}},
+    {"device_index", {"device", "index"}},
+    {"device_uuid", {"device", "uuid"}},
+    {"device_name", {"device", "name"}},
+    {"label", {"label"}},
+    {"created_at", {"created_at"}},
+    {"finished_at", {"finished_at"}},
+    {"driver", {"meta", "driver", "nvidia_version"}},
+    {"cuda", {"meta", "cuda", "runtime_version"}},
+    {"synthetic", {"meta", "synthetic"}},
+    {"error_code", {"error", "code"}},
+    {"valid", {"validity", "valid"}},
+};
+
+#define CSV_RUN_COLUMNS (sizeof(csv_run_columns) / sizeof(csv_run_columns[0]))
+
 /* 0, or -1 when b refused it. */
 static int csv_header(struct dynbuf *b)
 {
-    dynbuf_printf(b, "run_id,benchmark,status,host,device_index,device_uuid,"
-                     "device_name,label,created_at,finished_at,driver,cuda,"
-                     "synthetic,error_code,valid,validity_reasons,row");
+    for (size_t i = 0; i < CSV_RUN_COLUMNS; i++)
+        dynbuf_printf(b, "%s,", csv_run_columns[i].column);
+    dynbuf_printf(b, "validity_reasons,row");
     for (size_t i = 0; i < gb_result_field_count(); i++)
         if (gb_result_field_at(i)->uses & GB_USE_CSV)
-            dynbuf_printf(b, ",%s", gb_result_field_at(i)->name);
+            dynbuf_printf(b, ",%s", gb_result_field_csv_name(gb_result_field_at(i)));
     dynbuf_add(b, "\r\n", 2);
     return dynbuf_failed(b) ? -1 : 0;
 }
-
-/* The run's columns of a CSV line, each a path of up to three names into
- * the run object, in the header's order. */
-static const char *const csv_run_paths[][3] = {
-    {"id"},
-    {"benchmark"},
-    {"status"},
-    {"host"},
-    {"device", "index"},
-    {"device", "uuid"},
-    {"device", "name"},
-    {"label"},
-    {"created_at"},
-    {"finished_at"},
-    {"meta", "driver", "nvidia_version"},
-    {"meta", "cuda", "runtime_version"},
-    {"meta", "synthetic"},
-    {"error", "code"},
-    {"validity", "valid"},
-};
 
 /* The verdict's reason codes, ';'-joined (validity_reasons). */
 static void csv_reason_codes(struct dynbuf *b, const cJSON *run)
@@ -130,12 +138,10 @@ static void csv_reason_codes(struct dynbuf *b, const cJSON *run)
 
 static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
 {
-    size_t n = sizeof(csv_run_paths) / sizeof(csv_run_paths[0]);
-
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < CSV_RUN_COLUMNS; i++) {
         const cJSON *v = run;
-        for (int k = 0; k < 3 && csv_run_paths[i][k]; k++)
-            v = cJSON_GetObjectItem(v, csv_run_paths[i][k]);
+        for (int k = 0; k < 3 && csv_run_columns[i].path[k]; k++)
+            v = cJSON_GetObjectItem(v, csv_run_columns[i].path[k]);
         csv_value(b, v);
         dynbuf_add(b, ",", 1);
     }

@@ -1,38 +1,57 @@
 /*
- * report_md.c - see report_md.h.  The columns of a run's table are one
- * table below (a field, its header, how it is written), shown when any row
- * has the field; the row key (stride, variant, pattern) comes first.  Text
- * from a run (labels, hosts, messages) is escaped so that a '|' or a line
- * break cannot break the table.  Times are "0.286 ms", as in the seed's
- * tables; a shift is the daemon's log-time shift written as a percentage
- * of time (exp(shift) - 1).
+ * report_md.c - see report_md.h.  A run's table is the row key (stride,
+ * variant, pattern or the row's label) and then the result-field table's
+ * report columns (common/result_fields.c, GB_USE_REPORT) that any row has,
+ * each written as its unit says: a value or peak in the row's own unit
+ * (GB/s, TFLOP/s, us).  Below it: whence each peak comes (the rows'
+ * peak_source, once for the rows that share it), the peaks a summary
+ * states once (summary_peaks), and p2p_bandwidth's device matrices
+ * (matrices) as tables.  The validity above the table says the reasons of
+ * an invalid run and every note.  Text from a run (labels, hosts,
+ * messages) is escaped so that a '|' or a line break cannot break the
+ * table.  Times are "0.286 ms", as in the seed's tables (three significant
+ * digits below that); a shift is the daemon's log-time shift written as a
+ * percentage of time (exp(shift) - 1).
  */
 #include "report_md.h"
 #include "compare.h"
+#include "result_fields.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 enum md_format { MD_NUMBER,
-                 MD_MS,
-                 MD_RATIO,
-                 MD_GBPS,
-                 MD_SHARE };
+                 MD_MS };
 
+/* The report's own headers where the result-field table's label is not
+ * the one the seed's tables use (and people quote); a ratio's header names
+ * the run's baseline when it has one ("vs stride 1"). */
 static const struct {
     const char *field, *header;
-    enum md_format format;
-} run_columns[] = {
-    {"predicted_degree", "Predicted degree", MD_NUMBER},
-    {"median_ms", "Time", MD_MS},
-    {"ratio", NULL, MD_RATIO}, /* "vs stride 1": the run's own baseline row */
-    {"gbps", "GB/s", MD_GBPS},
-    {"share_of_ceiling", "Share of the copy ceiling", MD_SHARE},
-    {"share_of_peak", "Share of peak", MD_SHARE},
+} header_words[] = {
+    {"median_ms", "Time"},
 };
 
-#define RUN_COLUMNS (sizeof(run_columns) / sizeof(run_columns[0]))
+/* The matrices of a p2p_bandwidth summary ("matrix": devices, then one
+ * n x n array a measure, from the row's device to the column's); unit
+ * NULL: a link object, written as words. */
+static const struct {
+    const char *field, *title, *unit;
+} matrices[] = {
+    {"gbps", "Peer bandwidth", "GB/s"},
+    {"latency_us", "Peer latency", "us"},
+    {"link", "Link", NULL},
+};
+
+/* Peaks a run states once, in its summary rather than in each row: the
+ * object, its value in GB/s, and the field that says whence. */
+static const struct {
+    const char *object, *value, *source, *name;
+} summary_peaks[] = {
+    {"peak", "peak_gbps", "clock_source", "Peak"},
+    {"ceiling", "gbps", "source", "Copy ceiling"},
+};
 
 /* Text as one table cell or sentence: '|' and the marks that would start
  * code or emphasis escaped ('_' inside a word is safe and kept readable),
@@ -56,6 +75,34 @@ static const char *text_at(const cJSON *obj, const char *a, const char *b, const
     return cJSON_GetStringValue(obj);
 }
 
+/* x to digits significant digits, never as an exponent: 3843 GB/s,
+ * 65.32 TFLOP/s, 1.919 us; digits 0: as it is. */
+static void md_number(struct dynbuf *out, double x, int digits)
+{
+    int decimals = 0;
+
+    if (digits <= 0) {
+        dynbuf_printf(out, "%.15g", x);
+        return;
+    }
+    if (x != 0)
+        decimals = digits - 1 - (int)floor(log10(fabs(x)));
+    if (decimals < 0)
+        decimals = 0;
+    dynbuf_printf(out, "%.*f", decimals > 12 ? 12 : decimals, x);
+}
+
+/* A time: three decimals as the seed's tables have them ("0.286 ms"), and
+ * three significant digits below that ("0.00212 ms"). */
+static void md_ms(struct dynbuf *out, double x)
+{
+    int decimals = x > 0 ? 2 - (int)floor(log10(x)) : 3;
+
+    if (decimals < 3)
+        decimals = 3;
+    dynbuf_printf(out, "%.*f ms", decimals > 12 ? 12 : decimals, x);
+}
+
 static void md_value(struct dynbuf *out, const cJSON *v, enum md_format f)
 {
     double x = cJSON_GetNumberValue(v);
@@ -68,33 +115,65 @@ static void md_value(struct dynbuf *out, const cJSON *v, enum md_format f)
         dynbuf_printf(out, "-");
         return;
     }
-    switch (f) {
-    case MD_MS:
-        dynbuf_printf(out, "%.3f ms", x);
-        break;
-    case MD_RATIO:
-        dynbuf_printf(out, "%.2f", x);
-        break;
-    case MD_GBPS:
-        dynbuf_printf(out, "%.1f", x);
-        break;
-    case MD_SHARE:
-        dynbuf_printf(out, "%.1f%%", 100 * x);
-        break;
-    default:
+    if (f == MD_MS)
+        md_ms(out, x);
+    else
         dynbuf_printf(out, "%.15g", x);
+}
+
+/* One cell of a result-row field, written as its unit says
+ * (common/result_fields.c): a time in ms, a share as a percentage, a ratio
+ * with its "×", other numbers to the field's digits with their unit, the
+ * row's own unit for the fields measured in it (value, peak). */
+static void md_field(struct dynbuf *out, const struct gb_result_field *f, const cJSON *row)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, f->name);
+    const char *unit = f->unit;
+    double x = cJSON_GetNumberValue(v);
+
+    if (f->uses & GB_USE_ROW_UNIT)
+        unit = cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit"));
+    if (unit == NULL)
+        unit = "";
+    if (cJSON_IsBool(v)) {
+        dynbuf_printf(out, cJSON_IsTrue(v) ? "yes" : "no");
+    } else if (!cJSON_IsNumber(v)) {
+        md_value(out, v, MD_NUMBER);
+    } else if (!isfinite(x)) {
+        dynbuf_printf(out, "-");
+    } else if (strcmp(unit, "ms") == 0) {
+        md_ms(out, x);
+    } else if (strcmp(unit, "share") == 0) {
+        dynbuf_printf(out, "%.1f%%", 100 * x);
+    } else if (strcmp(unit, "x") == 0) {
+        md_number(out, x, f->digits);
+        dynbuf_printf(out, "×");
+    } else {
+        md_number(out, x, f->type == GB_FIELD_INT ? 0 : f->digits);
+        if (unit[0]) {
+            dynbuf_printf(out, " ");
+            md_text(out, unit);
+        }
     }
 }
 
 static const char *key_header(const char *key)
 {
-    if (key == NULL)
-        return "Row";
-    if (strcmp(key, "stride") == 0)
+    const struct gb_result_field *f = gb_result_field_find(key);
+
+    if (key && strcmp(key, "stride") == 0)
         return "Stride";
-    if (strcmp(key, "variant") == 0)
+    if (key && strcmp(key, "variant") == 0)
         return "Kernel";
-    return "Pattern";
+    return f ? f->label : "Row";
+}
+
+/* A key column of numbers (strides) is right-aligned, of names left. */
+static const char *key_align(const char *key)
+{
+    const struct gb_result_field *f = gb_result_field_find(key);
+
+    return f && f->type == GB_FIELD_INT ? "---:|" : ":---|";
 }
 
 /* "NVIDIA H200 (GPU-...), driver 580.1, CUDA 13.0 (nvcc 13.0.88), 2026-11-30" */
@@ -165,60 +244,228 @@ static void run_status_sentence(struct dynbuf *out, const cJSON *run)
         dynbuf_printf(out, cJSON_IsTrue(valid) ? ": valid" : ": validity not judged");
     }
     dynbuf_printf(out, ".\n");
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "notes")) {
+        const char *code = text_at(r, "code", NULL, NULL);
+        const char *what = text_at(r, "message", NULL, NULL);
+        dynbuf_printf(out, "\nNote");
+        if (code) {
+            dynbuf_printf(out, " (");
+            md_text(out, code);
+            dynbuf_printf(out, ")");
+        }
+        dynbuf_printf(out, ": ");
+        md_text(out, what ? what : "(no message)");
+        dynbuf_printf(out, ".\n");
+    }
     if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "meta"), "synthetic")))
         dynbuf_printf(out, "\nSynthetic: no number here was measured on a GPU.\n");
 }
 
-int report_md_run(const cJSON *run, struct dynbuf *out)
+/* " Header |" of a report column. */
+static void column_header(struct dynbuf *out, const struct gb_result_field *f,
+                          const cJSON *summary)
 {
-    const cJSON *results = cJSON_GetObjectItem(run, "results");
-    const cJSON *rows = cJSON_GetObjectItem(results, "rows"), *row;
-    const char *key = compare_row_key(cJSON_GetArrayItem(rows, 0));
-    const cJSON *base = cJSON_GetObjectItem(cJSON_GetObjectItem(results, "summary"), "baseline");
-    int shown[RUN_COLUMNS] = {0};
+    const cJSON *base = cJSON_GetObjectItem(cJSON_GetObjectItem(summary, "baseline"), "stride");
 
-    card_sentence(out, text_at(run, "device", "name", NULL), text_at(run, "device", "uuid", NULL),
-                  run);
-    dynbuf_printf(out, ".\n\n");
-    run_status_sentence(out, run);
-    if (cJSON_GetArraySize(rows) == 0)
-        return dynbuf_failed(out) ? -1 : 0;
-    cJSON_ArrayForEach(row, rows) {
-        for (size_t k = 0; k < RUN_COLUMNS; k++) {
-            const cJSON *v = cJSON_GetObjectItem(row, run_columns[k].field);
-            shown[k] |= v != NULL && !cJSON_IsNull(v);
+    for (size_t i = 0; i < sizeof(header_words) / sizeof(header_words[0]); i++) {
+        if (strcmp(f->name, header_words[i].field) == 0) {
+            dynbuf_printf(out, " %s |", header_words[i].header);
+            return;
         }
     }
-    dynbuf_printf(out, "\n| %s |", key_header(key));
-    for (size_t k = 0; k < RUN_COLUMNS; k++) {
-        if (!shown[k])
+    if (strcmp(f->name, "ratio") == 0 && cJSON_IsNumber(base))
+        dynbuf_printf(out, " vs stride %g |", base->valuedouble);
+    else
+        dynbuf_printf(out, " %s |", f->label);
+}
+
+/* The rows as a table: the key, then each of the table's report fields
+ * (GB_USE_REPORT) that some row has. */
+static void rows_table(struct dynbuf *out, const cJSON *rows, const cJSON *summary)
+{
+    const char *key = compare_row_key(cJSON_GetArrayItem(rows, 0));
+    const struct gb_result_field *cols[GB_RESULT_FIELDS_MAX];
+    size_t n = 0;
+    const cJSON *row;
+
+    for (size_t i = 0; i < gb_result_field_count() && n < GB_RESULT_FIELDS_MAX; i++) {
+        const struct gb_result_field *f = gb_result_field_at(i);
+        int shown = 0;
+        if (!(f->uses & GB_USE_REPORT))
             continue;
-        if (run_columns[k].header)
-            dynbuf_printf(out, " %s |", run_columns[k].header);
-        else if (cJSON_IsNumber(cJSON_GetObjectItem(base, "stride")))
-            dynbuf_printf(out, " vs stride %g |",
-                          cJSON_GetObjectItem(base, "stride")->valuedouble);
-        else
-            dynbuf_printf(out, " Ratio |");
+        cJSON_ArrayForEach(row, rows) {
+            const cJSON *v = cJSON_GetObjectItem(row, f->name);
+            shown |= v != NULL && !cJSON_IsNull(v);
+        }
+        if (shown)
+            cols[n++] = f;
     }
-    dynbuf_printf(out, "\n|%s", key && strcmp(key, "stride") == 0 ? "---:|" : ":---|");
-    for (size_t k = 0; k < RUN_COLUMNS; k++)
-        if (shown[k])
-            dynbuf_printf(out, "---:|");
+    dynbuf_printf(out, "\n| %s |", key_header(key));
+    for (size_t k = 0; k < n; k++)
+        column_header(out, cols[k], summary);
+    dynbuf_printf(out, "\n|%s", key_align(key));
+    for (size_t k = 0; k < n; k++)
+        dynbuf_printf(out, "---:|");
     dynbuf_printf(out, "\n");
     cJSON_ArrayForEach(row, rows) {
         dynbuf_printf(out, "| ");
         md_value(out, key ? cJSON_GetObjectItem(row, key) : NULL, MD_NUMBER);
         dynbuf_printf(out, " |");
-        for (size_t k = 0; k < RUN_COLUMNS; k++) {
-            if (!shown[k])
-                continue;
+        for (size_t k = 0; k < n; k++) {
             dynbuf_printf(out, " ");
-            md_value(out, cJSON_GetObjectItem(row, run_columns[k].field), run_columns[k].format);
+            md_field(out, cols[k], row);
             dynbuf_printf(out, " |");
         }
         dynbuf_printf(out, "\n");
     }
+}
+
+/* Whence each row's peak (its peak_source), said once for the rows that
+ * share it: "Peak of copy, scale: DRAM peak: ...". */
+static void peak_sources(struct dynbuf *out, const cJSON *rows)
+{
+    const char *key = compare_row_key(cJSON_GetArrayItem(rows, 0));
+    int n = cJSON_GetArraySize(rows);
+
+    for (int i = 0; i < n; i++) {
+        const char *src = text_at(cJSON_GetArrayItem(rows, i), "peak_source", NULL, NULL);
+        int seen = 0, all = 1, sep = 0;
+        for (int j = 0; src && j < n; j++) {
+            const char *other = text_at(cJSON_GetArrayItem(rows, j), "peak_source", NULL, NULL);
+            int same = other && strcmp(other, src) == 0;
+            seen |= same && j < i;
+            all &= same;
+        }
+        if (src == NULL || seen)
+            continue;
+        dynbuf_printf(out, "\nPeak of ");
+        if (all)
+            dynbuf_printf(out, "every row");
+        for (int j = i; !all && j < n; j++) {
+            const cJSON *r = cJSON_GetArrayItem(rows, j);
+            const char *other = text_at(r, "peak_source", NULL, NULL);
+            if (other == NULL || strcmp(other, src) != 0)
+                continue;
+            dynbuf_printf(out, "%s", sep++ ? ", " : "");
+            md_value(out, key ? cJSON_GetObjectItem(r, key) : NULL, MD_NUMBER);
+        }
+        dynbuf_printf(out, ": ");
+        md_text(out, src);
+        dynbuf_printf(out, ".\n");
+    }
+}
+
+/* The peaks of the summary (summary_peaks): "Peak: 33440 GB/s = 132 SMs x
+ * 128 bytes a clock x 1979 MHz; median over ...". */
+static void summary_peak_lines(struct dynbuf *out, const cJSON *summary)
+{
+    for (size_t i = 0; i < sizeof(summary_peaks) / sizeof(summary_peaks[0]); i++) {
+        const cJSON *o = cJSON_GetObjectItem(summary, summary_peaks[i].object);
+        const cJSON *v = cJSON_GetObjectItem(o, summary_peaks[i].value);
+        const cJSON *sms = cJSON_GetObjectItem(o, "sm_count");
+        const cJSON *bytes = cJSON_GetObjectItem(o, "bytes_per_clock_per_sm");
+        const cJSON *mhz = cJSON_GetObjectItem(o, "sm_clock_mhz");
+        const char *src = text_at(o, summary_peaks[i].source, NULL, NULL);
+
+        if (!cJSON_IsObject(o) || !cJSON_IsNumber(v))
+            continue;
+        dynbuf_printf(out, "\n%s: ", summary_peaks[i].name);
+        md_number(out, v->valuedouble, 4);
+        dynbuf_printf(out, " GB/s");
+        if (cJSON_IsNumber(sms) && cJSON_IsNumber(bytes) && cJSON_IsNumber(mhz))
+            dynbuf_printf(out, " = %g SMs x %g bytes a clock x %.0f MHz", sms->valuedouble,
+                          bytes->valuedouble, mhz->valuedouble);
+        if (src) {
+            dynbuf_printf(out, "; ");
+            md_text(out, src);
+        }
+        dynbuf_printf(out, ".\n");
+    }
+}
+
+/* A link of the matrix as words: "nvlink 4 x18 via nvswitch". */
+static void link_words(struct dynbuf *out, const cJSON *link)
+{
+    const cJSON *version = cJSON_GetObjectItem(link, "version");
+    const cJSON *links = cJSON_GetObjectItem(link, "links");
+
+    md_text(out, text_at(link, "type", NULL, NULL) ? text_at(link, "type", NULL, NULL) : "?");
+    if (cJSON_IsNumber(version))
+        dynbuf_printf(out, " %g", version->valuedouble);
+    if (cJSON_IsNumber(links))
+        dynbuf_printf(out, " x%g", links->valuedouble);
+    if (text_at(link, "via", NULL, NULL)) {
+        dynbuf_printf(out, " via ");
+        md_text(out, text_at(link, "via", NULL, NULL));
+    }
+}
+
+/* The summary's device matrices (p2p_bandwidth), one table each. */
+static void matrix_tables(struct dynbuf *out, const cJSON *summary)
+{
+    const cJSON *m = cJSON_GetObjectItem(summary, "matrix");
+    const cJSON *devices = cJSON_GetObjectItem(m, "devices"), *d;
+    const char *no_pair = text_at(summary, "no_pair", NULL, NULL);
+
+    if (no_pair) {
+        dynbuf_printf(out, "\nNo pair measured: ");
+        md_text(out, no_pair);
+        dynbuf_printf(out, ".\n");
+    }
+    if (!cJSON_IsArray(devices) || cJSON_GetArraySize(devices) < 2)
+        return;
+    for (size_t i = 0; i < sizeof(matrices) / sizeof(matrices[0]); i++) {
+        const cJSON *grid = cJSON_GetObjectItem(m, matrices[i].field), *line;
+        int r = 0;
+        if (!cJSON_IsArray(grid))
+            continue;
+        dynbuf_printf(out, "\n%s", matrices[i].title);
+        if (matrices[i].unit)
+            dynbuf_printf(out, " (%s)", matrices[i].unit);
+        dynbuf_printf(out, ", from the row's GPU to the column's:\n\n| From |");
+        cJSON_ArrayForEach(d, devices)
+            dynbuf_printf(out, " to GPU %g |", cJSON_GetNumberValue(d));
+        dynbuf_printf(out, "\n|:---|");
+        cJSON_ArrayForEach(d, devices)
+            dynbuf_printf(out, "---:|");
+        dynbuf_printf(out, "\n");
+        cJSON_ArrayForEach(line, grid) {
+            const cJSON *cell;
+            dynbuf_printf(out, "| GPU %g |",
+                          cJSON_GetNumberValue(cJSON_GetArrayItem(devices, r++)));
+            cJSON_ArrayForEach(cell, line) {
+                dynbuf_printf(out, " ");
+                if (cJSON_IsNumber(cell) && isfinite(cell->valuedouble)) {
+                    md_number(out, cell->valuedouble, 4);
+                    dynbuf_printf(out, " %s", matrices[i].unit ? matrices[i].unit : "");
+                } else if (cJSON_IsObject(cell)) {
+                    link_words(out, cell);
+                } else {
+                    dynbuf_printf(out, "-");
+                }
+                dynbuf_printf(out, " |");
+            }
+            dynbuf_printf(out, "\n");
+        }
+    }
+}
+
+int report_md_run(const cJSON *run, struct dynbuf *out)
+{
+    const cJSON *results = cJSON_GetObjectItem(run, "results");
+    const cJSON *rows = cJSON_GetObjectItem(results, "rows");
+    const cJSON *summary = cJSON_GetObjectItem(results, "summary");
+
+    card_sentence(out, text_at(run, "device", "name", NULL), text_at(run, "device", "uuid", NULL),
+                  run);
+    dynbuf_printf(out, ".\n\n");
+    run_status_sentence(out, run);
+    if (cJSON_GetArraySize(rows) > 0) {
+        rows_table(out, rows, summary);
+        peak_sources(out, rows);
+    }
+    summary_peak_lines(out, summary);
+    matrix_tables(out, summary);
     return dynbuf_failed(out) ? -1 : 0;
 }
 
@@ -277,7 +524,7 @@ static void verdicts_md(const cJSON *a, report_run_fn run_of, void *ctx, struct 
     }
     dynbuf_printf(out, "| %s | Baseline | Candidate | Shift | 95%% interval | Verdict |\n",
                   key_header(key));
-    dynbuf_printf(out, "|---:|---:|---:|---:|---:|:---|\n");
+    dynbuf_printf(out, "|%s---:|---:|---:|---:|:---|\n", key_align(key));
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(a, "rows")) {
         dynbuf_printf(out, "| ");
         md_value(out, cJSON_GetObjectItem(row, "key"), MD_NUMBER);
@@ -333,7 +580,7 @@ static void series_md(const cJSON *a, report_run_fn run_of, void *ctx, struct dy
     dynbuf_printf(out, "\n| %s |", key_header(key));
     for (int i = 1; i <= n; i++)
         dynbuf_printf(out, " Card %d |", i);
-    dynbuf_printf(out, "\n|---:|");
+    dynbuf_printf(out, "\n|%s", key_align(key));
     for (int i = 1; i <= n; i++)
         dynbuf_printf(out, "---:|");
     dynbuf_printf(out, "\n");

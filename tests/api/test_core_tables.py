@@ -42,7 +42,7 @@ class CoreTablesTest(unittest.TestCase):
         self.assertEqual([f["name"] for f in fields if f["key"]], ["stride", "variant", "pattern", "label"])
 
     def test_csv_columns_follow_the_table(self):
-        csv = [f["name"] for f in self.fields() if f["csv"]]
+        csv = [f["csv_column"] for f in self.fields() if f["csv"]]
         body = self.d.get("/runs/%s.csv" % self.first["id"]).body
         header = body.split("\r\n")[0].split(",")
         self.assertEqual(header[header.index("row") + 1:], csv)
