@@ -10,14 +10,15 @@ running, the post form posts and shows its errors, the view is in the URL,
 keyboard focus works, there is nothing in the console (the page holds
 itself to a Content-Security-Policy, so an inline script or style would
 show up here), and without Chart.js the tables stay and the page says what
-to install.  Screenshots: browser-*.png in GPUBENCH_SCREENSHOTS (the build
-folder under ctest).
+to install.  Screenshots: browser-*.png in GPUBENCH_SCREENSHOTS, or in a
+new temporary folder (never the source tree), named at the start.
 
 Exit 0 passed, 1 failed, 77 skipped (no chromium).
 """
 import json
 import os
 import sys
+import tempfile
 import time
 import traceback
 
@@ -29,7 +30,7 @@ import cdp  # noqa: E402
 import harness  # noqa: E402
 
 WEB = os.environ.get("GPUBENCH_WEB", os.path.join(HERE, "..", "..", "web"))
-SHOTS = os.environ.get("GPUBENCH_SCREENSHOTS", os.getcwd())
+SHOTS = os.environ.get("GPUBENCH_SCREENSHOTS") or tempfile.mkdtemp(prefix="gpubench-browser-shots-")
 
 # Counts the painted pixels of the first chart's canvas: a chart that
 # Chart.js set up but never drew is blank.
@@ -38,11 +39,15 @@ CANVAS_INK = """(() => { const c = document.querySelector('figure.chart canvas')
   const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
   let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n; })()"""
 
-# The rows table as the page shows it: key and every data-value cell.
-TABLE_ROWS = """Array.from(document.querySelectorAll('table.rows tbody tr')).map(tr => {
-  const o = {key: tr.dataset.key};
-  for (const td of tr.querySelectorAll('td[data-field]')) o[td.dataset.field] = td.dataset.value;
-  return o; })"""
+# The rows table as the page shows it: key and every data-value cell (a
+# table too wide for its box is split by columns: its parts are joined).
+TABLE_ROWS = """(() => { const rows = new Map();
+  for (const tr of document.querySelectorAll('table.rows tbody tr')) {
+    const o = rows.get(tr.dataset.key) || {key: tr.dataset.key};
+    for (const td of tr.querySelectorAll('td[data-field]')) o[td.dataset.field] = td.dataset.value;
+    rows.set(tr.dataset.key, o);
+  }
+  return Array.from(rows.values()); })()"""
 
 READY = "document.documentElement?.dataset.state === 'ready'"
 
@@ -228,17 +233,23 @@ def test_pages(d, b):
     shown_runs = b.eval("Array.from(document.querySelectorAll('table.series tbody tr')).map(tr => "
                         "Array.from(tr.querySelectorAll('a')).map(a => a.getAttribute('href').slice(5)))")
     check(shown_runs == [s["runs"] for s in api_cmp["series"]], "compare series %s != API %s" % (shown_runs, [s["runs"] for s in api_cmp["series"]]))
-    keys = b.eval("Array.from(document.querySelectorAll('table.compare tbody tr')).map(tr => tr.dataset.key)")
+    # The table may be split by columns to fit: each part repeats the keys,
+    # and each cell says its series (the API's index).  A series without a
+    # ratio is no column of it.
+    keys = b.eval("Array.from(new Set(Array.from(document.querySelectorAll('table.compare tbody tr')).map(tr => tr.dataset.key)))")
     check(keys == [str(k) for k in api_cmp["keys"]], "compare keys %s, API %s" % (keys, api_cmp["keys"]))
-    cells = b.eval("Array.from(document.querySelectorAll('table.compare tbody tr')).map(tr => "
-                   "Array.from(tr.querySelectorAll('td[data-value]')).map(td => td.dataset.value))")
-    for k, row in zip(api_cmp["keys"], cells):
-        want = []
-        for s in api_cmp["series"]:
-            r = next((x for x in s["rows"] if x["key"] == k), None)
-            want.append(r["ratio"] if r and isinstance(r.get("ratio"), (int, float)) else None)
-        got = [float(v) if v else None for v in row]
-        check(got == want, "compare row %s: page %s, API %s" % (k, got, want))
+    cells = b.eval("Object.fromEntries(Array.from(document.querySelectorAll('table.compare td[data-series]')).map(td => "
+                   "[td.dataset.series + '/' + td.closest('tr').dataset.key, td.dataset.value]))")
+    for i, s in enumerate(api_cmp["series"]):
+        ratios = {str(x["key"]): x["ratio"] for x in s["rows"] if isinstance(x.get("ratio"), (int, float))}
+        for k in api_cmp["keys"]:
+            got = cells.get("%d/%s" % (i, k))
+            if not ratios:
+                check(got is None, "series %d has no ratio but a column in the compare table" % i)
+                continue
+            check(got is not None, "compare table lacks series %d at %s" % (i, k))
+            want = ratios.get(str(k))
+            check((float(got) if got else None) == want, "compare series %d row %s: page %s, API %s" % (i, k, got, want))
     shot(b, "compare")
 
     print("compare: a candidate judged against a baseline")
@@ -764,6 +775,168 @@ def test_newcomer(d, b):
     assert_clean(b)
 
 
+# Issue 26: every view as a newcomer sees it, at two widths.  A table
+# cell's content is cut when it is wider than its cell (scrollWidth past
+# clientWidth); a table is cut when it is wider than the box that holds it
+# (whether that box scrolls or hides it: a column behind a scroll bar is a
+# column nobody reads); a number or a unit that wraps ("98.6 / %") is
+# misread.  Headers may wrap.
+CUT = """(() => {
+  const bad = [], name = (e) => e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).trim().replace(/\\s+/g, '.') : '') +
+    (e.dataset && e.dataset.field ? '[' + e.dataset.field + ']' : '');
+  const vw = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > vw + 1) bad.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + vw);
+  for (const t of document.querySelectorAll('table')) {
+    if (!t.offsetParent) continue;
+    const tn = t.id || String(t.className) || 'table';
+    for (const c of t.querySelectorAll('td, th')) {
+      if (c.scrollWidth > c.clientWidth + 1) bad.push(tn + ': ' + name(c) + ' cut: ' + JSON.stringify(c.innerText.slice(0, 40)) + ' needs ' + c.scrollWidth + ' px, has ' + c.clientWidth);
+    }
+    // Value cells hold one line: a number and its unit never wrap, nor
+    // a row's label in a table of rows (pcie's wrapped onto three lines).
+    for (const c of t.querySelectorAll('td.num, td[data-value], table.rows > tbody > tr > th')) {
+      const rects = Array.from((() => { const r = document.createRange(); r.selectNodeContents(c); return r.getClientRects(); })());
+      if (rects.length > 1) {
+        const minBottom = Math.min(...rects.map((x) => x.bottom)), maxTop = Math.max(...rects.map((x) => x.top));
+        if (maxTop > minBottom - 2) bad.push(tn + ': ' + name(c) + ' wraps: ' + JSON.stringify(c.innerText));
+      }
+    }
+    const box = t.parentElement;
+    if (box && box.scrollWidth > box.clientWidth + 1) bad.push(tn + ' needs ' + box.scrollWidth + ' px, its box (' + name(box) + ') has ' + box.clientWidth);
+    if (t.getBoundingClientRect().right > vw + 1) bad.push(tn + ' reaches ' + Math.round(t.getBoundingClientRect().right) + ' px of ' + vw);
+  }
+  return bad; })()"""
+
+# The compare chart's series: [label, colour, point style] each.
+COMPARE_STYLES = """Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets.map(d =>
+  [d.label, String(d.borderColor), String(d.pointStyle)])"""
+
+# Columns of the compare table whose every value cell says "–".
+EMPTY_COLUMNS = """(() => { const t = document.querySelector('table.compare'); if (!t) return ['no compare table'];
+  const heads = Array.from(t.querySelectorAll('thead th')).map((th) => th.innerText), out = [];
+  const rows = Array.from(t.querySelectorAll('tbody tr')).map((tr) => Array.from(tr.children).map((c) => c.innerText.trim()));
+  for (let i = 1; i < heads.length; i++) if (rows.length && rows.every((r) => r[i] === '–')) out.push(heads[i]);
+  return out; })()"""
+
+
+def test_layout(d, b):
+    """Issue 26: every view with the real H200 runs imported, at 1400 and
+    1920 px: nothing in a table is cut, the power-capped compute_peak run
+    does not contradict its verdict, many series stay readable in compare,
+    the verdict view's Metric menu is filled, and a p2p run on a one-GPU
+    node says why it has no numbers.  Every problem is collected and said
+    at the end, so one run of the test shows them all."""
+    import_examples(d)
+    runs = {}
+    for sub in sorted(os.listdir(EXAMPLES)):
+        folder = os.path.join(EXAMPLES, sub)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if name.endswith(".ndjson"):
+                with open(os.path.join(folder, name)) as f:
+                    text = f.read()
+                check(d.post("/runs/import", text).status == 200, "import of %s/%s" % (sub, name))
+                for line in text.splitlines():
+                    if line.strip():
+                        r = json.loads(line)
+                        runs[r["id"]] = r
+    done = [r for r in runs.values() if r["status"] == "done"]
+    # One run page per benchmark, and the two the issue names.
+    pages = {}
+    for r in done:
+        pages.setdefault("run-" + r["benchmark"], r["id"])
+    capped = [r for r in done if r["benchmark"] == "compute_peak" and (r["meta"] or {}).get("clock_dropped") is True
+              and any(n["code"] == "power_capped" for n in r["validity"].get("notes") or [])]
+    one_gpu = [r for r in done if r["benchmark"] == "p2p_bandwidth" and (r["results"]["summary"] or {}).get("no_pair")]
+    check(capped and one_gpu, "examples/ lack a power-capped compute_peak run or a one-GPU p2p run")
+    pages["run-compute_peak-power_capped"] = capped[0]["id"]
+    pages["run-p2p_bandwidth-one_gpu"] = one_gpu[0]["id"]
+    failed = [r for r in runs.values() if r["status"] == "failed"]
+    if failed:
+        pages["run-failed"] = failed[0]["id"]
+    trust = [r["id"] for r in done if r.get("label") == "trust-check" and r["params"]["strides"] == [1, 32]]
+    vq = "?view=compare&benchmark=smem_stride&baseline=runs:%s&candidate=runs:%s" % (trust[0], trust[1])
+    queries = [("runs", "")] + [(k, "?run=" + v) for k, v in sorted(pages.items())] + [
+        ("compare-many", "?view=compare&benchmark=smem_stride"), ("compare-transpose", "?view=compare&benchmark=transpose"),
+        ("compare-baseline-candidate", vq), ("fleet", "?view=fleet&benchmark=smem_stride"),
+        ("alerts", "?view=alerts"), ("post", "?view=post")]
+    n_series = len(d.get("/compare?benchmark=smem_stride").json()["series"])
+    check(n_series >= 10, "compare has only %d smem_stride series: the many-series case is not tested" % n_series)
+
+    problems = []
+
+    def want(cond, msg):
+        if not cond:
+            problems.append(msg)
+
+    for width in (1400, 1920):
+        b.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+        for name, query in queries:
+            open_page(b, d, query, "%s at %d px" % (name, width))
+            b.wait_for("Array.from(document.querySelectorAll('figure.chart')).every(f => f.dataset.chart !== 'pending')",
+                       what=name + ": charts drawn")
+            for p in b.eval(CUT):
+                want(False, "%s at %d px: %s" % (name, width, p))
+            shot(b, "layout-%d-%s" % (width, name))
+
+    print("the power-capped compute_peak run explains its clock once")
+    open_page(b, d, "?run=" + capped[0]["id"], "power-capped run")
+    banners = b.eval("Array.from(document.querySelectorAll('#run .warn')).map(w => w.innerText)")
+    want(not [t for t in banners if "Clock dropped" in t or "inflated" in t],
+         "the valid power-capped run also warns that its clock dropped: %s" % banners)
+    note = b.eval("(document.querySelector('#run-validity li[data-note=power_capped]') || {}).innerText || ''")
+    want("clock" in note.lower(), "the power_capped note does not say that it is why the SM clock fell: %r" % note)
+    want("may be inflated" not in b.eval("document.getElementById('run').innerText"),
+         "the power-capped run still says its times may be inflated")
+
+    print("a p2p run on a one-GPU node says why it has no numbers")
+    open_page(b, d, "?run=" + one_gpu[0]["id"], "one-GPU p2p run")
+    text = b.eval("document.getElementById('run').innerText")
+    want(one_gpu[0]["results"]["summary"]["no_pair"] in text, "the one-GPU p2p run does not say why: %r" % text[:600])
+    want("This run has no rows" not in text, "the one-GPU p2p run says only that it has no rows")
+    want(b.eval("document.querySelectorAll('figure.heatmap').length") == 0, "the one-GPU p2p run shows empty matrices")
+
+    print("compare with many series: a colour and a marker each, one highlighted, no empty column")
+    open_page(b, d, "?view=compare&benchmark=smem_stride", "compare many")
+    assert_chart(b, "compare many")
+    styles = [x for x in b.eval(COMPARE_STYLES) if x[0] != "predicted conflict degree"]
+    pairs = [(c, s) for _, c, s in styles]
+    dup = sorted({p for p in pairs if pairs.count(p) > 1})
+    with_values = [s for s in d.get("/compare?benchmark=smem_stride").json()["series"]
+                   if any(isinstance(r.get("ratio"), (int, float)) for r in s["rows"])]
+    want(len(styles) == len(with_values), "the compare chart draws %d series, %d have a ratio" % (len(styles), len(with_values)))
+    want(not dup, "compare series sharing a colour and a marker: %s" % [l for l, c, s in styles if (c, s) in dup])
+    empty = b.eval(EMPTY_COLUMNS)
+    want(not empty, "compare table columns with no value: %s" % empty)
+    # Hovering the second series' legend entry highlights it: the others
+    # are drawn dimmed (a lower alpha), it is not.
+    box = b.eval("""(() => { const c = Chart.getChart(document.querySelector('figure.chart canvas'));
+      const h = c.legend.legendHitBoxes[1], r = c.canvas.getBoundingClientRect();
+      return h ? [r.left + h.left + h.width / 2, r.top + h.top + h.height / 2] : null; })()""")
+    if box:
+        b.eval("document.querySelector('figure.chart canvas').scrollIntoView({block: 'center'})")
+        box = b.eval("""(() => { const c = Chart.getChart(document.querySelector('figure.chart canvas'));
+          const h = c.legend.legendHitBoxes[1], r = c.canvas.getBoundingClientRect();
+          return [r.left + h.left + h.width / 2, r.top + h.top + h.height / 2]; })()""")
+        b.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box[0], "y": box[1]})
+        time.sleep(0.3)
+    colours = b.eval("""Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets
+      .filter(d => d.label !== 'predicted conflict degree').map(d => String(d.borderColor))""")
+    alpha = lambda c: float(c.split(",")[3].rstrip(")")) if c.startswith("rgba") else 1.0
+    want(len(colours) > 2 and alpha(colours[1]) == 1.0 and all(alpha(c) < 0.5 for i, c in enumerate(colours) if i != 1),
+         "hovering a legend entry does not highlight its series (colours %s)" % colours[:4])
+    shot(b, "layout-compare-hover")
+
+    print("the Metric menu of a verdict view is filled")
+    open_page(b, d, vq, "baseline/candidate")
+    opts = b.eval("Array.from(document.querySelectorAll('#compare-form [name=metric] option')).map(o => o.textContent)")
+    want(len(opts) > 0, "the Metric menu of a baseline/candidate comparison is empty")
+
+    for p in problems:
+        print("  problem:", p)
+    check(not problems, "%d problem(s), listed above; the first: %s" % (len(problems), problems[:1]))
+    assert_clean(b)
+
+
 def test_no_gpu(d, b):
     """A node without a GPU: the post form says so at the top, with the
     reason /devices gives, and offers no button that can only fail."""
@@ -789,6 +962,7 @@ def main():
         print("SKIPPED: chromium not installed (apt-get install chromium)")
         return 77
     t0 = time.time()
+    print("screenshots in", SHOTS)
     failures = 0
     cases = [
         ("pages", test_pages, {}, []),
@@ -801,6 +975,7 @@ def main():
         ("verdicts", test_verdicts, {}, ["--confirm-runs", "1", "--history-runs", "2"]),
         ("newcomer", test_newcomer, {}, []),
         ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
+        ("layout", test_layout, {}, []),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
     # cases (while working on one).

@@ -13,6 +13,26 @@
 export const OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 export const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star", "rectRounded", "cross"];
 const DASHES = [[], [6, 3], [2, 3], [10, 3, 2, 3], [1, 2], [12, 4], [4, 4], [8, 2]];
+// The marker of each shape as a character, for the tables' swatches.
+const GLYPHS = { circle: "●", rect: "■", triangle: "▲", rectRot: "◆", crossRot: "✕", star: "★", rectRounded: "▪", cross: "✚" };
+
+// Series i's colour, marker and dash.  Colour and marker step together
+// and the marker moves one further every 8 series, so no two of the first
+// 64 series share both (issue 26: 13 cards on one compare chart, two with
+// one look); the dash differs too.  The compare chart and its tables
+// both take it from here, so a table's swatch is its series' look.
+export function seriesStyle(i) {
+  const c = i % OKABE_ITO.length;
+  const round = Math.floor(i / OKABE_ITO.length);
+  const shape = SHAPES[(c + round) % SHAPES.length];
+  return { colour: OKABE_ITO[c], colourIndex: c, shape, glyph: GLYPHS[shape], dash: DASHES[(c + round * 3) % DASHES.length] };
+}
+
+// "#0072B2" at alpha a, as rgba(): a dimmed series keeps its hue.
+function withAlpha(hex, a) {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${a})`;
+}
 const INK = "#1d2731";
 const GRID = "#e3e7eb";
 
@@ -351,15 +371,22 @@ export function bars(canvas, keys, series, axisTitle) {
 
 // Compare: one series per card.  Numeric keys (strides) are lines on a
 // log2 axis when the metric is a ratio; named keys (variants) are bars.
-export function compare(canvas, keys, series, metric, axisTitle, predicted) {
+// Each series has its own colour and marker (seriesStyle).  With many
+// series the lines lie on each other, so one is highlighted and the rest
+// dimmed: the one under the pointer (on the chart or its legend entry),
+// or the one whose legend entry was clicked (a second click lets go).
+// style(i) gives series i's look (default seriesStyle(i)), so a caller
+// that leaves series out keeps each card's look stable.
+export function compare(canvas, keys, series, metric, axisTitle, predicted, style) {
   const numericKeys = keys.every((k) => typeof k === "number");
+  const look = series.map((_s, i) => (style ? style(i) : seriesStyle(i)));
   const datasets = series.map((s, i) => ({
     label: s.label,
     data: s.values,
-    borderColor: OKABE_ITO[i % OKABE_ITO.length],
-    backgroundColor: OKABE_ITO[i % OKABE_ITO.length],
-    pointStyle: SHAPES[i % SHAPES.length],
-    borderDash: numericKeys ? DASHES[i % DASHES.length] : undefined,
+    borderColor: look[i].colour,
+    backgroundColor: look[i].colour,
+    pointStyle: look[i].shape,
+    borderDash: numericKeys ? look[i].dash : undefined,
     pointRadius: 5,
     borderWidth: 2,
     spanGaps: true, // a card whose run skipped a stride still draws one line
@@ -378,16 +405,52 @@ export function compare(canvas, keys, series, metric, axisTitle, predicted) {
       type: "line",
     });
   }
+  const n = series.length;
+  let pinned = null, hovered = null;
+  // Restyles the series for the one highlighted (null: all as drawn).
+  const highlight = (chart) => {
+    const on = hovered !== null ? hovered : pinned;
+    chart.data.datasets.forEach((d, i) => {
+      if (i >= n) return;
+      const dim = on !== null && i !== on;
+      const c = dim ? withAlpha(look[i].colour, 0.15) : look[i].colour;
+      d.borderColor = c;
+      d.backgroundColor = c;
+      d.borderWidth = i === on ? 3.5 : 2;
+      d.pointRadius = i === on ? 7 : 5;
+      d.order = i === on ? -1 : 0; // drawn last: on top of the others
+    });
+    chart.update("none");
+  };
+  const setHovered = (chart, i) => {
+    const v = i !== null && i < n ? i : null;
+    if (v !== hovered) { hovered = v; highlight(chart); }
+  };
   const all = [].concat(...series.map((s) => s.values), predicted || []);
   const y = metric === "ratio"
     ? log2Axis(axisTitle, all)
     : { beginAtZero: true, title: { display: true, text: axisTitle } };
+  const many = n > OKABE_ITO.length;
   return make(canvas, {
     type: numericKeys ? "line" : "bar",
     data: { labels: keys.map(String), datasets },
     options: {
-      interaction: { mode: "index", intersect: false },
+      // With many series one tooltip line per series is a wall of text:
+      // the nearest point's series alone.
+      interaction: many ? { mode: "nearest", intersect: false } : { mode: "index", intersect: false },
+      onHover: (_e, active, chart) => setHovered(chart, many && active.length ? active[0].datasetIndex : null),
       scales: { x: { title: { display: true, text: numericKeys ? "stride (32-bit words)" : "variant" } }, y },
+      plugins: {
+        legend: {
+          onHover: (_e, item, legend) => setHovered(legend.chart, item.datasetIndex),
+          onLeave: (_e, _item, legend) => setHovered(legend.chart, null),
+          onClick: (_e, item, legend) => {
+            if (item.datasetIndex >= n) return;
+            pinned = pinned === item.datasetIndex ? null : item.datasetIndex;
+            highlight(legend.chart);
+          },
+        },
+      },
     },
   });
 }

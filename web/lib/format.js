@@ -83,6 +83,7 @@ export function median(xs) {
 // and how each value is shown follow from a field's type, unit and digits.
 export function fieldShow(f) {
   const d = f.digits || undefined;
+  if (f.type === "string") return (v) => (typeof v === "string" && v ? v : "–");
   if (f.type === "boolean") return (v) => (v === true ? "yes" : v === false ? "NO" : "–");
   if (f.type === "number[]") return (v) => (Array.isArray(v) ? String(v.length) : "–");
   if (f.unit === "x") return (v) => (isNum(v) ? num(v, d) + "×" : "–");

@@ -147,3 +147,50 @@ export function fleetWords(cell) {
   if (isNum(cell.z)) return { cls: "verdict-same", text: "within the fleet" };
   return { cls: "note", text: "not judged" };
 }
+
+// Tables that fit their box (issue 26).  Numbers never wrap, so a table
+// of many columns (a run's 16 row fields, 27 cards on a compare, 33
+// strides in the fleet) can be wider than the page, and a column behind a
+// scroll bar is a column nobody reads.  fitTables holds the columns and
+// build(cols, part, parts), which makes one table (in its .table-wrap) of
+// some of them, repeating whatever heads its rows; layTables() then lays
+// each such set out in as few tables as fit their box (a single column a
+// table that still does not fit scrolls).  A view calls layTables() once
+// its elements are in the page (before ready(), so that what a test
+// measures is laid out); the page calls it again when the window resizes.
+const sets = new Set();
+
+export function fitTables(columns, build) {
+  const holder = el("div", { class: "table-set" }, build(columns, 0, 1));
+  sets.add({ holder, columns, build, shown: false });
+  return holder;
+}
+
+function lay({ holder, columns, build }) {
+  let last = 0;
+  for (let parts = 1; parts <= Math.max(1, columns.length); parts++) {
+    const per = Math.max(1, Math.ceil(columns.length / parts));
+    if (per === last) continue;
+    last = per;
+    const n = Math.max(1, Math.ceil(columns.length / per));
+    const tables = [];
+    for (let i = 0; i < n; i++) tables.push(build(columns.slice(i * per, (i + 1) * per), i, n));
+    holder.replaceChildren(...tables);
+    if (tables.every((w) => w.scrollWidth <= w.clientWidth + 1)) return;
+  }
+}
+
+export function layTables() {
+  for (const set of sets) {
+    // Not in the page: not yet (kept), or no longer (dropped).
+    if (!set.holder.isConnected) { if (set.shown) sets.delete(set); continue; }
+    set.shown = true;
+    lay(set);
+  }
+}
+
+let resizing = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(layTables, 150);
+});

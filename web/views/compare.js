@@ -7,7 +7,7 @@ import { api } from "../lib/api.js";
 import { isNum, num, pct, qs, uuidTag, spreadOf, fieldShow } from "../lib/format.js";
 import { state, current, ready, errorBox, navigate } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { copyMarkdown, chartFigure, fillBenchmarkSelect } from "../lib/widgets.js";
+import { copyMarkdown, chartFigure, fillBenchmarkSelect, fitTables, layTables } from "../lib/widgets.js";
 
 // The compare menu's metrics: [menu text, axis and column title, field].
 function compareMetrics() {
@@ -31,7 +31,7 @@ export async function showCompare(q) {
   form.elements.latest.value = q.get("latest") || "";
   for (const k of ["baseline", "candidate", "margin"]) form.elements[k].value = q.get(k) || "";
   out.replaceChildren(el("p", { class: "note" }, "loading…"));
-  if (q.get("baseline") && q.get("candidate")) return showVerdicts(q, out, gen);
+  if (q.get("baseline") && q.get("candidate")) return showVerdicts(q, out, gen, form.elements.metric);
 
   let data;
   try {
@@ -61,13 +61,19 @@ export async function showCompare(q) {
     return;
   }
   const keys = data.keys;
-  const series = data.series.map((s) => ({ ...s, label: seriesLabel(s, data.series) }));
+  const series = data.series.map((s, index) => ({ ...s, index, label: seriesLabel(s, data.series) }));
   // The same card with different parameters is two series: number them.
   const seen = new Map();
   for (const s of series) seen.set(s.label, (seen.get(s.label) || 0) + 1);
   const nth = new Map();
   for (const s of series) if (seen.get(s.label) > 1) { nth.set(s.label, (nth.get(s.label) || 0) + 1); s.label += " · set " + nth.get(s.label); }
   const value = (s, k, f) => { const r = s.rows.find((x) => x.key === k); return r && isNum(r[f]) ? r[f] : null; };
+  // Each series keeps its look (colour and marker, seriesStyle) in the
+  // chart, its table and the table of series.  A series without a value
+  // of this metric (its runs all left out as invalid, or rows without the
+  // field) is drawn nowhere and tabled only among the series, saying why.
+  series.forEach((s, i) => { s.style = GBCharts.seriesStyle(i); });
+  const shown = metric ? series.filter((s) => keys.some((k) => value(s, k, metric) !== null)) : series;
   const parts = [];
   if (data.series.some((s) => s.synthetic)) parts.push(el("p", { class: "warn synthetic", role: "note" }, el("strong", {}, "Synthetic: "), "some of these runs come from the worker's test double; their numbers were not measured."));
   if (data.excluded_invalid > 0) parts.push(el("p", { class: "note", id: "compare-excluded" }, `${data.excluded_invalid} invalid run(s) left out (contended, throttled, noisy…). `,
@@ -80,24 +86,37 @@ export async function showCompare(q) {
     const predicted = metric === "ratio" && data.key === "stride"
       ? keys.map((k) => { for (const s of series) { const v = value(s, k, "predicted_degree"); if (v !== null) return v; } return null; })
       : null;
-    fig = chartFigure(`${METRICS[metric][1]} of ${bench}, one series per card`, (c) => GBCharts.compare(c, keys,
-      series.map((s) => ({ label: s.label, values: keys.map((k) => { const v = value(s, k, metric); return v === null ? null : v * scale; }) })),
-      metric, METRICS[metric][1], predicted));
+    const many = shown.length > 8 ? "; hover or click a card in the legend to pick its line out" : "";
+    fig = chartFigure(`${METRICS[metric][1]} of ${bench}, one series per card${many}`, (c) => GBCharts.compare(c, keys,
+      shown.map((s) => ({ label: s.label, values: keys.map((k) => { const v = value(s, k, metric); return v === null ? null : v * scale; }) })),
+      metric, METRICS[metric][1], predicted, (i) => shown[i].style));
+    // Many series: a legend of many lines above the plot, so more height.
+    if (many) fig.fig.classList.add("tall");
     parts.push(fig.fig);
   }
   parts.push(el("p", { class: "downloads" }, copyMarkdown("/compare.md" + qs({ benchmark: bench, host: q.get("host"), device: q.get("device"),
     label: q.get("label"), latest: q.get("latest"), runs: q.get("runs"), include_invalid: q.get("include_invalid") }))));
-  parts.push(compareTable(data, series, keys, metric || "median_ms", METRICS));
-  parts.push(seriesTable(series));
+  parts.push(compareTables(data, metric ? shown : series, keys, metric || "median_ms", METRICS));
+  parts.push(seriesTable(series, metric ? (s) => !shown.includes(s) : () => false, metric ? METRICS[metric][0] : ""));
   out.replaceChildren(...parts);
+  layTables();
   if (fig) fig.draw();
   ready();
 }
 
+// What a verdict's shift can be charted in (the Metric menu of a
+// baseline/candidate comparison): the time, which the verdict judges, or
+// the SM busy cycles (the clock taken out) where both groups' rows have
+// their clock.  [menu text, the row's shift object].
+const SHIFT_MEASURES = {
+  time: ["time shift (the verdict's)", (r) => r],
+  cycles: ["cycle shift (clock taken out)", (r) => r.cycles || null],
+};
+
 // A candidate judged against a baseline (GET /compare?baseline=&candidate=):
 // each row's shift with its interval against the ±margin band, and the
 // verdict in words in the table.
-async function showVerdicts(q, out, gen) {
+async function showVerdicts(q, out, gen, metricSel) {
   let data;
   const params = { baseline: q.get("baseline"), candidate: q.get("candidate"), margin: q.get("margin"),
     benchmark: q.get("benchmark"), since: q.get("since"), until: q.get("until"), include_invalid: q.get("include_invalid") };
@@ -110,6 +129,10 @@ async function showVerdicts(q, out, gen) {
     return;
   }
   if (!current(gen)) return;
+  const offered = ["time"].concat((data.rows || []).some((r) => r.cycles) ? ["cycles"] : []);
+  metricSel.replaceChildren(...offered.map((m) => el("option", { value: m }, SHIFT_MEASURES[m][0])));
+  const measure = offered.includes(q.get("metric")) ? q.get("metric") : "time";
+  metricSel.value = measure;
   const parts = [];
   const side = (g) => `${g.selector}: ${g.n_runs} run(s)` + (g.excluded_invalid ? `, ${g.excluded_invalid} invalid left out` : "") +
     (g.excluded_other_key ? `, ${g.excluded_other_key} with other parameters left out` : "");
@@ -129,8 +152,8 @@ async function showVerdicts(q, out, gen) {
     data.verdict_rows && data.verdict_rows.length && data.verdict !== "same" ? ` (${data.key} ${data.verdict_rows.join(", ")})` : "",
     ` — margin ±${pct(data.margin, 2)}, ${data.method}.`));
   parts.push(el("p", { class: "downloads" }, copyMarkdown("/compare.md" + qs(params))));
-  const fig = chartFigure(`Shift of ${data.benchmark} from the baseline per ${data.key}, with 95% intervals and the ±margin band`,
-    (c) => GBCharts.shift(c, keys, data.rows, data.margin, data.key));
+  const fig = chartFigure(`Shift of ${data.benchmark} ${measure === "cycles" ? "in SM busy cycles " : ""}from the baseline per ${data.key}, with 95% intervals and the ±margin band`,
+    (c) => GBCharts.shift(c, keys, data.rows.map(SHIFT_MEASURES[measure][1]), data.margin, data.key));
   parts.push(fig.fig);
   const sign = (v) => (isNum(v) ? (v > 0 ? "+" : "") + pct(v, 2) : "–");
   const head = el("tr", {}, [data.key, "Verdict", "Shift", "95% interval", "In cycles", "Samples (baseline / candidate)", "More samples to decide"]
@@ -160,36 +183,53 @@ function seriesLabel(s, all) {
   return label;
 }
 
-function compareTable(data, series, keys, metric, METRICS) {
+// A series' swatch: its colour and its marker, as on the chart.
+function swatch(s) {
+  return el("span", { class: "mark mark-" + s.style.colourIndex, "aria-hidden": "true", title: s.style.shape }, s.style.glyph);
+}
+
+// The numbers per key, one column per series.  Numbers never wrap, so
+// many series would make one table wider than any screen: fitTables splits
+// them into as many tables as fit, every one with the key column.
+function compareTables(data, series, keys, metric, METRICS) {
   const [, title, field] = METRICS[metric];
   const fmtV = fieldShow(field);
   const hasPred = series.some((s) => s.rows.some((r) => isNum(r.predicted_degree)));
-  const head = el("tr", {}, el("th", { scope: "col" }, data.key), hasPred ? el("th", { scope: "col" }, "Predicted degree") : null,
-    series.map((s) => el("th", { scope: "col" }, s.label)));
-  const body = keys.map((k) => {
-    const pred = series.map((s) => s.rows.find((r) => r.key === k)).find((r) => r && isNum(r.predicted_degree));
-    return el("tr", { dataset: { key: String(k) } }, el("th", { scope: "row" }, String(k)),
-      hasPred ? el("td", { class: "num" }, pred ? num(pred.predicted_degree) : "–") : null,
-      series.map((s) => {
-        const r = s.rows.find((x) => x.key === k);
-        if (!r || !isNum(r[metric])) return el("td", { class: "num", dataset: { value: "" } }, "–");
-        const sp = spreadOf(r);
-        return el("td", { class: "num", dataset: { value: isNum(r[metric]) ? String(r[metric]) : "" }, title: `${num(r.n)} run(s); median ${num(r.median_ms, 4)} ms, min ${num(r.min_ms, 4)}, max ${num(r.max_ms, 4)}` },
-          fmtV(r[metric]), sp !== null ? el("span", { class: "spread" }, " ±" + pct(sp / 2, 2)) : null);
-      }));
+  const caption = title + " per " + data.key + " (± is half the spread (max − min) / median over the samples and runs)";
+  return fitTables(series, (part, i, n) => {
+    const head = el("tr", {}, el("th", { scope: "col" }, data.key), hasPred ? el("th", { scope: "col" }, "Predicted degree") : null,
+      part.map((s) => el("th", { scope: "col", dataset: { series: String(s.index) } }, swatch(s), s.label)));
+    const body = keys.map((k) => {
+      const pred = series.map((s) => s.rows.find((r) => r.key === k)).find((r) => r && isNum(r.predicted_degree));
+      return el("tr", { dataset: { key: String(k) } }, el("th", { scope: "row" }, String(k)),
+        hasPred ? el("td", { class: "num" }, pred ? num(pred.predicted_degree) : "–") : null,
+        part.map((s) => {
+          const r = s.rows.find((x) => x.key === k);
+          const at = { series: String(s.index), value: "" };
+          if (!r || !isNum(r[metric])) return el("td", { class: "num", dataset: at }, "–");
+          const sp = spreadOf(r);
+          at.value = String(r[metric]);
+          return el("td", { class: "num", dataset: at, title: `${num(r.n)} run(s); median ${num(r.median_ms, 4)} ms, min ${num(r.min_ms, 4)}, max ${num(r.max_ms, 4)}` },
+            fmtV(r[metric]), sp !== null ? el("span", { class: "spread" }, " ±" + pct(sp / 2, 2)) : null);
+        }));
+    });
+    const from = series.indexOf(part[0]);
+    const which = n > 1 ? ` — series ${from + 1} to ${from + part.length} of ${series.length}` : "";
+    return el("div", { class: "table-wrap" }, el("table", { class: "rows compare" },
+      el("caption", {}, caption + which), el("thead", {}, head), el("tbody", {}, body)));
   });
-  return el("div", { class: "table-wrap" }, el("table", { class: "rows compare" },
-    el("caption", {}, title + " per " + data.key + " (± is half the spread (max − min) / median over the samples and runs)"),
-    el("thead", {}, head), el("tbody", {}, body)));
 }
 
-function seriesTable(series) {
+// left(s): whether series s is left out of the chart and the numbers (no
+// value of the metric named metricName).
+function seriesTable(series, left, metricName) {
   const head = el("tr", {}, ["Series", "Card", "Host", "Driver", "CUDA", "Parameters", "Runs"].map((h) => el("th", { scope: "col" }, h)));
-  const body = series.map((s, i) => el("tr", {},
-    el("th", { scope: "row" }, el("span", { class: "swatch swatch-" + (i % 8), "aria-hidden": "true" }), s.label),
+  const body = series.map((s) => el("tr", { dataset: { series: String(s.index), left: String(left(s)) } },
+    el("th", { scope: "row" }, swatch(s), s.label,
+      left(s) ? el("span", { class: "why" }, ` (no ${metricName}: not charted)`) : null),
     el("td", { title: s.card.uuid }, s.card.name || "–"), el("td", {}, s.card.host || "–"),
     el("td", {}, s.driver || "–"), el("td", {}, s.cuda || "–"),
-    el("td", { class: "mono small" }, Object.entries(s.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ")),
+    el("td", { class: "mono small params" }, Object.entries(s.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ")),
     el("td", {}, s.runs.map((id, j) => [j ? ", " : "", el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, id.slice(-6))]),
       s.excluded_invalid ? el("span", { class: "why" }, ` (${s.excluded_invalid} invalid left out)`) : null)));
   return el("div", { class: "table-wrap" }, el("table", { class: "series" }, el("caption", {}, "The series: which card, software and runs each one is"), el("thead", {}, head), el("tbody", {}, body)));

@@ -6,7 +6,7 @@ import { $, el, table } from "../lib/dom.js";
 import { isNum, num, qs, shortCard, rowKeyText } from "../lib/format.js";
 import { state, ready, errorBox, loadInto, navigate } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { chartFigure, fillBenchmarkSelect, runLink, fleetWords } from "../lib/widgets.js";
+import { chartFigure, fillBenchmarkSelect, runLink, fleetWords, fitTables, layTables } from "../lib/widgets.js";
 
 export async function showFleet(q) {
   const gen = state.generation;
@@ -25,6 +25,7 @@ export async function showFleet(q) {
   }
   const figs = [];
   out.replaceChildren(...data.groups.map((g, i) => fleetGroup(g, i, data, figs)));
+  layTables();
   figs.forEach((f) => f.draw());
   ready();
 }
@@ -45,19 +46,24 @@ function fleetGroup(g, gi, data, figs) {
   } else {
     parts.push(el("p", { class: "note" }, "Fewer than 3 cards: nothing is judged (the median and MAD of two say nothing of which is off)."));
   }
-  const head = ["Card", "Host", "Judgement"].concat(keys.map((k) => "row " + rowKeyText(k) + " (ms, z)"));
-  const body = g.cards.map((card) => el("tr", { dataset: { uuid: card.device_uuid, outlier: String(card.outlier) }, class: card.outlier ? "bad" : "" },
-    el("th", { scope: "row", title: card.device_uuid }, shortCard(card.device_uuid), " ", runLink(card.run_id, "run")),
-    el("td", {}, card.host),
-    el("td", { dataset: { field: "outlier", value: String(card.outlier) } }, card.outlier ? "outlier" : "within the fleet"),
-    keys.map((k) => {
-      const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k));
-      if (!cell) return el("td", { class: "num" }, "–");
-      const w = fleetWords(cell);
-      return el("td", { class: "num " + (cell.outlier ? "verdict-slower" : ""), dataset: { key: rowKeyText(k), z: String(cell.z), value: String(cell.value_ms) }, title: w.text },
-        num(cell.value_ms, 4), el("span", { class: "spread" }, " z " + (isNum(cell.z) ? num(cell.z, 3) : "–")), cell.outlier ? " (outlier)" : "");
-    })));
-  parts.push(table("fleet-cards", "Each card's latest valid median per row and its z; outliers first", head, body));
+  // A cell per card and row; numbers never wrap, so a benchmark with many
+  // rows (smem_stride's 33 strides) is split into as many tables as fit
+  // (fitTables), every one with the card's columns.
+  parts.push(fitTables(keys, (part, i, n) => {
+    const head = ["Card", "Host", "Judgement"].concat(part.map((k) => "row " + rowKeyText(k) + " (ms, z)"));
+    const body = g.cards.map((card) => el("tr", { dataset: { uuid: card.device_uuid, outlier: String(card.outlier) }, class: card.outlier ? "bad" : "" },
+      el("th", { scope: "row", title: card.device_uuid }, shortCard(card.device_uuid), " ", runLink(card.run_id, "run")),
+      el("td", {}, card.host),
+      el("td", { dataset: { field: "outlier", value: String(card.outlier) } }, card.outlier ? "outlier" : "within the fleet"),
+      part.map((k) => {
+        const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k));
+        if (!cell) return el("td", { class: "num" }, "–");
+        const w = fleetWords(cell);
+        return el("td", { class: "num " + (cell.outlier ? "verdict-slower" : ""), dataset: { key: rowKeyText(k), z: String(cell.z), value: String(cell.value_ms) }, title: w.text },
+          num(cell.value_ms, 4), el("span", { class: "spread" }, " z " + (isNum(cell.z) ? num(cell.z, 3) : "–")), cell.outlier ? " (outlier)" : "");
+      })));
+    return table("fleet-cards", "Each card's latest valid median per row and its z; outliers first" + (n > 1 ? ` (rows, part ${i + 1} of ${n})` : ""), head, body);
+  }));
   parts.push(table("fleet-rows", "The fleet per row: median and MAD (median absolute deviation) of the cards' medians",
     ["row", "Cards", "Median (ms)", "MAD (ms)"],
     g.rows.map((r) => el("tr", { dataset: { key: rowKeyText(r.key) } }, el("th", { scope: "row" }, rowKeyText(r.key)),

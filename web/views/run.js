@@ -7,7 +7,7 @@ import { api } from "../lib/api.js";
 import { isNum, num, pct, duration, rowKey, spreadOf, fieldShow } from "../lib/format.js";
 import { state, benchmarks, later, current, ready, errorBox, render } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { copyMarkdown, timeEl, statusBadge, validityOf, validityBadge, originText, originTag, progressMessage, chartFigure, chartOrNote } from "../lib/widgets.js";
+import { copyMarkdown, timeEl, statusBadge, validityOf, validityBadge, originText, originTag, progressMessage, chartFigure, chartOrNote, fitTables, layTables } from "../lib/widgets.js";
 import { runVerdictsPanel, runAlerts } from "./run_verdicts.js";
 import { askToken } from "./post.js";
 
@@ -24,23 +24,30 @@ const RATIO_HEADER = {
   transpose: "Time ratio (× copy time)",
 };
 
+// The rows as one table, or as several side by side in columns where one
+// would not fit its box (fitTables): each repeats the row's key.
 function rowsTable(rows, key, caption, benchmark) {
   const withSpread = rows.map((r) => ({ ...r, spread: spreadOf(r) }));
-  const cols = rowColumns().filter(([f]) => withSpread.some((r) => r[f] !== undefined && (f !== "spread" || r.spread !== null)));
+  // A column with no value in any row (gmem_stride's peak) is left out.
+  const cols = rowColumns().filter(([f]) => withSpread.some((r) => r[f] !== undefined && r[f] !== null));
   const header = (f, h) => (f === "ratio" && RATIO_HEADER[benchmark]) || h;
-  const head = el("tr", {}, el("th", { scope: "col" }, key || "row"), cols.map(([f, h]) => el("th", { scope: "col" }, header(f, h))));
-  const body = withSpread.map((r, i) => el("tr", { dataset: { key: key ? String(r[key]) : String(i) } },
-    el("th", { scope: "row" }, key ? String(r[key]) : String(i + 1)),
-    cols.map(([f, , show]) => {
-      const v = r[f];
-      // data-value keeps the exact number for whoever reads the DOM (tests).
-      const attrs = { dataset: { field: f }, class: typeof v === "number" || Array.isArray(v) ? "num" : "" };
-      if (typeof v === "number" || typeof v === "boolean") attrs.dataset.value = String(v);
-      if (Array.isArray(v)) { attrs.dataset.value = String(v.length); attrs.title = v.map((x) => num(x, 4)).join(", ") + " ms"; }
-      if (f === "verified" && v === false) attrs.class = "bad";
-      return el("td", attrs, show(v));
-    })));
-  return el("div", { class: "table-wrap" }, el("table", { class: "rows" }, el("caption", {}, caption), el("thead", {}, head), el("tbody", {}, body)));
+  return fitTables(cols, (part, i, n) => {
+    const head = el("tr", {}, el("th", { scope: "col" }, key || "row"), part.map(([f, h]) => el("th", { scope: "col" }, header(f, h))));
+    const body = withSpread.map((r, j) => el("tr", { dataset: { key: key ? String(r[key]) : String(j) } },
+      el("th", { scope: "row" }, key ? String(r[key]) : String(j + 1)),
+      part.map(([f, , show]) => {
+        const v = r[f];
+        // data-value keeps the exact number for whoever reads the DOM (tests).
+        // Numbers never wrap (class num); words (a peak's source) may.
+        const attrs = { dataset: { field: f }, class: typeof v === "number" || Array.isArray(v) ? "num" : typeof v === "string" && v.includes(" ") ? "text" : "" };
+        if (typeof v === "number" || typeof v === "boolean") attrs.dataset.value = String(v);
+        if (Array.isArray(v)) { attrs.dataset.value = String(v.length); attrs.title = v.map((x) => num(x, 4)).join(", ") + " ms"; }
+        if (f === "verified" && v === false) attrs.class = "bad";
+        return el("td", attrs, show(v));
+      })));
+    return el("div", { class: "table-wrap" }, el("table", { class: "rows" },
+      el("caption", {}, caption + (n > 1 ? ` (columns, part ${i + 1} of ${n})` : "")), el("thead", {}, head), el("tbody", {}, body)));
+  });
 }
 
 function runChart(run) {
@@ -206,8 +213,11 @@ function renderRun(box, run) {
   ];
   if (run.status === "done") parts.push(validityPanel(run));
   const warnings = [];
+  const clock = clockExplained(run);
   if (meta.synthetic || summary.synthetic) warnings.push(el("p", { class: "warn synthetic", role: "note" }, el("strong", {}, "Synthetic: "), "these numbers were made up by the worker's test double. Nothing here was measured on a GPU."));
-  if (meta.clock_dropped === true) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Clock dropped: "), "the SM clock fell during the measurement (see the card's state below); times may be inflated."));
+  // A clock fall the validity already explains (the power_capped note, a
+  // throttled reason) is said there, once, not contradicted here.
+  if (meta.clock_dropped === true && !clock) warnings.push(el("p", { class: "warn", id: "clock-dropped" }, el("strong", {}, "Clock dropped: "), "the SM clock fell during the measurement (see the card's state below); times may be inflated."));
   if (summary.ceiling_suspect) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Ceiling suspect: "), "a variant ran faster than the copy ceiling (" + (summary.over_ceiling || []).join(", ") + "), so the ceiling is wrong, not the variant fast."));
   if (rows.some((r) => r.verified === false)) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Unverified output: "), "a variant did not write the right result; its time means nothing."));
   if (run.error) warnings.push(el("p", { class: "error", role: "alert" }, el("strong", {}, "Failed: "), run.error.code + ": " + run.error.message));
@@ -223,30 +233,59 @@ function renderRun(box, run) {
   const results = el("div", { class: "results" });
   if (fig) results.append(fig.fig);
   if (rows.length) results.append(rowsTable(rows, rowKey(rows), "Rows of this run: every sample's time in ms is in the Samples cell's tooltip and the CSV", run.benchmark));
-  else if (run.status === "done") results.append(el("p", { class: "note" }, "This run has no rows."));
-  if (summary.matrix && Array.isArray(summary.matrix.devices)) {
+  else if (run.status === "done") results.append(noRows(summary));
+  const matrixHas = (f) => ((summary.matrix || {})[f] || []).flat().some(isNum);
+  if (summary.matrix && Array.isArray(summary.matrix.devices) && matrixHas("gbps")) {
     results.append(matrixFigure(summary.matrix, "gbps", "GB/s", "Peer bandwidth, GB/s from each GPU (row) to each (column); darker is faster, every cell holds its number"));
-    if (Array.isArray(summary.matrix.latency_us)) results.append(matrixFigure(summary.matrix, "latency_us", "µs", "Peer latency, µs from each GPU (row) to each (column)"));
+    if (matrixHas("latency_us")) results.append(matrixFigure(summary.matrix, "latency_us", "µs", "Peer latency, µs from each GPU (row) to each (column)"));
   }
   results.append(summaryPanel(run.benchmark, summary));
   const verdicts = runVerdictsPanel(run); // verdicts.js
   if (verdicts) results.append(verdicts);
 
   box.replaceChildren(el("div", { class: "run-grid" }, el("div", { class: "run-main" }, parts, results), metaPanel(run)));
+  layTables();
   if (fig) fig.draw();
   if (verdicts && run.verdicts && run.verdicts.judged) runAlerts(run);
 }
+
+// Why a finished run has no rows, in the worker's words where it gave
+// them (p2p_bandwidth on a one-GPU node: summary.no_pair).
+function noRows(summary) {
+  const why = summary.no_pair || summary.reason;
+  if (typeof why !== "string" || !why) return el("p", { class: "note", id: "run-no-rows" }, "This run has no rows.");
+  return el("p", { class: "warn", id: "run-no-rows", role: "note" }, el("strong", {}, "Nothing measured: "), why + ".");
+}
+
+// What in the run's validity explains an SM clock that fell (meta
+// clock_dropped): the power_capped note (valid: the GEMM rows ran at the
+// card's cap, as they should) or a throttled or clock_unstable reason
+// (invalid), as {kind: "note" | "reason", code}; null when nothing does.
+function clockExplained(run) {
+  if (!run.meta || run.meta.clock_dropped !== true) return null;
+  const { reasons, notes } = validityOf(run);
+  const r = reasons.find((x) => x.code === "throttled" || x.code === "clock_unstable");
+  if (r) return { kind: "reason", code: r.code };
+  const n = notes.find((x) => x.code === "power_capped");
+  return n ? { kind: "note", code: n.code } : null;
+}
+
+const CLOCK_FELL = ". The SM clock fell during the run (see the card's state)";
 
 // The verdict with each reason's sentence: what makes this run trustworthy
 // or not.
 function validityPanel(run) {
   const { state, reasons } = validityOf(run);
+  const clock = clockExplained(run);
+  const clockWhy = (kind, code) => (clock && clock.kind === kind && clock.code === code
+    ? el("span", { class: "clock-why" }, CLOCK_FELL + (kind === "note" ? ": this cap is why; the rates are those under it." : ": times may be inflated."))
+    : null);
   const box = el("div", { id: "run-validity", class: "validity-panel validity-" + state, role: state === "invalid" ? "note" : undefined },
     el("strong", {}, "Validity: "), validityBadge(run));
-  if (state === "invalid") box.append(el("ul", {}, reasons.map((r) => el("li", { dataset: { code: r.code } }, el("strong", {}, r.code), ": " + r.message))));
+  if (state === "invalid") box.append(el("ul", {}, reasons.map((r) => el("li", { dataset: { code: r.code } }, el("strong", {}, r.code), ": " + r.message, clockWhy("reason", r.code)))));
   else if (state === "unknown") box.append(" ", el("span", { class: "note" }, "this run was not watched (made before the watch, or imported); it counts as valid."));
   const { notes } = validityOf(run);
-  if (notes.length) box.append(el("ul", { class: "validity-notes" }, notes.map((n) => el("li", { class: "note", dataset: { note: n.code } }, el("strong", {}, "note " + n.code), ": " + n.message + (isNum(n.enforced_power_limit_w) ? ` (enforced power limit ${n.enforced_power_limit_w} W)` : "")))));
+  if (notes.length) box.append(el("ul", { class: "validity-notes" }, notes.map((n) => el("li", { class: "note", dataset: { note: n.code } }, el("strong", {}, "note " + n.code), ": " + n.message + (isNum(n.enforced_power_limit_w) ? ` (enforced power limit ${n.enforced_power_limit_w} W)` : ""), clockWhy("note", n.code)))));
   return box;
 }
 
@@ -354,7 +393,9 @@ function metaPanel(run) {
   if (st) groups.push(el("h3", {}, "Card state"), el("div", { class: "table-wrap" }, st));
   const flags = [];
   if (m.synthetic) flags.push(el("li", { class: "flag bad" }, "synthetic (test double)"));
-  if (m.clock_dropped === true) flags.push(el("li", { class: "flag bad" }, "SM clock dropped during the run"));
+  const clock = clockExplained(run);
+  if (m.clock_dropped === true && clock && clock.kind === "note") flags.push(el("li", { class: "flag" }, "SM clock dropped during the run: at the power cap (see the note " + clock.code + ")"));
+  else if (m.clock_dropped === true) flags.push(el("li", { class: "flag bad" }, "SM clock dropped during the run"));
   else if (m.clock_dropped === false) flags.push(el("li", { class: "flag ok" }, "SM clock held" + (isNum(m.clock_drop_tolerance) ? " (within " + pct(m.clock_drop_tolerance, 2) + ")" : "")));
   else if (m.clock_dropped_reason) flags.push(el("li", { class: "flag" }, "clock drop unknown: " + m.clock_dropped_reason));
   if (m.counters) flags.push(el("li", { class: "flag" }, m.counters.available ? "hardware counters read" : "no hardware counters" + (m.counters.reason ? ": " + m.counters.reason : "")));
@@ -377,12 +418,15 @@ function stateTable(before, after) {
     ["power_limit_w", "Power limit", "W"], ["pstate", "P-state", ""],
     ["throttle_reasons", "Throttle reasons", ""], ["ecc_mode", "ECC", ""], ["persistence_mode", "Persistence", ""],
   ].filter(([f]) => f in b || f in a);
-  const show = (v, unit) => (v === undefined || v === null ? "–" : Array.isArray(v) ? (v.length ? v.join(", ") : "none") : isNum(v) ? num(v, 4) + (unit ? " " + unit : "") : String(v));
+  // A list of throttle reasons may break after a comma or an underscore
+  // (sw_<wbr>power_<wbr>cap) in the narrow panel; a number never.
+  const words = (t) => t.split("_").flatMap((w, i) => (i ? ["_", el("wbr"), w] : [w]));
+  const show = (v, unit) => (v === undefined || v === null ? "–" : Array.isArray(v) ? (v.length ? words(v.join(", ")) : "none") : isNum(v) ? num(v, 4) + (unit ? " " + unit : "") : String(v));
   return el("table", { class: "state" },
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, ""), el("th", { scope: "col" }, "before"), el("th", { scope: "col" }, "after"))),
     el("tbody", {}, fields.map(([f, label, unit]) => {
       const changed = isNum(b[f]) && isNum(a[f]) && f === "sm_clock_mhz" && a[f] < b[f];
       return el("tr", { class: changed ? "bad" : "" }, el("th", { scope: "row" }, label),
-        el("td", { class: "num" }, show(b[f], unit)), el("td", { class: "num" }, show(a[f], unit)));
+        ...[b[f], a[f]].map((v) => el("td", { class: Array.isArray(v) ? "text" : "num" }, show(v, unit))));
     })));
 }
