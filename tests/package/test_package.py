@@ -98,8 +98,10 @@ def main(build):
             page = r.read().decode()
         assert r.status == 200 and "<html" in page.lower() and "app.js" in page, page[:300]
         print("packaged daemon: /healthz and the page answer")
+        # the packaged client reached the packaged daemon: its empty list
+        # (a table's header, or since the client says so, "no runs yet")
         out = run(os.path.join(bindir, "gpubench"), "runs", "--url", url)
-        assert out.startswith("id"), out
+        assert out.startswith("id") or out == "no runs yet\n", out
     finally:
         proc.terminate()
         proc.wait(20)
