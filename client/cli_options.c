@@ -42,9 +42,11 @@ static const struct cli_subcommand subcommands[] = {
      SUB_IMPORT},
 };
 
-enum option_kind { OPT_STRING,
-                   OPT_FLAG,
-                   OPT_PARAM };
+enum option_kind {
+    OPT_STRING,
+    OPT_FLAG,
+    OPT_PARAM,
+};
 
 struct cli_option_spec {
     const char *name; /* without "--" */

@@ -7,9 +7,10 @@
  * A terminal has less room than the page, so a column is a field the table
  * lists that some row has a value for, less the ones in left_out[] below
  * (every sample, the interval's ends, the clocks: --json and the page have
- * them).  Its header is the field's short label and unit.  value and peak
- * are in the row's own unit (GB/s, TFLOP/s, us), written in each cell, so
- * rows of different units (p2p's bandwidths and latencies) share columns.
+ * them).  Its header is the field's short label and unit.  The fields the
+ * table marks GB_USE_ROW_UNIT (value, peak) are in the row's own unit
+ * (GB/s, TFLOP/s, us), written in each cell, so rows of different units
+ * (p2p's bandwidths and latencies) share columns.
  */
 #include "cli_rows.h"
 #include "cli_table.h"
@@ -28,13 +29,6 @@ static const char *const left_out[] = {
     "sm_clock_mhz_measured",
     "expected_bank_conflicts",
     "unit", /* written after value and peak instead */
-    NULL,
-};
-
-/* Fields measured in the row's "unit" rather than one of their own. */
-static const char *const in_row_unit[] = {
-    "value",
-    "peak",
     NULL,
 };
 
@@ -92,9 +86,11 @@ static void header(struct cli_table *t, const struct gb_result_field *f)
 static void cell(struct cli_table *t, const struct gb_result_field *f, const cJSON *row)
 {
     const cJSON *v = cJSON_GetObjectItem(row, f->name);
-    const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit"));
+    const char *unit = NULL;
     char suffix[32] = "";
 
+    if (f->uses & GB_USE_ROW_UNIT) /* value, peak: in the row's own unit */
+        unit = cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit"));
     if (v == NULL || cJSON_IsNull(v)) {
         cli_table_cell(t, "-");
     } else if (cJSON_IsBool(v)) {
@@ -106,7 +102,7 @@ static void cell(struct cli_table *t, const struct gb_result_field *f, const cJS
     } else {
         if (strcmp(f->unit, "x") == 0)
             snprintf(suffix, sizeof(suffix), "×");
-        else if (unit && listed(in_row_unit, f->name))
+        else if (unit)
             snprintf(suffix, sizeof(suffix), " %.24s", unit);
         cli_table_number(t, v->valuedouble, f->type == GB_FIELD_INT ? 0 : f->digits, suffix);
     }

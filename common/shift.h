@@ -62,10 +62,12 @@ extern "C" {
 #define GB_SHIFT_METHOD "hodges-lehmann shift of log time, 95% moses (mann-whitney) interval"
 
 /* In order of severity: a run's verdict is its worst row's. */
-enum gb_verdict { GB_SAME = 0,
-                  GB_FASTER = 1,
-                  GB_INCONCLUSIVE = 2,
-                  GB_SLOWER = 3 };
+enum gb_verdict {
+    GB_SAME = 0,
+    GB_FASTER = 1,
+    GB_INCONCLUSIVE = 2,
+    GB_SLOWER = 3,
+};
 
 /* "same", "faster", "inconclusive", "slower" (static strings). */
 const char *gb_verdict_name(enum gb_verdict v);

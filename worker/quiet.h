@@ -27,9 +27,11 @@ extern "C" {
 #define GB_QUIET_HOLD_S 1.0
 #define GB_QUIET_POLL_S 0.1
 
-enum gb_quiet_mode { GB_QUIET_OFF,
-                     GB_QUIET_CHECK,
-                     GB_QUIET_WAIT };
+enum gb_quiet_mode {
+    GB_QUIET_OFF,
+    GB_QUIET_CHECK,
+    GB_QUIET_WAIT,
+};
 
 /* "off", "check", "wait" (the params' spelling); anything else: wait. */
 enum gb_quiet_mode gb_quiet_mode_parse(const char *text);

@@ -291,19 +291,17 @@ static void export_next_page(struct export_stream *x)
         export_fail(x, 0, "the runs could not be read from the database");
         return;
     }
-    /* each line a run as the API shows it, with its "url" */
-    cJSON_ArrayForEach(run, runs) {
-        if (x->format != EXPORT_CSV && runs_add_url(run) != 0) {
-            export_fail(x, 0, "out of memory");
-            cJSON_Delete(runs);
-            return;
-        }
-    }
     cJSON_ArrayForEach(run, runs) {
         const cJSON *seq = cJSON_GetObjectItem(run, "seq");
         size_t mark = x->pending.len;
-        int rc = x->format == EXPORT_CSV ? csv_run(&x->pending, run)
-                                         : ndjson_run(&x->pending, run);
+        int rc;
+        /* each line a run as the API shows it, with its "url" */
+        if (x->format != EXPORT_CSV && runs_add_url(run) != 0) {
+            export_fail(x, mark, "out of memory");
+            cJSON_Delete(runs);
+            return;
+        }
+        rc = x->format == EXPORT_CSV ? csv_run(&x->pending, run) : ndjson_run(&x->pending, run);
         if (rc != 0) {
             snprintf(why, sizeof(why), "run %.40s could not be exported: with the "
                                        "runs before it, it is over the export's %d MiB buffer",

@@ -38,10 +38,12 @@
 
 /* The selector kinds that are filters of store_select_runs: the prefix and
  * where its value goes. */
-enum sel_field { SEL_CARD,
-                 SEL_HOST,
-                 SEL_LABEL,
-                 SEL_DRIVER };
+enum sel_field {
+    SEL_CARD,
+    SEL_HOST,
+    SEL_LABEL,
+    SEL_DRIVER,
+};
 static const struct {
     const char *prefix;
     enum sel_field field;
@@ -500,8 +502,7 @@ void baselines_list(struct http_request *req, struct http_reply *rep)
     int rc = store_baseline_get(req->app->store, NULL, &list);
 
     if (rc != STORE_OK) {
-        reply_store_error(rep, rc == STORE_NOT_FOUND ? STORE_ERROR : rc,
-                          "the baselines could not be read");
+        reply_store_error(rep, rc, "the baselines could not be read");
         return;
     }
     out = cJSON_CreateObject();

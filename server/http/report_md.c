@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <string.h>
 
-enum md_format { MD_NUMBER,
-                 MD_MS };
+enum md_format {
+    MD_NUMBER,
+    MD_MS,
+};
 
 /* The report's own headers where the result-field table's label is not
  * the one the seed's tables use (and people quote); a ratio's header names
@@ -31,7 +33,21 @@ static const struct {
     const char *field, *header;
 } header_words[] = {
     {"median_ms", "Time"},
+    {"stride", "Stride"},
+    {"variant", "Kernel"},
 };
+
+/* The report's header of field name: its word above, else the table's
+ * label; NULL when the table has no such field. */
+static const char *header_of(const char *name)
+{
+    const struct gb_result_field *f = gb_result_field_find(name);
+
+    for (size_t i = 0; name && i < sizeof(header_words) / sizeof(header_words[0]); i++)
+        if (strcmp(name, header_words[i].field) == 0)
+            return header_words[i].header;
+    return f ? f->label : NULL;
+}
 
 /* The matrices of a p2p_bandwidth summary ("matrix": devices, then one
  * n x n array a measure, from the row's device to the column's); unit
@@ -159,13 +175,9 @@ static void md_field(struct dynbuf *out, const struct gb_result_field *f, const 
 
 static const char *key_header(const char *key)
 {
-    const struct gb_result_field *f = gb_result_field_find(key);
+    const char *h = header_of(key);
 
-    if (key && strcmp(key, "stride") == 0)
-        return "Stride";
-    if (key && strcmp(key, "variant") == 0)
-        return "Kernel";
-    return f ? f->label : "Row";
+    return h ? h : "Row";
 }
 
 /* A key column of numbers (strides) is right-aligned, of names left. */
@@ -267,16 +279,10 @@ static void column_header(struct dynbuf *out, const struct gb_result_field *f,
 {
     const cJSON *base = cJSON_GetObjectItem(cJSON_GetObjectItem(summary, "baseline"), "stride");
 
-    for (size_t i = 0; i < sizeof(header_words) / sizeof(header_words[0]); i++) {
-        if (strcmp(f->name, header_words[i].field) == 0) {
-            dynbuf_printf(out, " %s |", header_words[i].header);
-            return;
-        }
-    }
     if (strcmp(f->name, "ratio") == 0 && cJSON_IsNumber(base))
         dynbuf_printf(out, " vs stride %g |", base->valuedouble);
     else
-        dynbuf_printf(out, " %s |", f->label);
+        dynbuf_printf(out, " %s |", header_of(f->name));
 }
 
 /* The rows as a table: the key, then each of the table's report fields

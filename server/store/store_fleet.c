@@ -105,11 +105,13 @@ done:
 }
 
 /* The columns store_peer_load reads. */
-enum { PEER_CURSOR,
-       PEER_PULLED,
-       PEER_SUCCESS_AT,
-       PEER_ERROR,
-       PEER_ERROR_AT };
+enum {
+    PEER_CURSOR,
+    PEER_PULLED,
+    PEER_SUCCESS_AT,
+    PEER_ERROR,
+    PEER_ERROR_AT,
+};
 
 int store_peer_load(struct store *s, const char *url, struct peer_row *row)
 {

@@ -136,8 +136,10 @@ struct store_query {
 };
 
 /* What store_query_step answers besides STORE_ERROR. */
-enum { STORE_STEP_ROW = 100,
-       STORE_STEP_DONE = 101 };
+enum {
+    STORE_STEP_ROW = 100,
+    STORE_STEP_DONE = 101,
+};
 
 /* Takes c's lock; no statement yet.  Always ended with store_query_end. */
 void store_query_begin(struct store_query *q, struct conn *c, const char *what);
@@ -179,8 +181,10 @@ int store_query_exec(struct store_query *q, int *changes);
 /* A value for store_query_run, by type: STORE_TEXT(s) (NULL: SQL NULL),
  * STORE_INT(n). */
 struct store_value {
-    enum { STORE_VALUE_TEXT,
-           STORE_VALUE_INT } type;
+    enum {
+        STORE_VALUE_TEXT,
+        STORE_VALUE_INT,
+    } type;
     const char *text;
     sqlite3_int64 i;
 };

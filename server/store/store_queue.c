@@ -153,10 +153,12 @@ done:
 }
 
 /* The columns store_claim_next reads of the run it claims. */
-enum { CLAIM_ID,
-       CLAIM_BENCHMARK,
-       CLAIM_PARAMS,
-       CLAIM_TIMEOUT };
+enum {
+    CLAIM_ID,
+    CLAIM_BENCHMARK,
+    CLAIM_PARAMS,
+    CLAIM_TIMEOUT,
+};
 
 int store_claim_next(struct store *s, int device_index, struct run_job *job)
 {

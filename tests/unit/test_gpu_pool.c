@@ -31,9 +31,11 @@
 #define WAIT_MS 30000 /* a run of the test double takes milliseconds; slack for TSan */
 #define JUDGED_MAGIC 0x6a756467
 
-enum hook { HOOK_JUDGE,
-            HOOK_STORED,
-            HOOK_ENDED };
+enum hook {
+    HOOK_JUDGE,
+    HOOK_STORED,
+    HOOK_ENDED,
+};
 
 /* One hook call as the pool made it. */
 struct call {

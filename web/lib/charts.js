@@ -10,8 +10,8 @@
 // false and the views show their tables alone.
 // Okabe-Ito: distinguishable under the common colour blindnesses.  Series
 // also differ by point shape and dash, so colour is never the only cue.
-export const OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
-export const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star", "rectRounded", "cross"];
+const OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+const SHAPES = ["circle", "rect", "triangle", "rectRot", "crossRot", "star", "rectRounded", "cross"];
 const DASHES = [[], [6, 3], [2, 3], [10, 3, 2, 3], [1, 2], [12, 4], [4, 4], [8, 2]];
 // The marker of each shape as a character, for the tables' swatches.
 const GLYPHS = { circle: "●", rect: "■", triangle: "▲", rectRot: "◆", crossRot: "✕", star: "★", rectRounded: "▪", cross: "✚" };
@@ -524,11 +524,15 @@ export function fleet(canvas, keys, cards, threshold) {
 // the last point this run, and the ±margin band (same) dashed.
 export function history(canvas, labels, series, margin) {
   const flat = (v) => labels.map(() => v);
-  const datasets = series.map((s, i) => ({
-    label: s.label, data: s.values.map((v) => (typeof v === "number" ? v * 100 : null)),
-    borderColor: OKABE_ITO[i % OKABE_ITO.length], backgroundColor: OKABE_ITO[i % OKABE_ITO.length],
-    pointStyle: SHAPES[i % SHAPES.length], borderDash: DASHES[i % DASHES.length], pointRadius: 5, borderWidth: 2, spanGaps: true,
-  }));
+  // the same picker as compare's: no two of the first 64 lines look alike
+  const datasets = series.map((s, i) => {
+    const st = seriesStyle(i);
+    return {
+      label: s.label, data: s.values.map((v) => (typeof v === "number" ? v * 100 : null)),
+      borderColor: st.colour, backgroundColor: st.colour,
+      pointStyle: st.shape, borderDash: st.dash, pointRadius: 5, borderWidth: 2, spanGaps: true,
+    };
+  });
   datasets.push({ label: "+margin", data: flat(margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1 },
     { label: "−margin (band: same)", data: flat(-margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1,
       fill: "-1", backgroundColor: "rgba(107, 114, 128, 0.12)" });

@@ -4,10 +4,10 @@
 
 import { $, el } from "../lib/dom.js";
 import { api } from "../lib/api.js";
-import { isNum, num, pct, qs, uuidTag, spreadOf, fieldShow } from "../lib/format.js";
+import { isNum, num, pct, qs, uuidTag, spreadOf, fieldShow, signedPct } from "../lib/format.js";
 import { state, current, ready, errorBox, navigate } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { copyMarkdown, chartFigure, fillBenchmarkSelect, fitTables, layTables } from "../lib/widgets.js";
+import { copyMarkdown, chartFigure, fillBenchmarkSelect, fitTables, layTables, VERDICT_WORDS, runLink } from "../lib/widgets.js";
 
 // The compare menu's metrics: [menu text, axis and column title, field].
 function compareMetrics() {
@@ -147,7 +147,7 @@ async function showVerdicts(q, out, gen, metricSel) {
     return;
   }
   const keys = data.rows.map((r) => r.key);
-  const words = { same: "same", faster: "faster", slower: "slower", inconclusive: "inconclusive" };
+  const words = VERDICT_WORDS;
   parts.push(el("p", { class: "verdict verdict-" + data.verdict, id: "verdict-summary" }, el("strong", {}, "Verdict: " + words[data.verdict]),
     data.verdict_rows && data.verdict_rows.length && data.verdict !== "same" ? ` (${data.key} ${data.verdict_rows.join(", ")})` : "",
     ` — margin ±${pct(data.margin, 2)}, ${data.method}.`));
@@ -155,7 +155,7 @@ async function showVerdicts(q, out, gen, metricSel) {
   const fig = chartFigure(`Shift of ${data.benchmark} ${measure === "cycles" ? "in SM busy cycles " : ""}from the baseline per ${data.key}, with 95% intervals and the ±margin band`,
     (c) => GBCharts.shift(c, keys, data.rows.map(SHIFT_MEASURES[measure][1]), data.margin, data.key));
   parts.push(fig.fig);
-  const sign = (v) => (isNum(v) ? (v > 0 ? "+" : "") + pct(v, 2) : "–");
+  const sign = (v) => signedPct(v, 2);
   const head = el("tr", {}, [data.key, "Verdict", "Shift", "95% interval", "In cycles", "Samples (baseline / candidate)", "More samples to decide"]
     .map((h) => el("th", { scope: "col" }, h)));
   const body = data.rows.map((r) => el("tr", { dataset: { key: String(r.key), verdict: r.verdict } },
@@ -230,7 +230,7 @@ function seriesTable(series, left, metricName) {
     el("td", { title: s.card.uuid }, s.card.name || "–"), el("td", {}, s.card.host || "–"),
     el("td", {}, s.driver || "–"), el("td", {}, s.cuda || "–"),
     el("td", { class: "mono small params" }, Object.entries(s.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ")),
-    el("td", {}, s.runs.map((id, j) => [j ? ", " : "", el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, id.slice(-6))]),
+    el("td", {}, s.runs.map((id, j) => [j ? ", " : "", runLink(id)]),
       s.excluded_invalid ? el("span", { class: "why" }, ` (${s.excluded_invalid} invalid left out)`) : null)));
   return el("div", { class: "table-wrap" }, el("table", { class: "series" }, el("caption", {}, "The series: which card, software and runs each one is"), el("thead", {}, head), el("tbody", {}, body)));
 }
