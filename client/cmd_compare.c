@@ -1,14 +1,18 @@
 /*
  * cmd_compare.c - `gpubench compare`: GET /compare with baseline= and
- * candidate=, the rows' verdicts as a table, and the run-level verdict as
- * the exit status (cli.h) so a CI job can gate on it.  "faster" exits 0:
- * a gate stops regressions, and a faster candidate is not one (the verdict
- * is still printed).  Groups that cannot be compared (different
- * parameters, driver, card model, or nothing valid on one side) exit 2
- * like an inconclusive verdict: nothing was shown to be the same.
+ * candidate=, the rows' verdicts as a table, and the exit status (cli.h)
+ * so a CI job can gate on it: 1 when a row is slower; else 2 when a row
+ * could still be slower than the margin (inconclusive, its interval
+ * reaching above +margin: gb_shift_could_be_slower, common/shift.h);
+ * else 0.  A gate stops regressions: a faster row, or an inconclusive one
+ * that can only be faster or within the margin, is not one (issue 21: a
+ * row entirely faster failed CI jobs).  Groups that cannot be compared
+ * (different parameters, driver, card model, or nothing valid on one
+ * side) exit 2: nothing was shown to be the same.
  */
 #include "cli.h"
 #include "cli_table.h"
+#include "shift.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,23 +21,51 @@
 
 #define QUERY_CAP 8192
 
-/* The run-level verdict and the exit status it gives. */
-static const struct {
-    const char *verdict;
-    int exit_code;
-} verdict_exits[] = {
-    {"same", CLI_OK},
-    {"faster", CLI_OK},
-    {"slower", CLI_FAILED},
-    {"inconclusive", CLI_INCONCLUSIVE},
-};
-
-static int exit_for(const char *verdict)
+/* A row's verdict as shift.h's enum (an unknown word as inconclusive). */
+static enum gb_verdict row_verdict(const cJSON *row)
 {
-    for (size_t i = 0; verdict && i < sizeof(verdict_exits) / sizeof(verdict_exits[0]); i++)
-        if (strcmp(verdict, verdict_exits[i].verdict) == 0)
-            return verdict_exits[i].exit_code;
-    return CLI_INCONCLUSIVE; /* null: not comparable, or nothing judged */
+    static const enum gb_verdict all[] = {GB_SAME, GB_FASTER, GB_INCONCLUSIVE, GB_SLOWER};
+    const char *word = cli_json_text(row, "verdict", NULL);
+
+    for (size_t i = 0; word && i < sizeof(all) / sizeof(all[0]); i++)
+        if (strcmp(word, gb_verdict_name(all[i])) == 0)
+            return all[i];
+    return GB_INCONCLUSIVE;
+}
+
+/* The exit status of a comparison (see the top of the file); *open gets
+ * how many rows could still be slower. */
+static int exit_for(const cJSON *doc, int *open)
+{
+    const cJSON *hi, *row, *margin = cJSON_GetObjectItem(doc, "margin");
+    int slower = 0;
+
+    *open = 0;
+    if (cli_json_text(doc, "verdict", NULL) == NULL || !cJSON_IsNumber(margin))
+        return CLI_INCONCLUSIVE; /* null: not comparable, or nothing judged */
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "rows")) {
+        enum gb_verdict v = row_verdict(row);
+        hi = cJSON_GetObjectItem(row, "ci_high");
+        slower += v == GB_SLOWER;
+        *open += gb_shift_could_be_slower(v, cJSON_IsNumber(hi) ? hi->valuedouble : NAN,
+                                          margin->valuedouble);
+    }
+    return slower ? CLI_FAILED : *open ? CLI_INCONCLUSIVE
+                                       : CLI_OK;
+}
+
+/* What more samples would do for an inconclusive row, in a few words. */
+static void more_cell(struct cli_table *t, const cJSON *row)
+{
+    const cJSON *more = cJSON_GetObjectItem(row, "more_samples");
+    const char *why = cli_json_text(row, "undecidable", NULL);
+
+    if (cJSON_IsNumber(more))
+        cli_table_cell(t, "~%.0f a group", more->valuedouble);
+    else if (why != NULL)
+        cli_table_cell(t, "%s", why);
+    else
+        cli_table_cell(t, "-");
 }
 
 static void print_comparison(struct cli *c, const cJSON *doc)
@@ -68,6 +100,7 @@ static void print_comparison(struct cli *c, const cJSON *doc)
     cli_table_cell(t, "shift");
     cli_table_cell(t, "95%% interval");
     cli_table_cell(t, "samples");
+    cli_table_cell(t, "more samples");
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(doc, "rows")) {
         const cJSON *s = cJSON_GetObjectItem(row, "shift");
         const cJSON *lo = cJSON_GetObjectItem(row, "ci_low");
@@ -78,16 +111,17 @@ static void print_comparison(struct cli *c, const cJSON *doc)
         cli_table_json(t, cJSON_GetObjectItem(row, "key"), "%g");
         cli_table_json(t, cJSON_GetObjectItem(row, "verdict"), "%g");
         if (cJSON_IsNumber(s) && cJSON_IsNumber(lo) && cJSON_IsNumber(hi)) {
-            /* the daemon's shift is of log time: as a change of time */
-            cli_table_cell(t, "%+.2f%%", 100 * expm1(s->valuedouble));
-            cli_table_cell(t, "%+.2f%% .. %+.2f%%", 100 * expm1(lo->valuedouble),
-                           100 * expm1(hi->valuedouble));
+            /* fractions of the baseline's time already (shift.h) */
+            cli_table_cell(t, "%+.2f%%", 100 * s->valuedouble);
+            cli_table_cell(t, "%+.2f%% .. %+.2f%%", 100 * lo->valuedouble,
+                           100 * hi->valuedouble);
         } else {
             cli_table_cell(t, "-");
             cli_table_cell(t, "-");
         }
         cli_table_cell(t, "%d vs %d", cJSON_IsNumber(nb) ? nb->valueint : 0,
                        cJSON_IsNumber(nc) ? nc->valueint : 0);
+        more_cell(t, row);
     }
     putchar('\n');
     cli_table_print(stdout, t, c->colour);
@@ -103,7 +137,7 @@ int cmd_compare(struct cli *c)
     const char *verdict;
     struct dynbuf path;
     cJSON *doc = NULL;
-    int rc = CLI_ERROR;
+    int rc = CLI_ERROR, open = 0;
 
     if (c->nargs != 0 || c->opt.baseline == NULL || c->opt.candidate == NULL) {
         fprintf(stderr, "gpubench compare: needs --baseline SEL and --candidate SEL and no "
@@ -121,12 +155,16 @@ int cmd_compare(struct cli *c)
     if ((rc = cli_get_json(c, path.data, &doc)) != CLI_OK)
         goto done;
     verdict = cli_json_text(doc, "verdict", NULL);
+    rc = exit_for(doc, &open);
     if (!c->opt.json) {
         print_comparison(c, doc);
         printf("\nverdict: %s (margin %g)\n", verdict ? verdict : "none",
                cJSON_GetNumberValue(cJSON_GetObjectItem(doc, "margin")));
+        if (verdict && rc != CLI_FAILED)
+            printf(open ? "%d row(s) could still be slower by more than the margin\n"
+                        : "no row can be slower by more than the margin\n",
+                   open);
     }
-    rc = exit_for(verdict);
 done:
     cJSON_Delete(doc);
     dynbuf_free(&path);

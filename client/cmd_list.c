@@ -259,6 +259,9 @@ int cmd_fleet(struct cli *c)
         printf("%s on %s, params %s\n", cli_json_text(key, "benchmark", NULL),
                cli_json_text(key, "card_model", NULL), params ? params : "?");
         free(params);
+        if (cJSON_IsTrue(cJSON_GetObjectItem(group, "too_few_cards")))
+            printf("too few cards: %d, %d needed; nothing is judged and nobody flagged\n", ncards,
+                   (int)cJSON_GetNumberValue(cJSON_GetObjectItem(group, "cards_needed")));
         for (int first = 0; first < ncards && rc == CLI_OK; first += CARDS_PER_TABLE) {
             putchar('\n');
             rc = print_cards(c, group, first, &marked);

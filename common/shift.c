@@ -20,12 +20,26 @@
 #include <string.h>
 
 #define Z_95 1.959963984540054
+#define TEXT_OF(x) #x
+#define TEXT(x) TEXT_OF(x)
+#define CAP_TEXT TEXT(GB_SHIFT_MORE_CAP)
 
 const char *gb_verdict_name(enum gb_verdict v)
 {
     static const char *const names[] = {"same", "faster", "inconclusive", "slower"};
 
     return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "inconclusive";
+}
+
+const char *gb_undecidable_reason(enum gb_undecidable u)
+{
+    static const char *const reasons[] = {
+        [GB_AT_MARGIN] = "the shift sits at the margin: more samples will not decide it",
+        [GB_TOO_NOISY] = "the interval is too wide for the margin: more than " CAP_TEXT
+                         " samples a group would be needed",
+    };
+
+    return (unsigned)u < sizeof(reasons) / sizeof(reasons[0]) ? reasons[u] : NULL;
 }
 
 /* Sorts v[0..n-1] ascending (no NaN): quicksort on a median of three with
@@ -223,30 +237,55 @@ enum gb_verdict gb_shift_verdict(double shift, double ci_low, double ci_high,
         return GB_SAME;
     if (ci_low > 0 && shift > margin)
         return GB_SLOWER;
-    if (ci_high < 0 && shift < -margin)
+    if (ci_high < 0) /* not inside the margin, so reaching below -margin */
         return GB_FASTER;
     return GB_INCONCLUSIVE;
 }
 
-/* Further samples a group that would shrink the interval around shift to
- * a decision, with its width taken to scale as sqrt(1/m + 1/n): to the
- * margin's inside (same) when the estimate is within it, else clear of 0. */
-static long more_samples(const struct gb_shift *s, double margin)
+int gb_shift_could_be_slower(enum gb_verdict v, double ci_high, double margin)
 {
-    double half = (s->ci_high - s->ci_low) / 2, a = fabs(s->shift);
-    double target = a < margin ? margin - a : a;
+    return v == GB_INCONCLUSIVE && !(ci_high <= margin);
+}
+
+/* The interval's half-width at which the verdict rule decides a row whose
+ * estimate is shift: inside the margin (same) when a positive estimate is
+ * within it; clear of 0 (slower) when past it; a negative estimate is
+ * decided by whichever comes first, clear of 0 (faster) or inside
+ * (same).  0 when the estimate sits exactly at +margin. */
+static double deciding_half(double shift, double margin)
+{
+    double a = fabs(shift);
+
+    if (shift < 0)
+        return a > margin - a ? a : margin - a;
+    return a < margin ? margin - a : a > margin ? a
+                                                : 0;
+}
+
+/* Further samples a group that would shrink the interval around shift to
+ * a decision, with its width taken to scale as sqrt(1/m + 1/n); -1 with
+ * *why set when more than GB_SHIFT_MORE_CAP would be needed. */
+static long more_samples(const struct gb_shift *s, double margin, enum gb_undecidable *why)
+{
+    double half = (s->ci_high - s->ci_low) / 2, target = deciding_half(s->shift, margin);
     double want, base = 1.0 / s->n_baseline + 1.0 / s->n_candidate;
     long lo = 0, hi = 1;
 
-    if (a == margin || !(half > 0) || !(target > 0))
+    /* Past the cap, the estimate within half a margin under +margin is
+     * what keeps it undecided (the target is that distance); otherwise
+     * the noise is. */
+    *why = s->shift > margin / 2 && s->shift <= margin ? GB_AT_MARGIN : GB_TOO_NOISY;
+    if (!(half > 0) || !(target > 0))
         return -1;
     want = base * (target / half) * (target / half);
-    if (want >= base)
+    if (want >= base) {
+        *why = GB_DECIDABLE;
         return 1; /* as wide as it needs to be already: one more settles */
+    }
     while (1.0 / (s->n_baseline + hi) + 1.0 / (s->n_candidate + hi) > want) {
         lo = hi;
         hi *= 2;
-        if (hi > GB_SHIFT_MORE_MAX)
+        if (lo >= GB_SHIFT_MORE_CAP)
             return -1;
     }
     while (hi - lo > 1) { /* the fewest k with the width small enough */
@@ -256,6 +295,9 @@ static long more_samples(const struct gb_shift *s, double margin)
         else
             hi = mid;
     }
+    if (hi > GB_SHIFT_MORE_CAP)
+        return -1;
+    *why = GB_DECIDABLE;
     return hi;
 }
 
@@ -269,6 +311,7 @@ int gb_shift_compare(const double *baseline, int nb, const double *candidate,
     out->shift = out->ci_low = out->ci_high = NAN;
     out->verdict = GB_INCONCLUSIVE;
     out->more_samples = -1;
+    out->undecidable = GB_DECIDABLE;
     if (!(margin >= GB_SHIFT_MARGIN_MIN && margin <= GB_SHIFT_MARGIN_MAX))
         goto done;
     m = sorted_logs(baseline, nb, &x);
@@ -297,7 +340,7 @@ int gb_shift_compare(const double *baseline, int nb, const double *candidate,
     }
     out->verdict = gb_shift_verdict(out->shift, out->ci_low, out->ci_high, margin);
     if (out->verdict == GB_INCONCLUSIVE)
-        out->more_samples = more_samples(out, margin);
+        out->more_samples = more_samples(out, margin, &out->undecidable);
     rc = 0;
 
 done:

@@ -31,10 +31,18 @@
  * The verdict, with margin a fraction (0.01 = 1%):
  *   same          the interval lies inside [-margin, +margin]
  *   slower        the interval lies above 0 and the estimate above +margin
- *   faster        the interval lies below 0 and the estimate below -margin
+ *   faster        the interval lies below 0 (and, not being inside the
+ *                 margin, reaches below -margin)
  *   inconclusive  anything else, with a rough count of further samples a
  *                 group that would decide it (the interval's width taken
- *                 to scale as sqrt(1/m + 1/n)).
+ *                 to scale as sqrt(1/m + 1/n)), or why no count would.
+ * The rule is lopsided on purpose (issue 21): a false "slower" fails a CI
+ * job, so slower also wants the estimate past the margin; a candidate
+ * that cannot be slower at all (its whole interval below 0) is faster,
+ * whatever its estimate, rather than an "inconclusive" that fails the
+ * gate.  Every inconclusive row can still be slower or faster by more
+ * than the margin (were it not, its interval would be inside the margin).
+ * test_shift.c measures both rules' rates side by side.
  *
  * The fleet's rule: a card's value x among its siblings' has the robust
  * z = 0.6745 (x - median) / MAD, and is an outlier when |z| > 3.5 AND x
@@ -54,8 +62,15 @@ extern "C" {
 #define GB_SHIFT_MARGIN_DEFAULT 0.01
 #define GB_SHIFT_MARGIN_MIN 0.001
 #define GB_SHIFT_MARGIN_MAX 0.5
-/* more_samples past this is reported as unknown (-1). */
-#define GB_SHIFT_MORE_MAX 1000000L
+/* The most further samples a group that more_samples names; past it the
+ * row says why more samples will not decide (gb_undecidable).  2,000 is
+ * ten runs at the default max_samples (200), or a hundred runs at the
+ * default 20 samples: what a lab would run to settle one question.  Past
+ * a few times a group's size the count is not worth much anyway: it
+ * scales the interval as sqrt(1/m + 1/n), as if pooled samples were
+ * independent, and run-to-run variation (see above) makes them less so
+ * the more runs are pooled. */
+#define GB_SHIFT_MORE_CAP 2000
 #define GB_OUTLIER_Z 3.5
 
 /* The method, as the answers name it. */
@@ -72,6 +87,19 @@ enum gb_verdict {
 /* "same", "faster", "inconclusive", "slower" (static strings). */
 const char *gb_verdict_name(enum gb_verdict v);
 
+/* Why an inconclusive row has no more_samples. */
+enum gb_undecidable {
+    GB_DECIDABLE = 0, /* more_samples says how many, or the row is decided */
+    GB_AT_MARGIN = 1, /* the estimate sits at +margin: the interval would
+                       * have to shrink to the distance between them */
+    GB_TOO_NOISY = 2, /* the interval is too wide for the margin: more
+                       * than GB_SHIFT_MORE_CAP samples a group */
+};
+
+/* The reason, as the answers give it (static strings), or NULL for
+ * GB_DECIDABLE. */
+const char *gb_undecidable_reason(enum gb_undecidable u);
+
 struct gb_shift {
     double shift;  /* candidate / baseline - 1, Hodges-Lehmann */
     double ci_low; /* its 95% interval, same units */
@@ -79,9 +107,11 @@ struct gb_shift {
     int n_baseline; /* samples used (positive and finite) */
     int n_candidate;
     enum gb_verdict verdict;
-    long more_samples; /* inconclusive: further samples a group that
-                        * would decide it, roughly; -1 otherwise or
-                        * when past GB_SHIFT_MORE_MAX */
+    /* inconclusive: further samples a group that would decide it,
+     * roughly; -1 otherwise, or past GB_SHIFT_MORE_CAP, and then
+     * undecidable says why */
+    long more_samples;
+    enum gb_undecidable undecidable;
 };
 
 /* Compares candidate[0..nc-1] with baseline[0..nb-1] (times, or cycles:
@@ -96,6 +126,12 @@ int gb_shift_compare(const double *baseline, int nb, const double *candidate,
 /* The verdict rule alone, on an estimate and its interval (fractions). */
 enum gb_verdict gb_shift_verdict(double shift, double ci_low, double ci_high,
                                  double margin);
+
+/* 1 when a row with verdict v and interval top ci_high (a fraction; NaN
+ * when unknown) could still be slower than +margin, undecided: what makes
+ * `gpubench compare` exit 2.  A row that is slower is decided, and one
+ * whose interval stays under +margin cannot be slower by more than it. */
+int gb_shift_could_be_slower(enum gb_verdict v, double ci_high, double margin);
 
 /* The median of x[0..n-1] (n >= 1), sorting x in place. */
 double gb_median_inplace(double *x, int n);

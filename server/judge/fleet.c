@@ -25,6 +25,15 @@ static void add_num_or_null(cJSON *obj, const char *name, double v)
         cJSON_AddNullToObject(obj, name);
 }
 
+/* Whether a fleet of n cards is judged, said on obj (a group, or a run's
+ * fleet part); the rows themselves are judged by judge_cards, which
+ * holds every row of fewer cards back on its own. */
+static void add_too_few(cJSON *obj, int n)
+{
+    cJSON_AddBoolToObject(obj, "too_few_cards", n < FLEET_MIN_CARDS);
+    cJSON_AddNumberToObject(obj, "cards_needed", FLEET_MIN_CARDS);
+}
+
 /* The median_ms of the row of rows whose key is kv (NAN when none). */
 static double row_value(const cJSON *rows, const cJSON *kv)
 {
@@ -146,6 +155,7 @@ cJSON *fleet_judge_run(const cJSON *rows, const cJSON *peers, double margin)
     if (judge_cards(cards, n, margin, keyed, per_card, worst) != 0)
         goto done;
     cJSON_AddNumberToObject(out, "cards", n);
+    add_too_few(out, n);
     outl = cJSON_AddArrayToObject(out, "outlier_rows");
     /* card 0's cells, with each row's median and MAD beside them */
     cJSON_ArrayForEach(cell, per_card[0]) {
@@ -204,6 +214,8 @@ static cJSON *build_group(const cJSON *cards, const int *idx, int n, double marg
     cJSON_AddItemToObject(key, "card_model",
                           cJSON_Duplicate(cJSON_GetObjectItem(first, "card_model"), 1));
     cJSON_AddItemToObject(key, "params", cJSON_Duplicate(cJSON_GetObjectItem(first, "params"), 1));
+    cJSON_AddNumberToObject(g, "n_cards", n);
+    add_too_few(g, n);
     if (judge_cards(rows, n, margin, cJSON_AddArrayToObject(g, "rows"), per_card, worst) != 0)
         goto done;
     /* outliers first, the farthest first; then as stored (by card) */

@@ -275,6 +275,10 @@ static void add_shift(cJSON *obj, const struct gb_shift *s)
         cJSON_AddNumberToObject(obj, "more_samples", (double)s->more_samples);
     else
         cJSON_AddNullToObject(obj, "more_samples");
+    if (gb_undecidable_reason(s->undecidable))
+        cJSON_AddStringToObject(obj, "undecidable", gb_undecidable_reason(s->undecidable));
+    else
+        cJSON_AddNullToObject(obj, "undecidable");
 }
 
 static double pool_median(struct pool *p)

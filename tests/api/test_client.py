@@ -294,6 +294,30 @@ class ClientTest(unittest.TestCase):
                                "--candidate", "runs:" + ids["before"][0])
         self.assertEqual(rc, 0, out + err)
 
+    def test_compare_exits_2_only_when_a_row_could_be_slower(self):
+        # Issue 21: a row entirely faster with its estimate inside the
+        # margin (stride 33's -1.59% .. -0.72%) is faster and passes; an
+        # inconclusive row that cannot be slower by more than the margin
+        # passes too.  Both exited 2 before.
+        faster = [make_run(7, 12, shift={32: 0.991}, spread_evenly=True)]
+        only_faster = [make_run(8, 12, noise=0.02, spread_evenly=True,
+                                shift={1: 0.995, 2: 0.995, 32: 0.995})]
+        r = self.d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in faster + only_faster))
+        self.assertEqual(r.status, 200, r)
+        for card, verdict in ((7, "faster"), (8, "inconclusive")):
+            with self.subTest(candidate=card):
+                b, c = "card:" + uuid_of(1), "card:" + uuid_of(card)
+                api = self.d.get("/compare?benchmark=smem_stride&baseline=%s&candidate=%s"
+                                 "&until=2026-01-15" % (b, c)).json()
+                self.assertEqual(api["verdict"], verdict, api)
+                self.assertTrue(all(row["ci_high"] <= 0.01 for row in api["rows"]), api)
+                rc, out, err = self.compare(b, c)
+                self.assertEqual(rc, 0, out + err)
+                self.assertIn("no row can be slower by more than the margin", out)
+        row32 = {r["key"]: r for r in api["rows"]}[32]
+        self.assertIsNone(row32["undecidable"])
+        self.assertGreater(row32["more_samples"], 0)
+
     def test_not_comparable_exits_2(self):
         other = make_run(6, 12, strides=(1, 2))
         self.assertEqual(self.d.post("/runs/import", json.dumps(other) + "\n").status, 200)

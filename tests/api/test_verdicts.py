@@ -162,6 +162,26 @@ class VerdictsTest(ErrorAssertions, unittest.TestCase):
             self.assertGreater(row["more_samples"], 0)
         self.assertEqual(sorted(a["verdict_rows"]), list(STRIDES))
 
+    def test_more_samples_capped_at_the_margin(self):
+        # Issue 21: +0.99% against a 1% margin would take some 19,000 more
+        # samples a group; past 2,000 the row says why instead.
+        d = Daemon(gpus=0).start()
+        try:
+            runs = [make_run(20, day, spread_evenly=True) for day in (10, 11, 12)]
+            runs += [make_run(21, day, spread_evenly=True, shift={s: 1.0099 for s in STRIDES})
+                     for day in (10, 11, 12)]
+            self.assertEqual(d.post("/runs/import",
+                                    "".join(json.dumps(x) + "\n" for x in runs)).status, 200)
+            a = d.get("/compare?benchmark=smem_stride&baseline=card:%s&candidate=card:%s"
+                      % (uuid_of(20), uuid_of(21))).json()
+            for row in a["rows"]:
+                self.assertEqual(row["verdict"], "inconclusive", row)
+                self.assertAlmostEqual(row["shift"], 0.0099, delta=1e-6)
+                self.assertIsNone(row["more_samples"], row)
+                self.assertIn("sits at the margin", row["undecidable"])
+        finally:
+            self.assertEqual(d.stop(), 0)
+
     def test_margin_changes_the_verdict(self):
         a = self.compare("card:" + uuid_of(1), "card:" + uuid_of(3), benchmark="smem_stride",
                          until="2026-01-15", margin="0.05")

@@ -1,7 +1,7 @@
 /*
  * test_fleet.c - server/judge/fleet.c, pure: the robust z of each card's median
  * among its fleet (z = 0.6745 (x - median) / MAD), the outlier rule (|z|
- * past 3.5 and beyond the margin), rows judged only with three cards or
+ * past 3.5 and beyond the margin), rows judged only with FLEET_MIN_CARDS or
  * more, a MAD of 0, and GET /fleet's order (cards with an outlier row
  * first, the farthest first, the others as stored), for a run judged at
  * its end (fleet_judge_run) and for GET /fleet (fleet_build).

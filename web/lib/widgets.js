@@ -141,6 +141,19 @@ export function runLink(id, text) {
   return id ? el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, text || id.slice(-6)) : "–";
 }
 
+// What more samples would do for a verdict row: roughly how many a group
+// would decide it, or why none would (issue 21: the shift sits at the
+// margin, or the interval is too wide), or nothing for a decided row.
+export function moreSamplesText(r) {
+  if (isNum(r.more_samples)) return "≈" + r.more_samples + " a group";
+  return r.undecidable || "–";
+}
+
+// A fleet group's (or a run's fleet part's) too_few_cards in words.
+export function tooFewCardsText(cards, needed) {
+  return `Too few cards: ${cards} of this model and these parameters, ${needed} needed; nothing is judged and nobody flagged.`;
+}
+
 // A fleet cell's judgement in words: outlier, within, or not judged.
 export function fleetWords(cell) {
   if (cell.outlier) return { cls: "verdict-slower", text: isNum(cell.z) && cell.z < 0 ? "outlier (fast)" : "outlier" };

@@ -7,7 +7,7 @@ import { api } from "../lib/api.js";
 import { isNum, num, pct, qs, uuidTag, spreadOf, fieldShow, signedPct } from "../lib/format.js";
 import { state, current, ready, errorBox, navigate } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { copyMarkdown, chartFigure, fillBenchmarkSelect, fitTables, layTables, VERDICT_WORDS, runLink } from "../lib/widgets.js";
+import { copyMarkdown, chartFigure, fillBenchmarkSelect, fitTables, layTables, VERDICT_WORDS, runLink, moreSamplesText } from "../lib/widgets.js";
 
 // The compare menu's metrics: [menu text, axis and column title, field].
 function compareMetrics() {
@@ -165,7 +165,7 @@ async function showVerdicts(q, out, gen, metricSel) {
     el("td", { class: "num" }, sign(r.ci_low) + " … " + sign(r.ci_high)),
     el("td", { class: "num" }, r.cycles ? `${sign(r.cycles.shift)} (${words[r.cycles.verdict]})` : "clock unknown"),
     el("td", { class: "num" }, `${r.n_baseline} / ${r.n_candidate}`),
-    el("td", { class: "num" }, isNum(r.more_samples) ? "≈" + r.more_samples + " a group" : "–")));
+    el("td", { class: "num", dataset: { field: "more_samples", value: isNum(r.more_samples) ? String(r.more_samples) : "" } }, moreSamplesText(r))));
   parts.push(el("div", { class: "table-wrap" }, el("table", { class: "rows verdicts" },
     el("caption", {}, "Each row: the candidate's shift from the baseline (+ is slower), its 95% interval and the verdict in words"),
     el("thead", {}, head), el("tbody", {}, body))));

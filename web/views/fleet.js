@@ -6,7 +6,7 @@ import { $, el, table } from "../lib/dom.js";
 import { isNum, num, qs, shortCard, rowKeyText } from "../lib/format.js";
 import { state, ready, errorBox, loadInto, navigate } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { chartFigure, fillBenchmarkSelect, runLink, fleetWords, fitTables, layTables } from "../lib/widgets.js";
+import { chartFigure, fillBenchmarkSelect, runLink, fleetWords, fitTables, layTables, tooFewCardsText } from "../lib/widgets.js";
 
 export async function showFleet(q) {
   const gen = state.generation;
@@ -35,16 +35,16 @@ function fleetGroup(g, gi, data, figs) {
   const keys = g.rows.map((r) => r.key);
   const outliers = g.cards.filter((c) => c.outlier).length;
   const parts = [el("h2", { id: "fleet-group-" + gi }, (g.key.card_model || "unknown model") + " ", el("span", { class: "sub mono small" }, params)),
-    el("p", { class: outliers ? "verdict verdict-slower" : "verdict verdict-same", dataset: { outliers: String(outliers) } },
-      `${g.cards.length} card(s); ${outliers ? outliers + " outlier(s), listed first" : "no outlier"}.`)];
-  if (g.cards.length >= 3) {
+    g.too_few_cards
+      ? el("p", { class: "verdict verdict-inconclusive", dataset: { outliers: "0", tooFewCards: "true" } }, tooFewCardsText(g.n_cards, g.cards_needed))
+      : el("p", { class: outliers ? "verdict verdict-slower" : "verdict verdict-same", dataset: { outliers: String(outliers) } },
+        `${g.cards.length} card(s); ${outliers ? outliers + " outlier(s), listed first" : "no outlier"}.`)];
+  if (!g.too_few_cards) {
     const fig = chartFigure(`Robust z of each card's median per row (${data.outlier_z} and −${data.outlier_z} dashed); outliers are labelled and drawn as triangles`,
       (c) => GBCharts.fleet(c, keys, g.cards.map((card) => ({ label: shortCard(card.device_uuid) + " @ " + card.host, outlier: card.outlier,
         z: keys.map((k) => { const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k)); return cell && isNum(cell.z) ? cell.z : null; }) })), data.outlier_z));
     figs.push(fig);
     parts.push(fig.fig);
-  } else {
-    parts.push(el("p", { class: "note" }, "Fewer than 3 cards: nothing is judged (the median and MAD of two say nothing of which is off)."));
   }
   // A cell per card and row; numbers never wrap, so a benchmark with many
   // rows (smem_stride's 33 strides) is split into as many tables as fit
@@ -54,7 +54,7 @@ function fleetGroup(g, gi, data, figs) {
     const body = g.cards.map((card) => el("tr", { dataset: { uuid: card.device_uuid, outlier: String(card.outlier) }, class: card.outlier ? "bad" : "" },
       el("th", { scope: "row", title: card.device_uuid }, shortCard(card.device_uuid), " ", runLink(card.run_id, "run")),
       el("td", {}, card.host),
-      el("td", { dataset: { field: "outlier", value: String(card.outlier) } }, card.outlier ? "outlier" : "within the fleet"),
+      el("td", { dataset: { field: "outlier", value: String(card.outlier) } }, card.outlier ? "outlier" : g.too_few_cards ? "not judged" : "within the fleet"),
       part.map((k) => {
         const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k));
         if (!cell) return el("td", { class: "num" }, "–");

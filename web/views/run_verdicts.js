@@ -9,7 +9,7 @@ import { api } from "../lib/api.js";
 import { isNum, num, pct, signedPct, rowKey, rowKeyText, median } from "../lib/format.js";
 import { state, later, current, errorBox } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { chartFigure, VERDICT_WORDS, runLink, fleetWords } from "../lib/widgets.js";
+import { chartFigure, VERDICT_WORDS, runLink, fleetWords, moreSamplesText, tooFewCardsText } from "../lib/widgets.js";
 import { alertsTable } from "./alerts.js";
 
 // The panel under a finished run's rows; null for a run not finished.
@@ -53,7 +53,7 @@ function historyPart(run, v) {
       r.cycles ? `${signedPct(r.cycles.shift)} (${VERDICT_WORDS[r.cycles.verdict]})` : "clock unknown"),
     el("td", { class: "num" }, `${r.n_baseline} / ${r.n_candidate}`),
     el("td", { class: "num", dataset: { field: "more_samples", value: isNum(r.more_samples) ? String(r.more_samples) : "" } },
-      isNum(r.more_samples) ? "≈" + r.more_samples + " a group" : "–")));
+      moreSamplesText(r))));
   part.append(table("verdicts history-verdicts", "Each row: this run's shift from its card's history (+ is slower), the 95% interval, the verdict in words, in cycles where the clocks are known, and for an inconclusive row roughly how many more samples a group would decide it",
     ["row", "Verdict", "Shift", "95% interval", "In cycles", "Samples (history / this run)", "More samples to decide"], body));
   const trend = el("div", { id: "card-history" }, el("p", { class: "note" }, "loading the card's recent runs…"));
@@ -108,7 +108,8 @@ function fleetPart(v) {
   const part = el("div", { id: "verdicts-fleet" }, el("h3", {}, "Against the fleet"));
   const judged = f.rows.some((r) => isNum(r.z) || r.outlier);
   part.append(el("p", { id: "fleet-verdict", class: f.outlier_rows && f.outlier_rows.length ? "verdict verdict-slower" : "verdict verdict-same" },
-    !judged ? `Not judged: ${f.cards} card(s) of this model and these parameters; at least 3 are needed.`
+    f.too_few_cards ? tooFewCardsText(f.cards, f.cards_needed)
+      : !judged ? `Not judged: no row is measured on ${f.cards_needed || "enough"} cards of this model and these parameters.`
       : f.outlier_rows.length ? `Outlier among ${f.cards} cards in row(s) ${f.outlier_rows.map(rowKeyText).join(", ")}.`
         : `Within the fleet of ${f.cards} cards on every row.`));
   if (!f.rows.length) return part;
