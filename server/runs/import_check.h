@@ -38,7 +38,9 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
  * a file by stripping its newlines, is refused with a message that says to
  * send it with --data-binary) and checked with import_check_run.  A NEW
  * array of the runs, or NULL with err set (400 codes; the message names
- * the line, the field names the field within it) at the first bad line: a body is taken whole or not at all. */
+ * the line, the field names the field within it) at the first bad line:
+ * a body is taken whole or not at all.  test_benchmarks as for
+ * import_check_run. */
 cJSON *import_parse_ndjson(const char *body, size_t len, int test_benchmarks,
                            struct gb_error *err);
 

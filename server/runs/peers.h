@@ -65,7 +65,8 @@ struct peers *peers_start(const struct peers_config *cfg);
 void peers_stop(struct peers *p);
 
 /* {"peers": [{url, cursor, runs_pulled, skipped: {count, last_reason},
- * last_success_at, last_error, last_error_at, failures_in_row}]}.  Caller owns it.  p may be NULL. */
+ * last_success_at, last_error, last_error_at, failures_in_row}]}.
+ * Caller owns it.  p may be NULL. */
 cJSON *peers_describe(struct peers *p);
 
 /* Prometheus lines for the peers, appended to b.  p may be NULL. */
