@@ -170,6 +170,19 @@ static int follow(struct cli *c, cJSON **runs, int n)
     return failed ? CLI_FAILED : CLI_OK;
 }
 
+/* A suite's members the node cannot run, said before its runs. */
+static void say_left_out(const struct cli *c, const cJSON *left_out)
+{
+    const cJSON *l;
+
+    cJSON_ArrayForEach(l, left_out) {
+        const char *name = cli_json_text(l, "benchmark", NULL);
+        const char *why = cli_json_text(l, "reason", NULL);
+        if (!c->opt.json)
+            fprintf(stderr, "left out: %s (%s)\n", name ? name : "?", why ? why : "");
+    }
+}
+
 int cmd_run(struct cli *c)
 {
     cJSON *req = NULL, *answer = NULL, *runs[MAX_RUNS], *list;
@@ -185,7 +198,8 @@ int cmd_run(struct cli *c)
     if (cli_request_json(c, "POST", "/runs", body, strlen(body), c->opt.json && !c->opt.wait,
                          &answer) != CLI_OK)
         goto done;
-    /* One run, or {"batch", "runs": [...]} */
+    /* One run, or {"batch", "runs": [...], "left_out"} */
+    say_left_out(c, cJSON_GetObjectItem(answer, "left_out"));
     list = cJSON_GetObjectItem(answer, "runs");
     if (cJSON_IsArray(list)) {
         cJSON *r;

@@ -321,6 +321,7 @@ static const struct gb_benchmark benchmarks[] = {
                        "link type NVML reports.",
         .params = p2p_params,
         .all_devices = 1,
+        .min_devices = 2,
         .health_params = "{\"size_mib\":64,\"samples\":5,\"quiet_wait_s\":5}",
     },
     {

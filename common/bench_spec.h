@@ -85,6 +85,11 @@ struct gb_benchmark {
      * it only when every other GPU's runner is idle and holds them until it
      * ends (server/exec/gpu_pool.c). */
     int all_devices;
+    /* The GPUs a node needs for the run to measure anything (p2p_bandwidth
+     * measures pairs: 2); 0 means one.  Below it a request is refused and
+     * the health suite leaves the benchmark out, saying so
+     * (server/runs/runs.c), rather than store a done run with no rows. */
+    int min_devices;
 };
 
 /* The table, in the order GET /benchmarks lists it.  Static storage. */

@@ -7,6 +7,7 @@
  */
 #include "result_fields.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -102,6 +103,125 @@ static const struct gb_result_field fields[] = {
 };
 
 #define FIELD_COUNT (sizeof(fields) / sizeof(fields[0]))
+
+/* The fields every row of a benchmark carries, as its kernels report them
+ * (kernels/smem_common.c, kernels/perf_report.c) and every run in
+ * examples/ has them: what the readers cannot do without (the row's key,
+ * its median and samples; the peak rows' unit and value).  An import or a
+ * peer's run whose rows lack one is refused (import_check.c).  measured
+ * fields are left out of a row that says "available": false (a GEMM with
+ * no cuBLAS): it carries only its label, unit and reason.  Test-only
+ * benchmarks have no entry: their rows are the test double's. */
+static const char *const smem_stride_row[] = {"stride", NULL};
+static const char *const variant_row[] = {"variant", NULL};
+static const char *const peak_row[] = {"label", "unit", "value", NULL};
+static const char *const timed_row[] = {"median_ms", "samples", NULL};
+
+static const struct {
+    const char *benchmark;
+    const char *const *always;   /* in every row */
+    const char *const *measured; /* in every row but one with "available": false */
+} row_rules[] = {
+    {"smem_stride", smem_stride_row, timed_row},
+    {"smem_pattern", variant_row, timed_row},
+    {"transpose", variant_row, timed_row},
+    {"gmem_stride", peak_row, timed_row},
+    {"hbm_bandwidth", peak_row, timed_row},
+    {"compute_peak", peak_row, timed_row},
+    {"pcie_bandwidth", peak_row, timed_row},
+    {"p2p_bandwidth", peak_row, timed_row},
+};
+
+#define ROW_RULE_COUNT (sizeof(row_rules) / sizeof(row_rules[0]))
+
+static int row_rule(const char *benchmark)
+{
+    for (size_t i = 0; benchmark && i < ROW_RULE_COUNT; i++)
+        if (strcmp(row_rules[i].benchmark, benchmark) == 0)
+            return (int)i;
+    return -1;
+}
+
+int gb_result_rows_known(const char *benchmark)
+{
+    return row_rule(benchmark) >= 0;
+}
+
+/* Whether v (not null) is of type t. */
+static int of_type(const cJSON *v, enum gb_field_type t)
+{
+    const cJSON *x;
+
+    switch (t) {
+    case GB_FIELD_NUMBER:
+        return cJSON_IsNumber(v);
+    case GB_FIELD_INT:
+        return cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble);
+    case GB_FIELD_TEXT:
+        return cJSON_IsString(v);
+    case GB_FIELD_BOOL:
+        return cJSON_IsBool(v);
+    case GB_FIELD_SAMPLES:
+        if (!cJSON_IsArray(v))
+            return 0;
+        cJSON_ArrayForEach(x, v) {
+            if (!cJSON_IsNumber(x))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Row i carries every name of names; 0, or -1 with err naming the first
+ * it lacks. */
+static int has_all(const char *benchmark, const cJSON *row, int i, const char *const *names,
+                   struct gb_error *err)
+{
+    char path[96];
+
+    for (const char *const *n = names; *n; n++) {
+        if (cJSON_GetObjectItemCaseSensitive(row, *n) != NULL)
+            continue;
+        snprintf(path, sizeof(path), "results.rows[%d].%s", i, *n);
+        return gb_error_set(err, "missing_field", path, "%s is missing: every %s row carries it",
+                            path, benchmark);
+    }
+    return 0;
+}
+
+int gb_result_rows_check(const char *benchmark, const cJSON *rows, struct gb_error *err)
+{
+    int rule = row_rule(benchmark), i = 0;
+    const cJSON *row, *v;
+    char path[96];
+
+    if (!cJSON_IsArray(rows))
+        return gb_error_set(err, "wrong_type", "results.rows", "results.rows must be an array");
+    cJSON_ArrayForEach(row, rows) {
+        if (!cJSON_IsObject(row)) {
+            snprintf(path, sizeof(path), "results.rows[%d]", i);
+            return gb_error_set(err, "wrong_type", path, "%s must be an object", path);
+        }
+        if (rule >= 0 && has_all(benchmark, row, i, row_rules[rule].always, err) != 0)
+            return -1;
+        if (rule >= 0 && !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(row, "available")) &&
+            has_all(benchmark, row, i, row_rules[rule].measured, err) != 0)
+            return -1;
+        cJSON_ArrayForEach(v, row) {
+            const struct gb_result_field *f = gb_result_field_find(v->string);
+            if (f == NULL || cJSON_IsNull(v) || of_type(v, f->type))
+                continue;
+            snprintf(path, sizeof(path), "results.rows[%d].%.40s", i, v->string);
+            return gb_error_set(err, "wrong_type", path, "%s must be %s %s", path,
+                                f->type == GB_FIELD_INT ? "an" : "a",
+                                f->type == GB_FIELD_SAMPLES ? "array of numbers"
+                                                            : gb_field_type_name(f->type));
+        }
+        i++;
+    }
+    return 0;
+}
 
 int gb_result_field_gauge(const struct gb_result_field *f, char *name, size_t cap,
                           double *scale)

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
+#include "bench_spec.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,6 +85,21 @@ const char *gb_result_field_csv_name(const struct gb_result_field *f);
  * too small. */
 int gb_result_field_gauge(const struct gb_result_field *f, char *name, size_t cap,
                           double *scale);
+
+/* Checks the rows of a run of benchmark (results.rows, a JSON array)
+ * against the table of the fields each benchmark's rows must carry
+ * (result_fields.c, beside the field table): its key, median_ms and
+ * samples, and for the rows measured against a peak their unit and value
+ * (a row that says "available": false carries no timing).  A field of the
+ * field table that a row holds must be of its type or null; fields the
+ * table does not know are accepted (a newer node's).  0, or -1 with err
+ * filled (code missing_field or wrong_type, the field's path under
+ * "results.rows[i]."). */
+int gb_result_rows_check(const char *benchmark, const cJSON *rows, struct gb_error *err);
+
+/* 1 when benchmark has an entry in the table of required row fields (a
+ * unit test holds every benchmark that is not test-only to having one). */
+int gb_result_rows_known(const char *benchmark);
 
 /* The type's name as GET /benchmarks spells it ("number", ...). */
 const char *gb_field_type_name(enum gb_field_type type);

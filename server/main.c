@@ -210,6 +210,7 @@ int main(int argc, char **argv)
     peers.count = opt.peer_count;
     peers.interval_s = opt.peer_interval_s;
     peers.token_file = opt.peer_token_file;
+    peers.test_benchmarks = opt.test_benchmarks;
     app.peers = peers_start(&peers);
     http = http_start(&app, listen_fd, err, sizeof(err));
     listen_fd = -1; /* libmicrohttpd's now, even on failure (http.h) */

@@ -27,7 +27,7 @@ void runs_import(struct http_request *req, struct http_reply *rep)
                     "(curl --data-binary @runs.ndjson)");
         return;
     }
-    runs = import_parse_ndjson(req->body, req->body_len, &gerr);
+    runs = import_parse_ndjson(req->body, req->body_len, req->app->opt->test_benchmarks, &gerr);
     if (runs == NULL) {
         int internal = strcmp(gerr.code, "internal") == 0;
         reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);

@@ -58,6 +58,7 @@ static void reply_runs_error(struct http_reply *rep, const struct runs_error *er
         [RUNS_NO_DEVICE] = {409, "no_device", 0},
         [RUNS_DEVICE_UNHEALTHY] = {503, "device_unhealthy", 30},
         [RUNS_TOO_LARGE] = {400, "out_of_bounds", 0},
+        [RUNS_TOO_FEW_GPUS] = {409, "too_few_gpus", 0},
         [RUNS_QUEUE_FULL] = {503, "queue_full", 10},
         [RUNS_NOT_FOUND] = {404, "not_found", 0},
         [RUNS_NOT_QUEUED] = {409, "not_queued", 0},
@@ -77,6 +78,22 @@ static void reply_runs_error(struct http_reply *rep, const struct runs_error *er
     reply_error(rep, map[err->rc].status, map[err->rc].code, err->field, "%s", err->message);
 }
 
+/* A suite's "left_out": [{benchmark, reason}], when it left any out. */
+static void add_left_out(cJSON *body, const struct run_set *set)
+{
+    cJSON *list = set->n_left_out ? cJSON_AddArrayToObject(body, "left_out") : NULL;
+
+    for (int i = 0; list && i < set->n_left_out; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (o == NULL || !cJSON_AddItemToArray(list, o)) {
+            cJSON_Delete(o);
+            return;
+        }
+        cJSON_AddStringToObject(o, "benchmark", set->left_out[i].benchmark);
+        cJSON_AddStringToObject(o, "reason", set->left_out[i].reason);
+    }
+}
+
 /* Answers with runs (runs_read's array, taken): one run, or a batch. */
 static void reply_set(struct http_reply *rep, const struct run_set *set, cJSON *runs,
                       int status)
@@ -87,6 +104,7 @@ static void reply_set(struct http_reply *rep, const struct run_set *set, cJSON *
         body = cJSON_CreateObject();
         cJSON_AddStringToObject(body, "batch", set->batch);
         cJSON_AddItemToObject(body, "runs", runs);
+        add_left_out(body, set);
         snprintf(rep->location, sizeof(rep->location), "/runs?batch=%s", set->batch);
     } else {
         body = cJSON_DetachItemFromArray(runs, 0);

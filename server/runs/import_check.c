@@ -3,36 +3,33 @@
  */
 #include "import_check.h"
 #include "bench_spec.h"
+#include "result_fields.h"
 #include "run_request.h"
 #include "run_status.h"
 #include "uuid7.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define NAME_MAX_LEN 64
-
 static int str_field(const cJSON *obj, const char *name, int nullable,
-                     size_t max_len, char *err, size_t cap)
+                     size_t max_len, struct gb_error *err)
 {
     const cJSON *v = cJSON_GetObjectItem(obj, name);
 
     if ((v == NULL || cJSON_IsNull(v)) && nullable)
         return 0;
-    if (!cJSON_IsString(v)) {
-        snprintf(err, cap, "%s must be a string%s", name, nullable ? " or null" : "");
-        return -1;
-    }
-    if (strlen(v->valuestring) > max_len) {
-        snprintf(err, cap, "%s is longer than %zu bytes", name, max_len);
-        return -1;
-    }
+    if (!cJSON_IsString(v))
+        return gb_error_set(err, "invalid_run", name, "%s must be a string%s", name,
+                            nullable ? " or null" : "");
+    if (strlen(v->valuestring) > max_len)
+        return gb_error_set(err, "invalid_run", name, "%s is longer than %zu bytes", name,
+                            max_len);
     return 0;
 }
 
 /* "2026-11-30T09:05:04.123Z": the shape the API writes. */
-static int time_field(const cJSON *obj, const char *name, int nullable,
-                      char *err, size_t cap)
+static int time_field(const cJSON *obj, const char *name, int nullable, struct gb_error *err)
 {
     const cJSON *v = cJSON_GetObjectItem(obj, name);
     const char *t;
@@ -41,26 +38,63 @@ static int time_field(const cJSON *obj, const char *name, int nullable,
         return 0;
     t = cJSON_IsString(v) ? v->valuestring : "";
     if (strlen(t) != 24 || t[4] != '-' || t[7] != '-' || t[10] != 'T' ||
-        t[13] != ':' || t[16] != ':' || t[19] != '.' || t[23] != 'Z') {
-        snprintf(err, cap, "%s must be an RFC 3339 UTC time with milliseconds", name);
-        return -1;
+        t[13] != ':' || t[16] != ':' || t[19] != '.' || t[23] != 'Z')
+        return gb_error_set(err, "invalid_run", name,
+                            "%s must be an RFC 3339 UTC time with milliseconds", name);
+    return 0;
+}
+
+/* The path (into path, cap bytes, at its offset len) of the first number
+ * in v that is not finite: 1e999 parses as infinity, which would be
+ * stored as null and read back as no number.  1 when found, else 0. */
+static int nonfinite_at(const cJSON *v, char *path, size_t cap, size_t len)
+{
+    const cJSON *c;
+    int i = 0;
+
+    if (cJSON_IsNumber(v))
+        return !isfinite(v->valuedouble);
+    cJSON_ArrayForEach(c, v) {
+        int w = cJSON_IsArray(v) ? snprintf(path + len, cap - len, "[%d]", i)
+                                 : snprintf(path + len, cap - len, "%s%.40s", len ? "." : "",
+                                            c->string ? c->string : "");
+        if (w > 0 && len + (size_t)w < cap && nonfinite_at(c, path, cap, len + (size_t)w))
+            return 1;
+        path[len] = '\0';
+        i++;
     }
     return 0;
 }
 
-static int safe_name(const char *s)
+/* The benchmark is one this daemon offers and the params are its own,
+ * within bounds (the resolver POST /runs uses).  A parameter left out is
+ * not refused: runs stored before defaults were filled in lack them. */
+static int check_measurement(const cJSON *run, int test_benchmarks, struct gb_error *err)
 {
-    size_t n = strlen(s);
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
+    const struct gb_benchmark *b = gb_benchmark_find(name);
+    const cJSON *results = cJSON_GetObjectItem(run, "results");
+    const cJSON *rows = cJSON_GetObjectItem(results, "rows");
+    cJSON *resolved;
+    char path[96] = "";
 
-    if (n == 0 || n > NAME_MAX_LEN)
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return 0;
-    return 1;
+    if (b == NULL || (b->test_only && !test_benchmarks))
+        return gb_error_set(err, "unknown_benchmark", "benchmark",
+                            "benchmark \"%.64s\" is not one this daemon has%s", name,
+                            b ? " (a test-only one: gpubenchd --test-benchmarks)"
+                              : " (GET /benchmarks lists them)");
+    resolved = gb_params_resolve(b, cJSON_GetObjectItem(run, "params"), err);
+    if (resolved == NULL)
+        return -1;
+    cJSON_Delete(resolved);
+    if (rows != NULL && !cJSON_IsNull(rows) && gb_result_rows_check(b->name, rows, err) != 0)
+        return -1;
+    if (nonfinite_at(run, path, sizeof(path), 0))
+        return gb_error_set(err, "out_of_bounds", path, "%s is not a finite number", path);
+    return 0;
 }
 
-int import_check_run(const cJSON *run, char *err, size_t cap)
+int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err)
 {
     const cJSON *id = cJSON_GetObjectItem(run, "id");
     const cJSON *bench = cJSON_GetObjectItem(run, "benchmark");
@@ -72,72 +106,50 @@ int import_check_run(const cJSON *run, char *err, size_t cap)
     const cJSON *error = cJSON_GetObjectItem(run, "error");
     const cJSON *batch = cJSON_GetObjectItem(run, "batch");
 
-    if (!cJSON_IsObject(run)) {
-        snprintf(err, cap, "a run must be a JSON object");
-        return -1;
-    }
-    if (gb_json_duplicate_key(run) || gb_json_duplicate_key(device) ||
-        gb_json_duplicate_key(cJSON_GetObjectItem(run, "params"))) {
-        snprintf(err, cap, "a key is given twice");
-        return -1;
-    }
-    if (!cJSON_IsString(id) || !uuid_is_valid(id->valuestring)) {
-        snprintf(err, cap, "id must be a run id (a UUID)");
-        return -1;
-    }
-    if (!cJSON_IsString(bench) || !safe_name(bench->valuestring)) {
-        snprintf(err, cap, "benchmark must be a name of a-z, 0-9 and _");
-        return -1;
-    }
-    if (!cJSON_IsString(status) || !run_status_is_final(status->valuestring)) {
-        snprintf(err, cap, "status must be done, failed or cancelled: only "
-                           "finished runs can be imported");
-        return -1;
-    }
-    if (!cJSON_IsObject(cJSON_GetObjectItem(run, "params"))) {
-        snprintf(err, cap, "params must be an object");
-        return -1;
-    }
+    if (!cJSON_IsObject(run))
+        return gb_error_set(err, "invalid_run", "", "a run must be a JSON object");
+    if (gb_json_duplicate_key(run) || gb_json_duplicate_key(device))
+        return gb_error_set(err, "invalid_run", "", "a key is given twice");
+    if (!cJSON_IsString(id) || !uuid_is_valid(id->valuestring))
+        return gb_error_set(err, "invalid_run", "id", "id must be a run id (a UUID)");
+    if (!cJSON_IsString(bench))
+        return gb_error_set(err, "invalid_run", "benchmark", "benchmark must be a string");
+    if (!cJSON_IsString(status) || !run_status_is_final(status->valuestring))
+        return gb_error_set(err, "invalid_run", "status",
+                            "status must be done, failed or cancelled: only "
+                            "finished runs can be imported");
+    if (!cJSON_IsObject(cJSON_GetObjectItem(run, "params")))
+        return gb_error_set(err, "invalid_run", "params", "params must be an object");
     if (!cJSON_IsObject(device) ||
-        !(index == NULL || cJSON_IsNull(index) || cJSON_IsNumber(index))) {
-        snprintf(err, cap, "device must be an object with index, uuid and name");
-        return -1;
-    }
-    if (str_field(run, "host", 0, 255, err, cap) ||
-        str_field(run, "label", 1, 200, err, cap) ||
-        str_field(run, "origin", 1, 512, err, cap) ||
-        str_field(device, "uuid", 1, 128, err, cap) ||
-        str_field(device, "name", 1, 256, err, cap) ||
-        time_field(run, "created_at", 0, err, cap) ||
-        time_field(run, "started_at", 1, err, cap) ||
-        time_field(run, "finished_at", 1, err, cap))
+        !(index == NULL || cJSON_IsNull(index) || cJSON_IsNumber(index)))
+        return gb_error_set(err, "invalid_run", "device",
+                            "device must be an object with index, uuid and name");
+    if (str_field(run, "host", 0, 255, err) || str_field(run, "label", 1, 200, err) ||
+        str_field(run, "origin", 1, 512, err) || str_field(device, "uuid", 1, 128, err) ||
+        str_field(device, "name", 1, 256, err) || time_field(run, "created_at", 0, err) ||
+        time_field(run, "started_at", 1, err) || time_field(run, "finished_at", 1, err))
         return -1;
     if (batch && !cJSON_IsNull(batch) &&
-        !(cJSON_IsString(batch) && uuid_is_valid(batch->valuestring))) {
-        snprintf(err, cap, "batch must be a UUID or null");
-        return -1;
-    }
+        !(cJSON_IsString(batch) && uuid_is_valid(batch->valuestring)))
+        return gb_error_set(err, "invalid_run", "batch", "batch must be a UUID or null");
     if (run_status_parse(status->valuestring) == RUN_DONE &&
         (!cJSON_IsObject(results) ||
-         !cJSON_IsArray(cJSON_GetObjectItem(results, "rows")) || !cJSON_IsObject(meta))) {
-        snprintf(err, cap, "a done run must have results with rows, and meta");
-        return -1;
-    }
-    if (results && !cJSON_IsNull(results) && !cJSON_IsObject(results)) {
-        snprintf(err, cap, "results must be an object or null");
-        return -1;
-    }
+         !cJSON_IsArray(cJSON_GetObjectItem(results, "rows")) || !cJSON_IsObject(meta)))
+        return gb_error_set(err, "invalid_run", "results",
+                            "a done run must have results with rows, and meta");
+    if (results && !cJSON_IsNull(results) && !cJSON_IsObject(results))
+        return gb_error_set(err, "invalid_run", "results", "results must be an object or null");
     if (error && !cJSON_IsNull(error) &&
-        (str_field(error, "code", 0, 64, err, cap) ||
-         str_field(error, "message", 1, 2048, err, cap)))
+        (str_field(error, "code", 0, 64, err) || str_field(error, "message", 1, 2048, err)))
         return -1;
-    return 0;
+    return check_measurement(run, test_benchmarks, err);
 }
 
 /* One line (len bytes) of an import as a checked run, or NULL with err. */
-static cJSON *import_line(const char *p, size_t len, int line, struct gb_error *err)
+static cJSON *import_line(const char *p, size_t len, int line, int test_benchmarks,
+                          struct gb_error *err)
 {
-    char why[256];
+    struct gb_error why;
     size_t at;
     int trailing;
     cJSON *run;
@@ -170,16 +182,17 @@ static cJSON *import_line(const char *p, size_t len, int line, struct gb_error *
                          line, at);
         return NULL;
     }
-    if (import_check_run(run, why, sizeof(why)) != 0) {
-        gb_error_set(err, "invalid_run", "", "line %d: %.180s; nothing was imported",
-                     line, why);
+    if (import_check_run(run, test_benchmarks, &why) != 0) {
+        gb_error_set(err, why.code, why.field, "line %d: %.200s; nothing was imported", line,
+                     why.message);
         cJSON_Delete(run);
         return NULL;
     }
     return run;
 }
 
-cJSON *import_parse_ndjson(const char *body, size_t len, struct gb_error *err)
+cJSON *import_parse_ndjson(const char *body, size_t len, int test_benchmarks,
+                           struct gb_error *err)
 {
     cJSON *runs = cJSON_CreateArray();
     const char *p = body, *end = body + len;
@@ -198,7 +211,7 @@ cJSON *import_parse_ndjson(const char *body, size_t len, struct gb_error *err)
         while (q < stop && (*q == ' ' || *q == '\t' || *q == '\r'))
             q++;
         if (q < stop) {
-            run = import_line(p, (size_t)(stop - p), line, err);
+            run = import_line(p, (size_t)(stop - p), line, test_benchmarks, err);
             if (run == NULL || !cJSON_AddItemToArray(runs, run)) {
                 if (run != NULL)
                     gb_error_set(err, "internal", "", "out of memory");

@@ -19,10 +19,18 @@
  * peers.h, is reckoned from it). */
 #define IMPORT_LINE_MAX (16 * 1024 * 1024)
 
-/* 0 when run can be stored as it is; -1 with a sentence in err that names
- * the field.  Runs that have not finished (queued, running) are refused:
- * only a finished run can be copied, since only its own node can run it. */
-int import_check_run(const cJSON *run, char *err, size_t cap);
+/* 0 when run can be stored as it is; -1 with err filled: the field's path
+ * in the run ("params.strides[2]", "results.rows[0].median_ms") and a
+ * sentence that names it.  Held to what POST /runs would have made: a
+ * benchmark this daemon offers (test-only ones with test_benchmarks, as
+ * gpubenchd --test-benchmarks; else code unknown_benchmark, which a
+ * puller skips rather than stops at), params the resolver accepts
+ * (bench_spec.h; one left out is fine, since older runs did not store
+ * defaults; they are stored as they came), rows with the fields their
+ * benchmark's rows carry (gb_result_rows_check) and only finite numbers.
+ * Runs that have not finished (queued, running) are refused: only a
+ * finished run can be copied, since only its own node can run it. */
+int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err);
 
 /* An import body (len bytes, need not be NUL-terminated): one run a line;
  * blank lines are skipped.  Every line is read as one JSON value with
@@ -30,7 +38,10 @@ int import_check_run(const cJSON *run, char *err, size_t cap);
  * a file by stripping its newlines, is refused with a message that says to
  * send it with --data-binary) and checked with import_check_run.  A NEW
  * array of the runs, or NULL with err set (400 codes; the message names
- * the line) at the first bad line: a body is taken whole or not at all. */
-cJSON *import_parse_ndjson(const char *body, size_t len, struct gb_error *err);
+ * the line, the field names the field within it) at the first bad line:
+ * a body is taken whole or not at all.  test_benchmarks as for
+ * import_check_run. */
+cJSON *import_parse_ndjson(const char *body, size_t len, int test_benchmarks,
+                           struct gb_error *err);
 
 #endif

@@ -34,6 +34,7 @@ struct peer {
 struct peers {
     struct store *store;
     int interval_s;
+    int test_benchmarks;
     char authorization[600]; /* "Authorization: Bearer ..." or "" */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -111,10 +112,19 @@ done:
     return ret;
 }
 
+/* What a page held besides its good runs: those of benchmarks unknown
+ * here, passed over, and why the last of them was. */
+struct page_skips {
+    long long count;
+    char reason[256];
+};
+
 /* Parses the NDJSON page: good runs into runs (cursor advanced past each),
- * stopping at the first bad line.  Returns 0, or -1 with err set. */
-static int parse_page(const struct dynbuf *b, long long *cursor, cJSON *runs,
-                      char *err, size_t cap)
+ * runs of a benchmark unknown here counted in skips (cursor advanced past
+ * them too), stopping at the first bad line.  Returns 0, or -1 with err
+ * set. */
+static int parse_page(const struct dynbuf *b, int test_benchmarks, long long *cursor,
+                      cJSON *runs, struct page_skips *skips, char *err, size_t cap)
 {
     const char *p = b->data ? b->data : "", *end = p + b->len;
     int line = 0;
@@ -123,7 +133,7 @@ static int parse_page(const struct dynbuf *b, long long *cursor, cJSON *runs,
         size_t len = strcspn(p, "\n"), at;
         cJSON *run;
         const cJSON *seq;
-        char why[200];
+        struct gb_error why;
         int trailing;
 
         line++;
@@ -140,10 +150,18 @@ static int parse_page(const struct dynbuf *b, long long *cursor, cJSON *runs,
             snprintf(err, cap, "line %d has no seq after %lld", line, *cursor);
             return -1;
         }
-        if (import_check_run(run, why, sizeof(why)) != 0) {
+        if (import_check_run(run, test_benchmarks, &why) != 0) {
+            if (strcmp(why.code, "unknown_benchmark") != 0) {
+                cJSON_Delete(run);
+                snprintf(err, cap, "line %d: %s", line, why.message);
+                return -1;
+            }
+            snprintf(skips->reason, sizeof(skips->reason), "run %.36s: %.200s",
+                     cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")), why.message);
+            skips->count++;
+            *cursor = (long long)seq->valuedouble;
             cJSON_Delete(run);
-            snprintf(err, cap, "line %d: %s", line, why);
-            return -1;
+            continue;
         }
         *cursor = (long long)seq->valuedouble;
         cJSON_AddItemToArray(runs, run);
@@ -162,7 +180,8 @@ static int pull_once(struct peer *peer)
     char url[700], err[300];
     long long cursor;
     cJSON *runs = cJSON_CreateArray();
-    int inserted = 0, existing = 0, got = PULL_FAILED, bad;
+    struct page_skips skips = {.count = 0};
+    int inserted = 0, existing = 0, got = PULL_FAILED, bad, moved;
 
     pthread_mutex_lock(&peer->all->lock);
     cursor = peer->row.cursor;
@@ -183,28 +202,34 @@ static int pull_once(struct peer *peer)
         }
         goto record;
     }
-    bad = parse_page(&body.buf, &cursor, runs, err, sizeof(err));
+    bad = parse_page(&body.buf, peer->all->test_benchmarks, &cursor, runs, &skips, err,
+                     sizeof(err));
+    moved = cJSON_GetArraySize(runs) + (int)skips.count;
     /* Runs before a bad line are kept: they were checked one by one. */
     if (cJSON_GetArraySize(runs) > 0 &&
         store_import_runs(store, runs, peer->url, &inserted, &existing) != STORE_OK) {
         snprintf(err, sizeof(err), "the runs could not be stored here");
         goto record;
     }
-    if ((cJSON_GetArraySize(runs) > 0 || !bad) &&
-        store_peer_record(store, peer->url, cursor, inserted, NULL) != STORE_OK) {
+    if ((moved > 0 || !bad) &&
+        store_peer_record(store, peer->url, cursor, inserted, skips.count,
+                          skips.count ? skips.reason : NULL, NULL) != STORE_OK) {
         /* The runs are stored; the next pull asks for them again and
          * finds them here. */
         snprintf(err, sizeof(err), "the cursor could not be stored here");
         goto record;
     }
+    if (skips.count)
+        log_warn("peer %s: skipped %lld run(s) of a benchmark not known here; the last: %s",
+                 peer->url, skips.count, skips.reason);
     if (!bad)
-        got = cJSON_GetArraySize(runs);
+        got = moved; /* skipped runs are progress too: ask again at once */
     if (got == 0)
         peer->page_limit = PEER_PAGE; /* caught up: full pages again */
 
 record:
     if (err[0]) {
-        if (store_peer_record(store, peer->url, cursor, 0, err) != STORE_OK)
+        if (store_peer_record(store, peer->url, cursor, 0, 0, NULL, err) != STORE_OK)
             log_warn("peer %s: the error below could not be stored", peer->url);
         log_warn("peer %s: %s", peer->url, err);
     } else if (inserted) {
@@ -296,6 +321,7 @@ struct peers *peers_start(const struct peers_config *cfg)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     p->store = cfg->store;
     p->interval_s = cfg->interval_s;
+    p->test_benchmarks = cfg->test_benchmarks;
     if (cfg->token_file && read_token(cfg->token_file, p->authorization,
                                       sizeof(p->authorization)) != 0)
         log_error("--peer-token-file %s: no token could be read; pulling without one",
@@ -353,6 +379,17 @@ static void add_text_or_null(cJSON *obj, const char *name, const char *v)
         cJSON_AddNullToObject(obj, name);
 }
 
+/* "skipped": {"count", "last_reason"}: the runs passed over, and why. */
+static void add_skipped(cJSON *obj, const struct peer_row *row)
+{
+    cJSON *s = cJSON_AddObjectToObject(obj, "skipped");
+
+    if (s == NULL)
+        return;
+    cJSON_AddNumberToObject(s, "count", (double)row->skipped);
+    add_text_or_null(s, "last_reason", row->skipped_reason);
+}
+
 cJSON *peers_describe(struct peers *p)
 {
     cJSON *root = cJSON_CreateObject();
@@ -366,6 +403,7 @@ cJSON *peers_describe(struct peers *p)
         cJSON_AddStringToObject(o, "url", peer->url);
         cJSON_AddNumberToObject(o, "cursor", (double)peer->row.cursor);
         cJSON_AddNumberToObject(o, "runs_pulled", (double)peer->row.runs_pulled);
+        add_skipped(o, &peer->row);
         add_text_or_null(o, "last_success_at", peer->row.last_success_at);
         add_text_or_null(o, "last_error", peer->row.last_error);
         add_text_or_null(o, "last_error_at", peer->row.last_error_at);

@@ -15,8 +15,11 @@
  * A peer that is down, slow, or answers garbage or a body over the cap
  * even for one run costs a logged error and a retry after a back-off that
  * doubles up to five minutes; the runs before a bad line are kept and the
- * cursor stops just before it.  The cursor and the counts live in the
- * store, so a restart goes on where it was.
+ * cursor stops just before it.  A run of a benchmark this daemon does not
+ * know is not bad but new (a peer running a newer gpubench): it is
+ * skipped, counted with its reason, and the cursor moves past it, or one
+ * upgraded node would stop its whole fleet's pulls.  The cursor and the
+ * counts live in the store, so a restart goes on where it was.
  */
 #ifndef GPUBENCH_RUNS_PEERS_H
 #define GPUBENCH_RUNS_PEERS_H
@@ -53,6 +56,7 @@ struct peers_config {
     int count;
     int interval_s;         /* --peer-interval */
     const char *token_file; /* --peer-token-file, or NULL */
+    int test_benchmarks;    /* --test-benchmarks: the test-only runs are known here */
 };
 
 /* Starts a puller for each of cfg's peers.  NULL when there are none or
@@ -60,8 +64,9 @@ struct peers_config {
 struct peers *peers_start(const struct peers_config *cfg);
 void peers_stop(struct peers *p);
 
-/* {"peers": [{url, cursor, runs_pulled, last_success_at, last_error,
- * last_error_at, failures_in_row}]}.  Caller owns it.  p may be NULL. */
+/* {"peers": [{url, cursor, runs_pulled, skipped: {count, last_reason},
+ * last_success_at, last_error, last_error_at, failures_in_row}]}.
+ * Caller owns it.  p may be NULL. */
 cJSON *peers_describe(struct peers *p);
 
 /* Prometheus lines for the peers, appended to b.  p may be NULL. */

@@ -111,6 +111,14 @@ static enum runs_rc check_memory(const struct run_request *rr, const struct gpu_
     return RUNS_OK;
 }
 
+/* "" when the node has the GPUs b needs, else why not, into why. */
+static void too_few_gpus(const struct gb_benchmark *b, int gpus, char *why, size_t cap)
+{
+    why[0] = '\0';
+    if (b->min_devices > 1 && gpus < b->min_devices)
+        snprintf(why, cap, "needs %d GPUs; this node has %d", b->min_devices, gpus);
+}
+
 /* The index in refs of the lowest GPU index. */
 static int lowest_ref(const struct gpu_ref *refs, int n)
 {
@@ -120,6 +128,14 @@ static int lowest_ref(const struct gpu_ref *refs, int n)
         if (refs[i].index < refs[low].index)
             low = i;
     return low;
+}
+
+static int left_out(const struct run_set *set, const struct gb_benchmark *b)
+{
+    for (int i = 0; i < set->n_left_out; i++)
+        if (strcmp(set->left_out[i].benchmark, b->name) == 0)
+            return 1;
+    return 0;
 }
 
 enum runs_rc runs_accept(struct runs *runs, const struct run_request *rr, struct run_set *set,
@@ -143,6 +159,18 @@ enum runs_rc runs_accept(struct runs *runs, const struct run_request *rr, struct
     rc = check_memory(rr, refs, n, err);
     if (rc != RUNS_OK)
         return rc;
+    /* A benchmark alone is refused; a suite leaves it out and says so. */
+    for (int p = 0; p < rr->n_parts; p++) {
+        const struct gb_benchmark *b = rr->parts[p].bench;
+        too_few_gpus(b, gpu_pool_count(runs->gpus), text, sizeof(text));
+        if (text[0] && rr->suite == NULL)
+            return fail(err, RUNS_TOO_FEW_GPUS, 0, "benchmark", "%s %s", b->name, text);
+        if (text[0]) {
+            struct run_left_out *l = &set->left_out[set->n_left_out++];
+            l->benchmark = b->name;
+            snprintf(l->reason, sizeof(l->reason), "%s", text);
+        }
+    }
     all = cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0;
     /* A suite, like "all", is one batch: GET /runs?batch=ID lists it. */
     if ((all || rr->suite != NULL) && uuid7_new(set->batch) != 0) {
@@ -164,6 +192,8 @@ enum runs_rc runs_accept(struct runs *runs, const struct run_request *rr, struct
         for (int p = 0; p < rr->n_parts; p++) {
             struct run_new *r = &news[set->n];
             if (all && rr->parts[p].bench->all_devices && i != low)
+                continue;
+            if (left_out(set, rr->parts[p].bench))
                 continue;
             if (set->n >= RUNS_MAX_BATCH) {
                 rc = fail(err, RUNS_TOO_LARGE, 0, "device",

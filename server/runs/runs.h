@@ -5,7 +5,8 @@
  * failures are enum runs_rc values with a sentence, which the handler
  * turns into a status.
  *
- *   accept    check the device and the memory rule, mint the ids, insert
+ *   accept    check the device, the GPUs the benchmark needs and the memory
+ *             rule (a suite leaves out what the node cannot run), mint the ids, insert
  *             the runs in one transaction, read them back as accepted,
  *             then wake the GPUs' runners
  *   cancel    a queued run, waking whoever waits on it
@@ -40,6 +41,7 @@ enum runs_rc {
     RUNS_NO_DEVICE,        /* no such GPU on this node */
     RUNS_DEVICE_UNHEALTHY, /* its worker keeps failing */
     RUNS_TOO_LARGE,        /* more GPU memory than the card has, or more runs than a batch */
+    RUNS_TOO_FEW_GPUS,     /* the benchmark needs more GPUs than the node has (min_devices) */
     RUNS_QUEUE_FULL,       /* the queue holds --max-queue runs */
     RUNS_NOT_FOUND,        /* no such run */
     RUNS_NOT_QUEUED,       /* cancel: the run is running or has ended */
@@ -68,11 +70,20 @@ struct runs_error {
     char message[512]; /* a sentence for people */
 };
 
+/* A member of a suite that a request did not make, and why. */
+struct run_left_out {
+    const char *benchmark; /* static */
+    char reason[96];
+};
+
 /* Runs asked for together: one, or a batch (device "all", a suite). */
 struct run_set {
     int n;
     char ids[RUNS_MAX_BATCH][40];
     char batch[40]; /* the batch id; "" for a single run */
+    /* A suite's members this node cannot run (too few GPUs), left out */
+    int n_left_out;
+    struct run_left_out left_out[GB_SUITE_MAX_MEMBERS];
 };
 
 /* Accepts rr (parsed and checked by run_request_parse): fills set with

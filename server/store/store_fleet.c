@@ -111,6 +111,8 @@ enum {
     PEER_SUCCESS_AT,
     PEER_ERROR,
     PEER_ERROR_AT,
+    PEER_SKIPPED,
+    PEER_SKIPPED_REASON,
 };
 
 int store_peer_load(struct store *s, const char *url, struct peer_row *row)
@@ -123,7 +125,8 @@ int store_peer_load(struct store *s, const char *url, struct peer_row *row)
     if (store_query_run(&q, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", NULL,
                         STORE_TEXT(url)) != STORE_OK ||
         store_query_prepare(&q, "SELECT cursor, runs_pulled, last_success_at, "
-                                "last_error, last_error_at FROM peers WHERE url = ?1") != STORE_OK)
+                                "last_error, last_error_at, skipped, skipped_reason "
+                                "FROM peers WHERE url = ?1") != STORE_OK)
         goto done;
     store_bind_text(&q, 1, url);
     if (store_query_step(&q) != STORE_STEP_ROW)
@@ -136,6 +139,10 @@ int store_peer_load(struct store *s, const char *url, struct peer_row *row)
              store_col_text(q.st, PEER_ERROR) ? store_col_text(q.st, PEER_ERROR) : "");
     snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
              store_col_text(q.st, PEER_ERROR_AT) ? store_col_text(q.st, PEER_ERROR_AT) : "");
+    row->skipped = sqlite3_column_int64(q.st, PEER_SKIPPED);
+    snprintf(row->skipped_reason, sizeof(row->skipped_reason), "%s",
+             store_col_text(q.st, PEER_SKIPPED_REASON) ? store_col_text(q.st, PEER_SKIPPED_REASON)
+                                                       : "");
     rc = STORE_OK;
 
 done:
@@ -143,7 +150,8 @@ done:
 }
 
 int store_peer_record(struct store *s, const char *url, long long cursor,
-                      long long pulled, const char *error)
+                      long long pulled, long long skipped, const char *skip_reason,
+                      const char *error)
 {
     struct store_query q;
     char now[32];
@@ -155,6 +163,8 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
                                         "WHERE url = ?1"
                                       : "UPDATE peers SET cursor = ?4, "
                                         "runs_pulled = runs_pulled + ?5, "
+                                        "skipped = skipped + ?6, "
+                                        "skipped_reason = COALESCE(?7, skipped_reason), "
                                         "last_success_at = ?3 WHERE url = ?1") != STORE_OK)
         goto done;
     store_bind_text(&q, 1, url);
@@ -164,6 +174,8 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
     if (!error) {
         store_bind_int64(&q, 4, cursor);
         store_bind_int64(&q, 5, pulled);
+        store_bind_int64(&q, 6, skipped);
+        store_bind_text(&q, 7, skip_reason);
     }
     rc = store_query_exec(&q, NULL);
 

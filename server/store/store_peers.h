@@ -1,7 +1,8 @@
 /*
- * store_peers.h - each peer's pull state (migrations/0002_fleet.sql,
- * store_fleet.c); the runs a pull brings are stored by store_import_runs
- * (store_runs.h).  See store.h for the store itself.
+ * store_peers.h - each peer's pull state (migrations/0002_fleet.sql and
+ * 0011_peer_skipped.sql, store_fleet.c); the runs a pull brings are
+ * stored by store_import_runs (store_runs.h).  See store.h for the store
+ * itself.
  */
 #ifndef GPUBENCH_STORE_STORE_PEERS_H
 #define GPUBENCH_STORE_STORE_PEERS_H
@@ -12,15 +13,19 @@
 struct peer_row {
     long long cursor;
     long long runs_pulled;
+    long long skipped;        /* runs passed over: benchmarks unknown here */
+    char skipped_reason[256]; /* why the last one was, "" before any */
     char last_success_at[32];
     char last_error[256];
     char last_error_at[32];
 };
 int store_peer_load(struct store *s, const char *url, struct peer_row *row);
 
-/* Records a pull: on success (error NULL) the new cursor and how many runs
- * it stored; on failure the error, with the time. */
+/* Records a pull: on success (error NULL) the new cursor, how many runs
+ * it stored and how many it skipped (skip_reason: why the last of them
+ * was, or NULL when none); on failure the error, with the time. */
 int store_peer_record(struct store *s, const char *url, long long cursor,
-                      long long pulled, const char *error);
+                      long long pulled, long long skipped, const char *skip_reason,
+                      const char *error);
 
 #endif

@@ -174,7 +174,8 @@ class ExportErrorTest(unittest.TestCase):
             # A run whose CSV is far larger than its JSON: every result row
             # repeats the run's columns, here a 1 MB driver string, so 300
             # rows are 300 MB of CSV, over the stream's buffer.
-            big = make_run(1, rows=[{"stride": i + 1} for i in range(300)],
+            big = make_run(1, rows=[{"stride": i + 1, "median_ms": 1.5, "samples": [1.5]}
+                                    for i in range(300)],
                            meta={"driver": {"nvidia_version": "5" * (1024 * 1024)}})
             small = [make_run(n) for n in (2, 3, 4)]
             r = d.post("/runs/import", ndjson(small + [big]))
@@ -203,8 +204,8 @@ class ExportErrorTest(unittest.TestCase):
         try:
             # The latest run of each of 150 cards, each with 64 rows of five
             # gauges, long labels on every line: over /metrics' 32 MiB cap.
-            rows = [{"stride": s, "predicted_degree": 1, "median_ms": 1.5, "ratio": 1.0,
-                     "gbps": 1.0, "share_of_ceiling": 0.5} for s in range(1, 65)]
+            rows = [{"stride": s, "predicted_degree": 1, "median_ms": 1.5, "samples": [1.5],
+                     "ratio": 1.0, "gbps": 1.0, "share_of_ceiling": 0.5} for s in range(1, 65)]
             runs = [make_run(n, rows=rows, host="h" * 255, name="n" * 256,
                              uuid="GPU-%0124d" % n) for n in range(1, 151)]
             r = d.post("/runs/import", ndjson(runs))

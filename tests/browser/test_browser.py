@@ -67,6 +67,11 @@ def uuid7(ms, seq):
     return "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:])
 
 
+# The daemons' exports in examples/ hold their checks' test_fault and
+# test_hang runs, which only a daemon that offers them imports.
+EXAMPLE_ARGS = ["--test-benchmarks"]
+
+
 def import_examples(d):
     """The real H200 runs under examples/, imported through POST
     /runs/import: a daemon's own export (examples/*/runs.ndjson) as it is,
@@ -965,17 +970,18 @@ def main():
     print("screenshots in", SHOTS)
     failures = 0
     cases = [
-        ("pages", test_pages, {}, []),
+        ("pages", test_pages, {}, EXAMPLE_ARGS),
         ("live", test_live, {"GPUBENCH_FAKE_DELAY_MS": "100"}, []),
         ("no_chartjs", test_no_chartjs, {}, ["--chartjs", "/nonexistent/chart.min.js"]),
         ("validity", test_validity, {}, []),
-        ("waiting", test_waiting, {"GPUBENCH_FAKE_WAIT_MS": "4000", "GPUBENCH_FAKE_DELAY_MS": "100"}, []),
+        ("waiting", test_waiting, {"GPUBENCH_FAKE_WAIT_MS": "4000", "GPUBENCH_FAKE_DELAY_MS": "100"},
+         EXAMPLE_ARGS),
         ("peaks", test_peaks, {}, []),
         ("copy_markdown", test_copy_markdown, {}, []),
         ("verdicts", test_verdicts, {}, ["--confirm-runs", "1", "--history-runs", "2"]),
-        ("newcomer", test_newcomer, {}, []),
+        ("newcomer", test_newcomer, {}, EXAMPLE_ARGS),
         ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
-        ("layout", test_layout, {}, []),
+        ("layout", test_layout, {}, EXAMPLE_ARGS),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
     # cases (while working on one).

@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(body, data, size);
     body[size] = '\0';
     memset(&err, 'Z', sizeof(err));
-    runs = import_parse_ndjson(body, size, &err);
+    runs = import_parse_ndjson(body, size, 1, &err);
     if (runs == NULL) {
         /* Refused: a sentence that names the line it stopped at. */
         CHECK(memchr(err.message, '\0', sizeof(err.message)) != NULL);

@@ -1,8 +1,10 @@
 /* The table of result-row fields: it fits the readers' arrays, names are
  * unique, the CSV columns are the ones scripts were given before the
- * table existed (in that order, samples last), and GET /benchmarks'
- * description carries each use. */
+ * table existed (in that order, samples last), GET /benchmarks'
+ * description carries each use, and every benchmark says which fields its
+ * rows must carry (what an import is held to). */
 #include "result_fields.h"
+#include "bench_spec.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -67,4 +69,57 @@ static int test_describe(void)
     return 0;
 }
 
-TEST_MAIN({"shape", test_shape}, {"csv order", test_csv_order}, {"describe", test_describe})
+/* A benchmark added without its rows' required fields would import
+ * anything; test-only ones are the test double's. */
+static int test_every_benchmark_has_row_rules(void)
+{
+    for (size_t i = 0; i < gb_benchmark_count(); i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+        ASSERT(b->test_only || gb_result_rows_known(b->name));
+    }
+    ASSERT(!gb_result_rows_known("smem_strid"));
+    return 0;
+}
+
+static int rows_check(const char *benchmark, const char *rows_json, struct gb_error *err)
+{
+    cJSON *rows = cJSON_Parse(rows_json);
+    int rc = gb_result_rows_check(benchmark, rows, err);
+
+    cJSON_Delete(rows);
+    return rc;
+}
+
+static int test_rows_check(void)
+{
+    struct gb_error err;
+
+    ASSERT_EQ(rows_check("smem_stride", "[{\"stride\":1,\"median_ms\":1,\"samples\":[1]}]", &err),
+              0);
+    ASSERT_EQ(rows_check("smem_stride", "[{\"stride\":1,\"samples\":[1]}]", &err), -1);
+    ASSERT_STR_EQ(err.field, "results.rows[0].median_ms");
+    ASSERT_STR_EQ(err.code, "missing_field");
+    /* a row that was not measured carries no timing */
+    ASSERT_EQ(rows_check("compute_peak",
+                         "[{\"label\":\"gemm\",\"unit\":\"TFLOP/s\",\"value\":null,"
+                         "\"available\":false}]",
+                         &err),
+              0);
+    ASSERT_EQ(rows_check("compute_peak", "[{\"label\":\"gemm\",\"unit\":\"TFLOP/s\",\"value\":1}]",
+                         &err),
+              -1);
+    ASSERT_STR_EQ(err.field, "results.rows[0].median_ms");
+    /* a known field of the wrong type; an unknown one is a newer node's */
+    ASSERT_EQ(rows_check("transpose",
+                         "[{\"variant\":\"copy\",\"median_ms\":1,\"samples\":[1],\"new\":\"x\"},"
+                         "{\"variant\":\"copy\",\"median_ms\":\"1\",\"samples\":[1]}]",
+                         &err),
+              -1);
+    ASSERT_STR_EQ(err.field, "results.rows[1].median_ms");
+    ASSERT_STR_EQ(err.code, "wrong_type");
+    return 0;
+}
+
+TEST_MAIN({"shape", test_shape}, {"csv order", test_csv_order}, {"describe", test_describe},
+          {"every benchmark has row rules", test_every_benchmark_has_row_rules},
+          {"rows check", test_rows_check})
