@@ -29,7 +29,7 @@ static int rows_from_column(sqlite3_stmt *st, int col, cJSON **rows)
     return (*rows = store_json_column(st, col)) ? 0 : -1;
 }
 
-/* The run's fields from columns 0 to 7 (VERDICT_RUN_FIELDS); NEW. */
+/* The run's fields from VERDICT_RUN_FIELDS; NEW. */
 static cJSON *run_fields(sqlite3_stmt *st)
 {
     static const char *const texts[] = {"id", "benchmark", NULL, NULL, "status", "created_at",
@@ -55,6 +55,14 @@ static cJSON *run_fields(sqlite3_stmt *st)
         cJSON_AddNullToObject(validity, "valid");
     else
         cJSON_AddBoolToObject(validity, "valid", sqlite3_column_int(st, 7) != 0);
+    /* The key's method, and the build that stands for it where it is
+     * unknown (compare_key_value). */
+    if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+        cJSON_AddNullToObject(run, "method");
+    else
+        cJSON_AddNumberToObject(run, "method", (double)sqlite3_column_int64(st, 8));
+    store_add_text_or_null(cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "meta"), "build"),
+                           "git_commit", store_col_text(st, 9));
     return run;
 
 fail:
@@ -81,7 +89,7 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
 {
     cJSON *run = run_fields(st), *rows = NULL;
 
-    if (run == NULL || rows_from_column(st, 8, &rows) != 0 || add_results(run, rows) != 0) {
+    if (run == NULL || rows_from_column(st, VERDICT_RUN_NFIELDS, &rows) != 0 || add_results(run, rows) != 0) {
         cJSON_Delete(run);
         return NULL;
     }

@@ -209,7 +209,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         daemon = subprocess.run([DAEMON, "--version"], capture_output=True, text=True,
                                 timeout=10).stdout
-        # "gpubenchd 0.1.0 (commit ...)": the same build, the same words.
+        # "gpubenchd 0.2.0 (commit ...)": the same build, the same words.
         self.assertRegex(out, r"^gpubench \S+ \(commit \S+\)\n$")
         self.assertEqual(out.split()[1:], daemon.split()[1:])
 
