@@ -255,10 +255,17 @@ int cmd_fleet(struct cli *c)
     cJSON_ArrayForEach(group, cJSON_GetObjectItem(doc, "groups")) {
         const cJSON *key = cJSON_GetObjectItem(group, "key");
         char *params = cJSON_PrintUnformatted(cJSON_GetObjectItem(key, "params"));
+        char *method = cJSON_PrintUnformatted(cJSON_GetObjectItem(key, "method"));
+        const char *note = cli_json_text(group, "method_note", NULL);
         int ncards = cJSON_GetArraySize(cJSON_GetObjectItem(group, "cards"));
-        printf("%s on %s, params %s\n", cli_json_text(key, "benchmark", NULL),
-               cli_json_text(key, "card_model", NULL), params ? params : "?");
+        /* the method: cards of another are another group (README, Fleet) */
+        printf("%s on %s, method %s, params %s\n", cli_json_text(key, "benchmark", NULL),
+               cli_json_text(key, "card_model", NULL), method ? method : "?",
+               params ? params : "?");
+        if (note)
+            printf("%s\n", note);
         free(params);
+        free(method);
         for (int first = 0; first < ncards && rc == CLI_OK; first += CARDS_PER_TABLE) {
             putchar('\n');
             rc = print_cards(c, group, first, &marked);

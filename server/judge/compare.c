@@ -167,22 +167,22 @@ const struct compare_key_field compare_key_fields[] = {
     {NULL, NULL, NULL, 0},
 };
 
-/* The method part of the key: the run's method, or, for a run whose method
- * cannot be known (gpubench 0.1.0, bench_spec.h), the build that measured
- * it, so that such runs are compared only with runs of the same build
- * ("-dirty" and all). */
-static cJSON *method_value(const cJSON *run)
+cJSON *compare_method_of(const cJSON *method, const char *build)
 {
-    const cJSON *m = cJSON_GetObjectItem(run, "method");
-    const char *commit;
     char text[160];
 
-    if (cJSON_IsNumber(m) && m->valuedouble >= 1)
-        return cJSON_CreateNumber(m->valuedouble);
-    commit = cJSON_GetStringValue(cJSON_GetObjectItem(
-        cJSON_GetObjectItem(cJSON_GetObjectItem(run, "meta"), "build"), "git_commit"));
-    snprintf(text, sizeof(text), "unknown: build %.120s", commit ? commit : "?");
+    if (cJSON_IsNumber(method) && method->valuedouble >= 1)
+        return cJSON_CreateNumber(method->valuedouble);
+    snprintf(text, sizeof(text), "unknown: build %.120s", build ? build : "?");
     return cJSON_CreateString(text);
+}
+
+static cJSON *method_value(const cJSON *run)
+{
+    const char *commit = cJSON_GetStringValue(cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(run, "meta"), "build"), "git_commit"));
+
+    return compare_method_of(cJSON_GetObjectItem(run, "method"), commit);
 }
 
 /* The params part: those that change what is measured, defaults filled in

@@ -35,6 +35,13 @@ extern const struct compare_key_field compare_key_fields[];
  * defaults, or with another quiet_wait_s, is compared. */
 cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f);
 
+/* The method part of the key: method (a run's "method") when it is one,
+ * else, for a run whose method cannot be known (gpubench 0.1.0,
+ * bench_spec.h), "unknown: build BUILD" with BUILD its
+ * meta.build.git_commit ("-dirty" kept), so that such runs are compared
+ * only with runs of the same build.  A NEW item. */
+cJSON *compare_method_of(const cJSON *method, const char *build);
+
 /* The verdict-deciding fields of the key (decides_verdict) as one JSON
  * text: what the store keeps as runs.verdict_key and computes in SQL
  * through the same function (server/store/store_key.c), so the key is

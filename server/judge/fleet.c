@@ -8,8 +8,11 @@
  */
 #include "fleet.h"
 
+#include "bench_spec.h"
 #include "compare.h"
 #include "shift.h"
+
+#include <stdio.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -179,6 +182,75 @@ done:
     return out;
 }
 
+/* A card's method as its key holds it (compare_method_of): NEW. */
+static cJSON *card_method(const cJSON *card)
+{
+    return compare_method_of(cJSON_GetObjectItem(card, "method"),
+                             cJSON_GetStringValue(cJSON_GetObjectItem(card, "build")));
+}
+
+/* The params of a card's key: those that measure (gb_params_key): NEW. */
+static cJSON *card_params(const cJSON *card)
+{
+    const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(card, "benchmark"));
+
+    return gb_params_key(gb_benchmark_find(bench), cJSON_GetObjectItem(card, "params"));
+}
+
+/* Each group's "method_note": where the card model of a group appears in
+ * groups of other methods, says so, naming them, since their cards are
+ * not scored against this group's; null otherwise.  0, or -1 out of
+ * memory. */
+static int method_notes(cJSON *groups)
+{
+    cJSON *g, *h;
+
+    cJSON_ArrayForEach(g, groups) {
+        const cJSON *key = cJSON_GetObjectItem(g, "key");
+        const cJSON *model = cJSON_GetObjectItem(key, "card_model");
+        const cJSON *method = cJSON_GetObjectItem(key, "method");
+        char note[512], *others = NULL;
+        size_t used = 0;
+        cJSON *text;
+
+        note[0] = '\0';
+        cJSON_ArrayForEach(h, groups) {
+            const cJSON *hkey = cJSON_GetObjectItem(h, "key");
+            const cJSON *hm = cJSON_GetObjectItem(hkey, "method");
+            char *mt;
+            if (h == g || !cJSON_Compare(cJSON_GetObjectItem(hkey, "benchmark"), cJSON_GetObjectItem(key, "benchmark"), 1) ||
+                !cJSON_Compare(cJSON_GetObjectItem(hkey, "card_model"), model, 1) ||
+                cJSON_Compare(hm, method, 1) || (mt = cJSON_PrintUnformatted(hm)) == NULL)
+                continue;
+            /* each other method once */
+            if (strstr(note, mt) == NULL && used < sizeof(note))
+                used += (size_t)snprintf(note + used, sizeof(note) - used, "%s%s",
+                                         used ? ", " : "", mt);
+            free(mt);
+        }
+        if (used == 0) {
+            text = cJSON_CreateNull();
+        } else {
+            size_t n = used + 256;
+            others = malloc(n);
+            if (others == NULL)
+                return -1;
+            snprintf(others, n,
+                     "%s cards also appear under method %s: a group each method, "
+                     "never scored against each other",
+                     cJSON_GetStringValue(model) ? cJSON_GetStringValue(model) : "these",
+                     note);
+            text = cJSON_CreateString(others);
+            free(others);
+        }
+        if (text == NULL || !cJSON_AddItemToObject(g, "method_note", text)) {
+            cJSON_Delete(text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One group of GET /fleet: the cards of idx[0..n-1]. */
 static cJSON *build_group(const cJSON *cards, const int *idx, int n, double margin)
 {
@@ -203,7 +275,8 @@ static cJSON *build_group(const cJSON *cards, const int *idx, int n, double marg
                           cJSON_Duplicate(cJSON_GetObjectItem(first, "benchmark"), 1));
     cJSON_AddItemToObject(key, "card_model",
                           cJSON_Duplicate(cJSON_GetObjectItem(first, "card_model"), 1));
-    cJSON_AddItemToObject(key, "params", cJSON_Duplicate(cJSON_GetObjectItem(first, "params"), 1));
+    cJSON_AddItemToObject(key, "method", card_method(first));
+    cJSON_AddItemToObject(key, "params", card_params(first));
     if (judge_cards(rows, n, margin, cJSON_AddArrayToObject(g, "rows"), per_card, worst) != 0)
         goto done;
     /* outliers first, the farthest first; then as stored (by card) */
@@ -285,6 +358,8 @@ cJSON *fleet_build(const cJSON *cards, double margin)
         else
             cJSON_AddItemToArray(groups, g);
     }
+    if (ok && method_notes(groups) != 0)
+        ok = 0;
 
 done:
     free(group_of);

@@ -552,9 +552,10 @@ class ExamplesTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         lines = out.splitlines()
         for g in api["groups"]:
-            title = "%s on %s, params %s" % (g["key"]["benchmark"], g["key"]["card_model"],
-                                             json.dumps(g["key"]["params"], separators=(",", ":")))
-            self.assertGreater(len(title), 128)
+            title = "%s on %s, method %s, params %s" % (
+                g["key"]["benchmark"], g["key"]["card_model"],
+                json.dumps(g["key"]["method"], separators=(",", ":")),
+                json.dumps(g["key"]["params"], separators=(",", ":")))
             self.assertIn(title, lines)
             self.assertGreater(len(g["cards"]), 1)
             for card in g["cards"]:
