@@ -523,6 +523,23 @@ int gb_method_of_version(const struct gb_benchmark *b, const char *version)
     return found;
 }
 
+cJSON *gb_method_versions_describe(void)
+{
+    cJSON *d = cJSON_CreateObject();
+
+    if (d == NULL || cJSON_AddStringToObject(d, "since", GB_METHODS_SINCE) == NULL ||
+        cJSON_AddStringToObject(d, "unknown",
+                                "a run without a method from gpubench before " GB_METHODS_SINCE
+                                " (0.1.0, a development version during which every "
+                                "benchmark's method changed) has method null and is "
+                                "compared only with runs of its own build "
+                                "(meta.build.git_commit, -dirty included)") == NULL) {
+        cJSON_Delete(d);
+        return NULL;
+    }
+    return d;
+}
+
 cJSON *gb_params_key(const struct gb_benchmark *b, const cJSON *params)
 {
     cJSON *key = cJSON_CreateObject();

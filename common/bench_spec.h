@@ -124,6 +124,11 @@ const struct gb_benchmark *gb_benchmark_find(const char *name);
 /* The method this build measures b with: the last of b->methods. */
 int gb_benchmark_method(const struct gb_benchmark *b);
 
+/* A NEW object for GET /benchmarks: {"since": GB_METHODS_SINCE,
+ * "unknown": what a run without a method from before it is compared
+ * with}; NULL out of memory. */
+cJSON *gb_method_versions_describe(void);
+
 /* The method a run of b made by gpubench `version` ("0.2.0") measured,
  * for runs stored or sent without one: the newest method of b whose since
  * is at or below version.  0 (unknown) for a version before

@@ -197,6 +197,17 @@ static cJSON *card_params(const cJSON *card)
     return gb_params_key(gb_benchmark_find(bench), cJSON_GetObjectItem(card, "params"));
 }
 
+/* A method as the note names it: "method 3", or the unknown one's text. */
+static size_t method_words(char *buf, size_t cap, const cJSON *m)
+{
+    int n = cJSON_IsNumber(m) ? snprintf(buf, cap, "method %.0f", m->valuedouble)
+                              : snprintf(buf, cap, "method %s",
+                                         cJSON_IsString(m) ? m->valuestring : "?");
+
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n
+                                       : cap - 1;
+}
+
 /* Each group's "method_note": where the card model of a group appears in
  * groups of other methods, says so, naming them, since their cards are
  * not scored against this group's; null otherwise.  0, or -1 out of
@@ -209,40 +220,42 @@ static int method_notes(cJSON *groups)
         const cJSON *key = cJSON_GetObjectItem(g, "key");
         const cJSON *model = cJSON_GetObjectItem(key, "card_model");
         const cJSON *method = cJSON_GetObjectItem(key, "method");
-        char note[512], *others = NULL;
+        cJSON *seen = cJSON_CreateArray(), *text;
+        char note[768];
         size_t used = 0;
-        cJSON *text;
 
-        note[0] = '\0';
+        if (seen == NULL)
+            return -1;
+        used = (size_t)snprintf(note, sizeof(note), "%.100s cards also appear under ",
+                                cJSON_GetStringValue(model) ? model->valuestring : "These");
         cJSON_ArrayForEach(h, groups) {
             const cJSON *hkey = cJSON_GetObjectItem(h, "key");
-            const cJSON *hm = cJSON_GetObjectItem(hkey, "method");
-            char *mt;
-            if (h == g || !cJSON_Compare(cJSON_GetObjectItem(hkey, "benchmark"), cJSON_GetObjectItem(key, "benchmark"), 1) ||
-                !cJSON_Compare(cJSON_GetObjectItem(hkey, "card_model"), model, 1) ||
-                cJSON_Compare(hm, method, 1) || (mt = cJSON_PrintUnformatted(hm)) == NULL)
+            const cJSON *hm = cJSON_GetObjectItem(hkey, "method"), *s;
+            int again = 0;
+            if (h == g || cJSON_Compare(hm, method, 1) ||
+                !cJSON_Compare(cJSON_GetObjectItem(hkey, "benchmark"),
+                               cJSON_GetObjectItem(key, "benchmark"), 1) ||
+                !cJSON_Compare(cJSON_GetObjectItem(hkey, "card_model"), model, 1))
                 continue;
-            /* each other method once */
-            if (strstr(note, mt) == NULL && used < sizeof(note))
-                used += (size_t)snprintf(note + used, sizeof(note) - used, "%s%s",
-                                         used ? ", " : "", mt);
-            free(mt);
+            cJSON_ArrayForEach(s, seen)
+                again |= cJSON_Compare(s, hm, 1);
+            if (again)
+                continue;
+            cJSON_AddItemReferenceToArray(seen, (cJSON *)hm);
+            if (cJSON_GetArraySize(seen) > 1 && used + 2 < sizeof(note))
+                used += (size_t)snprintf(note + used, sizeof(note) - used, ", ");
+            if (used < sizeof(note))
+                used += method_words(note + used, sizeof(note) - used, hm);
         }
-        if (used == 0) {
+        if (cJSON_GetArraySize(seen) == 0) {
             text = cJSON_CreateNull();
         } else {
-            size_t n = used + 256;
-            others = malloc(n);
-            if (others == NULL)
-                return -1;
-            snprintf(others, n,
-                     "%s cards also appear under method %s: a group each method, "
-                     "never scored against each other",
-                     cJSON_GetStringValue(model) ? cJSON_GetStringValue(model) : "these",
-                     note);
-            text = cJSON_CreateString(others);
-            free(others);
+            if (used < sizeof(note))
+                snprintf(note + used, sizeof(note) - used,
+                         ": a group each method, never scored against each other");
+            text = cJSON_CreateString(note);
         }
+        cJSON_Delete(seen);
         if (text == NULL || !cJSON_AddItemToObject(g, "method_note", text)) {
             cJSON_Delete(text);
             return -1;
