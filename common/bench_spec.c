@@ -859,7 +859,9 @@ static int describe_methods(const struct gb_benchmark *b, cJSON *obj)
             return -1;
         }
         if (cJSON_AddNumberToObject(d, "method", m->method) == NULL ||
-            cJSON_AddItemToObject(d, "since", m->since ? cJSON_CreateString(m->since) : cJSON_CreateNull()) == 0 ||
+            cJSON_AddItemToObject(d, "since",
+                                  m->since ? cJSON_CreateString(m->since)
+                                           : cJSON_CreateNull()) == 0 ||
             cJSON_AddStringToObject(d, "change", m->change) == NULL)
             return -1;
     }

@@ -89,7 +89,8 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
 {
     cJSON *run = run_fields(st), *rows = NULL;
 
-    if (run == NULL || rows_from_column(st, VERDICT_RUN_NFIELDS, &rows) != 0 || add_results(run, rows) != 0) {
+    if (run == NULL || rows_from_column(st, VERDICT_RUN_NFIELDS, &rows) != 0 ||
+        add_results(run, rows) != 0) {
         cJSON_Delete(run);
         return NULL;
     }
