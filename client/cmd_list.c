@@ -255,10 +255,17 @@ int cmd_fleet(struct cli *c)
     cJSON_ArrayForEach(group, cJSON_GetObjectItem(doc, "groups")) {
         const cJSON *key = cJSON_GetObjectItem(group, "key");
         char *params = cJSON_PrintUnformatted(cJSON_GetObjectItem(key, "params"));
+        char *method = cJSON_PrintUnformatted(cJSON_GetObjectItem(key, "method"));
+        const char *note = cli_json_text(group, "method_note", NULL);
         int ncards = cJSON_GetArraySize(cJSON_GetObjectItem(group, "cards"));
-        printf("%s on %s, params %s\n", cli_json_text(key, "benchmark", NULL),
-               cli_json_text(key, "card_model", NULL), params ? params : "?");
+        /* the method: cards of another are another group (README, Fleet) */
+        printf("%s on %s, method %s, params %s\n", cli_json_text(key, "benchmark", NULL),
+               cli_json_text(key, "card_model", NULL), method ? method : "?",
+               params ? params : "?");
+        if (note)
+            printf("%s\n", note);
         free(params);
+        free(method);
         if (cJSON_IsTrue(cJSON_GetObjectItem(group, "too_few_cards")))
             printf("too few cards: %d, %d needed; nothing is judged and nobody flagged\n", ncards,
                    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(group, "cards_needed")));

@@ -63,6 +63,7 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
 static const struct gb_param smem_stride_params[] = {
     {
         .name = "strides",
+        .measures = 1,
         .type = GB_PARAM_INT_LIST,
         .help = "word strides; lane L reads 32-bit word L*stride",
         .min = 1,
@@ -79,6 +80,7 @@ static const struct gb_param smem_stride_params[] = {
 static const struct gb_param smem_pattern_params[] = {
     {
         .name = "words",
+        .measures = 1,
         .type = GB_PARAM_INT_LIST,
         .help = "32 word indices, one a lane: lane L reads 32-bit word words[L]",
         .min = 0,
@@ -98,6 +100,7 @@ static const char *const transpose_variants[] = {
 static const struct gb_param transpose_params[] = {
     {
         .name = "n",
+        .measures = 1,
         .type = GB_PARAM_INT,
         .help = "matrix side: an n x n float matrix, a multiple of 32",
         .min = 256,
@@ -107,6 +110,7 @@ static const struct gb_param transpose_params[] = {
     },
     {
         .name = "variants",
+        .measures = 1,
         .type = GB_PARAM_CHOICE_LIST,
         .help = "kernels to time; the copy ceiling is always measured",
         .min_items = 1,
@@ -122,6 +126,7 @@ static const struct gb_param transpose_params[] = {
 static const struct gb_param gmem_stride_params[] = {
     {
         .name = "strides",
+        .measures = 1,
         .type = GB_PARAM_INT_LIST,
         .help = "word strides; lane L reads 32-bit word L*stride of global memory",
         .min = 1,
@@ -133,6 +138,7 @@ static const struct gb_param gmem_stride_params[] = {
     },
     {
         .name = "footprint_mib",
+        .measures = 1,
         .type = GB_PARAM_INT,
         .help = "MiB the warps sweep through; 0: 4x the L2 (data from DRAM); a size "
                 "under the L2 (e.g. 16) measures the L2-resident case",
@@ -142,6 +148,7 @@ static const struct gb_param gmem_stride_params[] = {
     },
     {
         .name = "l2_fetch_bytes",
+        .measures = 1,
         .type = GB_PARAM_INT,
         .help = "bytes the L2 fetches from DRAM per miss for the run "
                 "(cudaLimitMaxL2FetchGranularity); 32 moves exactly the sectors "
@@ -158,6 +165,7 @@ static const struct gb_param gmem_stride_params[] = {
 static const struct gb_param hbm_params[] = {
     {
         .name = "array_mib",
+        .measures = 1,
         .type = GB_PARAM_INT,
         .help = "MiB of each of the three double arrays (a, b, c); 0: the larger "
                 "of 4x the L2 and 1024; under 4x the L2 is refused (the L2 would "
@@ -176,6 +184,7 @@ static const char *const compute_kinds[] = {
 static const struct gb_param compute_params[] = {
     {
         .name = "kinds",
+        .measures = 1,
         .type = GB_PARAM_CHOICE_LIST,
         .help = "what to measure: FMA chains on the CUDA cores, GEMM on the "
                 "tensor cores (cuBLAS, loaded at run time)",
@@ -188,6 +197,7 @@ static const struct gb_param compute_params[] = {
     },
     {
         .name = "gemm_n",
+        .measures = 1,
         .type = GB_PARAM_INT,
         .help = "side of the square GEMM (n x n x n)",
         .min = 1024,
@@ -204,6 +214,7 @@ static const char *const pcie_memories[] = {"pinned", "pageable", NULL};
 static const struct gb_param pcie_params[] = {
     {
         .name = "sizes_kib",
+        .measures = 1,
         .type = GB_PARAM_INT_LIST,
         .help = "transfer sizes in KiB, each timed host to device and device to "
                 "host in each kind of host memory",
@@ -216,6 +227,7 @@ static const struct gb_param pcie_params[] = {
     },
     {
         .name = "memory",
+        .measures = 1,
         .type = GB_PARAM_CHOICE_LIST,
         .help = "host memory to copy from and to: pinned (cudaHostAlloc, what "
                 "the link allows) and pageable (malloc: the host's memory system "
@@ -233,6 +245,7 @@ static const struct gb_param pcie_params[] = {
 static const struct gb_param p2p_params[] = {
     {
         .name = "size_mib",
+        .measures = 1,
         .type = GB_PARAM_INT,
         .help = "MiB copied between each ordered pair of GPUs for bandwidth "
                 "(latency: 8-byte copies)",
@@ -244,6 +257,57 @@ static const struct gb_param p2p_params[] = {
     {.name = NULL},
 };
 
+/* Method versions (bench_spec.h, struct gb_method), one table a benchmark.
+ * Every method before the last was measured by 0.1.0 only (since NULL), so
+ * such runs cannot be told apart and are grouped by their build; the last
+ * is stamped on runs from GB_METHODS_SINCE.  A commit that changes what a
+ * benchmark's numbers mean adds a line here, with the release that ships it. */
+/* clang-format off */
+static const struct gb_method smem_methods[] = {
+    {1, NULL, "first kernel: CUDA events around calibrated launches (482f192)"},
+    {2, NULL, "quiet card before timing, NVML watch between samples, ratio_cycles (bd549c4)"},
+    {3, GB_METHODS_SINCE, "SM clock measured on the SM; ratio_cycles from busy cycles (a0b54f4)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method transpose_methods[] = {
+    {1, NULL, "first kernels: copy, tile32, tile33, tile32_swizzle (482f192)"},
+    {2, NULL, "quiet card before timing, NVML watch between samples (bd549c4)"},
+    {3, GB_METHODS_SINCE, "counter pass one block an SM; counters equal the prediction (caef0b2)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method gmem_methods[] = {
+    {1, NULL, "first kernel: lane L reads word L*stride of global memory (ad4a989)"},
+    {2, NULL, "l2_fetch_bytes (default 32) sets the L2's DRAM fetch granularity (24736d5)"},
+    {3, GB_METHODS_SINCE, "rows add predicted lines a request and DRAM bytes a request (78bb572)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method hbm_methods[] = {
+    {1, NULL, "first STREAM kernels, grid-stride (ad4a989)"},
+    {2, NULL, "STREAM kernels with 4 loads in flight; memcpy ceiling without a graph (1b42a24)"},
+    {3, GB_METHODS_SINCE, "STREAM kernels in one pass, one double2 a thread (24736d5)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method compute_methods[] = {
+    {1, NULL, "first FMA chains and cuBLAS GEMMs (ad4a989)"},
+    {2, GB_METHODS_SINCE, "GEMM rows power-bound, NVML SM clock during each row (607cbc2)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method pcie_methods[] = {
+    {1, NULL, "first copies, pinned and pageable in every run (ad4a989)"},
+    {2, GB_METHODS_SINCE, "the memory parameter chooses pinned and pageable rows (41127d5)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method p2p_methods[] = {
+    {1, NULL, "first copies between each ordered pair (ad4a989)"},
+    {2, GB_METHODS_SINCE, "latency copies verified (1b42a24)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method test_methods[] = {
+    {1, GB_METHODS_SINCE, "a test of the daemon; nothing is measured"},
+    {0, NULL, NULL},
+};
+/* clang-format on */
+
 /* The test-only benchmarks take nothing; they exist to prove the daemon
  * survives a kernel that faults and one that never ends. */
 static const struct gb_param no_params[] = {{.name = NULL}};
@@ -251,6 +315,7 @@ static const struct gb_param no_params[] = {{.name = NULL}};
 static const struct gb_benchmark benchmarks[] = {
     {
         .name = "smem_stride",
+        .methods = smem_methods,
         .description = "Shared-memory stride sweep: lane L reads word L*stride; "
                        "predicted conflict degree gcd(stride, 32), measured "
                        "time and its ratio to stride 1 in the same run.",
@@ -259,6 +324,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "smem_pattern",
+        .methods = smem_methods,
         .description = "A custom warp access: 32 word indices, one a lane; "
                        "predicted degree is the most DISTINCT words any bank "
                        "is asked for (a shared word is a broadcast).",
@@ -266,6 +332,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "transpose",
+        .methods = transpose_methods,
         .description = "Tiled n x n float transpose with and without padding "
                        "against a copy ceiling; GB/s counts bytes read plus "
                        "written, every output verified.",
@@ -275,6 +342,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "gmem_stride",
+        .methods = gmem_methods,
         .description = "Global-memory coalescing: lane L reads 32-bit word "
                        "L*stride; predicted 32-byte sectors per warp request "
                        "(distinct sectors touched), time ratio to stride 1, "
@@ -285,6 +353,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "hbm_bandwidth",
+        .methods = hbm_methods,
         .description = "STREAM copy, scale, add, triad on device memory (arrays "
                        ">= 4x L2) in GB/s, against the DRAM peak from the "
                        "device's attributes and the device-to-device cudaMemcpy "
@@ -294,6 +363,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "compute_peak",
+        .methods = compute_methods,
         .description = "FP32, FP64, FP16x2 FMA throughput against SMs x FMA "
                        "lanes x 2 x the SM clock measured on the SM, and "
                        "BF16/FP16/TF32 cuBLAS GEMM against the dense tensor "
@@ -303,6 +373,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "pcie_bandwidth",
+        .methods = pcie_methods,
         .description = "Host to device and device to host, pinned and pageable, "
                        "over a size sweep, against the bandwidth the PCIe link "
                        "NVML reports (read during the transfers) predicts.",
@@ -315,6 +386,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "p2p_bandwidth",
+        .methods = p2p_methods,
         .description = "Every ordered pair of the node's GPUs: bandwidth both "
                        "ways and latency, through peer access where the pair "
                        "has it, staged through the host otherwise, with the "
@@ -326,6 +398,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "test_fault",
+        .methods = test_methods,
         .description = "TEST ONLY: a kernel that writes through an illegal "
                        "address; the worker must die and the daemon go on.",
         .params = no_params,
@@ -333,6 +406,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "test_hang",
+        .methods = test_methods,
         .description = "TEST ONLY: a kernel that never ends; the run's "
                        "deadline must kill its worker.",
         .params = no_params,
@@ -340,6 +414,7 @@ static const struct gb_benchmark benchmarks[] = {
     },
     {
         .name = "test_all_devices",
+        .methods = test_methods,
         .description = "TEST ONLY: a run that needs every GPU of the node, as "
                        "p2p_bandwidth does; it must wait for the other GPUs "
                        "to be idle and hold them while it runs.",
@@ -396,6 +471,122 @@ const struct gb_benchmark *gb_benchmark_find(const char *name)
     for (size_t i = 0; i < BENCHMARK_COUNT; i++)
         if (strcmp(benchmarks[i].name, name) == 0)
             return &benchmarks[i];
+    return NULL;
+}
+
+static const struct gb_param *find_param(const struct gb_benchmark *b, const char *name);
+
+int gb_benchmark_method(const struct gb_benchmark *b)
+{
+    int last = 0;
+
+    for (const struct gb_method *m = b->methods; m && m->method; m++)
+        last = m->method;
+    return last;
+}
+
+/* version "MAJOR.MINOR.PATCH" (a suffix such as "-rc1" ignored) into v;
+ * 0, or -1 when it is not one. */
+static int version_parse(const char *version, long v[3])
+{
+    char *end;
+    const char *at = version;
+
+    for (int i = 0; i < 3; i++) {
+        if (at == NULL || *at < '0' || *at > '9')
+            return -1;
+        v[i] = strtol(at, &end, 10);
+        at = i < 2 ? (*end == '.' ? end + 1 : NULL) : end;
+    }
+    return 0;
+}
+
+static int version_cmp(const long a[3], const long b[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+int gb_method_of_version(const struct gb_benchmark *b, const char *version)
+{
+    long run[3], since[3];
+    int found = 0;
+
+    if (b == NULL || version == NULL || version_parse(version, run) != 0)
+        return 0;
+    /* A method with no since was only measured by 0.1.0, where methods
+     * changed without a record on the run: no version implies it. */
+    for (const struct gb_method *m = b->methods; m && m->method; m++)
+        if (m->since && version_parse(m->since, since) == 0 && version_cmp(since, run) <= 0)
+            found = m->method;
+    return found;
+}
+
+cJSON *gb_method_versions_describe(void)
+{
+    cJSON *d = cJSON_CreateObject();
+
+    if (d == NULL || cJSON_AddStringToObject(d, "since", GB_METHODS_SINCE) == NULL ||
+        cJSON_AddStringToObject(d, "unknown",
+                                "a run without a method from gpubench before " GB_METHODS_SINCE
+                                " (0.1.0, a development version during which every "
+                                "benchmark's method changed) has method null and is "
+                                "compared only with runs of its own build "
+                                "(meta.build.git_commit, -dirty included)") == NULL) {
+        cJSON_Delete(d);
+        return NULL;
+    }
+    return d;
+}
+
+cJSON *gb_params_key(const struct gb_benchmark *b, const cJSON *params)
+{
+    cJSON *key = cJSON_CreateObject();
+    const cJSON *field;
+
+    if (key == NULL)
+        return NULL;
+    if (!cJSON_IsObject(params))
+        params = NULL;
+    if (b == NULL) {
+        cJSON_Delete(key);
+        return params ? cJSON_Duplicate(params, 1) : cJSON_CreateObject();
+    }
+    /* In the spec's order, so that one key has one text. */
+    for (const struct gb_param *p = b->params; p->name; p++) {
+        const cJSON *given = cJSON_GetObjectItemCaseSensitive(params, p->name);
+        cJSON *v = NULL;
+        if (!p->measures)
+            continue;
+        if (given)
+            v = cJSON_Duplicate(given, 1);
+        else if (p->default_json)
+            v = cJSON_Parse(p->default_json);
+        else
+            continue;
+        if (v == NULL || !cJSON_AddItemToObject(key, p->name, v)) {
+            cJSON_Delete(v);
+            goto fail;
+        }
+    }
+    /* A parameter this build does not know may have changed what was
+     * measured: it stays, so such a run is compared only with its like. */
+    cJSON_ArrayForEach(field, params) {
+        cJSON *v;
+        if (field->string == NULL || find_param(b, field->string) != NULL)
+            continue;
+        v = cJSON_Duplicate(field, 1);
+        if (v == NULL || !cJSON_AddItemToObject(key, field->string, v)) {
+            cJSON_Delete(v);
+            goto fail;
+        }
+    }
+    return key;
+
+fail:
+    cJSON_Delete(key);
     return NULL;
 }
 
@@ -654,6 +845,30 @@ double gb_params_device_bytes(const struct gb_benchmark *b, const cJSON *params)
     return 0;
 }
 
+/* b's method and its history into obj ("method", "methods"). */
+static int describe_methods(const struct gb_benchmark *b, cJSON *obj)
+{
+    cJSON *list;
+
+    if (cJSON_AddNumberToObject(obj, "method", gb_benchmark_method(b)) == NULL ||
+        (list = cJSON_AddArrayToObject(obj, "methods")) == NULL)
+        return -1;
+    for (const struct gb_method *m = b->methods; m && m->method; m++) {
+        cJSON *d = cJSON_CreateObject();
+        if (d == NULL || !cJSON_AddItemToArray(list, d)) {
+            cJSON_Delete(d);
+            return -1;
+        }
+        if (cJSON_AddNumberToObject(d, "method", m->method) == NULL ||
+            cJSON_AddItemToObject(d, "since",
+                                  m->since ? cJSON_CreateString(m->since)
+                                           : cJSON_CreateNull()) == 0 ||
+            cJSON_AddStringToObject(d, "change", m->change) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
 cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
 {
     cJSON *obj = cJSON_CreateObject();
@@ -666,6 +881,8 @@ cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
     cJSON_AddItemToObject(obj, "health_params",
                           b->health_params ? cJSON_Parse(b->health_params) : cJSON_CreateNull());
     cJSON_AddBoolToObject(obj, "all_devices", b->all_devices != 0);
+    if (describe_methods(b, obj) != 0)
+        goto fail;
     for (const struct gb_param *p = b->params; p->name; p++) {
         cJSON *d = cJSON_CreateObject();
         if (d == NULL || !cJSON_AddItemToArray(params, d)) {
@@ -675,6 +892,7 @@ cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
         cJSON_AddStringToObject(d, "name", p->name);
         cJSON_AddStringToObject(d, "type", type_name(p->type));
         cJSON_AddStringToObject(d, "help", p->help);
+        cJSON_AddBoolToObject(d, "measures", p->measures != 0);
         cJSON_AddItemToObject(d, "default",
                               p->default_json ? cJSON_Parse(p->default_json) : cJSON_CreateNull());
         if (p->type == GB_PARAM_CHOICE || p->type == GB_PARAM_CHOICE_LIST) {

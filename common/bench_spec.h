@@ -69,7 +69,31 @@ struct gb_param {
     int unique;                 /* lists: refuse repeated elements */
     const char *const *choices; /* NULL-terminated; choice types only */
     const char *default_json;   /* the default, as JSON text; NULL: optional */
+    /* 1: the parameter changes what is measured (a stride, a size, a
+     * kernel), so runs that differ in it are not comparable and it joins
+     * the comparability key; 0: it changes only how, or how often, the
+     * same thing is measured (samples, quiet, counters), and runs that
+     * differ in it are compared. */
+    int measures;
 };
+
+/* One method version of a benchmark: bumped by the commit that changes
+ * what its numbers mean (a kernel, its launch shape, its timing, its row
+ * definitions), so that runs of two methods are never compared.  since is
+ * the first gpubench release that stamps it on a run; NULL for a method
+ * only ever measured by 0.1.0, the development version during which every
+ * benchmark's method changed, whose runs carry no method (see
+ * gb_method_of_version). */
+struct gb_method {
+    int method;         /* 1, 2, ...; 0 ends the list */
+    const char *since;  /* gpubench version, or NULL */
+    const char *change; /* what changed, and the commit */
+};
+
+/* The gpubench version where method versions begin: a run of an older
+ * version that carries no method was measured by a method that cannot be
+ * known. */
+#define GB_METHODS_SINCE "0.2.0"
 
 struct gb_benchmark {
     const char *name;
@@ -90,6 +114,9 @@ struct gb_benchmark {
      * the health suite leaves the benchmark out, saying so
      * (server/runs/runs.c), rather than store a done run with no rows. */
     int min_devices;
+    /* Its method versions, oldest first, ending with {0}; the last is the
+     * method this build measures (gb_benchmark_method). */
+    const struct gb_method *methods;
 };
 
 /* The table, in the order GET /benchmarks lists it.  Static storage. */
@@ -98,6 +125,29 @@ size_t gb_benchmark_count(void);
 
 /* The benchmark called name, or NULL.  Static storage. */
 const struct gb_benchmark *gb_benchmark_find(const char *name);
+
+/* The method this build measures b with: the last of b->methods. */
+int gb_benchmark_method(const struct gb_benchmark *b);
+
+/* A NEW object for GET /benchmarks: {"since": GB_METHODS_SINCE,
+ * "unknown": what a run without a method from before it is compared
+ * with}; NULL out of memory. */
+cJSON *gb_method_versions_describe(void);
+
+/* The method a run of b made by gpubench `version` ("0.2.0") measured,
+ * for runs stored or sent without one: the newest method of b whose since
+ * is at or below version.  0 (unknown) for a version before
+ * GB_METHODS_SINCE, one that does not parse, or NULL: such runs are
+ * grouped by the build that made them, never with known methods. */
+int gb_method_of_version(const struct gb_benchmark *b, const char *version);
+
+/* The parameters of a run of b that join its comparability key: those
+ * that measure (gb_param.measures), with the spec's defaults filled in for
+ * any not stored (runs stored before defaults were), and any stored
+ * parameter the spec does not know (it may have measured).  A NEW object
+ * (NULL out of memory); with b NULL, a copy of params.  params may be NULL
+ * or a non-object, taken as {}. */
+cJSON *gb_params_key(const struct gb_benchmark *b, const cJSON *params);
 
 /* Validates params (NULL means {}) against b and returns a NEW object with
  * every parameter present, defaults filled in; the caller owns it and frees

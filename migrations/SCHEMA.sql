@@ -24,7 +24,7 @@ CREATE TABLE runs (
     error_code      TEXT,
     error_message   TEXT,
     origin          TEXT                    -- NULL: made here; else the peer it came from
-, final_seq INTEGER, driver_version TEXT, cuda_version TEXT, validity TEXT, valid INTEGER CHECK (valid IN (0, 1)), progress_message TEXT, verdict_key TEXT, confirms TEXT);
+, final_seq INTEGER, driver_version TEXT, cuda_version TEXT, validity TEXT, valid INTEGER CHECK (valid IN (0, 1)), progress_message TEXT, verdict_key TEXT, confirms TEXT, method INTEGER, build TEXT);
 
 CREATE INDEX runs_by_status_device ON runs (status, device_index);
 

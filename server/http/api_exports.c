@@ -81,26 +81,30 @@ static void csv_value(struct dynbuf *b, const cJSON *v)
  * three names into the run object.  After them come validity_reasons and
  * row (csv_header), then the row's fields under their CSV names
  * (common/result_fields.c: the row's label is row_label, so that every
- * column's name is unique and this label stays the run's, as in GET /runs). */
+ * column's name is unique and this label stays the run's, as in GET /runs),
+ * then the run's columns marked after_rows: new columns go at the end, so
+ * that a reader of the older header finds its columns where they were. */
 static const struct {
     const char *column;
     const char *path[3];
+    int after_rows;
 } csv_run_columns[] = {
-    {"run_id", {"id"}},
-    {"benchmark", {"benchmark"}},
-    {"status", {"status"}},
-    {"host", {"host"}},
-    {"device_index", {"device", "index"}},
-    {"device_uuid", {"device", "uuid"}},
-    {"device_name", {"device", "name"}},
-    {"label", {"label"}},
-    {"created_at", {"created_at"}},
-    {"finished_at", {"finished_at"}},
-    {"driver", {"meta", "driver", "nvidia_version"}},
-    {"cuda", {"meta", "cuda", "runtime_version"}},
-    {"synthetic", {"meta", "synthetic"}},
-    {"error_code", {"error", "code"}},
-    {"valid", {"validity", "valid"}},
+    {"run_id", {"id"}, 0},
+    {"benchmark", {"benchmark"}, 0},
+    {"status", {"status"}, 0},
+    {"host", {"host"}, 0},
+    {"device_index", {"device", "index"}, 0},
+    {"device_uuid", {"device", "uuid"}, 0},
+    {"device_name", {"device", "name"}, 0},
+    {"label", {"label"}, 0},
+    {"created_at", {"created_at"}, 0},
+    {"finished_at", {"finished_at"}, 0},
+    {"driver", {"meta", "driver", "nvidia_version"}, 0},
+    {"cuda", {"meta", "cuda", "runtime_version"}, 0},
+    {"synthetic", {"meta", "synthetic"}, 0},
+    {"error_code", {"error", "code"}, 0},
+    {"valid", {"validity", "valid"}, 0},
+    {"method", {"method"}, 1},
 };
 
 #define CSV_RUN_COLUMNS (sizeof(csv_run_columns) / sizeof(csv_run_columns[0]))
@@ -109,11 +113,15 @@ static const struct {
 static int csv_header(struct dynbuf *b)
 {
     for (size_t i = 0; i < CSV_RUN_COLUMNS; i++)
-        dynbuf_printf(b, "%s,", csv_run_columns[i].column);
+        if (!csv_run_columns[i].after_rows)
+            dynbuf_printf(b, "%s,", csv_run_columns[i].column);
     dynbuf_printf(b, "validity_reasons,row");
     for (size_t i = 0; i < gb_result_field_count(); i++)
         if (gb_result_field_at(i)->uses & GB_USE_CSV)
             dynbuf_printf(b, ",%s", gb_result_field_csv_name(gb_result_field_at(i)));
+    for (size_t i = 0; i < CSV_RUN_COLUMNS; i++)
+        if (csv_run_columns[i].after_rows)
+            dynbuf_printf(b, ",%s", csv_run_columns[i].column);
     dynbuf_add(b, "\r\n", 2);
     return dynbuf_failed(b) ? -1 : 0;
 }
@@ -136,16 +144,38 @@ static void csv_reason_codes(struct dynbuf *b, const cJSON *run)
     }
 }
 
+/* The run's value of column i. */
+static const cJSON *csv_run_value(const cJSON *run, size_t i)
+{
+    const cJSON *v = run;
+
+    for (int k = 0; k < 3 && csv_run_columns[i].path[k]; k++)
+        v = cJSON_GetObjectItem(v, csv_run_columns[i].path[k]);
+    return v;
+}
+
 static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
 {
     for (size_t i = 0; i < CSV_RUN_COLUMNS; i++) {
-        const cJSON *v = run;
-        for (int k = 0; k < 3 && csv_run_columns[i].path[k]; k++)
-            v = cJSON_GetObjectItem(v, csv_run_columns[i].path[k]);
-        csv_value(b, v);
+        if (csv_run_columns[i].after_rows)
+            continue;
+        csv_value(b, csv_run_value(run, i));
         dynbuf_add(b, ",", 1);
     }
     csv_reason_codes(b, run);
+}
+
+/* The run's columns after the row's fields, each after a comma, and the
+ * line's end. */
+static void csv_run_suffix(struct dynbuf *b, const cJSON *run)
+{
+    for (size_t i = 0; i < CSV_RUN_COLUMNS; i++) {
+        if (!csv_run_columns[i].after_rows)
+            continue;
+        dynbuf_add(b, ",", 1);
+        csv_value(b, csv_run_value(run, i));
+    }
+    dynbuf_add(b, "\r\n", 2);
 }
 
 /* The row's CSV fields (common/result_fields.c), each after a comma; a
@@ -183,14 +213,14 @@ static int csv_run(struct dynbuf *b, const cJSON *run)
         csv_run_prefix(b, run);
         dynbuf_add(b, ",", 1);
         csv_row_fields(b, NULL);
-        dynbuf_add(b, "\r\n", 2);
+        csv_run_suffix(b, run);
         return dynbuf_failed(b) ? -1 : 0;
     }
     cJSON_ArrayForEach(row, rows) {
         csv_run_prefix(b, run);
         dynbuf_printf(b, ",%d", i++);
         csv_row_fields(b, row);
-        dynbuf_add(b, "\r\n", 2);
+        csv_run_suffix(b, run);
     }
     return dynbuf_failed(b) ? -1 : 0;
 }

@@ -57,7 +57,8 @@ void benchmarks_get(struct http_request *req, struct http_reply *rep)
     /* The page's status filter offers these; its row tables and compare
      * menu are built from the result fields. */
     cJSON_AddItemToObject(body, "run_statuses", statuses);
-    if (!cJSON_AddItemToObject(body, "result_fields", gb_result_fields_describe())) {
+    if (!cJSON_AddItemToObject(body, "result_fields", gb_result_fields_describe()) ||
+        !cJSON_AddItemToObject(body, "method_versions", gb_method_versions_describe())) {
         cJSON_Delete(body);
         reply_error(rep, 500, "internal", "", "out of memory");
         return;

@@ -127,9 +127,23 @@ static void row_label(struct dynbuf *b, const cJSON *key)
         dynbuf_printf(b, "%g", key->valuedouble);
 }
 
-/* A card's labels on the result gauges: constant for the card, never the
- * run's id or verdict, so a new run overwrites a series rather than making
- * one (a label taking a new value per run grows Prometheus without bound). */
+/* The method of a run or a fleet group (compare_method_of) as a label
+ * value: its number, the unknown one's text, or "unknown".  A series per
+ * method: numbers of two methods are different measurements. */
+static void method_label(struct dynbuf *b, const cJSON *method)
+{
+    add_text(b, ",method=\"");
+    if (cJSON_IsNumber(method))
+        dynbuf_printf(b, "%.0f", method->valuedouble);
+    else
+        label_value(b, cJSON_IsString(method) ? method->valuestring : "unknown");
+    add_text(b, "\"");
+}
+
+/* A card's labels on the result gauges: constant for the card and its
+ * method, never the run's id or verdict, so a new run overwrites a series
+ * rather than making one (a label taking a new value per run grows
+ * Prometheus without bound); a new method is a new series. */
 static void result_card_labels(struct dynbuf *b, const cJSON *run)
 {
     const cJSON *dev = cJSON_GetObjectItem(run, "device");
@@ -143,6 +157,7 @@ static void result_card_labels(struct dynbuf *b, const cJSON *run)
     add_text(b, "\",name=\"");
     label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")));
     add_text(b, "\"");
+    method_label(b, cJSON_GetObjectItem(run, "method"));
 }
 
 /* One gauge line for a row's field times scale (to base units), labelled
@@ -300,8 +315,8 @@ static int fleet_z_series(const cJSON *fleet, cJSON *set)
 
     dynbuf_init(&line, 4096);
     cJSON_ArrayForEach(g, cJSON_GetObjectItem(fleet, "groups")) {
-        const char *bench = cJSON_GetStringValue(
-            cJSON_GetObjectItem(cJSON_GetObjectItem(g, "key"), "benchmark"));
+        const cJSON *key = cJSON_GetObjectItem(g, "key");
+        const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(key, "benchmark"));
         cJSON_ArrayForEach(card, cJSON_GetObjectItem(g, "cards"))
             cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "rows")) {
                 const cJSON *z = cJSON_GetObjectItem(cell, "z");
@@ -312,6 +327,7 @@ static int fleet_z_series(const cJSON *fleet, cJSON *set)
                 card_labels(&line, bench, cJSON_GetObjectItem(cell, "key"),
                             cJSON_GetStringValue(cJSON_GetObjectItem(card, "host")),
                             cJSON_GetStringValue(cJSON_GetObjectItem(card, "device_uuid")));
+                method_label(&line, cJSON_GetObjectItem(key, "method"));
                 add_text(&line, "}");
                 rc = series_put(set, &line, z->valuedouble, 0);
             }

@@ -232,6 +232,11 @@ static void run_status_sentence(struct dynbuf *out, const cJSON *run)
         dynbuf_printf(out, ", label ");
         md_text(out, text_at(run, "label", NULL, NULL));
     }
+    /* The method it was measured by: numbers of two are not comparable. */
+    if (cJSON_IsNumber(cJSON_GetObjectItem(run, "method")))
+        dynbuf_printf(out, ", method %.0f", cJSON_GetObjectItem(run, "method")->valuedouble);
+    else
+        dynbuf_printf(out, ", method unknown (gpubench 0.1.0)");
     if (status && strcmp(status, "done") != 0) {
         dynbuf_printf(out, ": **");
         md_text(out, status);

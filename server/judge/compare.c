@@ -8,6 +8,7 @@
  * answer built as JSON.  A comparison covers a few thousand runs at most.
  */
 #include "compare.h"
+#include "bench_spec.h"
 #include "hash.h"
 #include "result_fields.h"
 #include "run_status.h"
@@ -158,6 +159,7 @@ static void push(struct values *v, double x)
 
 const struct compare_key_field compare_key_fields[] = {
     {"benchmark", "benchmark", NULL, 1},
+    {"method", "method", NULL, 1},
     {"params", "params", NULL, 1},
     {"card_model", "device", "name", 1},
     {"driver", "meta", "driver", 0},
@@ -165,10 +167,45 @@ const struct compare_key_field compare_key_fields[] = {
     {NULL, NULL, NULL, 0},
 };
 
+cJSON *compare_method_of(const cJSON *method, const char *build)
+{
+    char text[160];
+
+    if (cJSON_IsNumber(method) && method->valuedouble >= 1)
+        return cJSON_CreateNumber(method->valuedouble);
+    snprintf(text, sizeof(text), "unknown: build %.120s", build ? build : "?");
+    return cJSON_CreateString(text);
+}
+
+static cJSON *method_value(const cJSON *run)
+{
+    const char *commit = cJSON_GetStringValue(cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(run, "meta"), "build"), "git_commit"));
+
+    return compare_method_of(cJSON_GetObjectItem(run, "method"), commit);
+}
+
+/* The params part: those that change what is measured, defaults filled in
+ * (gb_params_key), whatever else the run stored left out. */
+static cJSON *params_value(const cJSON *run, const cJSON *params)
+{
+    const struct gb_benchmark *b =
+        gb_benchmark_find(cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")));
+    cJSON *parsed = cJSON_IsRaw(params) ? cJSON_Parse(params->valuestring) : NULL;
+    cJSON *key = gb_params_key(b, parsed ? parsed : params);
+
+    cJSON_Delete(parsed);
+    return key;
+}
+
 cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f)
 {
     const cJSON *v = cJSON_GetObjectItem(run, f->a);
 
+    if (strcmp(f->name, "method") == 0)
+        return method_value(run);
+    if (strcmp(f->name, "params") == 0)
+        return params_value(run, v);
     if (f->b)
         v = cJSON_GetObjectItem(v, f->b);
     /* driver and cuda: the version strings inside their objects. */
@@ -176,9 +213,29 @@ cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f)
         v = cJSON_GetObjectItem(v, "nvidia_version");
     else if (strcmp(f->name, "cuda") == 0)
         v = cJSON_GetObjectItem(v, "runtime_version");
-    if (cJSON_IsRaw(v)) /* params as the store keeps them: its text */
-        return cJSON_Parse(v->valuestring);
     return v && !cJSON_IsNull(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
+}
+
+char *compare_verdict_key_text(const cJSON *run)
+{
+    cJSON *key = cJSON_CreateObject();
+    char *text = NULL;
+
+    for (const struct compare_key_field *f = compare_key_fields; key && f->name; f++) {
+        cJSON *v;
+        if (!f->decides_verdict)
+            continue;
+        v = compare_key_value(run, f);
+        if (v == NULL || !cJSON_AddItemToObject(key, f->name, v)) {
+            cJSON_Delete(v);
+            goto done;
+        }
+    }
+    text = key ? cJSON_PrintUnformatted(key) : NULL;
+
+done:
+    cJSON_Delete(key);
+    return text;
 }
 
 /* The comparability key, every field of compare_key_fields joined: runs

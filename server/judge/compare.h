@@ -2,7 +2,8 @@
  * compare.h - runs of one benchmark side by side, one series per card.
  *
  * Runs belong in one comparison only when their comparability key agrees:
- * benchmark, parameters, card model, driver and CUDA versions.  Within a
+ * benchmark, its method version, the parameters that change what is
+ * measured, card model, driver and CUDA versions.  Within a
  * key, each card (its UUID on its host) is a series; its rows are aligned
  * by the row key (stride, variant, ...) and give, per key, the median over
  * the chosen runs of each run's median, the lowest and highest sample
@@ -26,8 +27,26 @@ struct compare_key_field {
 };
 extern const struct compare_key_field compare_key_fields[];
 
-/* A run's value of key field f: a NEW item (null when absent). */
+/* A run's value of key field f: a NEW item (null when absent).  method is
+ * the run's "method", or for a run without one the text "unknown: build
+ * COMMIT" (its meta.build.git_commit): such runs are compared only with
+ * their own build's.  params are those that change what is measured,
+ * defaults filled in (gb_params_key), so that a run stored without its
+ * defaults, or with another quiet_wait_s, is compared. */
 cJSON *compare_key_value(const cJSON *run, const struct compare_key_field *f);
+
+/* The method part of the key: method (a run's "method") when it is one,
+ * else, for a run whose method cannot be known (gpubench 0.1.0,
+ * bench_spec.h), "unknown: build BUILD" with BUILD its
+ * meta.build.git_commit ("-dirty" kept), so that such runs are compared
+ * only with runs of the same build.  A NEW item. */
+cJSON *compare_method_of(const cJSON *method, const char *build);
+
+/* The verdict-deciding fields of the key (decides_verdict) as one JSON
+ * text: what the store keeps as runs.verdict_key and computes in SQL
+ * through the same function (server/store/store_key.c), so the key is
+ * defined once.  A NEW string the caller frees; NULL out of memory. */
+char *compare_verdict_key_text(const cJSON *run);
 
 /* Reads the result rows of run id for compare_build: a NEW array the
  * caller owns, or NULL. */

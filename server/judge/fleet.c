@@ -8,8 +8,11 @@
  */
 #include "fleet.h"
 
+#include "bench_spec.h"
 #include "compare.h"
 #include "shift.h"
+
+#include <stdio.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -189,6 +192,88 @@ done:
     return out;
 }
 
+/* A card's method as its key holds it (compare_method_of): NEW. */
+static cJSON *card_method(const cJSON *card)
+{
+    return compare_method_of(cJSON_GetObjectItem(card, "method"),
+                             cJSON_GetStringValue(cJSON_GetObjectItem(card, "build")));
+}
+
+/* The params of a card's key: those that measure (gb_params_key): NEW. */
+static cJSON *card_params(const cJSON *card)
+{
+    const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(card, "benchmark"));
+
+    return gb_params_key(gb_benchmark_find(bench), cJSON_GetObjectItem(card, "params"));
+}
+
+/* A method as the note names it: "method 3", or the unknown one's text. */
+static size_t method_words(char *buf, size_t cap, const cJSON *m)
+{
+    int n = cJSON_IsNumber(m) ? snprintf(buf, cap, "method %.0f", m->valuedouble)
+                              : snprintf(buf, cap, "method %s",
+                                         cJSON_IsString(m) ? m->valuestring : "?");
+
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n
+                                       : cap - 1;
+}
+
+/* Each group's "method_note": where the card model of a group appears in
+ * groups of other methods, says so, naming them, since their cards are
+ * not scored against this group's; null otherwise.  0, or -1 out of
+ * memory. */
+static int method_notes(cJSON *groups)
+{
+    cJSON *g, *h;
+
+    cJSON_ArrayForEach(g, groups) {
+        const cJSON *key = cJSON_GetObjectItem(g, "key");
+        const cJSON *model = cJSON_GetObjectItem(key, "card_model");
+        const cJSON *method = cJSON_GetObjectItem(key, "method");
+        cJSON *seen = cJSON_CreateArray(), *text;
+        char note[768];
+        size_t used = 0;
+
+        if (seen == NULL)
+            return -1;
+        used = (size_t)snprintf(note, sizeof(note), "%.100s cards also appear under ",
+                                cJSON_GetStringValue(model) ? model->valuestring : "These");
+        cJSON_ArrayForEach(h, groups) {
+            const cJSON *hkey = cJSON_GetObjectItem(h, "key");
+            const cJSON *hm = cJSON_GetObjectItem(hkey, "method"), *s;
+            int again = 0;
+            if (h == g || cJSON_Compare(hm, method, 1) ||
+                !cJSON_Compare(cJSON_GetObjectItem(hkey, "benchmark"),
+                               cJSON_GetObjectItem(key, "benchmark"), 1) ||
+                !cJSON_Compare(cJSON_GetObjectItem(hkey, "card_model"), model, 1))
+                continue;
+            cJSON_ArrayForEach(s, seen)
+                again |= cJSON_Compare(s, hm, 1);
+            if (again)
+                continue;
+            cJSON_AddItemReferenceToArray(seen, (cJSON *)hm);
+            if (cJSON_GetArraySize(seen) > 1 && used + 2 < sizeof(note))
+                used += (size_t)snprintf(note + used, sizeof(note) - used, ", ");
+            if (used < sizeof(note))
+                used += method_words(note + used, sizeof(note) - used, hm);
+        }
+        if (cJSON_GetArraySize(seen) == 0) {
+            text = cJSON_CreateNull();
+        } else {
+            if (used < sizeof(note))
+                snprintf(note + used, sizeof(note) - used,
+                         ": a group each method, never scored against each other");
+            text = cJSON_CreateString(note);
+        }
+        cJSON_Delete(seen);
+        if (text == NULL || !cJSON_AddItemToObject(g, "method_note", text)) {
+            cJSON_Delete(text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One group of GET /fleet: the cards of idx[0..n-1]. */
 static cJSON *build_group(const cJSON *cards, const int *idx, int n, double margin)
 {
@@ -213,7 +298,8 @@ static cJSON *build_group(const cJSON *cards, const int *idx, int n, double marg
                           cJSON_Duplicate(cJSON_GetObjectItem(first, "benchmark"), 1));
     cJSON_AddItemToObject(key, "card_model",
                           cJSON_Duplicate(cJSON_GetObjectItem(first, "card_model"), 1));
-    cJSON_AddItemToObject(key, "params", cJSON_Duplicate(cJSON_GetObjectItem(first, "params"), 1));
+    cJSON_AddItemToObject(key, "method", card_method(first));
+    cJSON_AddItemToObject(key, "params", card_params(first));
     cJSON_AddNumberToObject(g, "n_cards", n);
     add_too_few(g, n);
     if (judge_cards(rows, n, margin, cJSON_AddArrayToObject(g, "rows"), per_card, worst) != 0)
@@ -297,6 +383,8 @@ cJSON *fleet_build(const cJSON *cards, double margin)
         else
             cJSON_AddItemToArray(groups, g);
     }
+    if (ok && method_notes(groups) != 0)
+        ok = 0;
 
 done:
     free(group_of);

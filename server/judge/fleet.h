@@ -37,12 +37,15 @@
 cJSON *fleet_judge_run(const cJSON *rows, const cJSON *peers, double margin);
 
 /* GET /fleet's answer from cards (an array of {"group", "benchmark",
- * "card_model", "params", "host", "device_uuid", "run_id", "rows"}; cards
- * of one group share its comparability key): per group the rows' median
- * and MAD and each card's value, z and outlier, the cards with an outlier
- * row first (by largest |z|), and "too_few_cards", "n_cards",
- * "cards_needed".  A NEW object {"margin", "groups": [...]}, or NULL out
- * of memory. */
+ * "card_model", "params", "method", "build", "host", "device_uuid",
+ * "run_id", "rows"}; cards of one group share its comparability key, and
+ * so its method): per group its key (with "method", compare_method_of) and
+ * the rows' median and MAD and each card's value, z and outlier, the cards
+ * with an outlier row first (by largest |z|).  Cards of one model measured
+ * by different methods are separate groups, never scored against each
+ * other; each such group says so in "method_note" (null otherwise).  A NEW
+ * object {"margin", "groups": [...]}, or NULL out of memory.  Each group
+ * also has "too_few_cards", "n_cards" and "cards_needed". */
 cJSON *fleet_build(const cJSON *cards, double margin);
 
 #endif

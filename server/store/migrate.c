@@ -2,6 +2,7 @@
  * migrate.c - see migrate.h.
  */
 #include "migrate.h"
+#include "store_key.h"
 #include "log.h"
 
 #include <stdio.h>
@@ -66,6 +67,11 @@ int migrate_apply(sqlite3 *db, char *errbuf, size_t cap)
                  "gpubench; this build knows versions up to %d. Upgrade "
                  "gpubench, or point --db at another file.",
                  version, migration_count);
+        return -1;
+    }
+    /* Migrations may call the key's functions (0009_method.sql). */
+    if (version < migration_count && store_key_functions(db) != 0) {
+        snprintf(errbuf, cap, "cannot register the key's SQL functions: %s", sqlite3_errmsg(db));
         return -1;
     }
     for (int i = version; i < migration_count; i++)

@@ -19,6 +19,7 @@
  * transaction open after the call.  Values are bound by their type.
  */
 #include "store_internal.h"
+#include "store_key.h"
 #include "store_queue.h"
 #include "store_runs.h"
 #include "compare.h"
@@ -493,6 +494,12 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
     store_add_text_or_null(run, "origin", store_col_text(st, C_ORIGIN));
     /* A confirming run (issue 14) names the run it repeats. */
     store_add_text_or_null(run, "confirms", store_col_text(st, C_CONFIRMS));
+    /* The method version it was measured by (bench_spec.h); null where
+     * it cannot be known (gpubench 0.1.0). */
+    if (sqlite3_column_type(st, C_METHOD) == SQLITE_NULL)
+        cJSON_AddNullToObject(run, "method");
+    else
+        cJSON_AddNumberToObject(run, "method", (double)sqlite3_column_int64(st, C_METHOD));
     if (sqlite3_column_type(st, C_SEQ) == SQLITE_NULL)
         cJSON_AddNullToObject(run, "seq");
     else
@@ -533,6 +540,11 @@ static int conn_open(struct store *s, struct conn *c, const char *path,
         return -1;
     }
     sqlite3_busy_timeout(c->db, 5000);
+    if (store_key_functions(c->db) != 0) {
+        snprintf(errbuf, cap, "cannot register the key's SQL functions: %s",
+                 sqlite3_errmsg(c->db));
+        return -1;
+    }
     if (writer)
         return exec_pragma(c->db, "PRAGMA journal_mode = WAL", errbuf, cap) ||
                        exec_pragma(c->db, "PRAGMA synchronous = FULL", errbuf, cap) ||
@@ -666,6 +678,13 @@ int store_put_results(struct store_query *q, const char *id, const char *results
     if (store_query_prepare(q, "UPDATE runs SET "
                                "driver_version = json_extract(?2, '$.driver.nvidia_version'), "
                                "cuda_version = json_extract(?2, '$.cuda.runtime_version'), "
+                               /* the build, part of the key where the
+                                * method is unknown; a run stored without
+                                * its method gets the one its gpubench
+                                * version implies (bench_spec.h) */
+                               "build = json_extract(?2, '$.build.git_commit'), "
+                               "method = coalesce(method, gb_method(benchmark, "
+                               "json_extract(?2, '$.build.gpubench_version'))), "
                                "validity = ?3, valid = ?4 WHERE id = ?1") != STORE_OK)
         goto done;
     store_bind_text(q, 1, id);

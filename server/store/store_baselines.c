@@ -224,7 +224,7 @@ static int runs_of_key(struct store_query *q, const struct run_select *sel, cons
     store_bind_text(q, 10, key);
     while (n < sel->limit && (step = store_query_step(q)) == STORE_STEP_ROW) {
         cJSON *run;
-        if (!sqlite3_column_int(q->st, 8)) {
+        if (!sqlite3_column_int(q->st, VERDICT_RUN_NFIELDS)) {
             others_since++; /* counted once a run of the key is older */
             continue;
         }

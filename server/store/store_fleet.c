@@ -26,16 +26,21 @@ static int bind_import(struct store_query *q, const cJSON *run, const char *orig
     const cJSON *index = cJSON_GetObjectItem(device, "index");
     const cJSON *error = cJSON_GetObjectItem(run, "error");
     const cJSON *timeout = cJSON_GetObjectItem(run, "timeout_s");
+    const cJSON *method = cJSON_GetObjectItem(run, "method");
     const char *run_origin;
 
     if (store_query_prepare(q, "INSERT OR IGNORE INTO runs (id, benchmark, params, "
                                "label, batch_id, host, device_index, device_uuid, "
                                "device_name, status, timeout_s, created_at, "
                                "started_at, finished_at, error_code, error_message, "
-                               "origin, final_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                               "origin, final_seq, method) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
                                "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, " NEXT_SEQ
-                               ")") != STORE_OK)
+                               ", ?18)") != STORE_OK)
         return STORE_ERROR;
+    /* The method it carries; one without (an older node's) gets the one its
+     * gpubench version implies when its results are stored. */
+    if (cJSON_IsNumber(method) && method->valuedouble >= 1)
+        store_bind_int64(q, 18, (long long)method->valuedouble);
     store_bind_text(q, 1, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
     store_bind_text(q, 2, cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")));
     store_bind_text(q, 3, params);

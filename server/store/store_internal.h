@@ -48,7 +48,7 @@ struct store {
     "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "    \
     "r.created_at, r.started_at, r.finished_at, r.progress_done, "             \
     "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq, " \
-    "r.validity, r.progress_message, r.confirms"
+    "r.validity, r.progress_message, r.confirms, r.method"
 
 enum {
     C_ID,
@@ -74,6 +74,7 @@ enum {
     C_VALIDITY,
     C_PROG_MESSAGE,
     C_CONFIRMS,
+    C_METHOD,
     C_COUNT
 };
 
@@ -84,13 +85,13 @@ enum {
 #define NEXT_SEQ "(SELECT coalesce(max(final_seq), 0) + 1 FROM runs WHERE final_seq IS NOT NULL)"
 
 /* The part of the comparability key that decides a verdict (benchmark,
- * card model, params: compare_key_fields with decides_verdict), as one
- * text, of the runs row named by prefix t ("" or "r.").  Kept in
- * runs.verdict_key for done runs; migrations/0007_run_verdicts.sql fills
- * it with the same expression. */
-#define STORE_VERDICT_KEY(t)                                                        \
-    "(" t "benchmark || char(31) || coalesce(" t "device_name, '') || char(31) || " \
-    "json(" t "params))"
+ * method, card model, measuring params: compare_key_fields with
+ * decides_verdict), as one text, of the runs row named by prefix t ("" or
+ * "r.").  gb_verdict_key is compare_verdict_key_text itself, registered on
+ * every connection (store_key.c); kept in runs.verdict_key for done runs,
+ * and recomputed for every stored run by migrations/0009_method.sql. */
+#define STORE_VERDICT_KEY(t) \
+    "gb_verdict_key(" t "benchmark, " t "device_name, " t "params, " t "method, " t "build)"
 
 /* What a verdict reads of a run (store_get_verdict_run), in the order
  * store_verdict_run_from_row reads them: the fields of runs r
@@ -98,7 +99,8 @@ enum {
  * summary is parsed. */
 #define VERDICT_RUN_FIELDS                                                 \
     "r.id, r.benchmark, r.params, r.device_name, r.status, r.created_at, " \
-    "r.confirms, r.valid"
+    "r.confirms, r.valid, r.method, r.build"
+#define VERDICT_RUN_NFIELDS 10 /* the columns of VERDICT_RUN_FIELDS */
 #define VERDICT_RUN_COLUMNS                                         \
     VERDICT_RUN_FIELDS ", (SELECT json_extract(results, '$.rows') " \
                        "FROM run_results WHERE run_id = r.id)"

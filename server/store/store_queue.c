@@ -7,6 +7,7 @@
 #include "store_internal.h"
 #include "store_queue.h"
 #include "store_runs.h"
+#include "bench_spec.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
@@ -62,14 +63,20 @@ int store_queue_depth(struct store *s, int device_index, long *depth)
     return store_query_end(&q, store_count_queued(&q, device_index, depth));
 }
 
+/* A queued run is measured by this build's worker, so it is stamped with
+ * the method this build's spec gives its benchmark (bench_spec.h). */
 static int insert_one(struct store_query *q, const struct run_new *r, const char *now)
 {
+    const struct gb_benchmark *b = gb_benchmark_find(r->benchmark);
+
     if (store_query_prepare(q, "INSERT INTO runs (id, benchmark, params, label, "
                                "batch_id, host, device_index, device_uuid, "
-                               "device_name, status, timeout_s, created_at, confirms) "
-                               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                               "'queued', ?10, ?11, ?12)") != STORE_OK)
+                               "device_name, status, timeout_s, created_at, confirms, "
+                               "method) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                               "'queued', ?10, ?11, ?12, ?13)") != STORE_OK)
         return STORE_ERROR;
+    if (b != NULL && gb_benchmark_method(b) > 0)
+        store_bind_int64(q, 13, gb_benchmark_method(b));
     store_bind_text(q, 1, r->id);
     store_bind_text(q, 2, r->benchmark);
     store_bind_text(q, 3, r->params_json);

@@ -340,7 +340,7 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
      * these and reads the rows (store_run_rows) of the few it keeps. */
     static const char sql[] =
         "SELECT r.id, r.host, r.device_uuid, r.device_name, r.params, "
-        "       r.driver_version, r.cuda_version, r.valid "
+        "       r.driver_version, r.cuda_version, r.valid, r.method, r.build "
         "FROM runs r WHERE r.benchmark = ?1 AND r.status = 'done' "
         "AND (?2 IS NULL OR r.host = ?2) "
         "AND (?3 IS NULL OR r.device_uuid = ?3 OR r.device_name = ?3) "
@@ -389,6 +389,14 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
         else
             cJSON_AddBoolToObject(cJSON_AddObjectToObject(run, "validity"), "valid",
                                   sqlite3_column_int(st, 7));
+        /* The method, and the build that stands for an unknown one. */
+        if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+            cJSON_AddNullToObject(run, "method");
+        else
+            cJSON_AddNumberToObject(run, "method", (double)sqlite3_column_int64(st, 8));
+        if (store_col_text(st, 9))
+            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "build"), "git_commit",
+                                    store_col_text(st, 9));
     }
     if (step != STORE_STEP_DONE)
         goto done;

@@ -29,7 +29,7 @@ static int rows_from_column(sqlite3_stmt *st, int col, cJSON **rows)
     return (*rows = store_json_column(st, col)) ? 0 : -1;
 }
 
-/* The run's fields from columns 0 to 7 (VERDICT_RUN_FIELDS); NEW. */
+/* The run's fields from VERDICT_RUN_FIELDS; NEW. */
 static cJSON *run_fields(sqlite3_stmt *st)
 {
     static const char *const texts[] = {"id", "benchmark", NULL, NULL, "status", "created_at",
@@ -55,6 +55,14 @@ static cJSON *run_fields(sqlite3_stmt *st)
         cJSON_AddNullToObject(validity, "valid");
     else
         cJSON_AddBoolToObject(validity, "valid", sqlite3_column_int(st, 7) != 0);
+    /* The key's method, and the build that stands for it where it is
+     * unknown (compare_key_value). */
+    if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+        cJSON_AddNullToObject(run, "method");
+    else
+        cJSON_AddNumberToObject(run, "method", (double)sqlite3_column_int64(st, 8));
+    store_add_text_or_null(cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "meta"), "build"),
+                           "git_commit", store_col_text(st, 9));
     return run;
 
 fail:
@@ -81,7 +89,8 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
 {
     cJSON *run = run_fields(st), *rows = NULL;
 
-    if (run == NULL || rows_from_column(st, 8, &rows) != 0 || add_results(run, rows) != 0) {
+    if (run == NULL || rows_from_column(st, VERDICT_RUN_NFIELDS, &rows) != 0 ||
+        add_results(run, rows) != 0) {
         cJSON_Delete(run);
         return NULL;
     }
@@ -224,12 +233,14 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
      * index, or every key (/metrics). */
     static const char by_bench[] =
         "SELECT f.verdict_key, f.benchmark, r.device_name, r.params, f.host, f.device_uuid, "
-        "f.run_id, " FLEET_ROWS " FROM fleet_latest f JOIN runs r ON r.id = f.run_id "
+        "f.run_id, " FLEET_ROWS ", r.method, r.build FROM fleet_latest f "
+        "JOIN runs r ON r.id = f.run_id "
         "LEFT JOIN run_digests d ON d.run_id = f.run_id WHERE f.benchmark = ?1 "
         "ORDER BY f.verdict_key, f.host, f.device_uuid";
     static const char every[] =
         "SELECT f.verdict_key, f.benchmark, r.device_name, r.params, f.host, f.device_uuid, "
-        "f.run_id, " FLEET_ROWS " FROM fleet_latest f JOIN runs r ON r.id = f.run_id "
+        "f.run_id, " FLEET_ROWS ", r.method, r.build FROM fleet_latest f "
+        "JOIN runs r ON r.id = f.run_id "
         "LEFT JOIN run_digests d ON d.run_id = f.run_id "
         "ORDER BY f.verdict_key, f.host, f.device_uuid";
     static const char *const names[] = {"group", "benchmark", "card_model", NULL, "host",
@@ -258,6 +269,12 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
         }
         cJSON_AddItemToObject(card, "params", params);
         cJSON_AddItemToObject(card, "rows", rows);
+        /* its method, and the build that stands for an unknown one */
+        if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+            cJSON_AddNullToObject(card, "method");
+        else
+            cJSON_AddNumberToObject(card, "method", (double)sqlite3_column_int64(st, 8));
+        store_add_text_or_null(card, "build", store_col_text(st, 9));
     }
     if (step != STORE_STEP_DONE)
         goto done;

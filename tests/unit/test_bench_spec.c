@@ -3,6 +3,10 @@
 #include "bench_spec.h"
 #include "test.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 static cJSON *resolve(const char *bench, const char *json, struct gb_error *err)
 {
     cJSON *in = json ? cJSON_Parse(json) : NULL;
@@ -270,7 +274,77 @@ static int test_duplicate_keys(void)
     return 0;
 }
 
+/* Issue 21: which parameters join the comparability key. */
+static int test_measures_flags(void)
+{
+    static const char *const measure[] = {"strides", "words", "n", "variants", "array_mib",
+                                          "kinds", "gemm_n", "sizes_kib", "memory", "size_mib",
+                                          "footprint_mib", "l2_fetch_bytes", NULL};
+    int seen = 0;
+
+    for (size_t i = 0; i < gb_benchmark_count(); i++)
+        for (const struct gb_param *p = gb_benchmark_at(i)->params; p->name; p++) {
+            int want = 0;
+            for (int k = 0; measure[k]; k++)
+                want |= strcmp(measure[k], p->name) == 0;
+            if (p->measures != want)
+                fprintf(stderr, "%s.%s measures %d\n", gb_benchmark_at(i)->name, p->name,
+                        p->measures);
+            ASSERT_EQ(p->measures, want);
+            seen += want;
+        }
+    ASSERT_EQ(seen, 13); /* strides twice */
+    return 0;
+}
+
+/* The key's params: measuring ones only, defaults filled in, unknown kept. */
+static int test_params_key(void)
+{
+    const struct gb_benchmark *b = gb_benchmark_find("smem_stride");
+    cJSON *a = cJSON_Parse("{\"strides\":[1,2,4,8,16,32,33],\"samples\":20,"
+                           "\"quiet_wait_s\":3,\"counters\":\"auto\"}");
+    cJSON *none = cJSON_Parse("{\"quiet_wait_s\":30}");
+    cJSON *odd = cJSON_Parse("{\"strides\":[1],\"future\":7}");
+    cJSON *ka = gb_params_key(b, a), *kn = gb_params_key(b, none), *ko = gb_params_key(b, odd);
+    char *text = cJSON_PrintUnformatted(ko);
+
+    ASSERT(cJSON_Compare(ka, kn, 1));
+    ASSERT_EQ(cJSON_GetArraySize(ka), 1);
+    ASSERT_STR_EQ(text, "{\"strides\":[1],\"future\":7}");
+    free(text);
+    cJSON_Delete(a);
+    cJSON_Delete(none);
+    cJSON_Delete(odd);
+    cJSON_Delete(ka);
+    cJSON_Delete(kn);
+    cJSON_Delete(ko);
+    return 0;
+}
+
+/* The method a recorded version implies: none before 0.2.0. */
+static int test_method_of_version(void)
+{
+    const struct gb_benchmark *hbm = gb_benchmark_find("hbm_bandwidth");
+
+    ASSERT(gb_benchmark_method(hbm) >= 1);
+    ASSERT_EQ(gb_method_of_version(hbm, "0.1.0"), 0);
+    ASSERT_EQ(gb_method_of_version(hbm, NULL), 0);
+    ASSERT_EQ(gb_method_of_version(hbm, "dev"), 0);
+    ASSERT_EQ(gb_method_of_version(hbm, "0.2.0"), gb_benchmark_method(hbm));
+    ASSERT_EQ(gb_method_of_version(hbm, "0.10.1-rc1"), gb_benchmark_method(hbm));
+    for (size_t i = 0; i < gb_benchmark_count(); i++) {
+        const struct gb_method *m = gb_benchmark_at(i)->methods;
+        ASSERT(m != NULL && m->method == 1);
+        for (; m->method; m++)
+            ASSERT(m->change != NULL && m->change[0]);
+    }
+    return 0;
+}
+
 TEST_MAIN({"defaults are filled in", test_defaults_filled},
+          {"which parameters measure", test_measures_flags},
+          {"the key's params", test_params_key},
+          {"the method a version implies", test_method_of_version},
           {"quiet and precision parameters", test_quiet_and_precision},
           {"repeated keys are found", test_duplicate_keys},
           {"given values are kept", test_given_values_kept},

@@ -34,11 +34,14 @@ function fleetGroup(g, gi, data, figs) {
   const params = Object.entries(g.key.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ");
   const keys = g.rows.map((r) => r.key);
   const outliers = g.cards.filter((c) => c.outlier).length;
-  const parts = [el("h2", { id: "fleet-group-" + gi }, (g.key.card_model || "unknown model") + " ", el("span", { class: "sub mono small" }, params)),
+  // Each method's cards are a group of their own (README, Comparability).
+  const method = "method " + (typeof g.key.method === "number" ? g.key.method : String(g.key.method).replace(/^unknown: /, "unknown, "));
+  const parts = [el("h2", { id: "fleet-group-" + gi }, (g.key.card_model || "unknown model") + " ", el("span", { class: "sub mono small" }, method + " " + params)),
     g.too_few_cards
       ? el("p", { class: "verdict verdict-inconclusive", dataset: { outliers: "0", tooFewCards: "true" } }, tooFewCardsText(g.n_cards, g.cards_needed))
       : el("p", { class: outliers ? "verdict verdict-slower" : "verdict verdict-same", dataset: { outliers: String(outliers) } },
         `${g.cards.length} card(s); ${outliers ? outliers + " outlier(s), listed first" : "no outlier"}.`)];
+  if (g.method_note) parts.push(el("p", { class: "note method-note" }, g.method_note + "."));
   if (!g.too_few_cards) {
     const fig = chartFigure(`Robust z of each card's median per row (${data.outlier_z} and −${data.outlier_z} dashed); outliers are labelled and drawn as triangles`,
       (c) => GBCharts.fleet(c, keys, g.cards.map((card) => ({ label: shortCard(card.device_uuid) + " @ " + card.host, outlier: card.outlier,

@@ -386,6 +386,7 @@ function metaPanel(run) {
     ["NVIDIA driver", drv.nvidia_version || (m.driver ? "unknown" + (drv.reason ? " (" + drv.reason + ")" : "") : null)],
     ["CUDA driver API", cuda.driver_version], ["CUDA runtime", cuda.runtime_version ? cuda.runtime_version + (cuda.runtime_linkage ? " (" + cuda.runtime_linkage + ")" : "") : null],
     ["nvcc", build.nvcc_version], ["Built for", build.architectures],
+    ["Method", isNum(run.method) ? "version " + run.method + " of " + run.benchmark : "unknown (gpubench 0.1.0: compared only with runs of its build)"],
     ["Worker", m.worker || (build.gpubench_version ? "gpubench " + build.gpubench_version + (build.git_commit ? " (" + build.git_commit + ")" : "") : null)],
     ["Server", server.gpubench_version ? "gpubench " + server.gpubench_version + (server.git_commit ? " (" + server.git_commit + ")" : "") : null],
   ]);
