@@ -53,6 +53,11 @@ fail:
 
 int migrate_apply(sqlite3 *db, char *errbuf, size_t cap)
 {
+    return migrate_apply_upto(db, migration_count, errbuf, cap);
+}
+
+int migrate_apply_upto(sqlite3 *db, int target, char *errbuf, size_t cap)
+{
     int version = migrate_version(db);
 
     if (version < 0) {
@@ -68,7 +73,7 @@ int migrate_apply(sqlite3 *db, char *errbuf, size_t cap)
                  version, migration_count);
         return -1;
     }
-    for (int i = version; i < migration_count; i++)
+    for (int i = version; i < target && i < migration_count; i++)
         if (apply_one(db, i, errbuf, cap) != 0)
             return -1;
     return 0;
