@@ -59,13 +59,13 @@ extern const char *const store_check_words[];
 
 /* What /healthz reports of the database, beyond answering at all. */
 struct store_health {
-    int no_space;      /* the last write failed for want of space */
-    int corrupt;       /* a read or write found the file damaged (stays
-                        * set: damage does not heal by itself) */
-    char message[256]; /* what failed, in SQLite's words */
-    char since[32];    /* when (RFC 3339) */
-    int check;            /* enum store_check_state */
-    char checked_at[32];  /* when the last check ended (RFC 3339); "" */
+    int no_space;        /* the last write failed for want of space */
+    int corrupt;         /* a read or write found the file damaged (stays
+                          * set: damage does not heal by itself) */
+    char message[256];   /* what failed, in SQLite's words */
+    char since[32];      /* when (RFC 3339) */
+    int check;           /* enum store_check_state */
+    char checked_at[32]; /* when the last check ended (RFC 3339); "" */
 };
 void store_health_get(struct store *s, struct store_health *h);
 

@@ -406,7 +406,8 @@ static int probe(struct table_copy *t, sqlite3_int64 rowid, sqlite3_int64 *at)
     if (rc == SQLITE_ROW)
         *at = sqlite3_column_int64(t->read_one, 0);
     sqlite3_reset(t->read_one);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 2 : 0;
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 2
+                                                    : 0;
 }
 
 static void note_range(struct table_copy *t, sqlite3_int64 from, sqlite3_int64 to, int to_end)
@@ -744,7 +745,8 @@ int store_recover_file(const char *src_path, const char *dest, FILE *out,
     unlink(tmp); /* one this process id left once, killed mid-copy */
     if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
-        snprintf(err, cap, "cannot create %s: %s", tmp, dst ? sqlite3_errmsg(dst) : "out of memory");
+        snprintf(err, cap, "cannot create %s: %s", tmp,
+                 dst ? sqlite3_errmsg(dst) : "out of memory");
         goto done;
     }
     /* A scratch file until it is checked and linked: no journal needed. */

@@ -2,8 +2,8 @@
  * store_copy.h - the database file as a whole, read beside a running
  * daemon or without one: gpubenchd --check-db, --backup and --recover.
  *
- * The copies (--backup, --recover) write DEST under a temporary name in DEST's folder, check the copy
- * (PRAGMA integrity_check, a gpubench schema, its runs counted) and only
+ * The copies (--backup, --recover) write DEST under a temporary name in
+ * DEST's folder, check the copy (PRAGMA integrity_check, a gpubench schema, its runs counted) and only
  * then link it into place, so DEST is either absent or a whole, checked
  * database, never a partial file; an existing DEST is never overwritten.
  * Neither takes the daemon's lock (db_lock.h): the source is only read.
