@@ -4,8 +4,9 @@
  *
  * The copies (--backup, --recover) write DEST under a temporary name in
  * DEST's folder, check the copy (PRAGMA integrity_check, a gpubench
- * schema, its runs counted) and only then link it into place, so DEST is either absent or a whole, checked
- * database, never a partial file; an existing DEST is never overwritten.
+ * schema, its runs counted) and only then link it into place, so DEST
+ * is either absent or a whole, checked database, never a partial file;
+ * an existing DEST is never overwritten.
  * Neither takes the daemon's lock (db_lock.h): the source is only read.
  * Neither uses a function a daemon registers on its own connections.
  */
