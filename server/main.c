@@ -26,6 +26,8 @@
 #include "run_cache.h"
 #include "runs.h"
 #include "store.h"
+#include "store_check.h"
+#include "store_copy.h"
 #include "timeutil.h"
 #include "version.h"
 #include "waiters.h"
@@ -42,31 +44,69 @@
 
 /* gpubenchd --check-db: SQLite's integrity check of --db, read-only, and
  * what to do about what it finds.  Exits 0 intact, 1 damaged, 2 when the
- * check could not be made. */
+ * check could not be made, 3 when the file is not a gpubench database. */
 static int check_db(const char *path)
 {
+    struct store_file_check res;
     char err[512];
-    int damaged = 0;
 
     printf("checking %s (PRAGMA integrity_check, read-only)\n", path);
-    if (store_check_file(path, stdout, &damaged, err, sizeof(err)) != STORE_OK) {
+    if (store_check_file(path, stdout, &res, err, sizeof(err)) != STORE_OK) {
         fprintf(stderr, "gpubenchd: %s\n", err);
         return 2;
     }
-    if (!damaged) {
-        printf("%s: ok, no damage found\n", path);
+    switch (res.state) {
+    case STORE_FILE_INTACT:
+        printf("%s: ok, no damage found: %ld runs, schema version %d%s\n", path, res.runs,
+               res.schema_version,
+               res.runs == 0 ? " (an empty history: a restored or recovered copy "
+                               "should hold runs)"
+                             : "");
         return 0;
+    case STORE_FILE_NOT_GPUBENCH:
+        printf("%s: NOT A GPUBENCH DATABASE: %s\n", path, res.why);
+        return 3;
+    case STORE_FILE_DAMAGED:
+        break;
     }
     printf("%s: DAMAGED (the findings above)\n"
            "What to do: stop gpubenchd and keep a copy of the file as it is; then\n"
-           "  - restore the newest backup of %s, or\n"
+           "  - restore the newest backup of %s (README, \"Backups and restore\"), or\n"
            "  - recover what can still be read into a new file and start on it:\n"
-           "      sqlite3 %s .recover | sqlite3 recovered.db\n"
+           "      gpubenchd --recover %s --db recovered.db\n"
            "      gpubenchd --check-db --db recovered.db && gpubenchd --db recovered.db ...\n"
            "Runs on damaged pages may be lost; a peer or an export (GET /runs.ndjson,\n"
            "POST /runs/import) can bring copies back.\n",
            path, path, path);
     return 1;
+}
+
+/* gpubenchd --backup DEST: an online copy of --db.  Exits 0 or 1. */
+static int backup_db(const char *db, const char *dest)
+{
+    struct store_copy_report report;
+    char err[512];
+
+    if (store_backup_file(db, dest, stdout, &report, err, sizeof(err)) != STORE_OK) {
+        fprintf(stderr, "gpubenchd: backup: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* gpubenchd --recover DAMAGED: what can be read of it, into --db (a new
+ * file).  Exits 0 when the new file was written (what was lost is said),
+ * 1 when not. */
+static int recover_db(const char *damaged, const char *db)
+{
+    struct store_copy_report report;
+    char err[512];
+
+    if (store_recover_file(damaged, db, stdout, &report, err, sizeof(err)) != STORE_OK) {
+        fprintf(stderr, "gpubenchd: recover: %s\n", err);
+        return 1;
+    }
+    return 0;
 }
 
 /* Finished runs' JSON kept ready to send (run_cache.h). */
@@ -86,6 +126,7 @@ int main(int argc, char **argv)
     const char *worker_owner = NULL;
     struct MHD_Daemon *http = NULL;
     struct db_lock *db_lock = NULL;
+    struct store_checker *checker = NULL;
     int listen_fd = -1;
     char bound[80];
     sigset_t stop_signals;
@@ -102,6 +143,10 @@ int main(int argc, char **argv)
     }
     if (opt.check_db)
         return check_db(opt.db);
+    if (opt.backup)
+        return backup_db(opt.db, opt.backup);
+    if (opt.recover)
+        return recover_db(opt.recover, opt.db);
     if (opt.verbose)
         log_set_level(LOG_DEBUG);
 #ifdef M_ARENA_MAX
@@ -172,6 +217,10 @@ int main(int argc, char **argv)
         log_warn("%d run(s) were running when the daemon last stopped; marked "
                  "failed (interrupted)",
                  recovered);
+    checker = store_checker_start(app.store, app.db_path, opt.db_check_delay_s,
+                                  opt.db_check_interval_s);
+    if (checker == NULL)
+        goto done;
     waiters = waiters_new(http_park, http_resume);
     if (waiters == NULL) {
         log_error("cannot start the wait timer");
@@ -236,6 +285,7 @@ done:
     gpu_pool_stop(app.gpus);
     alerts_stop(app.alerts); /* after the runners: they announce alerts */
     waiters_free(waiters);
+    store_checker_stop(checker);
     store_close(app.store);
     ratelimit_free(app.post_limit);
     run_cache_free(run_cache);

@@ -189,6 +189,24 @@ static const struct option_spec option_table[] = {
      "may keep it open), say what to do if it is damaged, and exit: 0 intact, 1 damaged, 2 "
      "could not check",
      set_flag, FIELD(check_db), 0, 0},
+    {"backup", "DEST", NULL, NULL,
+     "copy the database (--db) to the new file DEST, consistently, beside a running daemon "
+     "(SQLite's backup API, read-only), check the copy, say how many runs it holds, and exit: "
+     "0 done, 1 not (DEST is then not written; an existing DEST is never replaced)",
+     set_string, FIELD(backup), 0, 0},
+    {"recover", "DAMAGED", NULL, NULL,
+     "read what can still be read of the damaged database DAMAGED into the new file --db, "
+     "migrate and check it, say how many runs it recovered and how many it could not read, "
+     "and exit: 0 written, 1 not",
+     set_string, FIELD(recover), 0, 0},
+    {"db-check-delay", "SECONDS", "10", NULL,
+     "a running daemon checks its database (PRAGMA quick_check, table by table, on a "
+     "read-only connection of its own) this long after it starts; damage then shows in "
+     "/healthz and /metrics",
+     set_int, FIELD(db_check_delay_s), 0, 86400},
+    {"db-check-interval", "SECONDS", "86400", NULL,
+     "and again this often (0: only once)", set_int, FIELD(db_check_interval_s), 0,
+     31 * 86400},
     {"verbose", NULL, NULL, NULL, "log every request", set_flag, FIELD(verbose), 0, 0},
     {"help", NULL, NULL, NULL, "print this and exit (also -h)", NULL, 0, 0, 0},
     {"version", NULL, NULL, NULL, "print the version and exit", NULL, 0, 0, 0},

@@ -39,8 +39,12 @@ struct options {
     int rate_burst;
     int max_connections;
     int max_connections_per_ip;
-    int test_benchmarks; /* offer the test-only benchmarks (test_fault, test_hang) */
-    int check_db;        /* --check-db: check --db offline and exit */
+    int test_benchmarks;     /* offer the test-only benchmarks (test_fault, test_hang) */
+    int check_db;            /* --check-db: check --db offline and exit */
+    const char *backup;      /* --backup DEST: copy --db there and exit */
+    const char *recover;     /* --recover DAMAGED: read it into --db and exit */
+    int db_check_delay_s;    /* the background check's first run after start */
+    int db_check_interval_s; /* and between runs; 0: only once */
 };
 
 enum options_result {

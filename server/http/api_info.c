@@ -313,6 +313,11 @@ void healthz_get(struct http_request *req, struct http_reply *rep)
                             (double)(time_mono_ms() - app->started_mono_ms) / 1000.0);
     cJSON_AddStringToObject(body, "database", problem ? problem : "ok");
     cJSON_AddNumberToObject(body, "gpus", gpu_pool_count(app->gpus));
+    cJSON_AddStringToObject(body, "database_check", store_check_words[h.check]);
+    if (h.checked_at[0])
+        cJSON_AddStringToObject(body, "database_checked_at", h.checked_at);
+    else
+        cJSON_AddNullToObject(body, "database_checked_at");
     if (problem) {
         reason = cJSON_AddObjectToObject(body, "reason");
         cJSON_AddStringToObject(reason, "check", check);

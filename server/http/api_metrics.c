@@ -108,6 +108,16 @@ static int gpu_metrics(struct http_request *req, struct dynbuf *b)
 static int run_metrics(struct http_request *req, struct dynbuf *b)
 {
     long counts[RUN_STATUS_COUNT];
+    struct store_health h;
+
+    /* Only once a check has ended: before, there is nothing to say. */
+    store_health_get(req->app->store, &h);
+    if (h.check == STORE_CHECK_OK || h.check == STORE_CHECK_DAMAGED) {
+        help(b, "gpubench_database_check_ok", "gauge",
+             "1 when the daemon's last check of its database found no damage, 0 when a check "
+             "found damage (see /healthz).");
+        dynbuf_printf(b, "gpubench_database_check_ok %d\n", h.check == STORE_CHECK_OK);
+    }
 
     if (store_count_by_status(req->app->store, counts) != STORE_OK)
         return -1;

@@ -54,6 +54,11 @@ fail:
 
 int migrate_apply(sqlite3 *db, char *errbuf, size_t cap)
 {
+    return migrate_apply_upto(db, migration_count, errbuf, cap);
+}
+
+int migrate_apply_upto(sqlite3 *db, int target, char *errbuf, size_t cap)
+{
     int version = migrate_version(db);
 
     if (version < 0) {
@@ -70,11 +75,11 @@ int migrate_apply(sqlite3 *db, char *errbuf, size_t cap)
         return -1;
     }
     /* Migrations may call the key's functions (0009_method.sql). */
-    if (version < migration_count && store_key_functions(db) != 0) {
+    if (version < target && version < migration_count && store_key_functions(db) != 0) {
         snprintf(errbuf, cap, "cannot register the key's SQL functions: %s", sqlite3_errmsg(db));
         return -1;
     }
-    for (int i = version; i < migration_count; i++)
+    for (int i = version; i < target && i < migration_count; i++)
         if (apply_one(db, i, errbuf, cap) != 0)
             return -1;
     return 0;

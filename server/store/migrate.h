@@ -24,6 +24,11 @@ extern const int migration_count;
  * errbuf (a newer database, or a migration that failed, named). */
 int migrate_apply(sqlite3 *db, char *errbuf, size_t cap);
 
+/* Brings db up to schema version target (at most the newest), as
+ * migrate_apply does: a recovery builds the schema its damaged file was at,
+ * copies the rows in, then migrates the rest of the way. */
+int migrate_apply_upto(sqlite3 *db, int target, char *errbuf, size_t cap);
+
 /* The schema version db is at (PRAGMA user_version), or -1 on error. */
 int migrate_version(sqlite3 *db);
 

@@ -358,6 +358,13 @@ void store_wrote(struct conn *c)
         log_info("store: writes succeed again (there is space on the disk)");
 }
 
+const char *const store_check_words[] = {
+    [STORE_CHECK_PENDING] = "pending",
+    [STORE_CHECK_OK] = "ok",
+    [STORE_CHECK_DAMAGED] = "damaged",
+    [STORE_CHECK_FAILED] = "failed",
+};
+
 void store_health_get(struct store *s, struct store_health *h)
 {
     pthread_mutex_lock(&s->health_lock);
@@ -720,53 +727,6 @@ done:
     free(slim);
     free(digest);
     free(verdict);
-    return rc;
-}
-
-int store_check_file(const char *path, FILE *out, int *damaged,
-                     char *errbuf, size_t cap)
-{
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
-    int rc = STORE_ERROR, step, code, findings = 0;
-
-    *damaged = 0;
-    /* Read-only, and no journal mode change: a daemon may be running on
-     * the file; this only reads a snapshot beside it. */
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        snprintf(errbuf, cap, "cannot open %s: %s", path,
-                 db ? sqlite3_errmsg(db) : "out of memory");
-        goto done;
-    }
-    sqlite3_busy_timeout(db, 5000);
-    /* At most 1000 findings: enough to judge, and bounded. */
-    code = sqlite3_prepare_v2(db, "PRAGMA integrity_check(1000)", -1, &st, NULL);
-    while (code == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *line = (const char *)sqlite3_column_text(st, 0);
-        if (line && strcmp(line, "ok") == 0)
-            continue;
-        findings++;
-        fprintf(out, "  %s\n", line ? line : "(a finding SQLite could not print)");
-    }
-    if (code == SQLITE_OK && step != SQLITE_DONE)
-        code = step;
-    if (code != SQLITE_OK) {
-        /* The check itself could not go on: damage where it must read
-         * first (the header, the schema) is damage too. */
-        if (store_rc_from_sqlite(sqlite3_extended_errcode(db),
-                                 sqlite3_system_errno(db)) != STORE_CORRUPT) {
-            snprintf(errbuf, cap, "cannot check %s: %s", path, sqlite3_errmsg(db));
-            goto done;
-        }
-        findings++;
-        fprintf(out, "  %s\n", sqlite3_errmsg(db));
-    }
-    *damaged = findings > 0;
-    rc = STORE_OK;
-
-done:
-    sqlite3_finalize(st);
-    sqlite3_close(db);
     return rc;
 }
 

@@ -47,13 +47,25 @@ int store_rc_from_sqlite(int sqlite_rc, int sys_errno);
  * holding the database is full"). */
 const char *store_rc_words(int rc);
 
+/* Where the daemon's own check of its database stands (store_check.h). */
+enum store_check_state {
+    STORE_CHECK_PENDING, /* not finished yet */
+    STORE_CHECK_OK,      /* the last one found no damage */
+    STORE_CHECK_DAMAGED, /* one found damage (corrupt is set) */
+    STORE_CHECK_FAILED,  /* the last one could not run (said in the log) */
+};
+/* Their names in /healthz's "database_check", by value. */
+extern const char *const store_check_words[];
+
 /* What /healthz reports of the database, beyond answering at all. */
 struct store_health {
-    int no_space;      /* the last write failed for want of space */
-    int corrupt;       /* a read or write found the file damaged (stays
-                        * set: damage does not heal by itself) */
-    char message[256]; /* what failed, in SQLite's words */
-    char since[32];    /* when (RFC 3339) */
+    int no_space;        /* the last write failed for want of space */
+    int corrupt;         /* a read or write found the file damaged (stays
+                          * set: damage does not heal by itself) */
+    char message[256];   /* what failed, in SQLite's words */
+    char since[32];      /* when (RFC 3339) */
+    int check;           /* enum store_check_state */
+    char checked_at[32]; /* when the last check ended (RFC 3339); "" */
 };
 void store_health_get(struct store *s, struct store_health *h);
 
@@ -64,13 +76,6 @@ int store_status_final(const char *status);
  * failure returns STORE_ERROR with a sentence in errbuf. */
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap);
 void store_close(struct store *s);
-
-/* Runs SQLite's integrity check on the database at path, opened read-only
- * (it neither takes a running daemon's lock nor writes): *damaged is set
- * when it found anything, and each finding is printed to out.  Returns
- * STORE_OK when the check ran, else an error with a sentence in errbuf. */
-int store_check_file(const char *path, FILE *out, int *damaged,
-                     char *errbuf, size_t cap);
 
 /* Marks runs this node left 'running' (the daemon died under them) as
  * failed with code "interrupted".  *count gets how many. */

@@ -313,7 +313,7 @@ class DamagedDatabaseTest(ErrorAssertions, unittest.TestCase):
         r = check_db(d.db)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("DAMAGED", r.stdout)
-        self.assertIn(".recover", r.stdout)
+        self.assertIn("--recover", r.stdout)
         d.start()
         try:
             self.assertEqual(d.get("/healthz").json()["status"], "ok")  # nothing read yet

@@ -44,6 +44,40 @@ def run(*cmd, **kw):
     return p.stdout
 
 
+def check_backup_script(script, daemon, db, tmp):
+    """The packaged backup script, three times with GPUBENCH_BACKUP_KEEP=2:
+    each run makes a checked backup, and only the newest two are kept."""
+    folder = os.path.join(tmp, "backups")
+    env = dict(os.environ, GPUBENCHD=daemon, GPUBENCH_DB=db, GPUBENCH_BACKUP_DIR=folder,
+               GPUBENCH_BACKUP_KEEP="2")
+    made = []
+    for _ in range(3):
+        out = subprocess.run([script], env=env, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and "integrity ok" in out.stdout, out.stdout + out.stderr
+        made.append(sorted(os.listdir(folder))[-1])
+    assert sorted(os.listdir(folder)) == made[1:], (os.listdir(folder), made)
+    print("packaged gpubench-backup: keeps the newest 2 of 3")
+
+
+def verify_backup_units(units, script, tmp):
+    """The backup's service and timer, as systemd reads them."""
+    copies = []
+    for unit in units:
+        with open(unit) as f:
+            text = f.read()
+        if unit.endswith(".service"):
+            exec_line = [line for line in text.splitlines() if line.startswith("ExecStart=")][0]
+            text = text.replace(exec_line.split("=", 1)[1].split()[0], script)
+        copy = os.path.join(tmp, os.path.basename(unit))
+        with open(copy, "w") as f:
+            f.write(text)
+        copies.append(copy)
+    p = subprocess.run(["systemd-analyze", "verify"] + copies, capture_output=True, text=True)
+    mine = [line for line in (p.stdout + p.stderr).splitlines() if "gpubench-backup" in line]
+    assert p.returncode == 0 and not mine, "systemd-analyze verify:\n" + p.stdout + p.stderr
+    print("systemd-analyze verify of gpubench-backup.service and .timer: clean")
+
+
 def main(build):
     for tool in ("cpack", "dpkg", "dpkg-deb"):
         if shutil.which(tool) is None:
@@ -75,6 +109,13 @@ def main(build):
     units = glob.glob(os.path.join(prefix, "lib", "systemd", "system", "gpubenchd.service"))
     assert units, "no gpubenchd.service in the package"
     assert os.path.isfile(os.path.join(prefix, "share", "gpubench", "web", "index.html"))
+    backup_units = [os.path.join(prefix, "lib", "systemd", "system", "gpubench-backup." + kind)
+                    for kind in ("service", "timer")]
+    for unit in backup_units:
+        assert os.path.isfile(unit), unit + " not packaged"
+    backup_scripts = glob.glob(os.path.join(prefix, "**", "gpubench", "gpubench-backup"),
+                               recursive=True)
+    assert len(backup_scripts) == 1 and os.access(backup_scripts[0], os.X_OK), backup_scripts
     print("package:", os.path.basename(debs[0]), depends)
 
     # The daemon as unpacked: its web/ and worker found from where it lies.
@@ -107,6 +148,7 @@ def main(build):
         proc.wait(20)
         log.close()
     assert proc.returncode == 0, "gpubenchd exited %s" % proc.returncode
+    check_backup_script(backup_scripts[0], daemons[0], os.path.join(tmp, "gpubench.db"), tmp)
 
     # The unit, as systemd reads it, with its binary where it was unpacked.
     if shutil.which("systemd-analyze") is None:
@@ -128,6 +170,7 @@ def main(build):
         mine = [line for line in (p.stdout + p.stderr).splitlines() if "gpubenchd.service" in line]
         assert p.returncode == 0 and not mine, "systemd-analyze verify:\n" + p.stdout + p.stderr
         print("systemd-analyze verify: clean")
+        verify_backup_units(backup_units, backup_scripts[0], tmp)
     shutil.rmtree(tmp)
     return 0
 

@@ -2,6 +2,7 @@
  * a damaged file), a run's end or progress refused when the run is not
  * running (nothing written), and the offline integrity check. */
 #include "store.h"
+#include "store_copy.h"
 #include "store_queue.h"
 #include "store_runs.h"
 #include "store_verdicts.h"
@@ -113,25 +114,26 @@ static int test_check_file(void)
     char path[160], err[256];
     struct store *s = NULL;
     FILE *out = tmpfile(), *f;
-    int damaged = -1;
+    struct store_file_check res;
     char noise[8192];
 
     ASSERT(out != NULL);
     temp_path(path, sizeof(path), "check");
     ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
     store_close(s);
-    ASSERT_EQ(store_check_file(path, out, &damaged, err, sizeof(err)), STORE_OK);
-    ASSERT_EQ(damaged, 0);
-    /* Not a database at all: its header gone. */
+    ASSERT_EQ(store_check_file(path, out, &res, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(res.state, STORE_FILE_INTACT);
+    /* Its header gone: nothing tells it from a file that never was a
+     * database, and --check-db says both. */
     for (size_t i = 0; i < sizeof(noise); i++)
         noise[i] = (char)(i * 131 + 7);
     f = fopen(path, "r+b");
     ASSERT(f != NULL);
     ASSERT_EQ(fwrite(noise, 1, sizeof(noise), f), sizeof(noise));
     fclose(f);
-    ASSERT_EQ(store_check_file(path, out, &damaged, err, sizeof(err)), STORE_OK);
-    ASSERT_EQ(damaged, 1);
-    ASSERT(ftell(out) > 0); /* it said what it found */
+    ASSERT_EQ(store_check_file(path, out, &res, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(res.state, STORE_FILE_NOT_GPUBENCH);
+    ASSERT(strstr(res.why, "first page was overwritten") != NULL);
     fclose(out);
     remove_db(path);
     return 0;
