@@ -16,19 +16,24 @@
 
 #define FLEET_MIN_CARDS 3
 
-/* The run with rows judged against peers (an array of {"host",
- * "device_uuid", "run_id", "rows"}: each other card's latest valid run of
- * the same key), with margin a fraction.  Returns a NEW object {"cards",
+/* The run of benchmark with rows judged against peers (an array of
+ * {"host", "device_uuid", "run_id", "rows"}: each other card's latest
+ * valid run of the same key), with margin a fraction.  Every row's time is
+ * taken per unit of work, the units read from the row itself (pass a
+ * digest: compare_row_digest), and the answer's times are per "time_per"
+ * (common/work_units.h).  Returns a NEW object {"cards", "time_per",
  * "peers": [run ids], "rows": [{"key", "value_ms", "median_ms", "mad_ms",
  * "z", "outlier"}], "outlier_rows": [keys]}, or NULL out of memory.  z is
  * null where the row was not judged or is infinite (a MAD of 0; then
  * outlier says whether it lies past the margin). */
-cJSON *fleet_judge_run(const cJSON *rows, const cJSON *peers, double margin);
+cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *peers,
+                       double margin);
 
 /* GET /fleet's answer from cards (an array of {"group", "benchmark",
  * "card_model", "params", "host", "device_uuid", "run_id", "rows"}; cards
  * of one group share its comparability key): per group the rows' median
- * and MAD and each card's value, z and outlier, the cards with an outlier
+ * and MAD and each card's value (per unit of work, named in the group's
+ * "time_per"), z and outlier, the cards with an outlier
  * row first (by largest |z|).  A NEW object {"margin", "groups": [...]},
  * or NULL out of memory. */
 cJSON *fleet_build(const cJSON *cards, double margin);
