@@ -88,8 +88,16 @@ cJSON *gb_work_unit_describe(const char *benchmark)
     const struct gb_work_unit *u = gb_work_unit(benchmark);
     cJSON *o = cJSON_CreateObject();
 
+    /* where the page finds a run's count, to chart runs per unit too */
     if (o == NULL || !cJSON_AddStringToObject(o, "unit", u->unit) ||
-        !cJSON_AddStringToObject(o, "help", u->help)) {
+        !cJSON_AddStringToObject(o, "help", u->help) ||
+        !cJSON_AddBoolToObject(o, "per_unit", u->per_unit) ||
+        !(u->row_field ? cJSON_AddStringToObject(o, "row_field", u->row_field)
+                       : cJSON_AddNullToObject(o, "row_field")) ||
+        !(u->summary_object ? cJSON_AddStringToObject(o, "summary_object", u->summary_object)
+                            : cJSON_AddNullToObject(o, "summary_object")) ||
+        !(u->summary_field ? cJSON_AddStringToObject(o, "summary_field", u->summary_field)
+                           : cJSON_AddNullToObject(o, "summary_field"))) {
         cJSON_Delete(o);
         return NULL;
     }

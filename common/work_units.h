@@ -54,8 +54,10 @@ double gb_work_units(const char *benchmark, const cJSON *summary, const cJSON *r
  * in the result-field table is "ms". */
 int gb_field_is_time(const char *field);
 
-/* A NEW object for GET /benchmarks: {"unit", "help"} of benchmark's
- * entry; NULL on allocation failure. */
+/* A NEW object for GET /benchmarks: benchmark's entry as {"unit",
+ * "help", "per_unit", "row_field", "summary_object", "summary_field"}
+ * (absent ones null), so that the page divides as gb_work_units does;
+ * NULL on allocation failure. */
 cJSON *gb_work_unit_describe(const char *benchmark);
 
 #ifdef __cplusplus
