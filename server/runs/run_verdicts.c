@@ -39,6 +39,7 @@ cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
     cJSON *validity = NULL, *history = NULL, *peers = NULL, *one = NULL, *cmp = NULL;
     cJSON *out = NULL, *part, *digest = NULL;
     const cJSON *run_results;
+    char *text;
     const char *benchmark;
     int rc;
 
@@ -88,10 +89,16 @@ cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
 
     if (store_fleet_peers(store, id, &peers) != STORE_OK)
         goto fail;
-    /* Its rows as the peers' are stored: a digest, saying the units of
-     * work of a sample that its times are divided by. */
-    digest = compare_row_digest(benchmark, cJSON_GetObjectItem(run_results, "rows"),
-                                cJSON_GetObjectItem(run_results, "summary"));
+    /* Its rows as the peers' are stored and read back: a digest, saying
+     * the units of work of a sample its times are divided by (the digest
+     * holds its numbers as printed text until it is parsed). */
+    if ((part = compare_row_digest(benchmark, cJSON_GetObjectItem(run_results, "rows"),
+                                   cJSON_GetObjectItem(run_results, "summary"))) == NULL)
+        goto fail;
+    text = cJSON_PrintUnformatted(part);
+    cJSON_Delete(part);
+    digest = text ? cJSON_Parse(text) : NULL;
+    free(text);
     if (digest == NULL)
         goto fail;
     part = fleet_judge_run(benchmark, digest, peers, margin);
