@@ -15,6 +15,7 @@
 #include "cli_rows.h"
 #include "cli_table.h"
 #include "result_fields.h"
+#include "work_units.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -182,7 +183,21 @@ static void print_matrix(FILE *out, const cJSON *m, size_t which, int colour)
     free(t);
 }
 
-void cli_rows_print(FILE *out, const cJSON *results, int colour)
+/* What one sample of the rows' times was, where it was more than one
+ * unit of work (common/work_units.h): the run's times are as measured, a
+ * comparison's are per unit. */
+static void print_sample(FILE *out, const char *benchmark, const cJSON *results)
+{
+    const struct gb_work_unit *u = gb_work_unit(benchmark);
+    double n = gb_work_units(benchmark, cJSON_GetObjectItem(results, "summary"),
+                             cJSON_GetArrayItem(cJSON_GetObjectItem(results, "rows"), 0));
+
+    if (!u->per_unit)
+        fprintf(out, "\ntimes are per sample: one sample is %.0f %ss (compare gives ms per %s)\n",
+                n, u->unit, u->unit);
+}
+
+void cli_rows_print(FILE *out, const char *benchmark, const cJSON *results, int colour)
 {
     const cJSON *rows = cJSON_GetObjectItem(results, "rows");
     const cJSON *matrix = cJSON_GetObjectItem(cJSON_GetObjectItem(results, "summary"), "matrix");
@@ -197,6 +212,7 @@ void cli_rows_print(FILE *out, const cJSON *results, int colour)
         cli_rows_table(t, rows);
         cli_table_print(out, t, colour);
         free(t);
+        print_sample(out, benchmark, results);
     }
     for (size_t i = 0; i < sizeof(matrices) / sizeof(matrices[0]); i++)
         print_matrix(out, matrix, i, colour);

@@ -15,9 +15,10 @@
  * row: the row key, then every field the terminal shows that a row has. */
 void cli_rows_table(struct cli_table *t, const cJSON *rows);
 
-/* results (a run's "results", or NULL) on out: the rows' table after an
- * empty line, when there are rows, then each matrix of summary.matrix
- * that holds a number, titled with its unit. */
-void cli_rows_print(FILE *out, const cJSON *results, int colour);
+/* results (a run's "results", or NULL) of a run of benchmark on out: the
+ * rows' table after an empty line, when there are rows, with what one
+ * sample was where it held more than one unit of work, then each matrix
+ * of summary.matrix that holds a number, titled with its unit. */
+void cli_rows_print(FILE *out, const char *benchmark, const cJSON *results, int colour);
 
 #endif

@@ -94,6 +94,10 @@ static void print_comparison(struct cli *c, const cJSON *doc)
     }
     if ((t = cli_table_new()) == NULL)
         return;
+    /* the shifts are of times per this unit, not per sample */
+    printf("times compared per %s\n", cli_json_text(doc, "time_per", NULL)
+                                          ? cli_json_text(doc, "time_per", NULL)
+                                          : "sample");
     cli_table_row(t);
     cli_table_cell(t, "%s", key ? key : "row");
     cli_table_cell(t, "verdict");

@@ -78,7 +78,7 @@ void cli_print_run(struct cli *c, const cJSON *run)
         print_validity(cJSON_GetObjectItem(run, "validity"));
     if (no_pair)
         printf("no rows: %s\n", no_pair);
-    cli_rows_print(stdout, results, c->colour);
+    cli_rows_print(stdout, cli_json_text(run, "benchmark", NULL), results, c->colour);
 }
 
 int cmd_show(struct cli *c)

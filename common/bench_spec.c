@@ -4,6 +4,7 @@
  * typed "stides" or a stride of 0 learns exactly what to change.
  */
 #include "bench_spec.h"
+#include "work_units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -882,6 +883,9 @@ cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
                           b->health_params ? cJSON_Parse(b->health_params) : cJSON_CreateNull());
     cJSON_AddBoolToObject(obj, "all_devices", b->all_devices != 0);
     if (describe_methods(b, obj) != 0)
+        goto fail;
+    /* what comparisons across runs give its times per (work_units.h) */
+    if (!cJSON_AddItemToObject(obj, "work_unit", gb_work_unit_describe(b->name)))
         goto fail;
     for (const struct gb_param *p = b->params; p->name; p++) {
         cJSON *d = cJSON_CreateObject();

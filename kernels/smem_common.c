@@ -149,6 +149,9 @@ int gb_smem_add_measurement(cJSON *obj, const struct gb_smem_timing *t, int r,
     gb_json_add_number(obj, "ratio_cycles", ratio_cycles);
     gb_json_add_number(obj, "ratio_cycles_to_predicted",
                        predicted_degree > 0 ? ratio_cycles / predicted_degree : NAN);
+    /* the work the row's times are of, so that a row says it by itself
+     * (common/work_units.c; the summary's launch keeps it too) */
+    gb_json_add_number(obj, "iterations_per_sample", (double)t->rows[r].work);
     gb_json_add_number(obj, "warp_loads_per_sample", (double)t->warp_loads);
     gb_json_add_number(obj, "requested_bytes_per_sample", bytes);
     gb_json_add_number(obj, "shared_gbps", bytes / (st.median * 1e-3) / 1e9);

@@ -24,6 +24,7 @@
 #include "store_runs.h"
 #include "store_verdicts.h"
 #include "timeutil.h"
+#include "work_units.h"
 #include "version.h"
 
 #include <math.h>
@@ -171,7 +172,9 @@ static void result_card_labels(struct dynbuf *b, const cJSON *run)
 }
 
 /* One gauge line for a row's field times scale (to base units), labelled
- * with its card and row key. */
+ * with its card and row key; a time per unit of work (common/work_units.h),
+ * so that a card's series does not jump when a run's calibration lands on
+ * other work. */
 static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
                         const char *key_field, const cJSON *row, const char *field,
                         double scale)
@@ -181,6 +184,9 @@ static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
 
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || key == NULL)
         return;
+    if (gb_field_is_time(field))
+        scale /= gb_work_units(cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")),
+                               NULL, row);
     dynbuf_printf(b, "%s{", metric);
     result_card_labels(b, run);
     dynbuf_printf(b, ",%s=\"", key_field);
@@ -219,7 +225,9 @@ static int result_metrics(struct http_request *req, struct dynbuf *b)
             cJSON_Delete(runs);
             return -1;
         }
-        snprintf(text, sizeof(text), "Each card's latest run, per row: %s%s.", f->help,
+        snprintf(text, sizeof(text), "Each card's latest run, per row: %s%s%s.", f->help,
+                 gb_field_is_time(f->name) ? ", per unit of work (GET /benchmarks work_unit)"
+                                           : "",
                  scale != 1 ? " (in base units)" : "");
         help(b, metric, "gauge", text);
         cJSON_ArrayForEach(run, runs) {

@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "result_fields.h"
 #include "run_status.h"
+#include "work_units.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -51,6 +52,7 @@ struct build {
     char *key_text[MAX_KEYS];
     int nkeys;
     int median_ms, min_ms, max_ms; /* their indices in the field table */
+    int is_time[F_COUNT];          /* per field index: gb_field_is_time */
 };
 
 /* Adds v (when it is a number) with 9 significant digits (a whole number
@@ -71,13 +73,18 @@ static void add_number(cJSON *obj, const char *name, double v)
     cJSON_AddRawToObject(obj, name, text);
 }
 
-cJSON *compare_row_digest(const cJSON *rows)
+cJSON *compare_row_digest(const char *benchmark, const cJSON *rows, const cJSON *summary)
 {
+    const struct gb_work_unit *unit = gb_work_unit(benchmark);
     cJSON *out = cJSON_CreateArray();
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
         cJSON *d = cJSON_CreateObject();
+        /* The units a sample held, so that a digest row says by itself
+         * what its times are of (work_units.h). */
+        if (!unit->per_unit && unit->row_field)
+            add_number(d, unit->row_field, gb_work_units(benchmark, summary, row));
         for (size_t i = 0; i < gb_result_field_count(); i++) {
             const struct gb_result_field *f = gb_result_field_at(i);
             const cJSON *v = cJSON_GetObjectItem(row, f->name);
@@ -354,14 +361,17 @@ static int key_index(struct build *b, const cJSON *v)
     return b->nkeys++;
 }
 
+/* Each row's aggregated fields into s, its times per unit of work
+ * (work_units.h): runs whose calibration landed on other work compare. */
 static void accumulate(struct build *b, struct series *s, const cJSON *rows,
-                       const char *key_field)
+                       const cJSON *summary, const char *key_field)
 {
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
         const cJSON *kv = cJSON_GetObjectItem(row, key_field);
         int k = kv ? key_index(b, kv) : -1;
+        double units = gb_work_units(b->benchmark, summary, row);
         struct values *acc;
 
         if (k < 0)
@@ -373,7 +383,7 @@ static void accumulate(struct build *b, struct series *s, const cJSON *rows,
             const struct gb_result_field *field = gb_result_field_at(f);
             const cJSON *v = cJSON_GetObjectItem(row, field->name);
             if ((field->uses & AGGREGATED) && cJSON_IsNumber(v))
-                push(&acc[f], v->valuedouble);
+                push(&acc[f], b->is_time[f] ? v->valuedouble / units : v->valuedouble);
         }
     }
 }
@@ -484,6 +494,9 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
         cJSON_Delete(out);
         return NULL;
     }
+    b->benchmark = benchmark;
+    for (size_t f = 0; f < gb_result_field_count() && f < F_COUNT; f++)
+        b->is_time[f] = gb_field_is_time(gb_result_field_at(f)->name);
     b->median_ms = field_index("median_ms");
     b->min_ms = field_index("min_ms");
     b->max_ms = field_index("max_ms");
@@ -519,12 +532,15 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
         if (key_field != NULL && cJSON_IsArray(rows)) {
             s->nruns++;
             cJSON_AddItemToArray(s->runs, cJSON_CreateString(or_empty(str_at(run, "id", NULL))));
-            accumulate(b, s, rows, key_field);
+            accumulate(b, s, rows,
+                       cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "summary"),
+                       key_field);
         }
         cJSON_Delete(fetched);
     }
     key_order(b, order);
     cJSON_AddStringToObject(out, "benchmark", benchmark);
+    cJSON_AddStringToObject(out, "time_per", gb_work_unit(benchmark)->unit);
     if (key_field)
         cJSON_AddStringToObject(out, "key", key_field);
     else

@@ -7,7 +7,8 @@
  * key, each card (its UUID on its host) is a series; its rows are aligned
  * by the row key (stride, variant, ...) and give, per key, the median over
  * the chosen runs of each run's median, the lowest and highest sample
- * time, and the spread.  Pure: no I/O, so it is tested without a daemon.
+ * time, and the spread; every time per unit of work (work_units.h), which
+ * the answer names in "time_per".  Pure: no I/O, so it is tested without a daemon.
  */
 #ifndef GPUBENCH_JUDGE_COMPARE_H
 #define GPUBENCH_JUDGE_COMPARE_H
@@ -63,11 +64,14 @@ typedef cJSON *(*compare_rows_fn)(void *ctx, const char *id);
 cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
                      int include_invalid, compare_rows_fn rows_of, void *ctx);
 
-/* The rows as compare_build and /metrics read them: each row's key and
- * measured fields only (no samples, no detail).  Stored with every run
- * (store.c), so that a comparison of many runs parses little.  A NEW
- * array; the caller owns it. */
-cJSON *compare_row_digest(const cJSON *rows);
+/* The rows of a run of benchmark as compare_build, the fleet and
+ * /metrics read them: each row's key and measured fields only (no
+ * samples, no detail), and the units of work a sample held where the
+ * benchmark's times grow with them (work_units.h: read from the row or
+ * summary, which may be NULL).  Stored with every run (store.c), so that
+ * a comparison of many runs parses little.  A NEW array; the caller owns
+ * it. */
+cJSON *compare_row_digest(const char *benchmark, const cJSON *rows, const cJSON *summary);
 
 /* The row key field of a result row ("stride", "variant", ...), or NULL. */
 const char *compare_row_key(const cJSON *row);

@@ -11,6 +11,7 @@
 #include "bench_spec.h"
 #include "compare.h"
 #include "shift.h"
+#include "work_units.h"
 
 #include <stdio.h>
 
@@ -37,8 +38,10 @@ static void add_too_few(cJSON *obj, int n)
     cJSON_AddNumberToObject(obj, "cards_needed", FLEET_MIN_CARDS);
 }
 
-/* The median_ms of the row of rows whose key is kv (NAN when none). */
-static double row_value(const cJSON *rows, const cJSON *kv)
+/* The median_ms of the row of rows whose key is kv, per unit of work (a
+ * digest row says its units: work_units.h), NAN when none: cards whose
+ * calibration landed on other work are judged on the same speed. */
+static double row_value(const char *benchmark, const cJSON *rows, const cJSON *kv)
 {
     const cJSON *row;
 
@@ -46,7 +49,7 @@ static double row_value(const cJSON *rows, const cJSON *kv)
         const char *field = compare_row_key(row);
         const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
         if (field && cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1) && cJSON_IsNumber(m))
-            return m->valuedouble;
+            return m->valuedouble / gb_work_units(benchmark, NULL, row);
     }
     return NAN;
 }
@@ -76,8 +79,8 @@ static int row_keys(const cJSON *const *cards, int n, const cJSON **keys)
  * per card of {"key", "value_ms", "z", "outlier"}, and worst_z[c] the
  * largest |z| of an outlier row of card c (0 when none).  0, or -1 out of
  * memory (what was made is the caller's to free). */
-static int judge_cards(const cJSON *const *cards, int n, double margin, cJSON *rows_out,
-                       cJSON **per_card, double *worst_z)
+static int judge_cards(const char *benchmark, const cJSON *const *cards, int n, double margin,
+                       cJSON *rows_out, cJSON **per_card, double *worst_z)
 {
     const cJSON *keys[MAX_ROW_KEYS];
     int nkeys = row_keys(cards, n, keys);
@@ -98,7 +101,7 @@ static int judge_cards(const cJSON *const *cards, int n, double margin, cJSON *r
             goto done;
         cJSON_AddItemToArray(rows_out, row);
         for (int c = 0; c < n; c++) {
-            double v = row_value(cards[c], keys[k]);
+            double v = row_value(benchmark, cards[c], keys[k]);
             if (isfinite(v) && v > 0) {
                 x[m] = v;
                 who[m++] = c;
@@ -134,7 +137,8 @@ done:
     return rc;
 }
 
-cJSON *fleet_judge_run(const cJSON *rows, const cJSON *peers, double margin)
+cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *peers,
+                       double margin)
 {
     int n = 1 + cJSON_GetArraySize(peers), c = 1, ok = 0;
     const cJSON **cards = calloc((size_t)n, sizeof(*cards));
@@ -155,10 +159,11 @@ cJSON *fleet_judge_run(const cJSON *rows, const cJSON *peers, double margin)
     for (c = 0; c < n; c++)
         if ((per_card[c] = cJSON_CreateArray()) == NULL)
             goto done;
-    if (judge_cards(cards, n, margin, keyed, per_card, worst) != 0)
+    if (judge_cards(benchmark, cards, n, margin, keyed, per_card, worst) != 0)
         goto done;
     cJSON_AddNumberToObject(out, "cards", n);
     add_too_few(out, n);
+    cJSON_AddStringToObject(out, "time_per", gb_work_unit(benchmark)->unit);
     outl = cJSON_AddArrayToObject(out, "outlier_rows");
     /* card 0's cells, with each row's median and MAD beside them */
     cJSON_ArrayForEach(cell, per_card[0]) {
@@ -282,6 +287,7 @@ static cJSON *build_group(const cJSON *cards, const int *idx, int n, double marg
     double *worst = calloc((size_t)n, sizeof(double));
     int *order = calloc((size_t)n, sizeof(int));
     cJSON *g = cJSON_CreateObject(), *list, *key, *first;
+    const char *benchmark;
     int ok = 0;
 
     if (rows == NULL || per_card == NULL || worst == NULL || order == NULL || g == NULL)
@@ -302,7 +308,10 @@ static cJSON *build_group(const cJSON *cards, const int *idx, int n, double marg
     cJSON_AddItemToObject(key, "params", card_params(first));
     cJSON_AddNumberToObject(g, "n_cards", n);
     add_too_few(g, n);
-    if (judge_cards(rows, n, margin, cJSON_AddArrayToObject(g, "rows"), per_card, worst) != 0)
+    benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(first, "benchmark"));
+    cJSON_AddStringToObject(g, "time_per", gb_work_unit(benchmark)->unit);
+    if (judge_cards(benchmark, rows, n, margin, cJSON_AddArrayToObject(g, "rows"), per_card,
+                    worst) != 0)
         goto done;
     /* outliers first, the farthest first; then as stored (by card) */
     for (int i = 1; i < n; i++)

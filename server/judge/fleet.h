@@ -26,26 +26,31 @@
  * Below it a group says too_few_cards and flags nobody. */
 #define FLEET_MIN_CARDS 4
 
-/* The run with rows judged against peers (an array of {"host",
- * "device_uuid", "run_id", "rows"}: each other card's latest valid run of
- * the same key), with margin a fraction.  Returns a NEW object {"cards",
- * "too_few_cards", "cards_needed", "peers": [run ids], "rows": [{"key",
+/* The run of benchmark with rows judged against peers (an array of
+ * {"host", "device_uuid", "run_id", "rows"}: each other card's latest
+ * valid run of the same key), with margin a fraction.  Every row's time is
+ * taken per unit of work, the units read from the row itself (pass a
+ * digest: compare_row_digest), and the answer's times are per "time_per"
+ * (common/work_units.h).  Returns a NEW object {"cards", "too_few_cards",
+ * "cards_needed", "time_per", "peers": [run ids], "rows": [{"key",
  * "value_ms", "median_ms", "mad_ms", "z", "outlier"}], "outlier_rows":
  * [keys]}, or NULL out of memory.  z is null where the row was not judged
  * or is infinite (a MAD of 0; then outlier says whether it lies past the
  * margin). */
-cJSON *fleet_judge_run(const cJSON *rows, const cJSON *peers, double margin);
+cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *peers,
+                       double margin);
 
 /* GET /fleet's answer from cards (an array of {"group", "benchmark",
  * "card_model", "params", "method", "build", "host", "device_uuid",
  * "run_id", "rows"}; cards of one group share its comparability key, and
  * so its method): per group its key (with "method", compare_method_of) and
- * the rows' median and MAD and each card's value, z and outlier, the cards
- * with an outlier row first (by largest |z|).  Cards of one model measured
- * by different methods are separate groups, never scored against each
- * other; each such group says so in "method_note" (null otherwise).  A NEW
- * object {"margin", "groups": [...]}, or NULL out of memory.  Each group
- * also has "too_few_cards", "n_cards" and "cards_needed". */
+ * the rows' median and MAD and each card's value (per unit of work, named
+ * in the group's "time_per"), z and outlier, the cards with an outlier row
+ * first (by largest |z|).  Cards of one model measured by different
+ * methods are separate groups, never scored against each other; each such
+ * group says so in "method_note" (null otherwise).  Each group also has
+ * "too_few_cards", "n_cards" and "cards_needed".  A NEW object {"margin",
+ * "groups": [...]}, or NULL out of memory. */
 cJSON *fleet_build(const cJSON *cards, double margin);
 
 #endif

@@ -3,8 +3,9 @@
  *
  * Each group is reduced to its kept runs, then, in one pass over each
  * group's runs, each row key (stride, variant, pattern) to two pools of
- * samples, every sample of every kept run, in time and, where every such
- * row carries its measured SM clock, in cycles (sample ms x MHz x 1000).
+ * samples, every sample of every kept run, in time per unit of work
+ * (common/work_units.h) and, where every such row carries its measured SM
+ * clock, in cycles (that time x MHz x 1000).
  * gb_shift_compare judges the pools; the run-level verdict is the worst
  * row's (slower, then inconclusive, then faster, then same), naming the
  * rows that have it.
@@ -13,6 +14,7 @@
 
 #include "compare.h"
 #include "shift.h"
+#include "work_units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -214,18 +216,21 @@ static void pools_free(struct pools *p, int nkeys)
 
 /* Every sample of k's runs into the pool of its row's key (a row without
  * samples gives its median), in one pass over the runs: in time, and in
- * cycles while every row of that key has its clock.  0, or -1 out of
- * memory. */
-static int pool_rows(const struct kept *k, const char *field, const cJSON *keys, int nkeys,
-                     struct pools *p, int *clocked)
+ * cycles while every row of that key has its clock; both per unit of work
+ * (work_units.h), so that runs whose calibration landed on other work
+ * pool the same speed as the same value.  0, or -1 out of memory. */
+static int pool_rows(const struct kept *k, const char *benchmark, const char *field,
+                     const cJSON *keys, int nkeys, struct pools *p, int *clocked)
 {
     const cJSON *run, *row;
 
-    cJSON_ArrayForEach(run, k->runs)
-        cJSON_ArrayForEach(row, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"),
-                                                    "rows")) {
+    cJSON_ArrayForEach(run, k->runs) {
+        const cJSON *results = cJSON_GetObjectItem(run, "results");
+        const cJSON *summary = cJSON_GetObjectItem(results, "summary");
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(results, "rows")) {
             const cJSON *kv = cJSON_GetObjectItem(row, field), *key, *samples, *clock, *median,
                         *s;
+            double units = gb_work_units(benchmark, summary, row);
             int i = 0;
             if (kv == NULL)
                 continue;
@@ -243,14 +248,16 @@ static int pool_rows(const struct kept *k, const char *field, const cJSON *keys,
             if (samples == NULL && !cJSON_IsNumber(median))
                 continue;
             for (s = samples ? samples->child : median; s; s = samples ? s->next : NULL) {
+                double t;
                 if (!cJSON_IsNumber(s))
                     continue;
-                if (pool_push(&p->time[i], s->valuedouble) != 0 ||
-                    (clocked[i] &&
-                     pool_push(&p->cycles[i], s->valuedouble * clock->valuedouble * 1e3) != 0))
+                t = s->valuedouble / units;
+                if (pool_push(&p->time[i], t) != 0 ||
+                    (clocked[i] && pool_push(&p->cycles[i], t * clock->valuedouble * 1e3) != 0))
                     return -1;
             }
         }
+    }
     return 0;
 }
 
@@ -362,6 +369,8 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
     else
         cJSON_AddNullToObject(out, "benchmark");
     cJSON_AddStringToObject(out, "method", GB_SHIFT_METHOD);
+    /* what the times of the rows (their medians) are per */
+    cJSON_AddStringToObject(out, "time_per", gb_work_unit(benchmark)->unit);
     cJSON_AddNumberToObject(out, "margin", margin);
     cJSON_AddBoolToObject(out, "include_invalid", include_invalid);
     cJSON_AddNumberToObject(out, "excluded_invalid", a.invalid + b.invalid);
@@ -403,8 +412,8 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
         goto done;
     for (int i = 0; i < nkeys; i++)
         clocked[i] = 1;
-    if (field && (pool_rows(&a, field, keys, nkeys, &pa, clocked) != 0 ||
-                  pool_rows(&b, field, keys, nkeys, &pb, clocked) != 0))
+    if (field && (pool_rows(&a, benchmark, field, keys, nkeys, &pa, clocked) != 0 ||
+                  pool_rows(&b, benchmark, field, keys, nkeys, &pb, clocked) != 0))
         goto done;
     rows = cJSON_CreateArray();
     worst_rows = cJSON_CreateArray();

@@ -5,6 +5,7 @@
  */
 #include "run_verdicts.h"
 
+#include "compare.h"
 #include "fleet.h"
 #include "log.h"
 #include "shift.h"
@@ -36,7 +37,9 @@ cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
     double margin = GB_SHIFT_MARGIN_DEFAULT;
     cJSON *run = NULL, *results = cJSON_Parse(results_json), *meta = cJSON_Parse(meta_json);
     cJSON *validity = NULL, *history = NULL, *peers = NULL, *one = NULL, *cmp = NULL;
-    cJSON *out = NULL, *part;
+    cJSON *out = NULL, *part, *digest = NULL;
+    const cJSON *run_results;
+    char *text;
     const char *benchmark;
     int rc;
 
@@ -65,6 +68,7 @@ cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
     cJSON_AddItemToObject(out, "confirms",
                           cJSON_Duplicate(cJSON_GetObjectItem(run, "confirms"), 0));
     benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
+    run_results = cJSON_GetObjectItem(run, "results");
 
     if (store_history_runs(store, id, history_runs, &history) != STORE_OK)
         goto fail;
@@ -85,8 +89,19 @@ cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
 
     if (store_fleet_peers(store, id, &peers) != STORE_OK)
         goto fail;
-    part = fleet_judge_run(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows"),
-                           peers, margin);
+    /* Its rows as the peers' are stored and read back: a digest, saying
+     * the units of work of a sample its times are divided by (the digest
+     * holds its numbers as printed text until it is parsed). */
+    if ((part = compare_row_digest(benchmark, cJSON_GetObjectItem(run_results, "rows"),
+                                   cJSON_GetObjectItem(run_results, "summary"))) == NULL)
+        goto fail;
+    text = cJSON_PrintUnformatted(part);
+    cJSON_Delete(part);
+    digest = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (digest == NULL)
+        goto fail;
+    part = fleet_judge_run(benchmark, digest, peers, margin);
     if (part == NULL)
         goto fail;
     cJSON_AddItemToObject(out, "fleet", part);
@@ -106,6 +121,7 @@ done:
     cJSON_Delete(peers);
     cJSON_Delete(one);
     cJSON_Delete(cmp);
+    cJSON_Delete(digest);
     *run_out = run;
     return out;
 }

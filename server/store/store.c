@@ -639,7 +639,7 @@ int store_put_results(struct store_query *q, const char *id, const char *results
     cJSON *parsed_meta = meta ? cJSON_Parse(meta) : NULL;
     cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
     cJSON *rows = cJSON_GetObjectItem(parsed, "rows");
-    char *slim = NULL, *digest = NULL, *verdict = NULL;
+    char *slim = NULL, *digest = NULL, *verdict = NULL, *benchmark = NULL;
     int rc = STORE_ERROR, flag;
     cJSON *validity;
 
@@ -655,12 +655,19 @@ int store_put_results(struct store_query *q, const char *id, const char *results
         drop_samples(summary);
         slim = cJSON_PrintUnformatted(summary);
     }
+    /* The digest names the units of work a sample held, which depend on
+     * the run's benchmark (common/work_units.c). */
+    if (store_query_prepare(q, "SELECT benchmark FROM runs WHERE id = ?1") != STORE_OK)
+        goto done;
+    store_bind_text(q, 1, id);
+    if (store_query_one(q) != STORE_OK || store_col_text(q->st, 0) == NULL ||
+        (benchmark = strdup(store_col_text(q->st, 0))) == NULL)
+        goto done;
     if (rows) {
-        cJSON *d = compare_row_digest(rows);
+        cJSON *d = compare_row_digest(benchmark, rows, summary);
         digest = d ? cJSON_PrintUnformatted(d) : NULL;
         cJSON_Delete(d);
     }
-    cJSON_Delete(parsed);
     if (store_query_run(q,
                         "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
                         "VALUES (?1, ?2, ?3)",
@@ -724,6 +731,8 @@ int store_put_results(struct store_query *q, const char *id, const char *results
     rc = STORE_OK;
 
 done:
+    cJSON_Delete(parsed);
+    free(benchmark);
     free(slim);
     free(digest);
     free(verdict);

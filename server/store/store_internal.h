@@ -95,15 +95,17 @@ enum {
 
 /* What a verdict reads of a run (store_get_verdict_run), in the order
  * store_verdict_run_from_row reads them: the fields of runs r
- * (VERDICT_RUN_FIELDS), then its results' rows.  Neither the meta nor the
- * summary is parsed. */
+ * (VERDICT_RUN_FIELDS), then its results' rows, then its summary without
+ * samples (the digest's: where the run states the units of work of a
+ * sample, common/work_units.h).  The meta is not parsed. */
 #define VERDICT_RUN_FIELDS                                                 \
     "r.id, r.benchmark, r.params, r.device_name, r.status, r.created_at, " \
     "r.confirms, r.valid, r.method, r.build"
 #define VERDICT_RUN_NFIELDS 10 /* the columns of VERDICT_RUN_FIELDS */
 #define VERDICT_RUN_COLUMNS                                         \
     VERDICT_RUN_FIELDS ", (SELECT json_extract(results, '$.rows') " \
-                       "FROM run_results WHERE run_id = r.id)"
+                       "FROM run_results WHERE run_id = r.id), "    \
+                       "(SELECT summary FROM run_digests WHERE run_id = r.id)"
 
 /* One use of a connection: its lock from store_query_begin to
  * store_query_end, one statement at a time, values bound by their type,
@@ -248,7 +250,7 @@ cJSON *store_run_from_row(sqlite3_stmt *st);
 /* A run as a verdict reads it, from a row selected with
  * VERDICT_RUN_COLUMNS: {"id", "benchmark", "params" (raw), "device":
  * {"name"}, "status", "created_at", "confirms", "validity": {"valid"},
- * "results": {"rows"}} (no results: null).  NEW, or NULL when a column
+ * "results": {"rows", "summary"}} (no results: null).  NEW, or NULL when a column
  * could not be read. */
 cJSON *store_verdict_run_from_row(sqlite3_stmt *st);
 

@@ -70,11 +70,14 @@ fail:
     return NULL;
 }
 
-/* rows (taken; NULL: no results) as run's "results"; 0, or -1. */
-static int add_results(cJSON *run, cJSON *rows)
+/* The results' rows (column col) and summary (col + 1) as run's
+ * "results" (null: no results); 0, or -1 when they could not be read. */
+static int add_results(cJSON *run, sqlite3_stmt *st, int col)
 {
-    cJSON *results;
+    cJSON *results, *rows = NULL, *summary = NULL;
 
+    if (rows_from_column(st, col, &rows) != 0)
+        return -1;
     if (rows == NULL)
         return cJSON_AddNullToObject(run, "results") ? 0 : -1;
     results = cJSON_AddObjectToObject(run, "results");
@@ -82,15 +85,19 @@ static int add_results(cJSON *run, cJSON *rows)
         cJSON_Delete(rows);
         return -1;
     }
-    return 0;
+    /* A run stored before its digest had one has none: its rows then
+     * say their units themselves, or are taken per sample. */
+    return rows_from_column(st, col + 1, &summary) == 0 &&
+                   (summary == NULL || cJSON_AddItemToObject(results, "summary", summary))
+               ? 0
+               : -1;
 }
 
 cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
 {
-    cJSON *run = run_fields(st), *rows = NULL;
+    cJSON *run = run_fields(st);
 
-    if (run == NULL || rows_from_column(st, VERDICT_RUN_NFIELDS, &rows) != 0 ||
-        add_results(run, rows) != 0) {
+    if (run == NULL || add_results(run, st, VERDICT_RUN_NFIELDS) != 0) {
         cJSON_Delete(run);
         return NULL;
     }
@@ -100,16 +107,16 @@ cJSON *store_verdict_run_from_row(sqlite3_stmt *st)
 cJSON *store_verdict_run_from_fields(struct store_query *q, sqlite3_stmt *row)
 {
     static const char sql[] =
-        "SELECT (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1)";
+        "SELECT (SELECT json_extract(results, '$.rows') FROM run_results WHERE run_id = ?1), "
+        "(SELECT summary FROM run_digests WHERE run_id = ?1)";
     struct store_query rows_q;
-    cJSON *run = run_fields(row), *rows = NULL;
+    cJSON *run = run_fields(row);
     int rc = STORE_ERROR;
 
     store_query_nest(&rows_q, q);
     if (run != NULL && store_query_prepare(&rows_q, sql) == STORE_OK) {
         store_bind_text(&rows_q, 1, store_col_text(row, 0));
-        if (store_query_step(&rows_q) == STORE_STEP_ROW &&
-            rows_from_column(rows_q.st, 0, &rows) == 0 && add_results(run, rows) == 0)
+        if (store_query_step(&rows_q) == STORE_STEP_ROW && add_results(run, rows_q.st, 0) == 0)
             rc = STORE_OK;
     }
     if (store_query_end(&rows_q, rc) != STORE_OK) {

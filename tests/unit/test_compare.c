@@ -157,6 +157,52 @@ static int test_invalid_runs_left_out(void)
     return 0;
 }
 
+/* Issue 21: two runs of one card at one speed (1 and 32 us an iteration)
+ * whose calibration landed on 1024 and 4096 iterations a sample: one
+ * series whose times are per iteration, the two runs' medians equal.  The
+ * count comes from the run's summary (launch.iterations_per_sample, as
+ * every worker writes it) or from the row itself (a digest row). */
+static int test_per_unit_of_work(void)
+{
+    cJSON *runs = cJSON_CreateArray(), *r, *out, *a;
+    cJSON *rows, *results;
+
+    r = run("r2", "GPU-a", "580", "done", 1024 * 1e-3, 1024 * 32e-3);
+    cJSON_AddItemToObject(cJSON_GetObjectItem(r, "results"), "summary",
+                          cJSON_Parse("{\"launch\":{\"iterations_per_sample\":1024}}"));
+    cJSON_AddItemToArray(runs, r);
+    r = run("r1", "GPU-a", "580", "done", 4096 * 1e-3, 4096 * 32e-3);
+    rows = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "results"), "rows");
+    cJSON_ArrayForEach(a, rows)
+        cJSON_AddNumberToObject(a, "iterations_per_sample", 4096);
+    cJSON_AddItemToArray(runs, r);
+    out = as_client_sees(compare_build("smem_stride", runs, 10, 1, NULL, NULL));
+    ASSERT(out != NULL);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(out, "time_per")), "iteration");
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "series")), 1);
+    a = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "series"), 0);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(a, "runs")), 2);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 0), "median_ms")->valuedouble, 1e-3, 1e-12);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "median_ms")->valuedouble, 32e-3, 1e-12);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "min_ms")->valuedouble, 0.9 * 32e-3, 1e-12);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "max_ms")->valuedouble, 1.1 * 32e-3, 1e-12);
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "spread")->valuedouble, 0.2, 1e-9);
+    /* the ratio is within a run: not divided */
+    ASSERT_NEAR(cJSON_GetObjectItem(row_at(a, 1), "ratio")->valuedouble, 32, 1e-9);
+    cJSON_Delete(out);
+
+    /* the digest says the units of every row, from the summary */
+    results = cJSON_GetObjectItem(cJSON_GetArrayItem(runs, 0), "results");
+    rows = as_client_sees(compare_row_digest("smem_stride", cJSON_GetObjectItem(results, "rows"),
+                                             cJSON_GetObjectItem(results, "summary")));
+    ASSERT_EQ(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 1), "iterations_per_sample")->valueint,
+              1024);
+    cJSON_Delete(rows);
+    cJSON_Delete(runs);
+    return 0;
+}
+
 TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians},
           {"rows are read only for the runs kept", test_rows_read_only_for_kept_runs},
-          {"invalid runs left out and counted", test_invalid_runs_left_out})
+          {"invalid runs left out and counted", test_invalid_runs_left_out},
+          {"times per unit of work", test_per_unit_of_work})

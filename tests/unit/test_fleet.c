@@ -77,7 +77,7 @@ static int test_judge_run_robust_z(void)
         snprintf(id, sizeof(id), "p%d", i);
         cJSON_AddItemToArray(peers, peer(id, others[i], 5.0 + 0.01 * (i - 2)));
     }
-    out = fleet_judge_run(mine, peers, MARGIN);
+    out = fleet_judge_run("smem_stride", mine, peers, MARGIN);
     ASSERT(out != NULL);
     ASSERT_EQ(num(out, "cards"), 6);
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "peers")), 5);
@@ -107,7 +107,7 @@ static int test_too_few_cards(void)
     const cJSON *r;
 
     cJSON_AddItemToArray(peers, peer("p", 10, 5));
-    out = fleet_judge_run(mine, peers, MARGIN);
+    out = fleet_judge_run("smem_stride", mine, peers, MARGIN);
     ASSERT(out != NULL);
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(out, "rows")) {
         ASSERT(cJSON_IsNull(cJSON_GetObjectItem(r, "z")));
@@ -129,7 +129,7 @@ static int test_mad_zero_margin_decides(void)
 
     for (int i = 0; i < 4; i++)
         cJSON_AddItemToArray(peers, peer("p", 10, 10));
-    out = fleet_judge_run(mine, peers, MARGIN);
+    out = fleet_judge_run("smem_stride", mine, peers, MARGIN);
     ASSERT(out != NULL);
     r1 = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "rows"), 0);
     r32 = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "rows"), 1);
@@ -152,7 +152,7 @@ static int test_within_margin_not_outlier(void)
 
     for (int i = 0; i < 5; i++)
         cJSON_AddItemToArray(peers, peer("p", others[i], 10));
-    out = fleet_judge_run(mine, peers, MARGIN);
+    out = fleet_judge_run("smem_stride", mine, peers, MARGIN);
     ASSERT(out != NULL);
     r1 = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "rows"), 0);
     ASSERT(num(r1, "z") > 3.5);
@@ -238,7 +238,72 @@ static int test_missing_row(void)
     return 0;
 }
 
+/* Digest rows of smem_stride whose samples held iters iterations, at
+ * us1 and us32 microseconds an iteration (a sample's time grows with
+ * the work the calibration picked, the speed does not). */
+static cJSON *rows_iters(double us1, double us32, int iters)
+{
+    char text[240];
+
+    snprintf(text, sizeof(text),
+             "[{\"stride\": 1, \"median_ms\": %.17g, \"iterations_per_sample\": %d}, "
+             "{\"stride\": 32, \"median_ms\": %.17g, \"iterations_per_sample\": %d}]",
+             us1 * 1e-3 * iters, iters, us32 * 1e-3 * iters, iters);
+    return cJSON_Parse(text);
+}
+
+/* Issue 21: seven cards of one speed, one of whose calibration landed on
+ * 4096 iterations a sample and the others on 1024 (4x its milliseconds):
+ * judged per iteration, nobody is an outlier, each value and the median
+ * are the time of one iteration, and the answer says so. */
+static int test_per_unit_of_work(void)
+{
+    cJSON *cards = cJSON_CreateArray(), *peers = cJSON_CreateArray(), *out, *c;
+    const cJSON *g, *cell;
+    char id[8];
+
+    for (int i = 0; i < 7; i++) {
+        snprintf(id, sizeof(id), "c%d", i);
+        c = card("A", id, 0, 0);
+        cJSON_ReplaceItemInObject(c, "rows",
+                                  rows_iters(1.0 + 0.001 * i, 32.0, i == 3 ? 4096 : 1024));
+        cJSON_AddItemToArray(cards, c);
+        if (i > 0) {
+            c = peer(id, 0, 0);
+            cJSON_ReplaceItemInObject(c, "rows", rows_iters(1.0 + 0.001 * i, 32.0, 1024));
+            cJSON_AddItemToArray(peers, c);
+        }
+    }
+    out = fleet_build(cards, MARGIN);
+    ASSERT(out != NULL);
+    g = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "groups"), 0);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(g, "time_per")), "iteration");
+    ASSERT_NEAR(num(cJSON_GetArrayItem(cJSON_GetObjectItem(g, "rows"), 1), "median_ms"), 32e-3,
+                1e-12);
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(g, "cards")) {
+        ASSERT(!is_true(c, "outlier"));
+        cJSON_ArrayForEach(cell, cJSON_GetObjectItem(c, "rows"))
+            ASSERT(num(cell, "value_ms") < 33e-3);
+    }
+    cJSON_Delete(out);
+
+    /* the same card judged at its run's end: its own rows at 4096 */
+    out = fleet_judge_run("smem_stride", cJSON_GetObjectItem(cJSON_GetArrayItem(cards, 3), "rows"),
+                          peers, MARGIN);
+    ASSERT(out != NULL);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(out, "time_per")), "iteration");
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(out, "outlier_rows")), 0);
+    cell = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "rows"), 1);
+    ASSERT_NEAR(num(cell, "value_ms"), 32e-3, 1e-12);
+    ASSERT_NEAR(num(cell, "median_ms"), 32e-3, 1e-12);
+    cJSON_Delete(out);
+    cJSON_Delete(peers);
+    cJSON_Delete(cards);
+    return 0;
+}
+
 TEST_MAIN({"judge_run_robust_z", test_judge_run_robust_z}, {"too_few_cards", test_too_few_cards},
           {"mad_zero_margin_decides", test_mad_zero_margin_decides},
           {"within_margin_not_outlier", test_within_margin_not_outlier},
-          {"build_order", test_build_order}, {"missing_row", test_missing_row})
+          {"build_order", test_build_order}, {"missing_row", test_missing_row},
+          {"per_unit_of_work", test_per_unit_of_work})

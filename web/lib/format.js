@@ -90,3 +90,23 @@ export function fieldShow(f) {
   if (f.unit === "share") return (v) => pct(v, d);
   return (v) => num(v, d);
 }
+
+// The units of work one sample of row held in run, as GET /benchmarks'
+// work_unit says to find them (the server's gb_work_units): comparisons
+// across runs divide a row's times by it, since the calibration may pick
+// other work on another run of the same card.
+export function workUnits(benchmarks, run, row) {
+  const b = (benchmarks || []).find((x) => x.name === run.benchmark);
+  const w = b && b.work_unit;
+  if (!w || w.per_unit) return 1;
+  if (w.row_field && isNum(row[w.row_field]) && row[w.row_field] >= 1) return row[w.row_field];
+  const summary = (run.results && run.results.summary) || {};
+  const n = w.summary_object && summary[w.summary_object] ? summary[w.summary_object][w.summary_field] : null;
+  return isNum(n) && n >= 1 ? n : 1;
+}
+
+// The unit of work benchmark's times are compared per ("iteration", ...).
+export function workUnitName(benchmarks, benchmark) {
+  const b = (benchmarks || []).find((x) => x.name === benchmark);
+  return (b && b.work_unit && b.work_unit.unit) || "sample";
+}

@@ -10,11 +10,13 @@ import * as GBCharts from "../lib/charts.js";
 import { copyMarkdown, chartFigure, fillBenchmarkSelect, fitTables, layTables, VERDICT_WORDS, runLink, moreSamplesText } from "../lib/widgets.js";
 
 // The compare menu's metrics: [menu text, axis and column title, field].
-function compareMetrics() {
+// Times are per unit of work (the answer's time_per), not per sample.
+function compareMetrics(timePer) {
   const out = {};
   for (const f of state.resultFields || []) {
     if (!f.compare_menu) continue;
-    const title = f.label + (f.unit === "share" ? " (%)" : "") + (f.unit === "x" ? " (log₂ scale)" : "");
+    const label = f.unit === "ms" && timePer ? f.label.replace("(ms)", `(ms per ${timePer})`) : f.label;
+    const title = label + (f.unit === "share" ? " (%)" : "") + (f.unit === "x" ? " (log₂ scale)" : "");
     out[f.name] = [f.short_label, title, f];
   }
   return out;
@@ -45,7 +47,7 @@ export async function showCompare(q) {
   if (!current(gen)) return;
 
   // The metric menu offers what these rows have; the URL may choose one.
-  const METRICS = compareMetrics();
+  const METRICS = compareMetrics(data.time_per);
   const has = (f) => data.series.some((s) => s.rows.some((r) => isNum(r[f])));
   const offered = Object.keys(METRICS).filter(has);
   const metricSel = form.elements.metric;
@@ -209,7 +211,7 @@ function compareTables(data, series, keys, metric, METRICS) {
           if (!r || !isNum(r[metric])) return el("td", { class: "num", dataset: at }, "–");
           const sp = spreadOf(r);
           at.value = String(r[metric]);
-          return el("td", { class: "num", dataset: at, title: `${num(r.n)} run(s); median ${num(r.median_ms, 4)} ms, min ${num(r.min_ms, 4)}, max ${num(r.max_ms, 4)}` },
+          return el("td", { class: "num", dataset: at, title: `${num(r.n)} run(s); median ${num(r.median_ms, 4)} ms per ${data.time_per}, min ${num(r.min_ms, 4)}, max ${num(r.max_ms, 4)}` },
             fmtV(r[metric]), sp !== null ? el("span", { class: "spread" }, " ±" + pct(sp / 2, 2)) : null);
         }));
     });

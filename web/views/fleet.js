@@ -65,10 +65,10 @@ function fleetGroup(g, gi, data, figs) {
         return el("td", { class: "num " + (cell.outlier ? "verdict-slower" : ""), dataset: { key: rowKeyText(k), z: String(cell.z), value: String(cell.value_ms) }, title: w.text },
           num(cell.value_ms, 4), el("span", { class: "spread" }, " z " + (isNum(cell.z) ? num(cell.z, 3) : "–")), cell.outlier ? " (outlier)" : "");
       })));
-    return table("fleet-cards", "Each card's latest valid median per row and its z; outliers first" + (n > 1 ? ` (rows, part ${i + 1} of ${n})` : ""), head, body);
+    return table("fleet-cards", `Each card's latest valid median per row (ms per ${g.time_per}) and its z; outliers first` + (n > 1 ? ` (rows, part ${i + 1} of ${n})` : ""), head, body);
   }));
   parts.push(table("fleet-rows", "The fleet per row: median and MAD (median absolute deviation) of the cards' medians",
-    ["row", "Cards", "Median (ms)", "MAD (ms)"],
+    ["row", "Cards", `Median (ms per ${g.time_per})`, `MAD (ms per ${g.time_per})`],
     g.rows.map((r) => el("tr", { dataset: { key: rowKeyText(r.key) } }, el("th", { scope: "row" }, rowKeyText(r.key)),
       el("td", { class: "num" }, String(r.cards)), el("td", { class: "num" }, num(r.median_ms, 4)), el("td", { class: "num" }, num(r.mad_ms, 3))))));
   return el("section", { class: "fleet-group", "aria-labelledby": "fleet-group-" + gi }, parts);

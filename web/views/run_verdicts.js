@@ -6,8 +6,8 @@
 
 import { $, el, table } from "../lib/dom.js";
 import { api } from "../lib/api.js";
-import { isNum, num, pct, signedPct, rowKey, rowKeyText, median } from "../lib/format.js";
-import { state, later, current, errorBox } from "../lib/page.js";
+import { isNum, num, pct, signedPct, rowKey, rowKeyText, median, workUnits, workUnitName } from "../lib/format.js";
+import { state, later, current, errorBox, benchmarks } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
 import { chartFigure, VERDICT_WORDS, runLink, fleetWords, moreSamplesText, tooFewCardsText } from "../lib/widgets.js";
 import { alertsTable } from "./alerts.js";
@@ -69,6 +69,7 @@ async function cardHistory(run, h, margin, box) {
   let past;
   try {
     past = await Promise.all(h.runs.map((id) => api("/runs/" + encodeURIComponent(id))));
+    await benchmarks();
   } catch (e) {
     if (current(gen)) box.replaceChildren(errorBox(e));
     return;
@@ -82,8 +83,10 @@ async function cardHistory(run, h, margin, box) {
   const medianOf = (x, k) => {
     const rows = (x.results && x.results.rows) || [];
     const r = rows.find((row, i) => JSON.stringify(keyOf(row, i)) === JSON.stringify(k));
-    return r && isNum(r.median_ms) ? r.median_ms : null;
+    // per unit of work: runs of one card may have calibrated other work
+    return r && isNum(r.median_ms) ? r.median_ms / workUnits(state.benchmarks, x, r) : null;
   };
+  const per = "ms per " + workUnitName(state.benchmarks, run.benchmark);
   const base = keys.map((k) => median(past.map((x) => medianOf(x, k))));
   const series = keys.map((k, j) => ({ label: (key || "row") + " " + rowKeyText(k),
     values: all.map((x) => { const m = medianOf(x, k); return isNum(m) && isNum(base[j]) ? m / base[j] - 1 : null; }) }));
@@ -98,8 +101,8 @@ async function cardHistory(run, h, margin, box) {
       return el("td", { class: "num", dataset: { field: i === all.length - 1 ? "this_run" : "run", value: String(m) }, title: x.id },
         num(m, 4), isNum(m) && isNum(base[j]) ? el("span", { class: "spread" }, " " + signedPct(m / base[j] - 1)) : null);
     })));
-  const heads = [key || "row", "History median (ms)"].concat(all.map((x, i) => (i === all.length - 1 ? "This run" : el("span", {}, "Run ", runLink(x.id)))));
-  box.replaceChildren(fig.fig, table("card-history", "Median time (ms) per row of each run, oldest first, and its share off the history's median; the band is ±" + pct(margin, 2), heads, body));
+  const heads = [key || "row", `History median (${per})`].concat(all.map((x, i) => (i === all.length - 1 ? "This run" : el("span", {}, "Run ", runLink(x.id)))));
+  box.replaceChildren(fig.fig, table("card-history", `Median time (${per}) per row of each run` + ", oldest first, and its share off the history's median; the band is ±" + pct(margin, 2), heads, body));
   fig.draw();
 }
 
@@ -123,7 +126,7 @@ function fleetPart(v) {
       el("td", { class: w.cls, dataset: { field: "outlier", value: String(!!r.outlier) } }, w.text));
   });
   part.append(table("verdicts fleet-verdicts", "Each row: this card's median against the latest valid run of every other card of its model (robust z; an outlier past |z| > 3.5 and the margin)",
-    ["row", "This card (ms)", "Fleet median (ms)", "MAD (ms)", "z", "Judgement"], body));
+    ["row", `This card (ms per ${f.time_per || "sample"})`, `Fleet median (ms per ${f.time_per || "sample"})`, `MAD (ms per ${f.time_per || "sample"})`, "z", "Judgement"], body));
   return part;
 }
 
