@@ -9,6 +9,7 @@ COPY of a database the daemon made.
 """
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -204,9 +205,15 @@ class DiskFullTest(ErrorAssertions, unittest.TestCase):
 
 
 def damage(path, nbytes=8192, seed=12):
-    """Overwrites nbytes in the middle of the file (page aligned) with noise."""
+    """Overwrites nbytes near the middle of the file (page aligned) with
+    noise, starting at the page of the stored results ("samples" lives
+    only there) nearest the middle, so that a read of every run must meet
+    it whatever the migrations did to the file's layout."""
     size = os.path.getsize(path)
-    offset = (size // 2) // 4096 * 4096
+    with open(path, "rb") as f:
+        data = f.read()
+    hits = [m.start() for m in re.finditer(rb'"samples":\[', data)] or [size // 2]
+    offset = min(hits, key=lambda i: abs(i - size // 2)) // 4096 * 4096
     noise = random.Random(seed).randbytes(nbytes)
     with open(path, "r+b") as f:
         f.seek(offset)
