@@ -10,8 +10,8 @@
  * an invalid run and every note.  Text from a run (labels, hosts,
  * messages) is escaped so that a '|' or a line break cannot break the
  * table.  Times are "0.286 ms", as in the seed's tables (three significant
- * digits below that); a shift is the daemon's log-time shift written as a
- * percentage of time (exp(shift) - 1).
+ * digits below that); a shift is the answer's fraction (candidate /
+ * baseline - 1) written as a percentage.
  */
 #include "report_md.h"
 #include "compare.h"
@@ -495,10 +495,12 @@ static void group_sentence(struct dynbuf *out, const char *name, const char *uui
     cJSON_Delete(run);
 }
 
+/* A shift as the answer gives it: already a fraction (candidate /
+ * baseline - 1, common/shift.h), not a log. */
 static void shift_percent(struct dynbuf *out, const cJSON *v)
 {
     if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
-        dynbuf_printf(out, "%+.2f%%", 100 * (exp(v->valuedouble) - 1));
+        dynbuf_printf(out, "%+.2f%%", 100 * v->valuedouble);
     else
         dynbuf_printf(out, "-");
 }
@@ -533,9 +535,15 @@ static void verdicts_md(const cJSON *a, report_run_fn run_of, void *ctx, struct 
         dynbuf_printf(out, "\n");
         return;
     }
-    dynbuf_printf(out, "| %s | Baseline | Candidate | Shift | 95%% interval | Verdict |\n",
+    /* the times compared are per unit of work (common/work_units.h) */
+    dynbuf_printf(out, "Median times in ms per %s; more samples: what a group would need to "
+                       "decide a row, where more can.\n\n",
+                  text_at(a, "time_per", NULL, NULL) ? text_at(a, "time_per", NULL, NULL)
+                                                     : "sample");
+    dynbuf_printf(out,
+                  "| %s | Baseline | Candidate | Shift | 95%% interval | More samples | Verdict |\n",
                   key_header(key));
-    dynbuf_printf(out, "|%s---:|---:|---:|---:|:---|\n", key_align(key));
+    dynbuf_printf(out, "|%s---:|---:|---:|---:|:---|:---|\n", key_align(key));
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(a, "rows")) {
         dynbuf_printf(out, "| ");
         md_value(out, cJSON_GetObjectItem(row, "key"), MD_NUMBER);
@@ -549,6 +557,11 @@ static void verdicts_md(const cJSON *a, report_run_fn run_of, void *ctx, struct 
         shift_percent(out, cJSON_GetObjectItem(row, "ci_low"));
         dynbuf_printf(out, " to ");
         shift_percent(out, cJSON_GetObjectItem(row, "ci_high"));
+        dynbuf_printf(out, " | ");
+        if (text_at(row, "undecidable", NULL, NULL))
+            md_text(out, text_at(row, "undecidable", NULL, NULL));
+        else
+            md_value(out, cJSON_GetObjectItem(row, "more_samples"), MD_NUMBER);
         dynbuf_printf(out, " | ");
         md_text(out, text_at(row, "verdict", NULL, NULL));
         dynbuf_printf(out, " |\n");
@@ -575,7 +588,9 @@ static void series_md(const cJSON *a, report_run_fn run_of, void *ctx, struct dy
     const cJSON *series = cJSON_GetObjectItem(a, "series"), *s, *k;
     int n = 0;
 
-    dynbuf_printf(out, "The median time over each card's runs; one column a card.\n\n");
+    dynbuf_printf(out, "The median time over each card's runs, in ms per %s; one column a card.\n\n",
+                  text_at(a, "time_per", NULL, NULL) ? text_at(a, "time_per", NULL, NULL)
+                                                     : "sample");
     cJSON_ArrayForEach(s, series) {
         dynbuf_printf(out, "%d. ", ++n);
         group_sentence(out, text_at(s, "card", "name", NULL), text_at(s, "card", "uuid", NULL),

@@ -384,17 +384,27 @@ class ClientTest(unittest.TestCase):
         self.assertIn("Baseline `card:%s`: Synthetic H200" % uuid_of(1), r.body)
         self.assertIn("driver 560.35", r.body)
         self.assertIn("2026-01-12", r.body)  # the newest run's date
-        self.assertIn("| Stride | Baseline | Candidate | Shift | 95% interval | Verdict |", r.body)
+        self.assertIn("| Stride | Baseline | Candidate | Shift | 95% interval | More samples | "
+                      "Verdict |", r.body)
+        self.assertIn("Median times in ms per %s;" % api["time_per"], r.body)
         self.assertIn("Verdict: **slower** (stride 32)", r.body)
         rows = [line for line in r.body.splitlines() if line.startswith("| ") and line[2].isdigit()]
         self.assertEqual([line.split("|")[-2].strip() for line in rows],
                          [row["verdict"] for row in api["rows"]])
+        # the shift is a fraction in the answer: printed as it is, in per cent
+        self.assertEqual([line.split("|")[4].strip() for line in rows],
+                         ["%+.2f%%" % (100 * row["shift"]) for row in api["rows"]])
+        self.assertEqual([line.split("|")[6].strip() for line in rows],
+                         [row["undecidable"] or ("-" if row["more_samples"] is None
+                                                 else "%d" % row["more_samples"])
+                          for row in api["rows"]])
         # Without baseline/candidate: one column a card.
         r = self.d.get("/compare.md?benchmark=smem_stride&latest=3")
         self.assertEqual(r.status, 200, r)
         for card in (1, 2, 3):
             self.assertIn(uuid_of(card), r.body)
         self.assertIn("| Stride | Card 1 | Card 2 |", r.body)
+        self.assertIn("in ms per iteration; one column a card", r.body)
         # The same refusals as /compare.
         for bad in ("", "benchmark=smem_stride&baseline=card:x", "benchmark=smem_stride&bogus=1"):
             want = self.d.get("/compare?" + bad)
