@@ -9,6 +9,7 @@
   GPU to import are importable as they are (`curl --data-binary @FILE
   .../runs/import`), and come back with their origin and host.
 """
+import json
 import os
 import re
 import subprocess
@@ -23,7 +24,9 @@ import harness  # noqa: E402
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
 # The exports of GET /runs.ndjson the README names.
-README_IMPORTS = ("h200_daemon_trust/trust_runs.ndjson", "h200x2_daemon_health/health_runs.ndjson")
+README_IMPORTS = ("h200_daemon_trust/trust_runs.ndjson", "h200_daemon_health/health_runs.ndjson")
+# The older two-GPU export the README explains: what it says a newcomer sees.
+OLDER_HEALTH = "h200x2_daemon_health/health_runs.ndjson"
 
 
 class ListenPortZero(unittest.TestCase):
@@ -95,6 +98,36 @@ class ExamplesImport(unittest.TestCase):
         for run in runs:
             self.assertEqual(run["origin"], "import")
             self.assertTrue(run["host"], "an imported run lost its host")
+            # measured by 0.2.0: each names its method (README, Quickstart)
+            self.assertIsInstance(run["method"], int, run["id"])
+
+    def judged(self, name):
+        """The runs of an example as this daemon judges them on import."""
+        with open(os.path.join(EXAMPLES, name)) as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+        r = self.d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in lines))
+        self.assertEqual(r.status, 200, "%s: %r" % (name, r))
+        return [self.d.get("/runs/" + x["id"]).json() for x in lines]
+
+    def test_what_the_readme_says_of_the_examples(self):
+        # the health suite on one H200: six runs, every one valid, no p2p
+        health = self.judged("h200_daemon_health/health_runs.ndjson")
+        self.assertEqual(len(health), 6)
+        self.assertEqual([r["validity"]["valid"] for r in health], [True] * 6)
+        self.assertNotIn("p2p_bandwidth", [r["benchmark"] for r in health])
+        # the trust check: idle runs valid, the two beside a load contended
+        trust = self.judged("h200_daemon_trust/trust_runs.ndjson")
+        invalid = [r for r in trust if r["validity"]["valid"] is False]
+        self.assertEqual(len(invalid), 2)
+        for r in invalid:
+            self.assertIn("contended", [x["code"] for x in r["validity"]["reasons"]])
+        # the older two-GPU health export: three invalid runs, as the README says
+        older = self.judged(OLDER_HEALTH)
+        codes = sorted((r["benchmark"], c["code"]) for r in older
+                       if r["validity"]["valid"] is False for c in r["validity"]["reasons"])
+        self.assertEqual(codes, [("compute_peak", "throttled"), ("compute_peak", "throttled"),
+                                 ("pcie_bandwidth", "noisy")])
+        self.assertEqual({r["method"] for r in older}, {None})
 
 
 if __name__ == "__main__":

@@ -723,7 +723,7 @@ def test_newcomer(d, b):
         d.wait_status(r["id"], ("done",))
     # The exports the README names, and the other two, as a newcomer would.
     for name in ("h200x2_daemon/runs.ndjson", "h200x2_daemon_health/health_runs.ndjson",
-                 "h200_daemon_trust/trust_runs.ndjson"):
+                 "h200_daemon_trust/trust_runs.ndjson", "h200_daemon_health/health_runs.ndjson"):
         with open(os.path.join(EXAMPLES, name)) as f:
             exported = f.read()
         r = d.post("/runs/import", exported)
