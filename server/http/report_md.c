@@ -505,6 +505,15 @@ static void shift_percent(struct dynbuf *out, const cJSON *v)
         dynbuf_printf(out, "-");
 }
 
+/* What the answer's times are per (common/work_units.h); a sample where
+ * an older answer does not say. */
+static const char *time_per(const cJSON *a)
+{
+    const char *unit = text_at(a, "time_per", NULL, NULL);
+
+    return unit ? unit : "sample";
+}
+
 static void verdicts_md(const cJSON *a, report_run_fn run_of, void *ctx, struct dynbuf *out)
 {
     static const char *const sides[2] = {"baseline", "candidate"};
@@ -538,11 +547,10 @@ static void verdicts_md(const cJSON *a, report_run_fn run_of, void *ctx, struct 
     /* the times compared are per unit of work (common/work_units.h) */
     dynbuf_printf(out, "Median times in ms per %s; more samples: what a group would need to "
                        "decide a row, where more can.\n\n",
-                  text_at(a, "time_per", NULL, NULL) ? text_at(a, "time_per", NULL, NULL)
-                                                     : "sample");
-    dynbuf_printf(out,
-                  "| %s | Baseline | Candidate | Shift | 95%% interval | More samples | Verdict |\n",
+                  time_per(a));
+    dynbuf_printf(out, "| %s | Baseline | Candidate | Shift | 95%% interval | More samples | ",
                   key_header(key));
+    dynbuf_printf(out, "Verdict |\n");
     dynbuf_printf(out, "|%s---:|---:|---:|---:|:---|:---|\n", key_align(key));
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(a, "rows")) {
         dynbuf_printf(out, "| ");
@@ -588,9 +596,8 @@ static void series_md(const cJSON *a, report_run_fn run_of, void *ctx, struct dy
     const cJSON *series = cJSON_GetObjectItem(a, "series"), *s, *k;
     int n = 0;
 
-    dynbuf_printf(out, "The median time over each card's runs, in ms per %s; one column a card.\n\n",
-                  text_at(a, "time_per", NULL, NULL) ? text_at(a, "time_per", NULL, NULL)
-                                                     : "sample");
+    dynbuf_printf(out, "The median time over each card's runs, in ms per %s; ", time_per(a));
+    dynbuf_printf(out, "one column a card.\n\n");
     cJSON_ArrayForEach(s, series) {
         dynbuf_printf(out, "%d. ", ++n);
         group_sentence(out, text_at(s, "card", "name", NULL), text_at(s, "card", "uuid", NULL),
