@@ -175,3 +175,19 @@ class Daemon:
             return con.execute(query).fetchall()
         finally:
             con.close()
+
+
+def daemon_with_many_runs(batches=40):
+    """A running two-GPU daemon whose database holds runs with results on
+    many pages, made through the API: each batch is a 64-stride smem_stride
+    run on both GPUs.  Tests of damaged, backed-up and recovered files start
+    from a copy of its db."""
+    d = Daemon(gpus=2)
+    d.start()
+    strides = list(range(1, 65))
+    for _ in range(batches):
+        r = d.post("/runs?wait=30", {"benchmark": "smem_stride", "device": "all",
+                                     "params": {"strides": strides}})
+        assert r.status == 200, r
+    return d
+

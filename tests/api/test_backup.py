@@ -26,7 +26,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import DAEMON, Daemon  # noqa: E402
+from harness import DAEMON, Daemon, daemon_with_many_runs  # noqa: E402
 
 PAGE = 4096
 
@@ -84,13 +84,7 @@ class BackupRecoverTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         # Runs with results on many pages, made through the API.
-        cls.made = Daemon(gpus=2)
-        cls.made.start()
-        strides = list(range(1, 65))
-        for _ in range(40):
-            r = cls.made.post("/runs?wait=30", {"benchmark": "smem_stride", "device": "all",
-                                                "params": {"strides": strides}})
-            assert r.status == 200, r
+        cls.made = daemon_with_many_runs()
         assert cls.made.stop() == 0
         cls.tmp = tempfile.mkdtemp(prefix="gpubench-backup-")
         cls.intact = os.path.join(cls.tmp, "intact.db")

@@ -19,7 +19,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import DAEMON, Daemon  # noqa: E402
+from harness import DAEMON, Daemon, daemon_with_many_runs  # noqa: E402
 from test_api import ErrorAssertions  # noqa: E402
 
 SMALL_FS = "4m"
@@ -229,13 +229,7 @@ class DamagedDatabaseTest(ErrorAssertions, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         # A database of many runs with results, made through the API.
-        cls.made = Daemon(gpus=2)
-        cls.made.start()
-        strides = list(range(1, 65))
-        for _ in range(40):
-            r = cls.made.post("/runs?wait=30", {"benchmark": "smem_stride", "device": "all",
-                                                "params": {"strides": strides}})
-            assert r.status == 200, r
+        cls.made = daemon_with_many_runs()
         cls.ids = [row[0] for row in cls.made.sql("SELECT id FROM runs ORDER BY id")]
         cls.cards = [row[0] for row in cls.made.sql(
             "SELECT DISTINCT device_uuid FROM runs ORDER BY device_uuid")]
