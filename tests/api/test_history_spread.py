@@ -15,6 +15,7 @@ enough history still raises an alert and confirms it."""
 import json
 import os
 import sys
+import tempfile
 import time
 import unittest
 
@@ -28,15 +29,22 @@ DEFAULT = {"strides": [1, 2, 32, 33]}
 
 
 def recorded():
-    """The H200's runs as exported (its confirming run among them: the
-    replay gives it to a confirming run only if the daemon queues one)."""
+    """The H200's runs, oldest first (the export lists the newest first),
+    its confirming run among them: the replay gives that one to a
+    confirming run only if the daemon queues one."""
     with open(DATA) as f:
-        return [json.loads(line) for line in f]
+        runs = [json.loads(line) for line in f]
+    return sorted(runs, key=lambda r: r["created_at"])
 
 
 class HistorySpreadTest(unittest.TestCase):
     def setUp(self):
-        self.d = Daemon(env={"GPUBENCH_FAKE_REPLAY": DATA}).start()
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        replay = os.path.join(self.tmp.name, "oldest_first.ndjson")
+        with open(replay, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in recorded())
+        self.d = Daemon(env={"GPUBENCH_FAKE_REPLAY": replay}).start()
         self.addCleanup(lambda: self.assertEqual(self.d.stop(), 0))
 
     def post(self, params):
