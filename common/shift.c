@@ -26,7 +26,7 @@
 
 const char *gb_verdict_name(enum gb_verdict v)
 {
-    static const char *const names[] = {"same",   "faster",        "inconclusive",
+    static const char *const names[] = {"same", "faster", "inconclusive",
                                         "slower", "within_spread", "too_few_runs"};
 
     return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "inconclusive";
@@ -35,8 +35,12 @@ const char *gb_verdict_name(enum gb_verdict v)
 int gb_verdict_severity(enum gb_verdict v)
 {
     static const int rank[] = {
-        [GB_SAME] = 0,         [GB_WITHIN_SPREAD] = 1, [GB_TOO_FEW_RUNS] = 2,
-        [GB_FASTER] = 3,       [GB_INCONCLUSIVE] = 4,  [GB_SLOWER] = 5,
+        [GB_SAME] = 0,
+        [GB_WITHIN_SPREAD] = 1,
+        [GB_TOO_FEW_RUNS] = 2,
+        [GB_FASTER] = 3,
+        [GB_INCONCLUSIVE] = 4,
+        [GB_SLOWER] = 5,
     };
 
     return (unsigned)v < sizeof(rank) / sizeof(rank[0]) ? rank[v] : rank[GB_INCONCLUSIVE];
@@ -382,7 +386,8 @@ static double robust_z(double x, double med, double mad)
 {
     if (mad > 0)
         return 0.6745 * (x - med) / mad;
-    return x == med ? 0 : x > med ? INFINITY : -INFINITY;
+    return x == med ? 0 : x > med ? INFINITY
+                                  : -INFINITY;
 }
 
 int gb_robust_z(const double *x, int n, double *z, double *median, double *mad)

@@ -267,7 +267,7 @@ static int pool_rows(const struct kept *k, const char *benchmark, const char *fi
             /* the run's median (the pool's order matters to nothing) */
             if (p->time[i].n > first &&
                 pool_push(&p->medians[i], gb_median_inplace(p->time[i].v + first,
-                                                             p->time[i].n - first)) != 0)
+                                                            p->time[i].n - first)) != 0)
                 return -1;
         }
     }

@@ -20,8 +20,8 @@
 /* The part of verdicts_compare's answer a run keeps. */
 static cJSON *history_part(const cJSON *cmp)
 {
-    static const char *const kept[] = {"verdict",      "verdict_rows", "rows",
-                                        "too_few_runs", "runs_needed",  NULL};
+    static const char *const kept[] = {"verdict", "verdict_rows", "rows",
+                                       "too_few_runs", "runs_needed", NULL};
     const cJSON *base = cJSON_GetObjectItem(cmp, "baseline");
     cJSON *h = cJSON_CreateObject();
 
