@@ -26,9 +26,24 @@
 
 const char *gb_verdict_name(enum gb_verdict v)
 {
-    static const char *const names[] = {"same", "faster", "inconclusive", "slower"};
+    static const char *const names[] = {"same", "faster", "inconclusive",
+                                        "slower", "within_spread", "too_few_runs"};
 
     return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "inconclusive";
+}
+
+int gb_verdict_severity(enum gb_verdict v)
+{
+    static const int rank[] = {
+        [GB_SAME] = 0,
+        [GB_WITHIN_SPREAD] = 1,
+        [GB_TOO_FEW_RUNS] = 2,
+        [GB_FASTER] = 3,
+        [GB_INCONCLUSIVE] = 4,
+        [GB_SLOWER] = 5,
+    };
+
+    return (unsigned)v < sizeof(rank) / sizeof(rank[0]) ? rank[v] : rank[GB_INCONCLUSIVE];
 }
 
 const char *gb_undecidable_reason(enum gb_undecidable u)
@@ -349,25 +364,40 @@ done:
     return rc;
 }
 
-int gb_robust_z(const double *x, int n, double *z, double *median, double *mad)
+/* The median and the MAD of x[0..n-1]; 0, or -1 when n < 1 or out of
+ * memory. */
+static int centre_and_spread(const double *x, int n, double *median, double *mad)
 {
-    double *dev, med, spread;
+    double *dev;
 
     if (n < 1 || (dev = malloc(sizeof(double) * (size_t)n)) == NULL)
         return -1;
     memcpy(dev, x, sizeof(double) * (size_t)n);
-    med = gb_median_inplace(dev, n);
+    *median = gb_median_inplace(dev, n);
     for (int i = 0; i < n; i++)
-        dev[i] = fabs(x[i] - med);
-    spread = gb_median_inplace(dev, n);
+        dev[i] = fabs(x[i] - *median);
+    *mad = gb_median_inplace(dev, n);
     free(dev);
-    for (int i = 0; i < n; i++) {
-        if (spread > 0)
-            z[i] = 0.6745 * (x[i] - med) / spread;
-        else
-            z[i] = x[i] == med ? 0 : x[i] > med ? INFINITY
-                                                : -INFINITY;
-    }
+    return 0;
+}
+
+/* x's robust z about med with MAD mad; a MAD of 0 gives 0 or +-INFINITY. */
+static double robust_z(double x, double med, double mad)
+{
+    if (mad > 0)
+        return 0.6745 * (x - med) / mad;
+    return x == med ? 0 : x > med ? INFINITY
+                                  : -INFINITY;
+}
+
+int gb_robust_z(const double *x, int n, double *z, double *median, double *mad)
+{
+    double med, spread;
+
+    if (centre_and_spread(x, n, &med, &spread) != 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        z[i] = robust_z(x[i], med, spread);
     if (median)
         *median = med;
     if (mad)
@@ -378,4 +408,30 @@ int gb_robust_z(const double *x, int n, double *z, double *median, double *mad)
 int gb_is_outlier(double z, double x, double med, double margin)
 {
     return fabs(z) > GB_OUTLIER_Z && med != 0 && fabs(x / med - 1) > margin;
+}
+
+int gb_robust_z_among(double x, const double *h, int n, double *z, double *median)
+{
+    double med, spread;
+
+    if (centre_and_spread(h, n, &med, &spread) != 0)
+        return -1;
+    *z = robust_z(x, med, spread);
+    if (median)
+        *median = med;
+    return 0;
+}
+
+enum gb_verdict gb_history_verdict(enum gb_verdict pooled, int n_runs, double z)
+{
+    return n_runs < GB_HISTORY_MIN_RUNS ? GB_TOO_FEW_RUNS : gb_history_rule(pooled, z);
+}
+
+enum gb_verdict gb_history_rule(enum gb_verdict pooled, double z)
+{
+    if (pooled == GB_SLOWER)
+        return z > GB_OUTLIER_Z ? GB_SLOWER : GB_WITHIN_SPREAD;
+    if (pooled == GB_FASTER)
+        return z < -GB_OUTLIER_Z ? GB_FASTER : GB_WITHIN_SPREAD;
+    return pooled;
 }

@@ -76,16 +76,26 @@ extern "C" {
 /* The method, as the answers name it. */
 #define GB_SHIFT_METHOD "hodges-lehmann shift of log time, 95% moses (mann-whitney) interval"
 
-/* In order of severity: a run's verdict is its worst row's. */
+/* What gb_shift_compare decides, in order of severity, then the two that
+ * only a run judged against its card's history gets (gb_history_verdict).
+ * A run's verdict is its worst row's, by gb_verdict_severity. */
 enum gb_verdict {
     GB_SAME = 0,
     GB_FASTER = 1,
     GB_INCONCLUSIVE = 2,
     GB_SLOWER = 3,
+    GB_WITHIN_SPREAD = 4, /* the pooled samples differ, the run's median
+                           * not beyond the card's run-to-run spread */
+    GB_TOO_FEW_RUNS = 5,  /* fewer than GB_HISTORY_MIN_RUNS history runs */
 };
 
-/* "same", "faster", "inconclusive", "slower" (static strings). */
+/* "same", "faster", "inconclusive", "slower", "within_spread",
+ * "too_few_runs" (static strings). */
 const char *gb_verdict_name(enum gb_verdict v);
+
+/* Rank for a run's worst row: same, within_spread, too_few_runs, faster,
+ * inconclusive, slower. */
+int gb_verdict_severity(enum gb_verdict v);
 
 /* Why an inconclusive row has no more_samples. */
 enum gb_undecidable {
@@ -146,6 +156,59 @@ int gb_robust_z(const double *x, int n, double *z, double *median, double *mad);
 /* 1 when a value x with robust z among values of median med is an outlier:
  * |z| > GB_OUTLIER_Z and |x / med - 1| > margin. */
 int gb_is_outlier(double z, double x, double med, double margin);
+
+/* Robust z of x among h[0..n-1] (x not one of them), as gb_robust_z
+ * scores the values among themselves; *median (when not NULL) gets h's.
+ * Returns 0, or -1 when n < 1 or out of memory. */
+int gb_robust_z_among(double x, const double *h, int n, double *z, double *median);
+
+/* History verdicts: a run judged at its end against its card's last runs
+ * of the same key (server/runs/run_verdicts.c), which raise alerts.  The
+ * pooled-sample interval above treats the card's run-to-run variation as
+ * sample noise; on an idle, healthy H200 smem_stride's ~1 ms rows moved
+ * 1.5-3% from run to run while one run's samples sat far tighter, so a
+ * one-run history called a swing slower and its confirming run confirmed
+ * it (issue 21).  So a history verdict also asks whether the run lies
+ * beyond the card's own spread, and needs enough runs to know that spread.
+ *
+ * GB_HISTORY_MIN_RUNS: the fewest history runs a row is judged against;
+ * below it every row is too_few_runs and nothing is raised.
+ * The rule, with z = gb_robust_z_among(the run's median per unit of work,
+ * the history runs' medians):
+ *   slower         pooled slower (interval above 0, shift past +margin)
+ *                  AND z > GB_OUTLIER_Z
+ *   faster         pooled faster AND z < -GB_OUTLIER_Z
+ *   within_spread  pooled slower or faster, |z| not past GB_OUTLIER_Z:
+ *                  a swing the card makes anyway
+ *   same, inconclusive  as pooled
+ * Chosen by seeded simulation (tests/unit/test_shift.c, simulated_history,
+ * which prints the table): a healthy card whose every run has its own
+ * lognormal offset (sigma 1.09%, the run-to-run spread of the H200's
+ * stride-33 medians per iteration in tests/api/data/h200_alternating_smem_
+ * runs.ndjson; 0.53% for stride 1) around which its samples scatter
+ * (sigma 0.37%, resp. 0.16%: the robust spread of that data's samples
+ * about their run's median; tests/api/h200_spread.py prints both), runs of
+ * 5 and 20 samples alternating as in that data.  A false alert is a run
+ * and its confirming run both slower.  With one history run the pooled
+ * rule alone gives a false alert in 13% of trials at stride 33's spread
+ * (2.9% at stride 1's), the alert issue 21 saw.  With the z rule, from 8
+ * to 12 runs a false alert comes in at most 0.3% of trials at stride 33's
+ * spread and 0.1% at stride 1's, and a card 10% slower is confirmed in at
+ * least 99.7%; a card 5% slower in at least 99.8% at stride 1's spread,
+ * about 70% at stride 33's (there 5% is under five of the card's own
+ * sigmas).  At 7 runs the false alerts at stride 33's spread are 0.6%
+ * (2.9% at 3 runs): a MAD of a few medians is itself noisy, so the z of a
+ * swing is large more often than 3.5 suggests.  A single run called
+ * slower raises no alert, only queues a confirming run (2.4% of healthy
+ * runs at stride 33's spread from 8 runs on, 20% with the pooled rule). */
+#define GB_HISTORY_MIN_RUNS 8
+
+/* The history verdict of a row whose pooled samples gave pooled, from
+ * n_runs history runs and the run's robust z among their medians. */
+enum gb_verdict gb_history_verdict(enum gb_verdict pooled, int n_runs, double z);
+
+/* The rule alone, whatever the number of runs (the simulation's). */
+enum gb_verdict gb_history_rule(enum gb_verdict pooled, double z);
 
 #ifdef __cplusplus
 }

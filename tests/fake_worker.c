@@ -37,12 +37,21 @@
  *                               then the file says normal; once:MODE:NEXT,
  *                               then NEXT);
  *                               link_degraded (pcie_bandwidth's
- *                               meta.link trained at gen 4 of 5)
+ *                               meta.link trained at gen 4 of 5);
+ *                               replay=K or replay=K@F (the rows of
+ *                               line K, modulo their count, of
+ *                               GPUBENCH_FAKE_REPLAY, an export of
+ *                               measured runs, every time F times its
+ *                               own; the file then says replay=K+1@F,
+ *                               so that the runs that follow, confirming
+ *                               runs too, replay the next lines)
  *                               The issue 16 benchmarks' rows are drawn
  *                               by fake_peaks.c.
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
  *   GPUBENCH_FAKE_WAIT_MS=N     how long quiet_wait waits (default 3000)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
+ *   GPUBENCH_FAKE_REPLAY=FILE   runs (GET /runs.ndjson lines) that replay=K
+ *                               answers with
  */
 #include "bench_spec.h"
 #include "fake_peaks.h"
@@ -115,6 +124,12 @@ static void read_mode(char *mode, size_t cap)
         fclose(f);
         memmove(mode, mode + 5, strlen(mode + 5) + 1);
     }
+    /* replay=K[@F]: the next job replays line K + 1 */
+    if (strncmp(mode, "replay=", 7) == 0 && (f = fopen(path, "w")) != NULL) {
+        const char *at = strchr(mode, '@');
+        fprintf(f, "replay=%ld%s\n", atol(mode + 7) + 1, at ? at : "");
+        fclose(f);
+    }
 }
 
 static void sleep_ms(int ms)
@@ -175,6 +190,55 @@ static cJSON *make_rows(const char *bench, const cJSON *params, const char *mode
 static int is_mode(const char *mode, const char *name)
 {
     return strcmp(mode, name) == 0;
+}
+
+/* Every number of a replayed row that is a time (*_ms, samples) times f. */
+static void scale_times(cJSON *row, double f)
+{
+    cJSON *field, *s;
+
+    cJSON_ArrayForEach(field, row) {
+        size_t len = strlen(field->string);
+        if (cJSON_IsNumber(field) && len > 3 && strcmp(field->string + len - 3, "_ms") == 0)
+            cJSON_SetNumberValue(field, field->valuedouble * f);
+    }
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(row, "samples"))
+        cJSON_SetNumberValue(s, s->valuedouble * f);
+}
+
+/* replay=K[@F]: the rows of line K (modulo the lines) of
+ * GPUBENCH_FAKE_REPLAY, times F, in place of *rows; untouched otherwise or
+ * when the file cannot be read. */
+static void replay_rows(const char *mode, cJSON **rows)
+{
+    const char *path = getenv("GPUBENCH_FAKE_REPLAY"), *at = strchr(mode, '@');
+    char *line = NULL;
+    size_t cap = 0;
+    long want, n = 0;
+    FILE *f;
+    cJSON *run = NULL, *measured;
+
+    if (strncmp(mode, "replay=", 7) != 0 || path == NULL || (f = fopen(path, "r")) == NULL)
+        return;
+    while (getline(&line, &cap, f) > 0)
+        n++;
+    want = n ? atol(mode + 7) % n : 0;
+    rewind(f);
+    for (long i = 0; i <= want && getline(&line, &cap, f) > 0; i++)
+        if (i == want)
+            run = cJSON_Parse(line);
+    fclose(f);
+    free(line);
+    measured = cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows");
+    if (cJSON_IsArray(measured)) {
+        cJSON *row;
+        measured = cJSON_DetachItemViaPointer(cJSON_GetObjectItem(run, "results"), measured);
+        cJSON_ArrayForEach(row, measured)
+            scale_times(row, at ? atof(at + 1) : 1.0);
+        cJSON_Delete(*rows);
+        *rows = measured;
+    }
+    cJSON_Delete(run);
 }
 
 /* The SM clock the watch reports for row i in mode. */
@@ -446,6 +510,7 @@ static int run_job(const cJSON *job, int device)
     }
     samples = cJSON_GetObjectItem(params, "samples");
     finish_rows(rows, cJSON_IsNumber(samples) ? samples->valueint : 5, mode);
+    replay_rows(mode, &rows);
     cJSON_AddStringToObject(out, "event", "result");
     result = cJSON_AddObjectToObject(out, "result");
     cJSON_AddItemToObject(result, "rows", rows);

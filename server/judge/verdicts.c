@@ -7,8 +7,11 @@
  * (common/work_units.h) and, where every such row carries its measured SM
  * clock, in cycles (that time x MHz x 1000).
  * gb_shift_compare judges the pools; the run-level verdict is the worst
- * row's (slower, then inconclusive, then faster, then same), naming the
- * rows that have it.
+ * row's (gb_verdict_severity: slower, then inconclusive, then faster,
+ * then same), naming the rows that have it.  A run judged against its
+ * card's history (verdicts_history) also keeps each run's median per unit
+ * of each row, and gb_history_verdict asks whether the run's lies beyond
+ * the spread of the history's (common/shift.h says why).
  */
 #include "verdicts.h"
 
@@ -191,27 +194,31 @@ static cJSON *row_keys(const struct kept *a, const struct kept *b, const char **
 }
 
 /* One group's samples of every row key: time[i] and cycles[i] for key i
- * of the row keys; clocked[i] (shared by both groups) goes 0 at the first
- * row of key i without its clock. */
+ * of the row keys, and medians[i] each run's median of time[i]'s samples;
+ * clocked[i] (shared by both groups) goes 0 at the first row of key i
+ * without its clock. */
 struct pools {
-    struct pool *time, *cycles;
+    struct pool *time, *cycles, *medians;
 };
 
 static int pools_init(struct pools *p, int nkeys)
 {
     p->time = calloc((size_t)(nkeys ? nkeys : 1), sizeof(struct pool));
     p->cycles = calloc((size_t)(nkeys ? nkeys : 1), sizeof(struct pool));
-    return p->time && p->cycles ? 0 : -1;
+    p->medians = calloc((size_t)(nkeys ? nkeys : 1), sizeof(struct pool));
+    return p->time && p->cycles && p->medians ? 0 : -1;
 }
 
 static void pools_free(struct pools *p, int nkeys)
 {
-    for (int i = 0; p->time && p->cycles && i < nkeys; i++) {
+    for (int i = 0; p->time && p->cycles && p->medians && i < nkeys; i++) {
         free(p->time[i].v);
         free(p->cycles[i].v);
+        free(p->medians[i].v);
     }
     free(p->time);
     free(p->cycles);
+    free(p->medians);
 }
 
 /* Every sample of k's runs into the pool of its row's key (a row without
@@ -231,7 +238,7 @@ static int pool_rows(const struct kept *k, const char *benchmark, const char *fi
             const cJSON *kv = cJSON_GetObjectItem(row, field), *key, *samples, *clock, *median,
                         *s;
             double units = gb_work_units(benchmark, summary, row);
-            int i = 0;
+            int i = 0, first;
             if (kv == NULL)
                 continue;
             for (key = keys->child; key && !cJSON_Compare(key, kv, 1); key = key->next)
@@ -247,6 +254,7 @@ static int pool_rows(const struct kept *k, const char *benchmark, const char *fi
                 samples = NULL;
             if (samples == NULL && !cJSON_IsNumber(median))
                 continue;
+            first = p->time[i].n;
             for (s = samples ? samples->child : median; s; s = samples ? s->next : NULL) {
                 double t;
                 if (!cJSON_IsNumber(s))
@@ -256,6 +264,11 @@ static int pool_rows(const struct kept *k, const char *benchmark, const char *fi
                     (clocked[i] && pool_push(&p->cycles[i], t * clock->valuedouble * 1e3) != 0))
                     return -1;
             }
+            /* the run's median (the pool's order matters to nothing) */
+            if (p->time[i].n > first &&
+                pool_push(&p->medians[i], gb_median_inplace(p->time[i].v + first,
+                                                            p->time[i].n - first)) != 0)
+                return -1;
         }
     }
     return 0;
@@ -293,10 +306,34 @@ static double pool_median(struct pool *p)
     return p->n ? gb_median_inplace(p->v, p->n) : NAN;
 }
 
-/* Row key kv (index i) judged from both groups' pools; NULL out of
- * memory.  *verdict gets its verdict. */
+/* Row key kv (index i) of a run (b) against its card's history (a): the
+ * pooled verdict in "pooled_verdict", the robust z of the run's median
+ * among the history runs' in "z" (null when not finite), and the history
+ * verdict in "verdict" (gb_history_verdict); -1 out of memory. */
+static int judge_history_row(cJSON *row, struct pools *a, struct pools *b, int i,
+                             enum gb_verdict *verdict)
+{
+    struct pool *h = &a->medians[i], *run = &b->medians[i];
+    double z = NAN;
+
+    if (h->n > 0 && run->n > 0 &&
+        gb_robust_z_among(gb_median_inplace(run->v, run->n), h->v, h->n, &z, NULL) != 0)
+        return -1;
+    cJSON_AddStringToObject(row, "pooled_verdict", gb_verdict_name(*verdict));
+    if (run->n > 0 && h->n > 0)
+        *verdict = gb_history_verdict(*verdict, h->n, z);
+    else /* the row is missing from one side: nothing to judge it by */
+        *verdict = h->n < GB_HISTORY_MIN_RUNS ? GB_TOO_FEW_RUNS : GB_INCONCLUSIVE;
+    cJSON_ReplaceItemInObject(row, "verdict", cJSON_CreateString(gb_verdict_name(*verdict)));
+    add_num_or_null(row, "z", z);
+    cJSON_AddNumberToObject(row, "history_runs", h->n);
+    return 0;
+}
+
+/* Row key kv (index i) judged from both groups' pools, as a history
+ * verdict when history; NULL out of memory.  *verdict gets its verdict. */
 static cJSON *judge_row(struct pools *a, struct pools *b, int i, const cJSON *kv, int clocked,
-                        double margin, enum gb_verdict *verdict)
+                        double margin, int history, enum gb_verdict *verdict)
 {
     struct gb_shift s, sc;
     cJSON *row = NULL;
@@ -308,6 +345,10 @@ static cJSON *judge_row(struct pools *a, struct pools *b, int i, const cJSON *kv
     cJSON_AddItemToObject(row, "key", cJSON_Duplicate(kv, 0));
     add_shift(row, &s);
     *verdict = s.verdict;
+    if (history && judge_history_row(row, a, b, i, verdict) != 0) {
+        cJSON_Delete(row);
+        return NULL;
+    }
     if (clocked && gb_shift_compare(a->cycles[i].v, a->cycles[i].n, b->cycles[i].v,
                                     b->cycles[i].n, margin, &sc) >= 0)
         add_shift(cJSON_AddObjectToObject(row, "cycles"), &sc);
@@ -347,9 +388,10 @@ const char *verdicts_benchmark_of(const cJSON *runs)
     return NULL;
 }
 
-cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *baseline,
-                        const struct verdict_group *candidate, double margin,
-                        int include_invalid)
+/* verdicts_compare's answer, or verdicts_history's when history. */
+static cJSON *judge(const char *benchmark, const struct verdict_group *baseline,
+                    const struct verdict_group *candidate, double margin, int include_invalid,
+                    int history)
 {
     struct kept a = {0}, b = {0};
     cJSON *out = cJSON_CreateObject(), *diff = NULL, *keys = NULL, *rows, *worst_rows;
@@ -419,18 +461,24 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
     worst_rows = cJSON_CreateArray();
     cJSON_ArrayForEach(kv, keys) {
         enum gb_verdict v = GB_INCONCLUSIVE;
-        cJSON *row = judge_row(&pa, &pb, ki, kv, clocked[ki], margin, &v);
+        cJSON *row = judge_row(&pa, &pb, ki, kv, clocked[ki], margin, history, &v);
         ki++;
         if (row == NULL)
             break;
         cJSON_AddItemToArray(rows, row);
-        if (v > worst) {
+        if (gb_verdict_severity(v) > gb_verdict_severity(worst)) {
             worst = v;
             cJSON_Delete(worst_rows);
             worst_rows = cJSON_CreateArray();
         }
         if (v == worst)
             cJSON_AddItemToArray(worst_rows, cJSON_Duplicate(kv, 0));
+    }
+    if (history) {
+        /* below the minimum every row is too_few_runs: said with the counts */
+        cJSON_AddBoolToObject(out, "too_few_runs",
+                              cJSON_GetArraySize(a.runs) < GB_HISTORY_MIN_RUNS);
+        cJSON_AddNumberToObject(out, "runs_needed", GB_HISTORY_MIN_RUNS);
     }
     if (cJSON_GetArraySize(rows) == 0)
         cJSON_AddNullToObject(out, "verdict");
@@ -454,4 +502,17 @@ done:
         return NULL;
     }
     return out;
+}
+
+cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *baseline,
+                        const struct verdict_group *candidate, double margin,
+                        int include_invalid)
+{
+    return judge(benchmark, baseline, candidate, margin, include_invalid, 0);
+}
+
+cJSON *verdicts_history(const char *benchmark, const struct verdict_group *history,
+                        const struct verdict_group *run, double margin)
+{
+    return judge(benchmark, history, run, margin, 0, 1);
 }

@@ -34,6 +34,18 @@ cJSON *verdicts_compare(const char *benchmark, const struct verdict_group *basel
                         const struct verdict_group *candidate, double margin,
                         int include_invalid);
 
+/* A run (the group run: one run) judged at its end against its card's
+ * history (the group history: its last runs of the key), for the alerts:
+ * as verdicts_compare, but each row's verdict is gb_history_verdict's
+ * (common/shift.h): too_few_runs below GB_HISTORY_MIN_RUNS history runs,
+ * slower or faster only past the card's own run-to-run spread, else
+ * within_spread.  Each row also has "pooled_verdict" (verdicts_compare's),
+ * "z" (the run's median per unit among the history runs') and
+ * "history_runs"; the answer has "too_few_runs" and "runs_needed".  NULL
+ * out of memory. */
+cJSON *verdicts_history(const char *benchmark, const struct verdict_group *history,
+                        const struct verdict_group *run, double margin);
+
 /* The benchmark judged when none is asked: the first done run's of runs
  * (the baseline's), borrowed from it; NULL when it has none. */
 const char *verdicts_benchmark_of(const cJSON *runs);

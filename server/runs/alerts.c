@@ -273,8 +273,12 @@ static int collect(const cJSON *verdicts, struct finding *f, int cap)
         const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(row, "verdict"));
         if (n == cap || v == NULL)
             break;
+        /* too_few_runs neither raises nor clears: a short history cannot
+         * tell a slow card from its ordinary swing (common/shift.h); a run
+         * within that swing is as before */
         f[n] = (struct finding){"history", cJSON_PrintUnformatted(cJSON_GetObjectItem(row, "key")),
-                                strcmp(v, "slower") == 0, strcmp(v, "same") == 0,
+                                strcmp(v, "slower") == 0,
+                                strcmp(v, "same") == 0 || strcmp(v, "within_spread") == 0,
                                 num_or_nan(row, "shift"), NAN};
         if (f[n].row_key)
             n++;

@@ -1,7 +1,8 @@
 /*
  * run_verdicts.c - see run_verdicts.h.  The history is judged by
- * verdicts_compare (the same rules as GET /compare: the card's recent runs
- * the baseline, this run the candidate), the fleet by fleet_judge_run.
+ * verdicts_history (GET /compare's pooled rules, the card's recent runs
+ * the baseline and this run the candidate, then its run-to-run spread:
+ * common/shift.h's gb_history_verdict), the fleet by fleet_judge_run.
  */
 #include "run_verdicts.h"
 
@@ -19,7 +20,8 @@
 /* The part of verdicts_compare's answer a run keeps. */
 static cJSON *history_part(const cJSON *cmp)
 {
-    static const char *const kept[] = {"verdict", "verdict_rows", "rows", NULL};
+    static const char *const kept[] = {"verdict", "verdict_rows", "rows",
+                                       "too_few_runs", "runs_needed", NULL};
     const cJSON *base = cJSON_GetObjectItem(cmp, "baseline");
     cJSON *h = cJSON_CreateObject();
 
@@ -81,7 +83,7 @@ cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
             goto fail;
         cJSON_AddItemReferenceToArray(one, run);
         cand.runs = one;
-        if ((cmp = verdicts_compare(benchmark, &base, &cand, margin, 0)) == NULL ||
+        if ((cmp = verdicts_history(benchmark, &base, &cand, margin)) == NULL ||
             (part = history_part(cmp)) == NULL)
             goto fail;
         cJSON_AddItemToObject(out, "history", part);

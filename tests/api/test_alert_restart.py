@@ -18,7 +18,7 @@ import test_alert_confirm as confirm  # noqa: E402
 
 class ConfirmationAcrossRestartTest(unittest.TestCase):
     def setUp(self):
-        self.d = Daemon(args=["--history-runs", "2", "--confirm-runs", "1"]).start()
+        self.d = Daemon(args=["--history-runs", "8", "--confirm-runs", "1"]).start()
         self.addCleanup(self.d.stop)
 
     # the same helpers as the confirmations that end without a verdict
@@ -37,8 +37,8 @@ class ConfirmationAcrossRestartTest(unittest.TestCase):
 
     def slow_run_with_hung_confirmation(self):
         """A slow run found by the card's history; its confirming run hangs."""
-        self.run_once("normal")
-        self.run_once("normal")
+        for _ in range(8):  # a history long enough to judge by (common/shift.h)
+            self.run_once("normal")
         slow = self.run_once("once:slow=1.05:hang")
         conf = self.confirmations_of(slow["id"])
         self.assertEqual(len(conf), 1)

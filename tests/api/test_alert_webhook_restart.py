@@ -51,7 +51,7 @@ class WebhookAcrossRestartTest(unittest.TestCase):
     def confirm_three(self, d):
         """Two runs at the card's pace, then one 5% slower on every row:
         three alerts confirmed at once.  Their ids."""
-        for mode in ("normal", "normal", "slow=1.05"):
+        for mode in ["normal"] * 8 + ["slow=1.05"]:  # 8: a history to judge by
             d.set_mode(mode)
             self.assertEqual(d.post("/runs?wait=20", BODY).json()["status"], "done")
         ids = sorted(a["id"] for a in d.get("/alerts").json()["alerts"]
@@ -74,7 +74,7 @@ class WebhookAcrossRestartTest(unittest.TestCase):
         self.fail("never: %s (posts %s)" % (what, Receiver.posts))
 
     def test_posts_refused_when_killed_are_posted_after_the_restart(self):
-        d = Daemon(args=["--alert-webhook", self.hook, "--history-runs", "2",
+        d = Daemon(args=["--alert-webhook", self.hook, "--history-runs", "8",
                          "--confirm-runs", "0"]).start()
         self.addCleanup(d.stop)
         ids = self.confirm_three(d)
@@ -96,7 +96,7 @@ class WebhookAcrossRestartTest(unittest.TestCase):
         self.assertIn("not posted before the restart: posting them now", d.read_log())
 
     def test_alerts_confirmed_without_a_webhook_are_not_posted_later(self):
-        d = Daemon(args=["--history-runs", "2", "--confirm-runs", "0"]).start()
+        d = Daemon(args=["--history-runs", "8", "--confirm-runs", "0"]).start()
         self.addCleanup(d.stop)
         ids = self.confirm_three(d)
         self.wait_for(lambda: self.outcomes(d) == {i: "none" for i in ids},

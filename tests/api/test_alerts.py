@@ -60,13 +60,15 @@ class AlertsTest(unittest.TestCase):
         cls.server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
         threading.Thread(target=cls.server.serve_forever, daemon=True).start()
         hook = "http://127.0.0.1:%d/hook" % cls.server.server_address[1]
-        cls.d = Daemon(args=["--alert-webhook", hook, "--history-runs", "2",
+        cls.d = Daemon(args=["--alert-webhook", hook, "--history-runs", "8",
                                   "--confirm-runs", "1"]).start()
         cls.first = cls.run_once("normal")
         # Seven other cards of the model: six alike, one 10% slow.
         fleet = [synthetic_card(cls.first, c, 1.10 if c == 7 else 1.0) for c in range(1, 8)]
         r = cls.d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in fleet))
         assert r.status == 200 and r.json()["imported"] == len(fleet), r.body
+        # a history long enough to judge by (GB_HISTORY_MIN_RUNS, common/shift.h)
+        cls.earlier = [cls.first] + [cls.run_once("normal") for _ in range(7)]
         cls.second = cls.run_once("normal")
 
     @classmethod
@@ -104,7 +106,7 @@ class AlertsTest(unittest.TestCase):
         v = run["verdicts"]
         self.assertIs(v["judged"], True)
         self.assertIsNone(v["confirms"])
-        self.assertEqual(v["history"]["runs"], [self.first["id"]])
+        self.assertEqual(v["history"]["runs"], [r["id"] for r in reversed(self.earlier)])
         self.assertEqual(v["history"]["verdict"], "same")
         self.assertEqual([r["key"] for r in v["history"]["rows"]], [1, 2, 32])
         self.assertEqual(v["fleet"]["cards"], 8)
@@ -217,8 +219,8 @@ class AlertsTest(unittest.TestCase):
         self.assertNotIn("gpubench_alert_open{", text)
 
     def test_4_not_repeated_clears(self):
-        self.run_once("normal")
-        self.run_once("normal")
+        for _ in range(8):
+            self.run_once("normal")
         slow = self.run_once("once:slow=1.05")
         conf = self.confirmations_of(slow["id"])
         self.assertEqual(len(conf), 1)

@@ -541,6 +541,171 @@ static int test_simulated_fleet_minimum(void)
     return 0;
 }
 
+/* The history's minimum (GB_HISTORY_MIN_RUNS) and rule (gb_history_
+ * verdict, common/shift.h), chosen by simulation: a healthy card each of
+ * whose runs has its own lognormal offset, its samples scattered about it,
+ * at the spreads one idle, healthy H200 showed (tests/api/h200_spread.py
+ * prints them from tests/api/data/h200_alternating_smem_runs.ndjson:
+ * stride 33 run-to-run sd 1.09%, within a run 0.37%; stride 1 0.53% and
+ * 0.16%), runs of 5 and 20 samples alternating as in that data.  A run is
+ * judged against n history runs by the pooled rule alone (before) and by
+ * the history rule; a second run, the confirming one, against the same
+ * history (store_history_runs leaves the run it confirms out).  Printed by
+ * n: a healthy run called slower, a false alert (both runs slower), and a
+ * card 5% and 10% slower confirmed (both runs slower).  The bounds, which
+ * every n from the minimum to 10 (--history-runs' default) must keep and
+ * the n below it must not: a false alert in at most 0.3% of trials at
+ * stride 33's spread and 0.1% at stride 1's, a card 10% slower confirmed
+ * in at least 99% at both, a card 5% slower in at least 95% at stride
+ * 1's.  (A single run called slower is not an alert: it queues a
+ * confirming run; its rate is printed.) */
+#define HISTORY_TRIALS 10000
+#define HISTORY_MAX_RUNS 12
+#define HISTORY_SAMPLES 20
+
+struct card_spread {
+    const char *row;
+    double run, within; /* lognormal sigmas */
+};
+
+static const struct card_spread h200_spreads[] = {
+    {"stride 33", 0.0109, 0.0037},
+    {"stride 1", 0.0053, 0.0016},
+};
+
+/* One run of a card factor slower: n samples appended to pool at *np,
+ * its median returned. */
+static double card_run(const struct card_spread *sp, double factor, int n, double *pool, int *np)
+{
+    double offset = factor * exp(sp->run * gaussian()), v[HISTORY_SAMPLES];
+
+    for (int i = 0; i < n; i++)
+        pool[*np + i] = v[i] = offset * exp(sp->within * gaussian());
+    *np += n;
+    return gb_median_inplace(v, n);
+}
+
+struct history_rates {
+    long slower_before, slower, alerts_before, alerts, confirmed5, confirmed10;
+};
+
+/* A run of factor judged against the history (pooled samples h[0..nh-1],
+ * run medians med[0..runs-1]): 1 when the history rule calls it slower,
+ * *before whether the pooled rule alone did. */
+static int slower_than_history(const struct card_spread *sp, double factor, int samples,
+                               const double *h, int nh, const double *med, int runs,
+                               int *before)
+{
+    double run[HISTORY_SAMPLES], m, z;
+    struct gb_shift s;
+    int n = 0;
+
+    m = card_run(sp, factor, samples, run, &n);
+    if (gb_shift_compare(h, nh, run, n, GB_SHIFT_MARGIN_DEFAULT, &s) != 0 ||
+        gb_robust_z_among(m, med, runs, &z, NULL) != 0)
+        return -1;
+    *before = s.verdict == GB_SLOWER;
+    return gb_history_rule(s.verdict, z) == GB_SLOWER;
+}
+
+static int simulate_history(const struct card_spread *sp, int runs, struct history_rates *r)
+{
+    static double h[HISTORY_MAX_RUNS * HISTORY_SAMPLES];
+    double med[HISTORY_MAX_RUNS];
+
+    memset(r, 0, sizeof(*r));
+    for (int t = 0; t < HISTORY_TRIALS; t++) {
+        int nh = 0, b1, b2, s1, s2;
+        for (int i = 0; i < runs; i++)
+            med[i] = card_run(sp, 1.0, (i + t) % 2 ? 5 : HISTORY_SAMPLES, h, &nh);
+        s1 = slower_than_history(sp, 1.0, t % 2 ? 5 : HISTORY_SAMPLES, h, nh, med, runs, &b1);
+        s2 = slower_than_history(sp, 1.0, HISTORY_SAMPLES, h, nh, med, runs, &b2);
+        if (s1 < 0 || s2 < 0)
+            return -1;
+        r->slower_before += b1;
+        r->slower += s1;
+        r->alerts_before += b1 && b2;
+        r->alerts += s1 && s2;
+        for (int k = 0; k < 2; k++) {
+            double factor = k ? 1.10 : 1.05;
+            s1 = slower_than_history(sp, factor, HISTORY_SAMPLES, h, nh, med, runs, &b1);
+            s2 = slower_than_history(sp, factor, HISTORY_SAMPLES, h, nh, med, runs, &b2);
+            if (s1 < 0 || s2 < 0)
+                return -1;
+            *(k ? &r->confirmed10 : &r->confirmed5) += s1 && s2;
+        }
+    }
+    return 0;
+}
+
+static double rate(long count)
+{
+    return (double)count / HISTORY_TRIALS;
+}
+
+static int history_bounds_hold(const struct history_rates r[2])
+{
+    for (int k = 0; k < 2; k++)
+        if (rate(r[k].confirmed10) < 0.99)
+            return 0;
+    return rate(r[0].alerts) <= 0.003 && rate(r[1].alerts) <= 0.001 &&
+           rate(r[1].confirmed5) >= 0.95;
+}
+
+static int test_simulated_history(void)
+{
+    int smallest_ok = 0;
+
+    printf("history minimum: runs, then per spread (stride 33's, stride 1's) a healthy run "
+           "slower before/now, a false alert before/now, a card 5%% / 10%% slower confirmed "
+           "(%d trials)\n",
+           HISTORY_TRIALS);
+    for (int n = 1; n <= HISTORY_MAX_RUNS; n++) {
+        struct history_rates r[2];
+        printf("%2d runs:", n);
+        for (int k = 0; k < 2; k++) {
+            rng_state = 2100000 + 100 * (uint64_t)n + (uint64_t)k;
+            ASSERT_EQ(simulate_history(&h200_spreads[k], n, &r[k]), 0);
+            printf("  %s %5.2f/%4.2f %5.2f/%4.2f %6.2f/%6.2f%%", h200_spreads[k].row,
+                   100 * rate(r[k].slower_before), 100 * rate(r[k].slower),
+                   100 * rate(r[k].alerts_before), 100 * rate(r[k].alerts),
+                   100 * rate(r[k].confirmed5), 100 * rate(r[k].confirmed10));
+        }
+        printf("\n");
+        if (!history_bounds_hold(r))
+            smallest_ok = 0;
+        else if (smallest_ok == 0)
+            smallest_ok = n;
+        if (n >= GB_HISTORY_MIN_RUNS)
+            ASSERT(history_bounds_hold(r));
+    }
+    printf("the bounds hold from %d runs on; GB_HISTORY_MIN_RUNS is %d\n", smallest_ok,
+           GB_HISTORY_MIN_RUNS);
+    ASSERT_EQ(smallest_ok, GB_HISTORY_MIN_RUNS);
+    return 0;
+}
+
+/* Below the minimum nothing is slower; from it, only past the card's spread. */
+static int test_history_rule(void)
+{
+    double h[8] = {1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01, 0.99}, z, med;
+
+    ASSERT_EQ(gb_robust_z_among(1.06, h, 8, &z, &med), 0);
+    ASSERT_NEAR(med, 1.0, 1e-12);
+    ASSERT_NEAR(z, 0.6745 * 0.06 / 0.01, 1e-9); /* MAD 0.01 */
+    ASSERT_EQ(gb_history_verdict(GB_SLOWER, GB_HISTORY_MIN_RUNS - 1, z), GB_TOO_FEW_RUNS);
+    ASSERT_EQ(gb_history_verdict(GB_SAME, 1, 0), GB_TOO_FEW_RUNS);
+    ASSERT_EQ(gb_history_verdict(GB_SLOWER, GB_HISTORY_MIN_RUNS, z), GB_SLOWER);
+    ASSERT_EQ(gb_history_verdict(GB_SLOWER, GB_HISTORY_MIN_RUNS, 3.0), GB_WITHIN_SPREAD);
+    ASSERT_EQ(gb_history_verdict(GB_FASTER, GB_HISTORY_MIN_RUNS, -3.0), GB_WITHIN_SPREAD);
+    ASSERT_EQ(gb_history_verdict(GB_FASTER, GB_HISTORY_MIN_RUNS, -4.0), GB_FASTER);
+    ASSERT_EQ(gb_history_verdict(GB_INCONCLUSIVE, GB_HISTORY_MIN_RUNS, 9.0), GB_INCONCLUSIVE);
+    ASSERT_STR_EQ(gb_verdict_name(GB_TOO_FEW_RUNS), "too_few_runs");
+    ASSERT(gb_verdict_severity(GB_WITHIN_SPREAD) < gb_verdict_severity(GB_FASTER));
+    ASSERT(gb_verdict_severity(GB_SLOWER) > gb_verdict_severity(GB_INCONCLUSIVE));
+    return 0;
+}
+
 static int test_robust_z(void)
 {
     double x[5] = {10, 11, 9, 10, 30}, z[5], med, mad;
@@ -564,6 +729,8 @@ TEST_MAIN({"known_shift", test_known_shift},
           {"more_samples_capped", test_more_samples_capped},
           {"simulated_rules_by_shift", test_simulated_rules_by_shift},
           {"simulated_fleet_minimum", test_simulated_fleet_minimum},
+          {"simulated_history", test_simulated_history},
+          {"history_rule", test_history_rule},
           {"matches_brute_force", test_matches_brute_force},
           {"large_groups_match_brute_force", test_large_groups_match_brute_force},
           {"simulated_same", test_simulated_same},

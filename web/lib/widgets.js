@@ -135,7 +135,7 @@ export function seeRealData() {
     " (add ", el("code", {}, "-H 'Authorization: Bearer TOKEN'"), " where this daemon asks for a token).");
 }
 
-export const VERDICT_WORDS = { same: "same", faster: "faster", slower: "slower", inconclusive: "inconclusive" };
+export const VERDICT_WORDS = { same: "same", faster: "faster", slower: "slower", inconclusive: "inconclusive", within_spread: "within the card's own run-to-run spread", too_few_runs: "too few runs to judge" };
 
 export function runLink(id, text) {
   return id ? el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, text || id.slice(-6)) : "–";

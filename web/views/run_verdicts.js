@@ -41,7 +41,9 @@ function historyPart(run, v) {
   part.append(el("p", { class: "verdict verdict-" + h.verdict, id: "history-verdict", dataset: { verdict: h.verdict } },
     el("strong", {}, "Verdict: " + VERDICT_WORDS[h.verdict]),
     h.verdict !== "same" && h.verdict_rows && h.verdict_rows.length ? " (rows " + h.verdict_rows.map(rowKeyText).join(", ") + ")" : "",
-    ` — this run against the card's last ${h.runs.length} valid run(s), margin ±${pct(v.margin, 2)}.`));
+    h.too_few_runs
+      ? ` — the card has ${h.runs.length} valid run(s) of this key, ${h.runs_needed} needed: a short history cannot tell a slow card from its ordinary run-to-run swing, so nothing is judged and no alert raised.`
+      : ` — this run against the card's last ${h.runs.length} valid run(s), margin ±${pct(v.margin, 2)}.`));
   const body = h.rows.map((r) => el("tr", { dataset: { key: rowKeyText(r.key), verdict: r.verdict } },
     el("th", { scope: "row" }, rowKeyText(r.key)),
     el("td", { class: "verdict verdict-" + r.verdict, dataset: { field: "verdict", value: r.verdict } }, VERDICT_WORDS[r.verdict]),
