@@ -10,6 +10,7 @@
  * describes them in words.
  */
 #include "options.h"
+#include "shift.h"
 #include "app.h"
 #include "http.h"
 #include "version.h"
@@ -157,8 +158,9 @@ static const struct option_spec option_table[] = {
      FIELD(max_queue), 1, 1000000},
     {"history-runs", "N", "10", NULL,
      "a finished run is judged against its card's last N valid runs of the same benchmark, "
-     "params and card model",
-     set_int, FIELD(history_runs), 1, 1000},
+     "params and card model (at least 8: fewer cannot tell a slow card from its own "
+     "run-to-run swing)",
+     set_int, FIELD(history_runs), GB_HISTORY_MIN_RUNS, 1000},
     {"confirm-runs", "N", "1", NULL,
      "confirming runs queued when a run is slower than its history or a fleet outlier; only "
      "a repeated change raises an alert (0: alert at once)",

@@ -593,7 +593,10 @@ def test_verdicts(d, b):
     fleet = [synthetic_card(first, c, 1.10 if c == 7 else 1.0) for c in range(1, 8)]
     r = d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in fleet))
     check(r.status == 200, "import of the synthetic fleet: %r" % r)
-    post_run(d, body)
+    # a history of 8 runs: fewer cannot tell a slow card from its own
+    # run-to-run swing (GB_HISTORY_MIN_RUNS, README Verdicts)
+    for _ in range(7):
+        post_run(d, body)
     d.set_mode("slow=1.05")
     slow = post_run(d, body)
     conf = [x for x in d.get("/runs?limit=100").json()["runs"]
@@ -978,7 +981,7 @@ def main():
          EXAMPLE_ARGS),
         ("peaks", test_peaks, {}, []),
         ("copy_markdown", test_copy_markdown, {}, []),
-        ("verdicts", test_verdicts, {}, ["--confirm-runs", "1", "--history-runs", "2"]),
+        ("verdicts", test_verdicts, {}, ["--confirm-runs", "1", "--history-runs", "8"]),
         ("newcomer", test_newcomer, {}, EXAMPLE_ARGS),
         ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
         ("layout", test_layout, {}, EXAMPLE_ARGS),
