@@ -138,7 +138,7 @@ int gb_http_request(struct gb_http *h, const char *method, const char *path, con
     }
     if (cc != CURLE_OK) {
         char why[CURL_ERROR_SIZE];
-        curl_tls_reason(cc, h->curl_err, why, sizeof(why));
+        curl_failure_reason(cc, h->curl_err, why, sizeof(why));
         snprintf(err, cap, "%s: %s%s", url.data, why,
                  curl_tls_unverified(cc) ? " (--cacert FILE or $GPUBENCH_CACERT names the CA "
                                            "that signed the daemon's certificate)"

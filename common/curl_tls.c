@@ -29,7 +29,7 @@ CURLcode curl_tls_setup(CURL *c, const struct curl_tls *tls, char *errbuf)
     return CURLE_OK;
 }
 
-void curl_tls_reason(CURLcode rc, const char *errbuf, char *out, size_t cap)
+void curl_failure_reason(CURLcode rc, const char *errbuf, char *out, size_t cap)
 {
     snprintf(out, cap, "%s", errbuf && errbuf[0] ? errbuf : curl_easy_strerror(rc));
 }

@@ -34,8 +34,9 @@ CURLcode curl_tls_setup(CURL *c, const struct curl_tls *tls, char *errbuf);
 
 /* Why a transfer failed with rc, into out: libcurl's detailed message in
  * errbuf when it wrote one ("SSL certificate problem: certificate has
- * expired"), else its message for rc. */
-void curl_tls_reason(CURLcode rc, const char *errbuf, char *out, size_t cap);
+ * expired", "Failed to connect to node7 port 8080 ..."), else its message
+ * for rc.  For any failure, not only TLS's: one wording for all. */
+void curl_failure_reason(CURLcode rc, const char *errbuf, char *out, size_t cap);
 
 /* Whether rc is the server's certificate failing verification (an
  * unknown CA, an expired certificate, another host's name), so that a

@@ -189,8 +189,9 @@ static const struct option_spec option_table[] = {
      "a repeated change raises an alert (0: alert at once)",
      set_int, FIELD(confirm_runs), 0, 8},
     {"alert-webhook", "URL", NULL, "none",
-     "POST each confirmed alert here as JSON (retried with back-off)", set_string,
-     FIELD(alert_webhook), 0, 0},
+     "POST each confirmed alert here as JSON (retried with back-off); an https:// one is "
+     "verified by --peer-ca-file",
+     set_string, FIELD(alert_webhook), 0, 0},
     {"run-timeout", "SECONDS", "300", NULL, "the longest a run may take", set_int,
      FIELD(run_timeout_s), 1, 86400},
     {"shutdown-grace", "SECONDS", "10", NULL,

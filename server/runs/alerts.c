@@ -90,7 +90,7 @@ static int post_once(const char *url, const struct curl_tls *tls, const char *bo
     if (rc == CURLE_OK)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     if (rc != CURLE_OK)
-        curl_tls_reason(rc, curl_err, err, cap);
+        curl_failure_reason(rc, curl_err, err, cap);
     else if (status < 200 || status > 299)
         snprintf(err, cap, "the receiver answered %ld", status);
     curl_easy_cleanup(c);

@@ -106,7 +106,7 @@ static int http_get(const char *url, const char *authorization, const struct cur
             snprintf(err, cap, "the answer was over the %zu MiB cap",
                      body->buf.cap / (1024 * 1024));
         else
-            curl_tls_reason(rc, curl_err, err, cap);
+            curl_failure_reason(rc, curl_err, err, cap);
         goto done;
     }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
