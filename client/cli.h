@@ -12,6 +12,7 @@
 #ifndef GPUBENCH_CLIENT_CLI_H
 #define GPUBENCH_CLIENT_CLI_H
 
+#include "curl_tls.h"
 #include "http_client.h"
 
 #include <cjson/cJSON.h>
@@ -32,6 +33,7 @@ enum cli_exit {
 struct cli_options {
     const char *url;
     const char *token_file;
+    struct curl_tls tls; /* --cacert, --cert, --key (or $GPUBENCH_CACERT, ...) */
     int json;
     int help;
     int version;

@@ -15,9 +15,12 @@ struct gb_http {
     CURL *curl;
     char *base;
     struct curl_slist *auth; /* the Authorization header, or NULL */
+    struct curl_tls tls;     /* set again after each curl_easy_reset */
+    char curl_err[CURL_ERROR_SIZE];
 };
 
-struct gb_http *gb_http_open(const char *base, const char *token, char *err, size_t cap)
+struct gb_http *gb_http_open(const char *base, const char *token, const struct curl_tls *tls,
+                             char *err, size_t cap)
 {
     struct gb_http *h = calloc(1, sizeof(*h));
     size_t n = strlen(base);
@@ -27,6 +30,8 @@ struct gb_http *gb_http_open(const char *base, const char *token, char *err, siz
         snprintf(err, cap, "libcurl could not be started");
         goto fail;
     }
+    if (tls != NULL)
+        h->tls = *tls;
     while (n > 0 && base[n - 1] == '/')
         n--;
     if ((h->base = strndup(base, n)) == NULL) {
@@ -112,7 +117,8 @@ int gb_http_request(struct gb_http *h, const char *method, const char *path, con
         curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, on_body) != CURLE_OK ||
         curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, &res->body) != CURLE_OK ||
         curl_easy_setopt(h->curl, CURLOPT_CONNECTTIMEOUT, 10L) != CURLE_OK ||
-        curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK) {
+        curl_easy_setopt(h->curl, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+        curl_tls_setup(h->curl, &h->tls, h->curl_err) != CURLE_OK) {
         snprintf(err, cap, "%s: libcurl refused an option", url.data);
         goto done;
     }
@@ -131,7 +137,12 @@ int gb_http_request(struct gb_http *h, const char *method, const char *path, con
         goto done;
     }
     if (cc != CURLE_OK) {
-        snprintf(err, cap, "%s: %s", url.data, curl_easy_strerror(cc));
+        char why[CURL_ERROR_SIZE];
+        curl_failure_reason(cc, h->curl_err, why, sizeof(why));
+        snprintf(err, cap, "%s: %s%s", url.data, why,
+                 curl_tls_unverified(cc) ? " (--cacert FILE or $GPUBENCH_CACERT names the CA "
+                                           "that signed the daemon's certificate)"
+                                         : "");
         goto done;
     }
     if (curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &res->status) != CURLE_OK ||

@@ -1,12 +1,14 @@
 /*
  * http_client.h - the client's one connection to gpubenchd, over libcurl:
- * a base URL, an optional bearer token, and requests whose answers are read
- * into a capped buffer (GB_HTTP_ANSWER_CAP), so a daemon that answers
+ * a base URL, an optional bearer token, TLS settings for an https://
+ * daemon (curl_tls.h: always verified), and requests whose answers are
+ * read into a capped buffer (GB_HTTP_ANSWER_CAP), so a daemon that answers
  * without end cannot make the client allocate without bound.
  */
 #ifndef GPUBENCH_CLIENT_HTTP_CLIENT_H
 #define GPUBENCH_CLIENT_HTTP_CLIENT_H
 
+#include "curl_tls.h"
 #include "dynbuf.h"
 
 #include <stddef.h>
@@ -23,15 +25,18 @@ struct gb_response {
 
 /* Opens a connection handle for base ("http://host:port", no trailing
  * path needed) sending token as 'Authorization: Bearer' when not NULL.
- * Both are copied.  NULL with a sentence in err when libcurl fails.
- * Close with gb_http_close. */
-struct gb_http *gb_http_open(const char *base, const char *token, char *err, size_t cap);
+ * Both are copied; tls (NULL: the system's CAs, no client certificate)
+ * is copied but its strings must outlive the handle.  NULL with a
+ * sentence in err when libcurl fails.  Close with gb_http_close. */
+struct gb_http *gb_http_open(const char *base, const char *token, const struct curl_tls *tls,
+                             char *err, size_t cap);
 void gb_http_close(struct gb_http *h);
 
 /* method path (with its query, already escaped) with an optional body of
  * len bytes and its content type.  Fills res, which the caller frees with
  * gb_response_free even on failure.  0 when an answer came (whatever its
- * status); -1 with a sentence in err naming the URL when none did. */
+ * status); -1 with a sentence in err naming the URL when none did (a
+ * certificate that does not verify: libcurl's words, as curl says it). */
 int gb_http_request(struct gb_http *h, const char *method, const char *path, const char *body,
                     size_t len, const char *content_type, struct gb_response *res, char *err,
                     size_t cap);

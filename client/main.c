@@ -5,7 +5,10 @@
  *
  * Where the daemon is: --url, else $GPUBENCH_URL, else the daemon's own
  * default address.  The token: --token-file (its first line), else
- * $GPUBENCH_TOKEN; none is sent when neither is set.  Colour and the
+ * $GPUBENCH_TOKEN; none is sent when neither is set.  TLS to an https://
+ * daemon: --cacert, --cert and --key, else $GPUBENCH_CACERT,
+ * $GPUBENCH_CERT and $GPUBENCH_KEY, as curl names them; the daemon's
+ * certificate is always verified.  Colour and the
  * progress bar only when stdout is a terminal, and no colour with
  * $NO_COLOR set (https://no-color.org).
  */
@@ -19,6 +22,14 @@
 
 #define DEFAULT_URL "http://127.0.0.1:8080"
 #define TOKEN_CAP 512
+
+/* The option's value, else the environment's when set and not empty. */
+static const char *or_env(const char *given, const char *name)
+{
+    const char *v = given ? given : getenv(name);
+
+    return v && v[0] ? v : NULL;
+}
 
 /* The token's first line of path into out[TOKEN_CAP]; 0, or -1 said. */
 static int read_token_file(const char *path, char *out)
@@ -72,9 +83,12 @@ int main(int argc, char **argv)
     }
     if (token != NULL && token[0] == '\0')
         token = NULL;
+    c.opt.tls.ca_file = or_env(c.opt.tls.ca_file, "GPUBENCH_CACERT");
+    c.opt.tls.cert_file = or_env(c.opt.tls.cert_file, "GPUBENCH_CERT");
+    c.opt.tls.key_file = or_env(c.opt.tls.key_file, "GPUBENCH_KEY");
     c.tty = isatty(STDOUT_FILENO) && !c.opt.json;
     c.colour = c.tty && (no_colour == NULL || no_colour[0] == '\0');
-    if ((c.http = gb_http_open(c.opt.url, token, err, sizeof(err))) == NULL) {
+    if ((c.http = gb_http_open(c.opt.url, token, &c.opt.tls, err, sizeof(err))) == NULL) {
         fprintf(stderr, "gpubench: %s\n", err);
         return CLI_ERROR;
     }

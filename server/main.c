@@ -227,6 +227,7 @@ int main(int argc, char **argv)
         goto done;
     }
     alerts.webhook = opt.alert_webhook;
+    alerts.tls = opt.peer_tls;
     alerts.store = app.store;
     alerts.confirm_runs = opt.confirm_runs;
     alerts.max_queue = opt.max_queue;
@@ -259,6 +260,7 @@ int main(int argc, char **argv)
     peers.count = opt.peer_count;
     peers.interval_s = opt.peer_interval_s;
     peers.token_file = opt.peer_token_file;
+    peers.tls = opt.peer_tls;
     peers.test_benchmarks = opt.test_benchmarks;
     app.peers = peers_start(&peers);
     http = http_start(&app, listen_fd, err, sizeof(err));

@@ -75,6 +75,21 @@ static int set_path(struct options *opt, const struct option_spec *spec, const c
     return 0;
 }
 
+/* A file read later (by libcurl, at each connection): refused now when it
+ * cannot be read, rather than at the first pull. */
+static int set_readable(struct options *opt, const struct option_spec *spec,
+                        const char *text, FILE *err)
+{
+    FILE *f = fopen(text, "r");
+
+    if (f == NULL) {
+        fprintf(err, "gpubenchd: --%s %s: %s\n", spec->name, text, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    return set_string(opt, spec, text, err);
+}
+
 static int set_int(struct options *opt, const struct option_spec *spec, const char *text,
                    FILE *err)
 {
@@ -154,6 +169,16 @@ static const struct option_spec option_table[] = {
     {"peer-token-file", "PATH", NULL, "none",
      "a bearer token (its first line) sent to peers that close their reads (--auth-reads)",
      set_string, FIELD(peer_token_file), 0, 0},
+    {"peer-ca-file", "PATH", NULL, "the system's CAs",
+     "the CA certificates (PEM) an https:// peer's or webhook's certificate must chain to; "
+     "one that does not verify is never pulled or posted to",
+     set_readable, FIELD(peer_tls.ca_file), 0, 0},
+    {"peer-cert-file", "PATH", NULL, "none",
+     "a client certificate (PEM) for https:// peers and the webhook that ask for one "
+     "(mutual TLS)",
+     set_readable, FIELD(peer_tls.cert_file), 0, 0},
+    {"peer-key-file", "PATH", NULL, "in --peer-cert-file",
+     "the private key (PEM) of --peer-cert-file", set_readable, FIELD(peer_tls.key_file), 0, 0},
     {"max-queue", "N", "100", NULL, "queued runs the node holds at most", set_int,
      FIELD(max_queue), 1, 1000000},
     {"history-runs", "N", "10", NULL,
@@ -166,8 +191,9 @@ static const struct option_spec option_table[] = {
      "a repeated change raises an alert (0: alert at once)",
      set_int, FIELD(confirm_runs), 0, 8},
     {"alert-webhook", "URL", NULL, "none",
-     "POST each confirmed alert here as JSON (retried with back-off)", set_string,
-     FIELD(alert_webhook), 0, 0},
+     "POST each confirmed alert here as JSON (retried with back-off); an https:// one is "
+     "verified by --peer-ca-file",
+     set_string, FIELD(alert_webhook), 0, 0},
     {"run-timeout", "SECONDS", "300", NULL, "the longest a run may take", set_int,
      FIELD(run_timeout_s), 1, 86400},
     {"shutdown-grace", "SECONDS", "10", NULL,
@@ -369,6 +395,11 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
     if (optind < argc) {
         fprintf(err, "gpubenchd: unexpected argument '%s' (options start with --; see --help)\n",
                 argv[optind]);
+        return OPTIONS_EXIT_USAGE;
+    }
+    if (opt->peer_tls.key_file && !opt->peer_tls.cert_file) {
+        fprintf(err, "gpubenchd: --peer-key-file needs --peer-cert-file, the certificate it is "
+                     "the key of\n");
         return OPTIONS_EXIT_USAGE;
     }
     return OPTIONS_RUN;

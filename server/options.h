@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+#include "curl_tls.h"
+
 #define OPTIONS_MAX_PEERS 32
 #define OPTIONS_PATH_CAP 4096
 
@@ -25,6 +27,7 @@ struct options {
     int peer_count;
     int peer_interval_s;
     const char *peer_token_file; /* bearer token sent to peers; NULL: none */
+    struct curl_tls peer_tls;    /* TLS to https:// peers and the webhook; NULL members: none */
     int max_queue;
     int history_runs;          /* runs of a card's history a run is judged against */
     int confirm_runs;          /* confirming runs a change queues; 0: none */

@@ -4,10 +4,14 @@
  * and one thread that posts them with libcurl.  Each confirmed alert's post
  * ends recorded (delivered, failed, or none without a webhook); one a stop
  * or a crash caught still queued or between tries stays unrecorded, and
- * alerts_recover queues it again at the next start.
+ * alerts_recover queues it again at the next start.  An https:// receiver
+ * is verified as a peer is (curl_tls.c, the same CA and client
+ * certificate); one that does not verify is a failed try, logged with the
+ * reason.
  */
 #include "alerts.h"
 
+#include "curl_tls.h"
 #include "log.h"
 #include "store.h"
 #include "store_alerts.h"
@@ -32,6 +36,7 @@ struct post {
 
 struct alerts {
     const char *url;     /* NULL: no webhook */
+    struct curl_tls tls; /* the peers' CA and client certificate */
     struct store *store; /* alerts, their runs, each post's outcome */
     int confirm_runs;    /* --confirm-runs */
     int max_queue;       /* --max-queue: confirming runs respect it too */
@@ -53,15 +58,22 @@ static size_t discard_body(char *p, size_t size, size_t n, void *ctx)
 }
 
 /* One POST of body; 0 when the receiver answered 2xx. */
-static int post_once(const char *url, const char *body, char *err, size_t cap)
+static int post_once(const char *url, const struct curl_tls *tls, const char *body, char *err,
+                     size_t cap)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *headers = NULL;
+    char curl_err[CURL_ERROR_SIZE];
     long status = 0;
     CURLcode rc;
 
     if (c == NULL) {
         snprintf(err, cap, "curl_easy_init failed");
+        return -1;
+    }
+    if ((rc = curl_tls_setup(c, tls, curl_err)) != CURLE_OK) {
+        snprintf(err, cap, "TLS could not be set up: %s", curl_easy_strerror(rc));
+        curl_easy_cleanup(c);
         return -1;
     }
     headers = curl_slist_append(NULL, "Content-Type: application/json");
@@ -78,7 +90,7 @@ static int post_once(const char *url, const char *body, char *err, size_t cap)
     if (rc == CURLE_OK)
         curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     if (rc != CURLE_OK)
-        snprintf(err, cap, "%s", curl_easy_strerror(rc));
+        curl_failure_reason(rc, curl_err, err, cap);
     else if (status < 200 || status > 299)
         snprintf(err, cap, "the receiver answered %ld", status);
     curl_easy_cleanup(c);
@@ -119,7 +131,7 @@ static void *webhook_main(void *arg)
             if (i > 0 && (stopped = wait_or_stop(a, wait_s)) != 0)
                 break;
             pthread_mutex_unlock(&a->lock); /* never post under the lock */
-            sent = post_once(a->url, p.body, err, sizeof(err)) == 0;
+            sent = post_once(a->url, &a->tls, p.body, err, sizeof(err)) == 0;
             pthread_mutex_lock(&a->lock);
             if (!sent)
                 log_warn("alert webhook %s: %s%s", a->url, err,
@@ -149,6 +161,7 @@ struct alerts *alerts_start(const struct alerts_config *cfg)
         return NULL;
     }
     a->url = url;
+    a->tls = cfg->tls;
     a->store = cfg->store;
     a->confirm_runs = cfg->confirm_runs;
     a->max_queue = cfg->max_queue;

@@ -45,6 +45,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "curl_tls.h"
+
 #define ALERTS_WEBHOOK_TRIES 6
 #define ALERTS_WEBHOOK_QUEUE 256
 
@@ -54,6 +56,7 @@ struct store;
 /* What the alerts work with; the strings and the store outlive them. */
 struct alerts_config {
     const char *webhook; /* --alert-webhook, or NULL */
+    struct curl_tls tls; /* an https:// webhook's CA and client certificate (the peers') */
     struct store *store;
     int confirm_runs; /* --confirm-runs: 0 confirms an alert when found */
     int max_queue;    /* --max-queue, which confirming runs count against */

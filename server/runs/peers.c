@@ -1,7 +1,10 @@
 /*
- * peers.c - see peers.h.  HTTP through libcurl; one easy handle per pull.
+ * peers.c - see peers.h.  HTTP through libcurl; one easy handle per pull,
+ * its TLS set by curl_tls.c (so an https:// peer is verified, with
+ * --peer-ca-file and the client certificate when given).
  */
 #include "peers.h"
+#include "curl_tls.h"
 #include "import_check.h"
 #include "log.h"
 #include "run_request.h"
@@ -35,6 +38,7 @@ struct peers {
     struct store *store;
     int interval_s;
     int test_benchmarks;
+    struct curl_tls tls;     /* --peer-ca-file, --peer-cert-file, --peer-key-file */
     char authorization[600]; /* "Authorization: Bearer ..." or "" */
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -59,13 +63,15 @@ static size_t on_body(char *data, size_t size, size_t n, void *cls)
     return size * n;
 }
 
-/* GETs url into body, with the Authorization header when one is given.
- * 0, or -1 with the reason in err. */
-static int http_get(const char *url, const char *authorization, struct body *body,
-                    char *err, size_t cap)
+/* GETs url into body, with the Authorization header when one is given
+ * and TLS as tls says.  0, or -1 with the reason in err: a certificate
+ * that does not verify is one, in libcurl's words. */
+static int http_get(const char *url, const char *authorization, const struct curl_tls *tls,
+                    struct body *body, char *err, size_t cap)
 {
     CURL *c = curl_easy_init();
     struct curl_slist *headers = NULL;
+    char curl_err[CURL_ERROR_SIZE];
     long status = 0;
     CURLcode rc;
     int ret = -1;
@@ -73,6 +79,10 @@ static int http_get(const char *url, const char *authorization, struct body *bod
     if (c == NULL) {
         snprintf(err, cap, "curl_easy_init failed");
         return -1;
+    }
+    if ((rc = curl_tls_setup(c, tls, curl_err)) != CURLE_OK) {
+        snprintf(err, cap, "TLS could not be set up: %s", curl_easy_strerror(rc));
+        goto done;
     }
     if (authorization[0]) {
         headers = curl_slist_append(NULL, authorization);
@@ -96,7 +106,7 @@ static int http_get(const char *url, const char *authorization, struct body *bod
             snprintf(err, cap, "the answer was over the %zu MiB cap",
                      body->buf.cap / (1024 * 1024));
         else
-            snprintf(err, cap, "%s", curl_easy_strerror(rc));
+            curl_failure_reason(rc, curl_err, err, cap);
         goto done;
     }
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -190,7 +200,8 @@ static int pull_once(struct peer *peer)
     snprintf(url, sizeof(url), "%s/runs.ndjson?after_seq=%lld&limit=%d",
              peer->url, cursor, peer->page_limit);
     err[0] = '\0';
-    if (http_get(url, peer->all->authorization, &body, err, sizeof(err)) != 0) {
+    if (http_get(url, peer->all->authorization, &peer->all->tls, &body, err, sizeof(err)) !=
+        0) {
         if (body.over_cap && peer->page_limit > 1) {
             peer->page_limit /= 2;
             log_info("peer %s: %s; asking for %d run(s) a page", peer->url, err,
@@ -322,6 +333,7 @@ struct peers *peers_start(const struct peers_config *cfg)
     p->store = cfg->store;
     p->interval_s = cfg->interval_s;
     p->test_benchmarks = cfg->test_benchmarks;
+    p->tls = cfg->tls;
     if (cfg->token_file && read_token(cfg->token_file, p->authorization,
                                       sizeof(p->authorization)) != 0)
         log_error("--peer-token-file %s: no token could be read; pulling without one",

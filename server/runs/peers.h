@@ -20,12 +20,20 @@
  * skipped, counted with its reason, and the cursor moves past it, or one
  * upgraded node would stop its whole fleet's pulls.  The cursor and the
  * counts live in the store, so a restart goes on where it was.
+ *
+ * An https:// peer is pulled only when its certificate verifies against
+ * --peer-ca-file (else the system's CAs) and names the host of its URL;
+ * one that does not is a failed pull like any other, its reason in
+ * libcurl's words in GET /peers ("SSL certificate problem: certificate
+ * has expired").  Peers that ask for a client certificate get
+ * --peer-cert-file.
  */
 #ifndef GPUBENCH_RUNS_PEERS_H
 #define GPUBENCH_RUNS_PEERS_H
 
 #include <cjson/cJSON.h>
 
+#include "curl_tls.h"
 #include "dynbuf.h"
 #include "import_check.h"
 
@@ -56,6 +64,7 @@ struct peers_config {
     int count;
     int interval_s;         /* --peer-interval */
     const char *token_file; /* --peer-token-file, or NULL */
+    struct curl_tls tls;    /* --peer-ca-file, --peer-cert-file, --peer-key-file */
     int test_benchmarks;    /* --test-benchmarks: the test-only runs are known here */
 };
 

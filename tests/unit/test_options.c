@@ -141,6 +141,31 @@ static int test_errors_name_the_problem(void)
     return 0;
 }
 
+/* The TLS files to peers and the webhook are refused at start when they
+ * cannot be read, not at the first pull; a key is the key of a certificate. */
+static int test_peer_tls_files(void)
+{
+    struct options o;
+    char msg[512];
+
+    ASSERT_EQ(parse(&o, msg, sizeof(msg), "--peer-ca-file", "/dev/null", "--peer-cert-file",
+                    "/dev/null", "--peer-key-file", "/dev/zero", NULL),
+              OPTIONS_RUN);
+    ASSERT_STR_EQ(o.peer_tls.ca_file, "/dev/null");
+    ASSERT_STR_EQ(o.peer_tls.cert_file, "/dev/null");
+    ASSERT_STR_EQ(o.peer_tls.key_file, "/dev/zero");
+    ASSERT_EQ(parse(&o, msg, sizeof(msg), NULL), OPTIONS_RUN);
+    ASSERT(o.peer_tls.ca_file == NULL && o.peer_tls.cert_file == NULL &&
+           o.peer_tls.key_file == NULL);
+    ASSERT_EQ(parse(&o, msg, sizeof(msg), "--peer-ca-file", "/no/such/ca.pem", NULL),
+              OPTIONS_EXIT_USAGE);
+    ASSERT(strstr(msg, "--peer-ca-file /no/such/ca.pem: No such file") != NULL);
+    ASSERT_EQ(parse(&o, msg, sizeof(msg), "--peer-key-file", "/dev/null", NULL),
+              OPTIONS_EXIT_USAGE);
+    ASSERT(strstr(msg, "--peer-key-file needs --peer-cert-file") != NULL);
+    return 0;
+}
+
 static int test_help_and_version_exit(void)
 {
     struct options o;
@@ -154,4 +179,5 @@ static int test_help_and_version_exit(void)
 
 TEST_MAIN({"defaults", test_defaults}, {"--name VALUE and --name=VALUE", test_both_spellings},
           {"port 0", test_port_zero}, {"errors name the problem", test_errors_name_the_problem},
+          {"the TLS files to peers", test_peer_tls_files},
           {"--help and --version", test_help_and_version_exit})
