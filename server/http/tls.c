@@ -390,6 +390,19 @@ int http_tls_mhd_options(struct http_tls *t, struct MHD_OptionItem *items, int c
     return n;
 }
 
+/* gnutls_certificate_verify_function, in the handshake: a certificate the
+ * CA did not sign fails the handshake itself.  gnutls_session_set_verify_cert
+ * would also fail a client that sends none, which VerifyClientCertIfGiven
+ * lets in (GNUTLS_CERT_REQUIRE refuses those where they must be). */
+static int verify_given(gnutls_session_t session)
+{
+    unsigned int n = 0, status = 1;
+
+    if (gnutls_certificate_get_peers(session, &n) == NULL || n == 0)
+        return 0;
+    return gnutls_certificate_verify_peers2(session, &status) == 0 && status == 0 ? 0 : -1;
+}
+
 void http_tls_connection_started(const struct http_tls *t, struct MHD_Connection *conn)
 {
     static const gnutls_certificate_request_t request[] = {
@@ -409,9 +422,8 @@ void http_tls_connection_started(const struct http_tls *t, struct MHD_Connection
         return;
     session = (gnutls_session_t)info->tls_session;
     gnutls_certificate_server_set_request(session, request[t->cfg.client_auth]);
-    /* A certificate the CA did not sign fails the handshake itself. */
     if (web_config_verifies_clients(&t->cfg))
-        gnutls_session_set_verify_cert(session, NULL, 0);
+        gnutls_session_set_verify_function(session, verify_given);
 }
 
 int http_tls_identifies(const struct http_tls *t)

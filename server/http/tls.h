@@ -15,7 +15,7 @@
  *
  * Client certificates: client_auth_type sets, at each connection's start,
  * whether GnuTLS asks for one, requires one, and verifies it against
- * client_ca_file at the handshake (gnutls_session_set_verify_cert).
+ * client_ca_file at the handshake (gnutls_session_set_verify_function).
  *
  * Nothing here logs a key, or more of a certificate than its serial.
  */
