@@ -126,7 +126,8 @@ static int set_peer(struct options *opt, const struct option_spec *spec, const c
 static const struct option_spec option_table[] = {
     {"listen", "ADDR:PORT", "127.0.0.1:8080", NULL,
      "where to listen: [::1]:8080 for IPv6, :8080 for every address (only with "
-     "tokens, verified client certificates, or --allow-unauthenticated); port 0: the kernel picks one, and the "
+     "tokens, verified client certificates, or --allow-unauthenticated); port 0: the "
+     "kernel picks one, and the "
      "\"listening on\" line names it",
      set_listen, FIELD(listen), 0, 0},
     {"db", "PATH", "./gpubench.db", NULL, "the SQLite database", set_string, FIELD(db), 0, 0},
@@ -148,7 +149,8 @@ static const struct option_spec option_table[] = {
      set_string, FIELD(web_config), 0, 0},
     {"auth-reads", NULL, NULL, "off", "reads need a token too", set_flag, FIELD(auth_reads), 0,
      0},
-    {"allow-unauthenticated", NULL, NULL, "off", "listen beyond loopback without tokens or client certificates",
+    {"allow-unauthenticated", NULL, NULL, "off",
+     "listen beyond loopback without tokens or client certificates",
      set_flag, FIELD(allow_unauthenticated), 0, 0},
     {"peer", "URL", NULL, "none",
      "a peer gpubenchd to pull finished runs from (repeatable, e.g. http://node7:8080)",

@@ -615,8 +615,7 @@ static void note_connection(void *cls, struct MHD_Connection *conn,
     if (what == MHD_CONNECTION_NOTIFY_STARTED) {
         atomic_fetch_add(&open_connections, 1);
         http_tls_connection_started(app->tls, conn);
-    }
-    else if (what == MHD_CONNECTION_NOTIFY_CLOSED)
+    } else if (what == MHD_CONNECTION_NOTIFY_CLOSED)
         atomic_fetch_sub(&open_connections, 1);
 }
 

@@ -46,10 +46,10 @@ struct http_tls {
     struct web_config cfg;
     char *client_ca; /* PEM for MHD_OPTION_HTTPS_MEM_TRUST; NULL: none */
     char priorities[96];
-    pthread_mutex_t lock;                 /* guards the fields below */
-    struct tls_pair *current;             /* served; newest first on its list */
+    pthread_mutex_t lock;                  /* guards the fields below */
+    struct tls_pair *current;              /* served; newest first on its list */
     struct file_stamp cert_seen, key_seen; /* of the last load tried */
-    char error[320];                      /* why that load failed; "" */
+    char error[320];                       /* why that load failed; "" */
     long failures;
 };
 

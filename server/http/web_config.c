@@ -160,7 +160,8 @@ static int read_tls_section(yaml_document_t *doc, yaml_node_t *map, const char *
         unsigned int bit;
 
         if (k == NULL) {
-            snprintf(err, cap, "tls_server_config.%.60s: no such key in a web config", name ? name : "?");
+            snprintf(err, cap, "tls_server_config.%.60s: no such key in a web config",
+                     name ? name : "?");
             return -1;
         }
         if (k->set == NULL) {
