@@ -13,6 +13,7 @@
 #include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +54,10 @@ struct http_tls {
     long failures;
 };
 
-/* The callback below has no argument of its own (tls.h). */
-static struct http_tls *serving;
+/* The callback below has no argument of its own (tls.h).  Set before the
+ * daemon serves and cleared after it stopped; atomic all the same, since
+ * the handshakes read it from libmicrohttpd's threads. */
+static _Atomic(struct http_tls *) serving;
 
 /* Reads a whole file, NUL-terminated, up to TLS_FILE_BYTES.  Returns the
  * buffer (caller wipes and frees) or NULL with why. */
@@ -277,7 +280,7 @@ static int pick_certificate(gnutls_session_t session, const gnutls_datum_t *req_
                             int pk_algos_length, gnutls_pcert_st **pcert,
                             unsigned int *pcert_length, gnutls_privkey_t *pkey)
 {
-    struct http_tls *t = serving;
+    struct http_tls *t = atomic_load(&serving);
 
     (void)session;
     (void)req_ca_rdn;
@@ -346,7 +349,7 @@ struct http_tls *http_tls_load(const struct web_config *cfg, char *err, size_t c
             gnutls_x509_crt_deinit(cas[i]);
         gnutls_free(cas);
     }
-    serving = t;
+    atomic_store(&serving, t);
     log_info("TLS: serving certificate serial %s from %s (client certificates: %s)",
              t->current->serial, cfg->cert_file, web_client_auth_name(cfg->client_auth));
     return t;
@@ -359,11 +362,11 @@ fail:
 void http_tls_free(struct http_tls *t)
 {
     struct tls_pair *p, *older;
+    struct http_tls *expected = t;
 
     if (t == NULL)
         return;
-    if (serving == t)
-        serving = NULL;
+    atomic_compare_exchange_strong(&serving, &expected, NULL);
     for (p = t->current; p; p = older) {
         older = p->older;
         pair_free(p);
