@@ -32,7 +32,8 @@ esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GPUBENCH_BUILD_DIR:-$top/build}
 packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
-          libsqlite3-dev nettle-dev libcurl4-openssl-dev python3 curl sqlite3
+          libsqlite3-dev nettle-dev libcurl4-openssl-dev libgnutls28-dev libyaml-dev
+          python3 curl sqlite3
           libjs-chart.js)
 # The browser test drives Debian's Chromium and the style check
 # clang-format; the API tests validate every answer against api/openapi.json

@@ -10,7 +10,8 @@
  * touched nothing.
  *
  * Signals are blocked in every thread and taken synchronously here with
- * sigwait(), so no handler runs in the middle of another thread's work.
+ * sigwait(), so no handler runs in the middle of another thread's work;
+ * SIGHUP reloads the TLS certificate (tls.h).
  */
 #include "app.h"
 #include "alerts.h"
@@ -29,8 +30,10 @@
 #include "store_check.h"
 #include "store_copy.h"
 #include "timeutil.h"
+#include "tls.h"
 #include "version.h"
 #include "waiters.h"
+#include "web_config.h"
 #include "worker_strays.h"
 
 #include <malloc.h>
@@ -160,6 +163,7 @@ int main(int argc, char **argv)
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN); /* a dead worker's pipe is an error return */
 
@@ -180,13 +184,28 @@ int main(int argc, char **argv)
             goto done;
         }
     }
+    if (opt.web_config) {
+        struct web_config web;
+
+        if (web_config_load(opt.web_config, &web, err, sizeof(err)) != 0) {
+            log_error("%s", err);
+            goto done;
+        }
+        app.tls = http_tls_load(&web, err, sizeof(err));
+        if (app.tls == NULL) {
+            log_error("%s", err);
+            goto done;
+        }
+    }
     /* Anyone who can reach the port can run work on the GPUs: beyond this
-     * machine, only with tokens, or when told so in as many words. */
+     * machine, only with tokens or verified client certificates, or when
+     * told so in as many words. */
     if (!http_addr_is_loopback(opt.listen) && app.auth == NULL &&
-        !opt.allow_unauthenticated) {
+        !http_tls_identifies(app.tls) && !opt.allow_unauthenticated) {
         log_error("refusing to listen on %s, beyond loopback, without bearer "
-                  "tokens: give --token-file, or --allow-unauthenticated on a "
-                  "network you trust",
+                  "tokens or client certificates: give --token-file, or a --web-config "
+                  "with client_auth_type RequireAndVerifyClientCert, or "
+                  "--allow-unauthenticated on a network you trust",
                   opt.listen);
         goto done;
     }
@@ -269,11 +288,18 @@ int main(int argc, char **argv)
         log_error("%s", err);
         goto done;
     }
-    log_info("listening on http://%s (database %s, worker %s, web %s)",
-             bound, app.db_path, opt.worker, opt.web);
+    log_info("listening on %s://%s (database %s, worker %s, web %s)",
+             app.tls ? "https" : "http", bound, app.db_path, opt.worker, opt.web);
 
-    while (sigwait(&stop_signals, &sig) != 0)
-        ;
+    for (;;) {
+        if (sigwait(&stop_signals, &sig) != 0)
+            continue;
+        if (sig != SIGHUP)
+            break;
+        log_info("SIGHUP: %s", app.tls ? "reloading the TLS certificate"
+                                       : "nothing to reload (no --web-config)");
+        http_tls_reload(app.tls, 1);
+    }
     log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     rc = 0;
 
@@ -292,6 +318,7 @@ done:
     ratelimit_free(app.post_limit);
     run_cache_free(run_cache);
     auth_free(app.auth);
+    http_tls_free(app.tls); /* after http_stop: the handshakes use it */
     if (listen_fd >= 0)
         close(listen_fd);
     db_lock_release(db_lock); /* last: the database is closed */

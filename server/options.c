@@ -142,7 +142,8 @@ static int set_peer(struct options *opt, const struct option_spec *spec, const c
 static const struct option_spec option_table[] = {
     {"listen", "ADDR:PORT", "127.0.0.1:8080", NULL,
      "where to listen: [::1]:8080 for IPv6, :8080 for every address (only with "
-     "tokens, or --allow-unauthenticated); port 0: the kernel picks one, and the "
+     "tokens, verified client certificates, or --allow-unauthenticated); port 0: the "
+     "kernel picks one, and the "
      "\"listening on\" line names it",
      set_listen, FIELD(listen), 0, 0},
     {"db", "PATH", "./gpubench.db", NULL, "the SQLite database", set_string, FIELD(db), 0, 0},
@@ -157,9 +158,15 @@ static const struct option_spec option_table[] = {
      "bearer tokens, one a line (or its SHA-256 in hex); then POST and DELETE need "
      "'Authorization: Bearer'",
      set_string, FIELD(token_file), 0, 0},
+    {"web-config", "FILE", NULL, "none: plain HTTP",
+     "serve HTTPS as this Prometheus exporter-toolkit web config says (tls_server_config: "
+     "cert_file, key_file, client_auth_type, client_ca_file, min_version, max_version); a "
+     "renewed certificate is taken at the next handshake, and on SIGHUP",
+     set_string, FIELD(web_config), 0, 0},
     {"auth-reads", NULL, NULL, "off", "reads need a token too", set_flag, FIELD(auth_reads), 0,
      0},
-    {"allow-unauthenticated", NULL, NULL, "off", "listen beyond loopback without tokens",
+    {"allow-unauthenticated", NULL, NULL, "off",
+     "listen beyond loopback without tokens or client certificates",
      set_flag, FIELD(allow_unauthenticated), 0, 0},
     {"peer", "URL", NULL, "none",
      "a peer gpubenchd to pull finished runs from (repeatable, e.g. http://node7:8080)",

@@ -23,6 +23,7 @@ struct options {
     char worker[OPTIONS_PATH_CAP];
     const char *chartjs; /* Chart.js, served at /vendor/chart.js */
     const char *token_file;
+    const char *web_config; /* --web-config: TLS (web_config.h); NULL: plain HTTP */
     const char *peers[OPTIONS_MAX_PEERS];
     int peer_count;
     int peer_interval_s;

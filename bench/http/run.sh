@@ -5,7 +5,8 @@
 #          answering the same bytes as a constant body;
 #   nginx  serving those bytes as a static file.
 # URLs: GET /runs/ID of a real H200 run (imported from examples/) and
-# GET /runs?limit=50.  wrk -t2 -c64, keep-alive, ROUNDS rounds of DURATION
+# GET /runs?limit=50 (--test-benchmarks: the export holds test_fault and
+# test_hang runs).  wrk -t2 -c64, keep-alive, ROUNDS rounds of DURATION
 # each, the median round reported.  Loopback only; everything it starts it
 # stops.  Needs wrk and nginx (Debian packages wrk, nginx-light).
 set -euo pipefail
@@ -24,14 +25,13 @@ cleanup() {
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
-
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() { for _ in $(seq 100); do curl -fs "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "no answer from $1" >&2; exit 1; }
+. "$top/bench/http/common.sh"
 
 # gpubenchd with real runs in it, and a few made by the test double.
 pd=$(port)
 "$build/bin/gpubenchd" --listen 127.0.0.1:$pd --db "$dir/gpubench.db" \
-  --worker "$build/tests/gpubench-fake-worker" --rate-limit 0 >"$dir/daemon.log" 2>&1 &
+  --worker "$build/tests/gpubench-fake-worker" --rate-limit 0 --test-benchmarks \
+  >"$dir/daemon.log" 2>&1 &
 pids+=($!)
 daemon_pid=$!
 wait_http "http://127.0.0.1:$pd/healthz"
@@ -74,24 +74,6 @@ wait_http "http://127.0.0.1:$pb1/"; wait_http "http://127.0.0.1:$pn/run"
 # Same bytes everywhere, or the comparison means nothing.
 cmp <(curl -fs "http://127.0.0.1:$pd/runs/$id") <(curl -fs "http://127.0.0.1:$pb1/x")
 cmp <(curl -fs "http://127.0.0.1:$pd/runs/$id") <(curl -fs "http://127.0.0.1:$pn/run")
-
-measure() {  # NAME URL -> "NAME rps p50_ms p99_ms errors"
-  local out
-  out=$(wrk -t"$threads" -c"$conns" -d"$duration" --latency "$2")
-  python3 - "$1" <<PY "$out"
-import re, sys
-name, text = sys.argv[1], sys.argv[2]
-def ms(label):
-    m = re.search(r"^\s*%s\s+([\d.]+)(us|ms|s)\s*$" % label, text, re.M)
-    v, unit = float(m.group(1)), m.group(2)
-    return v / 1000 if unit == "us" else v * 1000 if unit == "s" else v
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
-non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-errs += int(non2xx.group(1)) if non2xx else 0
-print("%s %.0f %.3f %.3f %d" % (name, rps, ms("50%"), ms("99%"), errs))
-PY
-}
 
 rss() { awk '/VmRSS/ {print $2}' /proc/$daemon_pid/status; }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -15,6 +15,7 @@
 #include "run_status.h"
 #include "store.h"
 #include "timeutil.h"
+#include "tls.h"
 #include "version.h"
 
 #include <stdio.h>
@@ -290,6 +291,31 @@ static const char *database_problem(int ping, const struct store_health *h,
 /* 200 while the daemon can serve, "degraded" with the reason when the
  * database is damaged or its disk full (reads may still work); 503 only
  * when the database does not answer at all. */
+/* The certificate served and whether the newest files were taken; null
+ * without --web-config. */
+static void add_tls(cJSON *body, struct http_tls *tls)
+{
+    struct http_tls_status st;
+    char expires[40];
+    cJSON *o;
+
+    if (tls == NULL) {
+        cJSON_AddNullToObject(body, "tls");
+        return;
+    }
+    http_tls_status(tls, &st);
+    time_format_rfc3339((int64_t)st.not_after * 1000, expires, sizeof(expires));
+    o = cJSON_AddObjectToObject(body, "tls");
+    cJSON_AddStringToObject(o, "certificate_serial", st.serial);
+    cJSON_AddStringToObject(o, "certificate_expires_at", expires);
+    cJSON_AddStringToObject(o, "loaded_at", st.loaded_at);
+    if (st.error[0])
+        cJSON_AddStringToObject(o, "reload_error", st.error);
+    else
+        cJSON_AddNullToObject(o, "reload_error");
+    cJSON_AddNumberToObject(o, "reload_failures", (double)st.reload_failures);
+}
+
 void healthz_get(struct http_request *req, struct http_reply *rep)
 {
     struct app *app = req->app;
@@ -318,6 +344,7 @@ void healthz_get(struct http_request *req, struct http_reply *rep)
         cJSON_AddStringToObject(body, "database_checked_at", h.checked_at);
     else
         cJSON_AddNullToObject(body, "database_checked_at");
+    add_tls(body, app->tls);
     if (problem) {
         reason = cJSON_AddObjectToObject(body, "reason");
         cJSON_AddStringToObject(reason, "check", check);

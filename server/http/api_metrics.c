@@ -24,6 +24,7 @@
 #include "store_runs.h"
 #include "store_verdicts.h"
 #include "timeutil.h"
+#include "tls.h"
 #include "work_units.h"
 #include "version.h"
 
@@ -103,6 +104,27 @@ static int gpu_metrics(struct http_request *req, struct dynbuf *b)
         dynbuf_printf(b, " %ld\n", stats[i].runs_done);
     }
     return 0;
+}
+
+/* The certificate served, when the daemon serves HTTPS (tls.h). */
+static void tls_metrics(struct http_tls *tls, struct dynbuf *b)
+{
+    struct http_tls_status st;
+
+    if (tls == NULL)
+        return;
+    http_tls_status(tls, &st);
+    help(b, "gpubench_tls_certificate_expiry_seconds", "gauge",
+         "When the certificate served ends, in seconds since 1970.");
+    dynbuf_printf(b, "gpubench_tls_certificate_expiry_seconds %lld\n", (long long)st.not_after);
+    help(b, "gpubench_tls_certificate_reload_ok", "gauge",
+         "0 while the newest certificate files could not be taken (the old certificate is "
+         "served; /healthz says why), else 1.");
+    dynbuf_printf(b, "gpubench_tls_certificate_reload_ok %d\n", st.error[0] == '\0');
+    help(b, "gpubench_tls_certificate_reload_failures_total", "counter",
+         "Renewed certificate files that could not be taken.");
+    dynbuf_printf(b, "gpubench_tls_certificate_reload_failures_total %ld\n",
+                  st.reload_failures);
 }
 
 /* 0, or -1 on a store error. */
@@ -415,6 +437,7 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
         return;
     }
     peers_metrics(req->app->peers, &b);
+    tls_metrics(req->app->tls, &b);
     /* The buffer remembers a refused line (dynbuf.h): a scrape with holes
      * would read as series that vanished. */
     body = dynbuf_failed(&b) ? NULL : dynbuf_take(&b, &n);

@@ -18,6 +18,7 @@ struct auth;
 struct ratelimit;
 struct peers;
 struct alerts;
+struct http_tls;
 
 /* The command-line settings the HTTP layer reads (main copies them from
  * its options, options.h, which this layer does not see). */
@@ -43,6 +44,7 @@ struct app {
     struct ratelimit *post_limit; /* NULL: no rate limit */
     struct peers *peers;          /* NULL: no --peer */
     struct alerts *alerts;        /* the alert webhook (alerts.h) */
+    struct http_tls *tls;         /* NULL: plain HTTP (tls.h) */
     char host[256];
     int64_t started_mono_ms;
     char started_at[32];

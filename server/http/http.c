@@ -10,6 +10,7 @@
 #include "router.h"
 #include "run_request.h"
 #include "timeutil.h"
+#include "tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -337,19 +338,32 @@ static int check_access(struct http_request *req, struct http_reply *rep,
     int retry = 1;
     int posting = route->rate_limited;
 
+    /* Either identity opens what either guards: a known bearer token, or
+     * a client certificate the web config's CA signed (README, "TLS"). */
+    int guarded = app->auth != NULL || http_tls_identifies(app->tls);
+
     if (req->resumed)
         return 0; /* checked before it was suspended */
-    if (app->auth && (access == ROUTE_WRITE ||
-                      (access == ROUTE_READ && app->opt->auth_reads))) {
+    if (guarded && (access == ROUTE_WRITE || (access == ROUTE_READ && app->opt->auth_reads))) {
         const char *h = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
                                                     MHD_HTTP_HEADER_AUTHORIZATION);
-        if (!auth_check(app->auth, h, key, sizeof(key))) {
+        if (!auth_check(app->auth, h, key, sizeof(key)) &&
+            !http_tls_client_verified(app->tls, req->conn, key, sizeof(key))) {
             snprintf(rep->www_authenticate, sizeof(rep->www_authenticate),
                      "Bearer realm=\"gpubench\"%s", h ? ", error=\"invalid_token\"" : "");
-            reply_error(rep, 401, "unauthorized", "",
-                        h ? "that bearer token is not one of this daemon's"
-                          : "this needs a bearer token: add the header "
-                            "'Authorization: Bearer TOKEN'");
+            if (app->auth == NULL)
+                reply_error(rep, 401, "unauthorized", "",
+                            "this needs a client certificate that the daemon's "
+                            "client_ca_file signed");
+            else
+                reply_error(rep, 401, "unauthorized", "",
+                            h ? "that bearer token is not one of this daemon's"
+                              : "this needs a bearer token: add the header "
+                                "'Authorization: Bearer TOKEN'%s",
+                            http_tls_identifies(app->tls)
+                                ? ", or a client certificate that the daemon's "
+                                  "client_ca_file signed"
+                                : "");
             return -1;
         }
     } else if (posting && app->post_limit) {
@@ -590,15 +604,18 @@ static enum MHD_Result admit(void *cls, const struct sockaddr *addr, socklen_t l
     return atomic_load(&open_connections) < app->opt->max_connections ? MHD_YES : MHD_NO;
 }
 
+/* STARTED comes in the thread that will serve the connection, before its
+ * TLS handshake: the client-certificate settings go on its session here. */
 static void note_connection(void *cls, struct MHD_Connection *conn,
                             void **socket_context, enum MHD_ConnectionNotificationCode what)
 {
-    (void)cls;
-    (void)conn;
+    const struct app *app = cls;
+
     (void)socket_context;
-    if (what == MHD_CONNECTION_NOTIFY_STARTED)
+    if (what == MHD_CONNECTION_NOTIFY_STARTED) {
         atomic_fetch_add(&open_connections, 1);
-    else if (what == MHD_CONNECTION_NOTIFY_CLOSED)
+        http_tls_connection_started(app->tls, conn);
+    } else if (what == MHD_CONNECTION_NOTIFY_CLOSED)
         atomic_fetch_sub(&open_connections, 1);
 }
 
@@ -675,6 +692,7 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
     struct MHD_OptionItem items[HTTP_MHD_OPTIONS_MAX];
     struct MHD_Daemon *d;
     unsigned int flags = http_mhd_flags();
+    int n;
 
     if (getsockname(listen_fd, (struct sockaddr *)&ss, &len) != 0) {
         snprintf(errbuf, cap, "the listening socket: %s", strerror(errno));
@@ -682,14 +700,23 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
     }
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    if (http_mhd_options(app->opt, items, HTTP_MHD_OPTIONS_MAX) < 0) {
+    n = http_mhd_options(app->opt, items, HTTP_MHD_OPTIONS_MAX);
+    if (n > 0 && app->tls) {
+        /* The TLS options go before the END that http_mhd_options put last. */
+        int t = http_tls_mhd_options(app->tls, items + n - 1, HTTP_MHD_OPTIONS_MAX - n);
+        flags |= MHD_USE_TLS;
+        n = t < 0 ? -1 : n + t;
+        if (n > 0)
+            items[n - 1] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    }
+    if (n < 0) {
         snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
         return NULL;
     }
     d = MHD_start_daemon(flags, 0, admit, app, on_access, app,
                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-                         MHD_OPTION_NOTIFY_CONNECTION, note_connection, NULL,
+                         MHD_OPTION_NOTIFY_CONNECTION, note_connection, app,
                          MHD_OPTION_ARRAY, items,
                          MHD_OPTION_END);
     if (d == NULL)

@@ -12,6 +12,9 @@ GPUBENCH_DAEMON and GPUBENCH_FAKE_WORKER.
 
 Every answer request() receives is checked against api/openapi.json
 (openapi_check.py): an answer the document does not describe fails the test.
+
+With tls=an ssl.SSLContext (and a --web-config in args) the daemon is
+talked to over HTTPS, with that context.
 """
 import http.client
 import json
@@ -29,7 +32,7 @@ FAKE_WORKER = os.environ.get("GPUBENCH_FAKE_WORKER", "build/tests/gpubench-fake-
 
 
 # The daemon's line once it answers (server/main.c), with the port as bound.
-LISTENING = re.compile(rb"listening on http://127\.0\.0\.1:(\d+)")
+LISTENING = re.compile(rb"listening on https?://127\.0\.0\.1:(\d+)")
 
 
 class Response:
@@ -52,7 +55,7 @@ class Response:
 
 
 class Daemon:
-    def __init__(self, workdir=None, gpus=1, worker=None, args=(), env=None):
+    def __init__(self, workdir=None, gpus=1, worker=None, args=(), env=None, tls=None):
         self.tmp = tempfile.mkdtemp(prefix="gpubench-api-") if workdir is None else workdir
         self.db = os.path.join(self.tmp, "gpubench.db")
         self.control = os.path.join(self.tmp, "fake-mode")
@@ -69,6 +72,7 @@ class Daemon:
             # test_alerts.py asks for it.
             self.args += ["--confirm-runs", "0"]
         self.extra_env = env or {}
+        self.tls = tls
         self.port = None
         self.proc = None
         self.set_mode("normal")
@@ -135,8 +139,15 @@ class Daemon:
     def kill(self):
         return self.stop(signal.SIGKILL)
 
-    def request(self, method, path, body=None, headers=None, timeout=30):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+    def connect(self, timeout=30, tls=None):
+        """A connection to the daemon: HTTPS with tls (else the daemon's own)."""
+        tls = tls or self.tls
+        if tls is None:
+            return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=tls)
+
+    def request(self, method, path, body=None, headers=None, timeout=30, tls=None):
+        conn = self.connect(timeout, tls)
         try:
             if isinstance(body, (dict, list)):
                 body = json.dumps(body)

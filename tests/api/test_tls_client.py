@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
 from test_client import Client  # noqa: E402
 from test_fleet import wait_for  # noqa: E402
-from tls_certs import Certs  # noqa: E402
+from tls_certs import PeerCerts  # noqa: E402
 from tls_front import https_receiver, start_tls_node  # noqa: E402
 
 BODY = {"benchmark": "smem_stride", "params": {"strides": [1, 2, 32]}}
@@ -38,7 +38,7 @@ class TlsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="gpubench-tls-")
-        cls.certs = Certs(cls.dir)
+        cls.certs = PeerCerts(cls.dir)
 
     @classmethod
     def tearDownClass(cls):

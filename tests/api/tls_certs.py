@@ -1,79 +1,110 @@
-"""Certificates for the TLS tests, made with openssl in a folder of the
-test's own: a CA, a server certificate for 127.0.0.1 and localhost, a
-client certificate, a second CA with a server certificate of its own, an
-expired server certificate, and one for another host's name.
+"""Certificates for the TLS tests, made with openssl in a folder of the test's.
 
-Each is signed with `openssl ca` (a fresh database each time), the one
-command of openssl 3.0 that can set a certificate's dates in the past."""
+CA: a CA; server_for(ca): a server certificate for 127.0.0.1 and localhost
+(SAN) signed by it; client_for(ca): a client certificate.  Each is a pair of
+PEM files (cert, key).  Keys are P-256, so making them takes milliseconds.
+"""
 import os
 import subprocess
 
-CA_CONFIG = """[ca]
-default_ca = this
-[this]
-database = {dir}/index.txt
-serial = {dir}/serial
-new_certs_dir = {dir}
-default_md = sha256
-policy = anything
-unique_subject = no
-[anything]
-commonName = supplied
-"""
 
-SERVER_EXT = "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n"
-CLIENT_EXT = "extendedKeyUsage=clientAuth\n"
-OTHER_HOST_EXT = "subjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth\n"
-
-
-def openssl(*args):
-    subprocess.run(["openssl"] + list(args), check=True, capture_output=True, timeout=60)
-
-
-def new_key_args(key):
-    return ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key]
-
-
-def make_ca(d, name):
-    cert, key = os.path.join(d, name + ".pem"), os.path.join(d, name + ".key")
-    openssl("req", "-x509", *new_key_args(key), "-out", cert, "-subj", "/CN=gpubench " + name,
-            "-days", "2", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-    return cert, key
-
-
-def sign(d, name, ca, cn, ext, dates=("-days", "2")):
-    """A key and a certificate for cn, signed by ca (cert, key), with the
-    extensions ext and the dates given.  Their paths."""
-    cert, key = os.path.join(d, name + ".pem"), os.path.join(d, name + ".key")
-    work = os.path.join(d, name + ".ca")
-    os.mkdir(work)
-    with open(os.path.join(work, "index.txt"), "w"):
-        pass
-    with open(os.path.join(work, "serial"), "w") as f:
-        f.write(os.urandom(8).hex() + "\n")
-    for fname, text in (("ca.cnf", CA_CONFIG.format(dir=work)), ("ext", ext)):
-        with open(os.path.join(work, fname), "w") as f:
-            f.write(text)
-    csr = os.path.join(work, "req.csr")
-    openssl("req", "-new", *new_key_args(key), "-out", csr, "-subj", "/CN=" + cn)
-    openssl("ca", "-batch", "-config", os.path.join(work, "ca.cnf"), "-cert", ca[0],
-            "-keyfile", ca[1], "-extfile", os.path.join(work, "ext"), "-notext",
-            *dates, "-in", csr, "-out", cert)
-    return cert, key
+def _run(*args, cwd):
+    subprocess.run(["openssl"] + list(args), cwd=cwd, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 class Certs:
-    """The files, made in d: .ca and .other_ca are the CAs' certificates;
-    the rest are (certificate, key) pairs."""
+    def __init__(self, folder):
+        self.dir = folder
+        os.makedirs(folder, exist_ok=True)
+        self.serial = 0x1000
 
-    def __init__(self, d):
-        ca = make_ca(d, "ca")
-        other_ca = make_ca(d, "other-ca")
-        self.ca, self.other_ca = ca[0], other_ca[0]
-        self.server = sign(d, "server", ca, "127.0.0.1", SERVER_EXT)
-        self.client = sign(d, "client", ca, "a gpubench hub", CLIENT_EXT)
-        self.other_server = sign(d, "other-server", other_ca, "127.0.0.1", SERVER_EXT)
-        self.expired = sign(d, "expired", ca, "127.0.0.1", SERVER_EXT,
-                            ("-startdate", "20200101000000Z", "-enddate", "20200102000000Z"))
-        self.other_host = sign(d, "other-host", ca, "other.example", OTHER_HOST_EXT)
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def key(self, name):
+        _run("ecparam", "-genkey", "-name", "prime256v1", "-noout", "-out", name + ".key",
+             cwd=self.dir)
+        return self.path(name + ".key")
+
+    def ca(self, name):
+        self.key(name)
+        _run("req", "-x509", "-new", "-key", name + ".key", "-out", name + ".crt",
+             "-days", "30", "-subj", "/CN=" + name,
+             "-addext", "basicConstraints=critical,CA:true",
+             "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=self.dir)
+        return self.path(name + ".crt")
+
+    def issue(self, name, ca, usage, days=30, san=None, expired=False):
+        """A certificate NAME.crt signed by CA (a ca() name); returns its serial (int)."""
+        self.key(name)
+        self.serial += 1
+        ext = ["basicConstraints=CA:false", "extendedKeyUsage=" + usage]
+        if san:
+            ext.append("subjectAltName=" + san)
+        with open(self.path(name + ".ext"), "w") as f:
+            f.write("\n".join(ext) + "\n")
+        _run("req", "-new", "-key", name + ".key", "-out", name + ".csr",
+             "-subj", "/CN=" + name, cwd=self.dir)
+        args = ["x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
+                "-set_serial", str(self.serial), "-out", name + ".crt", "-extfile", name + ".ext"]
+        if expired:
+            self._expired(name, ca)
+        else:
+            _run(*(args + ["-days", str(days)]), cwd=self.dir)
+        return self.serial
+
+    def _expired(self, name, ca):
+        # openssl x509 takes no start date; openssl ca does, with a database.
+        db = self.path(ca + ".index")
+        open(db, "a").close()
+        with open(self.path(ca + ".cnf"), "w") as f:
+            f.write("[ca]\ndefault_ca=d\n[d]\ndatabase=%s\nnew_certs_dir=%s\n"
+                    "serial=%s\ndefault_md=sha256\npolicy=p\nunique_subject=no\n[p]\n"
+                    "commonName=supplied\n" % (db, self.dir, self.path(ca + ".serial")))
+        with open(self.path(ca + ".serial"), "w") as f:
+            f.write("%04X\n" % self.serial)
+        _run("ca", "-batch", "-config", ca + ".cnf", "-cert", ca + ".crt", "-keyfile",
+             ca + ".key", "-in", name + ".csr", "-out", name + ".crt", "-notext",
+             "-extfile", name + ".ext", "-startdate", "20200101000000Z",
+             "-enddate", "20200102000000Z",
+             cwd=self.dir)
+
+    def server(self, name, ca, expired=False):
+        return self.issue(name, ca, "serverAuth", san="IP:127.0.0.1,DNS:localhost",
+                          expired=expired)
+
+    def client(self, name, ca):
+        return self.issue(name, ca, "clientAuth")
+
+    def web_config(self, name, cert, key, **tls):
+        """A web config file NAME.yml; tls adds keys of tls_server_config."""
+        lines = ["tls_server_config:", "  cert_file: " + cert, "  key_file: " + key]
+        lines += ["  %s: %s" % kv for kv in tls.items()]
+        with open(self.path(name + ".yml"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return self.path(name + ".yml")
+
+
+class PeerCerts:
+    """The set the tests of gpubench speaking TLS to others use
+    (test_tls_client.py), made in folder: .ca and .other_ca are the CAs'
+    certificates; .server, .client, .other_server (signed by the other CA),
+    .expired and .other_host (for another host's name) are (certificate,
+    key) pairs."""
+
+    def __init__(self, folder):
+        c = Certs(folder)
+
+        def pair(name):
+            return c.path(name + ".crt"), c.path(name + ".key")
+
+        self.ca, self.other_ca = c.ca("ca"), c.ca("other-ca")
+        c.server("server", "ca")
+        c.client("client", "ca")
+        c.server("other-server", "other-ca")
+        c.server("expired", "ca", expired=True)
+        c.issue("other-host", "ca", "serverAuth", san="DNS:other.example")
+        self.server, self.client = pair("server"), pair("client")
+        self.other_server, self.expired = pair("other-server"), pair("expired")
+        self.other_host = pair("other-host")

@@ -113,10 +113,10 @@ class WebSocket:
 class Browser:
     """One headless Chromium and its first page.  events: every CDP event."""
 
-    def __init__(self, width=1400, height=1000):
+    def __init__(self, width=1400, height=1000, flags=()):
         self.exe = find_chromium()
         self.profile = tempfile.mkdtemp(prefix="gpubench-chromium-")
-        self.proc = subprocess.Popen([self.exe] + CHROMIUM_FLAGS + ["--user-data-dir=" + self.profile,
+        self.proc = subprocess.Popen([self.exe] + CHROMIUM_FLAGS + list(flags) + ["--user-data-dir=" + self.profile,
                                                                     "--window-size=%d,%d" % (width, height),
                                                                     "about:blank"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

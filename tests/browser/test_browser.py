@@ -15,8 +15,11 @@ new temporary folder (never the source tree), named at the start.
 
 Exit 0 passed, 1 failed, 77 skipped (no chromium).
 """
+import base64
+import hashlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -127,7 +130,7 @@ def post_run(d, body, wait=10):
 
 
 def open_page(b, d, query, what):
-    b.goto("http://127.0.0.1:%d/%s" % (d.port, query))
+    b.goto("%s://127.0.0.1:%d/%s" % ("https" if d.tls else "http", d.port, query))
     # A fresh load starts in "loading"; wait for the page to say it is done.
     b.wait_for("location.search === %s && %s" % (json.dumps(query), READY), what=what)
 
@@ -965,6 +968,35 @@ def test_no_gpu(d, b):
     assert_clean(b)
 
 
+def tls_setup():
+    """A test CA and a server certificate for 127.0.0.1 (tests/api/tls_certs.py):
+    the daemon's --web-config, and Chromium's flag that trusts exactly that
+    certificate's key (the SHA-256 of its SubjectPublicKeyInfo), so nothing
+    else about certificates is relaxed."""
+    import ssl
+    from tls_certs import Certs
+    c = Certs(tempfile.mkdtemp(prefix="gpubench-browser-tls-"))
+    c.ca("ca")
+    c.server("server", "ca")
+    der = subprocess.run(["openssl", "pkey", "-in", c.path("server.key"), "-pubout", "-outform",
+                          "DER"], check=True, stdout=subprocess.PIPE).stdout
+    spki = base64.b64encode(hashlib.sha256(der).digest()).decode()
+    ctx = ssl.create_default_context(cafile=c.path("ca.crt"))
+    return (["--web-config", c.web_config("web", "server.crt", "server.key")],
+            ["--ignore-certificate-errors-spki-list=" + spki], ctx)
+
+
+def test_tls(d, b):
+    """The page over HTTPS: the run list, a run with its chart, no complaint."""
+    r = post_run(d, {"benchmark": "smem_stride", "device": 0})
+    open_page(b, d, "?run=" + r["id"], "a run over https")
+    check(b.eval("location.protocol") == "https:", "the page is not on https")
+    assert_chart(b, "run over https")
+    assert_rows_match(b, d.get("/runs/" + r["id"]).json()["results"]["rows"], "stride")
+    shot(b, "tls")
+    assert_clean(b)
+
+
 def main():
     if not cdp.find_chromium():
         print("SKIPPED: chromium not installed (apt-get install chromium)")
@@ -985,17 +1017,21 @@ def main():
         ("newcomer", test_newcomer, {}, EXAMPLE_ARGS),
         ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
         ("layout", test_layout, {}, EXAMPLE_ARGS),
+        ("tls", test_tls, {}, "tls"),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
     # cases (while working on one).
     only = sys.argv[1:] or [c for c in os.environ.get("GPUBENCH_BROWSER_CASES", "").split(",") if c]
     cases = [c for c in cases if not only or c[0] in only]
     for name, fn, env, args in cases:
-        d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args)
+        flags, tls = [], None
+        if args == "tls":
+            args, flags, tls = tls_setup()
+        d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args, tls=tls)
         b = None
         try:
             d.start()
-            b = cdp.Browser()
+            b = cdp.Browser(flags=flags)
             print("== " + name)
             fn(d, b)
             print("ok   " + name)

@@ -1,0 +1,25 @@
+# bench/http/common.sh - what run.sh and run_tls.sh share, sourced by both:
+# a free loopback port, waiting for an answer, and one wrk measurement.
+# WRK_CURL: curl's options for wait_http (the CA, for https).
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_http() { for _ in $(seq 100); do curl -fs ${WRK_CURL:-} "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "no answer from $1" >&2; exit 1; }
+
+# measure NAME URL [wrk options] -> "NAME rps p50_ms p99_ms errors"
+measure() {
+  local out
+  out=$(wrk -t"$threads" -c"$conns" -d"$duration" --latency "${@:3}" "$2")
+  python3 - "$1" <<PY "$out"
+import re, sys
+name, text = sys.argv[1], sys.argv[2]
+def ms(label):
+    m = re.search(r"^\s*%s\s+([\d.]+)(us|ms|s)\s*$" % label, text, re.M)
+    v, unit = float(m.group(1)), m.group(2)
+    return v / 1000 if unit == "us" else v * 1000 if unit == "s" else v
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", text))
+non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+errs += int(non2xx.group(1)) if non2xx else 0
+print("%s %.0f %.3f %.3f %d" % (name, rps, ms("50%"), ms("99%"), errs))
+PY
+}

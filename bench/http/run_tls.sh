@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# bench/http/run_tls.sh [BUILD_DIR] - gpubenchd over TLS 1.3 (--web-config,
+# libmicrohttpd's GnuTLS) against nginx serving the same bytes with the same
+# certificate (a P-256 key from a test CA made here) and the same settings
+# (TLS 1.3 only, no session tickets or cache on either: every new connection
+# is a full handshake), in the same run, alternating:
+#   keep-alive  GET /runs/ID of a real H200 run, wrk -t2 -c64 (as run.sh);
+#   handshakes  the same with 'Connection: close': new connections a second.
+# ROUNDS rounds of DURATION each, the median round reported.  Loopback only;
+# everything it starts it stops.  Needs wrk and nginx (Debian packages wrk,
+# nginx-light) and openssl.
+set -euo pipefail
+build=${1:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$build" && pwd)
+rounds=${ROUNDS:-3}
+duration=${DURATION:-10s}
+conns=${CONNS:-64}
+threads=${THREADS:-2}
+dir=$(mktemp -d /tmp/gpubench-bench-tls.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$dir/nginx.pid" ] && kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+. "$top/bench/http/common.sh"
+
+# The certificates, with the test suite's own helper.  The export holds
+# test_fault and test_hang runs too: --test-benchmarks takes them.
+PYTHONPATH="$top/tests/api" python3 -c '
+import sys, tls_certs
+c = tls_certs.Certs(sys.argv[1])
+c.ca("ca")
+c.server("server", "ca")
+c.web_config("web", "server.crt", "server.key", min_version="TLS13")
+' "$dir"
+WRK_CURL="--cacert $dir/ca.crt"
+
+pd=$(port)
+"$build/bin/gpubenchd" --listen 127.0.0.1:$pd --db "$dir/gpubench.db" --web-config "$dir/web.yml" \
+  --worker "$build/tests/gpubench-fake-worker" --rate-limit 0 --test-benchmarks \
+  >"$dir/daemon.log" 2>&1 &
+pids+=($!)
+daemon_pid=$!
+base=https://127.0.0.1:$pd
+wait_http "$base/healthz"
+curl -fs $WRK_CURL --data-binary @"$top/examples/h200x2_daemon/runs.ndjson" "$base/runs/import" >/dev/null
+id=$(curl -fs $WRK_CURL "$base/runs?benchmark=smem_stride&device=NVIDIA%20H200&status=done&limit=1" |
+     python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
+curl -fs $WRK_CURL "$base/runs/$id" >"$dir/run.json"
+
+pn=$(port)
+cat >"$dir/nginx.conf" <<CONF
+worker_processes $(nproc);
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log;
+daemon on;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  default_type application/json;
+  client_body_temp_path $dir; proxy_temp_path $dir; fastcgi_temp_path $dir;
+  uwsgi_temp_path $dir; scgi_temp_path $dir;
+  server {
+    listen 127.0.0.1:$pn ssl;
+    ssl_certificate $dir/server.crt;
+    ssl_certificate_key $dir/server.key;
+    ssl_protocols TLSv1.3;
+    ssl_session_tickets off;
+    ssl_session_cache off;
+    root $dir;
+    location = /run { try_files /run.json =404; }
+  }
+}
+CONF
+nginx -c "$dir/nginx.conf" -p "$dir"
+wait_http "https://127.0.0.1:$pn/run"
+cmp <(curl -fs $WRK_CURL "$base/runs/$id") <(curl -fs $WRK_CURL "https://127.0.0.1:$pn/run")
+# Both speak TLS 1.3 with the same certificate.
+for p in $pd $pn; do
+  openssl s_client -connect 127.0.0.1:$p -tls1_3 -CAfile "$dir/ca.crt" </dev/null 2>/dev/null |
+    grep -q "Verify return code: 0" || { echo "port $p: no verified TLS 1.3" >&2; exit 1; }
+done
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%Y-%m-%dT%H:%MZ); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "run body $(wc -c <"$dir/run.json") bytes; wrk -t$threads -c$conns -d$duration, $rounds rounds; TLS 1.3, P-256"
+results=$dir/results.txt
+for r in $(seq "$rounds"); do
+  measure "keepalive:gpubenchd" "$base/runs/$id" >>"$results"
+  measure "keepalive:nginx" "https://127.0.0.1:$pn/run" >>"$results"
+  measure "handshake:gpubenchd" "$base/runs/$id" -H "Connection: close" >>"$results"
+  measure "handshake:nginx" "https://127.0.0.1:$pn/run" -H "Connection: close" >>"$results"
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$results" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, rps, p50, p99, errs = line.split()
+    rows.setdefault(name, []).append((float(rps), float(p50), float(p99), int(errs)))
+def med(name, i):
+    return statistics.median(x[i] for x in rows[name])
+print("%-20s %10s %9s %9s %7s   %s" % ("target", "req/s", "p50 ms", "p99 ms", "errors", "ratio to nginx"))
+for kind in ("keepalive", "handshake"):
+    for who in ("gpubenchd", "nginx"):
+        n = "%s:%s" % (kind, who)
+        print("%-20s %10.0f %9.3f %9.3f %7d   %.2f" % (n, med(n, 0), med(n, 1), med(n, 2),
+              sum(x[3] for x in rows[n]), med(n, 0) / med(kind + ":nginx", 0)))
+PY
