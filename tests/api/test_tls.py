@@ -17,6 +17,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import DAEMON, FAKE_WORKER, Daemon  # noqa: E402
+from test_fleet import wait_for  # noqa: E402
 from tls_certs import Certs  # noqa: E402
 
 RUN = {"benchmark": "smem_stride", "params": {"strides": [1, 2]}}
@@ -224,6 +225,32 @@ class TlsTest(unittest.TestCase):
         self.assertEqual(served_serial(d.port, c), third)
         self.assertIn("gpubench_tls_certificate_reload_ok 1", d.get("/metrics").body)
         self.assertNotIn("PRIVATE KEY", d.read_log())
+
+    def test_hub_pulls_a_gpubenchd_node_over_mutual_tls(self):
+        # gpubenchd to gpubenchd, both sides ours: the node requires and
+        # verifies a client certificate; a hub showing the CA's client
+        # certificate pulls, one showing another CA's is refused and says so.
+        c = self.certs
+        node = self.daemon(self.mtls, client="client")
+        ids = [node.post("/runs?wait=10", RUN).json()["id"] for _ in range(2)]
+        url = "https://127.0.0.1:%d" % node.port
+
+        def hub(client):
+            d = Daemon(gpus=0, args=["--peer", url, "--peer-interval", "1",
+                                     "--peer-ca-file", c.path("ca.crt"),
+                                     "--peer-cert-file", c.path(client + ".crt"),
+                                     "--peer-key-file", c.path(client + ".key")])
+            self.addCleanup(d.stop)
+            return d.start()
+
+        good, bad = hub("client"), hub("other")
+        wait_for(lambda: all(good.get("/runs/" + i).status == 200 for i in ids),
+                 what="the hub to pull the TLS node's runs")
+        self.assertEqual(good.get("/runs/" + ids[0]).json()["origin"], url)
+        wait_for(lambda: bad.get("/peers").json()["peers"][0]["last_error"],
+                 what="the hub with another CA's certificate to report its failure")
+        self.assertEqual(bad.get("/peers").json()["peers"][0]["runs_pulled"], 0)
+        self.assertEqual(bad.get("/runs").json()["runs"], [])
 
     def test_expired_certificate_refused_at_start(self):
         cfg = self.certs.web_config("expired", "expired.crt", "expired.key")

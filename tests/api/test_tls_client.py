@@ -100,9 +100,10 @@ class TlsTest(unittest.TestCase):
 
     def webhook_daemon(self, receiver, ca):
         d = self.started(Daemon(args=["--alert-webhook", receiver.url, "--peer-ca-file", ca,
-                                      "--history-runs", "2", "--confirm-runs", "0"]).start())
-        # Two runs at the card's pace, then one 5% slower: confirmed alerts.
-        for mode in ("normal", "normal", "slow=1.05"):
+                                      "--history-runs", "8", "--confirm-runs", "0"]).start())
+        # Eight runs at the card's pace (the shortest history that judges),
+        # then one 5% slower: confirmed alerts.
+        for mode in ["normal"] * 8 + ["slow=1.05"]:
             d.set_mode(mode)
             self.assertEqual(d.post("/runs?wait=20", BODY).json()["status"], "done")
         confirmed = [a for a in d.get("/alerts").json()["alerts"] if a["state"] == "confirmed"]
