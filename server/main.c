@@ -11,7 +11,8 @@
  *
  * Signals are blocked in every thread and taken synchronously here with
  * sigwait(), so no handler runs in the middle of another thread's work;
- * SIGHUP reloads the TLS certificate (tls.h).
+ * SIGHUP reloads the TLS certificate (tls.h) and reads --peers-file again
+ * (peers.h).
  */
 #include "app.h"
 #include "alerts.h"
@@ -138,18 +139,21 @@ int main(int argc, char **argv)
 
     switch (options_parse(&opt, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT_OK:
+        options_free(&opt);
         return 0;
     case OPTIONS_EXIT_USAGE:
+        options_free(&opt);
         return 2;
     case OPTIONS_RUN:
         break;
     }
-    if (opt.check_db)
-        return check_db(opt.db);
-    if (opt.backup)
-        return backup_db(opt.db, opt.backup);
-    if (opt.recover)
-        return recover_db(opt.recover, opt.db);
+    if (opt.check_db || opt.backup || opt.recover) {
+        rc = opt.check_db ? check_db(opt.db)
+             : opt.backup ? backup_db(opt.db, opt.backup)
+                          : recover_db(opt.recover, opt.db);
+        options_free(&opt);
+        return rc;
+    }
     if (opt.verbose)
         log_set_level(LOG_DEBUG);
 #ifdef M_ARENA_MAX
@@ -277,6 +281,8 @@ int main(int argc, char **argv)
     peers.store = app.store;
     peers.urls = opt.peers;
     peers.count = opt.peer_count;
+    peers.peers_file = opt.peers_file;
+    peers.concurrency = opt.peer_concurrency;
     peers.interval_s = opt.peer_interval_s;
     peers.token_file = opt.peer_token_file;
     peers.tls = opt.peer_tls;
@@ -296,9 +302,10 @@ int main(int argc, char **argv)
             continue;
         if (sig != SIGHUP)
             break;
-        log_info("SIGHUP: %s", app.tls ? "reloading the TLS certificate"
-                                       : "nothing to reload (no --web-config)");
+        log_info("SIGHUP: %s%s", app.tls ? "reloading the TLS certificate" : "no --web-config",
+                 opt.peers_file ? "; reading --peers-file again" : "");
         http_tls_reload(app.tls, 1);
+        peers_reload(app.peers);
     }
     log_info("%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     rc = 0;
@@ -322,6 +329,7 @@ done:
     if (listen_fd >= 0)
         close(listen_fd);
     db_lock_release(db_lock); /* last: the database is closed */
+    options_free(&opt);       /* last: app.peers read the --peer URLs */
     if (rc == 0)
         log_info("stopped");
     return rc;

@@ -127,10 +127,6 @@ static int set_peer(struct options *opt, const struct option_spec *spec, const c
                 text);
         return -1;
     }
-    if (opt->peer_count == OPTIONS_MAX_PEERS) {
-        fprintf(err, "gpubenchd: at most %d peers\n", OPTIONS_MAX_PEERS);
-        return -1;
-    }
     opt->peers[opt->peer_count++] = text;
     return 0;
 }
@@ -171,6 +167,13 @@ static const struct option_spec option_table[] = {
     {"peer", "URL", NULL, "none",
      "a peer gpubenchd to pull finished runs from (repeatable, e.g. http://node7:8080)",
      set_peer, FIELD(peers), 0, 0},
+    {"peers-file", "PATH", NULL, "none",
+     "more peers, in Prometheus's file_sd format (a JSON list of {\"targets\": [\"host:port\" "
+     "or a URL, ...], \"labels\": {...}}); read again when it changes and on SIGHUP, a broken "
+     "one reported and the last good list kept",
+     set_readable, FIELD(peers_file), 0, 0},
+    {"peer-concurrency", "N", "16", NULL, "pulls from peers at once", set_int,
+     FIELD(peer_concurrency), 1, 1024},
     {"peer-interval", "SECONDS", "30", NULL, "between pulls from each peer", set_int,
      FIELD(peer_interval_s), 1, 86400},
     {"peer-token-file", "PATH", NULL, "none",
@@ -349,6 +352,12 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
     int c;
 
     memset(opt, 0, sizeof(*opt));
+    /* Each --peer takes a word of argv: room for all of them, no cap. */
+    opt->peers = calloc((size_t)argc + 1, sizeof(*opt->peers));
+    if (opt->peers == NULL) {
+        fprintf(err, "gpubenchd: out of memory\n");
+        return OPTIONS_EXIT_USAGE;
+    }
     default_paths(opt);
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         const struct option_spec *s = &option_table[i];
@@ -410,6 +419,13 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
         return OPTIONS_EXIT_USAGE;
     }
     return OPTIONS_RUN;
+}
+
+void options_free(struct options *opt)
+{
+    free(opt->peers);
+    opt->peers = NULL;
+    opt->peer_count = 0;
 }
 
 void options_http(const struct options *opt, struct http_options *http)

@@ -13,7 +13,6 @@
 
 #include "curl_tls.h"
 
-#define OPTIONS_MAX_PEERS 32
 #define OPTIONS_PATH_CAP 4096
 
 struct options {
@@ -24,8 +23,10 @@ struct options {
     const char *chartjs; /* Chart.js, served at /vendor/chart.js */
     const char *token_file;
     const char *web_config; /* --web-config: TLS (web_config.h); NULL: plain HTTP */
-    const char *peers[OPTIONS_MAX_PEERS];
+    const char **peers;     /* --peer, peer_count of them (room for argc); options_free frees */
     int peer_count;
+    const char *peers_file; /* --peers-file: file_sd targets, re-read when changed; NULL: none */
+    int peer_concurrency;   /* pulls at once */
     int peer_interval_s;
     const char *peer_token_file; /* bearer token sent to peers; NULL: none */
     struct curl_tls peer_tls;    /* TLS to https:// peers and the webhook; NULL members: none */
@@ -59,7 +60,11 @@ enum options_result {
 
 struct http_options;
 
-/* Fills opt from argv with defaults for what is not given.  Prints help,
+/* What options_parse allocated; opt may be parsed again after. */
+void options_free(struct options *opt);
+
+/* Fills opt from argv with defaults for what is not given (free it with
+ * options_free, whatever this returns).  Prints help,
  * the version, or what was wrong (to out / err) and says whether to run. */
 enum options_result options_parse(struct options *opt, int argc, char **argv,
                                   FILE *out, FILE *err);

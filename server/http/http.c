@@ -94,6 +94,35 @@ const char *query_get(struct http_request *req, const char *name)
     return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+struct query_values {
+    const char *name;
+    const char **out;
+    int cap;
+    int count;
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    struct query_values *v = cls;
+
+    (void)kind;
+    if (strcmp(key, v->name) != 0)
+        return MHD_YES;
+    if (v->count < v->cap)
+        v->out[v->count] = value ? value : "";
+    v->count++;
+    return MHD_YES;
+}
+
+int query_all(struct http_request *req, const char *name, const char **out, int cap)
+{
+    struct query_values v = {.name = name, .out = out, .cap = cap, .count = 0};
+
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &v);
+    return v.count;
+}
+
 struct query_scan {
     const char *const *allowed;
     const char *unknown;

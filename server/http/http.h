@@ -75,6 +75,11 @@ void reply_body(struct http_reply *rep, int status, const char *content_type,
 /* The query argument name, or NULL. Borrowed from the connection. */
 const char *query_get(struct http_request *req, const char *name);
 
+/* Every value of the repeatable query argument name, the first cap of
+ * them into out (borrowed from the connection).  Returns how many there
+ * are, which may be more than cap. */
+int query_all(struct http_request *req, const char *name, const char **out, int cap);
+
 /* Refuses (400, unknown_field) a query argument not in allowed (NULL
  * terminated).  Returns 0 when every argument is known. */
 int query_check(struct http_request *req, struct http_reply *rep,

@@ -1,9 +1,26 @@
 /*
- * peers.h - the fleet: one thread per --peer URL pulls that daemon's
- * finished runs, in the order they became final there (GET
- * /runs.ndjson?after_seq=N), checks each line (import_check.c) and stores
- * them with their origin.  Run ids are global, so a run is never stored
- * twice, whoever it came through.
+ * peers.h - the fleet: this daemon pulls other daemons' finished runs, in
+ * the order they became final there (GET /runs.ndjson?after_seq=N), checks
+ * each line (import_check.c) and stores them with their origin.  Run ids
+ * are global, so a run is never stored twice, whoever it came through; a
+ * run keeps the origin it came with, so a hub that pulls hubs (tiers)
+ * still names the node a run was measured on.
+ *
+ * One thread drives every transfer through one libcurl multi handle, at
+ * most --peer-concurrency at once, the peer that has waited longest
+ * first: no thread per peer and no cap on their number.  A page is parsed
+ * as it streams in: each complete line is checked and the runs are stored
+ * in small transactions (PEER_BATCH_RUNS, _BYTES, _MS), the cursor moving
+ * with them, so memory holds one line and one batch per transfer whatever
+ * the page's size or the number of peers.  A transfer slower than
+ * PEER_LOW_SPEED bytes a second for PEER_LOW_SPEED_S seconds, or longer
+ * than PEER_TRANSFER_S, is ended and counts as a failed pull.
+ *
+ * Peers come from --peer and from --peers-file (Prometheus file_sd,
+ * peers_file.h), which is read again when it changes (checked every
+ * second) and on SIGHUP: new peers start, removed ones stop (their runs
+ * and their cursor stay, so one put back goes on where it was), and a file
+ * that cannot be used is reported and the last good list kept.
  *
  * Pages always move: the serving daemon ends a page after the run that
  * takes it past PEER_PAGE_BYTES (api_exports.c), and a puller that still
@@ -19,7 +36,9 @@
  * know is not bad but new (a peer running a newer gpubench): it is
  * skipped, counted with its reason, and the cursor moves past it, or one
  * upgraded node would stop its whole fleet's pulls.  The cursor and the
- * counts live in the store, so a restart goes on where it was.
+ * counts live in the store, keyed by URL, so a restart goes on where it
+ * was; what GET /peers shows is kept in memory too, so that answering it
+ * for a thousand peers costs no query.
  *
  * An https:// peer is pulled only when its certificate verifies against
  * --peer-ca-file (else the system's CAs) and names the host of its URL;
@@ -54,29 +73,59 @@
  * "1e14" prints as "100000000000000"), so the cap leaves room for both. */
 #define PEER_BODY_CAP (PEER_PAGE_BYTES + 4 * IMPORT_LINE_MAX)
 
+/* A page is stored in transactions of at most this many runs, or bytes
+ * of their lines, or after this long since the batch's first run. */
+#define PEER_BATCH_RUNS 50
+#define PEER_BATCH_BYTES (2 * 1024 * 1024)
+#define PEER_BATCH_MS 1000
+
+/* A transfer slower than PEER_LOW_SPEED bytes a second for PEER_LOW_SPEED_S
+ * seconds is ended (a daemon sends a page far faster), as is one that
+ * lasts PEER_TRANSFER_S in all. */
+#define PEER_LOW_SPEED 1024
+#define PEER_LOW_SPEED_S 10
+#define PEER_TRANSFER_S 120
+
 struct peers;
 struct store;
 
-/* What the pullers work with; every pointer outlives them. */
+/* What the puller works with; every pointer outlives it. */
 struct peers_config {
     struct store *store;     /* where pulled runs and each peer's cursor go */
     const char *const *urls; /* --peer, count of them */
     int count;
+    const char *peers_file; /* --peers-file, or NULL */
     int interval_s;         /* --peer-interval */
+    int concurrency;        /* --peer-concurrency: transfers at once */
     const char *token_file; /* --peer-token-file, or NULL */
     struct curl_tls tls;    /* --peer-ca-file, --peer-cert-file, --peer-key-file */
     int test_benchmarks;    /* --test-benchmarks: the test-only runs are known here */
 };
 
-/* Starts a puller for each of cfg's peers.  NULL when there are none or
- * memory ran out (then nothing is pulled; the log says which). */
+/* Starts the puller for cfg's peers.  NULL when there are none (no --peer
+ * and no --peers-file) or it could not start (the log says why). */
 struct peers *peers_start(const struct peers_config *cfg);
+
+/* Reads the peers file again now (SIGHUP).  p may be NULL. */
+void peers_reload(struct peers *p);
 void peers_stop(struct peers *p);
 
-/* {"peers": [{url, cursor, runs_pulled, skipped: {count, last_reason},
- * last_success_at, last_error, last_error_at, failures_in_row}]}.
- * Caller owns it.  p may be NULL. */
-cJSON *peers_describe(struct peers *p);
+/* What GET /peers lists: peers in state (NULL: any) that carry every one
+ * of labels[0..label_count), each "name:value". */
+struct peers_filter {
+    const char *state;
+    const char *const *labels;
+    int label_count;
+};
+
+/* 1 when state is one a peer can be in ("new", "ok", "failing",
+ * "pulling"). */
+int peers_state_known(const char *state);
+
+/* {"peers": [...], "counts": {state: n}, "total", "peers_file"}, the peers
+ * in URL order, as api/openapi.json says.  A NEW object the caller
+ * deletes.  p may be NULL (no peers); f may be NULL (all of them). */
+cJSON *peers_describe(struct peers *p, const struct peers_filter *f);
 
 /* Prometheus lines for the peers, appended to b.  p may be NULL. */
 void peers_metrics(struct peers *p, struct dynbuf *b);

@@ -65,8 +65,9 @@ class TlsTest(unittest.TestCase):
         wait_for(lambda: all(hub.get("/runs/" + i).status == 200 for i in ids),
                  what="the hub to pull the node's runs over mutual TLS")
         self.assertEqual(hub.get("/runs/" + ids[0]).json()["origin"], node.url)
-        peer = peers_of(hub)[node.url]
-        self.assertEqual(peer["runs_pulled"], 2)
+        # The count follows the runs' transaction by a moment.
+        peer = wait_for(lambda: (lambda p: p["runs_pulled"] == 2 and p)(peers_of(hub)[node.url]),
+                        what="the hub to count the runs it pulled")
         self.assertIsNone(peer["last_error"])
         self.assertEqual(node.front.handshake_errors, [])
         # Neither the key nor the certificate's private part is ever logged.
