@@ -9,7 +9,7 @@
 // lib/charts.js).
 // The view lives in the query string, so a link shows a colleague the same
 // thing: ?run=ID, ?view=compare&benchmark=..., ?view=fleet&benchmark=...,
-// ?view=alerts, ?view=post, else the runs list.
+// ?view=nodes&state=...&label=..., ?view=alerts, ?view=post, else the runs list.
 
 import { $, $$, el } from "./lib/dom.js";
 import { TOKEN_KEY, onNewToken } from "./lib/api.js";
@@ -19,10 +19,11 @@ import { showRuns, initRuns } from "./views/runs.js";
 import { showRun } from "./views/run.js";
 import { showCompare, initCompare } from "./views/compare.js";
 import { showFleet, initFleet } from "./views/fleet.js";
+import { showNodes, initNodes } from "./views/nodes.js";
 import { showAlerts } from "./views/alerts.js";
 import { showPost, initPost } from "./views/post.js";
 
-const VIEWS = { runs: showRuns, run: showRun, compare: showCompare, post: showPost, fleet: showFleet, alerts: showAlerts };
+const VIEWS = { runs: showRuns, run: showRun, compare: showCompare, post: showPost, fleet: showFleet, nodes: showNodes, alerts: showAlerts };
 
 // A token entered in the token bar: what was read without it is read again.
 onNewToken(() => {
@@ -85,6 +86,7 @@ onRender((moveFocus) => {
 initRuns();
 initCompare();
 initFleet();
+initNodes();
 initPost();
 
 function start() {

@@ -986,6 +986,199 @@ def tls_setup():
             ["--ignore-certificate-errors-spki-list=" + spki], ctx)
 
 
+# The nodes view (issue 22) reads GET /peers as the contract of the i22 hub
+# has it: state, labels, counts, newest_run, peers_file.
+NODE_ROWS = """(() => Array.from(document.querySelectorAll('table.nodes tbody tr')).map(tr => ({
+  url: tr.dataset.url, state: tr.dataset.state,
+  pulled: tr.querySelector('td[data-field=runs_pulled]').dataset.value,
+  labels: Array.from(tr.querySelectorAll('.peer-label')).map(a => a.textContent),
+  error: tr.querySelector('.peer-last-error').innerText,
+  newest: (tr.querySelector('td:last-child a') || {}).href || null })))()"""
+NODE_COUNTS = """(() => Object.fromEntries(Array.from(document.querySelectorAll('#nodes-counts a[data-state]'))
+  .map(a => [a.dataset.state, Number(a.dataset.count)])))()"""
+
+
+def fake_peers(n, run_id):
+    """GET /peers as the contract has it, for n peers: 10 racks of two rows,
+    the first 5% failing, a few pulling and new, the rest ok, each ok one's
+    newest run the real run run_id; one peer as an older daemon answers
+    (no state, labels or newest_run)."""
+    peers = []
+    for i in range(n):
+        st = "failing" if i % 20 == 0 else "pulling" if i % 97 == 1 else "new" if i % 89 == 2 else "ok"
+        p = {"url": "http://10.%d.%d.%d:8080" % (i // 65536, i // 256 % 256, i % 256), "source": "file",
+             "labels": {"rack": "r%d" % (i % 10), "row": "ab"[i // 10 % 2]}, "state": st,
+             "cursor": 0 if st == "new" else 100, "runs_pulled": 0 if st == "new" else 100,
+             "skipped": {"count": 0, "last_reason": None},
+             "last_success_at": None if st == "new" else "2026-12-01T10:00:00.000Z",
+             "last_error": None, "last_error_at": None, "failures_in_row": 0,
+             "next_pull_at": "2026-12-01T10:00:30.000Z",
+             "newest_run": None if st == "new" else {"id": run_id, "finished_at": "2026-12-01T09:59:00.000Z"}}
+        if st == "failing":
+            p.update(last_error="Couldn't connect to server: Failed to connect to 10.0.0.%d port 8080 after 0 ms: "
+                     "Connection refused" % (i % 256), last_error_at="2026-12-01T10:00:01.000Z", failures_in_row=3)
+        peers.append(p)
+    peers[-1] = {"url": peers[-1]["url"], "cursor": 7, "runs_pulled": 7, "failures_in_row": 0,
+                 "last_success_at": "2026-12-01T10:00:00.000Z", "last_error": None}
+    counts = {s: 0 for s in ("new", "ok", "failing", "pulling")}
+    for p in peers:
+        counts[p.get("state", "ok")] += 1
+    return {"peers": peers, "counts": counts, "total": n,
+            "peers_file": {"path": "/etc/gpubench/peers.json", "loaded_at": "2026-12-01T09:00:00.000Z",
+                           "targets": n, "error": None}}
+
+
+def fake_hub(d, answer):
+    """A loopback proxy to d that answers GET /peers with answer (the page
+    is d's own, headers and Content-Security-Policy included).  Returns
+    (server, port); server.shutdown() stops it."""
+    import http.server
+    import threading
+    import urllib.request
+    body = json.dumps(answer).encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_GET(self):
+            if self.path.split("?")[0] == "/peers":
+                status, headers, data = 200, [("Content-Type", "application/json")], body
+            else:
+                try:
+                    with urllib.request.urlopen("http://127.0.0.1:%d%s" % (d.port, self.path)) as r:
+                        status, headers, data = r.status, r.getheaders(), r.read()
+                except urllib.error.HTTPError as e:
+                    status, headers, data = e.code, e.headers.items(), e.read()
+            self.send_response(status)
+            for k, v in headers:
+                if k.lower() not in ("transfer-encoding", "connection", "content-length", "date", "server"):
+                    self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, srv.server_address[1]
+
+
+def check_nodes_shown(b, answer, what):
+    """The table and the counts on top are the API's."""
+    shown = b.eval(NODE_ROWS)
+    want = answer["peers"]
+    check(len(shown) == len(want), "%s: %d rows for %d peers" % (what, len(shown), len(want)))
+    for s, p in zip(shown, want):
+        check(s["url"] == p["url"], "%s: row %s, API %s (not in url order?)" % (what, s["url"], p["url"]))
+        if "state" in p:
+            check(s["state"] == p["state"], "%s: %s shows %s, API %s" % (what, p["url"], s["state"], p["state"]))
+        check(int(s["pulled"]) == p["runs_pulled"], "%s: %s runs pulled %s, API %s" % (what, p["url"], s["pulled"], p["runs_pulled"]))
+        want_labels = sorted("%s:%s" % kv for kv in (p.get("labels") or {}).items())
+        check(s["labels"] == want_labels, "%s: %s labels %s, API %s" % (what, p["url"], s["labels"], want_labels))
+        if p.get("last_error"):
+            check(p["last_error"] in s["error"], "%s: %s error %r, API %r" % (what, p["url"], s["error"], p["last_error"]))
+        nr = p.get("newest_run")
+        check((s["newest"] or "").endswith("?run=" + nr["id"]) if nr else s["newest"] is None,
+              "%s: %s newest run link %s, API %s" % (what, p["url"], s["newest"], nr))
+    if "counts" in answer:
+        check(b.eval(NODE_COUNTS) == answer["counts"], "%s: counts %s, API %s" % (what, b.eval(NODE_COUNTS), answer["counts"]))
+
+
+def test_nodes(d, b):
+    """The nodes view: a hub's peers with their state, labels, last
+    success, runs pulled, last error and newest run, the counts by state on
+    top, filtered by state and label with the filters in the URL; usable at
+    1,000 peers (one table that fits 1400 px); robust to an older daemon's
+    answer.  First against the contract's answer (a proxy in front of d
+    answers GET /peers), then against a real hub pulling d and a dead node."""
+    run_id = json.loads(open(os.path.join(EXAMPLES, "h200_daemon_trust/trust_runs.ndjson")).readline())["id"]
+    with open(os.path.join(EXAMPLES, "h200_daemon_trust/trust_runs.ndjson")) as f:
+        exported = f.read()
+    r = d.post("/runs/import", exported)
+    check(r.status == 200, "import: %r" % r)
+    answer = fake_peers(1000, run_id)
+    srv, port = fake_hub(d, answer)
+    try:
+        class Fake:
+            tls = None
+        fake = Fake()
+        fake.port = port
+        print("1,000 peers as the contract has them")
+        t0 = time.time()
+        open_page(b, fake, "?view=nodes", "nodes view, 1,000 peers")
+        print("  drawn in %.2f s" % (time.time() - t0))
+        check_nodes_shown(b, answer, "1,000 peers")
+        assert_tables_fit(b, "nodes view, 1,000 peers")
+        shot(b, "nodes-1000")
+        old = b.eval(NODE_ROWS)[-1]
+        check(old["state"] == "ok", "an older daemon's peer with a success and no failure shows %s" % old["state"])
+
+        print("filtered: failing on rack r0, from the URL, and through the form")
+        q = "?view=nodes&state=failing&label=rack%3Ar0"
+        open_page(b, fake, q, "nodes view, filtered")
+        want = [p for p in answer["peers"] if p.get("state") == "failing" and p.get("labels", {}).get("rack") == "r0"]
+        check(want, "the fake has no failing peer on rack r0")
+        check_nodes_shown(b, dict(answer, peers=want), "failing on r0")
+        check(b.eval("document.querySelector('#nodes-form [name=state]').value") == "failing", "the form does not show the state filter")
+        check(b.eval("document.querySelector('#nodes-form [name=label]').value") == "rack:r0", "the form does not show the label filter")
+        b.eval("(() => { const f = document.getElementById('nodes-form'); f.elements.label.value = 'rack:r0 row:b';"
+               " f.requestSubmit(); })()")
+        b.wait_for("location.search.includes('label=row%3Ab') && " + READY, what="the form's label filter in the URL")
+        check("state=failing" in b.eval("location.search"), "the form dropped the state filter")
+        want2 = [p for p in want if p["labels"]["row"] == "b"]
+        check_nodes_shown(b, dict(answer, peers=want2), "failing on r0, row b")
+        assert_clean(b)
+    finally:
+        srv.shutdown()
+
+    print("a real hub pulling this node and a dead one")
+    s = __import__("socket").socket()
+    s.bind(("127.0.0.1", 0))
+    dead = s.getsockname()[1]
+    s.close()
+    has_file = "--peers-file" in subprocess.run([harness.DAEMON, "--help"], stdout=subprocess.PIPE,
+                                                stderr=subprocess.STDOUT).stdout.decode()
+    args = ["--web", WEB, "--peer-interval", "1"]
+    if has_file:
+        path = os.path.join(d.tmp, "peers.json")
+        with open(path, "w") as f:
+            json.dump([{"targets": ["127.0.0.1:%d" % d.port], "labels": {"rack": "r1"}},
+                       {"targets": ["127.0.0.1:%d" % dead], "labels": {"rack": "r2"}}], f)
+        args += ["--peers-file", path]
+    else:
+        args += ["--peer", "http://127.0.0.1:%d" % d.port, "--peer", "http://127.0.0.1:%d" % dead]
+    hub = harness.Daemon(gpus=0, args=args)
+    try:
+        hub.start()
+        n = len([x for x in exported.splitlines() if x.strip()])
+        deadline = time.time() + 30
+        while True:
+            ans = hub.get("/peers").json()
+            by = {p["url"].rsplit(":", 1)[-1]: p for p in ans["peers"]}
+            if by[str(d.port)]["runs_pulled"] >= n and by[str(dead)]["failures_in_row"] >= 1:
+                break
+            check(time.time() < deadline, "the hub did not pull the node and fail the dead one: %s" % ans)
+            time.sleep(0.2)
+        open_page(b, hub, "?view=nodes", "nodes view, a real hub")
+        ans = hub.get("/peers").json()
+        check_nodes_shown(b, ans, "a real hub")
+        states = {row["url"].rsplit(":", 1)[-1]: row["state"] for row in b.eval(NODE_ROWS)}
+        check(states == {str(d.port): "ok", str(dead): "failing"}, "states shown: %s" % states)
+        open_page(b, hub, "?view=nodes&state=failing", "nodes view, a real hub, failing")
+        rows = b.eval(NODE_ROWS)
+        check([x["url"].rsplit(":", 1)[-1] for x in rows] == [str(dead)], "failing filter shows %s" % rows)
+        if "counts" not in ans:
+            print("SKIP the contract's part (labels, counts, newest run from a real hub): needs i22-hub")
+        else:
+            open_page(b, hub, "?view=nodes&label=rack%3Ar1", "nodes view, a real hub, rack r1")
+            rows = b.eval(NODE_ROWS)
+            check([x["url"].rsplit(":", 1)[-1] for x in rows] == [str(d.port)], "rack r1 shows %s" % rows)
+            check(rows[0]["newest"], "the pulled node's newest run has no link")
+        assert_clean(b)
+    finally:
+        hub.stop()
+
+
 def test_tls(d, b):
     """The page over HTTPS: the run list, a run with its chart, no complaint."""
     r = post_run(d, {"benchmark": "smem_stride", "device": 0})
@@ -1017,6 +1210,7 @@ def main():
         ("newcomer", test_newcomer, {}, EXAMPLE_ARGS),
         ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
         ("layout", test_layout, {}, EXAMPLE_ARGS),
+        ("nodes", test_nodes, {}, EXAMPLE_ARGS),
         ("tls", test_tls, {}, "tls"),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
