@@ -192,13 +192,27 @@ class Daemon:
         return (int(fields[11]) + int(fields[12])) / TICK
 
 
+# Every port a node has listened on.  A node started later on a port that a
+# stopped node had would be, to the hub, that old peer (the same URL, its
+# cursor past the new node's runs), so such a node is started again.
+USED_PORTS = set()
+
+
 def start_nodes(a, work, first, count, tmpl, new_id):
     """count node daemons numbered from first, each with a.runs runs."""
-    nodes = [Daemon(a.build, work, "node%04d" % (first + i), ["--max-queue", "1", "--http-threads", "1"])
-             for i in range(count)]
+    def node(i):
+        return Daemon(a.build, work, "node%04d" % (first + i), ["--max-queue", "1", "--http-threads", "1"])
+
+    nodes = [node(i) for i in range(count)]
     deadline = time.time() + 60 + count / 10
-    for n in nodes:
+    for i, n in enumerate(nodes):
         n.wait_port(deadline)
+        while n.port in USED_PORTS:
+            n.proc.terminate()
+            n.proc.wait(30)
+            n = nodes[i] = node(i)
+            n.wait_port(deadline)
+        USED_PORTS.add(n.port)
     for i, n in enumerate(nodes):
         n.card = "GPU-" + str(uuid.uuid4())
         n.host = "node%04d" % (first + i)
