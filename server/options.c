@@ -345,8 +345,9 @@ static void print_unknown(FILE *err, const char *arg)
             (int)strcspn(arg, "="), arg);
 }
 
-enum options_result options_parse(struct options *opt, int argc, char **argv,
-                                  FILE *out, FILE *err)
+/* options_parse without its cleanup: it may return with opt->peers held. */
+static enum options_result parse_all(struct options *opt, int argc, char **argv, FILE *out,
+                                     FILE *err)
 {
     struct option longopts[OPTION_COUNT + 1];
     int c;
@@ -419,6 +420,17 @@ enum options_result options_parse(struct options *opt, int argc, char **argv,
         return OPTIONS_EXIT_USAGE;
     }
     return OPTIONS_RUN;
+}
+
+enum options_result options_parse(struct options *opt, int argc, char **argv,
+                                  FILE *out, FILE *err)
+{
+    enum options_result r = parse_all(opt, argc, argv, out, err);
+
+    /* Only a daemon that runs keeps what it parsed. */
+    if (r != OPTIONS_RUN)
+        options_free(opt);
+    return r;
 }
 
 void options_free(struct options *opt)

@@ -63,9 +63,10 @@ struct http_options;
 /* What options_parse allocated; opt may be parsed again after. */
 void options_free(struct options *opt);
 
-/* Fills opt from argv with defaults for what is not given (free it with
- * options_free, whatever this returns).  Prints help,
- * the version, or what was wrong (to out / err) and says whether to run. */
+/* Fills opt from argv with defaults for what is not given.  Prints help,
+ * the version, or what was wrong (to out / err) and says whether to run;
+ * on OPTIONS_RUN the caller frees opt with options_free, on anything else
+ * nothing is left to free. */
 enum options_result options_parse(struct options *opt, int argc, char **argv,
                                   FILE *out, FILE *err);
 

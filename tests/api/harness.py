@@ -202,3 +202,15 @@ def daemon_with_many_runs(batches=40):
         assert r.status == 200, r
     return d
 
+
+def daemon_sanitizer():
+    """"address" or "thread" when gpubenchd was built with that sanitizer,
+    else None.  Memory figures mean nothing under them (AddressSanitizer
+    keeps freed memory in quarantine, ThreadSanitizer shadows all of it)."""
+    with open(DAEMON, "rb") as f:
+        data = f.read()
+    for name, symbol in (("address", b"__asan_init"), ("thread", b"__tsan_init")):
+        if symbol in data:
+            return name
+    return None
+

@@ -19,7 +19,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import Daemon, daemon_sanitizer  # noqa: E402
 from test_dataflow import make_run, run_id, wait_for  # noqa: E402
 
 PROMTOOL = shutil.which("promtool")
@@ -297,7 +297,13 @@ class StreamTest(unittest.TestCase):
             # Holding the page would take 58 MB, and its runs parsed several
             # times that; a line and a batch (2 MB of lines, parsed) and
             # SQLite's cache need far less.
-            self.assertLess(grew_mb, 48, "the hub grew by %.0f MB for a 58 MB page" % grew_mb)
+            if daemon_sanitizer():
+                print("SKIP the memory bound: gpubenchd is built with the %s sanitizer, whose "
+                      "own memory swamps the figure (the hub grew by %.0f MB)"
+                      % (daemon_sanitizer(), grew_mb))
+            else:
+                self.assertLess(grew_mb, 48,
+                                "the hub grew by %.0f MB for a 58 MB page" % grew_mb)
             self.assertEqual(peers(hub)["peers"][0]["runs_pulled"], 200)
             self.assertEqual(peers(hub)["peers"][0]["newest_run"]["id"], run_id(200))
         finally:

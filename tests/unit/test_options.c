@@ -59,6 +59,7 @@ static int test_defaults(void)
     ASSERT(!o.verbose && !o.auth_reads && !o.allow_unauthenticated && !o.test_benchmarks);
     ASSERT(strstr(o.worker, "/gpubench-worker") != NULL);
     ASSERT_STR_EQ(msg, "");
+    options_free(&o);
     return 0;
 }
 
@@ -78,10 +79,12 @@ static int test_both_spellings(void)
     ASSERT_STR_EQ(o.peers[1], "https://b:2");
     ASSERT_EQ(o.verbose, 1);
     ASSERT_EQ(o.rate_per_minute, 0);
+    options_free(&o);
     /* A second call starts over (getopt keeps state between calls). */
     ASSERT_EQ(parse(&o, msg, sizeof(msg), "--db", "x.db", NULL), OPTIONS_RUN);
     ASSERT_STR_EQ(o.db, "x.db");
     ASSERT_EQ(o.peer_count, 0);
+    options_free(&o);
     return 0;
 }
 
@@ -98,6 +101,7 @@ static int test_port_zero(void)
         ASSERT_EQ(parse(&o, msg, sizeof(msg), "--listen", addrs[i], NULL), OPTIONS_RUN);
         ASSERT_STR_EQ(o.listen, addrs[i]);
         ASSERT_STR_EQ(msg, "");
+        options_free(&o);
     }
     return 0;
 }
@@ -154,9 +158,11 @@ static int test_peer_tls_files(void)
     ASSERT_STR_EQ(o.peer_tls.ca_file, "/dev/null");
     ASSERT_STR_EQ(o.peer_tls.cert_file, "/dev/null");
     ASSERT_STR_EQ(o.peer_tls.key_file, "/dev/zero");
+    options_free(&o);
     ASSERT_EQ(parse(&o, msg, sizeof(msg), NULL), OPTIONS_RUN);
     ASSERT(o.peer_tls.ca_file == NULL && o.peer_tls.cert_file == NULL &&
            o.peer_tls.key_file == NULL);
+    options_free(&o);
     ASSERT_EQ(parse(&o, msg, sizeof(msg), "--peer-ca-file", "/no/such/ca.pem", NULL),
               OPTIONS_EXIT_USAGE);
     ASSERT(strstr(msg, "--peer-ca-file /no/such/ca.pem: No such file") != NULL);
