@@ -138,11 +138,9 @@ int main(int argc, char **argv)
     int sig = 0, recovered = 0, rc = 1;
 
     switch (options_parse(&opt, argc, argv, stdout, stderr)) {
-    case OPTIONS_EXIT_OK:
-        options_free(&opt);
+    case OPTIONS_EXIT_OK: /* nothing held: options_parse freed it */
         return 0;
     case OPTIONS_EXIT_USAGE:
-        options_free(&opt);
         return 2;
     case OPTIONS_RUN:
         break;

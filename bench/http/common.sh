@@ -1,6 +1,26 @@
 # bench/http/common.sh - what run.sh and run_tls.sh share, sourced by both:
-# a free loopback port, waiting for an answer, and one wrk measurement.
+# their settings and work folder, a free loopback port, waiting for an
+# answer, and one wrk measurement.
 # WRK_CURL: curl's options for wait_http (the CA, for https).
+
+# bench_setup NAME BUILD_DIR: build (absolute), the round settings (ROUNDS,
+# DURATION, CONNS, THREADS), a work folder dir, and pids: what the script
+# starts, stopped at its exit with any nginx it ran.
+bench_setup() {
+  build=$(cd "$2" && pwd)
+  rounds=${ROUNDS:-3}
+  duration=${DURATION:-10s}
+  conns=${CONNS:-64}
+  threads=${THREADS:-2}
+  dir=$(mktemp -d "/tmp/gpubench-bench-$1.XXXXXX")
+  pids=()
+  trap bench_cleanup EXIT
+}
+bench_cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -f "$dir/nginx.pid" ] && kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true
+  wait 2>/dev/null || true
+}
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_http() { for _ in $(seq 100); do curl -fs ${WRK_CURL:-} "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "no answer from $1" >&2; exit 1; }

@@ -10,22 +10,9 @@
 # each, the median round reported.  Loopback only; everything it starts it
 # stops.  Needs wrk and nginx (Debian packages wrk, nginx-light).
 set -euo pipefail
-build=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "$build" && pwd)
-rounds=${ROUNDS:-3}
-duration=${DURATION:-10s}
-conns=${CONNS:-64}
-threads=${THREADS:-2}
-dir=$(mktemp -d /tmp/gpubench-bench-http.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$dir/nginx.pid" ] && kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT
 . "$top/bench/http/common.sh"
+bench_setup http "${1:-build}"
 
 # gpubenchd with real runs in it, and a few made by the test double.
 pd=$(port)

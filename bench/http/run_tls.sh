@@ -10,22 +10,9 @@
 # everything it starts it stops.  Needs wrk and nginx (Debian packages wrk,
 # nginx-light) and openssl.
 set -euo pipefail
-build=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "$build" && pwd)
-rounds=${ROUNDS:-3}
-duration=${DURATION:-10s}
-conns=${CONNS:-64}
-threads=${THREADS:-2}
-dir=$(mktemp -d /tmp/gpubench-bench-tls.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -f "$dir/nginx.pid" ] && kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT
 . "$top/bench/http/common.sh"
+bench_setup tls "${1:-build}"
 
 # The certificates, with the test suite's own helper.  The export holds
 # test_fault and test_hang runs too: --test-benchmarks takes them.

@@ -93,6 +93,13 @@ class TlsTest(unittest.TestCase):
         self.addCleanup(d.stop)
         return d.start()
 
+    def token_file(self, name, token):
+        """A --token-file holding token; its path."""
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(token + "\n")
+        return path
+
     def test_https_with_the_ca_and_not_without(self):
         d = self.daemon(self.plain)
         self.assertIn("listening on https://", d.read_log())
@@ -133,9 +140,7 @@ class TlsTest(unittest.TestCase):
         self.assertEqual(d.get("/healthz").status, 200)
 
     def test_verified_certificate_or_token(self):
-        tokens = os.path.join(self.tmp, "tokens")
-        with open(tokens, "w") as f:
-            f.write("a-token-of-sixteen-or-more\n")
+        tokens = self.token_file("tokens", "a-token-of-sixteen-or-more")
         cfg = self.certs.web_config("ifgiven", "server.crt", "server.key",
                                     client_auth_type="VerifyClientCertIfGiven",
                                     client_ca_file="ca.crt")
@@ -153,9 +158,7 @@ class TlsTest(unittest.TestCase):
             d.get("/healthz", tls=context(self.certs, "other"))
 
     def test_client_certificate_not_verified_is_no_identity(self):
-        tokens = os.path.join(self.tmp, "tokens2")
-        with open(tokens, "w") as f:
-            f.write("another-token-of-sixteen\n")
+        tokens = self.token_file("tokens2", "another-token-of-sixteen")
         cfg = self.certs.web_config("request", "server.crt", "server.key",
                                     client_auth_type="RequestClientCert",
                                     client_ca_file="ca.crt")
