@@ -192,7 +192,7 @@ static void print_sample(FILE *out, const char *benchmark, const cJSON *results)
     double n = gb_work_units(benchmark, cJSON_GetObjectItem(results, "summary"),
                              cJSON_GetArrayItem(cJSON_GetObjectItem(results, "rows"), 0));
 
-    if (!u->per_unit)
+    if (!u->per_unit && n > 1)
         fprintf(out, "\ntimes are per sample: one sample is %.0f %ss (compare gives ms per %s)\n",
                 n, u->unit, u->unit);
 }
