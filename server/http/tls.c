@@ -3,6 +3,7 @@
  * t->lock; every pair loaded stays on t->pairs until http_tls_free.
  */
 #include "tls.h"
+#include "file_stamp.h"
 #include "auth.h"
 #include "log.h"
 #include "timeutil.h"
@@ -33,14 +34,6 @@ struct tls_pair {
     time_t not_after;
     char loaded_at[32];
     struct tls_pair *older;
-};
-
-/* What a file looked like when it was last read: a change is a renewal. */
-struct file_stamp {
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime;
 };
 
 struct http_tls {
@@ -217,25 +210,6 @@ done:
     return p;
 }
 
-static void stamp(const char *path, struct file_stamp *out)
-{
-    struct stat st;
-
-    memset(out, 0, sizeof(*out));
-    if (stat(path, &st) != 0)
-        return;
-    out->dev = st.st_dev;
-    out->ino = st.st_ino;
-    out->size = st.st_size;
-    out->mtime = st.st_mtim;
-}
-
-static int same_stamp(const struct file_stamp *a, const struct file_stamp *b)
-{
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
-}
-
 /* Called with t->lock held. */
 static void reload_locked(struct http_tls *t, int force)
 {
@@ -243,9 +217,10 @@ static void reload_locked(struct http_tls *t, int force)
     struct tls_pair *p;
     char why[320];
 
-    stamp(t->cfg.cert_file, &cert_now);
-    stamp(t->cfg.key_file, &key_now);
-    if (!force && same_stamp(&cert_now, &t->cert_seen) && same_stamp(&key_now, &t->key_seen))
+    file_stamp_read(t->cfg.cert_file, &cert_now);
+    file_stamp_read(t->cfg.key_file, &key_now);
+    if (!force && file_stamp_same(&cert_now, &t->cert_seen) &&
+        file_stamp_same(&key_now, &t->key_seen))
         return;
     t->cert_seen = cert_now;
     t->key_seen = key_now;
@@ -322,8 +297,8 @@ struct http_tls *http_tls_load(const struct web_config *cfg, char *err, size_t c
     }
     snprintf(t->priorities, sizeof(t->priorities), "%s",
              priority_strings[cfg->min_version][cfg->max_version]);
-    stamp(cfg->cert_file, &t->cert_seen);
-    stamp(cfg->key_file, &t->key_seen);
+    file_stamp_read(cfg->cert_file, &t->cert_seen);
+    file_stamp_read(cfg->key_file, &t->key_seen);
     t->current = pair_load(cfg, why, sizeof(why));
     if (t->current == NULL) {
         snprintf(err, cap, "--web-config: %s", why);

@@ -10,6 +10,7 @@
  * curl_multi_wakeup.
  */
 #include "peers.h"
+#include "file_stamp.h"
 #include "curl_tls.h"
 #include "import_check.h"
 #include "log.h"
@@ -91,14 +92,6 @@ struct transfer {
     char err[300];
 };
 
-struct file_sig {
-    int present;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime;
-};
-
 struct peers {
     struct store *store;
     int interval_s;
@@ -115,7 +108,7 @@ struct peers {
     atomic_int reload; /* SIGHUP: read the file now */
     /* the puller's own */
     int active;
-    struct file_sig file_sig;
+    struct file_stamp file_seen;
     int64_t file_checked_ms;
     pthread_mutex_t lock;
     /* guarded by lock; written by the puller only */
@@ -672,41 +665,20 @@ static void apply_targets(struct peers *all, const struct peer_targets *targets)
 
 /* ---- the peers file ---- */
 
-static void file_signature(const char *path, struct file_sig *sig)
-{
-    struct stat st;
-
-    memset(sig, 0, sizeof(*sig));
-    if (stat(path, &st) != 0)
-        return;
-    sig->present = 1;
-    sig->dev = st.st_dev;
-    sig->ino = st.st_ino;
-    sig->size = st.st_size;
-    sig->mtime = st.st_mtim;
-}
-
-static int same_signature(const struct file_sig *a, const struct file_sig *b)
-{
-    return a->present == b->present && a->dev == b->dev && a->ino == b->ino &&
-           a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
-           a->mtime.tv_nsec == b->mtime.tv_nsec;
-}
-
 /* Reads the peers file when it changed since the last look (or when
  * forced) and applies it; a file that cannot be used leaves the list as
  * it is, with the reason kept for GET /peers. */
 static void check_file(struct peers *all, int forced)
 {
     struct peer_targets targets;
-    struct file_sig sig;
+    struct file_stamp sig;
     char err[300], now[32];
 
     all->file_checked_ms = time_mono_ms();
-    file_signature(all->file_path, &sig);
-    if (!forced && same_signature(&sig, &all->file_sig))
+    file_stamp_read(all->file_path, &sig);
+    if (!forced && file_stamp_same(&sig, &all->file_seen))
         return;
-    all->file_sig = sig;
+    all->file_seen = sig;
     if (peers_file_read(all->file_path, &targets, err, sizeof(err)) != 0) {
         log_error("--peers-file %s: %s; keeping the last good list of peers", all->file_path,
                   err);
