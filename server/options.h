@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "canary_rule.h"
 #include "curl_tls.h"
 
 #define OPTIONS_PATH_CAP 4096
@@ -50,6 +51,11 @@ struct options {
     const char *recover;     /* --recover DAMAGED: read it into --db and exit */
     int db_check_delay_s;    /* the background check's first run after start */
     int db_check_interval_s; /* and between runs; 0: only once */
+
+    /* Checks on idle cards (runs/canaries.h) */
+    struct canary_spec canaries[CANARY_MAX]; /* --canary, canary_count of them */
+    int canary_count;
+    int64_t canary_idle_s; /* --canary-idle: quiet this long before a canary */
 };
 
 enum options_result {
