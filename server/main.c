@@ -269,6 +269,7 @@ int main(int argc, char **argv)
     pool.worker_owner = worker_owner;
     pool.host = app.host;
     pool.shutdown_grace_s = opt.shutdown_grace_s;
+    pool.watch_interval_s = opt.watch_interval_s;
     pool.store = app.store;
     runs_pool_hooks(&runs, &pool.hooks);
     app.gpus = gpu_pool_start(&pool);

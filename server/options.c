@@ -241,6 +241,11 @@ static const struct option_spec option_table[] = {
      "POST each confirmed alert here as JSON (retried with back-off); an https:// one is "
      "verified by --peer-ca-file",
      set_string, FIELD(alert_webhook), 0, 0},
+    {"watch-interval", "SECONDS", "60", NULL,
+     "between watch probes of an idle card: its worker reads NVML (processes, utilisation, "
+     "XIDs, ECC, row remaps, links) and the daemon stores what changed as card events (0: "
+     "no watch)",
+     set_int, FIELD(watch_interval_s), 0, 86400},
     {"run-timeout", "SECONDS", "300", NULL, "the longest a run may take", set_int,
      FIELD(run_timeout_s), 1, 86400},
     {"shutdown-grace", "SECONDS", "10", NULL,

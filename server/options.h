@@ -36,6 +36,7 @@ struct options {
     int confirm_runs;          /* confirming runs a change queues; 0: none */
     const char *alert_webhook; /* where confirmed alerts are posted; NULL: nowhere */
     int run_timeout_s;
+    int watch_interval_s; /* between watch probes of an idle GPU; 0: none */
     int shutdown_grace_s;
     int http_threads;
     int verbose;
