@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import DAEMON, Daemon  # noqa: E402
+from test_fleet import wait_for  # noqa: E402
 
 CANARY = ["--watch-interval", "1", "--canary", "smem_stride@1h", "--canary-idle", "2s"]
 
@@ -27,16 +28,6 @@ def canary(d, index=0):
     return d.get("/canaries").json()["cards"][index]["canaries"][0]
 
 
-def wait_for(what, check, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError("never: " + what)
-
-
 def canary_runs(d):
     return d.get("/runs?label=canary").json()["runs"]
 
@@ -46,13 +37,18 @@ def last_done(d):
     return c if c["last_run"] and c["last_run"]["outcome"] == "done" else None
 
 
+def busy_deferral(d):
+    c = canary(d)
+    return c if (c["deferred"]["reason"] or "").startswith("card busy") else None
+
+
 class CanaryTest(unittest.TestCase):
     def tearDown(self):
         self.d.stop()
 
     def test_quiet_card_gets_it_once_a_period_across_a_restart(self):
         self.d = Daemon(args=CANARY).start()
-        c = wait_for("the canary ran", lambda: last_done(self.d))
+        c = wait_for(lambda: last_done(self.d), 30, "the canary ran")
         runs = canary_runs(self.d)
         self.assertEqual(len(runs), 1, runs)
         self.assertEqual(runs[0]["label"], "canary")
@@ -73,9 +69,7 @@ class CanaryTest(unittest.TestCase):
         self.d = Daemon(args=CANARY)
         self.d.set_mode("busy")
         self.d.start()
-        c = wait_for("a busy deferral",
-                     lambda: (lambda c: c if (c["deferred"]["reason"] or "").startswith(
-                         "card busy") else None)(canary(self.d)))
+        c = wait_for(lambda: busy_deferral(self.d), 30, "a busy deferral")
         self.assertEqual(c["deferred"]["reason"], "card busy: pid 4242 python3 on the card")
         self.assertIs(c["deferred"]["now"], True)
         self.assertGreaterEqual(c["deferred"]["count"], 1)
@@ -85,7 +79,7 @@ class CanaryTest(unittest.TestCase):
         self.assertEqual(canary_runs(self.d), [])
         self.assertEqual(canary(self.d)["deferred"]["count"], c["deferred"]["count"])
         self.d.set_mode("normal")
-        c = wait_for("the canary ran once quiet", lambda: last_done(self.d))
+        c = wait_for(lambda: last_done(self.d), 30, "the canary ran once quiet")
         self.assertIs(c["deferred"]["now"], False)
         self.assertEqual(len(canary_runs(self.d)), 1)
 
@@ -95,7 +89,7 @@ class CanaryTest(unittest.TestCase):
         self.d.set_mode("once:quiet_wait")
         self.d.start()
         user = self.d.post("/runs", {"benchmark": "smem_stride"}).json()
-        c = wait_for("the canary ran", lambda: last_done(self.d))
+        c = wait_for(lambda: last_done(self.d), 30, "the canary ran")
         user = self.d.get("/runs/" + user["id"]).json()
         run = self.d.get("/runs/" + c["last_run"]["id"]).json()
         self.assertEqual(user["status"], "done")
