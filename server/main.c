@@ -17,6 +17,7 @@
 #include "app.h"
 #include "alerts.h"
 #include "auth.h"
+#include "canaries.h"
 #include "db_lock.h"
 #include "gpu_pool.h"
 #include "handlers.h"
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
     struct gpu_pool_config pool = {0};
     struct alerts_config alerts = {0};
     struct peers_config peers = {0};
+    struct canaries_config canaries = {0};
     struct waiters *waiters = NULL;
     struct run_cache *run_cache = NULL;
     const char *worker_owner = NULL;
@@ -267,6 +269,7 @@ int main(int argc, char **argv)
     pool.worker_owner = worker_owner;
     pool.host = app.host;
     pool.shutdown_grace_s = opt.shutdown_grace_s;
+    pool.watch_interval_s = opt.watch_interval_s;
     pool.store = app.store;
     runs_pool_hooks(&runs, &pool.hooks);
     app.gpus = gpu_pool_start(&pool);
@@ -286,6 +289,14 @@ int main(int argc, char **argv)
     peers.tls = opt.peer_tls;
     peers.test_benchmarks = opt.test_benchmarks;
     app.peers = peers_start(&peers);
+    canaries.runs = &runs;
+    canaries.specs = opt.canaries;
+    canaries.n_specs = opt.canary_count;
+    canaries.idle_s = opt.canary_idle_s;
+    canaries.run_timeout_s = opt.run_timeout_s;
+    app.canaries = canaries_start(&canaries);
+    if (app.canaries == NULL)
+        goto done;
     http = http_start(&app, listen_fd, err, sizeof(err));
     listen_fd = -1; /* libmicrohttpd's now, even on failure (http.h) */
     if (http == NULL) {
@@ -315,6 +326,7 @@ done:
         waiters_release_all(waiters);
     http_stop(http);
     peers_stop(app.peers);
+    canaries_stop(app.canaries); /* before the pool and the store it reads */
     gpu_pool_stop(app.gpus);
     alerts_stop(app.alerts); /* after the runners: they announce alerts */
     waiters_free(waiters);

@@ -10,6 +10,7 @@
  * describes them in words.
  */
 #include "options.h"
+#include "duration.h"
 #include "shift.h"
 #include "app.h"
 #include "http.h"
@@ -131,6 +132,42 @@ static int set_peer(struct options *opt, const struct option_spec *spec, const c
     return 0;
 }
 
+/* --canary BENCHMARK@PERIOD, repeatable: each checked alone and against
+ * those before it (canary_rule.h). */
+static int set_canary(struct options *opt, const struct option_spec *spec, const char *text,
+                      FILE *err)
+{
+    struct canary_spec c;
+    char why[256];
+
+    if (opt->canary_count >= CANARY_MAX) {
+        fprintf(err, "gpubenchd: --%s %s: at most %d canaries\n", spec->name, text, CANARY_MAX);
+        return -1;
+    }
+    if (canary_spec_parse(text, &c, why, sizeof(why)) != 0 ||
+        canary_spec_fits(opt->canaries, opt->canary_count, &c, why, sizeof(why)) != 0) {
+        fprintf(err, "gpubenchd: --%s %s: %s\n", spec->name, text, why);
+        return -1;
+    }
+    opt->canaries[opt->canary_count++] = c;
+    return 0;
+}
+
+/* A length of time ("10m", "24h", "90s", or seconds) into an int64_t of
+ * seconds. */
+static int set_duration(struct options *opt, const struct option_spec *spec, const char *text,
+                        FILE *err)
+{
+    if (duration_parse(text, (int64_t *)((char *)opt + spec->field)) != 0) {
+        fprintf(err,
+                "gpubenchd: --%s %s: expected a whole number then s, m, h or d (e.g. 10m), "
+                "from 1s to 366d\n",
+                spec->name, text);
+        return -1;
+    }
+    return 0;
+}
+
 #define FIELD(member) offsetof(struct options, member)
 
 /* The README's Configuration table lists the same names and defaults;
@@ -204,6 +241,11 @@ static const struct option_spec option_table[] = {
      "POST each confirmed alert here as JSON (retried with back-off); an https:// one is "
      "verified by --peer-ca-file",
      set_string, FIELD(alert_webhook), 0, 0},
+    {"watch-interval", "SECONDS", "60", NULL,
+     "between watch probes of an idle card: its worker reads NVML (processes, utilisation, "
+     "XIDs, ECC, row remaps, links) and the daemon stores what changed as card events (0: "
+     "no watch)",
+     set_int, FIELD(watch_interval_s), 0, 86400},
     {"run-timeout", "SECONDS", "300", NULL, "the longest a run may take", set_int,
      FIELD(run_timeout_s), 1, 86400},
     {"shutdown-grace", "SECONDS", "10", NULL,
@@ -245,6 +287,16 @@ static const struct option_spec option_table[] = {
     {"db-check-interval", "SECONDS", "86400", NULL,
      "and again this often (0: only once)", set_int, FIELD(db_check_interval_s), 0,
      31 * 86400},
+    {"canary", "BENCHMARK@PERIOD", NULL, "none",
+     "check each card of the node with this benchmark or suite at most once a PERIOD (s, m, "
+     "h or d: health@24h), on a card that has been quiet for --canary-idle with nothing "
+     "queued, after any run a person posts; labelled canary, shown by GET /canaries "
+     "(repeatable)",
+     set_canary, FIELD(canaries), 0, 0},
+    {"canary-idle", "DURATION", "10m", NULL,
+     "how long a card must have been quiet (no other process, under 5% busy) before a "
+     "canary starts on it",
+     set_duration, FIELD(canary_idle_s), 0, 0},
     {"verbose", NULL, NULL, NULL, "log every request", set_flag, FIELD(verbose), 0, 0},
     {"help", NULL, NULL, NULL, "print this and exit (also -h)", NULL, 0, 0, 0},
     {"version", NULL, NULL, NULL, "print the version and exit", NULL, 0, 0, 0},

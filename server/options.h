@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "canary_rule.h"
 #include "curl_tls.h"
 
 #define OPTIONS_PATH_CAP 4096
@@ -35,6 +36,7 @@ struct options {
     int confirm_runs;          /* confirming runs a change queues; 0: none */
     const char *alert_webhook; /* where confirmed alerts are posted; NULL: nowhere */
     int run_timeout_s;
+    int watch_interval_s; /* between watch probes of an idle GPU; 0: none */
     int shutdown_grace_s;
     int http_threads;
     int verbose;
@@ -50,6 +52,11 @@ struct options {
     const char *recover;     /* --recover DAMAGED: read it into --db and exit */
     int db_check_delay_s;    /* the background check's first run after start */
     int db_check_interval_s; /* and between runs; 0: only once */
+
+    /* Checks on idle cards (runs/canaries.h) */
+    struct canary_spec canaries[CANARY_MAX]; /* --canary, canary_count of them */
+    int canary_count;
+    int64_t canary_idle_s; /* --canary-idle: quiet this long before a canary */
 };
 
 enum options_result {

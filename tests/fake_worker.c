@@ -47,9 +47,15 @@
  *                               runs too, replay the next lines)
  *                               The issue 16 benchmarks' rows are drawn
  *                               by fake_peaks.c.
+ *                               busy (the watch probe's answer: pid 4242
+ *                               python3 on the card at 80%; any other word
+ *                               answers an idle card; jobs run normally)
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
  *   GPUBENCH_FAKE_WAIT_MS=N     how long quiet_wait waits (default 3000)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
+ *   GPUBENCH_FAKE_PROBE=old     a worker from before the watch probe: the
+ *                               probe line is taken as a job (an error
+ *                               answers it); =mute: never answered
  *   GPUBENCH_FAKE_REPLAY=FILE   runs (GET /runs.ndjson lines) that replay=K
  *                               answers with
  */
@@ -528,6 +534,43 @@ static int run_job(const cJSON *job, int device)
     return 0;
 }
 
+/* The control word without taking it (a once:MODE stays for the next
+ * job): the watch probe only looks. */
+static void peek_mode(char *mode, size_t cap)
+{
+    const char *path = getenv("GPUBENCH_FAKE_CONTROL");
+    FILE *f = path ? fopen(path, "r") : NULL;
+
+    snprintf(mode, cap, "normal");
+    if (f) {
+        if (fscanf(f, "%31s", mode) != 1)
+            snprintf(mode, cap, "normal");
+        fclose(f);
+    }
+}
+
+/* The answer to the daemon's watch probe ({"watch":true}, between jobs):
+ * a busy or an idle card, as the control word says. */
+static void answer_watch(void)
+{
+    cJSON *out = cJSON_CreateObject();
+    cJSON *reading, *procs;
+    char mode[32];
+    int busy;
+
+    peek_mode(mode, sizeof(mode));
+    busy = is_mode(mode, "busy");
+    cJSON_AddStringToObject(out, "event", "watch");
+    reading = cJSON_AddObjectToObject(out, "reading");
+    cJSON_AddNumberToObject(reading, "t", (double)time(NULL) * 1000.0);
+    cJSON_AddBoolToObject(reading, "available", 1);
+    cJSON_AddNumberToObject(reading, "utilization_percent", busy ? 80 : 0);
+    procs = cJSON_AddArrayToObject(reading, "processes");
+    if (busy)
+        cJSON_AddItemToArray(procs, process(4242, "python3"));
+    print_line(out);
+}
+
 static int serve(int device)
 {
     char *line = NULL;
@@ -544,7 +587,14 @@ static int serve(int device)
     print_line(ready);
     while (getline(&line, &cap, stdin) > 0) {
         cJSON *job = cJSON_Parse(line);
-        int rc = cJSON_IsObject(job) ? run_job(job, device) : 0;
+        const char *probe = getenv("GPUBENCH_FAKE_PROBE");
+        int rc = 0;
+        if (cJSON_IsTrue(cJSON_GetObjectItem(job, "watch")) && probe == NULL)
+            answer_watch();
+        else if (cJSON_IsTrue(cJSON_GetObjectItem(job, "watch")) && strcmp(probe, "mute") == 0)
+            rc = 0;
+        else if (cJSON_IsObject(job))
+            rc = run_job(job, device);
         cJSON_Delete(job);
         if (rc != 0) {
             free(line);

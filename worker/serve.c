@@ -15,6 +15,7 @@
 #include "job.h"
 #include "job_line.h"
 #include "line_reader.h"
+#include "nvml_watch.h"
 #include "version.h"
 
 #define EXIT_DEVICE_UNAVAILABLE 1
@@ -102,6 +103,25 @@ static void emit_ready(FILE *out, const struct gb_worker *w)
     emit(out, o);
 }
 
+/* The daemon's watch probe, {"watch":true}, sent while no job runs: 1
+ * when line is one (then answered with a reading of the card), else 0. */
+static int answer_watch_probe(struct gb_worker *w, const char *line, size_t len, FILE *out)
+{
+    cJSON *probe = cJSON_ParseWithLength(line, len);
+    cJSON *answer;
+    int is_probe = cJSON_IsTrue(cJSON_GetObjectItem(probe, "watch"));
+
+    cJSON_Delete(probe);
+    if (!is_probe)
+        return 0;
+    answer = event(NULL, "watch");
+    if (answer != NULL)
+        cJSON_AddItemToObject(answer, "reading",
+                              gb_nvml_watch_reading(w->nvml, w->info.pci_bus_id, w->nvml_reason));
+    emit(out, answer);
+    return 1;
+}
+
 /* One job line; returns 1 when the worker must exit (fatal error). */
 static int handle_line(struct gb_worker *w, const char *line, size_t len, FILE *out)
 {
@@ -112,6 +132,8 @@ static int handle_line(struct gb_worker *w, const char *line, size_t len, FILE *
     int fatal = 0;
 
     memset(&err, 0, sizeof(err));
+    if (answer_watch_probe(w, line, len, out))
+        return 0;
     if (gb_job_line_parse(line, len, &req, &err) != 0) {
         emit_error(out, req.id, &err);
         goto out;

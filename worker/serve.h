@@ -2,7 +2,9 @@
  * serve.h - `gpubench-worker --serve --device N`: the NDJSON protocol the
  * daemon speaks to its worker: one ready line, then for each job line
  * {"id","benchmark","params"} progress lines and one result or error (the
- * README's "How it is built").
+ * README's "How it is built").  Between jobs the daemon may send the watch
+ * probe {"watch":true}; the answer is {"event":"watch","reading":{...}}
+ * (kernels/nvml_watch.h).
  */
 #ifndef GPUBENCH_WORKER_SERVE_H
 #define GPUBENCH_WORKER_SERVE_H

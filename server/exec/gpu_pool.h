@@ -13,16 +13,29 @@
  * that grows with failures in a row; past GPU_UNHEALTHY_AFTER such failures
  * the GPU is unhealthy and new runs for it are refused until a worker comes
  * up ready again.
+ *
+ * The watch (issue 24): while a runner has nothing to run it writes the
+ * probe {"watch":true} to its worker every watch_interval_s and reads one
+ * {"event":"watch","reading":{...}} within GPU_WATCH_ANSWER_MS.  The pool
+ * keeps each GPU's latest reading and since when the card has been quiet;
+ * the card_reading hook hands every reading up.  A worker that does not
+ * answer is noted, never killed for it (it still runs jobs); one from
+ * before the probe (an error line answers it) is not probed again.
  */
 #ifndef GPUBENCH_EXEC_GPU_POOL_H
 #define GPUBENCH_EXEC_GPU_POOL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 struct store;
 
 #define GPU_UNHEALTHY_AFTER 5
+#define GPU_WATCH_ANSWER_MS 10000
+/* Quiet: no process on the card and utilisation under this (the rule of
+ * worker/quiet.h, GB_QUIET_UTIL_PERCENT). */
+#define GPU_QUIET_UTIL_PERCENT 5
 
 struct gpu_pool;
 
@@ -48,6 +61,7 @@ struct gpu_ref {
  *               end's; judged is run_judge's, which this frees
  *   run_ended   the runner is done with the run (its end stored or given
  *               up on): wake whoever waits for it
+ *   card_reading  a watch reading (see the top of this file)
  * A NULL hook is skipped. */
 struct gpu_pool_hooks {
     void *ctx;
@@ -56,6 +70,9 @@ struct gpu_pool_hooks {
     void (*run_stored)(void *ctx, const char *id, const char *status, int stored,
                        void *judged);
     void (*run_ended)(void *ctx, const char *id);
+    /* A watch reading of GPU index (uuid) taken while it was idle: the
+     * worker's reading object, borrowed for the call. */
+    void (*card_reading)(void *ctx, int index, const char *uuid, const cJSON *reading);
 };
 
 /* What the pool is started with; strings and the store must outlive it. */
@@ -64,6 +81,7 @@ struct gpu_pool_config {
     const char *worker_owner; /* the tag its processes carry (worker_proc.h) */
     const char *host;         /* this node's name, added to each run's meta */
     int shutdown_grace_s;     /* how long a running run may finish at stop */
+    int watch_interval_s;     /* between watch probes of an idle GPU; 0: none */
     struct store *store;
     struct gpu_pool_hooks hooks;
 };
@@ -112,6 +130,15 @@ struct gpu_stat {
     const char *state;
 };
 int gpu_pool_stats(struct gpu_pool *p, struct gpu_stat *stats, int cap);
+
+/* Whether GPU index has been quiet (no process, utilisation under
+ * GPU_QUIET_UTIL_PERCENT) by its latest watch reading: 1 quiet since
+ * *since_unix_ms (the first quiet reading in a row); 0 busy, with why
+ * ("pid 4242 python3 on the card"); -1 nothing known (no reading yet, no
+ * such GPU, a card NVML cannot read, a worker without the probe), with
+ * why. */
+int gpu_pool_quiet_since(struct gpu_pool *p, int index, int64_t *since_unix_ms, char *why,
+                         size_t cap);
 
 /* {"devices": [...], "reason": ...} for GET /devices.  Caller owns it. */
 cJSON *gpu_pool_describe(struct gpu_pool *p);

@@ -19,6 +19,7 @@ struct ratelimit;
 struct peers;
 struct alerts;
 struct http_tls;
+struct canaries;
 
 /* The command-line settings the HTTP layer reads (main copies them from
  * its options, options.h, which this layer does not see). */
@@ -45,6 +46,7 @@ struct app {
     struct peers *peers;          /* NULL: no --peer */
     struct alerts *alerts;        /* the alert webhook (alerts.h) */
     struct http_tls *tls;         /* NULL: plain HTTP (tls.h) */
+    struct canaries *canaries;    /* the checks on idle cards (canaries.h) */
     char host[256];
     int64_t started_mono_ms;
     char started_at[32];

@@ -50,6 +50,8 @@ void devices_get(struct http_request *req, struct http_reply *rep);
 void healthz_get(struct http_request *req, struct http_reply *rep);
 void peers_get(struct http_request *req, struct http_reply *rep);
 void metrics_get(struct http_request *req, struct http_reply *rep);
+/* api_canaries.c: GET /canaries, the checks on idle cards. */
+void canaries_get(struct http_request *req, struct http_reply *rep);
 /* api_openapi.c: api/openapi.json, embedded at build time. */
 void openapi_get(struct http_request *req, struct http_reply *rep);
 

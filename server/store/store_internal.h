@@ -145,6 +145,15 @@ enum {
     STORE_STEP_DONE = 101,
 };
 
+/* The order a card's queue is taken in, for ORDER BY and row-value
+ * comparisons on table or alias t: canaries (STORE_CANARY_LABEL,
+ * store_queue.h) after every other run, so that a run a person posts
+ * while a canary waits to start goes first, and between the members of a
+ * canary suite; otherwise oldest first. */
+#define STORE_QUEUE_RANK(t) "(" t ".label IS '" STORE_CANARY_LABEL "'), " t ".rowid"
+/* Run a is taken no later than run b (a queue position counts these). */
+#define STORE_QUEUE_NOT_AFTER(a, b) "(" STORE_QUEUE_RANK(a) ") <= (" STORE_QUEUE_RANK(b) ")"
+
 /* Takes c's lock; no statement yet.  Always ended with store_query_end. */
 void store_query_begin(struct store_query *q, struct conn *c, const char *what);
 

@@ -149,7 +149,8 @@ int store_peek_next(struct store *s, int device_index, char benchmark[64])
     benchmark[0] = '\0';
     store_query_begin(&q, &s->writer, "look at the next queued run");
     if (store_query_prepare(&q, "SELECT benchmark FROM runs WHERE status = 'queued' "
-                                "AND device_index = ?1 ORDER BY rowid LIMIT 1") != STORE_OK)
+                                "AND device_index = ?1 "
+                                "ORDER BY " STORE_QUEUE_RANK("runs") " LIMIT 1") != STORE_OK)
         goto done;
     store_bind_int64(&q, 1, device_index);
     if ((rc = store_query_one(&q)) == STORE_OK)
@@ -179,7 +180,7 @@ int store_claim_next(struct store *s, int device_index, struct run_job *job)
     if (store_query_transaction(&q) != STORE_OK ||
         store_query_prepare(&q, "SELECT id, benchmark, params, timeout_s FROM runs "
                                 "WHERE status = 'queued' AND device_index = ?1 "
-                                "ORDER BY rowid LIMIT 1") != STORE_OK)
+                                "ORDER BY " STORE_QUEUE_RANK("runs") " LIMIT 1") != STORE_OK)
         goto done;
     store_bind_int64(&q, 1, device_index);
     if ((step = store_query_one(&q)) != STORE_OK) {

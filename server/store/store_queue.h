@@ -9,6 +9,12 @@
 
 #include "store.h"
 
+/* The label of the runs the canaries queue (runs/canaries.c; issue 24).
+ * A card's queue takes them after every other queued run of the card
+ * (STORE_QUEUE_RANK), and a canary's last run is the newest run with it
+ * (store_canary.h): a run a person posts with this label counts as one. */
+#define STORE_CANARY_LABEL "canary"
+
 /* What a GPU runner needs to start a run; filled by store_claim_next.
  * params_json is owned by the job: free it with store_job_clear. */
 struct run_job {
@@ -24,7 +30,8 @@ struct run_job {
  * STORE_OK, STORE_NOT_FOUND when none is queued, or an error. */
 int store_peek_next(struct store *s, int device_index, char benchmark[64]);
 
-/* Takes the oldest queued run of a device and marks it running.
+/* Takes the first queued run of a device (the oldest, canaries after the
+ * rest) and marks it running.
  * STORE_NOT_FOUND when the queue is empty. */
 int store_claim_next(struct store *s, int device_index, struct run_job *job);
 void store_job_clear(struct run_job *job);

@@ -5,6 +5,7 @@
  * connection.  See store_runs.h.
  */
 #include "store_internal.h"
+#include "store_queue.h"
 #include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
@@ -56,7 +57,7 @@ static int add_details(struct store_query *q, cJSON *run, int raw)
         if (store_query_prepare(q, "SELECT count(*) FROM runs q, runs r "
                                    "WHERE r.id = ?1 AND q.status = 'queued' "
                                    "AND q.device_index IS r.device_index "
-                                   "AND q.rowid <= r.rowid") != STORE_OK)
+                                   "AND " STORE_QUEUE_NOT_AFTER("q", "r")) != STORE_OK)
             return STORE_ERROR;
         store_bind_text(q, 1, id);
         if (store_query_step(q) != STORE_STEP_ROW)
