@@ -80,14 +80,16 @@ int store_cards_known(struct store *s, cJSON **cards)
                         "SELECT r.host AS host, r.device_uuid AS uuid, r.device_index AS "
                         "\"index\", r.device_name AS name FROM runs r "
                         "JOIN (SELECT max(id) AS id FROM runs WHERE device_uuid IS NOT NULL "
-                        "GROUP BY host, device_uuid) m ON r.id = m.id ORDER BY r.host, r.device_index",
+                        "GROUP BY host, device_uuid) m ON r.id = m.id "
+                        "ORDER BY r.host, r.device_index",
                         NULL, NULL, cards);
 }
 
 int store_card_health(struct store *s, const char *uuid, const char *members, cJSON **runs)
 {
     return read_objects(s, "read a card's health runs",
-                        "SELECT id, benchmark, host, device_index AS \"index\", device_name AS name, "
+                        "SELECT id, benchmark, host, device_index AS \"index\", "
+                        "device_name AS name, "
                         "finished_at, "
                         "CAST(round((julianday(finished_at) - 2440587.5) * 86400000) AS INTEGER) "
                         "AS finished_ms, checks AS checks_json FROM runs WHERE id IN "
