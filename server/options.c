@@ -158,7 +158,7 @@ static int set_canary(struct options *opt, const struct option_spec *spec, const
 static int set_duration(struct options *opt, const struct option_spec *spec, const char *text,
                         FILE *err)
 {
-    if (duration_parse(text, (int64_t *)((char *)opt + spec->field)) != 0) {
+    if (gb_duration_s(text, (int64_t *)((char *)opt + spec->field)) != 0) {
         fprintf(err,
                 "gpubenchd: --%s %s: expected a whole number then s, m, h or d (e.g. 10m), "
                 "from 1s to 366d\n",

@@ -40,7 +40,7 @@ int canary_spec_parse(const char *text, struct canary_spec *spec, char *err, siz
                  spec->name);
         return -1;
     }
-    if (duration_parse(at + 1, &spec->period_s) != 0) {
+    if (gb_duration_s(at + 1, &spec->period_s) != 0) {
         snprintf(err, cap,
                  "period '%s': expected a whole number then s, m, h or d (e.g. 24h), "
                  "from 1s to 366d",
@@ -120,8 +120,8 @@ enum canary_step canary_decide(const struct canary_facts *f, int64_t period_s, i
                         f->why && f->why[0] ? f->why : "another process uses it", "");
     if (f->now_ms - f->quiet_since_ms < idle_s * 1000) {
         int64_t for_s = (f->now_ms - f->quiet_since_ms) / 1000;
-        duration_format(for_s > 0 ? for_s : 0, quiet, sizeof(quiet));
-        duration_format(idle_s, idle, sizeof(idle));
+        gb_duration_format(for_s > 0 ? for_s : 0, quiet, sizeof(quiet));
+        gb_duration_format(idle_s, idle, sizeof(idle));
         return deferred(CANARY_DEFER_SETTLING, defer, why, cap, "card quiet for %s of %s",
                         quiet, idle);
     }

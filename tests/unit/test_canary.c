@@ -35,25 +35,25 @@ static int test_durations(void)
     int64_t s = 0;
     char buf[24];
 
-    ASSERT_EQ(duration_parse("24h", &s), 0);
+    ASSERT_EQ(gb_duration_s("24h", &s), 0);
     ASSERT_EQ(s, 86400);
-    ASSERT_EQ(duration_parse("10m", &s), 0);
+    ASSERT_EQ(gb_duration_s("10m", &s), 0);
     ASSERT_EQ(s, 600);
-    ASSERT_EQ(duration_parse("90", &s), 0);
+    ASSERT_EQ(gb_duration_s("90", &s), 0);
     ASSERT_EQ(s, 90);
-    ASSERT_EQ(duration_parse("7d", &s), 0);
+    ASSERT_EQ(gb_duration_s("7d", &s), 0);
     ASSERT_EQ(s, 7 * 86400);
-    ASSERT_EQ(duration_parse("0s", &s), -1);
-    ASSERT_EQ(duration_parse("h", &s), -1);
-    ASSERT_EQ(duration_parse("5w", &s), -1);
-    ASSERT_EQ(duration_parse("5hh", &s), -1);
-    ASSERT_EQ(duration_parse("-5m", &s), -1);
-    ASSERT_EQ(duration_parse("367d", &s), -1);
-    duration_format(3 * 60, buf, sizeof(buf));
+    ASSERT_EQ(gb_duration_s("0s", &s), -1);
+    ASSERT_EQ(gb_duration_s("h", &s), -1);
+    ASSERT_EQ(gb_duration_s("5w", &s), -1);
+    ASSERT_EQ(gb_duration_s("5hh", &s), -1);
+    ASSERT_EQ(gb_duration_s("-5m", &s), -1);
+    ASSERT_EQ(gb_duration_s("367d", &s), -1);
+    gb_duration_format(3 * 60, buf, sizeof(buf));
     ASSERT_STR_EQ(buf, "3m");
-    duration_format(86400 + 2 * 3600 + 5, buf, sizeof(buf));
+    gb_duration_format(86400 + 2 * 3600 + 5, buf, sizeof(buf));
     ASSERT_STR_EQ(buf, "1d2h5s");
-    duration_format(0, buf, sizeof(buf));
+    gb_duration_format(0, buf, sizeof(buf));
     ASSERT_STR_EQ(buf, "0s");
     return 0;
 }

@@ -4,9 +4,10 @@
  */
 #include "duration.h"
 
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const struct {
     char suffix;
@@ -20,34 +21,42 @@ static const struct {
 
 #define N_UNITS (sizeof(units) / sizeof(units[0]))
 
-int duration_parse(const char *text, int64_t *seconds)
+int gb_duration_ms(const char *text, int64_t *ms)
 {
+    double scale = 1e3, v;
     char *end;
-    long long n;
-    int64_t unit = 1;
 
-    if (text == NULL || *text < '0' || *text > '9')
+    if (text == NULL || text[0] == '\0' || text[0] == '-' || text[0] == '+')
         return -1;
-    errno = 0;
-    n = strtoll(text, &end, 10);
-    if (errno != 0)
+    v = strtod(text, &end);
+    if (end == text)
         return -1;
     if (*end != '\0') {
-        size_t i;
-
-        for (i = 0; i < N_UNITS && units[i].suffix != *end; i++)
-            ;
-        if (i == N_UNITS || end[1] != '\0')
+        scale = 0;
+        for (size_t i = 0; i < N_UNITS; i++)
+            if (end[0] == units[i].suffix && end[1] == '\0')
+                scale = 1e3 * (double)units[i].seconds;
+        if (scale == 0)
             return -1;
-        unit = units[i].seconds;
     }
-    if (n < 1 || n > DURATION_MAX_S / unit)
+    v *= scale;
+    if (!isfinite(v) || v < 1 || v > (double)GB_DURATION_MAX_MS)
         return -1;
-    *seconds = (int64_t)n * unit;
+    *ms = (int64_t)llround(v);
     return 0;
 }
 
-void duration_format(int64_t seconds, char *buf, size_t cap)
+int gb_duration_s(const char *text, int64_t *seconds)
+{
+    int64_t ms;
+
+    if (gb_duration_ms(text, &ms) != 0 || ms < 1000)
+        return -1;
+    *seconds = (ms + 500) / 1000;
+    return 0;
+}
+
+void gb_duration_format(int64_t seconds, char *buf, size_t cap)
 {
     size_t used = 0;
 
@@ -57,7 +66,7 @@ void duration_format(int64_t seconds, char *buf, size_t cap)
     for (size_t i = 0; i < N_UNITS && used < cap; i++) {
         int64_t n = seconds / units[i].seconds;
 
-        if (n == 0)
+        if (n <= 0)
             continue;
         used += (size_t)snprintf(buf + used, cap - used, "%lld%c", (long long)n,
                                  units[i].suffix);
