@@ -53,8 +53,33 @@ static void card_name(const cJSON *card, char *buf, size_t cap)
     snprintf(buf, cap, "GPU %s (\u2026%s)", at, n > 4 ? uuid + n - 4 : (uuid ? uuid : "?"));
 }
 
+/* A card's exit status: 1 degraded; 2 unknown, or healthy with a health
+ * benchmark not fresh (its coverage_reason); 0 healthy and covered. */
+static int card_status(const cJSON *card)
+{
+    const char *state = cli_json_text(card, "state", NULL);
+
+    if (state && strcmp(state, "degraded") == 0)
+        return CLI_FAILED;
+    if (state == NULL || strcmp(state, "healthy") != 0 || cli_json_text(card, "coverage_reason", NULL))
+        return CLI_INCONCLUSIVE;
+    return CLI_OK;
+}
+
+/* Why a card is not fit, in the fewest words: a degraded card's reason;
+ * else the benchmark that is not fresh; else its state's reason. */
+static const char *card_why(const cJSON *card)
+{
+    const char *cov = cli_json_text(card, "coverage_reason", NULL);
+    const char *why = cli_json_text(card, "reason", NULL);
+
+    if (card_status(card) == CLI_FAILED || cov == NULL)
+        return why ? why : cli_json_text(card, "state", NULL);
+    return cov;
+}
+
 /* The worst card's exit status among cards, with *worst the card (NULL
- * when every card is healthy). */
+ * when every card passes). */
 static int judge(const cJSON *cards, const cJSON **worst)
 {
     const cJSON *card;
@@ -62,10 +87,7 @@ static int judge(const cJSON *cards, const cJSON **worst)
 
     *worst = NULL;
     cJSON_ArrayForEach(card, cards) {
-        const char *state = cli_json_text(card, "state", NULL);
-        int r = state && strcmp(state, "healthy") == 0    ? CLI_OK
-                : state && strcmp(state, "degraded") == 0 ? CLI_FAILED
-                                                          : CLI_INCONCLUSIVE;
+        int r = card_status(card);
         /* degraded (1) outranks unknown (2): it is the reason to drain */
         if (r != CLI_OK && (rc == CLI_OK || r < rc)) {
             rc = r;
@@ -193,15 +215,14 @@ static void print_result(int rc, const cJSON *worst, const cJSON *cards, const c
         printf("gpubench: %d GPU%s of %.40s healthy, checked within %s\n", n, n == 1 ? "" : "s",
                host, window);
     } else {
-        const char *why = cli_json_text(worst, "reason", NULL);
+        const char *why = card_why(worst);
         int room;
         card_name(worst, name, sizeof(name));
         room = REASON_CAP - 1 - (int)strlen("gpubench:  ") - (int)strlen(name);
-        printf("gpubench: %s %.*s\n", name, room > 0 ? room : 0,
-               why ? why : cli_json_text(worst, "state", NULL));
+        printf("gpubench: %s %.*s\n", name, room > 0 ? room : 0, why ? why : "?");
     }
     cJSON_ArrayForEach(card, cards) {
-        const char *why = cli_json_text(card, "reason", NULL);
+        const char *why = card_why(card);
         const char *model = cli_json_text(card, "name", NULL);
         card_name(card, name, sizeof(name));
         printf("%s %s: %s%s%s\n", name, model ? model : "?", cli_json_text(card, "state", NULL),

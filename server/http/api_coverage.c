@@ -7,21 +7,54 @@
  * `gpubench check` reads it, so it stays one read of the per-card tables.
  */
 #include "app.h"
+#include "card_state.h"
 #include "coverage.h"
 #include "duration.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "store_cards.h"
 #include "store_coverage.h"
 #include "timeutil.h"
 
 /* The most GPUs of a node read from the pool (as /metrics reads them). */
 #define COVERAGE_MAX_GPUS 64
 
+/* coverage_query.read_faults: a card's confirmed floor alerts, as the
+ * faults card_state_judge reads (store_cards.c, card_state.c).  The
+ * card's events join them where they are kept. */
+struct faults_ctx {
+    struct store *store;
+    int store_rc; /* the first failed read's, for the answer */
+};
+
+static int read_faults(void *ctx, const char *uuid, cJSON **faults)
+{
+    struct faults_ctx *f = ctx;
+    cJSON *alerts = NULL, *a, *list = NULL;
+    int rc = -1;
+
+    *faults = NULL;
+    if ((f->store_rc = store_card_floor_alerts(f->store, uuid, &alerts)) != STORE_OK ||
+        (list = cJSON_CreateArray()) == NULL)
+        goto done;
+    cJSON_ArrayForEach(a, alerts)
+        if (!cJSON_AddItemToArray(list, card_floor_fault(a)))
+            goto done;
+    *faults = list;
+    list = NULL;
+    rc = 0;
+done:
+    cJSON_Delete(list);
+    cJSON_Delete(alerts);
+    return rc;
+}
+
 cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int *store_rc)
 {
     struct gpu_stat stats[COVERAGE_MAX_GPUS];
     struct coverage_gpu own[COVERAGE_MAX_GPUS];
     int n = gpu_pool_stats(app->gpus, stats, COVERAGE_MAX_GPUS);
+    struct faults_ctx faults = {.store = app->store, .store_rc = STORE_OK};
     struct coverage_query q = {
         .own_host = app->host,
         .own = own,
@@ -29,6 +62,8 @@ cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int
         .host = host,
         .now_ms = time_now_unix_ms(),
         .max_age_s = max_age_s,
+        .read_faults = read_faults,
+        .ctx = &faults,
     };
     cJSON *cells = NULL, *out;
 
@@ -39,6 +74,7 @@ cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int
         own[i] = (struct coverage_gpu){stats[i].index, stats[i].uuid, stats[i].name};
     out = coverage_build(cells, &q);
     cJSON_Delete(cells);
+    *store_rc = faults.store_rc;
     return out;
 }
 

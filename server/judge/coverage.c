@@ -8,6 +8,7 @@
  */
 #include "coverage.h"
 #include "bench_suite.h"
+#include "card_state.h"
 #include "timeutil.h"
 
 #include <stdio.h>
@@ -18,6 +19,7 @@ static const char *const state_names[] = {
     [COVERAGE_FRESH] = "fresh",
     [COVERAGE_STALE] = "stale",
     [COVERAGE_NEVER] = "never",
+    [COVERAGE_FAILING] = "failing",
 };
 
 const char *coverage_state_name(enum coverage_state s)
@@ -88,7 +90,10 @@ static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark
             int64_t age_ms = q->now_ms - (int64_t)at->valuedouble;
             char when[32];
             time_format_rfc3339((int64_t)at->valuedouble, when, sizeof(when));
-            state = age_ms > q->max_age_s * 1000 ? COVERAGE_STALE : COVERAGE_FRESH;
+            const cJSON *failed = cJSON_GetObjectItem(src, "checks_failed");
+            state = cJSON_IsNumber(failed) && failed->valuedouble > 0 ? COVERAGE_FAILING
+                    : age_ms > q->max_age_s * 1000                    ? COVERAGE_STALE
+                                                                      : COVERAGE_FRESH;
             if (!cJSON_AddStringToObject(cell, "run_id", run) ||
                 !cJSON_AddStringToObject(cell, "at", when) ||
                 /* a run finished "in the future" (a peer's clock ahead) is 0 s old */
@@ -118,36 +123,67 @@ static void span_text(long long s, char *buf, size_t cap)
         snprintf(buf, cap, "%llds", s);
 }
 
-/* The card's state as coverage alone sees it: unknown, with the first
- * cell that is not fresh as the reason, else healthy.  0, or -1 out of
- * memory. */
-static int add_state(cJSON *card, const struct coverage_query *q)
+/* The card's state (card_state_judge, from the runs of its cells and its
+ * faults) and its coverage_reason: the first cell that is not fresh.  0,
+ * or -1 out of memory or when the faults could not be read. */
+static int add_state(cJSON *card, const struct card *k, int n, const struct coverage_query *q)
 {
     const cJSON *cell;
     char why[160] = "", age[24], window[24];
+    cJSON *runs = cJSON_CreateArray(), *faults = NULL, *judged = NULL;
+    int rc = -1;
 
     cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "cells")) {
         const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "state"));
         const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark"));
         const cJSON *age_s = cJSON_GetObjectItem(cell, "age_s");
 
+        if (why[0] || strcmp(state, state_names[COVERAGE_FRESH]) == 0)
+            continue;
         if (strcmp(state, state_names[COVERAGE_NEVER]) == 0) {
             snprintf(why, sizeof(why), "%s never checked", bench);
-            break;
-        }
-        if (strcmp(state, state_names[COVERAGE_STALE]) == 0) {
+        } else if (strcmp(state, state_names[COVERAGE_STALE]) == 0) {
             span_text((long long)age_s->valuedouble, age, sizeof(age));
             span_text(q->max_age_s, window, sizeof(window));
             snprintf(why, sizeof(why), "%s last checked %s ago (max %s)", bench, age, window);
-            break;
         }
     }
-    if (!cJSON_AddStringToObject(card, "state", why[0] ? "unknown" : "healthy"))
-        return -1;
-    return (why[0] ? cJSON_AddStringToObject(card, "reason", why)
-                   : cJSON_AddNullToObject(card, "reason")) != NULL
-               ? 0
-               : -1;
+    /* what card_state_judge reads: the newest valid run of each benchmark */
+    for (int m = 0; runs && m < n; m++) {
+        const cJSON *src = k->cell[m], *at = cJSON_GetObjectItem(src, "at_ms");
+        const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(src, "benchmark"));
+        cJSON *run, *checks;
+        char when[32];
+
+        if (!cJSON_GetStringValue(cJSON_GetObjectItem(src, "run_id")) || !cJSON_IsNumber(at))
+            continue;
+        time_format_rfc3339((int64_t)at->valuedouble, when, sizeof(when));
+        checks = cJSON_Duplicate(cJSON_GetObjectItem(src, "checks"), 1);
+        if (checks == NULL)
+            checks = cJSON_CreateNull();
+        if ((run = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(runs, run) ||
+            !cJSON_AddItemToObject(run, "checks", checks) ||
+            !cJSON_AddStringToObject(run, "benchmark", bench ? bench : "?") ||
+            !cJSON_AddStringToObject(run, "finished_at", when) ||
+            !cJSON_AddNumberToObject(run, "finished_ms", at->valuedouble))
+            goto done;
+    }
+    if (runs == NULL || (q->read_faults && q->read_faults(q->ctx, k->uuid, &faults) != 0) ||
+        (judged = card_state_judge(runs, faults, q->now_ms, q->max_age_s * 1000)) == NULL)
+        goto done;
+    if (!cJSON_AddItemToObject(card, "state",
+                               cJSON_Duplicate(cJSON_GetObjectItem(judged, "state"), 1)) ||
+        !cJSON_AddItemToObject(card, "reason",
+                               cJSON_Duplicate(cJSON_GetObjectItem(judged, "reason"), 1)) ||
+        !(why[0] ? cJSON_AddStringToObject(card, "coverage_reason", why)
+                 : cJSON_AddNullToObject(card, "coverage_reason")))
+        goto done;
+    rc = 0;
+done:
+    cJSON_Delete(judged);
+    cJSON_Delete(faults);
+    cJSON_Delete(runs);
+    return rc;
 }
 
 /* The newer of two cells by their run's time (a cell without a valid run
@@ -276,7 +312,8 @@ cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q)
             !(k->name ? cJSON_AddStringToObject(card, "name", k->name)
                       : cJSON_AddNullToObject(card, "name")) ||
             !cJSON_AddBoolToObject(card, "own", k->own) ||
-            add_cells(card, k, members, n, q, totals) != 0 || add_state(card, q) != 0)
+            add_cells(card, k, members, n, q, totals) != 0 ||
+            add_state(card, k, n, q) != 0)
             goto done;
     }
     if ((sums = cJSON_AddObjectToObject(out, "totals")) == NULL)

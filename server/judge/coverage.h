@@ -9,6 +9,9 @@
  *   never    no valid run of the benchmark on the card
  *   stale    its newest valid run is older than max_age
  *   fresh    within max_age
+ *   failing  its newest valid run missed a floor (checks_failed), however
+ *            old: an unconfirmed miss the card's rerun will confirm or
+ *            clear, shown rather than hidden by age
  * A benchmark that runs on every GPU of a node at once (all_devices:
  * p2p_bandwidth) checks every card of its host, whichever GPU it was
  * stored under.  A benchmark a card's node cannot run (p2p_bandwidth, which needs two
@@ -37,6 +40,11 @@ struct coverage_query {
     const char *host;    /* only this host's cards; NULL: every host */
     int64_t now_ms;      /* Unix ms */
     long long max_age_s; /* a valid run older than this is stale */
+    /* The faults of card uuid (card_state.h: what makes it degraded, such
+     * as a confirmed floor alert): 0 with *faults a NEW array (or NULL for
+     * none), -1 when they could not be read (then so can't the coverage). */
+    int (*read_faults)(void *ctx, const char *uuid, cJSON **faults);
+    void *ctx;
 };
 
 /* The state names, in the order the totals list them. */
@@ -44,6 +52,7 @@ enum coverage_state {
     COVERAGE_FRESH,
     COVERAGE_STALE,
     COVERAGE_NEVER,
+    COVERAGE_FAILING,
     COVERAGE_STATES,
 };
 const char *coverage_state_name(enum coverage_state s);
@@ -51,13 +60,15 @@ const char *coverage_state_name(enum coverage_state s);
 /* The coverage of the cards in cells (as store_coverage_cells reads them,
  * ordered by host and card) and q->own, of q->host when given: a NEW
  * object {"host" (own), "max_age_s", "benchmarks": [names], "cards":
- * [{"host", "uuid", "index", "name", "own", "state", "reason", "cells": [{"benchmark",
+ * [{"host", "uuid", "index", "name", "own", "state", "reason",
+ * "coverage_reason", "cells": [{"benchmark",
  * "state", "run_id", "at", "age_s"}], "left_out": [{"benchmark",
  * "reason"}]}], "totals": {state: cells}}, cards ordered by host, index
- * and uuid; NULL out of memory.  A card's state is "unknown" with the
- * first cell that is not fresh as its reason ("hbm_bandwidth never
- * checked", "transpose last checked 30h ago (max 24h)"), else
- * "healthy" with a null reason. */
+ * and uuid; NULL out of memory or when read_faults failed.  A card's
+ * state and reason are card_state_judge's (the same as GET /cards/UUID
+ * says) from its cells' runs and its faults; coverage_reason names the
+ * first cell that is not fresh ("hbm_bandwidth never checked",
+ * "transpose last checked 30h ago (max 24h)"), null when all are. */
 cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q);
 
 #endif

@@ -18,6 +18,8 @@ enum {
     COV_BENCHMARK,
     COV_RUN,
     COV_AT,
+    COV_CHECKS,
+    COV_FAILED,
 };
 
 int store_coverage_cells(struct store *s, const char *host, cJSON **out)
@@ -26,7 +28,8 @@ int store_coverage_cells(struct store *s, const char *host, cJSON **out)
      * milliseconds); 2440587.5 is the Unix epoch as a Julian day. */
     static const char sql[] =
         "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "
-        "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER) "
+        "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "
+        "v.checks, v.checks_failed "
         "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "
         "LEFT JOIN (SELECT host, device_uuid, benchmark, max(run_id) AS run_id "
         "           FROM fleet_latest GROUP BY host, device_uuid, benchmark) f "
@@ -62,7 +65,14 @@ int store_coverage_cells(struct store *s, const char *host, cJSON **out)
             cJSON_AddNullToObject(cell, "at_ms");
         else
             cJSON_AddNumberToObject(cell, "at_ms", (double)sqlite3_column_int64(st, COV_AT));
-        if (cJSON_GetObjectItem(cell, "at_ms") == NULL)
+        if (sqlite3_column_type(st, COV_FAILED) == SQLITE_NULL)
+            cJSON_AddNullToObject(cell, "checks_failed");
+        else
+            cJSON_AddNumberToObject(cell, "checks_failed",
+                                    (double)sqlite3_column_int64(st, COV_FAILED));
+        if (cJSON_GetObjectItem(cell, "at_ms") == NULL ||
+            cJSON_GetObjectItem(cell, "checks_failed") == NULL ||
+            !cJSON_AddItemToObject(cell, "checks", store_json_column(st, COV_CHECKS)))
             goto done; /* out of memory: a cell without its time reads as never */
     }
     if (step != STORE_STEP_DONE)

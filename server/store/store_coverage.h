@@ -15,7 +15,9 @@
  * result, of the cards on host (NULL: every host): {"host", "uuid",
  * "index" (number or null), "name", "benchmark", "run_id" (the newest
  * valid done run, null when none is valid), "at_ms" (its finished_at in
- * Unix ms, null without one)}, ordered by host, index, uuid.  Read from
+ * Unix ms, null without one), "checks" (its checks against the floors,
+ * null where none were judged), "checks_failed" (how many missed, null
+ * where not judged)}, ordered by host, index, uuid.  Read from
  * the per-card tables store_put_results keeps (latest_by_card,
  * fleet_latest), so the cost follows the cards, not the runs.  *out is a
  * NEW array. */
