@@ -233,7 +233,7 @@ static void print_result(int rc, const cJSON *worst, const cJSON *cards, const c
 int cmd_check(struct cli *c)
 {
     const char *window = c->opt.max_age ? c->opt.max_age : DEFAULT_MAX_AGE;
-    long long seconds;
+    int64_t ms;
     struct dynbuf path;
     cJSON *answer = NULL, *cards = NULL, *card;
     const cJSON *worst = NULL;
@@ -244,7 +244,7 @@ int cmd_check(struct cli *c)
         fprintf(stderr, "gpubench check: takes no arguments (gpubench check --help)\n");
         return CLI_ERROR;
     }
-    if (gb_duration_parse(window, &seconds) != 0) {
+    if (gb_duration_ms(window, &ms) != 0) {
         fprintf(stderr,
                 "gpubench check: --max-age %.40s: expected a duration such as 24h, 90m, 7d or "
                 "3600 (seconds)\n",

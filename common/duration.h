@@ -1,25 +1,25 @@
 /*
- * duration.h - spans of time as people write them on a command line or in
- * a query ("24h", "90m", "7d", "30s", or plain seconds), for the coverage
- * window (GET /coverage?max_age=, gpubench check --max-age).  One parser
- * for the daemon and the client, so that both read "24h" the same way.
+ * duration.h - a span of time as people write it on a command line or in
+ * a query: "90s", "10m", "24h", "7d", or a number of seconds ("3600").
+ * One parser, so --canary's periods, ?max_age= and `gpubench check
+ * --max-age` read the same words.
  */
 #ifndef GPUBENCH_COMMON_DURATION_H
 #define GPUBENCH_COMMON_DURATION_H
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The longest span taken: ten years, far past any coverage window, and
- * small enough that milliseconds of it fit any 64-bit sum with a time. */
-#define GB_DURATION_MAX_S (10LL * 366 * 24 * 3600)
+/* The longest span accepted (a year): past it a typo, not a window. */
+#define GB_DURATION_MAX_MS (366LL * 24 * 3600 * 1000)
 
-/* Parses text, a whole number followed by nothing (seconds) or one of s,
- * m, h, d, into *seconds.  0, or -1 when text is NULL, empty, not of that
- * form, zero, or longer than GB_DURATION_MAX_S; *seconds is then left as
- * it was. */
-int gb_duration_parse(const char *text, long long *seconds);
+/* text as milliseconds into *ms: a positive number (decimals allowed)
+ * followed by s, m, h or d, or by nothing for seconds.  0, or -1 (*ms
+ * untouched) when it is not one or is not in (0, GB_DURATION_MAX_MS]. */
+int gb_duration_ms(const char *text, int64_t *ms);
 
 #ifdef __cplusplus
 }

@@ -84,17 +84,21 @@ void coverage_get(struct http_request *req, struct http_reply *rep)
     const char *max_age = query_get(req, "max_age");
     const char *host = query_get(req, "host");
     long long max_age_s = COVERAGE_MAX_AGE_DEFAULT_S;
+    int64_t ms = 0;
     cJSON *out;
     int rc;
 
     if (query_check(req, rep, query) != 0)
         return;
-    if (max_age && gb_duration_parse(max_age, &max_age_s) != 0) {
+    if (max_age && gb_duration_ms(max_age, &ms) != 0) {
         reply_error(rep, 400, "out_of_bounds", "max_age",
                     "max_age=%.40s: expected a duration such as 24h, 90m, 7d or 3600 (seconds)",
                     max_age);
         return;
     }
+    /* whole seconds, rounded up: "0.5s" is a window, not none */
+    if (max_age)
+        max_age_s = (ms + 999) / 1000;
     if (host && host[0] == '\0') {
         reply_error(rep, 400, "out_of_bounds", "host", "host= names a host");
         return;

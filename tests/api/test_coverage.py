@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -36,6 +37,13 @@ def run_health(d, device):
     return r.json()["runs"]
 
 
+def days_ago(run, days):
+    """run, made days before now."""
+    when = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - days * 86400))
+    run.update(created_at=when, started_at=when, finished_at=when)
+    return run
+
+
 def cards_by_uuid(answer):
     return {c["uuid"]: c for c in answer["cards"]}
 
@@ -53,7 +61,7 @@ class CoverageTest(unittest.TestCase):
         # A card of another host, measured on 2026-01-10: stale in a 24 h
         # window, fresh in a window of years; and its invalid later run
         # must not count as a check.
-        cls.old = make_run(7, 10, host="synth-old")
+        cls.old = days_ago(make_run(7, 10, host="synth-old"), 3)
         cls.invalid = make_run(8, 12, host="synth-bad", noisy=True)
         body = "".join(json.dumps(x) + "\n" for x in (cls.old, cls.invalid))
         r = cls.d.post("/runs/import", body)
@@ -84,9 +92,10 @@ class CoverageTest(unittest.TestCase):
             if b != "p2p_bandwidth":
                 self.assertEqual((cell["state"], cell["run_id"], cell["age_s"]),
                                  ("never", None, None), b)
-        self.assertEqual((own[0]["state"], own[0]["reason"]), ("healthy", None))
-        self.assertEqual(own[1]["state"], "unknown")
-        self.assertEqual(own[1]["reason"], "%s never checked" % self.health[0])
+        self.assertEqual((own[0]["state"], own[0]["coverage_reason"]), ("healthy", None))
+        # its p2p run is recent, so GET /cards calls it healthy; coverage
+        # names what it still lacks
+        self.assertEqual(own[1]["coverage_reason"], "%s never checked" % self.health[0])
 
     def test_stale_and_an_invalid_run_is_no_check(self):
         a = self.d.get("/coverage").json()
@@ -100,7 +109,7 @@ class CoverageTest(unittest.TestCase):
         self.assertGreater(c["smem_stride"]["age_s"], 86400)
         self.assertEqual(c["transpose"]["state"], "never")
         self.assertEqual(old["state"], "unknown")
-        self.assertRegex(old["reason"], r"^smem_stride last checked \d+d ago \(max 24h\)$")
+        self.assertEqual(old["coverage_reason"], "smem_stride last checked 3d ago (max 24h)")
         # p2p needs two GPUs: on a host with one known card it is left out
         self.assertNotIn("p2p_bandwidth", c)
         self.assertEqual(old["left_out"][0]["benchmark"], "p2p_bandwidth")
@@ -123,13 +132,13 @@ class CoverageTest(unittest.TestCase):
         self.assertEqual(counted["stale"], 1)
 
     def test_max_age(self):
-        a = self.d.get("/coverage?max_age=3650d").json()
-        self.assertEqual(a["max_age_s"], 3650 * 86400)
+        a = self.d.get("/coverage?max_age=7d").json()
+        self.assertEqual(a["max_age_s"], 7 * 86400)
         self.assertEqual(cells(cards_by_uuid(a)[uuid_of(7)])["smem_stride"]["state"], "fresh")
         a = self.d.get("/coverage?max_age=1s").json()
         wait_for(lambda: self.d.get("/coverage?max_age=1").json()["totals"]["fresh"] == 0,
                  what="a 1 s window to leave nothing fresh")
-        for bad in ("0", "-1h", "1.5h", "24 h", "h", "1w", "99999999d"):
+        for bad in ("0", "-1h", "24 h", "h", "1w", "99999999d"):
             r = self.d.get("/coverage?max_age=" + bad.replace(" ", "%20"))
             self.assertEqual(r.status, 400, bad)
             self.assertEqual(r.json()["error"]["field"], "max_age")
@@ -154,8 +163,8 @@ class CoverageTest(unittest.TestCase):
         self.assertIsNotNone(run)
         self.assertRegex(text, r'(?m)^gpubench_card_state\{host="synth-old",uuid="%s",gpu="0",'
                                r'state="unknown"\} 1$' % re.escape(uuid_of(7)))
-        self.assertRegex(text, r'(?m)^gpubench_card_state\{host="[^"]+",uuid="%s",gpu="1",'
-                               r'state="healthy"\} 0$' % re.escape(uuid_of_gpu(1)))
+        self.assertRegex(text, r'(?m)^gpubench_card_state\{host="[^"]+",uuid="%s",gpu="0",'
+                               r'state="healthy"\} 1$' % re.escape(uuid_of_gpu(0)))
         # a cell never checked has no age series (absent, not a made-up age)
         self.assertNotRegex(text, r'gpubench_coverage_age_seconds\{[^}]*uuid="%s",gpu="1",'
                             r'benchmark="smem_stride"' % re.escape(uuid_of_gpu(1)))
@@ -198,6 +207,46 @@ class PeerCoverageTest(unittest.TestCase):
             a.stop()
 
 
+H200 = {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}
+
+
+class FailingTest(unittest.TestCase):
+    """A missed floor: the cell is failing at once; the card is degraded,
+    and gpubench check exits 1 with the floor as its first line, once a
+    rerun confirms it (the test double named an H200, slow=1.08 puts its
+    triad under the floor: test_cards.py)."""
+
+    def test_failing_then_degraded(self):
+        d = Daemon(env=H200, args=["--confirm-runs", "1"]).start()
+        try:
+            client = Client(d)
+            r = d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+            self.assertEqual(r.json()["status"], "done", r)
+            card = d.get("/coverage").json()["cards"][0]
+            self.assertEqual(cells(card)["hbm_bandwidth"]["state"], "fresh")
+            d.set_mode("slow=1.08")
+            r = d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+            self.assertEqual(r.json()["status"], "done", r)
+            a = d.get("/coverage").json()
+            self.assertEqual(cells(a["cards"][0])["hbm_bandwidth"]["state"], "failing")
+            self.assertEqual(a["totals"]["failing"], 1)
+            wait_for(lambda: d.get("/coverage").json()["cards"][0]["state"] == "degraded",
+                     what="the confirming run")
+            card = d.get("/coverage").json()["cards"][0]
+            self.assertEqual(card["reason"], d.get("/cards/" + card["uuid"]).json()["reason"])
+            rc, out, _ = client("check", "--max-age", "7d")
+            self.assertEqual(rc, 1, out)
+            first = out.splitlines()[0]
+            self.assertEqual(first, "gpubench: GPU 0 (…0000) " + card["reason"])
+            self.assertIn("triad", first)
+            self.assertLess(len(first), 100)
+            text = d.get("/metrics").body
+            self.assertRegex(text, r'(?m)^gpubench_card_state\{[^}]*gpu="0",state="degraded"\} 1$')
+            self.assertRegex(text, r'(?m)^gpubench_coverage_cells\{state="failing"\} 1$')
+        finally:
+            d.stop()
+
+
 class CheckTest(unittest.TestCase):
     """`gpubench check`: Slurm's HealthCheckProgram reads its exit status
     and the first line as the drain reason."""
@@ -235,9 +284,10 @@ class CheckTest(unittest.TestCase):
         rc, out, _ = self.client("check", "--host", "nowhere")
         self.assertEqual(rc, 2)
         self.assertEqual(out.splitlines()[0], "gpubench: no GPU of nowhere known")
-        r = self.d.post("/runs/import", json.dumps(make_run(9, 10, host="synth-old")) + "\n")
+        r = self.d.post("/runs/import",
+                        json.dumps(days_ago(make_run(9, 10, host="synth-old"), 3)) + "\n")
         self.assertEqual(r.status, 200, r)
-        rc, out, _ = self.client("check", "--host", "synth-old", "--max-age", "3650d")
+        rc, out, _ = self.client("check", "--host", "synth-old", "--max-age", "7d")
         self.assertEqual(rc, 2, out)  # transpose and the rest never ran there
         self.assertTrue(out.startswith("gpubench: GPU 0 (…%s) transpose never checked\n"
                                        % uuid_of(9)[-4:]), out)
