@@ -61,7 +61,8 @@ static int card_status(const cJSON *card)
 
     if (state && strcmp(state, "degraded") == 0)
         return CLI_FAILED;
-    if (state == NULL || strcmp(state, "healthy") != 0 || cli_json_text(card, "coverage_reason", NULL))
+    if (state == NULL || strcmp(state, "healthy") != 0 ||
+        cli_json_text(card, "coverage_reason", NULL) != NULL)
         return CLI_INCONCLUSIVE;
     return CLI_OK;
 }

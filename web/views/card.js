@@ -36,13 +36,14 @@ function checksPart(got) {
     el("th", { scope: "row" }, (c.benchmark ? c.benchmark + " · " : "") + c.row),
     el("td", { class: "num" }, num(c.value), " ", c.unit || ""),
     el("td", { class: "num" }, isNum(c.floor) ? [num(c.floor), " ", c.unit || ""] : "–"),
-    el("td", { class: "num" }, isNum(c.fleet_median) ? [num(c.fleet_median), " ", c.unit || ""] : "–"),
+    el("td", { class: "num", title: c.learned ? "over " + c.learned.n_cards + " cards of its model" : "too few cards of its model have a valid run" },
+      c.learned && isNum(c.learned.value) ? [num(c.learned.value), " ", c.unit || ""] : "–"),
     el("td", { class: "badge-cell" }, c.pass === false ? el("span", { class: "badge card-degraded" }, "below the floor")
       : c.pass === true ? el("span", { class: "badge card-healthy" }, "pass") : "not judged"),
     el("td", { class: "note small" }, c.source || "–"),
     el("td", {}, runLink(c.run_id))));
   return [h, table("card-checks", "Each row's latest value against its model's floor (and the fleet's median where enough cards have runs)",
-    ["Row", "Value", "Floor", "Fleet median", "Result", "Source of the floor", "Run"], rows)];
+    ["Row", "Value", "Floor", "Learned (fleet median)", "Result", "Source of the floor", "Run"], rows)];
 }
 
 function historyPart(got) {
