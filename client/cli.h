@@ -8,6 +8,7 @@
  *   1  run --wait: the run failed or was cancelled; compare: a row slower
  *   2  compare: inconclusive, or the groups could not be compared
  *   3  an error: the command line, the connection, or the daemon's answer
+ * (check reads 1 as a card degraded, 2 as a card unknown or stale: cmd_check.c)
  */
 #ifndef GPUBENCH_CLIENT_CLI_H
 #define GPUBENCH_CLIENT_CLI_H
@@ -56,6 +57,9 @@ struct cli_options {
     const char *margin;
     const char *since;
     const char *until;
+    /* check */
+    const char *max_age;
+    const char *textfile;
 };
 
 /* One invocation: the options, the positional arguments after the
@@ -78,6 +82,7 @@ int cmd_show(struct cli *c);
 int cmd_compare(struct cli *c);
 int cmd_fleet(struct cli *c);
 int cmd_import(struct cli *c);
+int cmd_check(struct cli *c);
 
 /* GETs path (with its query) and parses the JSON answer into a NEW *out
  * the caller deletes.  On --json prints the daemon's text as it is.  A

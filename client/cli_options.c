@@ -25,6 +25,7 @@ enum {
     SUB_COMPARE = 1u << 3,
     SUB_FLEET = 1u << 4,
     SUB_IMPORT = 1u << 5,
+    SUB_CHECK = 1u << 6,
     SUB_ALL = 0xffffu,
 };
 
@@ -40,6 +41,10 @@ static const struct cli_subcommand subcommands[] = {
      SUB_FLEET},
     {"import", "FILE", "send finished runs (NDJSON, one a line) to the daemon", cmd_import,
      SUB_IMPORT},
+    {"check", "[--host NAME] [--max-age 24h] [--textfile DIR]",
+     "whether a node's cards may take jobs (for Slurm's HealthCheckProgram); the exit status "
+     "says",
+     cmd_check, SUB_CHECK},
 };
 
 enum option_kind {
@@ -87,6 +92,13 @@ static const struct cli_option_spec option_table[] = {
      FIELD(device), SUB_RUNS},
     {"host", "NAME", "only runs measured on this host", OPT_STRING, FIELD(host), SUB_RUNS},
     {"label", "TEXT", "only runs with this label", OPT_STRING, FIELD(label), SUB_RUNS},
+    {"host", "NAME", "the node to check (default: the daemon's own GPUs)", OPT_STRING,
+     FIELD(host), SUB_CHECK},
+    {"max-age", "DURATION", "a health benchmark not run within it is stale (24h, 90m, 7d; "
+                            "default 24h)",
+     OPT_STRING, FIELD(max_age), SUB_CHECK},
+    {"textfile", "DIR", "also write DIR/gpubench.prom for node_exporter's textfile collector",
+     OPT_STRING, FIELD(textfile), SUB_CHECK},
     {"batch", "ID", "only the runs of one --device all post (its batch id)", OPT_STRING,
      FIELD(batch), SUB_RUNS},
     {"wait", NULL, "follow the run to its end (a progress bar on a terminal), then print it",
@@ -136,6 +148,10 @@ void cli_help(FILE *out, const struct cli_subcommand *sub)
                  o->arg ? o->arg : "");
         fprintf(out, "  %-24s %s\n", left, o->help);
     }
+    if (sub && sub->bit == SUB_CHECK)
+        fprintf(out, "\nExit status: 0 every card healthy and checked within --max-age, 1 a "
+                     "card degraded,\n2 a card unknown or stale, or no GPU, 3 an error.  The "
+                     "first line is the reason.\n");
     if (sub && sub->bit == SUB_COMPARE)
         fprintf(out, "\nExit status: 0 same (or faster), 1 slower, 2 inconclusive or not "
                      "comparable, 3 an error.\n");

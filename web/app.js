@@ -9,7 +9,8 @@
 // lib/charts.js).
 // The view lives in the query string, so a link shows a colleague the same
 // thing: ?run=ID, ?view=compare&benchmark=..., ?view=fleet&benchmark=...,
-// ?view=nodes&state=...&label=..., ?view=alerts, ?view=post, else the runs list.
+// ?view=nodes&state=...&label=..., ?view=alerts, ?view=post,
+// ?view=coverage&max_age=...&host=..., ?view=card&uuid=...&host=..., else the runs list.
 
 import { $, $$, el } from "./lib/dom.js";
 import { TOKEN_KEY, onNewToken } from "./lib/api.js";
@@ -21,9 +22,11 @@ import { showCompare, initCompare } from "./views/compare.js";
 import { showFleet, initFleet } from "./views/fleet.js";
 import { showNodes, initNodes } from "./views/nodes.js";
 import { showAlerts } from "./views/alerts.js";
+import { showCoverage, initCoverage } from "./views/coverage.js";
+import { showCard } from "./views/card.js";
 import { showPost, initPost } from "./views/post.js";
 
-const VIEWS = { runs: showRuns, run: showRun, compare: showCompare, post: showPost, fleet: showFleet, nodes: showNodes, alerts: showAlerts };
+const VIEWS = { runs: showRuns, run: showRun, compare: showCompare, post: showPost, fleet: showFleet, nodes: showNodes, alerts: showAlerts, coverage: showCoverage, card: showCard };
 
 // A token entered in the token bar: what was read without it is read again.
 onNewToken(() => {
@@ -74,7 +77,7 @@ onRender((moveFocus) => {
   const view = q.get("run") ? "run" : q.get("view") || "runs";
   for (const v of $$(".view")) v.hidden = v.id !== "view-" + view;
   for (const a of $$("header nav a")) {
-    if (a.id === "nav-" + view || (view === "run" && a.id === "nav-runs")) a.setAttribute("aria-current", "page");
+    if (a.id === "nav-" + view || (view === "run" && a.id === "nav-runs") || (view === "card" && a.id === "nav-coverage")) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
   }
   const show = VIEWS[view] || showRuns;
@@ -87,6 +90,7 @@ initRuns();
 initCompare();
 initFleet();
 initNodes();
+initCoverage();
 initPost();
 
 function start() {

@@ -414,6 +414,69 @@ done:
     return rc;
 }
 
+/* {host="...",uuid="...",gpu="N" of a card of GET /coverage, open for
+ * more labels (gpu="" for a card whose index is not known). */
+static void coverage_card_labels(struct dynbuf *b, const cJSON *card)
+{
+    const cJSON *index = cJSON_GetObjectItem(card, "index");
+
+    add_text(b, "{host=\"");
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(card, "host")));
+    add_text(b, "\",uuid=\"");
+    label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(card, "uuid")));
+    if (cJSON_IsNumber(index))
+        dynbuf_printf(b, "\",gpu=\"%d\"", index->valueint);
+    else
+        add_text(b, "\",gpu=\"\"");
+}
+
+/* Issue 24: GET /coverage's answer (its default window) as gauges: the age
+ * of each card's newest valid run per health benchmark (none for a cell
+ * never checked: an age made up would read as a check), each card's state
+ * as one series per state, and the cells per state.  0, or -1 on a store
+ * error. */
+static int coverage_metrics(struct http_request *req, struct dynbuf *b)
+{
+    static const char *const card_states[] = {"healthy", "degraded", "unknown"};
+    int rc;
+    cJSON *cov = coverage_read(req->app, NULL, COVERAGE_MAX_AGE_DEFAULT_S, &rc);
+    const cJSON *card, *cell;
+
+    if (cov == NULL)
+        return -1;
+    help(b, "gpubench_coverage_age_seconds", "gauge",
+         "Age of each card's newest valid run of each health benchmark.");
+    cJSON_ArrayForEach(card, cJSON_GetObjectItem(cov, "cards"))
+        cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "cells")) {
+            const cJSON *age = cJSON_GetObjectItem(cell, "age_s");
+            if (!cJSON_IsNumber(age))
+                continue;
+            add_text(b, "gpubench_coverage_age_seconds");
+            coverage_card_labels(b, card);
+            add_text(b, ",benchmark=\"");
+            label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark")));
+            dynbuf_printf(b, "\"} %.0f\n", age->valuedouble);
+        }
+    help(b, "gpubench_card_state", "gauge",
+         "1 for each card's state (healthy, degraded, unknown), 0 for the others.");
+    cJSON_ArrayForEach(card, cJSON_GetObjectItem(cov, "cards")) {
+        const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(card, "state"));
+        for (size_t i = 0; i < sizeof(card_states) / sizeof(card_states[0]); i++) {
+            add_text(b, "gpubench_card_state");
+            coverage_card_labels(b, card);
+            dynbuf_printf(b, ",state=\"%s\"} %d\n", card_states[i],
+                          state && strcmp(state, card_states[i]) == 0);
+        }
+    }
+    help(b, "gpubench_coverage_cells", "gauge",
+         "Cells of the coverage matrix (cards by health benchmarks) per state.");
+    cJSON_ArrayForEach(cell, cJSON_GetObjectItem(cov, "totals"))
+        dynbuf_printf(b, "gpubench_coverage_cells{state=\"%s\"} %.0f\n", cell->string,
+                      cell->valuedouble);
+    cJSON_Delete(cov);
+    return 0;
+}
+
 void metrics_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
@@ -431,7 +494,8 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
     dynbuf_printf(&b, "gpubench_uptime_seconds %.3f\n",
                   (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
     if (gpu_metrics(req, &b) != 0 || run_metrics(req, &b) != 0 ||
-        result_metrics(req, &b) != 0 || alert_metrics(req, &b) != 0) {
+        result_metrics(req, &b) != 0 || alert_metrics(req, &b) != 0 ||
+        coverage_metrics(req, &b) != 0) {
         dynbuf_free(&b);
         reply_error(rep, 500, "internal", "", "the metrics could not be read from the database");
         return;

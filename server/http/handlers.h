@@ -46,6 +46,14 @@ void fleet_get(struct http_request *req, struct http_reply *rep);
 void cards_get_all(struct http_request *req, struct http_reply *rep);
 void cards_get_one(struct http_request *req, struct http_reply *rep);
 
+/* api_coverage.c: GET /coverage; coverage_read is its answer, which
+ * /metrics prints too: a NEW object (coverage.h), or NULL with *store_rc
+ * a store failure (or STORE_OK: out of memory).  host NULL: every host. */
+#define COVERAGE_MAX_AGE_DEFAULT_S (24 * 3600LL)
+struct app;
+void coverage_get(struct http_request *req, struct http_reply *rep);
+cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int *store_rc);
+
 /* api_info.c: GET /benchmarks, POST /predict, GET /healthz; api_devices.c,
  * api_peers.c, api_metrics.c: GET /devices, /peers, /metrics. */
 void benchmarks_get(struct http_request *req, struct http_reply *rep);

@@ -39,6 +39,7 @@ static const struct route routes[] = {
     {"GET",    "/alerts",           alerts_get,        ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"POST",   "/alerts/*/ack",     alerts_ack,        ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/fleet",            fleet_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/coverage",         coverage_get,      ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/devices",          devices_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/canaries",         canaries_get,      ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/cards",            cards_get_all,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},

@@ -998,6 +998,77 @@ NODE_COUNTS = """(() => Object.fromEntries(Array.from(document.querySelectorAll(
   .map(a => [a.dataset.state, Number(a.dataset.count)])))()"""
 
 
+# The coverage matrix and a card's page (issue 24): the cells as the page
+# shows them, by card and benchmark.
+COVERAGE_CELLS = """(() => Array.from(document.querySelectorAll('table.coverage tbody tr')).map(tr => ({
+  uuid: tr.dataset.uuid, state: tr.dataset.state,
+  cells: Object.fromEntries(Array.from(tr.querySelectorAll('td.cov-cell[data-benchmark]')).map(td =>
+    [td.dataset.benchmark, {state: td.dataset.state, run: (td.querySelector('a') || {}).href || null}]))})))()"""
+
+
+def check_coverage_shown(b, answer, what):
+    shown = b.eval(COVERAGE_CELLS)
+    check([r["uuid"] for r in shown] == [c["uuid"] for c in answer["cards"]],
+          "%s: the page's cards are not the API's" % what)
+    for row, card in zip(shown, answer["cards"]):
+        check(row["state"] == card["state"], "%s: card %s state %s, API %s" % (what, card["uuid"], row["state"], card["state"]))
+        for cell in card["cells"]:
+            got = row["cells"].get(cell["benchmark"])
+            check(got and got["state"] == cell["state"], "%s: %s %s shows %r, API %s" % (what, card["uuid"], cell["benchmark"], got, cell["state"]))
+            check((got["run"] or "").endswith("?run=" + cell["run_id"]) if cell["run_id"] else got["run"] is None,
+                  "%s: %s %s links %r, API run %s" % (what, card["uuid"], cell["benchmark"], got["run"], cell["run_id"]))
+    for s, n in answer["totals"].items():
+        shown_n = b.eval("(document.querySelector('#coverage-totals [data-state=%s]') || {}).dataset?.count" % json.dumps(s))
+        check(shown_n == str(n), "%s: total %s shows %s, API %d" % (what, s, shown_n, n))
+
+
+def test_coverage(d, b):
+    """The coverage matrix: every card against every health benchmark, a
+    cell linking to its run, a card to its page; the window in the URL."""
+    r = d.post("/runs?wait=30", {"benchmark": "health", "device": 0})
+    check(r.status in (200, 202), "POST health: %r" % r)
+    for run in r.json()["runs"]:
+        d.wait_status(run["id"], ("done",), timeout=30)
+    answer = d.get("/coverage").json()
+    open_page(b, d, "?view=coverage", "coverage view")
+    check_coverage_shown(b, answer, "coverage")
+    assert_tables_fit(b, "coverage view")
+    shot(b, "coverage")
+    # a cell's link opens its run
+    run_id = answer["cards"][0]["cells"][0]["run_id"]
+    b.eval("document.querySelector('table.coverage tbody tr td.cov-cell a').click()")
+    b.wait_for("location.search === %s && %s" % (json.dumps("?run=" + run_id), READY), what="the cell's run")
+    # the card page, from the matrix
+    open_page(b, d, "?view=coverage", "coverage view again")
+    b.eval("document.querySelectorAll('table.coverage a.card-link')[0].click()")
+    card = answer["cards"][0]
+    b.wait_for("new URLSearchParams(location.search).get('view') === 'card' && %s" % READY, what="the card page")
+    check(b.eval("new URLSearchParams(location.search).get('uuid')") == card["uuid"], "the card link names another card")
+    check(b.eval("document.querySelector('#card-summary [data-field=card-state]').dataset.value") == card["state"],
+          "the card page's state is not the API's")
+    check(b.eval("document.getElementById('card-reason')?.textContent ?? null") == card["reason"], "the card page's reason is not the API's")
+    history = d.get("/runs?device=%s&limit=20" % card["uuid"]).json()["runs"]
+    shown = b.eval("document.querySelectorAll('table.card-history tbody tr').length")
+    check(len(history) > 0 and shown == len(history), "the card page shows %d runs, the API %d" % (shown, len(history)))
+    check(b.eval("!!document.getElementById('card-alerts-none')"), "the card page does not say it has no alert")
+    cells = b.eval("Array.from(document.querySelectorAll('table.card-coverage td.cov-cell')).map(td => td.dataset.state)")
+    check(cells == [c["state"] for c in card["cells"]], "the card page's cells %r, API %r" % (cells, card["cells"]))
+    # its checks against the floors, as GET /cards/UUID gives them
+    checks = d.get("/cards/" + card["uuid"]).json()["checks"]
+    shown = b.eval("Array.from(document.querySelectorAll('table.card-checks tbody tr')).map(tr => tr.dataset.row)")
+    check(len(checks) > 0 and shown == [str(c["row"]) for c in checks], "the card page's checks %r, API %r" % (shown, checks))
+    shot(b, "card")
+    # the window from the form, kept in the URL
+    time.sleep(1.1)
+    open_page(b, d, "?view=coverage", "coverage view, before the window")
+    b.eval("(() => { const f = document.getElementById('coverage-form'); f.elements.max_age.value = '1s'; f.requestSubmit(); })()")
+    b.wait_for("location.search === '?view=coverage&max_age=1s' && %s" % READY, what="the 1 s window")
+    answer = d.get("/coverage?max_age=1s").json()
+    check(answer["totals"]["fresh"] == 0, "nothing fresh in a 1 s window")
+    check_coverage_shown(b, answer, "coverage in 1 s")
+    assert_clean(b)
+
+
 def fake_peers(n, run_id):
     """GET /peers as the contract has it, for n peers: 10 racks of two rows,
     the first 5% failing, a few pulling and new, the rest ok, each ok one's
@@ -1204,6 +1275,7 @@ def main():
         ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
         ("layout", test_layout, {}, EXAMPLE_ARGS),
         ("nodes", test_nodes, {}, EXAMPLE_ARGS),
+        ("coverage", test_coverage, {}, []),
         ("tls", test_tls, {}, "tls"),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those

@@ -1,0 +1,115 @@
+/*
+ * api_coverage.c - GET /coverage?max_age=24h&host=NAME: every card this
+ * daemon knows (its own GPUs, and the cards of its store: its own runs,
+ * imported and pulled) against every health benchmark, each cell fresh,
+ * stale or never (server/judge/coverage.c judges; store_coverage.c
+ * reads).  /metrics prints the same answer as gauges (api_metrics.c), and
+ * `gpubench check` reads it, so it stays one read of the per-card tables.
+ */
+#include "app.h"
+#include "card_state.h"
+#include "coverage.h"
+#include "duration.h"
+#include "gpu_pool.h"
+#include "handlers.h"
+#include "store_cards.h"
+#include "store_coverage.h"
+#include "timeutil.h"
+
+/* The most GPUs of a node read from the pool (as /metrics reads them). */
+#define COVERAGE_MAX_GPUS 64
+
+/* coverage_query.read_faults: a card's confirmed floor alerts, as the
+ * faults card_state_judge reads (store_cards.c, card_state.c).  The
+ * card's events join them where they are kept. */
+struct faults_ctx {
+    struct store *store;
+    int store_rc; /* the first failed read's, for the answer */
+};
+
+static int read_faults(void *ctx, const char *uuid, cJSON **faults)
+{
+    struct faults_ctx *f = ctx;
+    cJSON *alerts = NULL, *a, *list = NULL;
+    int rc = -1;
+
+    *faults = NULL;
+    if ((f->store_rc = store_card_floor_alerts(f->store, uuid, &alerts)) != STORE_OK ||
+        (list = cJSON_CreateArray()) == NULL)
+        goto done;
+    cJSON_ArrayForEach(a, alerts)
+        if (!cJSON_AddItemToArray(list, card_floor_fault(a)))
+            goto done;
+    *faults = list;
+    list = NULL;
+    rc = 0;
+done:
+    cJSON_Delete(list);
+    cJSON_Delete(alerts);
+    return rc;
+}
+
+cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int *store_rc)
+{
+    struct gpu_stat stats[COVERAGE_MAX_GPUS];
+    struct coverage_gpu own[COVERAGE_MAX_GPUS];
+    int n = gpu_pool_stats(app->gpus, stats, COVERAGE_MAX_GPUS);
+    struct faults_ctx faults = {.store = app->store, .store_rc = STORE_OK};
+    struct coverage_query q = {
+        .own_host = app->host,
+        .own = own,
+        .n_own = n,
+        .host = host,
+        .now_ms = time_now_unix_ms(),
+        .max_age_s = max_age_s,
+        .read_faults = read_faults,
+        .ctx = &faults,
+    };
+    cJSON *cells = NULL, *out;
+
+    *store_rc = store_coverage_cells(app->store, host, &cells);
+    if (*store_rc != STORE_OK)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        own[i] = (struct coverage_gpu){stats[i].index, stats[i].uuid, stats[i].name};
+    out = coverage_build(cells, &q);
+    cJSON_Delete(cells);
+    *store_rc = faults.store_rc;
+    return out;
+}
+
+void coverage_get(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {"max_age", "host", NULL};
+    const char *max_age = query_get(req, "max_age");
+    const char *host = query_get(req, "host");
+    long long max_age_s = COVERAGE_MAX_AGE_DEFAULT_S;
+    int64_t ms = 0;
+    cJSON *out;
+    int rc;
+
+    if (query_check(req, rep, query) != 0)
+        return;
+    if (max_age && gb_duration_ms(max_age, &ms) != 0) {
+        reply_error(rep, 400, "out_of_bounds", "max_age",
+                    "max_age=%.40s: expected a duration such as 24h, 90m, 7d or 3600 (seconds)",
+                    max_age);
+        return;
+    }
+    /* whole seconds, rounded up: "0.5s" is a window, not none */
+    if (max_age)
+        max_age_s = (ms + 999) / 1000;
+    if (host && host[0] == '\0') {
+        reply_error(rep, 400, "out_of_bounds", "host", "host= names a host");
+        return;
+    }
+    out = coverage_read(req->app, host, max_age_s, &rc);
+    if (out == NULL) {
+        if (rc != STORE_OK)
+            reply_store_error(rep, rc, "the coverage could not be read");
+        else
+            reply_error(rep, 500, "internal", "", "out of memory");
+        return;
+    }
+    reply_json(rep, 200, out);
+}

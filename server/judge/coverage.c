@@ -1,0 +1,331 @@
+/*
+ * coverage.c - see coverage.h.  The cards are gathered into one array
+ * (the store's, which arrive grouped by card, and the daemon's own GPUs,
+ * which may have no run yet), sorted, and printed with one cell per
+ * member of the health suite; the suite's member list is read here, from
+ * the benchmark table, so a benchmark added to the suite is covered
+ * without a change here.
+ */
+#include "coverage.h"
+#include "bench_suite.h"
+#include "card_state.h"
+#include "timeutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_names[] = {
+    [COVERAGE_FRESH] = "fresh",
+    [COVERAGE_STALE] = "stale",
+    [COVERAGE_NEVER] = "never",
+    [COVERAGE_FAILING] = "failing",
+};
+
+const char *coverage_state_name(enum coverage_state s)
+{
+    return s >= 0 && s < COVERAGE_STATES ? state_names[s] : "?";
+}
+
+/* One card being gathered; strings borrowed from the cells or q. */
+struct card {
+    const char *host;
+    const char *uuid;
+    const char *name;
+    int index; /* -1: not known */
+    int own;
+    int host_cards; /* the cards known on its host */
+    const cJSON *cell[GB_SUITE_MAX_MEMBERS];
+};
+
+static int card_order(const void *a, const void *b)
+{
+    const struct card *x = a, *y = b;
+    int c = strcmp(x->host, y->host);
+
+    if (c == 0)
+        c = (x->index > y->index) - (x->index < y->index);
+    return c ? c : strcmp(x->uuid, y->uuid);
+}
+
+static int member_of(const struct gb_benchmark **members, int n, const char *name)
+{
+    for (int i = 0; i < n && name; i++)
+        if (strcmp(members[i]->name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Adds one card's cells to out and counts their states into totals; 0, or
+ * -1 out of memory. */
+static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark **members,
+                     int n, const struct coverage_query *q, long totals[COVERAGE_STATES])
+{
+    cJSON *cells = cJSON_AddArrayToObject(out, "cells");
+    cJSON *left = cJSON_AddArrayToObject(out, "left_out");
+
+    if (cells == NULL || left == NULL)
+        return -1;
+    for (int m = 0; m < n; m++) {
+        const cJSON *src = k->cell[m];
+        const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(src, "run_id"));
+        const cJSON *at = cJSON_GetObjectItem(src, "at_ms");
+        enum coverage_state state = COVERAGE_NEVER;
+        cJSON *cell;
+
+        if (run == NULL && members[m]->min_devices > k->host_cards) {
+            char why[96];
+            snprintf(why, sizeof(why), "needs %d GPUs; %d known on its host",
+                     members[m]->min_devices, k->host_cards);
+            if ((cell = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(left, cell) ||
+                !cJSON_AddStringToObject(cell, "benchmark", members[m]->name) ||
+                !cJSON_AddStringToObject(cell, "reason", why))
+                return -1;
+            continue;
+        }
+        if ((cell = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(cells, cell) ||
+            !cJSON_AddStringToObject(cell, "benchmark", members[m]->name))
+            return -1;
+        if (run && cJSON_IsNumber(at)) {
+            int64_t age_ms = q->now_ms - (int64_t)at->valuedouble;
+            char when[32];
+            time_format_rfc3339((int64_t)at->valuedouble, when, sizeof(when));
+            const cJSON *failed = cJSON_GetObjectItem(src, "checks_failed");
+            state = cJSON_IsNumber(failed) && failed->valuedouble > 0 ? COVERAGE_FAILING
+                    : age_ms > q->max_age_s * 1000                    ? COVERAGE_STALE
+                                                                      : COVERAGE_FRESH;
+            if (!cJSON_AddStringToObject(cell, "run_id", run) ||
+                !cJSON_AddStringToObject(cell, "at", when) ||
+                /* a run finished "in the future" (a peer's clock ahead) is 0 s old */
+                !cJSON_AddNumberToObject(cell, "age_s", age_ms > 0 ? age_ms / 1000 : 0))
+                return -1;
+        } else if (!cJSON_AddNullToObject(cell, "run_id") ||
+                   !cJSON_AddNullToObject(cell, "at") || !cJSON_AddNullToObject(cell, "age_s")) {
+            return -1;
+        }
+        if (!cJSON_AddStringToObject(cell, "state", state_names[state]))
+            return -1;
+        totals[state]++;
+    }
+    return 0;
+}
+
+/* "30h", "90m", "2d": a span in its largest whole unit, for reasons. */
+static void span_text(long long s, char *buf, size_t cap)
+{
+    if (s >= 2 * 86400)
+        snprintf(buf, cap, "%lldd", s / 86400);
+    else if (s >= 2 * 3600)
+        snprintf(buf, cap, "%lldh", s / 3600);
+    else if (s >= 2 * 60)
+        snprintf(buf, cap, "%lldm", s / 60);
+    else
+        snprintf(buf, cap, "%llds", s);
+}
+
+/* The card's state (card_state_judge, from the runs of its cells and its
+ * faults) and its coverage_reason: the first cell that is not fresh.  0,
+ * or -1 out of memory or when the faults could not be read. */
+static int add_state(cJSON *card, const struct card *k, int n, const struct coverage_query *q)
+{
+    const cJSON *cell;
+    char why[160] = "", age[24], window[24];
+    cJSON *runs = cJSON_CreateArray(), *faults = NULL, *judged = NULL;
+    int rc = -1;
+
+    cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "cells")) {
+        const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "state"));
+        const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark"));
+        const cJSON *age_s = cJSON_GetObjectItem(cell, "age_s");
+
+        if (why[0] || strcmp(state, state_names[COVERAGE_FRESH]) == 0)
+            continue;
+        if (strcmp(state, state_names[COVERAGE_NEVER]) == 0) {
+            snprintf(why, sizeof(why), "%s never checked", bench);
+        } else if (strcmp(state, state_names[COVERAGE_STALE]) == 0) {
+            span_text((long long)age_s->valuedouble, age, sizeof(age));
+            span_text(q->max_age_s, window, sizeof(window));
+            snprintf(why, sizeof(why), "%s last checked %s ago (max %s)", bench, age, window);
+        }
+    }
+    /* what card_state_judge reads: the newest valid run of each benchmark */
+    for (int m = 0; runs && m < n; m++) {
+        const cJSON *src = k->cell[m], *at = cJSON_GetObjectItem(src, "at_ms");
+        const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(src, "benchmark"));
+        cJSON *run, *checks;
+        char when[32];
+
+        if (!cJSON_GetStringValue(cJSON_GetObjectItem(src, "run_id")) || !cJSON_IsNumber(at))
+            continue;
+        time_format_rfc3339((int64_t)at->valuedouble, when, sizeof(when));
+        checks = cJSON_Duplicate(cJSON_GetObjectItem(src, "checks"), 1);
+        if (checks == NULL)
+            checks = cJSON_CreateNull();
+        if ((run = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(runs, run) ||
+            !cJSON_AddItemToObject(run, "checks", checks) ||
+            !cJSON_AddStringToObject(run, "benchmark", bench ? bench : "?") ||
+            !cJSON_AddStringToObject(run, "finished_at", when) ||
+            !cJSON_AddNumberToObject(run, "finished_ms", at->valuedouble))
+            goto done;
+    }
+    if (runs == NULL || (q->read_faults && q->read_faults(q->ctx, k->uuid, &faults) != 0) ||
+        (judged = card_state_judge(runs, faults, q->now_ms, q->max_age_s * 1000)) == NULL)
+        goto done;
+    if (!cJSON_AddItemToObject(card, "state",
+                               cJSON_Duplicate(cJSON_GetObjectItem(judged, "state"), 1)) ||
+        !cJSON_AddItemToObject(card, "reason",
+                               cJSON_Duplicate(cJSON_GetObjectItem(judged, "reason"), 1)) ||
+        !(why[0] ? cJSON_AddStringToObject(card, "coverage_reason", why)
+                 : cJSON_AddNullToObject(card, "coverage_reason")))
+        goto done;
+    rc = 0;
+done:
+    cJSON_Delete(judged);
+    cJSON_Delete(faults);
+    cJSON_Delete(runs);
+    return rc;
+}
+
+/* The newer of two cells by their run's time (a cell without a valid run
+ * is the older). */
+static const cJSON *newer(const cJSON *a, const cJSON *b)
+{
+    const cJSON *ta = cJSON_GetObjectItem(a, "at_ms"), *tb = cJSON_GetObjectItem(b, "at_ms");
+
+    if (!cJSON_IsNumber(tb) || !cJSON_GetStringValue(cJSON_GetObjectItem(b, "run_id")))
+        return a;
+    if (!cJSON_IsNumber(ta) || !cJSON_GetStringValue(cJSON_GetObjectItem(a, "run_id")))
+        return b;
+    return tb->valuedouble > ta->valuedouble ? b : a;
+}
+
+/* A benchmark that runs on every GPU of the node at once (all_devices:
+ * p2p_bandwidth) is stored under the one GPU it was queued on, but checks
+ * them all: each of the host's n cards gets the host's newest run of it. */
+static void share_node_runs(struct card *cards, int n, const struct gb_benchmark **members,
+                            int n_members)
+{
+    for (int m = 0; m < n_members; m++) {
+        const cJSON *best = NULL;
+        if (!members[m]->all_devices)
+            continue;
+        for (int k = 0; k < n; k++)
+            best = best ? newer(best, cards[k].cell[m]) : cards[k].cell[m];
+        for (int k = 0; k < n; k++)
+            cards[k].cell[m] = best;
+    }
+}
+
+/* Gathers the cards of cells and q->own into cards (room for cap);
+ * returns how many. */
+static int gather(const cJSON *cells, const struct coverage_query *q,
+                  const struct gb_benchmark **members, int n, struct card *cards, int cap)
+{
+    const cJSON *cell;
+    int count = 0, own_shown = q->host == NULL || strcmp(q->host, q->own_host) == 0;
+
+    cJSON_ArrayForEach(cell, cells) {
+        const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "host"));
+        const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "uuid"));
+        const cJSON *index = cJSON_GetObjectItem(cell, "index");
+        struct card *k = count ? &cards[count - 1] : NULL;
+        int m;
+
+        if (host == NULL || uuid == NULL || (q->host && strcmp(host, q->host) != 0))
+            continue;
+        if (k == NULL || strcmp(k->host, host) != 0 || strcmp(k->uuid, uuid) != 0) {
+            if (count == cap)
+                break;
+            k = &cards[count++];
+            memset(k, 0, sizeof(*k));
+            k->host = host;
+            k->uuid = uuid;
+            k->index = cJSON_IsNumber(index) ? index->valueint : -1;
+        }
+        if (k->name == NULL)
+            k->name = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "name"));
+        m = member_of(members, n, cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark")));
+        if (m >= 0)
+            k->cell[m] = cell;
+    }
+    for (int i = 0; own_shown && i < q->n_own; i++) {
+        const struct coverage_gpu *g = &q->own[i];
+        struct card *k = NULL;
+
+        for (int j = 0; j < count && k == NULL; j++)
+            if (strcmp(cards[j].host, q->own_host) == 0 && strcmp(cards[j].uuid, g->uuid) == 0)
+                k = &cards[j];
+        if (k == NULL) {
+            if (count == cap)
+                break;
+            k = &cards[count++];
+            memset(k, 0, sizeof(*k));
+            k->host = q->own_host;
+            k->uuid = g->uuid;
+        }
+        /* the pool's words for its own card over an older run's */
+        k->own = 1;
+        k->index = g->index;
+        k->name = g->name;
+    }
+    qsort(cards, (size_t)count, sizeof(*cards), card_order);
+    for (int i = 0; i < count;) {
+        int j = i;
+        while (j < count && strcmp(cards[j].host, cards[i].host) == 0)
+            j++;
+        for (int k = i; k < j; k++)
+            cards[k].host_cards = j - i;
+        share_node_runs(cards + i, j - i, members, n);
+        i = j;
+    }
+    return count;
+}
+
+cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q)
+{
+    const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
+    const struct gb_suite *health = gb_suite_find("health");
+    int n = health ? gb_suite_members(health, members, GB_SUITE_MAX_MEMBERS) : 0;
+    int cap = cJSON_GetArraySize(cells) + q->n_own, count;
+    struct card *cards = calloc((size_t)(cap ? cap : 1), sizeof(*cards));
+    long totals[COVERAGE_STATES] = {0};
+    cJSON *out = cJSON_CreateObject(), *list, *names, *sums, *result = NULL;
+
+    if (cards == NULL || out == NULL || !cJSON_AddStringToObject(out, "host", q->own_host) ||
+        !cJSON_AddNumberToObject(out, "max_age_s", (double)q->max_age_s) ||
+        (names = cJSON_AddArrayToObject(out, "benchmarks")) == NULL ||
+        (list = cJSON_AddArrayToObject(out, "cards")) == NULL)
+        goto done;
+    for (int m = 0; m < n; m++)
+        if (!cJSON_AddItemToArray(names, cJSON_CreateString(members[m]->name)))
+            goto done;
+    count = gather(cells, q, members, n, cards, cap);
+    for (int i = 0; i < count; i++) {
+        const struct card *k = &cards[i];
+        cJSON *card = cJSON_CreateObject();
+
+        if (card == NULL || !cJSON_AddItemToArray(list, card) ||
+            !cJSON_AddStringToObject(card, "host", k->host) ||
+            !cJSON_AddStringToObject(card, "uuid", k->uuid) ||
+            !(k->index >= 0 ? cJSON_AddNumberToObject(card, "index", k->index)
+                            : cJSON_AddNullToObject(card, "index")) ||
+            !(k->name ? cJSON_AddStringToObject(card, "name", k->name)
+                      : cJSON_AddNullToObject(card, "name")) ||
+            !cJSON_AddBoolToObject(card, "own", k->own) ||
+            add_cells(card, k, members, n, q, totals) != 0 ||
+            add_state(card, k, n, q) != 0)
+            goto done;
+    }
+    if ((sums = cJSON_AddObjectToObject(out, "totals")) == NULL)
+        goto done;
+    for (int s = 0; s < COVERAGE_STATES; s++)
+        if (!cJSON_AddNumberToObject(sums, state_names[s], (double)totals[s]))
+            goto done;
+    result = out;
+    out = NULL;
+
+done:
+    free(cards);
+    cJSON_Delete(out);
+    return result;
+}

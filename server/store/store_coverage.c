@@ -1,0 +1,87 @@
+/*
+ * store_coverage.c - see store_coverage.h.  The card list comes from
+ * latest_by_card (any done run with results), so a card whose every run
+ * was invalid is still listed, its cells without a run; the newest valid
+ * run of a benchmark is the newest over fleet_latest's keys of the card
+ * (one row per params and model), which is what "the last valid run" is
+ * whatever params it ran with.
+ */
+#include "store_coverage.h"
+#include "store_internal.h"
+
+/* The columns of the query, in order. */
+enum {
+    COV_HOST,
+    COV_UUID,
+    COV_INDEX,
+    COV_NAME,
+    COV_BENCHMARK,
+    COV_RUN,
+    COV_AT,
+    COV_CHECKS,
+    COV_FAILED,
+};
+
+int store_coverage_cells(struct store *s, const char *host, cJSON **out)
+{
+    /* julianday() reads the stored RFC 3339 text (with its 'Z' and
+     * milliseconds); 2440587.5 is the Unix epoch as a Julian day. */
+    static const char sql[] =
+        "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "
+        "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "
+        "v.checks, v.checks_failed "
+        "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "
+        "LEFT JOIN (SELECT host, device_uuid, benchmark, max(run_id) AS run_id "
+        "           FROM fleet_latest GROUP BY host, device_uuid, benchmark) f "
+        "ON f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark "
+        "LEFT JOIN runs v ON v.id = f.run_id "
+        "WHERE l.device_uuid <> '' AND (?1 IS NULL OR l.host = ?1) "
+        "ORDER BY l.host, c.device_index, l.device_uuid, l.benchmark";
+    struct store_query q;
+    cJSON *cells = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *out = NULL;
+    store_query_begin(&q, store_reader(s), "read the coverage");
+    if (cells == NULL || store_query_prepare(&q, sql) != STORE_OK)
+        goto done;
+    store_bind_text(&q, 1, host); /* NULL binds NULL: every host */
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        sqlite3_stmt *st = q.st;
+        cJSON *cell = cJSON_CreateObject();
+
+        if (cell == NULL || !cJSON_AddItemToArray(cells, cell))
+            goto done;
+        store_add_text_or_null(cell, "host", store_col_text(st, COV_HOST));
+        store_add_text_or_null(cell, "uuid", store_col_text(st, COV_UUID));
+        if (sqlite3_column_type(st, COV_INDEX) == SQLITE_NULL)
+            cJSON_AddNullToObject(cell, "index");
+        else
+            cJSON_AddNumberToObject(cell, "index", (double)sqlite3_column_int64(st, COV_INDEX));
+        store_add_text_or_null(cell, "name", store_col_text(st, COV_NAME));
+        store_add_text_or_null(cell, "benchmark", store_col_text(st, COV_BENCHMARK));
+        store_add_text_or_null(cell, "run_id", store_col_text(st, COV_RUN));
+        if (sqlite3_column_type(st, COV_AT) == SQLITE_NULL)
+            cJSON_AddNullToObject(cell, "at_ms");
+        else
+            cJSON_AddNumberToObject(cell, "at_ms", (double)sqlite3_column_int64(st, COV_AT));
+        if (sqlite3_column_type(st, COV_FAILED) == SQLITE_NULL)
+            cJSON_AddNullToObject(cell, "checks_failed");
+        else
+            cJSON_AddNumberToObject(cell, "checks_failed",
+                                    (double)sqlite3_column_int64(st, COV_FAILED));
+        if (cJSON_GetObjectItem(cell, "at_ms") == NULL ||
+            cJSON_GetObjectItem(cell, "checks_failed") == NULL ||
+            !cJSON_AddItemToObject(cell, "checks", store_json_column(st, COV_CHECKS)))
+            goto done; /* out of memory: a cell without its time reads as never */
+    }
+    if (step != STORE_STEP_DONE)
+        goto done;
+    *out = cells;
+    cells = NULL;
+    rc = STORE_OK;
+
+done:
+    cJSON_Delete(cells);
+    return store_query_end(&q, rc);
+}

@@ -1,0 +1,108 @@
+// card.js - one card's page (?view=card&uuid=UUID&host=NAME): its state and
+// the reason, its health benchmarks' coverage cells (coverage.js), its
+// latest checks against its model's floors with the fleet's learned
+// median beside them (GET /cards/UUID), its recent runs and its alerts.
+// The reads are made side by side and each part shows what it got: a
+// daemon that does not judge floors still shows the rest, saying so.
+
+import { $, el, table } from "../lib/dom.js";
+import { api } from "../lib/api.js";
+import { isNum, num, shortCard } from "../lib/format.js";
+import { state, ready, current, errorBox } from "../lib/page.js";
+import { timeEl, runLink, statusBadge, validityBadge } from "../lib/widgets.js";
+import { alertsTable } from "./alerts.js";
+import { ageText, cardStateBadge, coverageCell, COVERAGE_STATES } from "./coverage.js";
+
+const HISTORY = 20;
+
+// A read that never throws: {body} or {error}.
+async function read(path) {
+  try {
+    return { body: await api(path) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+function checksPart(got) {
+  const h = el("h2", {}, "Checks against the floors");
+  if (got.error) {
+    return [h, el("p", { class: "note", id: "card-checks-none" }, "No floors read for this card (",
+      got.error.message || String(got.error), ").")];
+  }
+  const checks = Array.isArray(got.body.checks) ? got.body.checks : [];
+  if (!checks.length) return [h, el("p", { class: "note", id: "card-checks-none" }, "No check judged yet: no valid health run of a model with floors.")];
+  const rows = checks.map((c) => el("tr", { dataset: { row: String(c.row), pass: String(c.pass) } },
+    el("th", { scope: "row" }, (c.benchmark ? c.benchmark + " · " : "") + c.row),
+    el("td", { class: "num" }, num(c.value), " ", c.unit || ""),
+    el("td", { class: "num" }, isNum(c.floor) ? [num(c.floor), " ", c.unit || ""] : "–"),
+    el("td", { class: "num", title: c.learned ? "over " + c.learned.n_cards + " cards of its model" : "too few cards of its model have a valid run" },
+      c.learned && isNum(c.learned.value) ? [num(c.learned.value), " ", c.unit || ""] : "–"),
+    el("td", { class: "badge-cell" }, c.pass === false ? el("span", { class: "badge card-degraded" }, "below the floor")
+      : c.pass === true ? el("span", { class: "badge card-healthy" }, "pass") : "not judged"),
+    el("td", { class: "note small" }, c.source || "–"),
+    el("td", {}, runLink(c.run_id))));
+  return [h, table("card-checks", "Each row's latest value against its model's floor (and the fleet's median where enough cards have runs)",
+    ["Row", "Value", "Floor", "Learned (fleet median)", "Result", "Source of the floor", "Run"], rows)];
+}
+
+function historyPart(got) {
+  const h = el("h2", {}, "Recent runs");
+  if (got.error) return [h, errorBox(got.error)];
+  const runs = got.body.runs || [];
+  if (!runs.length) return [h, el("p", { class: "note", id: "card-history-none" }, "No run on this card yet.")];
+  return [h, table("card-history", "The card's newest runs, newest first", ["Run", "Benchmark", "Status", "Valid", "Finished (local time)"],
+    runs.map((r) => el("tr", { dataset: { id: r.id } },
+      el("th", { scope: "row" }, runLink(r.id)), el("td", {}, r.benchmark), el("td", { class: "badge-cell" }, statusBadge(r.status)),
+      el("td", { class: "badge-cell" }, validityBadge(r)), el("td", {}, r.finished_at ? timeEl(r.finished_at) : "–"))))];
+}
+
+function alertsPart(got, uuid) {
+  const h = el("h2", {}, "Alerts");
+  if (got.error) return [h, errorBox(got.error)];
+  const list = (got.body.alerts || []).filter((a) => a.card && a.card.device_uuid === uuid);
+  if (!list.length) return [h, el("p", { class: "note", id: "card-alerts-none" }, "No alert on this card.")];
+  return [h, alertsTable(list, null, false)];
+}
+
+export async function showCard(q) {
+  const gen = state.generation;
+  const out = $("#card");
+  const uuid = q.get("uuid") || "";
+  const host = q.get("host") || "";
+  $("#card-title").textContent = "Card " + shortCard(uuid);
+  if (!uuid) {
+    out.replaceChildren(el("p", { class: "error", role: "alert" }, "No card named: the link needs ?uuid=GPU-..."));
+    ready();
+    return;
+  }
+  const runs = new URLSearchParams({ device: uuid, limit: String(HISTORY) });
+  if (host) runs.set("host", host);
+  const [cov, cardInfo, history, alerts] = await Promise.all([
+    read("/coverage" + (host ? "?host=" + encodeURIComponent(host) : "")),
+    read("/cards/" + encodeURIComponent(uuid)),
+    read("/runs?" + runs.toString()),
+    read("/alerts"),
+  ]);
+  if (!current(gen)) return;
+  const parts = [];
+  const card = cov.body && (cov.body.cards || []).find((c) => c.uuid === uuid);
+  if (cov.error) parts.push(errorBox(cov.error));
+  else if (!card) parts.push(el("p", { class: "note", id: "card-unknown" }, "This daemon knows no card ", uuid, host ? " on " + host : "", "."));
+  else {
+    const info = cardInfo.body || {};
+    const st = info.state || card.state || "unknown";
+    const reason = info.reason !== undefined ? info.reason : card.reason;
+    parts.push(el("p", { id: "card-summary" }, cardStateBadge(st, reason), " ", card.name || "?", " (", el("span", { class: "mono" }, uuid), "), GPU ",
+      String(card.index ?? "?"), " of ", card.host, card.own ? " (this node)" : "", reason ? [": ", el("span", { id: "card-reason" }, reason)] : "."));
+    parts.push(table("coverage card-coverage", "When each health benchmark last checked the card (window " + ageText(cov.body.max_age_s) + ")",
+      ["Benchmark", "State"], (cov.body.benchmarks || []).map((n) => {
+        const cell = (card.cells || []).find((c) => c.benchmark === n);
+        return el("tr", {}, el("th", { scope: "row" }, n), coverageCell(cell));
+      })));
+    parts.push(el("p", { class: "note small" }, Object.entries(COVERAGE_STATES).map(([k, v]) => k + ": " + v).join("; "), "."));
+  }
+  parts.push(...checksPart(cardInfo), ...historyPart(history), ...alertsPart(alerts, uuid));
+  out.replaceChildren(...parts);
+  ready();
+}
