@@ -23,22 +23,46 @@ static const char *str_of(const cJSON *o, const char *name)
     return cJSON_GetStringValue(cJSON_GetObjectItem(o, name));
 }
 
-/* A figure as a reader wants it: no decimals from 100 up. */
-static void figure(double v, char *buf, size_t cap)
+/* The larger unit of each unit a floor is in, for figures past 1000 of
+ * it: a drain reason reads "3.1 TB/s < 3.9 TB/s floor", as a person says
+ * it, not "3095 GB/s". */
+static const struct {
+    const char *unit, *larger;
+} larger_units[] = {
+    {"GB/s", "TB/s"},
+    {"TFLOP/s", "PFLOP/s"},
+};
+
+/* value and floor in unit as a reader wants them: in the larger unit from
+ * 1000 up, no decimals from 100 up, else one decimal, or as many more (up
+ * to three) as it takes for the two to read differently. */
+static void figures(double value, double floor, const char *unit, char *v, char *f, size_t cap,
+                    const char **shown_unit)
 {
-    snprintf(buf, cap, v >= 100 ? "%.0f" : "%.1f", v);
+    *shown_unit = unit ? unit : "";
+    for (size_t i = 0; unit && i < sizeof(larger_units) / sizeof(larger_units[0]); i++)
+        if (strcmp(unit, larger_units[i].unit) == 0 && floor >= 1000) {
+            value /= 1000;
+            floor /= 1000;
+            *shown_unit = larger_units[i].larger;
+        }
+    for (int decimals = floor >= 100 ? 0 : 1; decimals <= 3; decimals++) {
+        snprintf(v, cap, "%.*f", decimals, value);
+        snprintf(f, cap, "%.*f", decimals, floor);
+        if (strcmp(v, f) != 0)
+            break;
+    }
 }
 
 void card_check_line(const char *benchmark, const cJSON *check, char *buf, size_t cap)
 {
-    const char *unit = str_of(check, "unit");
+    const char *unit;
     char value[32], floor[32];
 
-    figure(num_of(check, "value"), value, sizeof(value));
-    figure(num_of(check, "floor"), floor, sizeof(floor));
+    figures(num_of(check, "value"), num_of(check, "floor"), str_of(check, "unit"), value, floor,
+            sizeof(value), &unit);
     snprintf(buf, cap, "%s %s %s %s < %s %s floor", benchmark ? benchmark : "?",
-             str_of(check, "row") ? str_of(check, "row") : "?", value, unit ? unit : "",
-             floor, unit ? unit : "");
+             str_of(check, "row") ? str_of(check, "row") : "?", value, unit, floor, unit);
 }
 
 cJSON *card_floor_fault(const cJSON *alert)

@@ -114,7 +114,7 @@ class DegradedCardTest(unittest.TestCase):
         self.assertEqual(alerts[0]["verdict"], "below_floor")
         card = card_of(self.d, uuid)
         self.assertEqual(card["state"], "degraded", card)
-        self.assertEqual(card["reason"], "hbm_bandwidth triad 3861 GB/s < 3918 GB/s floor")
+        self.assertEqual(card["reason"], "hbm_bandwidth triad 3.86 TB/s < 3.92 TB/s floor")
         self.assertIn(alerts[0]["id"], [a["id"] for a in card["alerts"]])
         listed = [c for c in self.d.get("/cards").json()["cards"] if c["uuid"] == uuid]
         self.assertEqual(listed[0]["state"], "degraded")

@@ -74,7 +74,7 @@ static int test_degraded(void)
     health_run(runs, "hbm_bandwidth", HOUR_MS, TRIAD_FAIL);
     s = card_state_judge(runs, faults, NOW_MS, CARD_MAX_AGE_DEFAULT_MS);
     ASSERT_STR_EQ(state_of(s), "healthy");
-    ASSERT(strstr(reason_of(s), "hbm_bandwidth triad 3100 GB/s < 3918 GB/s floor") != NULL);
+    ASSERT(strstr(reason_of(s), "hbm_bandwidth triad 3.1 TB/s < 3.9 TB/s floor") != NULL);
     cJSON_Delete(s);
 
     /* confirmed: degraded, the reason the line */
@@ -84,7 +84,7 @@ static int test_degraded(void)
     cJSON_AddItemToArray(faults, f);
     s = card_state_judge(runs, faults, NOW_MS, CARD_MAX_AGE_DEFAULT_MS);
     ASSERT_STR_EQ(state_of(s), "degraded");
-    ASSERT_STR_EQ(reason_of(s), "hbm_bandwidth triad 3100 GB/s < 3918 GB/s floor");
+    ASSERT_STR_EQ(reason_of(s), "hbm_bandwidth triad 3.1 TB/s < 3.9 TB/s floor");
     cJSON_Delete(s);
 
     /* another source's fault, newer: degraded by it even with no runs */
@@ -126,5 +126,30 @@ static int test_learned(void)
     return 0;
 }
 
+/* The drain reason's figures: the larger unit from 1000 up, and as many
+ * decimals as it takes for the value and its floor to read differently. */
+static int test_check_line(void)
+{
+    const struct {
+        const char *check, *line;
+    } cases[] = {
+        {"{\"row\":\"triad\",\"value\":3900,\"unit\":\"GB/s\",\"floor\":3917.7}",
+         "hbm_bandwidth triad 3.90 TB/s < 3.92 TB/s floor"},
+        {"{\"row\":\"h2d pinned 64 MiB\",\"value\":30.25,\"unit\":\"GB/s\",\"floor\":41.4}",
+         "hbm_bandwidth h2d pinned 64 MiB 30.2 GB/s < 41.4 GB/s floor"},
+        {"{\"row\":\"bandwidth\",\"value\":300,\"unit\":\"GB/s\",\"floor\":337.5}",
+         "hbm_bandwidth bandwidth 300 GB/s < 338 GB/s floor"},
+    };
+    char line[200];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cJSON *c = cJSON_Parse(cases[i].check);
+        card_check_line("hbm_bandwidth", c, line, sizeof(line));
+        ASSERT_STR_EQ(line, cases[i].line);
+        cJSON_Delete(c);
+    }
+    return 0;
+}
+
 TEST_MAIN({"healthy_and_unknown", test_healthy_and_unknown}, {"degraded", test_degraded},
-          {"learned", test_learned})
+          {"learned", test_learned}, {"check_line", test_check_line})
