@@ -50,6 +50,9 @@
  *                               busy (the watch probe's answer: pid 4242
  *                               python3 on the card at 80%; any other word
  *                               answers an idle card; jobs run normally)
+ *   GPUBENCH_FAKE_GPU_NAME=S    the cards' name (default "Fake GPU (test
+ *                               double)"; slow=F divides the rates of
+ *                               fake_peaks.c's rows by F too)
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
  *   GPUBENCH_FAKE_WAIT_MS=N     how long quiet_wait waits (default 3000)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
@@ -92,7 +95,11 @@ static cJSON *device_json(int index)
     snprintf(uuid, sizeof(uuid), "GPU-00000000-fake-4000-8000-%012d",
              env_int("GPUBENCH_FAKE_UUID_BASE", 0) + index);
     cJSON_AddNumberToObject(d, "index", index);
-    cJSON_AddStringToObject(d, "name", "Fake GPU (test double)");
+    /* GPUBENCH_FAKE_GPU_NAME: a card model the floors table knows
+     * (common/expect.c), for the tests of checks and card states. */
+    cJSON_AddStringToObject(d, "name",
+                            getenv("GPUBENCH_FAKE_GPU_NAME") ? getenv("GPUBENCH_FAKE_GPU_NAME")
+                                                             : "Fake GPU (test double)");
     cJSON_AddStringToObject(d, "uuid", uuid);
     cJSON_AddStringToObject(d, "compute_capability", "0.0");
     cJSON_AddNumberToObject(d, "sm_count", 4);
@@ -298,6 +305,13 @@ static double slow_factor(const char *mode)
     return f > 0 ? f : 1.0;
 }
 
+static int rate_unit(const cJSON *row)
+{
+    const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit"));
+
+    return unit && (strcmp(unit, "GB/s") == 0 || strcmp(unit, "TFLOP/s") == 0);
+}
+
 static void finish_rows(cJSON *rows, int samples, const char *mode)
 {
     int watched = !is_mode(mode, "nowatch");
@@ -346,6 +360,10 @@ static void finish_rows(cJSON *rows, int samples, const char *mode)
             }
         }
         cJSON_DeleteItemFromObject(row, "synthetic_ms");
+        /* a rate (fake_peaks.c's rows) falls as the time grows */
+        if (cJSON_IsNumber(cJSON_GetObjectItem(row, "value")) && rate_unit(row))
+            cJSON_SetNumberValue(cJSON_GetObjectItem(row, "value"),
+                                 cJSON_GetObjectItem(row, "value")->valuedouble / slow_factor(mode));
         r++;
     }
     free(sorted);

@@ -42,6 +42,10 @@ void alerts_get(struct http_request *req, struct http_reply *rep);
 void alerts_ack(struct http_request *req, struct http_reply *rep);
 void fleet_get(struct http_request *req, struct http_reply *rep);
 
+/* api_cards.c: GET /cards, GET /cards/UUID (the route's "*", req->arg). */
+void cards_get_all(struct http_request *req, struct http_reply *rep);
+void cards_get_one(struct http_request *req, struct http_reply *rep);
+
 /* api_info.c: GET /benchmarks, POST /predict, GET /healthz; api_devices.c,
  * api_peers.c, api_metrics.c: GET /devices, /peers, /metrics. */
 void benchmarks_get(struct http_request *req, struct http_reply *rep);

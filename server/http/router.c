@@ -40,6 +40,8 @@ static const struct route routes[] = {
     {"POST",   "/alerts/*/ack",     alerts_ack,        ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/fleet",            fleet_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/devices",          devices_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/cards",            cards_get_all,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/cards/*",          cards_get_one,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/peers",            peers_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/metrics",          metrics_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/openapi.json",     openapi_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},

@@ -261,7 +261,7 @@ static void announce(struct alerts *a, const cJSON *list)
 
 /* What one row of a run's verdicts found. */
 struct finding {
-    const char *kind; /* "history", "fleet" */
+    const char *kind; /* "history", "fleet", "floor" */
     char *row_key;    /* JSON text, owned */
     int found;        /* slower / an outlier */
     int as_before;    /* same / within the fleet: clears */
@@ -276,8 +276,32 @@ static double num_or_nan(const cJSON *obj, const char *name)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-/* The findings of verdicts into f; their number. */
-static int collect(const cJSON *verdicts, struct finding *f, int cap)
+/* The findings of run's checks against its card model's floors (common/
+ * expect.h) into f: a missed floor is found (shift: value / floor - 1), a
+ * met one clears; a check without a floor does neither. */
+static int collect_floors(const cJSON *run, struct finding *f, int cap)
+{
+    const cJSON *c;
+    int n = 0;
+
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks")) {
+        const cJSON *pass = cJSON_GetObjectItem(c, "pass");
+        double floor = num_or_nan(c, "floor");
+        if (n == cap)
+            break;
+        if (!cJSON_IsBool(pass))
+            continue;
+        f[n] = (struct finding){"floor", cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "row")),
+                                cJSON_IsFalse(pass), cJSON_IsTrue(pass),
+                                floor > 0 ? num_or_nan(c, "value") / floor - 1 : NAN, NAN};
+        if (f[n].row_key)
+            n++;
+    }
+    return n;
+}
+
+/* The findings of verdicts, and of run's checks, into f; their number. */
+static int collect(const cJSON *run, const cJSON *verdicts, struct finding *f, int cap)
 {
     const cJSON *row;
     int n = 0;
@@ -310,7 +334,15 @@ static int collect(const cJSON *verdicts, struct finding *f, int cap)
         if (f[n].row_key)
             n++;
     }
-    return n;
+    return n + collect_floors(run, f + n, cap - n);
+}
+
+/* The verdict an alert of kind records. */
+static const char *verdict_of(const char *kind)
+{
+    if (strcmp(kind, "fleet") == 0)
+        return "outlier";
+    return strcmp(kind, "floor") == 0 ? "below_floor" : "slower";
 }
 
 /* Queues n confirming runs of run, each naming it. */
@@ -496,7 +528,7 @@ void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
         log_error("run %s: out of memory: its verdicts raise no alert", id);
         return;
     }
-    n = collect(verdicts, f, MAX_FINDINGS);
+    n = collect(run, verdicts, f, MAX_FINDINGS);
     for (int i = 0; i < n; i++) {
         int cleared = 0;
         if (f[i].as_before)
@@ -510,7 +542,7 @@ void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
     } else {
         for (int i = 0; i < n; i++) {
             struct alert_new found = {f[i].kind, id, f[i].row_key,
-                                      strcmp(f[i].kind, "fleet") == 0 ? "outlier" : "slower",
+                                      verdict_of(f[i].kind),
                                       f[i].shift, f[i].z, confirm_runs, confirm_runs == 0};
             long long aid = 0;
             cJSON *alert = NULL, *list;

@@ -3,16 +3,17 @@
  * runs, and the webhook that tells of confirmed alerts.
  *
  * A change counts once it repeats.  A run that is not a confirmation and
- * finds a row `slower` than the card's history, or an outlier in its
- * fleet, opens an alert `detected` (unless one of that card, key, kind and
+ * finds a row `slower` than the card's history, an outlier in its fleet,
+ * or below its card model's floor (its checks, common/expect.h: kind
+ * `floor`), opens an alert `detected` (unless one of that card, key, kind and
  * row is open already) and queues --confirm-runs runs of the same request
  * on the same card, each marked `confirms: ID`.  A confirming run that
  * finds the same again makes it `confirmed` (the webhook is called, the
  * /metrics gauge appears); when none of them does, it is `cleared`.  A
  * confirmation queues nothing, whatever it finds.  With --confirm-runs 0
  * an alert is confirmed when found.  A confirmed or acknowledged alert is
- * cleared by the first later run that finds its row `same` (history) or
- * within the fleet again.
+ * cleared by the first later run that finds its row `same` (history),
+ * within the fleet or over its floor again.
  *
  * A confirming run that ends without a verdict (failed, cancelled, not
  * valid, or not judged) counts as a confirmation that did not repeat it,

@@ -7,6 +7,7 @@
 #include "run_verdicts.h"
 
 #include "compare.h"
+#include "expect.h"
 #include "fleet.h"
 #include "log.h"
 #include "shift.h"
@@ -56,6 +57,12 @@ cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
     cJSON_ReplaceItemInObject(run, "status", cJSON_CreateString("done"));
     cJSON_ReplaceItemInObject(run, "validity", validity);
     results = meta = validity = NULL;
+    /* its checks against the floors, as the store will keep them: a missed
+     * floor opens an alert as a slower row does (alerts.c) */
+    cJSON_ReplaceItemInObject(
+        run, "checks",
+        gb_checks_judge(cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")),
+                        cJSON_GetObjectItem(run, "results"), cJSON_GetObjectItem(run, "meta")));
     if ((out = cJSON_CreateObject()) == NULL)
         goto fail;
     if (gb_validity_flag(cJSON_GetObjectItem(run, "validity")) == 0) {

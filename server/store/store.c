@@ -24,6 +24,7 @@
 #include "store_runs.h"
 #include "compare.h"
 #include "dynbuf.h"
+#include "expect.h"
 #include "log.h"
 #include "migrate.h"
 #include "run_cache.h"
@@ -517,6 +518,12 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
         cJSON_AddItemToObject(run, "validity", store_json_column(st, C_VALIDITY));
     else
         cJSON_AddNullToObject(cJSON_AddObjectToObject(run, "validity"), "valid");
+    /* Its checks against its card model's floors (migrations/0012_checks.sql):
+     * null where its benchmark has none or it is not done. */
+    if (store_col_text(st, C_CHECKS))
+        cJSON_AddItemToObject(run, "checks", store_json_column(st, C_CHECKS));
+    else
+        cJSON_AddNullToObject(run, "checks");
     return run;
 }
 
@@ -639,9 +646,9 @@ int store_put_results(struct store_query *q, const char *id, const char *results
     cJSON *parsed_meta = meta ? cJSON_Parse(meta) : NULL;
     cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
     cJSON *rows = cJSON_GetObjectItem(parsed, "rows");
-    char *slim = NULL, *digest = NULL, *verdict = NULL, *benchmark = NULL;
-    int rc = STORE_ERROR, flag;
-    cJSON *validity;
+    char *slim = NULL, *digest = NULL, *verdict = NULL, *benchmark = NULL, *checked = NULL;
+    int rc = STORE_ERROR, flag, failed = -1;
+    cJSON *validity, *checks = NULL;
 
     /* The verdict on the run, whoever made it (here, an import, a peer):
      * judged from what it carries, never taken on trust. */
@@ -649,7 +656,6 @@ int store_put_results(struct store_query *q, const char *id, const char *results
     flag = gb_validity_flag(validity);
     verdict = validity ? cJSON_PrintUnformatted(validity) : NULL;
     cJSON_Delete(validity);
-    cJSON_Delete(parsed_meta);
 
     if (summary) {
         drop_samples(summary);
@@ -663,6 +669,13 @@ int store_put_results(struct store_query *q, const char *id, const char *results
     if (store_query_one(q) != STORE_OK || store_col_text(q->st, 0) == NULL ||
         (benchmark = strdup(store_col_text(q->st, 0))) == NULL)
         goto done;
+    /* Its checks against its card model's floors, judged as validity is. */
+    if (gb_expect_benchmark_checked(benchmark)) {
+        if ((checks = gb_checks_judge(benchmark, parsed, parsed_meta)) == NULL ||
+            (checked = cJSON_PrintUnformatted(checks)) == NULL)
+            goto done; /* out of memory: a run is not stored unjudged */
+        failed = gb_checks_failed(checks);
+    }
     if (rows) {
         cJSON *d = compare_row_digest(benchmark, rows, summary);
         digest = d ? cJSON_PrintUnformatted(d) : NULL;
@@ -699,7 +712,8 @@ int store_put_results(struct store_query *q, const char *id, const char *results
                                "build = json_extract(?2, '$.build.git_commit'), "
                                "method = coalesce(method, gb_method(benchmark, "
                                "json_extract(?2, '$.build.gpubench_version'))), "
-                               "validity = ?3, valid = ?4 WHERE id = ?1") != STORE_OK)
+                               "validity = ?3, valid = ?4, checks = ?5, checks_failed = ?6 "
+                               "WHERE id = ?1") != STORE_OK)
         goto done;
     store_bind_text(q, 1, id);
     store_bind_text(q, 2, meta ? meta : "{}");
@@ -708,6 +722,11 @@ int store_put_results(struct store_query *q, const char *id, const char *results
         store_bind_null(q, 4);
     else
         store_bind_int64(q, 4, flag != 0);
+    store_bind_text(q, 5, checked);
+    if (failed < 0)
+        store_bind_null(q, 6);
+    else
+        store_bind_int64(q, 6, failed);
     if (store_query_exec(q, NULL) != STORE_OK)
         goto done;
     /* Its key, and the fleet's newest valid run of the key on its card
@@ -732,6 +751,9 @@ int store_put_results(struct store_query *q, const char *id, const char *results
 
 done:
     cJSON_Delete(parsed);
+    cJSON_Delete(parsed_meta);
+    cJSON_Delete(checks);
+    free(checked);
     free(benchmark);
     free(slim);
     free(digest);

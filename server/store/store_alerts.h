@@ -13,10 +13,10 @@
 #include "store.h"
 
 struct alert_new {
-    const char *kind;    /* "history" or "fleet" */
+    const char *kind;    /* "history", "fleet" or "floor" */
     const char *run_id;  /* the run that found it (card and key are its) */
     const char *row_key; /* the row's key value as JSON text */
-    const char *verdict; /* "slower" or "outlier" */
+    const char *verdict; /* "slower", "outlier" or "below_floor" */
     double shift, z;     /* NAN: none */
     int confirms_left;   /* confirming runs queued to judge it */
     int confirmed;       /* 1: confirmed at once (no confirming runs) */

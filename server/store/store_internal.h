@@ -48,7 +48,7 @@ struct store {
     "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "    \
     "r.created_at, r.started_at, r.finished_at, r.progress_done, "             \
     "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq, " \
-    "r.validity, r.progress_message, r.confirms, r.method"
+    "r.validity, r.progress_message, r.confirms, r.method, r.checks"
 
 enum {
     C_ID,
@@ -75,6 +75,7 @@ enum {
     C_PROG_MESSAGE,
     C_CONFIRMS,
     C_METHOD,
+    C_CHECKS,
     C_COUNT
 };
 

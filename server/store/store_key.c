@@ -1,7 +1,9 @@
 /*
  * store_key.c - the comparability key and a run's method in SQL, from the
  * same C that /compare and the verdicts use (compare_verdict_key_text,
- * gb_method_of_version), so that the key is defined once.
+ * gb_method_of_version), so that the key is defined once; and a run's
+ * checks against its card model's floors (gb_checks_judge), with which
+ * migrations/0012_checks.sql judges the runs stored before them.
  *
  * Registered on every connection the store opens and before migrations
  * (migrations/0009_method.sql recomputes every stored key with them).  Only
@@ -13,6 +15,7 @@
 
 #include "bench_spec.h"
 #include "compare.h"
+#include "expect.h"
 
 #include <stdlib.h>
 
@@ -74,6 +77,36 @@ static void method_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_null(ctx);
 }
 
+/* gb_checks(benchmark, results, meta): gb_checks_judge's array as JSON
+ * text, or NULL where the benchmark has no floors (its results are then
+ * not parsed) or an argument does not parse. */
+static void checks_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    const char *bench = arg_text(argv[0]), *results = arg_text(argv[1]);
+    const char *meta = arg_text(argv[2]);
+    cJSON *r = NULL, *m = NULL, *checks = NULL;
+    char *text = NULL;
+
+    (void)argc;
+    if (!gb_expect_benchmark_checked(bench) || results == NULL)
+        goto done;
+    r = cJSON_Parse(results);
+    m = cJSON_Parse(meta ? meta : "{}");
+    if (r == NULL || m == NULL)
+        goto done;
+    checks = gb_checks_judge(bench, r, m);
+    text = checks ? cJSON_PrintUnformatted(checks) : NULL;
+
+done:
+    cJSON_Delete(checks);
+    cJSON_Delete(m);
+    cJSON_Delete(r);
+    if (text)
+        sqlite3_result_text(ctx, text, -1, free);
+    else
+        sqlite3_result_null(ctx);
+}
+
 int store_key_functions(sqlite3 *db)
 {
     const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
@@ -81,6 +114,8 @@ int store_key_functions(sqlite3 *db)
     if (sqlite3_create_function(db, "gb_verdict_key", 5, flags, NULL, verdict_key_fn, NULL,
                                 NULL) != SQLITE_OK ||
         sqlite3_create_function(db, "gb_method", 2, flags, NULL, method_fn, NULL, NULL) !=
+            SQLITE_OK ||
+        sqlite3_create_function(db, "gb_checks", 3, flags, NULL, checks_fn, NULL, NULL) !=
             SQLITE_OK)
         return -1;
     return 0;

@@ -1,0 +1,83 @@
+/*
+ * expect.h - what a healthy card of each model must reach on the health
+ * suite's rows (issue 24): one table of floors per card model, each with
+ * its source, and the pure judge that checks a run's rows against them
+ * (README "Expected values").
+ *
+ * A card model is matched on meta.device.name, exactly, against the names
+ * the driver gives the model (CUDA's and NVML's device name); a name not
+ * in the table is an unknown model, whose checks say so rather than guess.
+ * A floor is one of three kinds: a fixed figure (HBM, compute), a share of
+ * the PCIe link the run's meta.link reports (gen_current x width_current,
+ * else the maximum), or a share of a per-link NVLink rate times the links
+ * the p2p row's link reports.  So a card on a narrower link is judged
+ * against that link (Azure/azurehpc-health-checks#162: fixed floors fail
+ * healthy cards on narrower links), and a link below its maximum is
+ * validity's link_degraded, not a missed floor.
+ */
+#ifndef GPUBENCH_COMMON_EXPECT_H
+#define GPUBENCH_COMMON_EXPECT_H
+
+#include <cjson/cJSON.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a floor's figure becomes a number to reach. */
+enum gb_floor_basis {
+    GB_FLOOR_FIXED,      /* figure x fraction */
+    GB_FLOOR_PCIE_LINK,  /* fraction x gb_pcie_link_gbps(gen, width) of meta.link */
+    GB_FLOOR_PER_NVLINK, /* figure (GB/s a link, one way) x links x fraction */
+};
+
+/* One floor: the rows of benchmark whose row name (gb_expect_row_name) is
+ * row must reach it. */
+struct gb_floor {
+    const char *benchmark;
+    const char *row;
+    enum gb_floor_basis basis;
+    double figure;
+    double fraction;
+    const char *unit;
+    const char *source;
+};
+
+struct gb_card_model {
+    const char *model;    /* "H200 SXM" */
+    const char *names[4]; /* the device names it goes by, NULL-ended */
+    const struct gb_floor *floors;
+    int nfloors;
+};
+
+/* The model whose names hold device_name exactly, or NULL.  Static. */
+const struct gb_card_model *gb_expect_model(const char *device_name);
+
+/* Whether benchmark has rows any model has a floor for. */
+int gb_expect_benchmark_checked(const char *benchmark);
+
+/* The name a row of benchmark is checked under, into buf (cap): the
+ * kernel of hbm_bandwidth ("triad"), the kind of compute_peak
+ * ("gemm_bf16"), the direction of pcie_bandwidth's pinned rows of the
+ * run's largest size ("h2d"), "peer" for p2p_bandwidth's one-way bandwidth
+ * rows.  0 when the row has none (it is not checked), else 1.  largest_pinned
+ * is the largest bytes of the run's pinned rows. */
+int gb_expect_row_name(const char *benchmark, const cJSON *row, double largest_pinned,
+                       char *buf, size_t cap);
+
+/* Judges a run: a NEW array of {"row", "value", "unit", "floor", "source",
+ * "pass"} a checked row, in the rows' order ("row" its label; floor and
+ * pass null where the card model is unknown, and the source says so), or
+ * NULL where benchmark has no floors (nothing to check) or out of memory.
+ * results is {"rows": [...]}, meta the run's (device.name, link); either
+ * may be NULL. */
+cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON *meta);
+
+/* How many checks of a gb_checks_judge array did not pass (-1 for NULL). */
+int gb_checks_failed(const cJSON *checks);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * api_cards.c - GET /cards and GET /cards/UUID (issue 24): parse ?max_age=,
+ * ask the runs layer (cards.c, which judges each card's state with
+ * server/judge/card_state.c), print the answer.
+ */
+#include "app.h"
+#include "card_state.h"
+#include "cards.h"
+#include "duration.h"
+#include "gpu_pool.h"
+#include "handlers.h"
+#include "store.h"
+
+/* ?max_age= into *ms (default card_state.h's); -1 when it was answered
+ * 400. */
+static int max_age(struct http_request *req, struct http_reply *rep, int64_t *ms)
+{
+    static const char *const query[] = {"max_age", NULL};
+    const char *v;
+
+    *ms = CARD_MAX_AGE_DEFAULT_MS;
+    if (query_check(req, rep, query) != 0)
+        return -1;
+    if ((v = query_get(req, "max_age")) != NULL && gb_duration_ms(v, ms) != 0) {
+        reply_error(rep, 400, "out_of_bounds", "max_age",
+                    "max_age: a span such as 24h, 90m, 7d or a number of seconds, up to a year; "
+                    "not %.40s",
+                    v);
+        return -1;
+    }
+    return 0;
+}
+
+void cards_get_all(struct http_request *req, struct http_reply *rep)
+{
+    cJSON *own, *cards = NULL, *out;
+    int64_t ms;
+    int rc;
+
+    if (max_age(req, rep, &ms) != 0)
+        return;
+    own = gpu_pool_describe(req->app->gpus);
+    rc = cards_list(req->app->store, own, ms, &cards);
+    cJSON_Delete(own);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the cards could not be read");
+        return;
+    }
+    out = cJSON_CreateObject();
+    cJSON_AddNumberToObject(out, "max_age_s", (double)ms / 1000.0);
+    cJSON_AddItemToObject(out, "cards", cards);
+    reply_json(rep, 200, out);
+}
+
+void cards_get_one(struct http_request *req, struct http_reply *rep)
+{
+    cJSON *own, *card = NULL;
+    int64_t ms;
+    int rc;
+
+    if (max_age(req, rep, &ms) != 0)
+        return;
+    own = gpu_pool_describe(req->app->gpus);
+    rc = cards_get(req->app->store, own, req->arg, ms, &card);
+    cJSON_Delete(own);
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(rep, 404, "not_found", "", "no card %.80s: neither this node's nor in its store",
+                    req->arg);
+        return;
+    }
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the card could not be read");
+        return;
+    }
+    reply_json(rep, 200, card);
+}

@@ -1,0 +1,156 @@
+/*
+ * card_state.c - see card_state.h.  Faults first: a card with a confirmed
+ * fault is degraded however fresh its runs are; only then does the age of
+ * its newest valid health run decide between unknown and healthy.
+ */
+#include "card_state.h"
+
+#include "shift.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double num_of(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, name);
+
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *str_of(const cJSON *o, const char *name)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(o, name));
+}
+
+/* A figure as a reader wants it: no decimals from 100 up. */
+static void figure(double v, char *buf, size_t cap)
+{
+    snprintf(buf, cap, v >= 100 ? "%.0f" : "%.1f", v);
+}
+
+void card_check_line(const char *benchmark, const cJSON *check, char *buf, size_t cap)
+{
+    const char *unit = str_of(check, "unit");
+    char value[32], floor[32];
+
+    figure(num_of(check, "value"), value, sizeof(value));
+    figure(num_of(check, "floor"), floor, sizeof(floor));
+    snprintf(buf, cap, "%s %s %s %s < %s %s floor", benchmark ? benchmark : "?",
+             str_of(check, "row") ? str_of(check, "row") : "?", value, unit ? unit : "",
+             floor, unit ? unit : "");
+}
+
+cJSON *card_floor_fault(const cJSON *alert)
+{
+    const cJSON *check = cJSON_GetObjectItem(alert, "check");
+    const char *bench = str_of(alert, "benchmark"), *row = str_of(alert, "row");
+    cJSON *f = cJSON_CreateObject();
+    char msg[300];
+
+    if (cJSON_IsObject(check))
+        card_check_line(bench, check, msg, sizeof(msg));
+    else
+        snprintf(msg, sizeof(msg), "%s %s below its floor (confirmed)", bench ? bench : "?",
+                 row ? row : "?");
+    if (f == NULL || !cJSON_AddStringToObject(f, "kind", "floor") ||
+        !cJSON_AddStringToObject(f, "message", msg) ||
+        !(str_of(alert, "at") ? cJSON_AddStringToObject(f, "at", str_of(alert, "at"))
+                              : cJSON_AddNullToObject(f, "at"))) {
+        cJSON_Delete(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* The newest fault (by "at"; RFC 3339 sorts as text), or NULL. */
+static const cJSON *newest_fault(const cJSON *faults, int *n)
+{
+    const cJSON *f, *best = NULL;
+
+    *n = 0;
+    cJSON_ArrayForEach(f, faults) {
+        const char *at = str_of(f, "at"), *best_at = best ? str_of(best, "at") : NULL;
+        (*n)++;
+        if (best == NULL || (at && (best_at == NULL || strcmp(at, best_at) > 0)))
+            best = f;
+    }
+    return best;
+}
+
+cJSON *card_state_judge(const cJSON *health_runs, const cJSON *faults, int64_t now_ms,
+                        int64_t max_age_ms)
+{
+    const cJSON *run, *newest = NULL, *fault, *c;
+    const char *state, *newest_at;
+    char reason[400], pending[300] = "";
+    int nfaults;
+    cJSON *out;
+
+    cJSON_ArrayForEach(run, health_runs) {
+        if (newest == NULL || num_of(run, "finished_ms") > num_of(newest, "finished_ms"))
+            newest = run;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks"))
+            if (pending[0] == '\0' && cJSON_IsFalse(cJSON_GetObjectItem(c, "pass")))
+                card_check_line(str_of(run, "benchmark"), c, pending, sizeof(pending));
+    }
+    newest_at = newest ? str_of(newest, "finished_at") : NULL;
+    if ((fault = newest_fault(faults, &nfaults)) != NULL) {
+        state = "degraded";
+        snprintf(reason, sizeof(reason), "%s%s", str_of(fault, "message") ? str_of(fault, "message") : "a fault",
+                 nfaults > 1 ? " (and more: see its alerts and events)" : "");
+    } else if (newest == NULL) {
+        state = "unknown";
+        snprintf(reason, sizeof(reason), "no valid health run");
+    } else if (now_ms - (int64_t)num_of(newest, "finished_ms") > max_age_ms) {
+        state = "unknown";
+        snprintf(reason, sizeof(reason),
+                 "no valid health run within %.4gh (the newest ended %s)",
+                 (double)max_age_ms / 3600000.0, newest_at ? newest_at : "?");
+    } else if (pending[0]) {
+        state = "healthy";
+        snprintf(reason, sizeof(reason), "%s, once: a rerun confirms it or clears it", pending);
+    } else {
+        state = "healthy";
+        snprintf(reason, sizeof(reason), "its valid health runs within %.4gh met every floor",
+                 (double)max_age_ms / 3600000.0);
+    }
+    if ((out = cJSON_CreateObject()) == NULL || !cJSON_AddStringToObject(out, "state", state) ||
+        !cJSON_AddStringToObject(out, "reason", reason) ||
+        !(newest_at ? cJSON_AddStringToObject(out, "last_checked_at", newest_at)
+                    : cJSON_AddNullToObject(out, "last_checked_at"))) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    return out;
+}
+
+int card_learned(const cJSON *model_runs, const char *benchmark, const char *row, int min_cards,
+                 double *median, int *n_cards)
+{
+    int cap = cJSON_GetArraySize(model_runs), n = 0;
+    double *v = cap > 0 ? malloc(sizeof(double) * (size_t)cap) : NULL;
+    const cJSON *run, *c;
+
+    *median = 0;
+    *n_cards = 0;
+    if (v == NULL)
+        return 0;
+    cJSON_ArrayForEach(run, model_runs) {
+        const char *b = str_of(run, "benchmark");
+        if (b == NULL || benchmark == NULL || strcmp(b, benchmark) != 0)
+            continue;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks")) {
+            const char *r = str_of(c, "row");
+            if (r && row && strcmp(r, row) == 0 && cJSON_IsNumber(cJSON_GetObjectItem(c, "value"))) {
+                v[n++] = num_of(c, "value");
+                break; /* one value a card */
+            }
+        }
+    }
+    *n_cards = n;
+    if (n > 0)
+        *median = gb_median_inplace(v, n);
+    free(v);
+    return n >= min_cards && n > 0;
+}

@@ -1,0 +1,314 @@
+/*
+ * cards.c - see cards.h.  A card is named by its UUID; its host, index and
+ * name are those of its newest run, or of this daemon's own GPU when it
+ * has none yet (an own card with no run is unknown, not missing).
+ */
+#include "cards.h"
+
+#include "bench_suite.h"
+#include "card_state.h"
+#include "expect.h"
+#include "fleet.h"
+#include "store.h"
+#include "store_alerts.h"
+#include "store_cards.h"
+#include "timeutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CARD_ALERTS_READ 500 /* open alerts read to find one card's */
+
+/* The health suite's members as a JSON array text (NEW), or NULL. */
+static char *health_members(void)
+{
+    const struct gb_benchmark *m[GB_SUITE_MAX_MEMBERS];
+    int n = gb_suite_members(gb_suite_find("health"), m, GB_SUITE_MAX_MEMBERS);
+    cJSON *list = cJSON_CreateArray();
+    char *text = NULL;
+
+    for (int i = 0; list && i < n; i++)
+        if (!cJSON_AddItemToArray(list, cJSON_CreateString(m[i]->name)))
+            goto done;
+    text = list ? cJSON_PrintUnformatted(list) : NULL;
+
+done:
+    cJSON_Delete(list);
+    return text;
+}
+
+int cards_faults(struct store *s, const char *uuid, cJSON **faults)
+{
+    cJSON *alerts = NULL, *f;
+    const cJSON *a;
+    int rc;
+
+    *faults = NULL;
+    if ((rc = store_card_floor_alerts(s, uuid, &alerts)) != STORE_OK)
+        return rc;
+    if ((*faults = cJSON_CreateArray()) == NULL)
+        rc = STORE_ERROR;
+    cJSON_ArrayForEach(a, alerts) {
+        if (rc != STORE_OK)
+            break;
+        if ((f = card_floor_fault(a)) == NULL || !cJSON_AddItemToArray(*faults, f)) {
+            cJSON_Delete(f);
+            rc = STORE_ERROR;
+        }
+    }
+    cJSON_Delete(alerts);
+    if (rc != STORE_OK) {
+        cJSON_Delete(*faults);
+        *faults = NULL;
+    }
+    return rc;
+}
+
+int cards_state(struct store *s, const char *uuid, int64_t max_age_ms, cJSON **state,
+                cJSON **health)
+{
+    char *members = health_members();
+    cJSON *runs = NULL, *faults = NULL;
+    int rc = STORE_ERROR;
+
+    *state = NULL;
+    if (health)
+        *health = NULL;
+    if (members == NULL)
+        goto done;
+    if ((rc = store_card_health(s, uuid, members, &runs)) != STORE_OK ||
+        (rc = cards_faults(s, uuid, &faults)) != STORE_OK)
+        goto done;
+    *state = card_state_judge(runs, faults, time_now_unix_ms(), max_age_ms);
+    rc = *state ? STORE_OK : STORE_ERROR;
+    if (rc == STORE_OK && health) {
+        *health = runs;
+        runs = NULL;
+    }
+
+done:
+    cJSON_Delete(faults);
+    cJSON_Delete(runs);
+    free(members);
+    return rc;
+}
+
+/* {"uuid", "host", "index", "name", "model"} then the state's fields. */
+static cJSON *card_entry(const char *uuid, const char *host, const cJSON *index, const char *name,
+                         const cJSON *state)
+{
+    const struct gb_card_model *m = gb_expect_model(name);
+    cJSON *c = cJSON_CreateObject(), *field;
+
+    if (c == NULL || !cJSON_AddStringToObject(c, "uuid", uuid) ||
+        !(host ? cJSON_AddStringToObject(c, "host", host) : cJSON_AddNullToObject(c, "host")) ||
+        !cJSON_AddItemToObject(c, "index", cJSON_IsNumber(index) ? cJSON_CreateNumber(index->valuedouble) : cJSON_CreateNull()) ||
+        !(name ? cJSON_AddStringToObject(c, "name", name) : cJSON_AddNullToObject(c, "name")) ||
+        !(m ? cJSON_AddStringToObject(c, "model", m->model) : cJSON_AddNullToObject(c, "model")))
+        goto fail;
+    cJSON_ArrayForEach(field, state)
+        if (!cJSON_AddItemToObject(c, field->string, cJSON_Duplicate(field, 1)))
+            goto fail;
+    return c;
+
+fail:
+    cJSON_Delete(c);
+    return NULL;
+}
+
+/* The card uuid is in list (cards_list's entries or store_cards_known's). */
+static const cJSON *find_card(const cJSON *list, const char *uuid)
+{
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, list) {
+        const char *u = cJSON_GetStringValue(cJSON_GetObjectItem(c, "uuid"));
+        if (u && strcmp(u, uuid) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* The cards to show: own first ({"uuid", "host", "index", "name"}), then
+ * the store's not among them.  NEW into *all. */
+static int known_cards(struct store *s, const cJSON *own, cJSON **all)
+{
+    const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(own, "host"));
+    cJSON *stored = NULL, *c;
+    const cJSON *d;
+    int rc;
+
+    *all = NULL;
+    if ((rc = store_cards_known(s, &stored)) != STORE_OK)
+        return rc;
+    if ((*all = cJSON_CreateArray()) == NULL) {
+        cJSON_Delete(stored);
+        return STORE_ERROR;
+    }
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(own, "devices")) {
+        const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(d, "uuid"));
+        if (uuid == NULL || find_card(*all, uuid))
+            continue;
+        c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "uuid", uuid);
+        cJSON_AddStringToObject(c, "host", host ? host : "");
+        cJSON_AddItemToObject(c, "index", cJSON_Duplicate(cJSON_GetObjectItem(d, "index"), 1));
+        cJSON_AddItemToObject(c, "name", cJSON_Duplicate(cJSON_GetObjectItem(d, "name"), 1));
+        cJSON_AddItemToArray(*all, c);
+    }
+    while (cJSON_GetArraySize(stored) > 0) {
+        c = cJSON_DetachItemFromArray(stored, 0);
+        if (find_card(*all, cJSON_GetStringValue(cJSON_GetObjectItem(c, "uuid"))))
+            cJSON_Delete(c);
+        else
+            cJSON_AddItemToArray(*all, c);
+    }
+    cJSON_Delete(stored);
+    return STORE_OK;
+}
+
+/* Card c of known_cards with its state: a NEW entry into *entry. */
+static int judged_entry(struct store *s, const cJSON *c, int64_t max_age_ms, cJSON **entry,
+                        cJSON **health)
+{
+    const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(c, "uuid"));
+    cJSON *state = NULL;
+    int rc = cards_state(s, uuid, max_age_ms, &state, health);
+
+    *entry = NULL;
+    if (rc == STORE_OK) {
+        *entry = card_entry(uuid, cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")),
+                            cJSON_GetObjectItem(c, "index"),
+                            cJSON_GetStringValue(cJSON_GetObjectItem(c, "name")), state);
+        rc = *entry ? STORE_OK : STORE_ERROR;
+    }
+    cJSON_Delete(state);
+    return rc;
+}
+
+int cards_list(struct store *s, const cJSON *own, int64_t max_age_ms, cJSON **cards)
+{
+    cJSON *all = NULL, *entry;
+    const cJSON *c;
+    int rc;
+
+    *cards = NULL;
+    if ((rc = known_cards(s, own, &all)) != STORE_OK)
+        return rc;
+    if ((*cards = cJSON_CreateArray()) == NULL)
+        rc = STORE_ERROR;
+    cJSON_ArrayForEach(c, all) {
+        if (rc != STORE_OK)
+            break;
+        if ((rc = judged_entry(s, c, max_age_ms, &entry, NULL)) == STORE_OK &&
+            !cJSON_AddItemToArray(*cards, entry)) {
+            cJSON_Delete(entry);
+            rc = STORE_ERROR;
+        }
+    }
+    cJSON_Delete(all);
+    if (rc != STORE_OK) {
+        cJSON_Delete(*cards);
+        *cards = NULL;
+    }
+    return rc;
+}
+
+/* Its health runs' checks, each with benchmark, run_id and the learned
+ * value of its model's fleet; and the runs themselves. */
+static int add_checks(struct store *s, cJSON *card, const cJSON *health)
+{
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(card, "name"));
+    cJSON *model = NULL, *checks = cJSON_AddArrayToObject(card, "checks");
+    cJSON *runs = cJSON_AddArrayToObject(card, "runs");
+    const cJSON *run, *c;
+    int rc = STORE_OK;
+
+    if (checks == NULL || runs == NULL)
+        return STORE_ERROR;
+    if (name && (rc = store_model_checks(s, name, &model)) != STORE_OK)
+        return rc;
+    cJSON_ArrayForEach(run, health) {
+        const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddItemToArray(runs, r);
+        cJSON_AddItemToObject(r, "id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 0));
+        cJSON_AddItemToObject(r, "benchmark", cJSON_Duplicate(cJSON_GetObjectItem(run, "benchmark"), 0));
+        cJSON_AddItemToObject(r, "finished_at",
+                              cJSON_Duplicate(cJSON_GetObjectItem(run, "finished_at"), 0));
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks")) {
+            cJSON *one = cJSON_Duplicate(c, 1), *learned;
+            double median;
+            int n;
+            if (one == NULL || !cJSON_AddItemToArray(checks, one)) {
+                cJSON_Delete(one);
+                rc = STORE_ERROR;
+                break;
+            }
+            cJSON_AddStringToObject(one, "benchmark", bench ? bench : "");
+            cJSON_AddItemToObject(one, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 0));
+            if (card_learned(model, bench, cJSON_GetStringValue(cJSON_GetObjectItem(c, "row")),
+                             FLEET_MIN_CARDS, &median, &n) &&
+                (learned = cJSON_AddObjectToObject(one, "learned")) != NULL) {
+                cJSON_AddNumberToObject(learned, "value", median);
+                cJSON_AddNumberToObject(learned, "n_cards", n);
+            } else {
+                cJSON_AddNullToObject(one, "learned");
+            }
+        }
+    }
+    cJSON_Delete(model);
+    return rc;
+}
+
+/* Its open alerts, of every kind. */
+static int add_alerts(struct store *s, cJSON *card, const char *uuid)
+{
+    cJSON *open = NULL, *mine = cJSON_AddArrayToObject(card, "alerts");
+    int rc;
+
+    if (mine == NULL)
+        return STORE_ERROR;
+    if ((rc = store_alerts_list(s, 1, CARD_ALERTS_READ, &open)) != STORE_OK)
+        return rc;
+    for (int i = cJSON_GetArraySize(open) - 1; i >= 0; i--) {
+        const cJSON *a = cJSON_GetArrayItem(open, i);
+        const char *u = cJSON_GetStringValue(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(a, "card"), "device_uuid"));
+        if (u && strcmp(u, uuid) == 0)
+            cJSON_AddItemToArray(mine, cJSON_DetachItemFromArray(open, i));
+    }
+    cJSON_Delete(open);
+    return STORE_OK;
+}
+
+int cards_get(struct store *s, const cJSON *own, const char *uuid, int64_t max_age_ms,
+              cJSON **card)
+{
+    cJSON *all = NULL, *health = NULL;
+    const cJSON *c;
+    int rc;
+
+    *card = NULL;
+    if ((rc = known_cards(s, own, &all)) != STORE_OK)
+        return rc;
+    if ((c = find_card(all, uuid)) == NULL) {
+        rc = STORE_NOT_FOUND;
+        goto done;
+    }
+    if ((rc = judged_entry(s, c, max_age_ms, card, &health)) != STORE_OK)
+        goto done;
+    if (!cJSON_AddNumberToObject(*card, "max_age_s", (double)max_age_ms / 1000.0) ||
+        (rc = add_checks(s, *card, health)) != STORE_OK ||
+        (rc = add_alerts(s, *card, uuid)) != STORE_OK)
+        rc = rc == STORE_OK ? STORE_ERROR : rc;
+
+done:
+    if (rc != STORE_OK) {
+        cJSON_Delete(*card);
+        *card = NULL;
+    }
+    cJSON_Delete(health);
+    cJSON_Delete(all);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * cards.h - the cards this daemon knows and the state of each (issue 24:
+ * GET /cards, GET /cards/UUID; /coverage and `gpubench check` ask the same
+ * functions).  The state itself is judged by server/judge/card_state.c from
+ * what is read here: the card's newest valid health runs (the members of
+ * the health suite, common/bench_suite.h) and its faults (cards_faults).
+ */
+#ifndef GPUBENCH_RUNS_CARDS_H
+#define GPUBENCH_RUNS_CARDS_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+struct store;
+
+/* The faults that make card uuid degraded, each {"kind", "message", "at"}:
+ * its confirmed floor alerts.  Other sources (the card's events) add
+ * theirs here.  A NEW array into *faults; a STORE_* code. */
+int cards_faults(struct store *s, const char *uuid, cJSON **faults);
+
+/* Card uuid's state as card_state_judge gives it ({"state", "reason",
+ * "last_checked_at"}) with a max_age_ms window ending now; *health (when
+ * not NULL) gets the health runs it was judged from (NEW).  A NEW object
+ * into *state; a STORE_* code. */
+int cards_state(struct store *s, const char *uuid, int64_t max_age_ms, cJSON **state,
+                cJSON **health);
+
+/* Every card: own (gpu_pool_describe's {"devices", "host"}, may be NULL)
+ * and each in the store, own and peers'; each {"uuid", "host", "index",
+ * "name", "model", "state", "reason", "last_checked_at"}.  A NEW array. */
+int cards_list(struct store *s, const cJSON *own, int64_t max_age_ms, cJSON **cards);
+
+/* One card as GET /cards/UUID shows it: the fields of cards_list, then
+ * "max_age_s", "checks" (its newest valid health runs' checks, each with
+ * "benchmark", "run_id" and "learned": {"value", "n_cards"} where
+ * FLEET_MIN_CARDS cards of its model have the row, else null), "runs"
+ * (those runs: id, benchmark, finished_at) and "alerts" (its open ones).
+ * STORE_NOT_FOUND when neither own nor in the store. */
+int cards_get(struct store *s, const cJSON *own, const char *uuid, int64_t max_age_ms,
+              cJSON **card);
+
+#endif

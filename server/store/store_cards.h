@@ -1,0 +1,36 @@
+/*
+ * store_cards.h - what a card's state is judged from (GET /cards, issue 24;
+ * server/judge/card_state.h judges it, server/runs/cards.c puts it
+ * together): the cards the store knows, a card's newest valid health runs
+ * with their checks, its confirmed floor alerts, and the checks of every
+ * card of a model (the learned fleet value).  See store.h for the store.
+ */
+#ifndef GPUBENCH_STORE_STORE_CARDS_H
+#define GPUBENCH_STORE_STORE_CARDS_H
+
+#include <cjson/cJSON.h>
+
+#include "store.h"
+
+/* Every card with a run in the store (own and peers'): a NEW array of
+ * {"host", "uuid", "index", "name"} as its newest run names it. */
+int store_cards_known(struct store *s, cJSON **cards);
+
+/* Card uuid's newest valid (or unjudged) done run of each benchmark named
+ * in members (a JSON array of names, as text): a NEW array of {"id",
+ * "benchmark", "host", "index", "name", "finished_at", "finished_ms" (unix
+ * ms), "checks" (array or null)}, newest first. */
+int store_card_health(struct store *s, const char *uuid, const char *members, cJSON **runs);
+
+/* Card uuid's confirmed floor alerts (alerts.h): a NEW array of {"id",
+ * "benchmark", "row", "at" (confirmed_at), "check" (the check of that row
+ * in the run that confirmed it, or found it where none had to; null when
+ * gone)}. */
+int store_card_floor_alerts(struct store *s, const char *uuid, cJSON **alerts);
+
+/* The checks of the newest valid done run of each benchmark on each card
+ * named device_name: a NEW array of {"host", "uuid", "benchmark",
+ * "checks"}. */
+int store_model_checks(struct store *s, const char *device_name, cJSON **runs);
+
+#endif
