@@ -227,3 +227,56 @@ int card_critical_xids_parse(const char *text, int *xids, int cap)
     }
     return n;
 }
+
+/* The lasting kinds and the field of the reading each is read from. */
+static const struct lasting {
+    const char *kind, *group, *field;
+} lasting_kinds[] = {
+    {"row_remap_pending", "remapped_rows", "pending"},
+    {"row_remap_failed", "remapped_rows", "failed"},
+    {"page_retire_pending", "retired_pages", "pending"},
+    {"nvlink_down", "nvlink", "up"},
+    {"pcie_width_down", "pcie", "width"},
+};
+
+static const struct lasting *lasting_of(const char *kind)
+{
+    for (size_t i = 0; i < sizeof(lasting_kinds) / sizeof(lasting_kinds[0]); i++)
+        if (strcmp(lasting_kinds[i].kind, kind) == 0)
+            return &lasting_kinds[i];
+    return NULL;
+}
+
+int card_event_lasting(const char *kind)
+{
+    return lasting_of(kind) != NULL;
+}
+
+int card_event_holds(const char *kind, const cJSON *detail, const cJSON *reading)
+{
+    const struct lasting *l = lasting_of(kind);
+    const cJSON *group = cJSON_GetObjectItem(reading, l ? l->group : "");
+    double v;
+
+    if (l == NULL || !cJSON_IsTrue(cJSON_GetObjectItem(reading, "available")) || group == NULL)
+        return 1;
+    if (strcmp(kind, "nvlink_down") == 0) {
+        const cJSON *link = link_in(reading, (int)num(detail, "link"));
+        return link == NULL || !cJSON_IsTrue(cJSON_GetObjectItem(link, "up"));
+    }
+    if (strcmp(kind, "pcie_width_down") == 0)
+        return num(group, "width") <= 0 || num(group, "width_max") <= 0 ||
+               num(group, "width") < num(group, "width_max");
+    v = num(group, l->field);
+    return v < 0 || v > 0; /* null, or still pending / failed */
+}
+
+void card_event_subject(const struct card_event *e, char *buf, size_t cap)
+{
+    const cJSON *n = cJSON_GetObjectItem(e->detail, strcmp(e->kind, "xid") == 0 ? "xid" : "link");
+
+    if (cJSON_IsNumber(n) && (strcmp(e->kind, "xid") == 0 || strncmp(e->kind, "nvlink", 6) == 0))
+        snprintf(buf, cap, "%s %d", e->kind, n->valueint);
+    else
+        snprintf(buf, cap, "%s", e->kind);
+}

@@ -60,4 +60,20 @@ int card_events_diff(const cJSON *prev, const cJSON *cur, const int *critical_xi
                      struct card_event *out, int cap);
 void card_events_free(struct card_event *events, int n);
 
+/* 1 when kind is a state that lasts until a later reading no longer shows
+ * it (a pending or failed remap, pending retirements, a link down or
+ * narrow); 0 for a one-off (an XID, a count that rose). */
+int card_event_lasting(const char *kind);
+
+/* Whether the state an event of a lasting kind found (detail as
+ * card_events_diff made it) still holds in reading: 1, or 0 when the
+ * reading shows it gone.  A reading that is not available, or lacks the
+ * field, holds it: only a reading that shows the state gone ends it. */
+int card_event_holds(const char *kind, const cJSON *detail, const cJSON *reading);
+
+/* What e is about within its kind, into buf: the kind, and the XID's
+ * number or the NVLink's index after it ("xid 79", "nvlink_down 3").  An
+ * alert is opened once per card and subject while it is open. */
+void card_event_subject(const struct card_event *e, char *buf, size_t cap);
+
 #endif

@@ -168,6 +168,55 @@ static int test_critical_xids_parse(void)
     return 0;
 }
 
+/* A lasting event holds until a reading shows its state gone; its subject
+ * names the XID or the link. */
+static int test_lasting_and_subject(void)
+{
+    struct card_event ev[CARD_EVENTS_MAX];
+    cJSON *idle = h200_idle(), *narrow = cJSON_Duplicate(idle, 1);
+    char subject[64];
+    int n;
+
+    ASSERT(idle != NULL);
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(narrow, "pcie"), "width", cJSON_CreateNumber(8));
+    n = card_events_diff(idle, narrow, critical, n_critical, ev, CARD_EVENTS_MAX);
+    ASSERT_EQ(n, 1);
+    ASSERT(card_event_lasting(ev[0].kind));
+    ASSERT_EQ(card_event_holds(ev[0].kind, ev[0].detail, narrow), 1);
+    ASSERT_EQ(card_event_holds(ev[0].kind, ev[0].detail, idle), 0);
+    card_event_subject(&ev[0], subject, sizeof(subject));
+    ASSERT_STR_EQ(subject, "pcie_width_down");
+    card_events_free(ev, n);
+
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(narrow, "nvlink"), 3), "up",
+                              cJSON_CreateFalse());
+    n = card_events_diff(idle, narrow, critical, n_critical, ev, CARD_EVENTS_MAX);
+    ASSERT_EQ(n, 2);
+    ASSERT_STR_EQ(ev[0].kind, "nvlink_down");
+    card_event_subject(&ev[0], subject, sizeof(subject));
+    ASSERT_STR_EQ(subject, "nvlink_down 3");
+    ASSERT_EQ(card_event_holds(ev[0].kind, ev[0].detail, narrow), 1);
+    ASSERT_EQ(card_event_holds(ev[0].kind, ev[0].detail, idle), 0);
+    card_events_free(ev, n);
+
+    ASSERT_EQ(diff_with("remapped_rows", NULL, "pending", 2, ev), 1);
+    ASSERT(card_event_lasting(ev[0].kind));
+    ASSERT_EQ(card_event_holds(ev[0].kind, ev[0].detail, idle), 0);
+    card_events_free(ev, 1);
+
+    cJSON_AddItemToArray(cJSON_GetObjectItem(narrow, "xid"),
+                         cJSON_Parse("{\"xid\":79,\"at\":1764600001000}"));
+    n = card_events_diff(narrow, narrow, critical, n_critical, ev, CARD_EVENTS_MAX);
+    ASSERT_EQ(n, 1);
+    ASSERT(!card_event_lasting(ev[0].kind));
+    card_event_subject(&ev[0], subject, sizeof(subject));
+    ASSERT_STR_EQ(subject, "xid 79");
+    card_events_free(ev, n);
+    cJSON_Delete(idle);
+    cJSON_Delete(narrow);
+    return 0;
+}
+
 static int setup(void)
 {
     n_critical = card_critical_xids_parse(CARD_CRITICAL_XIDS_DEFAULT, critical,
@@ -179,4 +228,5 @@ static int setup(void)
 TEST_MAIN({"setup", setup}, {"idle_h200_has_no_events", test_idle_h200_has_no_events},
           {"xids", test_xids}, {"faults", test_faults}, {"nvlink", test_nvlink},
           {"unavailable_reading_has_none", test_unavailable_reading_has_none},
-          {"critical_xids_parse", test_critical_xids_parse})
+          {"critical_xids_parse", test_critical_xids_parse},
+          {"lasting_and_subject", test_lasting_and_subject})
