@@ -36,6 +36,8 @@ struct options {
     const char *alert_webhook; /* where confirmed alerts are posted; NULL: nowhere */
     int run_timeout_s;
     int watch_interval_s; /* between watch probes of an idle GPU; 0: none */
+    int critical_xids[64]; /* --critical-xids (CARD_CRITICAL_XIDS_MAX) */
+    int n_critical_xids;
     int shutdown_grace_s;
     int http_threads;
     int verbose;

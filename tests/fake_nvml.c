@@ -12,7 +12,8 @@
  * last one; the file is read again each time, so a test injects a fault
  * by appending a line.  A field null or missing in the line answers
  * NOT_SUPPORTED, as a card without it does.  A line's "xid" list becomes
- * XID events, drained by nvmlEventSetWait_v2.  One device, whatever bus
+ * XID events, drained by nvmlEventSetWait_v2, raised once: when the
+ * reading first comes to the line, not again while it stays on it.  One device, whatever bus
  * id is asked.  Nothing here is measured.
  */
 #include <cjson/cJSON.h>
@@ -47,8 +48,9 @@ static unsigned long long pending_xids[MAX_PENDING_XIDS];
 static int pending_count;
 static int device_token;
 
-/* Line `want` of the file (or its last), parsed; NULL when unreadable. */
-static cJSON *read_line(long want)
+/* Line `want` of the file (or its last: *past is then 1), parsed; NULL
+ * when unreadable. */
+static cJSON *read_line(long want, int *past)
 {
     const char *path = getenv("GPUBENCH_FAKE_NVML_READINGS");
     FILE *f = path ? fopen(path, "r") : NULL;
@@ -57,6 +59,7 @@ static cJSON *read_line(long want)
     long n = 0;
     cJSON *parsed = NULL;
 
+    *past = 1;
     if (f == NULL)
         return NULL;
     while (getline(&line, &cap, f) > 0) {
@@ -64,8 +67,10 @@ static cJSON *read_line(long want)
             continue;
         free(last);
         last = strdup(line);
-        if (n++ == want)
+        if (n++ == want) {
+            *past = 0;
             break;
+        }
     }
     fclose(f);
     if (last != NULL)
@@ -78,9 +83,13 @@ static cJSON *read_line(long want)
 static void next_reading(void)
 {
     const cJSON *x;
+    int past;
 
     cJSON_Delete(current);
-    current = read_line(readings_taken++);
+    current = read_line(readings_taken, &past);
+    if (past)
+        return; /* stays on the last line: its XIDs were raised */
+    readings_taken++;
     cJSON_ArrayForEach(x, cJSON_GetObjectItem(current, "xid")) {
         if (pending_count < MAX_PENDING_XIDS)
             pending_xids[pending_count++] =
