@@ -36,8 +36,6 @@ struct options {
     const char *alert_webhook; /* where confirmed alerts are posted; NULL: nowhere */
     int run_timeout_s;
     int watch_interval_s; /* between watch probes of an idle GPU; 0: none */
-    int critical_xids[64]; /* --critical-xids (CARD_CRITICAL_XIDS_MAX) */
-    int n_critical_xids;
     int shutdown_grace_s;
     int http_threads;
     int verbose;
@@ -53,6 +51,11 @@ struct options {
     const char *recover;     /* --recover DAMAGED: read it into --db and exit */
     int db_check_delay_s;    /* the background check's first run after start */
     int db_check_interval_s; /* and between runs; 0: only once */
+
+    /* --critical-xids: the XIDs that are critical card events
+     * (CARD_CRITICAL_XIDS_MAX of them at most). */
+    int critical_xids[64];
+    int n_critical_xids;
 };
 
 enum options_result {
