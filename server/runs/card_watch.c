@@ -109,6 +109,22 @@ static int gone_events(struct card_watch *w, const char *uuid, const cJSON *read
     return n;
 }
 
+int card_watch_events(struct store *s, const cJSON *own, const char *uuid, long long before,
+                      int limit, cJSON **events, long long *next)
+{
+    int rc = store_card_events_list(s, uuid, before, limit, events, next);
+    const cJSON *d;
+
+    if (rc != STORE_NOT_FOUND)
+        return rc;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(own, "devices")) {
+        const char *u = cJSON_GetStringValue(cJSON_GetObjectItem(d, "uuid"));
+        if (u && strcmp(u, uuid) == 0)
+            return (*events = cJSON_CreateArray()) ? STORE_OK : STORE_ERROR;
+    }
+    return rc;
+}
+
 void card_watch_reading(struct card_watch *w, const char *uuid, const char *name,
                         const cJSON *reading)
 {

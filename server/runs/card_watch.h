@@ -42,4 +42,13 @@ void card_watch_free(struct card_watch *w);
 void card_watch_reading(struct card_watch *w, const char *uuid, const char *name,
                         const cJSON *reading);
 
+/* A page of card uuid's events (store_card_events_list: newest first, at
+ * most limit, older than event before, 0 from the newest; *next for the
+ * next page, 0 at the end).  own is gpu_pool_describe's (may be NULL): an
+ * own card the store knows nothing of yet has no events rather than being
+ * unknown.  A NEW array into *events; STORE_NOT_FOUND for a card neither
+ * own nor in the store. */
+int card_watch_events(struct store *s, const cJSON *own, const char *uuid, long long before,
+                      int limit, cJSON **events, long long *next);
+
 #endif
