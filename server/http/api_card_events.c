@@ -34,8 +34,8 @@ void card_events_get(struct http_request *req, struct http_reply *rep)
     rc = card_watch_events(req->app->store, own, req->arg, cursor, limit, &events, &next);
     cJSON_Delete(own);
     if (rc == STORE_NOT_FOUND) {
-        reply_error(rep, 404, "not_found", "", "no card %.80s: neither this node's nor in its store",
-                    req->arg);
+        reply_error(rep, 404, "not_found", "",
+                    "no card %.80s: neither this node's nor in its store", req->arg);
         return;
     }
     if (rc != STORE_OK) {

@@ -10,6 +10,7 @@ before it again, and a state a later reading shows gone ends."""
 import copy
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,6 +22,7 @@ from test_fleet import wait_for  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "h200_watch_readings.ndjson")
 NVML = os.environ.get("GPUBENCH_FAKE_NVML", "build/tests/libgb-fake-nvml.so")
+WORKER = os.environ.get("GPUBENCH_WORKER", "build/bin/gpubench-worker")
 
 
 def idle_h200():
@@ -207,6 +209,39 @@ class CriticalXidsTest(unittest.TestCase):
         with self.assertRaises(RuntimeError) as e:
             Daemon(args=["--critical-xids", "13,x"]).start()
         self.assertIn("--critical-xids 13,x", str(e.exception))
+
+
+class WorkerWatchTest(unittest.TestCase):
+    """`gpubench-worker watch --pci-bus-id ID` prints the readings the probe
+    gets, one a line, in the format the stand-in replays: here the
+    stand-in's own two lines back (an XID in the second), but for t."""
+
+    def test_two_readings_through_the_stand_in(self):
+        path = os.path.join(tempfile.mkdtemp(prefix="gpubench-nvml-"), "readings.ndjson")
+        lines = [idle_h200(), dict(idle_h200(), xid=[{"xid": 79, "at": 1764600001000}])]
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in lines)
+        env = dict(os.environ, GPUBENCH_NVML_LIBRARY=NVML, GPUBENCH_FAKE_NVML_READINGS=path)
+        started = time.time()
+        out = subprocess.run([WORKER, "watch", "--pci-bus-id", "0000:19:00.0", "--seconds", "2",
+                              "--interval", "1"], env=env, capture_output=True, text=True,
+                             timeout=30)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        readings = [json.loads(line) for line in out.stdout.splitlines()]
+        self.assertEqual(len(readings), 2)
+        self.assertGreaterEqual(readings[1]["t"] - readings[0]["t"], 900)
+        self.assertGreaterEqual(readings[0]["t"], int(started * 1000) - 1000)
+        self.assertEqual([r["xid"] and r["xid"][0]["xid"] for r in readings], [[], 79])
+        for got, want in zip(readings, lines):
+            for r in (got, want):
+                r.pop("t")
+                r.pop("xid")
+            self.assertEqual(got, want)
+
+    def test_usage(self):
+        out = subprocess.run([WORKER, "watch", "--seconds", "2"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 2)
+        self.assertIn("usage: gpubench-worker watch", out.stderr)
 
 
 if __name__ == "__main__":
