@@ -271,7 +271,8 @@ static cJSON *check_json(const cJSON *row, const char *name, double value, const
 
     if (c == NULL || !cJSON_AddStringToObject(c, "row", label ? label : name) ||
         !cJSON_AddNumberToObject(c, "value", value) || !cJSON_AddStringToObject(c, "unit", unit) ||
-        !(floor >= 0 ? cJSON_AddNumberToObject(c, "floor", floor) : cJSON_AddNullToObject(c, "floor")) ||
+        !(floor >= 0 ? cJSON_AddNumberToObject(c, "floor", floor)
+                     : cJSON_AddNullToObject(c, "floor")) ||
         !cJSON_AddStringToObject(c, "source", source) ||
         !(floor >= 0 ? cJSON_AddBoolToObject(c, "pass", value >= floor)
                      : cJSON_AddNullToObject(c, "pass"))) {

@@ -363,7 +363,8 @@ static void finish_rows(cJSON *rows, int samples, const char *mode)
         /* a rate (fake_peaks.c's rows) falls as the time grows */
         if (cJSON_IsNumber(cJSON_GetObjectItem(row, "value")) && rate_unit(row))
             cJSON_SetNumberValue(cJSON_GetObjectItem(row, "value"),
-                                 cJSON_GetObjectItem(row, "value")->valuedouble / slow_factor(mode));
+                                 cJSON_GetObjectItem(row, "value")->valuedouble /
+                                     slow_factor(mode));
         r++;
     }
     free(sorted);

@@ -64,7 +64,8 @@ void cards_get_one(struct http_request *req, struct http_reply *rep)
     rc = cards_get(req->app->store, own, req->arg, ms, &card);
     cJSON_Delete(own);
     if (rc == STORE_NOT_FOUND) {
-        reply_error(rep, 404, "not_found", "", "no card %.80s: neither this node's nor in its store",
+        reply_error(rep, 404, "not_found", "",
+                    "no card %.80s: neither this node's nor in its store",
                     req->arg);
         return;
     }

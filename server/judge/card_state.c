@@ -97,7 +97,8 @@ cJSON *card_state_judge(const cJSON *health_runs, const cJSON *faults, int64_t n
     newest_at = newest ? str_of(newest, "finished_at") : NULL;
     if ((fault = newest_fault(faults, &nfaults)) != NULL) {
         state = "degraded";
-        snprintf(reason, sizeof(reason), "%s%s", str_of(fault, "message") ? str_of(fault, "message") : "a fault",
+        const char *msg = str_of(fault, "message");
+        snprintf(reason, sizeof(reason), "%s%s", msg ? msg : "a fault",
                  nfaults > 1 ? " (and more: see its alerts and events)" : "");
     } else if (newest == NULL) {
         state = "unknown";
@@ -142,7 +143,8 @@ int card_learned(const cJSON *model_runs, const char *benchmark, const char *row
             continue;
         cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks")) {
             const char *r = str_of(c, "row");
-            if (r && row && strcmp(r, row) == 0 && cJSON_IsNumber(cJSON_GetObjectItem(c, "value"))) {
+            if (r && row && strcmp(r, row) == 0 &&
+                cJSON_IsNumber(cJSON_GetObjectItem(c, "value"))) {
                 v[n++] = num_of(c, "value");
                 break; /* one value a card */
             }

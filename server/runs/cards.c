@@ -102,7 +102,9 @@ static cJSON *card_entry(const char *uuid, const char *host, const cJSON *index,
 
     if (c == NULL || !cJSON_AddStringToObject(c, "uuid", uuid) ||
         !(host ? cJSON_AddStringToObject(c, "host", host) : cJSON_AddNullToObject(c, "host")) ||
-        !cJSON_AddItemToObject(c, "index", cJSON_IsNumber(index) ? cJSON_CreateNumber(index->valuedouble) : cJSON_CreateNull()) ||
+        !cJSON_AddItemToObject(c, "index",
+                               cJSON_IsNumber(index) ? cJSON_CreateNumber(index->valuedouble)
+                                                     : cJSON_CreateNull()) ||
         !(name ? cJSON_AddStringToObject(c, "name", name) : cJSON_AddNullToObject(c, "name")) ||
         !(m ? cJSON_AddStringToObject(c, "model", m->model) : cJSON_AddNullToObject(c, "model")))
         goto fail;
@@ -233,7 +235,8 @@ static int add_checks(struct store *s, cJSON *card, const cJSON *health)
         cJSON *r = cJSON_CreateObject();
         cJSON_AddItemToArray(runs, r);
         cJSON_AddItemToObject(r, "id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 0));
-        cJSON_AddItemToObject(r, "benchmark", cJSON_Duplicate(cJSON_GetObjectItem(run, "benchmark"), 0));
+        cJSON_AddItemToObject(r, "benchmark",
+                              cJSON_Duplicate(cJSON_GetObjectItem(run, "benchmark"), 0));
         cJSON_AddItemToObject(r, "finished_at",
                               cJSON_Duplicate(cJSON_GetObjectItem(run, "finished_at"), 0));
         cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks")) {
@@ -246,7 +249,8 @@ static int add_checks(struct store *s, cJSON *card, const cJSON *health)
                 break;
             }
             cJSON_AddStringToObject(one, "benchmark", bench ? bench : "");
-            cJSON_AddItemToObject(one, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 0));
+            cJSON_AddItemToObject(one, "run_id",
+                                  cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 0));
             if (card_learned(model, bench, cJSON_GetStringValue(cJSON_GetObjectItem(c, "row")),
                              FLEET_MIN_CARDS, &median, &n) &&
                 (learned = cJSON_AddObjectToObject(one, "learned")) != NULL) {

@@ -1,7 +1,7 @@
 /*
  * store_cards.c - see store_cards.h.  Each read is one statement whose
- * columns become the fields of one object a row (store_rows_as_objects,
- * store_internal.h).
+ * columns become the fields of one object a row (rows_as_objects): the
+ * column's name is the field's, a column named *_json is parsed.
  */
 #include "store_cards.h"
 
@@ -9,7 +9,8 @@
 
 #include <string.h>
 
-int store_rows_as_objects(struct store_query *q, cJSON **out)
+/* The rows of q's prepared, bound statement as a NEW array *out. */
+static int rows_as_objects(struct store_query *q, cJSON **out)
 {
     int step;
 
@@ -48,8 +49,9 @@ int store_rows_as_objects(struct store_query *q, cJSON **out)
     return step == STORE_STEP_DONE ? STORE_OK : STORE_ERROR;
 }
 
-int store_read_objects(struct store *s, const char *what, const char *sql, const char *a,
-                       const char *b, cJSON **out)
+/* Runs sql (static) with text binds a and b (NULL: none) on a reader. */
+static int read_objects(struct store *s, const char *what, const char *sql, const char *a,
+                        const char *b, cJSON **out)
 {
     struct store_query q;
     int rc = STORE_ERROR;
@@ -62,7 +64,7 @@ int store_read_objects(struct store *s, const char *what, const char *sql, const
         store_bind_text(&q, 1, a);
     if (b)
         store_bind_text(&q, 2, b);
-    rc = store_rows_as_objects(&q, out);
+    rc = rows_as_objects(&q, out);
 
 done:
     if (rc != STORE_OK) {
@@ -74,50 +76,61 @@ done:
 
 int store_cards_known(struct store *s, cJSON **cards)
 {
-    return store_read_objects(
-        s, "read the cards",
-        "SELECT r.host AS host, r.device_uuid AS uuid, r.device_index AS "
-        "\"index\", r.device_name AS name FROM runs r "
-        "JOIN (SELECT max(id) AS id FROM runs WHERE device_uuid IS NOT NULL "
-        "GROUP BY host, device_uuid) m ON r.id = m.id ORDER BY r.host, r.device_index",
-        NULL, NULL, cards);
+    return read_objects(s, "read the cards",
+                        "SELECT r.host AS host, r.device_uuid AS uuid, r.device_index AS "
+                        "\"index\", r.device_name AS name FROM runs r "
+                        "JOIN (SELECT max(id) AS id FROM runs WHERE device_uuid IS NOT NULL "
+                        "GROUP BY host, device_uuid) m ON r.id = m.id "
+                        "ORDER BY r.host, r.device_index",
+                        NULL, NULL, cards);
 }
 
 int store_card_health(struct store *s, const char *uuid, const char *members, cJSON **runs)
 {
-    return store_read_objects(
-        s, "read a card's health runs",
-        "SELECT id, benchmark, host, device_index AS \"index\", device_name AS name, "
-        "finished_at, "
-        "CAST(round((julianday(finished_at) - 2440587.5) * 86400000) AS INTEGER) "
-        "AS finished_ms, checks AS checks_json FROM runs WHERE id IN "
-        "(SELECT max(id) FROM runs WHERE device_uuid = ?1 AND status = 'done' "
-        "AND valid IS NOT 0 AND benchmark IN (SELECT value FROM json_each(?2)) "
-        "GROUP BY benchmark) ORDER BY id DESC",
-        uuid, members, runs);
+    return read_objects(s, "read a card's health runs",
+                        "SELECT id, benchmark, host, device_index AS \"index\", "
+                        "device_name AS name, "
+                        "finished_at, "
+                        "CAST(round((julianday(finished_at) - 2440587.5) * 86400000) AS INTEGER) "
+                        "AS finished_ms, checks AS checks_json FROM runs WHERE id IN "
+                        "(SELECT max(id) FROM runs WHERE device_uuid = ?1 AND status = 'done' "
+                        "AND valid IS NOT 0 AND benchmark IN (SELECT value FROM json_each(?2)) "
+                        "GROUP BY benchmark) ORDER BY id DESC",
+                        uuid, members, runs);
 }
 
 int store_card_floor_alerts(struct store *s, const char *uuid, cJSON **alerts)
 {
-    return store_read_objects(
-        s, "read a card's floor alerts",
-        "SELECT a.id AS id, a.benchmark AS benchmark, "
-        "json_extract(a.row_key, '$') AS row, a.confirmed_at AS at, "
-        "(SELECT c.value FROM runs r, json_each(r.checks) c "
-        "WHERE r.id = coalesce(a.confirm_run_id, a.run_id) "
-        "AND json_extract(c.value, '$.row') = json_extract(a.row_key, '$')) "
-        "AS check_json FROM alerts a WHERE a.device_uuid = ?1 "
-        "AND a.kind = 'floor' AND a.state = 'confirmed' ORDER BY a.id DESC",
-        uuid, NULL, alerts);
+    return read_objects(s, "read a card's floor alerts",
+                        "SELECT a.id AS id, a.benchmark AS benchmark, "
+                        "json_extract(a.row_key, '$') AS row, a.confirmed_at AS at, "
+                        "(SELECT c.value FROM runs r, json_each(r.checks) c "
+                        "WHERE r.id = coalesce(a.confirm_run_id, a.run_id) "
+                        "AND json_extract(c.value, '$.row') = json_extract(a.row_key, '$')) "
+                        "AS check_json FROM alerts a WHERE a.device_uuid = ?1 "
+                        "AND a.kind = 'floor' AND a.state = 'confirmed' ORDER BY a.id DESC",
+                        uuid, NULL, alerts);
 }
 
 int store_model_checks(struct store *s, const char *device_name, cJSON **runs)
 {
-    return store_read_objects(
-        s, "read the checks of a card model",
-        "SELECT host, device_uuid AS uuid, benchmark, checks AS checks_json "
-        "FROM runs WHERE id IN (SELECT max(id) FROM runs WHERE device_name = ?1 "
-        "AND status = 'done' AND valid IS NOT 0 AND checks IS NOT NULL "
-        "GROUP BY host, device_uuid, benchmark)",
-        device_name, NULL, runs);
+    return read_objects(s, "read the checks of a card model",
+                        "SELECT host, device_uuid AS uuid, benchmark, checks AS checks_json "
+                        "FROM runs WHERE id IN (SELECT max(id) FROM runs WHERE device_name = ?1 "
+                        "AND status = 'done' AND valid IS NOT 0 AND checks IS NOT NULL "
+                        "GROUP BY host, device_uuid, benchmark)",
+                        device_name, NULL, runs);
+}
+
+/* The row reader, exported for the store's other files (store_internal.h:
+ * store_card_events.c); this file keeps its short static names. */
+int store_rows_as_objects(struct store_query *q, cJSON **out)
+{
+    return rows_as_objects(q, out);
+}
+
+int store_read_objects(struct store *s, const char *what, const char *sql, const char *a,
+                       const char *b, cJSON **out)
+{
+    return read_objects(s, what, sql, a, b, out);
 }

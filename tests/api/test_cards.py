@@ -156,5 +156,35 @@ class ImportedRunTest(unittest.TestCase):
         self.assertIn("no floors", own["checks"][0]["source"])
 
 
+class LearnedValueTest(unittest.TestCase):
+    """Four cards of a model with valid runs of a row: their median is
+    shown beside the floor; three are too few."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=4, env=H200).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def post_on(self, index):
+        r = self.d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth", "device": index})
+        self.assertEqual(r.status, 200, r.body)
+
+    def test_learned_with_enough_cards(self):
+        uuid = [g["uuid"] for g in self.d.get("/devices").json()["devices"]
+                if g["index"] == 0][0]
+        for i in range(3):
+            self.post_on(i)
+        triad = [c for c in card_of(self.d, uuid)["checks"] if c["row"] == "triad"][0]
+        self.assertIsNone(triad["learned"], "three cards are too few")
+        self.d.set_mode("slow=1.02")  # the fourth card a little slower
+        self.post_on(3)
+        triad = [c for c in card_of(self.d, uuid)["checks"] if c["row"] == "triad"][0]
+        self.assertEqual(triad["learned"]["n_cards"], 4)
+        self.assertAlmostEqual(triad["learned"]["value"], 4170, places=6)
+
+
 if __name__ == "__main__":
     unittest.main()

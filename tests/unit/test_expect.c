@@ -151,9 +151,10 @@ static int test_narrow_link(void)
     cJSON *result = cJSON_GetObjectItem(doc, "result");
     cJSON *link = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "meta"), "link");
 
-    cJSON_ArrayForEach(row, cJSON_GetObjectItem(result, "rows"))
-        cJSON_ReplaceItemInObject(row, "value",
-                                  cJSON_CreateNumber(cJSON_GetObjectItem(row, "value")->valuedouble / 2));
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(result, "rows")) {
+        double half = cJSON_GetNumberValue(cJSON_GetObjectItem(row, "value")) / 2;
+        cJSON_ReplaceItemInObject(row, "value", cJSON_CreateNumber(half));
+    }
     checks = gb_checks_judge("pcie_bandwidth", result, cJSON_GetObjectItem(doc, "meta"));
     ASSERT_EQ(gb_checks_failed(checks), 2);
     cJSON_Delete(checks);

@@ -3,6 +3,7 @@
 #include "bench_spec.h"
 #include "migrate.h"
 #include "store.h"
+#include "store_key.h"
 #include "store_queue.h"
 #include "store_runs.h"
 #include "test.h"
@@ -208,8 +209,74 @@ static int test_0008_database_gets_methods(void)
     return 0;
 }
 
+/* A database as 0011 left it, with a done hbm_bandwidth run of an H200
+ * whose triad missed its floor, a run of a benchmark without floors and an
+ * alert: 0012 judges the stored runs' checks and keeps the alert, which
+ * may then be of kind floor. */
+static int test_0011_database_gets_checks(void)
+{
+    static const char results[] =
+        "{\"rows\":[{\"label\":\"triad\",\"kernel\":\"triad\",\"unit\":\"GB/s\","
+        "\"value\":3100},{\"label\":\"memcpy\",\"kernel\":\"memcpy\",\"unit\":\"GB/s\","
+        "\"value\":4200}]}";
+    char path[128], err[256], sql[1024];
+    struct store *s = NULL;
+    sqlite3 *db;
+
+    temp_path(path, sizeof(path));
+    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_STR_EQ(migrations[10].name, "0011_peer_skipped.sql");
+    ASSERT_EQ(store_key_functions(db), 0); /* 0009 re-keys with them */
+    for (int i = 0; i < 11; i++)
+        ASSERT_EQ(sqlite3_exec(db, migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 11", NULL, NULL, NULL), SQLITE_OK);
+    for (int i = 0; i < 2; i++) {
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO runs (id, benchmark, params, host, device_index, device_uuid, "
+                 "device_name, status, timeout_s, created_at, final_seq, valid) "
+                 "VALUES ('0190f1a2-0000-7000-8000-00000000000%d', '%s', '{}', 'h', 0, "
+                 "'GPU-1', 'NVIDIA H200', 'done', 5, '2026-01-01T00:00:00.000Z', %d, 1);"
+                 "INSERT INTO run_results (run_id, results, meta) VALUES "
+                 "('0190f1a2-0000-7000-8000-00000000000%d', '%s', "
+                 "'{\"device\":{\"name\":\"NVIDIA H200\"}}');",
+                 i + 1, i ? "smem_stride" : "hbm_bandwidth", i + 1, i + 1, results);
+        ASSERT_EQ(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    }
+    ASSERT_EQ(sqlite3_exec(db,
+                           "INSERT INTO alerts (id, kind, state, host, device_uuid, benchmark, "
+                           "verdict_key, row_key, verdict, run_id, confirms_left, detected_at) "
+                           "VALUES (7, 'history', 'confirmed', 'h', 'GPU-1', 'hbm_bandwidth', "
+                           "'k', '\"triad\"', 'slower', 'r', 0, '2026-01-01T00:00:00.000Z')",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(db);
+
+    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    store_close(s);
+    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_EQ(one_int(db, "SELECT checks_failed FROM runs WHERE id LIKE '%1'"), 1);
+    ASSERT_EQ(one_int(db, "SELECT json_array_length(checks) FROM runs WHERE id LIKE '%1'"), 2);
+    ASSERT_EQ(one_int(db, "SELECT count(*) FROM runs WHERE id LIKE '%2' AND checks IS NULL "
+                          "AND checks_failed IS NULL"),
+              1);
+    ASSERT_EQ(one_int(db, "SELECT count(*) FROM alerts WHERE id = 7 AND state = 'confirmed'"), 1);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "INSERT INTO alerts (kind, state, host, device_uuid, benchmark, "
+                           "verdict_key, row_key, verdict, run_id, confirms_left, detected_at) "
+                           "VALUES ('floor', 'detected', 'h', 'GPU-1', 'hbm_bandwidth', 'k', "
+                           "'\"triad\"', 'below_floor', 'r', 1, '2026-01-01T00:00:00.000Z')",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    ASSERT_EQ(one_int(db, "SELECT max(id) FROM alerts"), 8);
+    sqlite3_close(db);
+    unlink(path);
+    return 0;
+}
+
 TEST_MAIN({"fresh database, then reopened", test_fresh_and_reopen},
           {"a 0008 database gets methods and one key per measurement",
            test_0008_database_gets_methods},
+          {"a 0011 database gets its runs' checks and floor alerts",
+           test_0011_database_gets_checks},
           {"a newer database is refused untouched", test_newer_refused},
           {"queue order and bound", test_queue_order_and_bound})
