@@ -33,13 +33,13 @@ def idle_h200():
 class Card:
     """One card's readings file, the daemon watching it every second."""
 
-    def __init__(self, args=()):
+    def __init__(self, args=(), env=None):
         self.path = os.path.join(tempfile.mkdtemp(prefix="gpubench-nvml-"), "readings.ndjson")
         self.state = idle_h200()
         self.write([self.state])
         self.d = Daemon(args=["--watch-interval", "1"] + list(args),
-                        env={"GPUBENCH_NVML_LIBRARY": NVML,
-                             "GPUBENCH_FAKE_NVML_READINGS": self.path}).start()
+                        env=dict(env or {}, GPUBENCH_NVML_LIBRARY=NVML,
+                                 GPUBENCH_FAKE_NVML_READINGS=self.path)).start()
         self.uuid = self.d.get("/devices").json()["devices"][0]["uuid"]
         self.read_twice()
 
@@ -189,6 +189,57 @@ class FaultsTest(unittest.TestCase):
             self.assertEqual(states, {"xid 79": "confirmed", "ecc_uncorrected": "confirmed",
                                       "row_remap_pending": "cleared",
                                       "pcie_width_down": "cleared"})
+        finally:
+            self.assertEqual(c.d.stop(), 0)
+
+
+class CardStateTest(unittest.TestCase):
+    """An open critical event makes the card degraded with its message as
+    the reason (GET /cards/UUID, server/judge/card_state.c): a one-off (an
+    XID, an uncorrected ECC error) until a passing health run or the
+    acknowledgement of its alert after it, a state (a pending remap) until
+    a reading no longer shows it.  The test double calls its card an H200,
+    whose hbm_bandwidth rows pass their floors (test_cards.py)."""
+
+    def state(self, c):
+        r = c.d.get("/cards/" + c.uuid)
+        self.assertEqual(r.status, 200, r)
+        return r.json()["state"], r.json()["reason"]
+
+    def health_run(self, c):
+        r = c.d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+        self.assertEqual((r.status, r.json()["status"]), (200, "done"), r)
+
+    def test_events_degrade_the_card(self):
+        c = Card(env={"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"})
+        try:
+            self.health_run(c)
+            self.assertEqual(self.state(c)[0], "healthy")
+
+            c.append(nothing, xids=[79])
+            c.wait_events(1)
+            state, reason = self.state(c)
+            self.assertEqual(state, "degraded")
+            self.assertIn("XID 79", reason)
+            self.health_run(c)  # a passing health run after it: over
+            self.assertEqual(self.state(c)[0], "healthy")
+
+            c.append(set_in(["remapped_rows", "pending"], 1))
+            c.wait_events(2)
+            self.assertEqual(self.state(c), (
+                "degraded", "memory rows wait for a GPU reset to be remapped"))
+            self.health_run(c)  # a state is over only when a reading says so
+            self.assertEqual(self.state(c)[0], "degraded")
+            c.append(set_in(["remapped_rows", "pending"], 0))
+            wait_for(lambda: self.state(c)[0] == "healthy", timeout=15, what="the remap done")
+
+            c.append(set_in(["ecc", "aggregate", "uncorrected"], 1))
+            c.wait_events(3)
+            self.assertEqual(self.state(c)[0], "degraded")
+            alert = [a for a in c.card_alerts() if a["row"] == "ecc_uncorrected"][0]
+            r = c.d.post("/alerts/%d/ack" % alert["id"], {"reason": "known: RMA filed"})
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(self.state(c)[0], "healthy")
         finally:
             self.assertEqual(c.d.stop(), 0)
 
