@@ -27,6 +27,24 @@ typedef struct nvml_device_opaque *nvml_device;
 #define NVML_MEMORY_ERROR_TYPE_CORRECTED 0
 #define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
 #define NVML_VOLATILE_ECC 0
+#define NVML_AGGREGATE_ECC 1
+/* nvmlPageRetirementCause_t; NVML_ERROR_INSUFFICIENT_SIZE, _TIMEOUT */
+#define NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS 0
+#define NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR 1
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_ERROR_TIMEOUT 10
+/* nvmlNvLinkErrorCounter_t: replay, recovery, CRC flit, CRC data */
+#define NVML_NVLINK_ERROR_COUNTERS 4
+#define NVML_EVENT_TYPE_XID_CRITICAL_ERROR 0x8ULL
+typedef struct nvml_event_set_opaque *nvml_event_set;
+/* nvmlEventData_t (the _v2 wait fills it) */
+struct nvml_event_data {
+    nvml_device device;
+    unsigned long long event_type;
+    unsigned long long event_data; /* the XID */
+    unsigned int gpu_instance_id;
+    unsigned int compute_instance_id;
+};
 
 /* nvmlProcessInfo_t as the _v3 and _v2 entry points fill it, and the
  * older two-field one (nvmlProcessInfo_v1_t) of the unversioned entry
@@ -82,6 +100,18 @@ struct gb_nvml {
     int (*nvlink_version)(nvml_device, unsigned int, unsigned int *);
     int (*nvlink_remote)(nvml_device, unsigned int, struct nvml_pci_info *);
     int (*p2p_status)(nvml_device, nvml_device, int, int *);
+    /* the watch's health counters (gb_nvml_read_health) */
+    int (*remapped_rows)(nvml_device, unsigned int *, unsigned int *, unsigned int *,
+                         unsigned int *);
+    int (*retired_pages)(nvml_device, int, unsigned int *, unsigned long long *);
+    int (*retired_pending)(nvml_device, int *);
+    int (*nvlink_errors)(nvml_device, unsigned int, int, unsigned long long *);
+    int (*event_set_create)(nvml_event_set *);
+    int (*event_set_free)(nvml_event_set);
+    int (*register_events)(nvml_device, unsigned long long, nvml_event_set);
+    int (*event_wait)(nvml_event_set, struct nvml_event_data *, unsigned int);
+    nvml_event_set xids; /* registered for xid_device, or NULL */
+    nvml_device xid_device;
 };
 
 static void load(void *lib, const char *name, void *fn_slot);
@@ -117,17 +147,22 @@ static void load(void *lib, const char *name, void *fn_slot)
 struct gb_nvml *gb_nvml_open(char *reason, size_t reason_cap)
 {
     struct gb_nvml *n = calloc(1, sizeof(*n));
+    const char *path;
     int rc;
 
     if (n == NULL) {
         snprintf(reason, reason_cap, "out of memory");
         return NULL;
     }
-    n->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    /* GPUBENCH_NVML_LIBRARY: another NVML (the tests' stand-in,
+     * tests/fake_nvml.c, or a driver's copy off the loader's path). */
+    path = getenv("GPUBENCH_NVML_LIBRARY");
+    if (path == NULL || *path == '\0')
+        path = "libnvidia-ml.so.1";
+    n->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (n->lib == NULL) {
         const char *why = dlerror();
-        snprintf(reason, reason_cap, "NVML not loaded: %s",
-                 why ? why : "libnvidia-ml.so.1 not found");
+        snprintf(reason, reason_cap, "NVML not loaded: %s", why ? why : "library not found");
         goto fail;
     }
     load(n->lib, "nvmlInit_v2", &n->init);
@@ -160,6 +195,14 @@ struct gb_nvml *gb_nvml_open(char *reason, size_t reason_cap)
     load(n->lib, "nvmlDeviceGetUtilizationRates", &n->utilization);
     load(n->lib, "nvmlDeviceGetTotalEccErrors", &n->ecc_total);
     load(n->lib, "nvmlDeviceGetPcieReplayCounter", &n->pcie_replay);
+    load(n->lib, "nvmlDeviceGetRemappedRows", &n->remapped_rows);
+    load(n->lib, "nvmlDeviceGetRetiredPages", &n->retired_pages);
+    load(n->lib, "nvmlDeviceGetRetiredPagesPendingStatus", &n->retired_pending);
+    load(n->lib, "nvmlDeviceGetNvLinkErrorCounter", &n->nvlink_errors);
+    load(n->lib, "nvmlEventSetCreate", &n->event_set_create);
+    load(n->lib, "nvmlEventSetFree", &n->event_set_free);
+    load(n->lib, "nvmlDeviceRegisterEvents", &n->register_events);
+    load(n->lib, "nvmlEventSetWait_v2", &n->event_wait);
     load_process_getters(n);
     if (n->init == NULL || n->shutdown == NULL || n->error_string == NULL) {
         snprintf(reason, reason_cap, "NVML library lacks nvmlInit_v2");
@@ -184,6 +227,8 @@ void gb_nvml_close(struct gb_nvml *nvml)
 {
     if (nvml == NULL)
         return;
+    if (nvml->xids != NULL)
+        nvml->event_set_free(nvml->xids);
     nvml->shutdown();
     dlclose(nvml->lib);
     free(nvml);
@@ -523,5 +568,99 @@ int gb_nvml_link_between(struct gb_nvml *n, const char *pci_a, const char *pci_b
             strncasecmp(remote.bus_id, pci_b, sizeof(remote.bus_id)) == 0)
             out->direct_links++;
     }
+    return 0;
+}
+
+/* The XIDs since the last call: an event set registered for the device
+ * at the first call (NVML keeps XIDs only for a set that existed when
+ * they happened), drained without waiting. */
+static void read_xids(struct gb_nvml *n, nvml_device dev, struct gb_nvml_health *h)
+{
+    struct nvml_event_data ev;
+
+    if (n->event_set_create == NULL || n->event_set_free == NULL || n->register_events == NULL ||
+        n->event_wait == NULL)
+        return;
+    if (n->xids == NULL) {
+        if (n->event_set_create(&n->xids) != NVML_SUCCESS) {
+            n->xids = NULL;
+            return;
+        }
+        if (n->register_events(dev, NVML_EVENT_TYPE_XID_CRITICAL_ERROR, n->xids) !=
+            NVML_SUCCESS) {
+            n->event_set_free(n->xids);
+            n->xids = NULL;
+            return;
+        }
+        n->xid_device = dev;
+    }
+    if (n->xid_device != dev)
+        return;
+    h->xid_read = 1;
+    for (int i = 0; i < 1024; i++) {
+        memset(&ev, 0, sizeof(ev));
+        if (n->event_wait(n->xids, &ev, 0) != NVML_SUCCESS)
+            break;
+        if (!(ev.event_type & NVML_EVENT_TYPE_XID_CRITICAL_ERROR))
+            continue;
+        if (h->xid_count < GB_NVML_MAX_XIDS)
+            h->xids[h->xid_count] = ev.event_data;
+        h->xid_count++;
+    }
+}
+
+/* A count of retired pages of one cause (the list itself is not kept). */
+static int retired_count(struct gb_nvml *n, nvml_device dev, int cause, unsigned *count)
+{
+    int rc;
+
+    *count = 0;
+    rc = n->retired_pages(dev, cause, count, NULL);
+    return rc == NVML_SUCCESS || rc == NVML_ERROR_INSUFFICIENT_SIZE;
+}
+
+int gb_nvml_read_health(struct gb_nvml *n, const char *pci_bus_id, struct gb_nvml_health *h,
+                        char *reason, size_t reason_cap)
+{
+    nvml_device dev = NULL;
+    int pending = 0;
+
+    memset(h, 0, sizeof(*h));
+    if (find_device(n, pci_bus_id, &dev, reason, reason_cap) != 0)
+        return -1;
+    read_xids(n, dev, h);
+    h->remap_read = n->remapped_rows &&
+                    n->remapped_rows(dev, &h->remap[0], &h->remap[1], &h->remap[2],
+                                     &h->remap[3]) == NVML_SUCCESS;
+    for (int kind = 0; kind < 2; kind++) /* volatile, aggregate */
+        h->ecc_read[kind] =
+            n->ecc_total &&
+            n->ecc_total(dev, NVML_MEMORY_ERROR_TYPE_CORRECTED, kind, &h->ecc[kind][0]) ==
+                NVML_SUCCESS &&
+            n->ecc_total(dev, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, kind, &h->ecc[kind][1]) ==
+                NVML_SUCCESS;
+    h->retired_read =
+        n->retired_pages && n->retired_pending &&
+        retired_count(n, dev, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                      &h->retired_sbe) &&
+        retired_count(n, dev, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &h->retired_dbe) &&
+        n->retired_pending(dev, &pending) == NVML_SUCCESS;
+    h->retired_pending = pending;
+    for (unsigned l = 0; n->nvlink_state && l < NVML_NVLINK_MAX_LINKS; l++) {
+        struct gb_nvml_nvlink *link = &h->links[h->link_count];
+        int active = 0;
+        /* NOT_SUPPORTED past the card's last link: the list ends there. */
+        if (n->nvlink_state(dev, l, &active) != NVML_SUCCESS)
+            continue;
+        link->link = (int)l;
+        link->up = active != 0;
+        for (int c = 0; c < NVML_NVLINK_ERROR_COUNTERS; c++)
+            link->errors_read[c] = n->nvlink_errors &&
+                                   n->nvlink_errors(dev, l, c, &link->errors[c]) == NVML_SUCCESS;
+        h->link_count++;
+    }
+    for (int i = 0; i < 4; i++)
+        h->pcie_read[i] = n->pcie_link[i] && n->pcie_link[i](dev, &h->pcie[i]) == NVML_SUCCESS;
+    h->replay_read = n->pcie_replay && n->pcie_replay(dev, &h->replay) == NVML_SUCCESS;
     return 0;
 }

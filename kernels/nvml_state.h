@@ -74,6 +74,40 @@ struct gb_nvml_errors {
 void gb_nvml_read_errors(struct gb_nvml *nvml, const char *pci_bus_id,
                          struct gb_nvml_errors *e);
 
+/* What the watch reads of an idle card (kernels/nvml_watch.h): the XIDs
+ * since the last call, row remapping, ECC counts, retired pages, each
+ * NVLink's state and error counters, the PCIe link and its replays.  Each
+ * *_read says the getter answered. */
+#define GB_NVML_MAX_XIDS 16
+#define GB_NVML_MAX_NVLINKS 18
+struct gb_nvml_nvlink {
+    int link, up;
+    int errors_read[4]; /* replay, recovery, CRC flit, CRC data */
+    unsigned long long errors[4];
+};
+struct gb_nvml_health {
+    int xid_read, xid_count; /* count may pass GB_NVML_MAX_XIDS; those kept */
+    unsigned long long xids[GB_NVML_MAX_XIDS];
+    int remap_read;
+    unsigned remap[4];            /* correctable, uncorrectable, pending, failed */
+    int ecc_read[2];              /* volatile, aggregate */
+    unsigned long long ecc[2][2]; /* [kind][corrected, uncorrected] */
+    int retired_read;
+    unsigned retired_sbe, retired_dbe;
+    int retired_pending;
+    int link_count;
+    struct gb_nvml_nvlink links[GB_NVML_MAX_NVLINKS];
+    int pcie_read[4];
+    unsigned pcie[4]; /* gen, width, gen max, width max */
+    int replay_read;
+    unsigned replay;
+};
+
+/* Fills h for the GPU at pci_bus_id.  Returns 0, or -1 with reason when
+ * nvml is NULL or the GPU is not found. */
+int gb_nvml_read_health(struct gb_nvml *nvml, const char *pci_bus_id, struct gb_nvml_health *h,
+                        char *reason, size_t reason_cap);
+
 /* The PCIe link of the GPU at pci_bus_id: out = {current generation,
  * current width, max generation, max width}.  Returns 0, or -1 with
  * reason.  An idle link trains down to save power: read it while a

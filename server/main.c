@@ -16,6 +16,7 @@
  */
 #include "app.h"
 #include "alerts.h"
+#include "card_watch.h"
 #include "auth.h"
 #include "canaries.h"
 #include "db_lock.h"
@@ -125,6 +126,7 @@ int main(int argc, char **argv)
     struct runs runs;
     struct gpu_pool_config pool = {0};
     struct alerts_config alerts = {0};
+    struct card_watch_config watch = {0};
     struct peers_config peers = {0};
     struct canaries_config canaries = {0};
     struct waiters *waiters = NULL;
@@ -265,6 +267,12 @@ int main(int argc, char **argv)
     runs.host = app.host;
     runs.max_queue = opt.max_queue;
     runs.history_runs = opt.history_runs;
+    watch.store = app.store;
+    watch.alerts = app.alerts;
+    watch.host = app.host;
+    watch.critical_xids = opt.critical_xids;
+    watch.n_critical_xids = opt.n_critical_xids;
+    runs.watch = card_watch_new(&watch); /* NULL (logged): readings keep no events */
     pool.worker = opt.worker;
     pool.worker_owner = worker_owner;
     pool.host = app.host;
@@ -328,7 +336,8 @@ done:
     peers_stop(app.peers);
     canaries_stop(app.canaries); /* before the pool and the store it reads */
     gpu_pool_stop(app.gpus);
-    alerts_stop(app.alerts); /* after the runners: they announce alerts */
+    card_watch_free(runs.watch); /* after the runners: they hand it readings */
+    alerts_stop(app.alerts);     /* after the runners: they announce alerts */
     waiters_free(waiters);
     store_checker_stop(checker);
     store_close(app.store);

@@ -11,6 +11,7 @@
  */
 #include "options.h"
 #include "duration.h"
+#include "card_events.h"
 #include "shift.h"
 #include "app.h"
 #include "http.h"
@@ -105,6 +106,25 @@ static int set_int(struct options *opt, const struct option_spec *spec, const ch
         return -1;
     }
     *(int *)((char *)opt + spec->field) = (int)v;
+    return 0;
+}
+
+_Static_assert(sizeof(((struct options *)0)->critical_xids) ==
+                   CARD_CRITICAL_XIDS_MAX * sizeof(int),
+               "options.h's critical_xids holds CARD_CRITICAL_XIDS_MAX");
+
+/* --critical-xids: the XIDs that are critical card events (card_events.h). */
+static int set_xids(struct options *opt, const struct option_spec *spec, const char *text,
+                    FILE *err)
+{
+    int n = card_critical_xids_parse(text, opt->critical_xids, CARD_CRITICAL_XIDS_MAX);
+
+    if (n < 0) {
+        fprintf(err, "gpubenchd: --%s %s: expected XID numbers separated by commas (at most %d)\n",
+                spec->name, text, CARD_CRITICAL_XIDS_MAX);
+        return -1;
+    }
+    opt->n_critical_xids = n;
     return 0;
 }
 
@@ -246,6 +266,10 @@ static const struct option_spec option_table[] = {
      "XIDs, ECC, row remaps, links) and the daemon stores what changed as card events (0: "
      "no watch)",
      set_int, FIELD(watch_interval_s), 0, 86400},
+    {"critical-xids", "LIST", CARD_CRITICAL_XIDS_DEFAULT, NULL,
+     "the XIDs (comma-separated) that are critical card events: an alert, and the card "
+     "degraded; \"\" for none",
+     set_xids, FIELD(critical_xids), 0, 0},
     {"run-timeout", "SECONDS", "300", NULL, "the longest a run may take", set_int,
      FIELD(run_timeout_s), 1, 86400},
     {"shutdown-grace", "SECONDS", "10", NULL,

@@ -57,6 +57,10 @@ struct options {
     struct canary_spec canaries[CANARY_MAX]; /* --canary, canary_count of them */
     int canary_count;
     int64_t canary_idle_s; /* --canary-idle: quiet this long before a canary */
+    /* --critical-xids: the XIDs that are critical card events
+     * (CARD_CRITICAL_XIDS_MAX of them at most). */
+    int critical_xids[64];
+    int n_critical_xids;
 };
 
 enum options_result {

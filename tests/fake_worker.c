@@ -56,6 +56,10 @@
  *   GPUBENCH_FAKE_DELAY_MS=N    sleep this long per row (a slow worker)
  *   GPUBENCH_FAKE_WAIT_MS=N     how long quiet_wait waits (default 3000)
  *   GPUBENCH_FAKE_NO_READY=1    never say ready (a worker that cannot start)
+ *   GPUBENCH_NVML_LIBRARY=PATH  the watch probe is answered by the real
+ *                               worker's reading code (kernels/nvml_watch.c)
+ *                               through this NVML: the stand-in
+ *                               tests/fake_nvml.c replaying readings
  *   GPUBENCH_FAKE_PROBE=old     a worker from before the watch probe: the
  *                               probe line is taken as a job (an error
  *                               answers it); =mute: never answered
@@ -64,6 +68,7 @@
  */
 #include "bench_spec.h"
 #include "fake_peaks.h"
+#include "nvml_watch.h"
 #include "predict.h"
 
 #include <signal.h>
@@ -569,14 +574,22 @@ static void peek_mode(char *mode, size_t cap)
 }
 
 /* The answer to the daemon's watch probe ({"watch":true}, between jobs):
- * a busy or an idle card, as the control word says. */
-static void answer_watch(void)
+ * through nvml when GPUBENCH_NVML_LIBRARY named one, else a busy or an
+ * idle card, as the control word says. */
+static void answer_watch(struct gb_nvml *nvml, const char *nvml_reason)
 {
     cJSON *out = cJSON_CreateObject();
     cJSON *reading, *procs;
     char mode[32];
     int busy;
 
+    if (getenv("GPUBENCH_NVML_LIBRARY") != NULL) {
+        cJSON_AddStringToObject(out, "event", "watch");
+        cJSON_AddItemToObject(out, "reading",
+                              gb_nvml_watch_reading(nvml, "00000000:18:00.0", nvml_reason));
+        print_line(out);
+        return;
+    }
     peek_mode(mode, sizeof(mode));
     busy = is_mode(mode, "busy");
     cJSON_AddStringToObject(out, "event", "watch");
@@ -592,9 +605,11 @@ static void answer_watch(void)
 
 static int serve(int device)
 {
-    char *line = NULL;
+    char *line = NULL, nvml_reason[256];
     size_t cap = 0;
     cJSON *ready;
+    struct gb_nvml *nvml = NULL;
+    int status = 0;
 
     if (env_int("GPUBENCH_FAKE_NO_READY", 0)) {
         fprintf(stderr, "fake worker: refusing to start (GPUBENCH_FAKE_NO_READY)\n");
@@ -604,24 +619,27 @@ static int serve(int device)
     cJSON_AddStringToObject(ready, "event", "ready");
     cJSON_AddItemToObject(ready, "device", device_json(device));
     print_line(ready);
+    if (getenv("GPUBENCH_NVML_LIBRARY") != NULL)
+        nvml = gb_nvml_open(nvml_reason, sizeof(nvml_reason));
     while (getline(&line, &cap, stdin) > 0) {
         cJSON *job = cJSON_Parse(line);
         const char *probe = getenv("GPUBENCH_FAKE_PROBE");
         int rc = 0;
         if (cJSON_IsTrue(cJSON_GetObjectItem(job, "watch")) && probe == NULL)
-            answer_watch();
+            answer_watch(nvml, nvml_reason);
         else if (cJSON_IsTrue(cJSON_GetObjectItem(job, "watch")) && strcmp(probe, "mute") == 0)
             rc = 0;
         else if (cJSON_IsObject(job))
             rc = run_job(job, device);
         cJSON_Delete(job);
         if (rc != 0) {
-            free(line);
-            return 3;
+            status = 3;
+            break;
         }
     }
+    gb_nvml_close(nvml);
     free(line);
-    return 0;
+    return status;
 }
 
 int main(int argc, char **argv)

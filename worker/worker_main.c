@@ -1,6 +1,6 @@
 /*
  * worker_main.c - gpubench-worker's command line: --list, --serve, run,
- * --help, --version.  Each command lives in its own file; this one only
+ * watch, --help, --version.  Each command lives in its own file; this one only
  * dispatches and owns the exit status.
  */
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "gb_kernels.h"
 #include "run_cli.h"
 #include "serve.h"
+#include "watch_cli.h"
 #include "version.h"
 
 /* The benchmarks `run` takes, from the one table (common/bench_spec.c)
@@ -51,6 +52,8 @@ static void usage(FILE *out)
             "usage: gpubench-worker --list\n"
             "       gpubench-worker --serve --device N\n"
             "       gpubench-worker run NAME [PARAMS-JSON] [--device N] [--json]\n"
+            "       gpubench-worker watch (--device N | --pci-bus-id ID) [--seconds S] "
+            "[--interval S]\n"
             "       gpubench-worker --help | --version\n"
             "\n"
             "  --list    print this machine's GPUs as one JSON object\n"
@@ -58,7 +61,9 @@ static void usage(FILE *out)
             "            one result or error line per job on stdout (the daemon's protocol)\n"
             "  run       run one benchmark (below) and print a table, or the result and\n"
             "            metadata as JSON with --json; e.g.\n"
-            "            gpubench-worker run smem_stride '{\"strides\":[1,2,4,32,33]}'\n");
+            "            gpubench-worker run smem_stride '{\"strides\":[1,2,4,32,33]}'\n"
+            "  watch     the card's NVML watch readings (XIDs, ECC, row remaps, links), one\n"
+            "            JSON object a line, every --interval seconds (1) for --seconds (120)\n");
     usage_benchmarks(out);
 }
 
@@ -129,6 +134,8 @@ int main(int argc, char **argv)
         return serve(argc, argv);
     if (strcmp(argv[1], "run") == 0)
         return gb_run_cli(argc - 1, argv + 1);
+    if (strcmp(argv[1], "watch") == 0)
+        return gb_watch_cli(argc - 1, argv + 1);
     fprintf(stderr, "gpubench-worker: unknown command \"%s\"\n", argv[1]);
     usage(stderr);
     return 2;

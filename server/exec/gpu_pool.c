@@ -546,7 +546,7 @@ static void watch_probe(struct gpu *g, struct worker_proc *w)
             cJSON_IsObject(cJSON_GetObjectItem(msg, "reading"))) {
             cJSON *reading = cJSON_DetachItemFromObject(msg, "reading");
             if (h->card_reading)
-                h->card_reading(h->ctx, g->index, g->uuid, reading);
+                h->card_reading(h->ctx, g->index, g->uuid, g->name, reading);
             note_reading(g, reading);
             goto done;
         }

@@ -70,9 +70,10 @@ struct gpu_pool_hooks {
     void (*run_stored)(void *ctx, const char *id, const char *status, int stored,
                        void *judged);
     void (*run_ended)(void *ctx, const char *id);
-    /* A watch reading of GPU index (uuid) taken while it was idle: the
-     * worker's reading object, borrowed for the call. */
-    void (*card_reading)(void *ctx, int index, const char *uuid, const cJSON *reading);
+    /* A watch reading of GPU index (uuid, name) taken while it was idle:
+     * the worker's reading object, borrowed for the call. */
+    void (*card_reading)(void *ctx, int index, const char *uuid, const char *name,
+                         const cJSON *reading);
 };
 
 /* What the pool is started with; strings and the store must outlive it. */

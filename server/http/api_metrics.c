@@ -20,6 +20,7 @@
 #include "peers.h"
 #include "result_fields.h"
 #include "store_alerts.h"
+#include "store_card_events.h"
 #include "store_queue.h"
 #include "store_runs.h"
 #include "store_verdicts.h"
@@ -311,6 +312,34 @@ static void series_print(struct dynbuf *b, const cJSON *set)
         dynbuf_printf(b, "%s %.6g\n", s->string, s->valuedouble);
 }
 
+/* Issue 24: gpubench_card_events_total, what the watch found on each card
+ * between runs (GET /cards/UUID/events), counted by kind and whether it
+ * was critical.  0, or -1 on a store error. */
+static int card_event_metrics(struct http_request *req, struct dynbuf *b)
+{
+    cJSON *counts = NULL;
+    const cJSON *c;
+
+    if (store_card_event_counts(req->app->store, &counts) != STORE_OK)
+        return -1;
+    help(b, "gpubench_card_events_total", "counter",
+         "Card events the watch found between runs (GET /cards/UUID/events), by card, kind "
+         "and whether critical.");
+    cJSON_ArrayForEach(c, counts) {
+        add_text(b, "gpubench_card_events_total{host=\"");
+        label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")));
+        add_text(b, "\",uuid=\"");
+        label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "uuid")));
+        add_text(b, "\",kind=\"");
+        label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "kind")));
+        dynbuf_printf(b, "\",critical=\"%s\"} %.0f\n",
+                      cJSON_GetNumberValue(cJSON_GetObjectItem(c, "critical")) ? "true" : "false",
+                      cJSON_GetNumberValue(cJSON_GetObjectItem(c, "count")));
+    }
+    cJSON_Delete(counts);
+    return 0;
+}
+
 /* gpubench_alert_open: open confirmed (or acknowledged) alerts counted by
  * kind, state, card and row (store_alerts_open_counts counts them in SQL);
  * never an alert's id, which is new per alert.  0, or -1 when memory ran
@@ -495,7 +524,7 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
                   (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
     if (gpu_metrics(req, &b) != 0 || run_metrics(req, &b) != 0 ||
         result_metrics(req, &b) != 0 || alert_metrics(req, &b) != 0 ||
-        coverage_metrics(req, &b) != 0) {
+        coverage_metrics(req, &b) != 0 || card_event_metrics(req, &b) != 0) {
         dynbuf_free(&b);
         reply_error(rep, 500, "internal", "", "the metrics could not be read from the database");
         return;

@@ -43,6 +43,7 @@ static const struct route routes[] = {
     {"GET",    "/devices",          devices_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/canaries",         canaries_get,      ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/cards",            cards_get_all,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/cards/*/events",   card_events_get,   ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/cards/*",          cards_get_one,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/peers",            peers_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/metrics",          metrics_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},

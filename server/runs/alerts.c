@@ -249,14 +249,44 @@ static void announce(struct alerts *a, const cJSON *list)
 {
     const cJSON *alert;
 
-    cJSON_ArrayForEach(alert, list)
+    cJSON_ArrayForEach(alert, list) {
+        /* a card event's has no benchmark: its reason says what it is */
+        const char *what = cJSON_GetStringValue(cJSON_GetObjectItem(alert, "benchmark"));
+        if (what == NULL)
+            what = cJSON_GetStringValue(cJSON_GetObjectItem(alert, "reason"));
         log_warn("alert %.0f confirmed: %s on %s, %s",
                  cJSON_GetNumberValue(cJSON_GetObjectItem(alert, "id")),
                  cJSON_GetStringValue(cJSON_GetObjectItem(alert, "verdict")),
                  cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(alert, "card"),
                                                           "device_uuid")),
-                 cJSON_GetStringValue(cJSON_GetObjectItem(alert, "benchmark")));
+                 what ? what : "");
+    }
     post_alerts(a, list);
+}
+
+void alerts_on_card_event(struct alerts *a, const struct alert_card_event *e)
+{
+    cJSON *alert = NULL, *list = NULL;
+    long long id = 0;
+    int rc = store_alert_card_event(a->store, e, &id);
+
+    if (rc == STORE_CONFLICT)
+        return; /* its alert is open: the event is stored, the alert told once */
+    if (rc != STORE_OK) {
+        log_warn("card %s: %s: no alert could be stored", e->uuid, e->message);
+        return;
+    }
+    if (store_alert_get(a->store, id, &alert) != STORE_OK) {
+        log_warn("card %s: alert %lld is confirmed but could not be read: the webhook is told "
+                 "at the next start",
+                 e->uuid, id);
+        return;
+    }
+    if ((list = cJSON_CreateArray()) != NULL && cJSON_AddItemToArray(list, alert))
+        announce(a, list);
+    else
+        cJSON_Delete(alert);
+    cJSON_Delete(list);
 }
 
 /* What one row of a run's verdicts found. */

@@ -90,6 +90,12 @@ void alerts_recover(struct alerts *a);
  * (reason: "its confirming run ID <what>").  Failures are logged. */
 void alerts_on_unjudged(struct alerts *a, const char *run_id, const char *what);
 
+/* A critical card event (card_watch.c): opens its alert, confirmed at once,
+ * and tells the webhook; nothing when one of its card and subject is open
+ * (store_alert_card_event).  Failures are logged. */
+struct alert_card_event;
+void alerts_on_card_event(struct alerts *a, const struct alert_card_event *e);
+
 /* Webhook posts delivered and given up on, for /metrics. */
 void alerts_webhook_counts(struct alerts *a, long *delivered, long *failed);
 

@@ -11,6 +11,7 @@
 #include "fleet.h"
 #include "store.h"
 #include "store_alerts.h"
+#include "store_card_events.h"
 #include "store_cards.h"
 #include "timeutil.h"
 
@@ -41,13 +42,16 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults)
 {
     cJSON *alerts = NULL, *f;
     const cJSON *a;
-    int rc;
+    char *members = health_members();
+    int rc = STORE_ERROR;
 
     *faults = NULL;
-    if ((rc = store_card_floor_alerts(s, uuid, &alerts)) != STORE_OK)
-        return rc;
-    if ((*faults = cJSON_CreateArray()) == NULL)
-        rc = STORE_ERROR;
+    /* its open critical card events (store_card_events.h says when one
+     * closes: a passing health run or an acknowledgement after a one-off,
+     * a reading without it for a state), then its floor alerts */
+    if (members == NULL || (rc = store_card_faults(s, uuid, members, faults)) != STORE_OK ||
+        (rc = store_card_floor_alerts(s, uuid, &alerts)) != STORE_OK)
+        goto done;
     cJSON_ArrayForEach(a, alerts) {
         if (rc != STORE_OK)
             break;
@@ -56,7 +60,10 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults)
             rc = STORE_ERROR;
         }
     }
+
+done:
     cJSON_Delete(alerts);
+    free(members);
     if (rc != STORE_OK) {
         cJSON_Delete(*faults);
         *faults = NULL;

@@ -14,8 +14,9 @@
 struct store;
 
 /* The faults that make card uuid degraded, each {"kind", "message", "at"}:
- * its confirmed floor alerts.  Other sources (the card's events) add
- * theirs here.  A NEW array into *faults; a STORE_* code. */
+ * its open critical card events (kind "card_event", store_card_faults)
+ * and its confirmed floor alerts.  A NEW array into *faults; a STORE_*
+ * code. */
 int cards_faults(struct store *s, const char *uuid, cJSON **faults);
 
 /* Card uuid's state as card_state_judge gives it ({"state", "reason",

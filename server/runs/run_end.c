@@ -9,6 +9,7 @@
 #include "runs.h"
 
 #include "alerts.h"
+#include "card_watch.h"
 #include "gpu_pool.h"
 #include "run_verdicts.h"
 #include "waiters.h"
@@ -69,10 +70,20 @@ static void run_ended(void *ctx, const char *id)
     waiters_notify(runs->waiters, id);
 }
 
+static void card_reading(void *ctx, int index, const char *uuid, const char *name,
+                         const cJSON *reading)
+{
+    struct runs *runs = ctx;
+
+    (void)index;
+    card_watch_reading(runs->watch, uuid, name, reading);
+}
+
 void runs_pool_hooks(struct runs *runs, struct gpu_pool_hooks *hooks)
 {
     hooks->ctx = runs;
     hooks->run_judge = run_judge;
     hooks->run_stored = run_stored;
     hooks->run_ended = run_ended;
+    hooks->card_reading = card_reading;
 }

@@ -31,6 +31,7 @@ struct gpu_pool;
 struct waiters;
 struct run_cache;
 struct alerts;
+struct card_watch;
 struct gpu_pool_hooks;
 
 #define RUNS_MAX_BATCH 128 /* runs one request may start (device "all", a suite) */
@@ -61,6 +62,9 @@ struct runs {
     const char *host;        /* this node's name, given to every run */
     int max_queue;           /* --max-queue */
     int history_runs;        /* --history-runs: what a run is judged against */
+
+    /* What the GPUs' watch readings found (card_watch.h); NULL: none kept. */
+    struct card_watch *watch;
 };
 
 struct runs_error {

@@ -65,7 +65,7 @@ static cJSON *alert_from_row(sqlite3_stmt *st)
     cJSON_AddStringToObject(card, "host", store_col_text(st, A_HOST));
     cJSON_AddStringToObject(card, "device_uuid", store_col_text(st, A_DEVICE_UUID));
     store_add_text_or_null(card, "device_name", store_col_text(st, A_DEVICE_NAME));
-    cJSON_AddStringToObject(a, "benchmark", store_col_text(st, A_BENCHMARK));
+    store_add_text_or_null(a, "benchmark", store_col_text(st, A_BENCHMARK)); /* card_event: none */
     cJSON_AddItemToObject(a, "row", row);
     cJSON_AddStringToObject(a, "verdict", store_col_text(st, A_VERDICT));
     add_real_or_null(a, "shift", st, A_SHIFT);
@@ -162,6 +162,31 @@ int store_alert_detect(struct store *s, const struct alert_new *a, long long *id
         *id = sqlite3_last_insert_rowid(q.c->db);
 
 done:
+    return store_query_end(&q, rc);
+}
+
+int store_alert_card_event(struct store *s, const struct alert_card_event *e, long long *id)
+{
+    static const char sql[] =
+        "INSERT INTO alerts (kind, state, host, device_uuid, device_name, row_key, verdict, "
+        "confirms_left, reason, detected_at, confirmed_at) "
+        "SELECT 'card_event', 'confirmed', ?1, ?2, ?3, json_quote(?4), 'critical', 0, ?5, ?6, ?6 "
+        "WHERE NOT EXISTS (SELECT 1 FROM alerts o WHERE o.state <> 'cleared' "
+        "AND o.kind = 'card_event' AND o.device_uuid = ?2 AND o.row_key = json_quote(?4))";
+    struct store_query q;
+    char now[32];
+    int rc, changes = 0;
+
+    *id = 0;
+    time_now_rfc3339(now, sizeof(now));
+    store_query_begin(&q, &s->writer, "store a card event's alert");
+    rc = store_query_run(&q, sql, &changes, STORE_TEXT(e->host), STORE_TEXT(e->uuid),
+                         STORE_TEXT(e->name), STORE_TEXT(e->subject), STORE_TEXT(e->message),
+                         STORE_TEXT(now));
+    if (rc == STORE_OK && changes == 1)
+        *id = sqlite3_last_insert_rowid(q.c->db);
+    else if (rc == STORE_OK)
+        rc = STORE_CONFLICT; /* one of its card and subject is open */
     return store_query_end(&q, rc);
 }
 

@@ -24,6 +24,18 @@ struct alert_new {
 /* Stores a new alert; STORE_CONFLICT (nothing stored) when one of the same
  * card, key, kind and row is open (not cleared). */
 int store_alert_detect(struct store *s, const struct alert_new *a, long long *id);
+/* A critical card event (server/runs/card_watch.c): a fact, not a
+ * measurement, so its alert (kind "card_event", verdict "critical", row
+ * its subject, reason its message, no run or benchmark) is confirmed when
+ * found.  Strings borrowed; name may be NULL. */
+struct alert_card_event {
+    const char *host, *uuid, *name;
+    const char *subject; /* card_event_subject: one open alert per card and subject */
+    const char *message;
+};
+/* Stores e's alert; STORE_CONFLICT (nothing stored) when one of the same
+ * card and subject is open (not cleared). */
+int store_alert_card_event(struct store *s, const struct alert_card_event *e, long long *id);
 /* Clears the confirmed or acknowledged alerts of run_id's card and key of
  * kind and row (a later run found the row as it was); *cleared: how many. */
 int store_alerts_clear(struct store *s, const char *run_id, const char *kind,

@@ -121,3 +121,16 @@ int store_model_checks(struct store *s, const char *device_name, cJSON **runs)
                         "GROUP BY host, device_uuid, benchmark)",
                         device_name, NULL, runs);
 }
+
+/* The row reader, exported for the store's other files (store_internal.h:
+ * store_card_events.c); this file keeps its short static names. */
+int store_rows_as_objects(struct store_query *q, cJSON **out)
+{
+    return rows_as_objects(q, out);
+}
+
+int store_read_objects(struct store *s, const char *what, const char *sql, const char *a,
+                       const char *b, cJSON **out)
+{
+    return read_objects(s, what, sql, a, b, out);
+}

@@ -279,6 +279,17 @@ void store_note_damaged_value(void);
 int store_put_results(struct store_query *q, const char *id, const char *results,
                       const char *meta);
 
+/* The rows of q's prepared, bound statement as a NEW array *out, one
+ * object a row: a column's name is its field's, a column named *_json is
+ * parsed (the field loses the suffix).  STORE_OK or STORE_ERROR. */
+int store_rows_as_objects(struct store_query *q, cJSON **out);
+
+/* Runs sql (static) with text binds a and b (NULL: none) on a reader, its
+ * rows as store_rows_as_objects makes them, NEW into *out; what names it
+ * for the log. */
+int store_read_objects(struct store *s, const char *what, const char *sql, const char *a,
+                       const char *b, cJSON **out);
+
 /* Queued runs of a device (or of the node, -1), on q. */
 int store_count_queued(struct store_query *q, int device_index, long *depth);
 

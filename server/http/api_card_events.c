@@ -1,0 +1,55 @@
+/*
+ * api_card_events.c - GET /cards/UUID/events (issue 24; README "Watching
+ * cards"): what the watch found on one card between runs, newest first,
+ * a page at a time (?limit=, ?cursor= from the previous page's "next").
+ * Parses the query, asks the runs layer (card_watch.c), prints.
+ */
+#include "app.h"
+#include "card_watch.h"
+#include "gpu_pool.h"
+#include "handlers.h"
+#include "store.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define EVENTS_LIMIT_DEFAULT 50
+#define EVENTS_LIMIT_MAX 500
+
+void card_events_get(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const query[] = {"limit", "cursor", NULL};
+    cJSON *own, *events = NULL, *out;
+    long long cursor = 0, next = 0;
+    int limit = EVENTS_LIMIT_DEFAULT, rc;
+    char url[256];
+
+    if (query_check(req, rep, query) != 0 ||
+        query_int(req, rep, "limit", 1, EVENTS_LIMIT_MAX, "a whole number from 1 to 500",
+                  &limit) != 0 ||
+        query_long(req, rep, "cursor", 1, INT64_MAX,
+                   "the \"next\" URL of the previous page gives it", &cursor) != 0)
+        return;
+    own = gpu_pool_describe(req->app->gpus);
+    rc = card_watch_events(req->app->store, own, req->arg, cursor, limit, &events, &next);
+    cJSON_Delete(own);
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(rep, 404, "not_found", "",
+                    "no card %.80s: neither this node's nor in its store", req->arg);
+        return;
+    }
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the card's events could not be read");
+        return;
+    }
+    out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "uuid", req->arg);
+    cJSON_AddItemToObject(out, "events", events);
+    /* the uuid is a path segment the router matched: no '&' or '?' in it */
+    if (next > 0 && snprintf(url, sizeof(url), "/cards/%s/events?limit=%d&cursor=%lld", req->arg,
+                             limit, next) < (int)sizeof(url))
+        cJSON_AddStringToObject(out, "next", url);
+    else
+        cJSON_AddNullToObject(out, "next");
+    reply_json(rep, 200, out);
+}

@@ -1,0 +1,75 @@
+/*
+ * store_card_events.h - what the watch found on each card between runs
+ * (issue 24; migrations/0013_card_events.sql): its events, its last
+ * reading, and its open critical events as faults of its state.  What an
+ * event is comes from server/judge/card_events.h; server/runs/card_watch.c
+ * decides what is stored when.  See store.h for the store itself.
+ *
+ * When a critical event stops being the card's fault (store_card_faults):
+ *   - a lasting one (a pending or failed remap, pending retirements, an
+ *     NVLink down, a narrow PCIe link) when a later reading no longer shows
+ *     it (gone_at).  Not when its alert is acknowledged: the card is still
+ *     as it was, and a person's "I know" does not make it healthy.
+ *   - a one-off (a listed XID, an uncorrected ECC error) when a valid done
+ *     run of a health suite member on the card, finished after it, missed
+ *     no floor (the card was tried and did its work), or when the alert of
+ *     its subject was acknowledged after it (a person looked and judged it
+ *     harmless: an XID has no later reading that could show it gone).
+ */
+#ifndef GPUBENCH_STORE_STORE_CARD_EVENTS_H
+#define GPUBENCH_STORE_STORE_CARD_EVENTS_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "store.h"
+
+#define STORE_CARD_EVENTS_PAGE_MAX 500
+
+/* One event to store (card_events.h's struct card_event, and where it
+ * goes); the strings and detail are borrowed. */
+struct card_event_row {
+    const char *kind;
+    const char *subject; /* card_event_subject */
+    const char *message;
+    int critical;
+    int lasting; /* card_event_lasting */
+    const cJSON *detail;
+};
+
+/* One reading of card uuid (on host, taken at at_ms) in one transaction:
+ * kept as the card's last, its n events stored, and the lasting events
+ * gone[0..n_gone) marked gone, their subjects' open card_event alerts
+ * cleared ("a later reading no longer shows it").  ids (room for n, or
+ * NULL) get the new events' ids. */
+int store_card_reading(struct store *s, const char *uuid, const char *host, int64_t at_ms,
+                       const cJSON *reading, const struct card_event_row *events, int n,
+                       const long long *gone, int n_gone, long long *ids);
+
+/* Card uuid's last stored reading (NEW into *reading), or STORE_NOT_FOUND. */
+int store_card_last_reading(struct store *s, const char *uuid, cJSON **reading);
+
+/* Card uuid's lasting events not yet gone: a NEW array of {"id", "kind",
+ * "detail"}. */
+int store_card_open_lasting(struct store *s, const char *uuid, cJSON **events);
+
+/* A page of card uuid's events, newest first: at most limit, older than
+ * event before (0: from the newest).  A NEW array of {"id", "at", "kind",
+ * "subject", "critical", "message", "detail", "gone_at"}; *next is the id
+ * to pass as before for the next page, 0 at the end.  STORE_NOT_FOUND
+ * when the store knows nothing of the card (no reading, event or run). */
+int store_card_events_list(struct store *s, const char *uuid, long long before, int limit,
+                           cJSON **events, long long *next);
+
+/* Every card's events counted by kind and critical (for /metrics): a NEW
+ * array of {"host", "uuid", "kind", "critical", "count"}. */
+int store_card_event_counts(struct store *s, cJSON **counts);
+
+/* Card uuid's open critical events (see the top of this file) as faults
+ * for server/judge/card_state.h, newest first: a NEW array of {"kind":
+ * "card_event", "message", "at"}.  health_members: the health suite's
+ * members as a JSON array text (whose runs close a one-off). */
+int store_card_faults(struct store *s, const char *uuid, const char *health_members,
+                      cJSON **faults);
+
+#endif
