@@ -42,8 +42,7 @@ static const struct cli_subcommand subcommands[] = {
     {"import", "FILE", "send finished runs (NDJSON, one a line) to the daemon", cmd_import,
      SUB_IMPORT},
     {"check", "[--host NAME] [--max-age 24h] [--textfile DIR]",
-     "whether a node's cards may take jobs (for Slurm's HealthCheckProgram); the exit status "
-     "says",
+     "whether a node's cards may take jobs (Slurm's HealthCheckProgram); the exit status says",
      cmd_check, SUB_CHECK},
 };
 
@@ -133,8 +132,9 @@ void cli_help(FILE *out, const struct cli_subcommand *sub)
         for (size_t i = 0; i < SUBCOMMAND_COUNT; i++)
             fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
         fprintf(out, "\n'gpubench COMMAND --help' lists a command's options.  Exit status: 0 "
-                     "done, 1 a run failed or\ncompare found a row slower, 2 compare was "
-                     "inconclusive, 3 an error.\n\nOptions of every command:\n");
+                     "done, 1 a run failed,\ncompare found a row slower or check a card "
+                     "degraded, 2 compare was inconclusive or check\nfound a card unchecked, "
+                     "3 an error.\n\nOptions of every command:\n");
     } else {
         fprintf(out, "usage: gpubench %s %s\n\n%s.\n\nOptions:\n", sub->name, sub->usage,
                 sub->summary);

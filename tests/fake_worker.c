@@ -121,7 +121,9 @@ static void print_line(cJSON *obj)
     cJSON_Delete(obj);
 }
 
-static void read_mode(char *mode, size_t cap)
+/* The control word without taking it (a once:MODE stays for the next
+ * job): the watch probe only looks. */
+static void peek_mode(char *mode, size_t cap)
 {
     const char *path = getenv("GPUBENCH_FAKE_CONTROL");
     FILE *f = path ? fopen(path, "r") : NULL;
@@ -132,6 +134,16 @@ static void read_mode(char *mode, size_t cap)
             snprintf(mode, cap, "normal");
         fclose(f);
     }
+}
+
+/* The control word, taken: a once:MODE or replay=K word is moved on for
+ * the jobs that follow. */
+static void read_mode(char *mode, size_t cap)
+{
+    const char *path = getenv("GPUBENCH_FAKE_CONTROL");
+    FILE *f;
+
+    peek_mode(mode, cap);
     /* once:MODE - this job only; the next ones are normal, or NEXT with
      * once:MODE:NEXT (a slow run, then a confirming run that fails) */
     if (strncmp(mode, "once:", 5) == 0 && (f = fopen(path, "w")) != NULL) {
@@ -556,21 +568,6 @@ static int run_job(const cJSON *job, int device)
     print_line(out);
     cJSON_Delete(params);
     return 0;
-}
-
-/* The control word without taking it (a once:MODE stays for the next
- * job): the watch probe only looks. */
-static void peek_mode(char *mode, size_t cap)
-{
-    const char *path = getenv("GPUBENCH_FAKE_CONTROL");
-    FILE *f = path ? fopen(path, "r") : NULL;
-
-    snprintf(mode, cap, "normal");
-    if (f) {
-        if (fscanf(f, "%31s", mode) != 1)
-            snprintf(mode, cap, "normal");
-        fclose(f);
-    }
 }
 
 /* The answer to the daemon's watch probe ({"watch":true}, between jobs):

@@ -26,8 +26,19 @@ WORKER = os.environ.get("GPUBENCH_WORKER", "build/bin/gpubench-worker")
 
 
 def idle_h200():
+    """The recording's first reading (the idle card), with NVLinks added.
+
+    The recording was made on a single H200 of a virtual machine, whose
+    NVML lists no NVLink; an H200 of an NVLink node has 18
+    (examples/h200_p2p_bandwidth.json), so 18 links up with zero counters
+    are added here (INJECTED, not recorded) for the link faults to be
+    injected into."""
     with open(FIXTURE) as f:
-        return json.loads(next(line for line in f if line.strip() and line[0] != "#"))
+        r = json.loads(next(line for line in f if line.strip() and line[0] != "#"))
+    if not r.get("nvlink"):
+        r["nvlink"] = [{"link": i, "up": True, "replay": 0, "recovery": 0, "crc_flit": 0,
+                        "crc_data": 0} for i in range(18)]
+    return r
 
 
 class Card:

@@ -18,6 +18,32 @@
 static int critical[CARD_CRITICAL_XIDS_MAX];
 static int n_critical;
 
+/* The recording (tests/fixtures/README.md) was made on a single H200 of a
+ * virtual machine, whose NVML lists no NVLink; an H200 of an NVLink node
+ * has 18 (examples/h200_p2p_bandwidth.json).  Adds 18 links up with zero
+ * counters (INJECTED, not recorded) where r has none, for the link faults
+ * to be injected into. */
+static void add_nvlinks(cJSON *r)
+{
+    cJSON *links = cJSON_GetObjectItem(r, "nvlink");
+
+    if (r == NULL || cJSON_GetArraySize(links) > 0)
+        return;
+    links = cJSON_CreateArray();
+    for (int i = 0; i < 18 && links != NULL; i++) {
+        cJSON *l = cJSON_CreateObject();
+        cJSON_AddItemToArray(links, l);
+        cJSON_AddNumberToObject(l, "link", i);
+        cJSON_AddBoolToObject(l, "up", 1);
+        cJSON_AddNumberToObject(l, "replay", 0);
+        cJSON_AddNumberToObject(l, "recovery", 0);
+        cJSON_AddNumberToObject(l, "crc_flit", 0);
+        cJSON_AddNumberToObject(l, "crc_data", 0);
+    }
+    cJSON_ReplaceItemInObject(r, "nvlink", links);
+}
+
+/* The recording's first reading (the idle card), with NVLinks. */
 static cJSON *h200_idle(void)
 {
     FILE *f = fopen(GB_FIXTURES "/h200_watch_readings.ndjson", "r");
@@ -31,6 +57,7 @@ static cJSON *h200_idle(void)
     if (f != NULL)
         fclose(f);
     free(line);
+    add_nvlinks(r);
     return r;
 }
 

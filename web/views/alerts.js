@@ -12,15 +12,20 @@ const ALERT_STATES = {
   acknowledged: "acknowledged", cleared: "cleared",
 };
 
-// A card event's alert (issue 24) has no run or benchmark: the watch found it.
-const KIND_TEXT = { fleet: "fleet outlier", card_event: "card event" };
+// Each alert kind in words, as GET /alerts names them (history, fleet,
+// floor, card_event). A card event's alert has no run or benchmark: the
+// watch found it.
+const KIND_TEXT = {
+  history: "slower than its history", fleet: "fleet outlier",
+  floor: "below its model's floor", card_event: "card event",
+};
 
 export function alertsTable(list, here, withAck) {
   const role = (a) => (a.runs.detected === here ? "found here" : a.runs.confirmed === here ? "confirmed here" : a.runs.cleared === here ? "cleared here" : "");
   const body = list.map((a) => el("tr", { id: "alert-" + a.id, dataset: { id: String(a.id), state: a.state, kind: a.kind } },
     el("th", { scope: "row" }, "#" + a.id, here ? el("span", { class: "why" }, " " + role(a)) : null),
     el("td", { class: "badge-cell" }, el("span", { class: "badge alert-" + a.state, dataset: { field: "state", value: a.state } }, ALERT_STATES[a.state] || a.state)),
-    el("td", {}, KIND_TEXT[a.kind] || "slower than its history"),
+    el("td", {}, KIND_TEXT[a.kind] || a.kind),
     el("td", { title: a.card.device_uuid }, (a.card.device_name || "?") + " (" + shortCard(a.card.device_uuid) + ") @ " + a.card.host),
     el("td", {}, a.benchmark === null ? "watch · " + rowKeyText(a.row) : a.benchmark + " · row " + rowKeyText(a.row)),
     el("td", { class: "num" }, signedPct(a.shift), isNum(a.z) ? el("span", { class: "spread" }, " z " + num(a.z, 3)) : null),
