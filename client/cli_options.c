@@ -42,7 +42,8 @@ static const struct cli_subcommand subcommands[] = {
     {"import", "FILE", "send finished runs (NDJSON, one a line) to the daemon", cmd_import,
      SUB_IMPORT},
     {"check", "[--host NAME] [--max-age 24h] [--textfile DIR]",
-     "whether a node's cards may take jobs (Slurm's HealthCheckProgram); the exit status says",
+     "whether a node's cards may take jobs, for Slurm's HealthCheckProgram; the exit status "
+     "answers",
      cmd_check, SUB_CHECK},
 };
 
