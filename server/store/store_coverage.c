@@ -28,14 +28,14 @@ enum {
  * (migrations/0014_coverage_by_card.sql): grouping all of fleet_latest and
  * filtering by "?1 IS NULL OR host = ?1" read the whole fleet for one
  * node's check on a hub. */
-#define COVERAGE_SQL(WHERE_HOST)                                                               \
-    "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "         \
-    "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "            \
-    "v.checks, v.checks_failed "                                                               \
-    "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "                                    \
-    "LEFT JOIN runs v ON v.id = (SELECT max(f.run_id) FROM fleet_latest f "                    \
-    "WHERE f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark) "  \
-    "WHERE l.device_uuid <> '' " WHERE_HOST                                                    \
+#define COVERAGE_SQL(WHERE_HOST)                                                              \
+    "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "        \
+    "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "           \
+    "v.checks, v.checks_failed "                                                              \
+    "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "                                   \
+    "LEFT JOIN runs v ON v.id = (SELECT max(f.run_id) FROM fleet_latest f "                   \
+    "WHERE f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark) " \
+    "WHERE l.device_uuid <> '' " WHERE_HOST                                                   \
     "ORDER BY l.host, c.device_index, l.device_uuid, l.benchmark"
 
 int store_coverage_cells(struct store *s, const char *host, cJSON **out)
