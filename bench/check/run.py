@@ -200,7 +200,7 @@ def timed(n, fn):
 
 def summary(xs):
     xs = sorted(xs)
-    return {"n": len(xs), "p50_ms": round(fleet.pctl(xs, 50), 2), "p99_ms": round(fleet.pctl(xs, 99), 2),
+    return {"n": len(xs), "p50_ms": round(fleet.pctl(xs, 0.5), 2), "p99_ms": round(fleet.pctl(xs, 0.99), 2),
             "max_ms": round(xs[-1], 2)}
 
 
