@@ -167,4 +167,4 @@ CREATE INDEX alerts_by_card ON alerts (device_uuid, kind) WHERE state <> 'cleare
 
 CREATE INDEX latest_by_card_by_host ON latest_by_card (host, device_uuid);
 
-CREATE INDEX fleet_latest_by_card ON fleet_latest (host, device_uuid, benchmark, run_id);
+CREATE INDEX fleet_latest_by_card ON fleet_latest (device_uuid, benchmark, host, run_id);

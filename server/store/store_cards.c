@@ -85,6 +85,10 @@ int store_cards_known(struct store *s, cJSON **cards)
                         NULL, NULL, cards);
 }
 
+/* The newest valid run of each benchmark is fleet_latest's newest over
+ * the card's keys (the done, valid runs, one row a key: store.c keeps it),
+ * as GET /coverage reads it; the card's runs themselves (125,000 a card
+ * in bench/check) are not walked. */
 int store_card_health(struct store *s, const char *uuid, const char *members, cJSON **runs)
 {
     return read_objects(s, "read a card's health runs",
@@ -93,8 +97,8 @@ int store_card_health(struct store *s, const char *uuid, const char *members, cJ
                         "finished_at, "
                         "CAST(round((julianday(finished_at) - 2440587.5) * 86400000) AS INTEGER) "
                         "AS finished_ms, checks AS checks_json FROM runs WHERE id IN "
-                        "(SELECT max(id) FROM runs WHERE device_uuid = ?1 AND status = 'done' "
-                        "AND valid IS NOT 0 AND benchmark IN (SELECT value FROM json_each(?2)) "
+                        "(SELECT max(run_id) FROM fleet_latest WHERE device_uuid = ?1 "
+                        "AND benchmark IN (SELECT value FROM json_each(?2)) "
                         "GROUP BY benchmark) ORDER BY id DESC",
                         uuid, members, runs);
 }
