@@ -27,11 +27,14 @@ enum {
  * and a host's cards through latest_by_card_by_host
  * (migrations/0014_coverage_by_card.sql): grouping all of fleet_latest and
  * filtering by "?1 IS NULL OR host = ?1" read the whole fleet for one
- * node's check on a hub. */
+ * node's check on a hub.  A run's checks are read only where one failed
+ * (or the count is not known): the card's state reads them only for a
+ * failed one's line (card_state_judge), and a hub's whole coverage parsed
+ * every passing run's checks for nothing (bench/RESULTS.md). */
 #define COVERAGE_SQL(WHERE_HOST)                                                              \
     "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "        \
     "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "           \
-    "v.checks, v.checks_failed "                                                              \
+    "CASE WHEN coalesce(v.checks_failed, 1) > 0 THEN v.checks END, v.checks_failed "          \
     "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "                                   \
     "LEFT JOIN runs v ON v.id = (SELECT max(f.run_id) FROM fleet_latest f "                   \
     "WHERE f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark) " \
