@@ -1069,6 +1069,58 @@ def test_coverage(d, b):
     assert_clean(b)
 
 
+# A run page's checks against the floors as the page shows them, in order.
+RUN_CHECKS = """Array.from(document.querySelectorAll('table.run-checks tbody tr')).map(tr => ({
+  row: tr.dataset.row, pass: tr.dataset.pass, value: tr.querySelector('[data-field=value]').dataset.value,
+  floor: tr.querySelector('[data-field=floor]').dataset.value, source: tr.querySelector('[data-field=floor]').title,
+  result: tr.querySelector('[data-field=pass]').textContent}))"""
+
+
+def check_run_checks(b, d, run_id, what):
+    """The run page shows the run's checks as GET /runs/ID has them, each
+    result in words; returns the API's checks."""
+    checks = d.get("/runs/" + run_id).json()["checks"]
+    open_page(b, d, "?run=" + run_id, what)
+    shown = b.eval(RUN_CHECKS)
+    check(len(shown) == len(checks), "%s: the page shows %d checks, the API has %d" % (what, len(shown), len(checks)))
+    for s, c in zip(shown, checks):
+        check(s["row"] == c["row"] and float(s["value"]) == c["value"] and s["pass"] == json.dumps(c["pass"]),
+              "%s: check %r shown as %r" % (what, c, s))
+        check(s["source"] == c["source"] and (s["floor"] == "null" if c["floor"] is None else float(s["floor"]) == c["floor"]),
+              "%s: %s's floor %r (source %r), API %r (%r)" % (what, c["row"], s["floor"], s["source"], c["floor"], c["source"]))
+        check(s["result"] == ("pass" if c["pass"] else "below the floor"), "%s: %s's result reads %r" % (what, c["row"], s["result"]))
+    return checks
+
+
+def test_run_checks(d, b):
+    """A health run's checks on its page: a real H200 canary run imported
+    (every row over its floor), the test double named an H200 and slowed
+    (triad below its floor, said in words), and nothing for a run of a
+    benchmark without floors."""
+    with open(os.path.join(EXAMPLES, "h200_daemon_canary", "canary_runs.ndjson")) as f:
+        runs = [json.loads(line) for line in f if line.strip()]
+    r = d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
+    check(r.status == 200, "import of the canary runs: %r" % r)
+    hbm = next(x["id"] for x in runs if x["benchmark"] == "hbm_bandwidth")
+    checks = check_run_checks(b, d, hbm, "imported H200 hbm_bandwidth")
+    check(checks and all(c["pass"] is True for c in checks), "the imported H200 run's checks: %r" % checks)
+    check("below" not in b.eval("document.querySelector('table.run-checks caption').textContent"), "the caption counts a failed row")
+    shot(b, "run-checks")
+    d.set_mode("slow=1.08")  # triad under the H200's floor, memcpy still over
+    slow = post_run(d, {"benchmark": "hbm_bandwidth", "device": 0}, wait=30)["id"]
+    d.wait_status(slow, ("done",), timeout=30)
+    checks = check_run_checks(b, d, slow, "a slowed hbm_bandwidth")
+    check([c["row"] for c in checks if c["pass"] is False] == ["triad"], "slow=1.08 did not fail triad alone: %r" % checks)
+    check("1 of 2 rows below" in b.eval("document.querySelector('table.run-checks caption').textContent"),
+          "the caption does not count the failed row")
+    without = next(x["id"] for x in runs if x["benchmark"] == "gmem_stride")
+    check(d.get("/runs/" + without).json()["checks"] is None, "gmem_stride has checks")
+    open_page(b, d, "?run=" + without, "a run without checks")
+    check(b.eval("!document.getElementById('run-checks') && !!document.getElementById('run-validity')"),
+          "a run without checks shows a checks panel (or no validity)")
+    assert_clean(b)
+
+
 def fake_peers(n, run_id):
     """GET /peers as the contract has it, for n peers: 10 racks of two rows,
     the first 5% failing, a few pulling and new, the rest ok, each ok one's
@@ -1276,6 +1328,7 @@ def main():
         ("layout", test_layout, {}, EXAMPLE_ARGS),
         ("nodes", test_nodes, {}, EXAMPLE_ARGS),
         ("coverage", test_coverage, {}, []),
+        ("run_checks", test_run_checks, {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}, []),
         ("tls", test_tls, {}, "tls"),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those

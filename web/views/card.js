@@ -7,9 +7,9 @@
 
 import { $, el, table } from "../lib/dom.js";
 import { api } from "../lib/api.js";
-import { isNum, num, shortCard } from "../lib/format.js";
+import { shortCard } from "../lib/format.js";
 import { state, ready, current, errorBox } from "../lib/page.js";
-import { timeEl, runLink, statusBadge, validityBadge } from "../lib/widgets.js";
+import { timeEl, runLink, statusBadge, validityBadge, checksTable } from "../lib/widgets.js";
 import { alertsTable } from "./alerts.js";
 import { ageText, cardStateBadge, coverageCell, COVERAGE_STATES } from "./coverage.js";
 
@@ -32,18 +32,7 @@ function checksPart(got) {
   }
   const checks = Array.isArray(got.body.checks) ? got.body.checks : [];
   if (!checks.length) return [h, el("p", { class: "note", id: "card-checks-none" }, "No check judged yet: no valid health run of a model with floors.")];
-  const rows = checks.map((c) => el("tr", { dataset: { row: String(c.row), pass: String(c.pass) } },
-    el("th", { scope: "row" }, (c.benchmark ? c.benchmark + " · " : "") + c.row),
-    el("td", { class: "num" }, num(c.value), " ", c.unit || ""),
-    el("td", { class: "num" }, isNum(c.floor) ? [num(c.floor), " ", c.unit || ""] : "–"),
-    el("td", { class: "num", title: c.learned ? "over " + c.learned.n_cards + " cards of its model" : "too few cards of its model have a valid run" },
-      c.learned && isNum(c.learned.value) ? [num(c.learned.value), " ", c.unit || ""] : "–"),
-    el("td", { class: "badge-cell" }, c.pass === false ? el("span", { class: "badge card-degraded" }, "below the floor")
-      : c.pass === true ? el("span", { class: "badge card-healthy" }, "pass") : "not judged"),
-    el("td", { class: "note small" }, c.source || "–"),
-    el("td", {}, runLink(c.run_id))));
-  return [h, table("card-checks", "Each row's latest value against its model's floor (and the fleet's median where enough cards have runs)",
-    ["Row", "Value", "Floor", "Learned (fleet median)", "Result", "Source of the floor", "Run"], rows)];
+  return [h, checksTable("card-checks", "Each row's latest value against its model's floor (and the fleet's median where enough cards have runs)", checks)];
 }
 
 function historyPart(got) {
