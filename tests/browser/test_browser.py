@@ -1121,6 +1121,71 @@ def test_run_checks(d, b):
     assert_clean(b)
 
 
+def watched_card_env():
+    """The stand-in NVML (test_card_events.py) for the watch and the
+    canaries' quiet check, reading a file that starts with the recorded
+    idle H200 made busy (a process on it), so that a canary is first held
+    back; the test appends the lines after it."""
+    from test_card_events import NVML, idle_h200
+    path = os.path.join(tempfile.mkdtemp(prefix="gpubench-nvml-"), "readings.ndjson")
+    with open(path, "w") as f:
+        f.write(json.dumps(dict(idle_h200(), utilization_percent=80, processes=[{"pid": 4242}])) + "\n")
+    return {"GPUBENCH_NVML_LIBRARY": NVML, "GPUBENCH_FAKE_NVML_READINGS": path}
+
+
+CANARY_ARGS = ["--watch-interval", "1", "--canary", "smem_stride@1h", "--canary-idle", "2s"]
+
+# The card page's canaries and events as it shows them.
+CARD_CANARIES = """Array.from(document.querySelectorAll('table.card-canaries tbody tr')).map(tr => ({
+  benchmark: tr.dataset.benchmark, run: tr.querySelector('[data-field=last]').dataset.run,
+  outcome: (tr.querySelector('[data-field=last] .badge') || {}).textContent,
+  next: tr.querySelector('[data-field=next]').textContent,
+  deferred: tr.querySelector('[data-field=deferred]').dataset.count,
+  deferred_text: tr.querySelector('[data-field=deferred]').textContent}))"""
+CARD_EVENTS = """Array.from(document.querySelectorAll('table.card-events tbody tr')).map(tr => ({
+  id: tr.dataset.id, kind: tr.dataset.kind, text: tr.textContent}))"""
+
+
+def test_card_watch(d, b):
+    """The card page of a card this daemon watches: its canary (held back
+    while a process used the card, then run once it was quiet) with its
+    last run, outcome, next due and the deferrals' latest reason, as GET
+    /canaries has them; its newest events (an XID 79 injected) as GET
+    /cards/UUID/events has them, and a link to them all."""
+    from test_fleet import wait_for
+    readings = d.extra_env["GPUBENCH_FAKE_NVML_READINGS"]
+    first = lambda: d.get("/canaries").json()["cards"][0]
+    wait_for(lambda: (first()["canaries"][0]["deferred"]["reason"] or "").startswith("card busy"), 30, "a busy deferral")
+    from test_card_events import idle_h200
+    with open(readings, "a") as f:  # quiet now, and an XID 79 seen
+        f.write(json.dumps(dict(idle_h200(), xid=[{"xid": 79, "at": 1764600001000}])) + "\n")
+    wait_for(lambda: (first()["canaries"][0]["last_run"] or {}).get("outcome") == "done", 40, "the canary ran")
+    card = first()
+    uuid = card["uuid"]
+    events = wait_for(lambda: d.get("/cards/%s/events?limit=5" % uuid).json()["events"], 20, "the XID's event")
+    open_page(b, d, "?view=card&uuid=" + uuid, "a watched card's page")
+    shown = b.eval(CARD_CANARIES)
+    check(len(shown) == len(card["canaries"]) == 1, "the card page shows canaries %r, API %r" % (shown, card["canaries"]))
+    c, s = card["canaries"][0], shown[0]
+    check(s["benchmark"] == c["benchmark"] and s["run"] == c["last_run"]["id"] and s["outcome"] == "done",
+          "the canary shown %r, API %r" % (s, c))
+    check(s["next"] != "–" and s["next"] != "due now", "the next due time is not shown: %r" % s["next"])
+    check(int(s["deferred"]) == c["deferred"]["count"] >= 1 and c["deferred"]["reason"] in s["deferred_text"],
+          "the deferrals shown %r, API %r" % (s, c["deferred"]))
+    b.eval("document.querySelector('table.card-canaries [data-field=last] a').click()")
+    b.wait_for("location.search === %s && %s" % (json.dumps("?run=" + c["last_run"]["id"]), READY), what="the canary's run")
+    open_page(b, d, "?view=card&uuid=" + uuid, "the card's page again")
+    ev = b.eval(CARD_EVENTS)
+    events = d.get("/cards/%s/events?limit=5" % uuid).json()["events"]
+    check([e["id"] for e in ev] == [str(e["id"]) for e in events] and any(e["kind"] == "xid" for e in ev),
+          "the card page's events %r, API %r" % (ev, events))
+    check(all(e["message"] in s["text"] for e, s in zip(events, ev)), "an event's message is not shown: %r" % ev)
+    check(b.eval("document.getElementById('card-events-all').getAttribute('href')") == "/cards/%s/events" % uuid,
+          "no link to the card's events")
+    shot(b, "card-watch")
+    assert_clean(b)
+
+
 def fake_peers(n, run_id):
     """GET /peers as the contract has it, for n peers: 10 racks of two rows,
     the first 5% failing, a few pulling and new, the rest ok, each ok one's
@@ -1328,6 +1393,7 @@ def main():
         ("layout", test_layout, {}, EXAMPLE_ARGS),
         ("nodes", test_nodes, {}, EXAMPLE_ARGS),
         ("coverage", test_coverage, {}, []),
+        ("card_watch", test_card_watch, "watched", CANARY_ARGS),
         ("run_checks", test_run_checks, {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}, []),
         ("tls", test_tls, {}, "tls"),
     ]
@@ -1339,6 +1405,8 @@ def main():
         flags, tls = [], None
         if args == "tls":
             args, flags, tls = tls_setup()
+        if env == "watched":
+            env = watched_card_env()
         d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args, tls=tls)
         b = None
         try:
