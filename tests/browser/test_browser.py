@@ -1151,7 +1151,9 @@ def test_card_watch(d, b):
     while a process used the card, then run once it was quiet) with its
     last run, outcome, next due and the deferrals' latest reason, as GET
     /canaries has them; its newest events (an XID 79 injected) as GET
-    /cards/UUID/events has them, and a link to them all."""
+    /cards/UUID/events has them, and a link to them all; the card
+    degraded by the XID, its alert confirmed: a smem_stride canary has no
+    floors, so it does not end a one-off event (store_card_events.h)."""
     from test_fleet import wait_for
     readings = d.extra_env["GPUBENCH_FAKE_NVML_READINGS"]
     first = lambda: d.get("/canaries").json()["cards"][0]
@@ -1182,6 +1184,15 @@ def test_card_watch(d, b):
     check(all(e["message"] in s["text"] for e, s in zip(events, ev)), "an event's message is not shown: %r" % ev)
     check(b.eval("document.getElementById('card-events-all').getAttribute('href')") == "/cards/%s/events" % uuid,
           "no link to the card's events")
+    api_card = d.get("/cards/" + uuid).json()
+    check(api_card["state"] == "degraded" and "XID 79" in api_card["reason"],
+          "after an XID 79 and a smem_stride canary the card is %r" % api_card)
+    check(b.eval("document.querySelector('#card-summary [data-field=card-state]').dataset.value") == "degraded",
+          "the card page does not show the card degraded")
+    check(b.eval("document.getElementById('card-reason')?.textContent ?? null") == api_card["reason"],
+          "the card page's reason is not the API's")
+    shown_alerts = b.eval("Array.from(document.querySelectorAll('tr[data-kind=card_event]')).map(tr => tr.dataset.state)")
+    check(shown_alerts == ["confirmed"], "the card page's card_event alerts %r, not one confirmed" % shown_alerts)
     shot(b, "card-watch")
     assert_clean(b)
 
