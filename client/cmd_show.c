@@ -2,13 +2,15 @@
  * cmd_show.c - `gpubench show ID`: one run, and the printing of a run that
  * `run --wait` shares.  The lines above the table say what a reader needs
  * to trust the numbers (card, driver, CUDA, when, valid or why not); the
- * tables under them are cli_rows.c's.
+ * tables under them are cli_rows.c's, then a health run's checks against
+ * its card model's floors (judged by the daemon, as validity is).
  */
 #include "cli.h"
 #include "cli_rows.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *cli_json_text(const cJSON *obj, ...)
@@ -51,6 +53,63 @@ static void print_validity(const cJSON *validity)
     printf("%s\n", strcmp(sep, "; ") == 0 ? ")" : "");
 }
 
+/* A figure and its unit as one cell: 4341.3 GB/s. */
+static void unit_cell(struct cli_table *t, const cJSON *v, const char *unit)
+{
+    char suffix[32];
+
+    if (!cJSON_IsNumber(v)) {
+        cli_table_cell(t, "-");
+        return;
+    }
+    snprintf(suffix, sizeof(suffix), " %s", unit ? unit : "");
+    cli_table_number(t, v->valuedouble, 5, suffix);
+}
+
+/* checks (a run's "checks": null or absent for runs without floors) as a
+ * table after an empty line, each result in words so that a failing row
+ * reads as one without colour; the floors' sources are long sentences,
+ * left to --json. */
+static void print_checks(const cJSON *checks, int colour)
+{
+    struct cli_table *t;
+    const cJSON *ch;
+    int failed = 0;
+
+    if (cJSON_GetArraySize(checks) == 0)
+        return;
+    if ((t = cli_table_new()) == NULL) {
+        fprintf(stderr, "gpubench: out of memory printing the checks\n");
+        return;
+    }
+    cli_table_row(t);
+    cli_table_cell(t, "check");
+    cli_table_cell(t, "value");
+    cli_table_cell(t, "floor");
+    cli_table_cell(t, "result");
+    cJSON_ArrayForEach(ch, checks) {
+        const char *unit = cli_json_text(ch, "unit", NULL);
+        const cJSON *pass = cJSON_GetObjectItem(ch, "pass");
+
+        cli_table_row(t);
+        cli_table_cell(t, "%s", or_else(cli_json_text(ch, "row", NULL), "?"));
+        unit_cell(t, cJSON_GetObjectItem(ch, "value"), unit);
+        unit_cell(t, cJSON_GetObjectItem(ch, "floor"), unit);
+        if (cJSON_IsTrue(pass)) {
+            cli_table_cell(t, "pass (>= floor)");
+        } else if (cJSON_IsFalse(pass)) {
+            cli_table_cell(t, "FAIL (below the floor)");
+            failed++;
+        } else {
+            cli_table_cell(t, "not judged (no floor)");
+        }
+    }
+    printf("\nchecks against the card model's floors: %d of %d failed\n", failed,
+           cJSON_GetArraySize(checks));
+    cli_table_print(stdout, t, colour);
+    free(t);
+}
+
 void cli_print_run(struct cli *c, const cJSON *run)
 {
     const char *label = cli_json_text(run, "label", NULL);
@@ -79,6 +138,7 @@ void cli_print_run(struct cli *c, const cJSON *run)
     if (no_pair)
         printf("no rows: %s\n", no_pair);
     cli_rows_print(stdout, cli_json_text(run, "benchmark", NULL), results, c->colour);
+    print_checks(cJSON_GetObjectItem(run, "checks"), c->colour);
 }
 
 int cmd_show(struct cli *c)

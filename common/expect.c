@@ -145,6 +145,17 @@ int gb_expect_benchmark_checked(const char *benchmark)
     return 0;
 }
 
+int gb_expect_card_floored(const struct gb_card_model *m, const char *benchmark)
+{
+    if (m == NULL || benchmark == NULL)
+        return 0;
+    for (int f = 0; f < m->nfloors; f++)
+        if (m->floors[f].basis != GB_FLOOR_PER_NVLINK &&
+            strcmp(m->floors[f].benchmark, benchmark) == 0)
+            return 1;
+    return 0;
+}
+
 static const char *str_of(const cJSON *obj, const char *name)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItem(obj, name));

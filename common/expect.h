@@ -56,6 +56,14 @@ const struct gb_card_model *gb_expect_model(const char *device_name);
 /* Whether benchmark has rows any model has a floor for. */
 int gb_expect_benchmark_checked(const char *benchmark);
 
+/* Whether model m has a floor of the card itself (fixed or its PCIe link)
+ * for a row of benchmark: what a card must run and meet to show it works
+ * (the end of a one-off card event, store_card_events.h).  A per-NVLink
+ * floor is not one: it judges a pair of cards, and p2p_bandwidth runs once
+ * a node, on its lowest GPU, and not at all on a node of one.  0 for a
+ * NULL m or benchmark. */
+int gb_expect_card_floored(const struct gb_card_model *m, const char *benchmark);
+
 /* The name a row of benchmark is checked under, into buf (cap): the
  * kernel of hbm_bandwidth ("triad"), the kind of compute_peak
  * ("gemm_bf16"), the direction of pcie_bandwidth's pinned rows of the

@@ -77,8 +77,25 @@ static void csv_value(struct dynbuf *b, const cJSON *v)
         dynbuf_add(b, cJSON_IsTrue(v) ? "true" : "false", cJSON_IsTrue(v) ? 4 : 5);
 }
 
+/* checks_failed: how many of a health run's checks missed their floor;
+ * empty where none was judged (no checks, or a card model without floors). */
+static void csv_checks_failed(struct dynbuf *b, const cJSON *run)
+{
+    const cJSON *c;
+    int judged = 0, failed = 0;
+
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks")) {
+        const cJSON *pass = cJSON_GetObjectItem(c, "pass");
+        judged += cJSON_IsBool(pass);
+        failed += cJSON_IsFalse(pass);
+    }
+    if (judged)
+        dynbuf_printf(b, "%d", failed);
+}
+
 /* The run's columns of a CSV line: the column's name and a path of up to
- * three names into the run object.  After them come validity_reasons and
+ * three names into the run object, or the function that prints a value
+ * made from the run (no path).  After them come validity_reasons and
  * row (csv_header), then the row's fields under their CSV names
  * (common/result_fields.c: the row's label is row_label, so that every
  * column's name is unique and this label stays the run's, as in GET /runs),
@@ -88,23 +105,25 @@ static const struct {
     const char *column;
     const char *path[3];
     int after_rows;
+    void (*print)(struct dynbuf *b, const cJSON *run);
 } csv_run_columns[] = {
-    {"run_id", {"id"}, 0},
-    {"benchmark", {"benchmark"}, 0},
-    {"status", {"status"}, 0},
-    {"host", {"host"}, 0},
-    {"device_index", {"device", "index"}, 0},
-    {"device_uuid", {"device", "uuid"}, 0},
-    {"device_name", {"device", "name"}, 0},
-    {"label", {"label"}, 0},
-    {"created_at", {"created_at"}, 0},
-    {"finished_at", {"finished_at"}, 0},
-    {"driver", {"meta", "driver", "nvidia_version"}, 0},
-    {"cuda", {"meta", "cuda", "runtime_version"}, 0},
-    {"synthetic", {"meta", "synthetic"}, 0},
-    {"error_code", {"error", "code"}, 0},
-    {"valid", {"validity", "valid"}, 0},
-    {"method", {"method"}, 1},
+    {"run_id", {"id"}, 0, NULL},
+    {"benchmark", {"benchmark"}, 0, NULL},
+    {"status", {"status"}, 0, NULL},
+    {"host", {"host"}, 0, NULL},
+    {"device_index", {"device", "index"}, 0, NULL},
+    {"device_uuid", {"device", "uuid"}, 0, NULL},
+    {"device_name", {"device", "name"}, 0, NULL},
+    {"label", {"label"}, 0, NULL},
+    {"created_at", {"created_at"}, 0, NULL},
+    {"finished_at", {"finished_at"}, 0, NULL},
+    {"driver", {"meta", "driver", "nvidia_version"}, 0, NULL},
+    {"cuda", {"meta", "cuda", "runtime_version"}, 0, NULL},
+    {"synthetic", {"meta", "synthetic"}, 0, NULL},
+    {"error_code", {"error", "code"}, 0, NULL},
+    {"valid", {"validity", "valid"}, 0, NULL},
+    {"method", {"method"}, 1, NULL},
+    {"checks_failed", {NULL}, 1, csv_checks_failed},
 };
 
 #define CSV_RUN_COLUMNS (sizeof(csv_run_columns) / sizeof(csv_run_columns[0]))
@@ -145,13 +164,17 @@ static void csv_reason_codes(struct dynbuf *b, const cJSON *run)
 }
 
 /* The run's value of column i. */
-static const cJSON *csv_run_value(const cJSON *run, size_t i)
+static void csv_run_value(struct dynbuf *b, const cJSON *run, size_t i)
 {
     const cJSON *v = run;
 
+    if (csv_run_columns[i].print) {
+        csv_run_columns[i].print(b, run);
+        return;
+    }
     for (int k = 0; k < 3 && csv_run_columns[i].path[k]; k++)
         v = cJSON_GetObjectItem(v, csv_run_columns[i].path[k]);
-    return v;
+    csv_value(b, v);
 }
 
 static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
@@ -159,7 +182,7 @@ static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
     for (size_t i = 0; i < CSV_RUN_COLUMNS; i++) {
         if (csv_run_columns[i].after_rows)
             continue;
-        csv_value(b, csv_run_value(run, i));
+        csv_run_value(b, run, i);
         dynbuf_add(b, ",", 1);
     }
     csv_reason_codes(b, run);
@@ -173,7 +196,7 @@ static void csv_run_suffix(struct dynbuf *b, const cJSON *run)
         if (!csv_run_columns[i].after_rows)
             continue;
         dynbuf_add(b, ",", 1);
-        csv_value(b, csv_run_value(run, i));
+        csv_run_value(b, run, i);
     }
     dynbuf_add(b, "\r\n", 2);
 }

@@ -11,10 +11,12 @@
  */
 #include "alerts.h"
 
+#include "cards.h"
 #include "curl_tls.h"
 #include "log.h"
 #include "store.h"
 #include "store_alerts.h"
+#include "store_card_events.h"
 #include "store_runs.h"
 #include "uuid7.h"
 
@@ -536,6 +538,36 @@ void alerts_recover(struct alerts *a)
     cJSON_Delete(waiting);
 }
 
+/* Clears the alerts of run's card's one-off events that run completed the
+ * end of (store_card_events.h: the card's floored health benchmarks ran and
+ * met them after it); the store judges which, so that the card's state and
+ * its alerts follow one rule. */
+static void clear_one_offs(struct alerts *a, const cJSON *run, const char *id)
+{
+    const cJSON *device = cJSON_GetObjectItem(run, "device");
+    const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(device, "uuid"));
+    char *closing, reason[200];
+    int floored, cleared = 0;
+
+    if (uuid == NULL)
+        return;
+    closing = cards_one_off_closing(cJSON_GetStringValue(cJSON_GetObjectItem(device, "name")),
+                                    &floored);
+    if (closing == NULL) {
+        log_error("run %s: out of memory: its card's one-off event alerts are not cleared", id);
+        return;
+    }
+    snprintf(reason, sizeof(reason), "%s after it (run %s)",
+             floored ? "its health benchmarks with floors ran and met them"
+                     : "every health benchmark of one card ran validly",
+             id);
+    if (store_card_one_offs_clear(a->store, uuid, closing, id, reason, &cleared) != STORE_OK)
+        log_warn("run %s: the alerts of its card's one-off events could not be cleared", id);
+    else if (cleared)
+        log_info("run %s: %d card event alert(s) of %s cleared", id, cleared, uuid);
+    free(closing);
+}
+
 void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
 {
     const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
@@ -545,6 +577,7 @@ void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
 
     if (id == NULL)
         return;
+    clear_one_offs(a, run, id);
     if (!cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged"))) {
         if (confirms)
             alerts_on_unjudged(a, id, "was not valid");

@@ -20,17 +20,29 @@
 
 #define CARD_ALERTS_READ 500 /* open alerts read to find one card's */
 
-/* The health suite's members as a JSON array text (NEW), or NULL. */
-static char *health_members(void)
+/* Which members of the health suite a list keeps. */
+enum members_kept {
+    MEMBERS_ALL,          /* every one: the card's health runs */
+    MEMBERS_ONE_CARD,     /* those that run on one card (not all_devices) */
+    MEMBERS_CARD_FLOORED, /* those with a floor of the card's own model */
+};
+
+/* The health suite's members that kept keeps (for model) as a JSON array
+ * text (NEW), or NULL out of memory. */
+static char *health_members_kept(enum members_kept kept, const struct gb_card_model *model)
 {
     const struct gb_benchmark *m[GB_SUITE_MAX_MEMBERS];
     int n = gb_suite_members(gb_suite_find("health"), m, GB_SUITE_MAX_MEMBERS);
     cJSON *list = cJSON_CreateArray();
     char *text = NULL;
 
-    for (int i = 0; list && i < n; i++)
+    for (int i = 0; list && i < n; i++) {
+        if ((kept != MEMBERS_ALL && m[i]->all_devices) ||
+            (kept == MEMBERS_CARD_FLOORED && !gb_expect_card_floored(model, m[i]->name)))
+            continue;
         if (!cJSON_AddItemToArray(list, cJSON_CreateString(m[i]->name)))
             goto done;
+    }
     text = list ? cJSON_PrintUnformatted(list) : NULL;
 
 done:
@@ -38,18 +50,41 @@ done:
     return text;
 }
 
+static char *health_members(void)
+{
+    return health_members_kept(MEMBERS_ALL, NULL);
+}
+
+char *cards_one_off_closing(const char *device_name, int *floored)
+{
+    const struct gb_card_model *model = gb_expect_model(device_name);
+    char *text = health_members_kept(MEMBERS_CARD_FLOORED, model);
+
+    *floored = 1;
+    if (text && strcmp(text, "[]") == 0) { /* an unknown model: no floors to meet */
+        free(text);
+        *floored = 0;
+        text = health_members_kept(MEMBERS_ONE_CARD, NULL);
+    }
+    return text;
+}
+
 int cards_faults(struct store *s, const char *uuid, cJSON **faults)
 {
     cJSON *alerts = NULL, *f;
     const cJSON *a;
-    char *members = health_members();
-    int rc = STORE_ERROR;
+    char *name = NULL, *closing = NULL;
+    int rc = store_card_name(s, uuid, &name), floored;
 
     *faults = NULL;
+    if (rc != STORE_OK && rc != STORE_NOT_FOUND) /* none: a card without runs */
+        goto done;
+    rc = STORE_ERROR;
     /* its open critical card events (store_card_events.h says when one
-     * closes: a passing health run or an acknowledgement after a one-off,
-     * a reading without it for a state), then its floor alerts */
-    if (members == NULL || (rc = store_card_faults(s, uuid, members, faults)) != STORE_OK ||
+     * closes: its floored health runs passing or an acknowledgement after
+     * a one-off, a reading without it for a state), then its floor alerts */
+    if ((closing = cards_one_off_closing(name, &floored)) == NULL ||
+        (rc = store_card_faults(s, uuid, closing, faults)) != STORE_OK ||
         (rc = store_card_floor_alerts(s, uuid, &alerts)) != STORE_OK)
         goto done;
     cJSON_ArrayForEach(a, alerts) {
@@ -63,7 +98,8 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults)
 
 done:
     cJSON_Delete(alerts);
-    free(members);
+    free(closing);
+    free(name);
     if (rc != STORE_OK) {
         cJSON_Delete(*faults);
         *faults = NULL;

@@ -19,6 +19,15 @@ struct store;
  * code. */
 int cards_faults(struct store *s, const char *uuid, cJSON **faults);
 
+/* The benchmarks whose runs end a one-off critical event (an XID, an
+ * uncorrected ECC error) of a card named device_name (NULL: unknown), as
+ * store_card_faults takes them: the health suite's members with a floor of
+ * the card's own model (gb_expect_card_floored), *floored 1; for a model
+ * without floors, every member that runs on one card, *floored 0
+ * (store_card_events.h says why).  A NEW JSON array text the caller frees,
+ * or NULL out of memory. */
+char *cards_one_off_closing(const char *device_name, int *floored);
+
 /* Card uuid's state as card_state_judge gives it ({"state", "reason",
  * "last_checked_at"}) with a max_age_ms window ending now; *health (when
  * not NULL) gets the health runs it was judged from (NEW).  A NEW object

@@ -176,19 +176,53 @@ int store_card_event_counts(struct store *s, cJSON **counts)
                               NULL, NULL, counts);
 }
 
-int store_card_faults(struct store *s, const char *uuid, const char *health_members,
-                      cJSON **faults)
+/* Whether one-off event e (an alias of card_events) ran out: ?2, a JSON
+ * array of benchmarks, is not empty and each has a valid done run on e's
+ * card finished after it, the newest of which missed no floor. */
+#define ONE_OFF_RAN_OUT(e)                                                                   \
+    "(json_array_length(?2) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(?2) b WHERE NOT "    \
+    "coalesce((SELECT coalesce(r.checks_failed, 0) = 0 FROM runs r WHERE r.device_uuid = " e \
+    ".device_uuid AND r.benchmark = b.value AND r.status = 'done' AND r.valid IS NOT 0 "     \
+    "AND r.finished_at > " e ".at ORDER BY r.finished_at DESC, r.id DESC LIMIT 1), 0)))"
+
+int store_card_faults(struct store *s, const char *uuid, const char *closing, cJSON **faults)
 {
     /* the rules are at the top of store_card_events.h */
-    return store_read_objects(
-        s, "read a card's open critical events",
+    static const char sql[] =
         "SELECT 'card_event' AS kind, e.message AS message, e.at AS at FROM card_events e "
-        "WHERE e.device_uuid = ?1 AND e.critical = 1 AND e.gone_at IS NULL AND (e.lasting = 1 OR ("
-        "NOT EXISTS (SELECT 1 FROM runs r WHERE r.device_uuid = e.device_uuid "
-        "AND r.status = 'done' AND r.valid IS NOT 0 AND coalesce(r.checks_failed, 0) = 0 "
-        "AND r.finished_at > e.at AND r.benchmark IN (SELECT value FROM json_each(?2))) "
-        "AND NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'card_event' "
+        "WHERE e.device_uuid = ?1 AND e.critical = 1 AND e.gone_at IS NULL AND (e.lasting = 1 "
+        "OR (NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'card_event' "
         "AND a.device_uuid = e.device_uuid AND a.row_key = json_quote(e.subject) "
-        "AND a.acknowledged_at >= e.at))) ORDER BY e.id DESC",
-        uuid, health_members, faults);
+        "AND a.acknowledged_at >= e.at) "
+        "AND NOT " ONE_OFF_RAN_OUT("e") ")) ORDER BY e.id DESC";
+
+    return store_read_objects(s, "read a card's open critical events", sql, uuid, closing,
+                              faults);
+}
+
+int store_card_one_offs_clear(struct store *s, const char *uuid, const char *closing,
+                              const char *run_id, const char *reason, int *cleared)
+{
+    /* An alert of a one-off's subject whose every event of that subject
+     * ran out; a subject names its kind (card_event_subject), so its
+     * events are all one-offs or all lasting, and a lasting one's alert is
+     * left to the reading that shows it gone. */
+    static const char sql[] =
+        "UPDATE alerts SET state = 'cleared', cleared_at = ?4, clear_run_id = ?3, reason = ?5 "
+        "WHERE kind = 'card_event' AND device_uuid = ?1 "
+        "AND state IN ('confirmed', 'acknowledged') "
+        "AND EXISTS (SELECT 1 FROM card_events e WHERE e.device_uuid = ?1 AND e.critical = 1 "
+        "AND e.lasting = 0 AND json_quote(e.subject) = alerts.row_key) "
+        "AND NOT EXISTS (SELECT 1 FROM card_events e WHERE e.device_uuid = ?1 "
+        "AND e.critical = 1 AND e.gone_at IS NULL AND json_quote(e.subject) = alerts.row_key "
+        "AND (e.lasting = 1 OR NOT " ONE_OFF_RAN_OUT("e") "))";
+    struct store_query q;
+    char now[32];
+    int rc;
+
+    time_now_rfc3339(now, sizeof(now));
+    store_query_begin(&q, &s->writer, "clear the alerts of a card's one-off events");
+    rc = store_query_run(&q, sql, cleared, STORE_TEXT(uuid), STORE_TEXT(closing),
+                         STORE_TEXT(run_id), STORE_TEXT(now), STORE_TEXT(reason));
+    return store_query_end(&q, rc);
 }

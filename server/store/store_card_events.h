@@ -10,11 +10,23 @@
  *     NVLink down, a narrow PCIe link) when a later reading no longer shows
  *     it (gone_at).  Not when its alert is acknowledged: the card is still
  *     as it was, and a person's "I know" does not make it healthy.
- *   - a one-off (a listed XID, an uncorrected ECC error) when a valid done
- *     run of a health suite member on the card, finished after it, missed
- *     no floor (the card was tried and did its work), or when the alert of
- *     its subject was acknowledged after it (a person looked and judged it
- *     harmless: an XID has no later reading that could show it gone).
+ *   - a one-off (a listed XID, an uncorrected ECC error), which no later
+ *     reading can show gone, when it ran out: every benchmark of a list
+ *     the caller gives (server/runs/cards.c chooses it) has a valid done
+ *     run on the card finished after it, and the newest such run of each
+ *     missed no floor.  For a card model with floors the list is the
+ *     health suite's members with a floor of the card itself (common/
+ *     expect.h, gb_expect_card_floored): the card was tried where its
+ *     floors are and met them, as the canary's health suite does; a short
+ *     run without floors (smem_stride) shows only that one kernel ran.
+ *     For a model without floors it is every member of the health suite
+ *     that runs on one card: with nothing to meet, the most a card can
+ *     show is that all of it ran validly.  (p2p_bandwidth is in neither:
+ *     it runs once a node, on its lowest GPU, and not on a node of one.)
+ *     Its alert is cleared then, naming the run that completed the set
+ *     (store_card_one_offs_clear).  It also ends when the alert of its
+ *     subject was acknowledged after it (a person looked and judged it
+ *     harmless).
  */
 #ifndef GPUBENCH_STORE_STORE_CARD_EVENTS_H
 #define GPUBENCH_STORE_STORE_CARD_EVENTS_H
@@ -67,9 +79,15 @@ int store_card_event_counts(struct store *s, cJSON **counts);
 
 /* Card uuid's open critical events (see the top of this file) as faults
  * for server/judge/card_state.h, newest first: a NEW array of {"kind":
- * "card_event", "message", "at"}.  health_members: the health suite's
- * members as a JSON array text (whose runs close a one-off). */
-int store_card_faults(struct store *s, const char *uuid, const char *health_members,
-                      cJSON **faults);
+ * "card_event", "message", "at"}.  closing: the benchmarks whose runs end
+ * a one-off, a JSON array text (an empty one ends none). */
+int store_card_faults(struct store *s, const char *uuid, const char *closing, cJSON **faults);
+
+/* Clears card uuid's open (confirmed or acknowledged) card_event alerts
+ * whose one-off events all ran out by closing's runs (as store_card_faults
+ * judges them), with run_id as the clearing run and reason as the alert's;
+ * *cleared (may be NULL): how many.  Strings borrowed. */
+int store_card_one_offs_clear(struct store *s, const char *uuid, const char *closing,
+                              const char *run_id, const char *reason, int *cleared);
 
 #endif

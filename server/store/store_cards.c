@@ -94,6 +94,25 @@ int store_cards_known(struct store *s, cJSON **cards)
                         NULL, NULL, cards);
 }
 
+int store_card_name(struct store *s, const char *uuid, char **name)
+{
+    cJSON *rows = NULL;
+    const char *found;
+    int rc = read_objects(s, "read a card's name",
+                          "SELECT device_name AS name FROM runs WHERE device_uuid = ?1 "
+                          "AND device_name IS NOT NULL ORDER BY id DESC LIMIT 1",
+                          uuid, NULL, &rows);
+
+    *name = NULL;
+    found = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "name"));
+    if (rc == STORE_OK && found == NULL)
+        rc = STORE_NOT_FOUND;
+    if (rc == STORE_OK && (*name = strdup(found)) == NULL)
+        rc = STORE_ERROR;
+    cJSON_Delete(rows);
+    return rc;
+}
+
 /* The newest valid run of each benchmark is fleet_latest's newest over
  * the card's keys (the done, valid runs, one row a key: store.c keeps it),
  * as GET /coverage reads it; the card's runs themselves (125,000 a card

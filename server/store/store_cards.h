@@ -16,6 +16,10 @@
  * {"host", "uuid", "index", "name"} as its newest run names it. */
 int store_cards_known(struct store *s, cJSON **cards);
 
+/* The device name of card uuid's newest run that has one: NEW into *name
+ * (the caller frees it), or STORE_NOT_FOUND. */
+int store_card_name(struct store *s, const char *uuid, char **name);
+
 /* Card uuid's newest valid (or unjudged) done run of each benchmark named
  * in members (a JSON array of names, as text): a NEW array of {"id",
  * "benchmark", "host", "index", "name", "finished_at", "finished_ms" (unix

@@ -204,25 +204,43 @@ class FaultsTest(unittest.TestCase):
             self.assertEqual(c.d.stop(), 0)
 
 
+H200 = {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}
+FLOORED = ("hbm_bandwidth", "compute_peak", "pcie_bandwidth")  # the H200's own floors
+
+
 class CardStateTest(unittest.TestCase):
     """An open critical event makes the card degraded with its message as
     the reason (GET /cards/UUID, server/judge/card_state.c): a one-off (an
-    XID, an uncorrected ECC error) until a passing health run or the
-    acknowledgement of its alert after it, a state (a pending remap) until
-    a reading no longer shows it.  The test double calls its card an H200,
-    whose hbm_bandwidth rows pass their floors (test_cards.py)."""
+    XID, an uncorrected ECC error) until the health benchmarks with floors
+    for its model have run on it after it and met them (its alert cleared
+    then) or the acknowledgement of its alert after it, a state (a pending
+    remap) until a reading no longer shows it.  The test double calls its
+    card an H200, whose health rows pass their floors (test_cards.py)."""
 
     def state(self, c):
         r = c.d.get("/cards/" + c.uuid)
         self.assertEqual(r.status, 200, r)
         return r.json()["state"], r.json()["reason"]
 
-    def health_run(self, c):
-        r = c.d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+    def run_one(self, c, benchmark):
+        r = c.d.post("/runs?wait=30", {"benchmark": benchmark})
         self.assertEqual((r.status, r.json()["status"]), (200, "done"), r)
+        return r.json()
+
+    def health_run(self, c):
+        """The health suite on the card (one GPU: no p2p_bandwidth), every
+        run done; the runs as GET /runs/ID gives them."""
+        r = c.d.post("/runs?wait=60", {"benchmark": "health"})
+        self.assertIn(r.status, (200, 202), r)
+        return [c.d.wait_status(x["id"], ("done",), timeout=60) for x in r.json()["runs"]]
+
+    def xid_alert(self, c):
+        """The XID 79's alert (opened just after its event is stored)."""
+        return wait_for(lambda: ([a for a in c.card_alerts() if a["row"] == "xid 79"] or [None])[0],
+                        timeout=15, what="the XID's alert")
 
     def test_events_degrade_the_card(self):
-        c = Card(env={"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"})
+        c = Card(env=H200)
         try:
             self.health_run(c)
             self.assertEqual(self.state(c)[0], "healthy")
@@ -232,7 +250,7 @@ class CardStateTest(unittest.TestCase):
             state, reason = self.state(c)
             self.assertEqual(state, "degraded")
             self.assertIn("XID 79", reason)
-            self.health_run(c)  # a passing health run after it: over
+            self.health_run(c)  # its floored health runs passing after it: over
             self.assertEqual(self.state(c)[0], "healthy")
 
             c.append(set_in(["remapped_rows", "pending"], 1))
@@ -272,6 +290,62 @@ class CardStateTest(unittest.TestCase):
             self.assertEqual(covered(), self.state(c))
             self.assertEqual(covered()[0], "degraded")
             self.assertIn("XID 79", covered()[1])
+        finally:
+            self.assertEqual(c.d.stop(), 0)
+
+
+    def test_one_off_ends_when_its_floors_are_met(self):
+        """After an XID 79 a short run without floors (smem_stride), or one of
+        the floored benchmarks alone, does not make the card healthy; a
+        health suite whose triad misses its floor does not either; once the
+        newest run of each floored benchmark meets its floors (the next
+        suite's hbm_bandwidth, after the slow suite's compute_peak and
+        pcie_bandwidth passed) the card is healthy and the XID's alert is
+        cleared, naming that run."""
+        c = Card(env=H200, args=["--confirm-runs", "0"])
+        try:
+            self.health_run(c)
+            self.assertEqual(self.state(c)[0], "healthy")
+            c.append(nothing, xids=[79])
+            c.wait_events(1)
+            self.assertEqual(self.xid_alert(c)["state"], "confirmed")
+
+            self.run_one(c, "smem_stride")
+            self.run_one(c, "hbm_bandwidth")  # one of three floored benchmarks
+            state, reason = self.state(c)
+            self.assertEqual(state, "degraded")
+            self.assertIn("XID 79", reason)
+            self.assertEqual(self.xid_alert(c)["state"], "confirmed")
+
+            c.d.set_mode("slow=1.08")  # triad under its floor, the rest over
+            try:
+                runs = self.health_run(c)
+            finally:
+                c.d.set_mode("normal")
+            self.assertEqual(sorted(r["benchmark"] for r in runs if r["checks"]),
+                             sorted(FLOORED))
+            hbm = [r for r in runs if r["benchmark"] == "hbm_bandwidth"][0]
+            self.assertEqual([x["row"] for x in hbm["checks"] if x["pass"] is False], ["triad"])
+            # the floor alert (confirmed at once) acknowledged: the XID alone
+            floor = [a for a in c.d.get("/alerts").json()["alerts"] if a["kind"] == "floor"]
+            self.assertEqual(len(floor), 1, floor)
+            r = c.d.post("/alerts/%d/ack" % floor[0]["id"], {"reason": "seen"})
+            self.assertEqual(r.status, 200, r)
+            state, reason = self.state(c)
+            self.assertEqual(state, "degraded")
+            self.assertIn("XID 79", reason)
+            self.assertEqual(self.xid_alert(c)["state"], "confirmed")
+
+            # the newest run of each floored benchmark now meets its floors
+            # once the passing hbm_bandwidth has run: it completes the set
+            runs = self.health_run(c)
+            last = [r for r in runs if r["benchmark"] == "hbm_bandwidth"][0]
+            alert = wait_for(lambda: (lambda a: a if a["state"] == "cleared" else None)(
+                self.xid_alert(c)), timeout=15, what="the XID's alert cleared")
+            self.assertEqual(alert["runs"]["cleared"], last["id"])
+            self.assertEqual(alert["reason"], "its health benchmarks with floors ran and met "
+                             "them after it (run %s)" % last["id"])
+            self.assertEqual(self.state(c)[0], "healthy")
         finally:
             self.assertEqual(c.d.stop(), 0)
 

@@ -7,6 +7,8 @@ GPUBENCH_FAKE_GPU_NAME says ("NVIDIA H200" here: a model the table knows)
 and draws hbm_bandwidth's rows from tests/fake_peaks.c (triad 4170 GB/s,
 over the H200's 3918 GB/s floor); slow=F divides its rates by F (at 1.08
 triad is 3861 GB/s, under it, and memcpy 3843 GB/s, over its 3785)."""
+import csv
+import io
 import json
 import os
 import sys
@@ -72,6 +74,23 @@ class HealthyCardTest(unittest.TestCase):
         stale = card_of(self.d, uuid, "?max_age=1s")
         self.assertEqual(stale["state"], "unknown")
         self.assertIn("no valid health run within", stale["reason"])
+
+    def test_csv_counts_the_failed_checks(self):
+        """GET /runs/ID.csv's last column checks_failed: the run's checks
+        that missed their floor on every row; empty for a run not judged."""
+        def column(run_id):
+            lines = list(csv.DictReader(io.StringIO(self.d.get("/runs/%s.csv" % run_id).body)))
+            self.assertTrue(lines)
+            self.assertEqual(list(lines[0])[-1], "checks_failed")
+            return {line["checks_failed"] for line in lines}
+
+        self.assertEqual(column(run(self.d)["id"]), {"0"})
+        self.d.set_mode("slow=1.08")  # triad under its floor, memcpy still over
+        try:
+            self.assertEqual(column(run(self.d)["id"]), {"1"})
+        finally:
+            self.d.set_mode("normal")
+        self.assertEqual(column(run(self.d, "smem_stride")["id"]), {""})
 
     def test_refusals(self):
         r = self.d.get("/cards/GPU-not-a-card")

@@ -620,6 +620,69 @@ class ExamplesTest(unittest.TestCase):
                     self.assertTrue(close(text.rstrip(" *"), value), (got, card["device_uuid"]))
 
 
+class ChecksTest(unittest.TestCase):
+    """`show` prints a health run's checks against its card model's floors
+    after its rows (the test double named an H200, a model with floors;
+    slow=1.08 puts hbm triad under its floor, as in test_cards.py)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=1, env={"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}).start()
+        cls.gb = Client(cls.d)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def checks_shown(self, run):
+        """{row: (value, floor, result)} from the lines under `show`'s checks
+        header, checked against the run's checks."""
+        rc, out, err = self.gb("show", run["id"])
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        head = next(i for i, line in enumerate(lines) if line.startswith("checks against"))
+        failed = sum(c["pass"] is False for c in run["checks"])
+        self.assertEqual(lines[head], "checks against the card model's floors: %d of %d failed"
+                         % (failed, len(run["checks"])))
+        self.assertEqual(lines[head + 1].split(), ["check", "value", "floor", "result"])
+        shown = {}
+        for line in lines[head + 2:head + 2 + len(run["checks"])]:
+            m = re.match(r"(\S+)\s+([\d.]+) GB/s\s+([\d.]+) GB/s\s+(.+)$", line)
+            self.assertTrue(m, line)
+            shown[m.group(1)] = (float(m.group(2)), float(m.group(3)), m.group(4).strip())
+        for c in run["checks"]:
+            value, floor, result = shown[c["row"]]
+            self.assertAlmostEqual(value, c["value"], delta=0.051)
+            self.assertAlmostEqual(floor, c["floor"], delta=0.051)
+            self.assertEqual(result, "pass (>= floor)" if c["pass"] else "FAIL (below the floor)")
+        return shown
+
+    def run_hbm(self):
+        r = self.d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+        self.assertEqual(r.status, 200, r.body)
+        return r.json()
+
+    def test_show_prints_checks_passing_failing_and_none(self):
+        self.d.set_mode("normal")
+        shown = self.checks_shown(self.run_hbm())
+        self.assertEqual(set(shown), {"triad", "memcpy"})
+        self.assertTrue(all(r.startswith("pass") for _, _, r in shown.values()), shown)
+        self.d.set_mode("slow=1.08")
+        slow = self.run_hbm()
+        shown = self.checks_shown(slow)
+        self.assertEqual(shown["triad"][2], "FAIL (below the floor)")
+        self.assertLess(shown["triad"][0], shown["triad"][1])
+        self.assertEqual(shown["memcpy"][2], "pass (>= floor)")
+        # a run without floors (checks null) prints none
+        self.d.set_mode("normal")
+        r = self.d.post("/runs?wait=30", {"benchmark": "smem_stride", "params": {"strides": [1, 2]}})
+        self.assertEqual(r.status, 200, r.body)
+        self.assertIsNone(r.json()["checks"])
+        rc, out, err = self.gb("show", r.json()["id"])
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("checks", out)
+
+
 class TerminalTest(unittest.TestCase):
     """The progress bar on a terminal (a pty), and NO_COLOR; a token."""
 

@@ -1069,6 +1069,134 @@ def test_coverage(d, b):
     assert_clean(b)
 
 
+# A run page's checks against the floors as the page shows them, in order.
+RUN_CHECKS = """Array.from(document.querySelectorAll('table.run-checks tbody tr')).map(tr => ({
+  row: tr.dataset.row, pass: tr.dataset.pass, value: tr.querySelector('[data-field=value]').dataset.value,
+  floor: tr.querySelector('[data-field=floor]').dataset.value, source: tr.querySelector('[data-field=floor]').title,
+  result: tr.querySelector('[data-field=pass]').textContent}))"""
+
+
+def check_run_checks(b, d, run_id, what):
+    """The run page shows the run's checks as GET /runs/ID has them, each
+    result in words; returns the API's checks."""
+    checks = d.get("/runs/" + run_id).json()["checks"]
+    open_page(b, d, "?run=" + run_id, what)
+    shown = b.eval(RUN_CHECKS)
+    check(len(shown) == len(checks), "%s: the page shows %d checks, the API has %d" % (what, len(shown), len(checks)))
+    for s, c in zip(shown, checks):
+        check(s["row"] == c["row"] and float(s["value"]) == c["value"] and s["pass"] == json.dumps(c["pass"]),
+              "%s: check %r shown as %r" % (what, c, s))
+        check(s["source"] == c["source"] and (s["floor"] == "null" if c["floor"] is None else float(s["floor"]) == c["floor"]),
+              "%s: %s's floor %r (source %r), API %r (%r)" % (what, c["row"], s["floor"], s["source"], c["floor"], c["source"]))
+        check(s["result"] == ("pass" if c["pass"] else "below the floor"), "%s: %s's result reads %r" % (what, c["row"], s["result"]))
+    return checks
+
+
+def test_run_checks(d, b):
+    """A health run's checks on its page: a real H200 canary run imported
+    (every row over its floor), the test double named an H200 and slowed
+    (triad below its floor, said in words), and nothing for a run of a
+    benchmark without floors."""
+    with open(os.path.join(EXAMPLES, "h200_daemon_canary", "canary_runs.ndjson")) as f:
+        runs = [json.loads(line) for line in f if line.strip()]
+    r = d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
+    check(r.status == 200, "import of the canary runs: %r" % r)
+    hbm = next(x["id"] for x in runs if x["benchmark"] == "hbm_bandwidth")
+    checks = check_run_checks(b, d, hbm, "imported H200 hbm_bandwidth")
+    check(checks and all(c["pass"] is True for c in checks), "the imported H200 run's checks: %r" % checks)
+    check("below" not in b.eval("document.querySelector('table.run-checks caption').textContent"), "the caption counts a failed row")
+    shot(b, "run-checks")
+    d.set_mode("slow=1.08")  # triad under the H200's floor, memcpy still over
+    slow = post_run(d, {"benchmark": "hbm_bandwidth", "device": 0}, wait=30)["id"]
+    d.wait_status(slow, ("done",), timeout=30)
+    checks = check_run_checks(b, d, slow, "a slowed hbm_bandwidth")
+    check([c["row"] for c in checks if c["pass"] is False] == ["triad"], "slow=1.08 did not fail triad alone: %r" % checks)
+    check("1 of 2 rows below" in b.eval("document.querySelector('table.run-checks caption').textContent"),
+          "the caption does not count the failed row")
+    without = next(x["id"] for x in runs if x["benchmark"] == "gmem_stride")
+    check(d.get("/runs/" + without).json()["checks"] is None, "gmem_stride has checks")
+    open_page(b, d, "?run=" + without, "a run without checks")
+    check(b.eval("!document.getElementById('run-checks') && !!document.getElementById('run-validity')"),
+          "a run without checks shows a checks panel (or no validity)")
+    assert_clean(b)
+
+
+def watched_card_env():
+    """The stand-in NVML (test_card_events.py) for the watch and the
+    canaries' quiet check, reading a file that starts with the recorded
+    idle H200 made busy (a process on it), so that a canary is first held
+    back; the test appends the lines after it."""
+    from test_card_events import NVML, idle_h200
+    path = os.path.join(tempfile.mkdtemp(prefix="gpubench-nvml-"), "readings.ndjson")
+    with open(path, "w") as f:
+        f.write(json.dumps(dict(idle_h200(), utilization_percent=80, processes=[{"pid": 4242}])) + "\n")
+    return {"GPUBENCH_NVML_LIBRARY": NVML, "GPUBENCH_FAKE_NVML_READINGS": path}
+
+
+CANARY_ARGS = ["--watch-interval", "1", "--canary", "smem_stride@1h", "--canary-idle", "2s"]
+
+# The card page's canaries and events as it shows them.
+CARD_CANARIES = """Array.from(document.querySelectorAll('table.card-canaries tbody tr')).map(tr => ({
+  benchmark: tr.dataset.benchmark, run: tr.querySelector('[data-field=last]').dataset.run,
+  outcome: (tr.querySelector('[data-field=last] .badge') || {}).textContent,
+  next: tr.querySelector('[data-field=next]').textContent,
+  deferred: tr.querySelector('[data-field=deferred]').dataset.count,
+  deferred_text: tr.querySelector('[data-field=deferred]').textContent}))"""
+CARD_EVENTS = """Array.from(document.querySelectorAll('table.card-events tbody tr')).map(tr => ({
+  id: tr.dataset.id, kind: tr.dataset.kind, text: tr.textContent}))"""
+
+
+def test_card_watch(d, b):
+    """The card page of a card this daemon watches: its canary (held back
+    while a process used the card, then run once it was quiet) with its
+    last run, outcome, next due and the deferrals' latest reason, as GET
+    /canaries has them; its newest events (an XID 79 injected) as GET
+    /cards/UUID/events has them, and a link to them all; the card
+    degraded by the XID, its alert confirmed: a smem_stride canary has no
+    floors, so it does not end a one-off event (store_card_events.h)."""
+    from test_fleet import wait_for
+    readings = d.extra_env["GPUBENCH_FAKE_NVML_READINGS"]
+    first = lambda: d.get("/canaries").json()["cards"][0]
+    wait_for(lambda: (first()["canaries"][0]["deferred"]["reason"] or "").startswith("card busy"), 30, "a busy deferral")
+    from test_card_events import idle_h200
+    with open(readings, "a") as f:  # quiet now, and an XID 79 seen
+        f.write(json.dumps(dict(idle_h200(), xid=[{"xid": 79, "at": 1764600001000}])) + "\n")
+    wait_for(lambda: (first()["canaries"][0]["last_run"] or {}).get("outcome") == "done", 40, "the canary ran")
+    card = first()
+    uuid = card["uuid"]
+    events = wait_for(lambda: d.get("/cards/%s/events?limit=5" % uuid).json()["events"], 20, "the XID's event")
+    open_page(b, d, "?view=card&uuid=" + uuid, "a watched card's page")
+    shown = b.eval(CARD_CANARIES)
+    check(len(shown) == len(card["canaries"]) == 1, "the card page shows canaries %r, API %r" % (shown, card["canaries"]))
+    c, s = card["canaries"][0], shown[0]
+    check(s["benchmark"] == c["benchmark"] and s["run"] == c["last_run"]["id"] and s["outcome"] == "done",
+          "the canary shown %r, API %r" % (s, c))
+    check(s["next"] != "–" and s["next"] != "due now", "the next due time is not shown: %r" % s["next"])
+    check(int(s["deferred"]) == c["deferred"]["count"] >= 1 and c["deferred"]["reason"] in s["deferred_text"],
+          "the deferrals shown %r, API %r" % (s, c["deferred"]))
+    b.eval("document.querySelector('table.card-canaries [data-field=last] a').click()")
+    b.wait_for("location.search === %s && %s" % (json.dumps("?run=" + c["last_run"]["id"]), READY), what="the canary's run")
+    open_page(b, d, "?view=card&uuid=" + uuid, "the card's page again")
+    ev = b.eval(CARD_EVENTS)
+    events = d.get("/cards/%s/events?limit=5" % uuid).json()["events"]
+    check([e["id"] for e in ev] == [str(e["id"]) for e in events] and any(e["kind"] == "xid" for e in ev),
+          "the card page's events %r, API %r" % (ev, events))
+    check(all(e["message"] in s["text"] for e, s in zip(events, ev)), "an event's message is not shown: %r" % ev)
+    check(b.eval("document.getElementById('card-events-all').getAttribute('href')") == "/cards/%s/events" % uuid,
+          "no link to the card's events")
+    api_card = d.get("/cards/" + uuid).json()
+    check(api_card["state"] == "degraded" and "XID 79" in api_card["reason"],
+          "after an XID 79 and a smem_stride canary the card is %r" % api_card)
+    check(b.eval("document.querySelector('#card-summary [data-field=card-state]').dataset.value") == "degraded",
+          "the card page does not show the card degraded")
+    check(b.eval("document.getElementById('card-reason')?.textContent ?? null") == api_card["reason"],
+          "the card page's reason is not the API's")
+    shown_alerts = b.eval("Array.from(document.querySelectorAll('tr[data-kind=card_event]')).map(tr => tr.dataset.state)")
+    check(shown_alerts == ["confirmed"], "the card page's card_event alerts %r, not one confirmed" % shown_alerts)
+    shot(b, "card-watch")
+    assert_clean(b)
+
+
 def fake_peers(n, run_id):
     """GET /peers as the contract has it, for n peers: 10 racks of two rows,
     the first 5% failing, a few pulling and new, the rest ok, each ok one's
@@ -1276,6 +1404,8 @@ def main():
         ("layout", test_layout, {}, EXAMPLE_ARGS),
         ("nodes", test_nodes, {}, EXAMPLE_ARGS),
         ("coverage", test_coverage, {}, []),
+        ("card_watch", test_card_watch, "watched", CANARY_ARGS),
+        ("run_checks", test_run_checks, {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}, []),
         ("tls", test_tls, {}, "tls"),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
@@ -1286,6 +1416,8 @@ def main():
         flags, tls = [], None
         if args == "tls":
             args, flags, tls = tls_setup()
+        if env == "watched":
+            env = watched_card_env()
         d = harness.Daemon(gpus=2, env=env, args=["--web", WEB] + args, tls=tls)
         b = None
         try:

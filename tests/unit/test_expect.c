@@ -202,6 +202,28 @@ static int test_unknown_model(void)
     return 0;
 }
 
+/* What a card must run and meet after a one-off event: its own floors'
+ * benchmarks, not the pair's peer bandwidth, not a benchmark without one. */
+static int test_card_floored(void)
+{
+    static const char *const models[] = {"NVIDIA H200", "NVIDIA H100 80GB HBM3",
+                                         "NVIDIA A100-SXM4-80GB", "NVIDIA L40S"};
+
+    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+        const struct gb_card_model *m = gb_expect_model(models[i]);
+        ASSERT(gb_expect_card_floored(m, "hbm_bandwidth"));
+        ASSERT(gb_expect_card_floored(m, "compute_peak"));
+        ASSERT(gb_expect_card_floored(m, "pcie_bandwidth"));
+        ASSERT(!gb_expect_card_floored(m, "p2p_bandwidth"));
+        ASSERT(!gb_expect_card_floored(m, "smem_stride"));
+        ASSERT(!gb_expect_card_floored(m, NULL));
+    }
+    /* p2p_bandwidth has a floor, of a pair: checked, not the card's own */
+    ASSERT(gb_expect_benchmark_checked("p2p_bandwidth"));
+    ASSERT(!gb_expect_card_floored(NULL, "hbm_bandwidth"));
+    return 0;
+}
+
 TEST_MAIN({"models", test_models}, {"h200_passes", test_h200_passes}, {"floors", test_floors},
           {"degraded_fails", test_degraded_fails}, {"narrow_link", test_narrow_link},
-          {"unknown_model", test_unknown_model})
+          {"unknown_model", test_unknown_model}, {"card_floored", test_card_floored})

@@ -1,12 +1,13 @@
 // widgets.js - the pieces more than one view draws: a run's status and
 // validity badges, its origin, times, the "Copy as markdown" button, a
-// chart's <figure>, the benchmark menu, the verdict words and run links.
+// chart's <figure>, the benchmark menu, the verdict words and run links,
+// and a health run's checks against its card model's floors.
 // Each builds elements from its arguments and what page.js has read; none
 // keeps state of its own.
 
-import { $, el } from "./dom.js";
+import { $, el, table } from "./dom.js";
 import { TOKEN_KEY } from "./api.js";
-import { isNum, localTime } from "./format.js";
+import { isNum, num, localTime } from "./format.js";
 import { benchmarks } from "./page.js";
 import * as GBCharts from "./charts.js";
 
@@ -139,6 +140,29 @@ export const VERDICT_WORDS = { same: "same", faster: "faster", slower: "slower",
 
 export function runLink(id, text) {
   return id ? el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, text || id.slice(-6)) : "–";
+}
+
+// Checks against the floors (issue 24), as a run has them (GET /runs/ID's
+// checks) and as a card has its latest (GET /cards/UUID's, with the
+// benchmark, the fleet's learned median and the run): one table for both,
+// whose columns are these, each shown where some check has its field.  The
+// result is in words; the badge's colour only repeats them.
+const CHECK_COLUMNS = [
+  ["Value", () => true, (c) => el("td", { class: "num", dataset: { field: "value", value: String(c.value) } }, num(c.value), " ", c.unit || "")],
+  ["Floor", () => true, (c) => el("td", { class: "num", dataset: { field: "floor", value: String(c.floor) }, title: c.source || undefined },
+    isNum(c.floor) ? [num(c.floor), " ", c.unit || ""] : "–")],
+  ["Learned (fleet median)", (c) => "learned" in c, (c) => el("td", { class: "num", title: c.learned ? "over " + c.learned.n_cards + " cards of its model" : "too few cards of its model have a valid run" },
+    c.learned && isNum(c.learned.value) ? [num(c.learned.value), " ", c.unit || ""] : "–")],
+  ["Result", () => true, (c) => el("td", { class: "badge-cell", dataset: { field: "pass" } }, c.pass === false ? el("span", { class: "badge card-degraded" }, "below the floor")
+    : c.pass === true ? el("span", { class: "badge card-healthy" }, "pass") : "not judged")],
+  ["Source of the floor", () => true, (c) => el("td", { class: "note small" }, c.source || "–")],
+  ["Run", (c) => "run_id" in c, (c) => el("td", {}, runLink(c.run_id))],
+];
+
+export function checksTable(cls, caption, checks) {
+  const cols = CHECK_COLUMNS.filter(([, has]) => checks.some(has));
+  return table(cls, caption, ["Row", ...cols.map(([h]) => h)], checks.map((c) => el("tr", { dataset: { row: String(c.row), pass: String(c.pass) } },
+    el("th", { scope: "row" }, (c.benchmark ? c.benchmark + " · " : "") + c.row), cols.map(([, , cell]) => cell(c)))));
 }
 
 // What more samples would do for a verdict row: roughly how many a group

@@ -1,19 +1,23 @@
 // card.js - one card's page (?view=card&uuid=UUID&host=NAME): its state and
 // the reason, its health benchmarks' coverage cells (coverage.js), its
 // latest checks against its model's floors with the fleet's learned
-// median beside them (GET /cards/UUID), its recent runs and its alerts.
-// The reads are made side by side and each part shows what it got: a
-// daemon that does not judge floors still shows the rest, saying so.
+// median beside them (GET /cards/UUID), its canaries (GET /canaries, for
+// this daemon's own cards: the node that runs them is the one that knows),
+// its newest events from the watch (GET /cards/UUID/events), its recent
+// runs and its alerts.  The reads are made side by side and each part
+// shows what it got: a daemon that does not judge floors still shows the
+// rest, saying so.
 
 import { $, el, table } from "../lib/dom.js";
 import { api } from "../lib/api.js";
-import { isNum, num, shortCard } from "../lib/format.js";
+import { shortCard } from "../lib/format.js";
 import { state, ready, current, errorBox } from "../lib/page.js";
-import { timeEl, runLink, statusBadge, validityBadge } from "../lib/widgets.js";
+import { timeEl, runLink, statusBadge, validityBadge, checksTable } from "../lib/widgets.js";
 import { alertsTable } from "./alerts.js";
 import { ageText, cardStateBadge, coverageCell, COVERAGE_STATES } from "./coverage.js";
 
 const HISTORY = 20;
+const EVENTS = 5; // the newest few; the route pages the rest
 
 // A read that never throws: {body} or {error}.
 async function read(path) {
@@ -32,18 +36,48 @@ function checksPart(got) {
   }
   const checks = Array.isArray(got.body.checks) ? got.body.checks : [];
   if (!checks.length) return [h, el("p", { class: "note", id: "card-checks-none" }, "No check judged yet: no valid health run of a model with floors.")];
-  const rows = checks.map((c) => el("tr", { dataset: { row: String(c.row), pass: String(c.pass) } },
-    el("th", { scope: "row" }, (c.benchmark ? c.benchmark + " · " : "") + c.row),
-    el("td", { class: "num" }, num(c.value), " ", c.unit || ""),
-    el("td", { class: "num" }, isNum(c.floor) ? [num(c.floor), " ", c.unit || ""] : "–"),
-    el("td", { class: "num", title: c.learned ? "over " + c.learned.n_cards + " cards of its model" : "too few cards of its model have a valid run" },
-      c.learned && isNum(c.learned.value) ? [num(c.learned.value), " ", c.unit || ""] : "–"),
-    el("td", { class: "badge-cell" }, c.pass === false ? el("span", { class: "badge card-degraded" }, "below the floor")
-      : c.pass === true ? el("span", { class: "badge card-healthy" }, "pass") : "not judged"),
-    el("td", { class: "note small" }, c.source || "–"),
-    el("td", {}, runLink(c.run_id))));
-  return [h, table("card-checks", "Each row's latest value against its model's floor (and the fleet's median where enough cards have runs)",
-    ["Row", "Value", "Floor", "Learned (fleet median)", "Result", "Source of the floor", "Run"], rows)];
+  return [h, checksTable("card-checks", "Each row's latest value against its model's floor (and the fleet's median where enough cards have runs)", checks)];
+}
+
+// Each canary of the card: its period, its last run with how it went and
+// a link, when it is next due, and how often and why it was held back.
+function canariesPart(got, uuid) {
+  const h = el("h2", {}, "Canaries");
+  if (got.error) return [h, errorBox(got.error)];
+  const mine = (got.body.cards || []).find((c) => c.uuid === uuid);
+  const list = (mine && mine.canaries) || [];
+  if (!list.length) {
+    return [h, el("p", { class: "note", id: "card-canaries-none" }, "No canary on this card",
+      got.body.reason ? ": " + got.body.reason : " (the daemon's --canary sets them)", ".")];
+  }
+  return [h, table("card-canaries", "Checks this daemon runs on the card once a period, after it has been quiet for " + ageText(got.body.idle_s),
+    ["Canary", "Last run", "Next due", "Deferred"], list.map((c) => {
+      const last = c.last_run;
+      const d = c.deferred;
+      return el("tr", { dataset: { benchmark: c.benchmark } },
+        el("th", { scope: "row" }, c.benchmark + " every " + ageText(c.period_s)),
+        el("td", { dataset: { field: "last", run: last ? last.id : "" } }, last ? [runLink(last.id), " ", statusBadge(last.outcome),
+          last.runs > 1 ? ` ${last.runs} runs, ${last.failed} failed, ${last.invalid} invalid` : "",
+          last.finished_at ? [" · ", timeEl(last.finished_at)] : ""] : "never ran"),
+        el("td", { dataset: { field: "next" } }, c.due ? "due now" : c.next_due_at ? timeEl(c.next_due_at) : "–"),
+        el("td", { dataset: { field: "deferred", count: String(d.count) } }, d.count ? [String(d.count) + (d.count === 1 ? " time" : " times"),
+          d.reason ? [d.now ? ", now: " : ", last: ", el("span", { class: "reason" }, d.reason)] : "", d.at ? [" · ", timeEl(d.at)] : ""] : "never"));
+    }))];
+}
+
+// The card's newest events from the watch, with a link to them all.
+function eventsPart(got, uuid) {
+  const all = "/cards/" + encodeURIComponent(uuid) + "/events";
+  const h = el("h2", {}, "Events");
+  const link = el("p", { class: "downloads" }, el("a", { id: "card-events-all", href: all, type: "application/json" }, "All its events (JSON, newest first)"));
+  if (got.error) return [h, errorBox(got.error)];
+  const events = got.body.events || [];
+  if (!events.length) return [h, el("p", { class: "note", id: "card-events-none" }, "No event: the watch has seen nothing change on this card."), link];
+  return [h, table("card-events", `The card's newest events from the watch between runs (at most ${EVENTS}), newest first`,
+    ["When (local time)", "Kind", "Subject", "Critical", "What", "Gone"], events.map((e) => el("tr", { dataset: { id: String(e.id), kind: e.kind } },
+      el("th", { scope: "row" }, timeEl(e.at)), el("td", {}, e.kind), el("td", {}, e.subject),
+      el("td", { class: e.critical ? "bad" : "" }, e.critical ? "critical" : "no"), el("td", { class: "text" }, e.message),
+      el("td", {}, e.gone_at ? timeEl(e.gone_at) : "–")))), link];
 }
 
 function historyPart(got) {
@@ -78,11 +112,13 @@ export async function showCard(q) {
   }
   const runs = new URLSearchParams({ device: uuid, limit: String(HISTORY) });
   if (host) runs.set("host", host);
-  const [cov, cardInfo, history, alerts] = await Promise.all([
+  const [cov, cardInfo, history, alerts, canaries, events] = await Promise.all([
     read("/coverage" + (host ? "?host=" + encodeURIComponent(host) : "")),
     read("/cards/" + encodeURIComponent(uuid)),
     read("/runs?" + runs.toString()),
     read("/alerts"),
+    read("/canaries"),
+    read("/cards/" + encodeURIComponent(uuid) + "/events?limit=" + EVENTS),
   ]);
   if (!current(gen)) return;
   const parts = [];
@@ -102,7 +138,9 @@ export async function showCard(q) {
       })));
     parts.push(el("p", { class: "note small" }, Object.entries(COVERAGE_STATES).map(([k, v]) => k + ": " + v).join("; "), "."));
   }
-  parts.push(...checksPart(cardInfo), ...historyPart(history), ...alertsPart(alerts, uuid));
+  parts.push(...checksPart(cardInfo));
+  if (card && card.own) parts.push(...canariesPart(canaries, uuid));
+  parts.push(...eventsPart(events, uuid), ...historyPart(history), ...alertsPart(alerts, uuid));
   out.replaceChildren(...parts);
   ready();
 }

@@ -1,5 +1,5 @@
 // run.js - one run (?run=ID): its chart, rows, summary, card and software,
-// validity and verdicts (run_verdicts.js); while the run is queued or
+// validity, checks against the floors (a health run's) and verdicts (run_verdicts.js); while the run is queued or
 // running only its status line is redrawn, every second.
 
 import { $, el } from "../lib/dom.js";
@@ -7,7 +7,7 @@ import { api } from "../lib/api.js";
 import { isNum, num, pct, duration, rowKey, spreadOf, fieldShow } from "../lib/format.js";
 import { state, benchmarks, later, current, ready, errorBox, render } from "../lib/page.js";
 import * as GBCharts from "../lib/charts.js";
-import { copyMarkdown, timeEl, statusBadge, validityOf, validityBadge, originText, originTag, progressMessage, chartFigure, chartOrNote, fitTables, layTables } from "../lib/widgets.js";
+import { copyMarkdown, timeEl, statusBadge, validityOf, validityBadge, originText, originTag, progressMessage, chartFigure, chartOrNote, fitTables, layTables, checksTable } from "../lib/widgets.js";
 import { runVerdictsPanel, runAlerts } from "./run_verdicts.js";
 import { askToken } from "./post.js";
 
@@ -212,6 +212,7 @@ function renderRun(box, run) {
     runStatus(run),
   ];
   if (run.status === "done") parts.push(validityPanel(run));
+  if (Array.isArray(run.checks) && run.checks.length) parts.push(checksPanel(run.checks));
   const warnings = [];
   const clock = clockExplained(run);
   if (meta.synthetic || summary.synthetic) warnings.push(el("p", { class: "warn synthetic", role: "note" }, el("strong", {}, "Synthetic: "), "these numbers were made up by the worker's test double. Nothing here was measured on a GPU."));
@@ -287,6 +288,15 @@ function validityPanel(run) {
   const { notes } = validityOf(run);
   if (notes.length) box.append(el("ul", { class: "validity-notes" }, notes.map((n) => el("li", { class: "note", dataset: { note: n.code } }, el("strong", {}, "note " + n.code), ": " + n.message + (isNum(n.enforced_power_limit_w) ? ` (enforced power limit ${n.enforced_power_limit_w} W)` : ""), clockWhy("note", n.code)))));
   return box;
+}
+
+// A health run's rows against its card model's floors, judged by the daemon
+// as validity is (null for runs of other benchmarks: nothing shown).
+function checksPanel(checks) {
+  const failed = checks.filter((c) => c.pass === false).length;
+  return el("section", { id: "run-checks", class: "run-checks" }, el("h2", {}, "Checks against the floors"),
+    checksTable("run-checks", failed ? `${failed} of ${checks.length} rows below their card model's floor (each floor's source is its title and last column)`
+      : "Each checked row against its card model's floor (each floor's source is its title and last column)", checks));
 }
 
 // Status line: queued with position, running with progress (or why it waits),
