@@ -67,8 +67,10 @@ class Uuid7:
     def __init__(self):
         self.last, self.seq = 0, 0
 
-    def __call__(self):
-        ms = int(time.time() * 1000)
+    def __call__(self, ms=None):
+        """An id made now, or at ms (bench/check dates runs over a year;
+        ids must rise with it)."""
+        ms = int(time.time() * 1000) if ms is None else ms
         if ms <= self.last:
             self.seq += 1
             ms = self.last
@@ -113,11 +115,13 @@ def copies(tmpl, new_id, host, card, count, start):
 class Daemon:
     """One gpubenchd on 127.0.0.1:0 (the port read from its log)."""
 
-    def __init__(self, build, workdir, name, args):
+    def __init__(self, build, workdir, name, args, env_extra=None):
         self.name, self.dir = name, workdir
         self.log_path = os.path.join(workdir, name + ".log")
         self.db = os.path.join(workdir, name + ".db")
+        # No GPU unless env_extra says otherwise (bench/check gives a node 8).
         env = dict(os.environ, GPUBENCH_FAKE_GPUS="0")
+        env.update(env_extra or {})
         # The log is the child's alone: 1,100 open logs here would pass a
         # soft limit of 1,024 descriptors.
         with open(self.log_path, "wb") as logf:

@@ -7,21 +7,20 @@
  * `gpubench check` reads it, so it stays one read of the per-card tables.
  */
 #include "app.h"
-#include "card_state.h"
+#include "cards.h"
 #include "coverage.h"
 #include "duration.h"
 #include "gpu_pool.h"
 #include "handlers.h"
-#include "store_cards.h"
 #include "store_coverage.h"
 #include "timeutil.h"
 
 /* The most GPUs of a node read from the pool (as /metrics reads them). */
 #define COVERAGE_MAX_GPUS 64
 
-/* coverage_query.read_faults: a card's confirmed floor alerts, as the
- * faults card_state_judge reads (store_cards.c, card_state.c).  The
- * card's events join them where they are kept. */
+/* coverage_query.read_faults: a card's faults as GET /cards reads them
+ * (cards_faults: its open critical card events and its confirmed floor
+ * alerts), so that `gpubench check` drains on what the card's page shows. */
 struct faults_ctx {
     struct store *store;
     int store_rc; /* the first failed read's, for the answer */
@@ -30,23 +29,9 @@ struct faults_ctx {
 static int read_faults(void *ctx, const char *uuid, cJSON **faults)
 {
     struct faults_ctx *f = ctx;
-    cJSON *alerts = NULL, *a, *list = NULL;
-    int rc = -1;
 
-    *faults = NULL;
-    if ((f->store_rc = store_card_floor_alerts(f->store, uuid, &alerts)) != STORE_OK ||
-        (list = cJSON_CreateArray()) == NULL)
-        goto done;
-    cJSON_ArrayForEach(a, alerts)
-        if (!cJSON_AddItemToArray(list, card_floor_fault(a)))
-            goto done;
-    *faults = list;
-    list = NULL;
-    rc = 0;
-done:
-    cJSON_Delete(list);
-    cJSON_Delete(alerts);
-    return rc;
+    f->store_rc = cards_faults(f->store, uuid, faults);
+    return f->store_rc == STORE_OK ? 0 : -1;
 }
 
 cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int *store_rc)

@@ -22,30 +22,41 @@ enum {
     COV_FAILED,
 };
 
+/* The cells' query, with a host's filter or none.  A card's newest valid
+ * run of a benchmark is looked up for that card (fleet_latest_by_card),
+ * and a host's cards through latest_by_card_by_host
+ * (migrations/0014_coverage_by_card.sql): grouping all of fleet_latest and
+ * filtering by "?1 IS NULL OR host = ?1" read the whole fleet for one
+ * node's check on a hub.  A run's checks are read only where one failed
+ * (or the count is not known): the card's state reads them only for a
+ * failed one's line (card_state_judge), and a hub's whole coverage parsed
+ * every passing run's checks for nothing (bench/RESULTS.md). */
+#define COVERAGE_SQL(WHERE_HOST)                                                              \
+    "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "        \
+    "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "           \
+    "CASE WHEN coalesce(v.checks_failed, 1) > 0 THEN v.checks END, v.checks_failed "          \
+    "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "                                   \
+    "LEFT JOIN runs v ON v.id = (SELECT max(f.run_id) FROM fleet_latest f "                   \
+    "WHERE f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark) " \
+    "WHERE l.device_uuid <> '' " WHERE_HOST                                                   \
+    "ORDER BY l.host, c.device_index, l.device_uuid, l.benchmark"
+
 int store_coverage_cells(struct store *s, const char *host, cJSON **out)
 {
     /* julianday() reads the stored RFC 3339 text (with its 'Z' and
      * milliseconds); 2440587.5 is the Unix epoch as a Julian day. */
-    static const char sql[] =
-        "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "
-        "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "
-        "v.checks, v.checks_failed "
-        "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "
-        "LEFT JOIN (SELECT host, device_uuid, benchmark, max(run_id) AS run_id "
-        "           FROM fleet_latest GROUP BY host, device_uuid, benchmark) f "
-        "ON f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark "
-        "LEFT JOIN runs v ON v.id = f.run_id "
-        "WHERE l.device_uuid <> '' AND (?1 IS NULL OR l.host = ?1) "
-        "ORDER BY l.host, c.device_index, l.device_uuid, l.benchmark";
+    static const char every_host[] = COVERAGE_SQL("");
+    static const char one_host[] = COVERAGE_SQL("AND l.host = ?1 ");
     struct store_query q;
     cJSON *cells = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
     *out = NULL;
     store_query_begin(&q, store_reader(s), "read the coverage");
-    if (cells == NULL || store_query_prepare(&q, sql) != STORE_OK)
+    if (cells == NULL || store_query_prepare(&q, host ? one_host : every_host) != STORE_OK)
         goto done;
-    store_bind_text(&q, 1, host); /* NULL binds NULL: every host */
+    if (host)
+        store_bind_text(&q, 1, host);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         sqlite3_stmt *st = q.st;
         cJSON *cell = cJSON_CreateObject();

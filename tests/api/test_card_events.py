@@ -272,6 +272,27 @@ class CardStateTest(unittest.TestCase):
         finally:
             self.assertEqual(c.d.stop(), 0)
 
+    def test_coverage_and_check_see_events(self):
+        """GET /coverage judges a card with the same faults as GET /cards
+        (its open critical events too), so `gpubench check`, which reads
+        /coverage, drains a node whose card reported an XID 79."""
+        c = Card(env={"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"})
+        try:
+            self.health_run(c)
+
+            def covered():
+                cards = c.d.get("/coverage").json()["cards"]
+                card = [k for k in cards if k["uuid"] == c.uuid][0]
+                return card["state"], card["reason"]
+            self.assertEqual(covered()[0], "healthy")
+            c.append(nothing, xids=[79])
+            c.wait_events(1)
+            self.assertEqual(covered(), self.state(c))
+            self.assertEqual(covered()[0], "degraded")
+            self.assertIn("XID 79", covered()[1])
+        finally:
+            self.assertEqual(c.d.stop(), 0)
+
 
     def test_one_off_ends_when_its_floors_are_met(self):
         """After an XID 79 a short run without floors (smem_stride), or one of
