@@ -6,6 +6,13 @@
  * would post it (run_request_parse, runs_accept: the same checks, the
  * suite expanded into one batch), with the label canary, so that the
  * store's queue takes it after every other run of the card.
+ *
+ * A card's canary leaves out the benchmarks that hold every GPU
+ * (run_request.one_card); on a node of enough GPUs each of those is a node
+ * canary, looked at after the cards with the facts the cards' look
+ * gathered, queued for "all" (one run, on the lowest GPU) only when every
+ * card would take a canary now.  Its last run is the newest on any card,
+ * so it runs once a period for the node, not once per card.
  */
 #include "canaries.h"
 #include "duration.h"
@@ -28,11 +35,22 @@
 #define MEMBERS_JSON_CAP 1024 /* a suite's names as a JSON array */
 
 /* One card of the node, as the pool named it at start (its strings
- * point into the pool). */
+ * point into the pool), and what the thread's latest look read of it. */
 struct canary_card {
     int index;
     const char *uuid;
     const char *name;
+    struct canary_facts facts;     /* the thread's only */
+    char probe[CANARY_REASON_MAX]; /* facts.why */
+    int read;                      /* facts were read this look */
+};
+
+/* A benchmark of a --canary that holds every GPU, run once for the node. */
+struct node_canary {
+    int spec;                            /* its --canary, in specs */
+    const struct gb_benchmark *bench;    /* static */
+    char members_json[MEMBERS_JSON_CAP]; /* [bench's name], for store_canary_last */
+    struct canary_record record;         /* under lock */
 };
 
 struct canaries {
@@ -46,7 +64,11 @@ struct canaries {
     pthread_mutex_t lock;          /* guards records and stop */
     pthread_cond_t wake;           /* signalled to stop */
     struct canary_record *records; /* n_cards * n_specs, card-major; under lock */
-    int stop;                      /* under lock */
+    int n_node;
+    struct node_canary *node;       /* n_node */
+    int *indexes;                   /* each card's GPU index, for canary_decide_node */
+    struct canary_facts *all_facts; /* each card's facts, for canary_decide_node */
+    int stop;                       /* under lock */
 };
 
 static struct canary_record *record(struct canaries *c, int card, int spec)
@@ -54,9 +76,11 @@ static struct canary_record *record(struct canaries *c, int card, int spec)
     return &c->records[card * c->cfg.n_specs + spec];
 }
 
-/* Queues spec on card as a person's POST /runs would: 0, or -1 with why. */
-static int post_canary(struct canaries *c, const struct canary_card *card,
-                       const struct canary_spec *spec, char *why, size_t cap)
+/* Queues benchmark on device (JSON: a card's index, or "all" for a node
+ * canary) as a person's POST /runs would, a card's without the benchmarks
+ * that hold every GPU: 0, or -1 with why. */
+static int post_canary(struct canaries *c, const char *benchmark, const char *device,
+                       int one_card, char *why, size_t cap)
 {
     struct run_request rr;
     struct run_set set;
@@ -65,18 +89,19 @@ static int post_canary(struct canaries *c, const struct canary_card *card,
     char body[256];
     int rc = -1;
 
-    snprintf(body, sizeof(body), "{\"benchmark\":\"%s\",\"device\":%d,\"label\":\"%s\"}",
-             spec->name, card->index, STORE_CANARY_LABEL);
+    snprintf(body, sizeof(body), "{\"benchmark\":\"%s\",\"device\":%s,\"label\":\"%s\"}",
+             benchmark, device, STORE_CANARY_LABEL);
     if (run_request_parse(body, strlen(body), c->cfg.run_timeout_s, 0, &rr, &perr) != 0) {
         snprintf(why, cap, "refused: %.140s", perr.message);
         goto done;
     }
+    rr.one_card = one_card;
     if (runs_accept(c->cfg.runs, &rr, &set, NULL, &err) != RUNS_OK) {
         snprintf(why, cap, "refused: %.140s", err.message);
         goto done;
     }
-    log_info("canary %s queued on GPU %d (%s): %d run(s)%s%s", spec->name, card->index,
-             card->uuid, set.n, set.batch[0] ? ", batch " : "", set.batch);
+    log_info("canary %s queued on GPU %s: %d run(s)%s%s", benchmark, device, set.n,
+             set.batch[0] ? ", batch " : "", set.batch);
     rc = 0;
 
 done:
@@ -84,25 +109,48 @@ done:
     return rc;
 }
 
-/* One look at one card: decides each canary, queues at most one. */
+/* Reads card's facts for this look: 0, or -1 when the store failed (it
+ * logged it; the next look tries again). */
+static int read_card(struct canaries *c, struct canary_card *card, int64_t now_ms)
+{
+    struct store_card_queue queue;
+    struct canary_facts *f = &card->facts;
+
+    card->read = 0;
+    if (store_canary_card(c->cfg.runs->store, card->index, &queue) != STORE_OK)
+        return -1;
+    memset(f, 0, sizeof(*f));
+    card->probe[0] = '\0';
+    f->now_ms = now_ms;
+    f->active = queue.canary;
+    f->queued = queue.queued;
+    f->running = queue.running > 0;
+    f->quiet = gpu_pool_quiet_since(c->cfg.runs->gpus, card->index, &f->quiet_since_ms,
+                                    card->probe, sizeof(card->probe));
+    f->why = card->probe;
+    card->read = 1;
+    return 0;
+}
+
+/* Whether spec runs a benchmark on one card (p2p_bandwidth@24h alone is
+ * only a node canary). */
+static int has_card_members(const struct canary_spec *spec)
+{
+    for (int m = 0; m < spec->n_members; m++)
+        if (!spec->members[m]->all_devices)
+            return 1;
+    return 0;
+}
+
+/* One look at one card: decides each canary, queues at most one, and
+ * leaves in the card's facts that one is active, for the node's look. */
 static void look_at_card(struct canaries *c, int ci)
 {
-    const struct canary_card *card = &c->cards[ci];
-    struct store_card_queue queue;
-    struct canary_facts f = {0};
-    char why[CANARY_REASON_MAX], probe[CANARY_REASON_MAX];
-    int queued_one = 0;
+    struct canary_card *card = &c->cards[ci];
+    struct canary_facts f = card->facts;
+    char why[CANARY_REASON_MAX], device[16];
 
-    if (store_canary_card(c->cfg.runs->store, card->index, &queue) != STORE_OK)
-        return; /* the store logged it; the next look tries again */
-    probe[0] = '\0';
-    f.now_ms = time_now_unix_ms();
-    f.active = queue.canary;
-    f.queued = queue.queued;
-    f.running = queue.running > 0;
-    f.quiet = gpu_pool_quiet_since(c->cfg.runs->gpus, card->index, &f.quiet_since_ms, probe,
-                                   sizeof(probe));
-    f.why = probe;
+    snprintf(device, sizeof(device), "%d", card->index);
     for (int k = 0; k < c->cfg.n_specs; k++) {
         const struct canary_spec *spec = &c->specs[k];
         struct store_canary_run last;
@@ -110,15 +158,19 @@ static void look_at_card(struct canaries *c, int ci)
         enum canary_step step;
         int rc, began;
 
+        if (!has_card_members(spec))
+            continue;
         rc = store_canary_last(c->cfg.runs->store, card->uuid, c->members_json[k], &last);
-        if (rc != STORE_OK && rc != STORE_NOT_FOUND)
+        if (rc != STORE_OK && rc != STORE_NOT_FOUND) {
+            card->read = 0; /* the node's look waits for a whole one */
             return;
+        }
         f.last_ms = rc == STORE_OK ? last.created_ms : -1;
-        f.active = queue.canary || queued_one;
+        f.active = card->facts.active;
         step = canary_decide(&f, spec->period_s, c->cfg.idle_s, &defer, why, sizeof(why));
         if (step == CANARY_QUEUE) {
-            if (post_canary(c, card, spec, why, sizeof(why)) == 0) {
-                queued_one = 1;
+            if (post_canary(c, spec->name, device, 1, why, sizeof(why)) == 0) {
+                card->facts.active = 1;
             } else {
                 step = CANARY_DEFERRED;
                 defer = CANARY_DEFER_REFUSED;
@@ -132,6 +184,82 @@ static void look_at_card(struct canaries *c, int ci)
     }
 }
 
+/* A node canary's last run: the newest of its runs on any card of the
+ * node.  STORE_OK with last filled, STORE_NOT_FOUND, or a failure. */
+static int node_last(struct canaries *c, const struct node_canary *nc,
+                     struct store_canary_run *last)
+{
+    int found = STORE_NOT_FOUND;
+
+    for (int i = 0; i < c->n_cards; i++) {
+        struct store_canary_run one;
+        int rc = store_canary_last(c->cfg.runs->store, c->cards[i].uuid, nc->members_json, &one);
+
+        if (rc == STORE_NOT_FOUND)
+            continue;
+        if (rc != STORE_OK)
+            return rc;
+        if (found == STORE_NOT_FOUND || one.created_ms > last->created_ms)
+            *last = one;
+        found = STORE_OK;
+    }
+    return found;
+}
+
+/* One look at the node, after the cards': each node canary by the rule for
+ * every card at once; queues at most one, and none when a card could not
+ * be read. */
+static void look_at_node(struct canaries *c, int64_t now_ms)
+{
+    struct canary_node_facts f = {now_ms, -1, c->n_cards, c->all_facts, c->indexes};
+    char why[CANARY_REASON_MAX];
+
+    for (int i = 0; i < c->n_cards; i++) {
+        if (!c->cards[i].read)
+            return;
+        c->all_facts[i] = c->cards[i].facts;
+    }
+    for (int n = 0; n < c->n_node; n++) {
+        struct node_canary *nc = &c->node[n];
+        const struct canary_spec *spec = &c->specs[nc->spec];
+        struct store_canary_run last;
+        enum canary_defer defer;
+        enum canary_step step;
+        int rc, began;
+
+        rc = node_last(c, nc, &last);
+        if (rc != STORE_OK && rc != STORE_NOT_FOUND)
+            return;
+        f.last_ms = rc == STORE_OK ? last.created_ms : -1;
+        step = canary_decide_node(&f, spec->period_s, c->cfg.idle_s, &defer, why, sizeof(why));
+        if (step == CANARY_QUEUE) {
+            if (post_canary(c, nc->bench->name, "\"all\"", 0, why, sizeof(why)) == 0) {
+                c->all_facts[0].active = 1; /* one canary at a time on the node */
+            } else {
+                step = CANARY_DEFERRED;
+                defer = CANARY_DEFER_REFUSED;
+            }
+        }
+        pthread_mutex_lock(&c->lock);
+        began = canary_note(&nc->record, step, defer, why, now_ms);
+        pthread_mutex_unlock(&c->lock);
+        if (began)
+            log_info("canary %s on the node deferred: %s", nc->bench->name, why);
+    }
+}
+
+/* One look: every card's facts, their canaries, then the node's. */
+static void look(struct canaries *c)
+{
+    int64_t now_ms = time_now_unix_ms();
+
+    for (int i = 0; i < c->n_cards; i++)
+        if (read_card(c, &c->cards[i], now_ms) == 0)
+            look_at_card(c, i);
+    if (c->n_node > 0)
+        look_at_node(c, now_ms);
+}
+
 static void *canaries_main(void *arg)
 {
     struct canaries *c = arg;
@@ -141,8 +269,7 @@ static void *canaries_main(void *arg)
         struct timespec until;
 
         pthread_mutex_unlock(&c->lock);
-        for (int i = 0; i < c->n_cards; i++)
-            look_at_card(c, i);
+        look(c);
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_sec += CANARY_TICK_MS / 1000;
         pthread_mutex_lock(&c->lock);
@@ -153,17 +280,55 @@ static void *canaries_main(void *arg)
     return NULL;
 }
 
-/* The canary's benchmarks as a JSON array, for store_canary_last. */
+/* The benchmarks a card's canary runs (not those that hold every GPU) as
+ * a JSON array, for store_canary_last. */
 static int members_json(const struct canary_spec *spec, char *buf, size_t cap)
 {
     size_t used = (size_t)snprintf(buf, cap, "[");
+    int listed = 0;
 
     for (int m = 0; m < spec->n_members && used < cap; m++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s\"%s\"", m ? "," : "",
-                                 spec->members[m]->name);
+        if (!spec->members[m]->all_devices)
+            used += (size_t)snprintf(buf + used, cap - used, "%s\"%s\"", listed++ ? "," : "",
+                                     spec->members[m]->name);
     if (used < cap)
         used += (size_t)snprintf(buf + used, cap - used, "]");
     return used < cap ? 0 : -1;
+}
+
+/* The node canaries: each benchmark of a --canary that holds every GPU,
+ * on a node that has the GPUs it needs (none on a node of one).  0, or -1
+ * out of memory. */
+static int add_node_canaries(struct canaries *c)
+{
+    c->node = calloc((size_t)(c->cfg.n_specs * GB_SUITE_MAX_MEMBERS) + 1, sizeof(*c->node));
+    c->indexes = calloc((size_t)c->n_cards + 1, sizeof(*c->indexes));
+    c->all_facts = calloc((size_t)c->n_cards + 1, sizeof(*c->all_facts));
+    if (c->node == NULL || c->indexes == NULL || c->all_facts == NULL)
+        return -1;
+    for (int i = 0; i < c->n_cards; i++)
+        c->indexes[i] = c->cards[i].index;
+    for (int k = 0; k < c->cfg.n_specs; k++) {
+        for (int m = 0; m < c->specs[k].n_members; m++) {
+            const struct gb_benchmark *b = c->specs[k].members[m];
+            struct node_canary *nc = &c->node[c->n_node];
+
+            if (!b->all_devices || c->n_cards < 2 || c->n_cards < b->min_devices)
+                continue;
+            nc->spec = k;
+            nc->bench = b;
+            snprintf(nc->members_json, sizeof(nc->members_json), "[\"%s\"]", b->name);
+            c->n_node++;
+        }
+    }
+    return 0;
+}
+
+static void free_node_canaries(struct canaries *c)
+{
+    free(c->node);
+    free(c->indexes);
+    free(c->all_facts);
 }
 
 struct canaries *canaries_start(const struct canaries_config *cfg)
@@ -187,10 +352,15 @@ struct canaries *canaries_start(const struct canaries_config *cfg)
     if (stats == NULL || c->cards == NULL || c->records == NULL)
         goto fail;
     c->n_cards = gpu_pool_stats(cfg->runs->gpus, stats, n);
-    for (int i = 0; i < c->n_cards; i++)
-        c->cards[i] = (struct canary_card){stats[i].index, stats[i].uuid, stats[i].name};
+    for (int i = 0; i < c->n_cards; i++) {
+        c->cards[i].index = stats[i].index;
+        c->cards[i].uuid = stats[i].uuid;
+        c->cards[i].name = stats[i].name;
+    }
     free(stats);
     stats = NULL;
+    if (add_node_canaries(c) != 0)
+        goto fail;
     if (pthread_mutex_init(&c->lock, NULL) != 0)
         goto fail;
     if (pthread_cond_init(&c->wake, NULL) != 0) {
@@ -213,6 +383,7 @@ fail:
     if (c) {
         free(c->cards);
         free(c->records);
+        free_node_canaries(c);
     }
     free(c);
     return NULL;
@@ -233,6 +404,7 @@ void canaries_stop(struct canaries *c)
     pthread_mutex_destroy(&c->lock);
     free(c->cards);
     free(c->records);
+    free_node_canaries(c);
     free(c);
 }
 
@@ -271,26 +443,25 @@ static cJSON *describe_last(const struct store_canary_run *last)
     return o;
 }
 
-/* One canary on one card; rec is a copy taken under the lock. */
-static cJSON *describe_one(struct canaries *c, int ci, int k, const struct canary_record *rec,
-                           int64_t now_ms, int *store_rc)
+/* One canary: benchmark of period_s, its last run as rc (STORE_OK or
+ * STORE_NOT_FOUND, else *store_rc is set and it fails) said, rec a copy
+ * taken under the lock.  A NEW object, or NULL. */
+static cJSON *describe_canary(const char *benchmark, int64_t period_s, int rc,
+                              const struct store_canary_run *last,
+                              const struct canary_record *rec, int64_t now_ms, int *store_rc)
 {
-    const struct canary_spec *spec = &c->specs[k];
-    struct store_canary_run last;
     cJSON *o = cJSON_CreateObject(), *d;
     int64_t due;
-    int rc;
 
-    rc = store_canary_last(c->cfg.runs->store, c->cards[ci].uuid, c->members_json[k], &last);
     if (rc != STORE_OK && rc != STORE_NOT_FOUND) {
         *store_rc = rc;
         goto fail;
     }
-    due = canary_due_ms(rc == STORE_OK ? last.created_ms : -1, spec->period_s);
-    if (o == NULL || !cJSON_AddStringToObject(o, "benchmark", spec->name) ||
-        !cJSON_AddNumberToObject(o, "period_s", (double)spec->period_s) ||
+    due = canary_due_ms(rc == STORE_OK ? last->created_ms : -1, period_s);
+    if (o == NULL || !cJSON_AddStringToObject(o, "benchmark", benchmark) ||
+        !cJSON_AddNumberToObject(o, "period_s", (double)period_s) ||
         !cJSON_AddItemToObject(o, "last_run",
-                               rc == STORE_OK ? describe_last(&last) : cJSON_CreateNull()) ||
+                               rc == STORE_OK ? describe_last(last) : cJSON_CreateNull()) ||
         !cJSON_AddItemToObject(o, "next_due_at", time_or_null(due)) ||
         !cJSON_AddBoolToObject(o, "due", now_ms >= due) ||
         (d = cJSON_AddObjectToObject(o, "deferred")) == NULL ||
@@ -306,9 +477,38 @@ fail:
     return NULL;
 }
 
+/* One canary on one card; rec is a copy taken under the lock. */
+static cJSON *describe_one(struct canaries *c, int ci, int k, const struct canary_record *rec,
+                           int64_t now_ms, int *store_rc)
+{
+    struct store_canary_run last;
+    int rc = store_canary_last(c->cfg.runs->store, c->cards[ci].uuid, c->members_json[k], &last);
+
+    return describe_canary(c->specs[k].name, c->specs[k].period_s, rc, &last, rec, now_ms,
+                           store_rc);
+}
+
+/* The node canaries into list; recs are copies taken under the lock. */
+static int describe_node(struct canaries *c, cJSON *list, const struct canary_record *recs,
+                         int64_t now_ms, int *store_rc)
+{
+    for (int n = 0; n < c->n_node; n++) {
+        struct store_canary_run last;
+        int rc = node_last(c, &c->node[n], &last);
+        cJSON *one = describe_canary(c->node[n].bench->name, c->specs[c->node[n].spec].period_s,
+                                     rc, &last, &recs[n], now_ms, store_rc);
+
+        if (one == NULL || !cJSON_AddItemToArray(list, one)) {
+            cJSON_Delete(one);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 cJSON *canaries_describe(struct canaries *c, int *store_rc)
 {
-    cJSON *root = cJSON_CreateObject(), *list;
+    cJSON *root = cJSON_CreateObject(), *list, *node;
     struct canary_record *copy = NULL;
     const char *reason = NULL;
     size_t n_records = (size_t)(c->n_cards * c->cfg.n_specs);
@@ -316,7 +516,8 @@ cJSON *canaries_describe(struct canaries *c, int *store_rc)
 
     *store_rc = 0;
     if (root == NULL || !cJSON_AddNumberToObject(root, "idle_s", (double)c->cfg.idle_s) ||
-        (list = cJSON_AddArrayToObject(root, "cards")) == NULL)
+        (list = cJSON_AddArrayToObject(root, "cards")) == NULL ||
+        (node = cJSON_AddArrayToObject(root, "node")) == NULL)
         goto fail;
     if (c->n_cards == 0)
         reason = gpu_pool_reason(c->cfg.runs->gpus);
@@ -326,12 +527,14 @@ cJSON *canaries_describe(struct canaries *c, int *store_rc)
         goto fail;
     if (reason != NULL)
         return root;
-    copy = malloc(n_records * sizeof(*copy));
+    copy = malloc((n_records + (size_t)c->n_node + 1) * sizeof(*copy));
     if (copy == NULL)
         goto fail;
     /* A copy, so that no store read happens under the lock. */
     pthread_mutex_lock(&c->lock);
     memcpy(copy, c->records, n_records * sizeof(*copy));
+    for (int n = 0; n < c->n_node; n++)
+        copy[n_records + (size_t)n] = c->node[n].record;
     pthread_mutex_unlock(&c->lock);
     for (int i = 0; i < c->n_cards; i++) {
         cJSON *card = cJSON_CreateObject(), *canaries;
@@ -343,13 +546,19 @@ cJSON *canaries_describe(struct canaries *c, int *store_rc)
             (canaries = cJSON_AddArrayToObject(card, "canaries")) == NULL)
             goto fail;
         for (int k = 0; k < c->cfg.n_specs; k++) {
-            cJSON *one = describe_one(c, i, k, &copy[i * c->cfg.n_specs + k], now_ms, store_rc);
+            cJSON *one;
+
+            if (!has_card_members(&c->specs[k]))
+                continue;
+            one = describe_one(c, i, k, &copy[i * c->cfg.n_specs + k], now_ms, store_rc);
             if (one == NULL || !cJSON_AddItemToArray(canaries, one)) {
                 cJSON_Delete(one);
                 goto fail;
             }
         }
     }
+    if (describe_node(c, node, copy + n_records, now_ms, store_rc) != 0)
+        goto fail;
     free(copy);
     return root;
 

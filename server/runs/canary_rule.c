@@ -128,6 +128,32 @@ enum canary_step canary_decide(const struct canary_facts *f, int64_t period_s, i
     return CANARY_QUEUE;
 }
 
+enum canary_step canary_decide_node(const struct canary_node_facts *f, int64_t period_s,
+                                    int64_t idle_s, enum canary_defer *defer, char *why,
+                                    size_t cap)
+{
+    int64_t due = canary_due_ms(f->last_ms, period_s);
+    char card_why[CANARY_REASON_MAX];
+
+    *defer = CANARY_DEFER_NONE;
+    why[0] = '\0';
+    if (due >= 0 && f->now_ms < due)
+        return CANARY_NOT_DUE;
+    for (int i = 0; i < f->n_cards; i++) {
+        struct canary_facts card = f->cards[i];
+        enum canary_step step;
+
+        card.now_ms = f->now_ms;
+        card.last_ms = -1;
+        step = canary_decide(&card, period_s, idle_s, defer, card_why, sizeof(card_why));
+        if (step == CANARY_DEFERRED)
+            snprintf(why, cap, "GPU %d: %s", f->index[i], card_why);
+        if (step != CANARY_QUEUE)
+            return step;
+    }
+    return CANARY_QUEUE;
+}
+
 int canary_note(struct canary_record *r, enum canary_step step, enum canary_defer defer,
                 const char *why, int64_t now_ms)
 {

@@ -14,6 +14,11 @@
  *                it, it has no reading yet, or it has been quiet for less
  *                than --canary-idle
  *   queue        otherwise
+ *
+ * A benchmark that holds every GPU of the node (all_devices: p2p_bandwidth)
+ * is no card's: a card's canary leaves it out, and a node canary runs it,
+ * due by its newest run on any card of the node, queued only when the rule
+ * above says queue for every card (canary_decide_node).
  */
 #ifndef GPUBENCH_RUNS_CANARY_RULE_H
 #define GPUBENCH_RUNS_CANARY_RULE_H
@@ -88,6 +93,24 @@ int64_t canary_due_ms(int64_t last_ms, int64_t period_s);
  * otherwise *defer is CANARY_DEFER_NONE and why is "". */
 enum canary_step canary_decide(const struct canary_facts *f, int64_t period_s, int64_t idle_s,
                                enum canary_defer *defer, char *why, size_t cap);
+
+/* What the scheduler knows about the node, for one node canary. */
+struct canary_node_facts {
+    int64_t now_ms;
+    int64_t last_ms; /* its newest run on any card of the node; -1: never */
+    int n_cards;
+    const struct canary_facts *cards; /* each card's (their now_ms and last_ms unused) */
+    const int *index;                 /* each card's GPU index, for the sentence */
+};
+
+/* A node canary of period_s: not due as canary_decide says; else the rule
+ * for each card in turn, as though the canary were due there: active when
+ * a canary is queued or running on a card, deferred with the first card
+ * that waits ("GPU 1: card busy: pid 4242 python3 on the card"), queue
+ * only when every card says queue. */
+enum canary_step canary_decide_node(const struct canary_node_facts *f, int64_t period_s,
+                                    int64_t idle_s, enum canary_defer *defer, char *why,
+                                    size_t cap);
 
 /* The deferrals of one canary on one card (kept in memory: they start
  * again at 0 when the daemon restarts). */

@@ -37,6 +37,10 @@ struct run_request {
     const char *label; /* borrowed from body; NULL if none */
     int timeout_s;
     const cJSON *device; /* borrowed from body; NULL if none */
+    /* Set only by a card's canary (canaries.c), never by a body: leave out
+     * the benchmarks that hold every GPU, which a node canary runs when
+     * every card is quiet. */
+    int one_card;
 };
 
 /* The one strict reading of JSON text (POST /runs, every JSON body, each

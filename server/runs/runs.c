@@ -111,12 +111,15 @@ static enum runs_rc check_memory(const struct run_request *rr, const struct gpu_
     return RUNS_OK;
 }
 
-/* "" when the node has the GPUs b needs, else why not, into why. */
-static void too_few_gpus(const struct gb_benchmark *b, int gpus, char *why, size_t cap)
+/* "" when rr can run b on this node of gpus GPUs, else why not, into why. */
+static void not_here(const struct run_request *rr, const struct gb_benchmark *b, int gpus,
+                     char *why, size_t cap)
 {
     why[0] = '\0';
     if (b->min_devices > 1 && gpus < b->min_devices)
         snprintf(why, cap, "needs %d GPUs; this node has %d", b->min_devices, gpus);
+    else if (rr->one_card && b->all_devices)
+        snprintf(why, cap, "needs every GPU: a node canary runs it when every card is quiet");
 }
 
 /* The index in refs of the lowest GPU index. */
@@ -162,7 +165,7 @@ enum runs_rc runs_accept(struct runs *runs, const struct run_request *rr, struct
     /* A benchmark alone is refused; a suite leaves it out and says so. */
     for (int p = 0; p < rr->n_parts; p++) {
         const struct gb_benchmark *b = rr->parts[p].bench;
-        too_few_gpus(b, gpu_pool_count(runs->gpus), text, sizeof(text));
+        not_here(rr, b, gpu_pool_count(runs->gpus), text, sizeof(text));
         if (text[0] && rr->suite == NULL)
             return fail(err, RUNS_TOO_FEW_GPUS, 0, "benchmark", "%s %s", b->name, text);
         if (text[0]) {

@@ -2,7 +2,9 @@
 /canaries): a quiet card gets its canary, labelled canary, once a period
 (across a restart too); a busy card defers it, saying why, then runs it
 once quiet; a person's run goes before a canary; mistakes in the options
-are refused at start; without a GPU /canaries says why.  The worker's test
+are refused at start; without a GPU /canaries says why.  On a node of two
+GPUs the cards' health canaries leave out p2p_bandwidth, which holds every
+GPU: a node canary runs it once a period, only once every card is quiet.  The worker's test
 double answers the watch probe from its control word (busy: pid 4242
 python3; anything else: an idle card)."""
 import os
@@ -129,6 +131,67 @@ class CanaryTest(unittest.TestCase):
         self.assertEqual(body["cards"], [])
         self.assertEqual(body["reason"], "no --canary given")
         self.assertEqual(body["idle_s"], 600)
+
+
+HEALTH = ["--watch-interval", "1", "--canary", "health@24h", "--canary-idle", "2s"]
+
+
+def node_deferral(d):
+    n = d.get("/canaries").json()["node"]
+    return n if n and "card busy" in (n[0]["deferred"]["reason"] or "") else None
+
+
+def all_done(d):
+    body = d.get("/canaries").json()
+    lasts = [c["canaries"][0]["last_run"] for c in body["cards"]] + \
+        [n["last_run"] for n in body["node"]]
+    return body if all(last and last["outcome"] == "done" for last in lasts) else None
+
+
+class NodeCanaryTest(unittest.TestCase):
+    def tearDown(self):
+        self.d.stop()
+
+    def test_p2p_runs_once_for_the_node_after_every_card_is_quiet(self):
+        self.d = Daemon(gpus=2, args=HEALTH)
+        self.d.set_mode("busy")  # the control word is every card's
+        self.d.start()
+        node = wait_for(lambda: node_deferral(self.d), 30, "the node canary deferred")
+        self.assertEqual(len(node), 1, node)
+        self.assertEqual(node[0]["benchmark"], "p2p_bandwidth")
+        self.assertEqual(node[0]["period_s"], 86400)
+        self.assertRegex(node[0]["deferred"]["reason"],
+                         r"^GPU [01]: card busy: pid 4242 python3 on the card$")
+        self.assertIs(node[0]["due"], True)
+        self.assertIsNone(node[0]["last_run"])
+        self.assertEqual(canary_runs(self.d), [])
+        self.d.set_mode("normal")
+        body = wait_for(lambda: all_done(self.d), 60, "every canary ran once quiet")
+        runs = canary_runs(self.d)
+        p2p = [r for r in runs if r["benchmark"] == "p2p_bandwidth"]
+        self.assertEqual(len(p2p), 1, [(r["benchmark"], r["device"]["index"]) for r in runs])
+        self.assertEqual(body["node"][0]["last_run"]["id"], p2p[0]["id"])
+        # Each card's health batch ran on its card without p2p, and the
+        # node's p2p was queued only after both had ended.
+        for card in body["cards"]:
+            last = card["canaries"][0]["last_run"]
+            batch = self.d.get("/runs?batch=" + last["batch"]).json()["runs"]
+            self.assertTrue(batch)
+            self.assertNotIn("p2p_bandwidth", [r["benchmark"] for r in batch])
+            self.assertEqual({r["device"]["index"] for r in batch}, {card["index"]})
+            self.assertGreaterEqual(parse_time(p2p[0]["created_at"]),
+                                    parse_time(last["finished_at"]))
+        # Quiet long past --canary-idle, across a restart: no second p2p.
+        self.d.stop()
+        self.d.start()
+        time.sleep(5)
+        self.assertEqual([r["id"] for r in canary_runs(self.d)
+                          if r["benchmark"] == "p2p_bandwidth"], [p2p[0]["id"]])
+        self.assertIs(self.d.get("/canaries").json()["node"][0]["due"], False)
+
+    def test_one_gpu_has_no_node_canary(self):
+        self.d = Daemon(args=HEALTH).start()
+        self.assertEqual(self.d.get("/canaries").json()["node"], [])
 
 
 class CanaryOptionsTest(unittest.TestCase):

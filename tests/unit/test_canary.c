@@ -2,7 +2,8 @@
  * test_canary.c - the checks on idle cards' rule (server/runs/canary_rule.c)
  * and the durations they are written in (server/core/duration.c): parsing
  * --canary, when a canary is due, each reason it waits, one canary per
- * card, and how deferrals are counted.
+ * card, the node canary that waits for every card, and how deferrals are
+ * counted.
  */
 #include "canary_rule.h"
 #include "duration.h"
@@ -181,6 +182,48 @@ static int test_quiet_long_enough(void)
     return 0;
 }
 
+static int test_node_waits_for_every_card(void)
+{
+    struct canary_facts cards[2] = {idle_card(), idle_card()};
+    const int index[2] = {0, 1};
+    struct canary_node_facts f = {cards[0].now_ms, -1, 2, cards, index};
+    enum canary_defer defer;
+    char why[CANARY_REASON_MAX];
+
+    /* Each card's own canary ran a minute ago: the node's is still due. */
+    cards[0].last_ms = cards[1].last_ms = f.now_ms - MIN_MS;
+    ASSERT_EQ(canary_decide_node(&f, 24 * HOUR_S, 600, &defer, why, sizeof(why)), CANARY_QUEUE);
+    /* One busy card defers it, naming the card. */
+    cards[1].quiet = 0;
+    cards[1].why = "pid 4242 python3 on the card";
+    ASSERT_EQ(canary_decide_node(&f, 24 * HOUR_S, 600, &defer, why, sizeof(why)),
+              CANARY_DEFERRED);
+    ASSERT_EQ(defer, CANARY_DEFER_BUSY);
+    ASSERT_STR_EQ(why, "GPU 1: card busy: pid 4242 python3 on the card");
+    cards[1].quiet = 1;
+    cards[1].quiet_since_ms = f.now_ms - 3 * MIN_MS;
+    ASSERT_EQ(canary_decide_node(&f, 24 * HOUR_S, 600, &defer, why, sizeof(why)),
+              CANARY_DEFERRED);
+    ASSERT_STR_EQ(why, "GPU 1: card quiet for 3m of 10m");
+    /* A run queued on another card. */
+    cards[1].quiet_since_ms = f.now_ms - 60 * MIN_MS;
+    cards[0].queued = 1;
+    ASSERT_EQ(canary_decide_node(&f, 24 * HOUR_S, 600, &defer, why, sizeof(why)),
+              CANARY_DEFERRED);
+    ASSERT_STR_EQ(why, "GPU 0: user runs queued (1)");
+    /* A canary on any card, its own included: wait, counting no deferral. */
+    cards[0].queued = 0;
+    cards[1].active = 1;
+    ASSERT_EQ(canary_decide_node(&f, 24 * HOUR_S, 600, &defer, why, sizeof(why)),
+              CANARY_ACTIVE);
+    ASSERT_EQ(defer, CANARY_DEFER_NONE);
+    /* Its own newest run on the node decides when it is due, busy or not. */
+    f.last_ms = f.now_ms - HOUR_S * 1000LL;
+    ASSERT_EQ(canary_decide_node(&f, 24 * HOUR_S, 600, &defer, why, sizeof(why)),
+              CANARY_NOT_DUE);
+    return 0;
+}
+
 static int test_deferrals_counted_once_each(void)
 {
     struct canary_record r = {0};
@@ -204,4 +247,5 @@ TEST_MAIN({"durations", test_durations}, {"--canary parsed", test_spec_parse},
           {"one canary per card", test_one_canary_per_card},
           {"user runs first", test_user_runs_first},
           {"quiet long enough", test_quiet_long_enough},
+          {"the node waits for every card", test_node_waits_for_every_card},
           {"deferrals counted once each", test_deferrals_counted_once_each})
