@@ -8,6 +8,8 @@
 # node (exit status, first line, --textfile).  Meanwhile
 # `gpubench-worker watch` records two minutes of what the card reports
 # through NVML between runs (the stand-in NVML's fixture).
+# On a node of several GPUs only GPU 0 is kept busy: the others' canaries
+# run after --canary-idle, the node's p2p canary once GPU 0 is quiet too.
 # Run from the repository root on the lent machine; LIBS is a folder of
 # shared libraries for gpubenchd, the worker and the client only.  Writes
 # at most 8 files to $OUT; prints a summary last.  It changes no setting of
@@ -53,14 +55,16 @@ while kill -0 "$load_pid" 2>/dev/null; do
 done
 say "load ended after $(( $(date +%s) - t0 )) s of daemon time"
 curl -s "$base/canaries" >"$dir/canaries_after_load.json"
-# Then: quiet for $idle, the canary's health suite, to its end.
+# Then: quiet for $idle, every card's canary (and on a node of several
+# GPUs the node's p2p canary, once every card is quiet) to its end.
 for _ in $(seq 1 480); do
-    n=$(curl -s "$base/runs?label=canary&limit=100" | python3 -c '
+    curl -s "$base/canaries" | python3 -c '
 import json, sys
-runs = json.load(sys.stdin)["runs"]
-print(len(runs), sum(r["status"] in ("queued", "running") for r in runs))')
-    set -- $n
-    [ "${1:-0}" -gt 0 ] && [ "${2:-1}" = 0 ] && break
+c = json.load(sys.stdin)
+entries = [k for card in c["cards"] for k in card["canaries"]] + c.get("node", [])
+ended = all(k["last_run"] and k["last_run"]["outcome"] not in ("queued", "running")
+            for k in entries)
+sys.exit(0 if entries and ended else 1)' && break
     sleep 1
 done
 say "canary suite ended $(( $(date +%s) - t0 )) s after the daemon started"
@@ -87,11 +91,12 @@ for c in seen:
         for k in card.get("canaries", []):
             print("while loaded: GPU %s %s deferred %s: %s" % (card.get("index"), k.get("benchmark"),
                   (k.get("deferred") or {}).get("count"), (k.get("deferred") or {}).get("reason")))
-print("canaries at the end:", open(os.path.join(d, "canaries_end.json")).read()[:1500])
+print("canaries at the end:", open(os.path.join(d, "canaries_end.json")).read()[:2500])
 runs = [json.loads(l) for l in open(os.path.join(out, "canary_runs.ndjson")) if l.strip()]
 for r in sorted(runs, key=lambda r: r.get("started_at") or ""):
     v = r.get("validity") or {}
-    print("%-15s %-9s label=%s valid=%s" % (r["benchmark"], r["status"], r.get("label"), v.get("valid")))
+    print("GPU %s %-15s %-9s %s label=%s valid=%s" % (r["device"]["index"], r["benchmark"], r["status"],
+          (r.get("started_at") or "")[11:19], r.get("label"), v.get("valid")))
     for c in r.get("checks") or []:
         print("   %-22s %9.2f %-8s floor %9s pass=%s" % (c["row"], c["value"], c["unit"],
               "%.2f" % c["floor"] if c.get("floor") is not None else "none", c["pass"]))
