@@ -80,13 +80,14 @@ int store_canary_last(struct store *s, const char *device_uuid, const char *benc
 
     memset(last, 0, sizeof(*last));
     store_query_begin(&q, store_reader(s), "read a canary's last run");
+    /* clang-format off */
     if (store_query_prepare(&q, "SELECT id, batch_id, created_at, "
-                                "CAST(round((julianday(created_at) - 2440587.5) * 86400000.0) "
-                                "AS INTEGER) FROM runs "
+                                STORE_UNIX_MS("created_at") " FROM runs "
                                 "WHERE label IS '" STORE_CANARY_LABEL "' AND device_uuid = ?1 "
                                 "AND benchmark IN (SELECT value FROM json_each(?2)) "
                                 "ORDER BY created_at DESC, rowid DESC LIMIT 1") != STORE_OK)
         goto done;
+    /* clang-format on */
     store_bind_text(&q, 1, device_uuid);
     store_bind_text(&q, 2, benchmarks_json);
     if ((rc = store_query_one(&q)) != STORE_OK)

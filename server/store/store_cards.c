@@ -119,16 +119,17 @@ int store_card_name(struct store *s, const char *uuid, char **name)
  * in bench/check) are not walked. */
 int store_card_health(struct store *s, const char *uuid, const char *members, cJSON **runs)
 {
+    /* clang-format off */
     return read_objects(s, "read a card's health runs",
                         "SELECT id, benchmark, host, device_index AS \"index\", "
                         "device_name AS name, "
-                        "finished_at, "
-                        "CAST(round((julianday(finished_at) - 2440587.5) * 86400000) AS INTEGER) "
-                        "AS finished_ms, checks AS checks_json FROM runs WHERE id IN "
+                        "finished_at, " STORE_UNIX_MS("finished_at") " AS finished_ms, "
+                        "checks AS checks_json FROM runs WHERE id IN "
                         "(SELECT max(run_id) FROM fleet_latest WHERE device_uuid = ?1 "
                         "AND benchmark IN (SELECT value FROM json_each(?2)) "
                         "GROUP BY benchmark) ORDER BY id DESC",
                         uuid, members, runs);
+    /* clang-format on */
 }
 
 int store_card_floor_alerts(struct store *s, const char *uuid, cJSON **alerts)

@@ -31,20 +31,20 @@ enum {
  * (or the count is not known): the card's state reads them only for a
  * failed one's line (card_state_judge), and a hub's whole coverage parsed
  * every passing run's checks for nothing (bench/RESULTS.md). */
+/* clang-format off */
 #define COVERAGE_SQL(WHERE_HOST)                                                              \
     "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "        \
-    "CAST(round((julianday(v.finished_at) - 2440587.5) * 86400000.0) AS INTEGER), "           \
-    "CASE WHEN coalesce(v.checks_failed, 1) > 0 THEN v.checks END, v.checks_failed "          \
+    STORE_UNIX_MS("v.finished_at")                                                            \
+    ", CASE WHEN coalesce(v.checks_failed, 1) > 0 THEN v.checks END, v.checks_failed "        \
     "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "                                   \
     "LEFT JOIN runs v ON v.id = (SELECT max(f.run_id) FROM fleet_latest f "                   \
     "WHERE f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark) " \
     "WHERE l.device_uuid <> '' " WHERE_HOST                                                   \
     "ORDER BY l.host, c.device_index, l.device_uuid, l.benchmark"
+/* clang-format on */
 
 int store_coverage_cells(struct store *s, const char *host, cJSON **out)
 {
-    /* julianday() reads the stored RFC 3339 text (with its 'Z' and
-     * milliseconds); 2440587.5 is the Unix epoch as a Julian day. */
     static const char every_host[] = COVERAGE_SQL("");
     static const char one_host[] = COVERAGE_SQL("AND l.host = ?1 ");
     struct store_query q;

@@ -154,6 +154,10 @@ enum {
 #define STORE_QUEUE_RANK(t) "(" t ".label IS '" STORE_CANARY_LABEL "'), " t ".rowid"
 /* Run a is taken no later than run b (a queue position counts these). */
 #define STORE_QUEUE_NOT_AFTER(a, b) "(" STORE_QUEUE_RANK(a) ") <= (" STORE_QUEUE_RANK(b) ")"
+/* A stored RFC 3339 time (column or expression c, with its 'Z' and
+ * milliseconds) as Unix milliseconds, in SQL: julianday() reads the text;
+ * 2440587.5 is the Unix epoch as a Julian day. */
+#define STORE_UNIX_MS(c) "CAST(round((julianday(" c ") - 2440587.5) * 86400000.0) AS INTEGER)"
 
 /* Takes c's lock; no statement yet.  Always ended with store_query_end. */
 void store_query_begin(struct store_query *q, struct conn *c, const char *what);
