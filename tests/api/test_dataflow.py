@@ -274,8 +274,10 @@ class FleetPullTest(unittest.TestCase):
             got = b.get("/runs/" + runs[-1]["id"]).json()
             self.assertEqual(got["results"], a.get("/runs/" + runs[-1]["id"]).json()["results"])
             self.assertEqual(len(got["results"]["rows"][63]["samples"]), 1000)
-            peer = b.get("/peers").json()["peers"][0]
-            self.assertEqual(peer["runs_pulled"], 20)
+            # The runs are committed before the pull's counters move.
+            peer = wait_for(lambda: (lambda p: p["runs_pulled"] == 20 and p)(
+                b.get("/peers").json()["peers"][0]), timeout=10,
+                what="GET /peers to count the 20 runs")
             self.assertIsNone(peer["last_error"])
         finally:
             for d in (b, a):

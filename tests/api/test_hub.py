@@ -304,7 +304,10 @@ class StreamTest(unittest.TestCase):
             else:
                 self.assertLess(grew_mb, 48,
                                 "the hub grew by %.0f MB for a 58 MB page" % grew_mb)
-            self.assertEqual(peers(hub)["peers"][0]["runs_pulled"], 200)
+            # The runs are committed before the pull's counters move: wait
+            # for the counters rather than read them in that gap.
+            wait_for(lambda: peers(hub)["peers"][0]["runs_pulled"] == 200, timeout=10,
+                     what="GET /peers to count the 200 runs")
             self.assertEqual(peers(hub)["peers"][0]["newest_run"]["id"], run_id(200))
         finally:
             self.assertEqual(hub.stop(), 0)
