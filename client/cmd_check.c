@@ -25,6 +25,7 @@
  */
 #include "cli.h"
 #include "duration.h"
+#include "expect.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,9 +60,9 @@ static int card_status(const cJSON *card)
 {
     const char *state = cli_json_text(card, "state", NULL);
 
-    if (state && strcmp(state, "degraded") == 0)
+    if (state && strcmp(state, gb_card_state_names[GB_CARD_DEGRADED]) == 0)
         return CLI_FAILED;
-    if (state == NULL || strcmp(state, "healthy") != 0 ||
+    if (state == NULL || strcmp(state, gb_card_state_names[GB_CARD_HEALTHY]) != 0 ||
         cli_json_text(card, "coverage_reason", NULL) != NULL)
         return CLI_INCONCLUSIVE;
     return CLI_OK;
@@ -119,7 +120,6 @@ static void gauge(FILE *f, const char *name, const char *help)
 /* Writes the node's gauges into f. */
 static void textfile_body(FILE *f, const char *host, int rc, const cJSON *cards)
 {
-    static const char *const states[] = {"healthy", "degraded", "unknown"};
     const cJSON *card;
 
     gauge(f, "gpubench_node_healthy",
@@ -142,7 +142,7 @@ static void textfile_body(FILE *f, const char *host, int rc, const cJSON *cards)
     cJSON_ArrayForEach(card, cards) {
         const cJSON *index = cJSON_GetObjectItem(card, "index");
         const char *state = cli_json_text(card, "state", NULL);
-        for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+        for (int i = 0; i < GB_CARD_STATES; i++) {
             fputs("gpubench_check_card_state{host=\"", f);
             label(f, cli_json_text(card, "host", NULL));
             fputs("\",uuid=\"", f);
@@ -151,8 +151,8 @@ static void textfile_body(FILE *f, const char *host, int rc, const cJSON *cards)
                 fprintf(f, "\",gpu=\"%d", index->valueint);
             else
                 fputs("\",gpu=\"", f);
-            fprintf(f, "\",state=\"%s\"} %d\n", states[i],
-                    state && strcmp(state, states[i]) == 0);
+            fprintf(f, "\",state=\"%s\"} %d\n", gb_card_state_names[i],
+                    state && strcmp(state, gb_card_state_names[i]) == 0);
         }
     }
 }

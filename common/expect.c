@@ -123,6 +123,12 @@ static const struct gb_card_model models[] = {
     {"L40S", {"NVIDIA L40S", NULL}, l40s_floors, N(l40s_floors)},
 };
 
+const char *const gb_card_state_names[GB_CARD_STATES] = {
+    [GB_CARD_HEALTHY] = "healthy",
+    [GB_CARD_DEGRADED] = "degraded",
+    [GB_CARD_UNKNOWN] = "unknown",
+};
+
 const struct gb_card_model *gb_expect_model(const char *device_name)
 {
     if (device_name == NULL)

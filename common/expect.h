@@ -84,6 +84,17 @@ cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON 
 /* How many checks of a gb_checks_judge array did not pass (-1 for NULL). */
 int gb_checks_failed(const cJSON *checks);
 
+/* A card's state (GET /cards, /coverage, `gpubench check`), as the
+ * daemon's judge (server/judge/card_state.c) gives it; every list of the
+ * states (/metrics, the check's textfile) walks gb_card_state_names. */
+enum gb_card_state {
+    GB_CARD_HEALTHY,  /* no fault, a valid health run within the window */
+    GB_CARD_DEGRADED, /* a confirmed missed floor or a critical card event */
+    GB_CARD_UNKNOWN,  /* no valid health run within the window */
+    GB_CARD_STATES,
+};
+extern const char *const gb_card_state_names[GB_CARD_STATES];
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include "app.h"
 #include "compare.h"
 #include "dynbuf.h"
+#include "expect.h"
 #include "fleet.h"
 #include "shift.h"
 #include "gpu_pool.h"
@@ -466,7 +467,6 @@ static void coverage_card_labels(struct dynbuf *b, const cJSON *card)
  * error. */
 static int coverage_metrics(struct http_request *req, struct dynbuf *b)
 {
-    static const char *const card_states[] = {"healthy", "degraded", "unknown"};
     int rc;
     cJSON *cov = coverage_read(req->app, NULL, COVERAGE_MAX_AGE_DEFAULT_S, &rc);
     const cJSON *card, *cell;
@@ -490,11 +490,11 @@ static int coverage_metrics(struct http_request *req, struct dynbuf *b)
          "1 for each card's state (healthy, degraded, unknown), 0 for the others.");
     cJSON_ArrayForEach(card, cJSON_GetObjectItem(cov, "cards")) {
         const char *state = cJSON_GetStringValue(cJSON_GetObjectItem(card, "state"));
-        for (size_t i = 0; i < sizeof(card_states) / sizeof(card_states[0]); i++) {
+        for (int i = 0; i < GB_CARD_STATES; i++) {
             add_text(b, "gpubench_card_state");
             coverage_card_labels(b, card);
-            dynbuf_printf(b, ",state=\"%s\"} %d\n", card_states[i],
-                          state && strcmp(state, card_states[i]) == 0);
+            dynbuf_printf(b, ",state=\"%s\"} %d\n", gb_card_state_names[i],
+                          state && strcmp(state, gb_card_state_names[i]) == 0);
         }
     }
     help(b, "gpubench_coverage_cells", "gauge",

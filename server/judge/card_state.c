@@ -5,6 +5,7 @@
  */
 #include "card_state.h"
 
+#include "expect.h"
 #include "shift.h"
 
 #include <stdio.h>
@@ -120,23 +121,23 @@ cJSON *card_state_judge(const cJSON *health_runs, const cJSON *faults, int64_t n
     }
     newest_at = newest ? str_of(newest, "finished_at") : NULL;
     if ((fault = newest_fault(faults, &nfaults)) != NULL) {
-        state = "degraded";
+        state = gb_card_state_names[GB_CARD_DEGRADED];
         const char *msg = str_of(fault, "message");
         snprintf(reason, sizeof(reason), "%s%s", msg ? msg : "a fault",
                  nfaults > 1 ? " (and more: see its alerts and events)" : "");
     } else if (newest == NULL) {
-        state = "unknown";
+        state = gb_card_state_names[GB_CARD_UNKNOWN];
         snprintf(reason, sizeof(reason), "no valid health run");
     } else if (now_ms - (int64_t)num_of(newest, "finished_ms") > max_age_ms) {
-        state = "unknown";
+        state = gb_card_state_names[GB_CARD_UNKNOWN];
         snprintf(reason, sizeof(reason),
                  "no valid health run within %.4gh (the newest ended %s)",
                  (double)max_age_ms / 3600000.0, newest_at ? newest_at : "?");
     } else if (pending[0]) {
-        state = "healthy";
+        state = gb_card_state_names[GB_CARD_HEALTHY];
         snprintf(reason, sizeof(reason), "%s, once: a rerun confirms it or clears it", pending);
     } else {
-        state = "healthy";
+        state = gb_card_state_names[GB_CARD_HEALTHY];
         snprintf(reason, sizeof(reason), "its valid health runs within %.4gh met every floor",
                  (double)max_age_ms / 3600000.0);
     }
