@@ -296,6 +296,20 @@ static int members_json(const struct canary_spec *spec, char *buf, size_t cap)
     return used < cap ? 0 : -1;
 }
 
+/* The GPUs benchmark b needs to run as a node canary: every GPU, and at
+ * least two (a peer benchmark) or its own minimum. */
+static int node_gpus_needed(const struct gb_benchmark *b)
+{
+    return b->min_devices > 2 ? b->min_devices : 2;
+}
+
+/* Whether a --canary's member b is left out on this node: it holds every
+ * GPU and the node has too few for it. */
+static int left_out_here(const struct canaries *c, const struct gb_benchmark *b)
+{
+    return b->all_devices && c->n_cards < node_gpus_needed(b);
+}
+
 /* The node canaries: each benchmark of a --canary that holds every GPU,
  * on a node that has the GPUs it needs (none on a node of one).  0, or -1
  * out of memory. */
@@ -313,7 +327,7 @@ static int add_node_canaries(struct canaries *c)
             const struct gb_benchmark *b = c->specs[k].members[m];
             struct node_canary *nc = &c->node[c->n_node];
 
-            if (!b->all_devices || c->n_cards < 2 || c->n_cards < b->min_devices)
+            if (!b->all_devices || left_out_here(c, b))
                 continue;
             nc->spec = k;
             nc->bench = b;
@@ -322,6 +336,20 @@ static int add_node_canaries(struct canaries *c)
         }
     }
     return 0;
+}
+
+/* Says at start which members of the --canary list never run here, so a
+ * node of one GPU that shares its options with the rest of a fleet is not
+ * silently unchecked (GET /canaries' left_out says it again). */
+static void log_left_out(const struct canaries *c)
+{
+    for (int k = 0; k < c->cfg.n_specs; k++)
+        for (int m = 0; m < c->specs[k].n_members; m++) {
+            const struct gb_benchmark *b = c->specs[k].members[m];
+            if (c->n_cards > 0 && left_out_here(c, b))
+                log_warn("canary %s: %s is left out: it needs %d GPUs; this node has %d",
+                         c->specs[k].name, b->name, node_gpus_needed(b), c->n_cards);
+        }
 }
 
 static void free_node_canaries(struct canaries *c)
@@ -361,6 +389,7 @@ struct canaries *canaries_start(const struct canaries_config *cfg)
     stats = NULL;
     if (add_node_canaries(c) != 0)
         goto fail;
+    log_left_out(c);
     if (pthread_mutex_init(&c->lock, NULL) != 0)
         goto fail;
     if (pthread_cond_init(&c->wake, NULL) != 0) {
@@ -506,9 +535,38 @@ static int describe_node(struct canaries *c, cJSON *list, const struct canary_re
     return 0;
 }
 
+/* The members of the --canary list that never run on this node, into
+ * list: [{"canary", "benchmark", "reason"}].  0, or -1 out of memory. */
+static int describe_left_out(const struct canaries *c, cJSON *list)
+{
+    for (int k = 0; k < c->cfg.n_specs; k++)
+        for (int m = 0; m < c->specs[k].n_members; m++) {
+            const struct gb_benchmark *b = c->specs[k].members[m];
+            char why[96];
+            cJSON *o;
+
+            if (!left_out_here(c, b))
+                continue;
+            snprintf(why, sizeof(why), "needs %d GPUs; this node has %d", node_gpus_needed(b),
+                     c->n_cards);
+            if ((o = cJSON_CreateObject()) == NULL)
+                return -1;
+            if (!cJSON_AddItemToArray(list, o)) {
+                cJSON_Delete(o);
+                return -1;
+            }
+            /* o is list's now */
+            if (!cJSON_AddStringToObject(o, "canary", c->specs[k].name) ||
+                !cJSON_AddStringToObject(o, "benchmark", b->name) ||
+                !cJSON_AddStringToObject(o, "reason", why))
+                return -1;
+        }
+    return 0;
+}
+
 cJSON *canaries_describe(struct canaries *c, int *store_rc)
 {
-    cJSON *root = cJSON_CreateObject(), *list, *node;
+    cJSON *root = cJSON_CreateObject(), *list, *node, *left;
     struct canary_record *copy = NULL;
     const char *reason = NULL;
     size_t n_records = (size_t)(c->n_cards * c->cfg.n_specs);
@@ -517,7 +575,10 @@ cJSON *canaries_describe(struct canaries *c, int *store_rc)
     *store_rc = 0;
     if (root == NULL || !cJSON_AddNumberToObject(root, "idle_s", (double)c->cfg.idle_s) ||
         (list = cJSON_AddArrayToObject(root, "cards")) == NULL ||
-        (node = cJSON_AddArrayToObject(root, "node")) == NULL)
+        (node = cJSON_AddArrayToObject(root, "node")) == NULL ||
+        (left = cJSON_AddArrayToObject(root, "left_out")) == NULL)
+        goto fail;
+    if (c->n_cards > 0 && describe_left_out(c, left) != 0)
         goto fail;
     if (c->n_cards == 0)
         reason = gpu_pool_reason(c->cfg.runs->gpus);

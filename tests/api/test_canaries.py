@@ -189,9 +189,29 @@ class NodeCanaryTest(unittest.TestCase):
                           if r["benchmark"] == "p2p_bandwidth"], [p2p[0]["id"]])
         self.assertIs(self.d.get("/canaries").json()["node"][0]["due"], False)
 
-    def test_one_gpu_has_no_node_canary(self):
+    def test_one_gpu_has_no_node_canary_and_says_what_it_leaves_out(self):
         self.d = Daemon(args=HEALTH).start()
-        self.assertEqual(self.d.get("/canaries").json()["node"], [])
+        body = self.d.get("/canaries").json()
+        self.assertEqual(body["node"], [])
+        self.assertEqual(body["left_out"], [
+            {"canary": "health", "benchmark": "p2p_bandwidth",
+             "reason": "needs 2 GPUs; this node has 1"}])
+        # the card's own health canary is still there, without p2p
+        self.assertEqual([k["benchmark"] for k in body["cards"][0]["canaries"]], ["health"])
+        self.assertIn("canary health: p2p_bandwidth is left out: it needs 2 GPUs; "
+                      "this node has 1", self.d.read_log())
+
+    def test_a_p2p_canary_on_one_gpu_is_not_silently_dropped(self):
+        self.d = Daemon(args=["--canary", "p2p_bandwidth@7d"]).start()
+        body = self.d.get("/canaries").json()
+        self.assertEqual((body["node"], body["cards"][0]["canaries"]), ([], []))
+        self.assertEqual(body["left_out"], [
+            {"canary": "p2p_bandwidth", "benchmark": "p2p_bandwidth",
+             "reason": "needs 2 GPUs; this node has 1"}])
+
+    def test_two_gpus_leave_nothing_out(self):
+        self.d = Daemon(gpus=2, args=HEALTH).start()
+        self.assertEqual(self.d.get("/canaries").json()["left_out"], [])
 
 
 class CanaryOptionsTest(unittest.TestCase):
