@@ -141,7 +141,8 @@ int store_card_floor_alerts(struct store *s, const char *uuid, cJSON **alerts)
                         "WHERE r.id = coalesce(a.confirm_run_id, a.run_id) "
                         "AND json_extract(c.value, '$.row') = json_extract(a.row_key, '$')) "
                         "AS check_json FROM alerts a WHERE a.device_uuid = ?1 "
-                        "AND a.kind = 'floor' AND a.state = 'confirmed' ORDER BY a.id DESC",
+                        "AND a.kind = 'floor' AND a.state IN ('confirmed', 'acknowledged') "
+                        "AND a.confirmed_at IS NOT NULL ORDER BY a.id DESC",
                         uuid, NULL, alerts);
 }
 

@@ -26,7 +26,9 @@ int store_card_name(struct store *s, const char *uuid, char **name);
  * ms), "checks" (array or null)}, newest first. */
 int store_card_health(struct store *s, const char *uuid, const char *members, cJSON **runs);
 
-/* Card uuid's confirmed floor alerts (alerts.h): a NEW array of {"id",
+/* Card uuid's open floor alerts that were confirmed (alerts.h), whether
+ * acknowledged since or not: acknowledging says a person has seen it, and
+ * only a run that meets the floor again clears it.  A NEW array of {"id",
  * "benchmark", "row", "at" (confirmed_at), "check" (the check of that row
  * in the run that confirmed it, or found it where none had to; null when
  * gone)}. */

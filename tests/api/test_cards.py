@@ -137,6 +137,21 @@ class DegradedCardTest(unittest.TestCase):
         self.assertIn(alerts[0]["id"], [a["id"] for a in card["alerts"]])
         listed = [c for c in self.d.get("/cards").json()["cards"] if c["uuid"] == uuid]
         self.assertEqual(listed[0]["state"], "degraded")
+        # Acknowledging says a person has seen it, not that the card is
+        # fast again: it stays degraded (a drained node stays drained).
+        ack = self.d.post("/alerts/%d/ack" % alerts[0]["id"], {"reason": "RMA filed"})
+        self.assertEqual(ack.status, 200, ack.body)
+        card = card_of(self.d, uuid)
+        self.assertEqual(card["state"], "degraded", card)
+        self.assertEqual(card["reason"], "hbm_bandwidth triad 3.86 TB/s < 3.92 TB/s floor")
+        # A run that meets the floor again clears the alert, and the card
+        # is healthy.
+        self.d.set_mode("normal")
+        run(self.d)
+        card = card_of(self.d, uuid)
+        self.assertEqual(card["state"], "healthy", card)
+        after = [a for a in self.d.get("/alerts").json()["alerts"] if a["id"] == alerts[0]["id"]]
+        self.assertEqual(after[0]["state"], "cleared", after)
 
 
 class ImportedRunTest(unittest.TestCase):
