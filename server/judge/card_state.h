@@ -34,8 +34,9 @@
 cJSON *card_state_judge(const cJSON *health_runs, const cJSON *faults, int64_t now_ms,
                         int64_t max_age_ms);
 
-/* The fault an open, confirmed floor alert (acknowledged or not) is ({"benchmark", "row", "at",
- * "check"} as store_card_floor_alerts reads it): {"kind": "floor",
+/* The fault an open, confirmed floor alert (acknowledged or not) is
+ * ({"benchmark", "row", "at", "check"} as store_card_floor_alerts reads
+ * it): {"kind": "floor",
  * "message": "hbm_bandwidth triad 3100 GB/s < 3918 GB/s floor", "at"}.
  * NEW, or NULL when out of memory. */
 cJSON *card_floor_fault(const cJSON *alert);
