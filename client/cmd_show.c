@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_rows.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,98 @@ static void print_checks(const cJSON *checks, int colour)
     free(t);
 }
 
+/* The history line's rows that moved: " (triad slower, +3.2% time; ...)",
+ * the shift being the rows' estimate in log time. */
+static void print_moved_rows(const cJSON *rows)
+{
+    const cJSON *row;
+    const char *sep = " (";
+
+    cJSON_ArrayForEach(row, rows) {
+        const char *verdict = cli_json_text(row, "verdict", NULL);
+        const cJSON *shift = cJSON_GetObjectItem(row, "shift");
+        const cJSON *key = cJSON_GetObjectItem(row, "key");
+        char name[64];
+
+        if (verdict == NULL || (strcmp(verdict, "slower") != 0 && strcmp(verdict, "faster") != 0))
+            continue;
+        if (cJSON_IsString(key))
+            snprintf(name, sizeof(name), "%s", key->valuestring);
+        else if (cJSON_IsNumber(key))
+            snprintf(name, sizeof(name), "%g", key->valuedouble);
+        else
+            snprintf(name, sizeof(name), "a row");
+        printf("%s%s %s", sep, name, verdict);
+        if (cJSON_IsNumber(shift))
+            printf(", %+.1f%% time", 100.0 * (exp(shift->valuedouble) - 1.0));
+        sep = "; ";
+    }
+    if (strcmp(sep, "; ") == 0)
+        printf(")");
+}
+
+/* A run's verdicts at its end ("verdicts"): a line against its card's
+ * history and one against the fleet of its model, each saying when there
+ * was too little to judge rather than leaving the line out. */
+static void print_verdicts(const cJSON *verdicts)
+{
+    const cJSON *history = cJSON_GetObjectItem(verdicts, "history");
+    const cJSON *fleet = cJSON_GetObjectItem(verdicts, "fleet");
+    const cJSON *row;
+
+    if (!cJSON_IsObject(verdicts))
+        return;
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged"))) {
+        printf("history: not judged (%s)\n",
+               or_else(cli_json_text(verdicts, "reason", NULL), "no reason given"));
+        return;
+    }
+    if (!cJSON_IsObject(history)) {
+        printf("history: none (no earlier valid run of this card and request)\n");
+    } else {
+        int n = cJSON_GetArraySize(cJSON_GetObjectItem(history, "runs"));
+        const cJSON *needed = cJSON_GetObjectItem(history, "runs_needed");
+
+        if (cJSON_IsTrue(cJSON_GetObjectItem(history, "too_few_runs")))
+            printf("history: too few runs to judge (%d of the %d needed)", n,
+                   cJSON_IsNumber(needed) ? needed->valueint : 0);
+        else
+            printf("history: %s against %d earlier run%s of this card",
+                   or_else(cli_json_text(history, "verdict", NULL), "?"), n, n == 1 ? "" : "s");
+        print_moved_rows(cJSON_GetObjectItem(history, "rows"));
+        printf("\n");
+    }
+    if (cJSON_IsObject(fleet)) {
+        const cJSON *cards = cJSON_GetObjectItem(fleet, "cards");
+        const cJSON *needed = cJSON_GetObjectItem(fleet, "cards_needed");
+        int n = cJSON_IsNumber(cards) ? cards->valueint : 0;
+        const char *sep = ": ";
+
+        if (cJSON_IsTrue(cJSON_GetObjectItem(fleet, "too_few_cards"))) {
+            printf("fleet:   too few cards of its model to judge (%d of the %d needed)\n", n,
+                   cJSON_IsNumber(needed) ? needed->valueint : 0);
+        } else if (cJSON_GetArraySize(cJSON_GetObjectItem(fleet, "outlier_rows")) == 0) {
+            printf("fleet:   no outlier among %d cards of its model\n", n);
+        } else {
+            printf("fleet:   an outlier among %d cards of its model", n);
+            cJSON_ArrayForEach(row, cJSON_GetObjectItem(fleet, "rows")) {
+                const cJSON *key = cJSON_GetObjectItem(row, "key");
+                const cJSON *z = cJSON_GetObjectItem(row, "z");
+                if (!cJSON_IsTrue(cJSON_GetObjectItem(row, "outlier")))
+                    continue;
+                if (cJSON_IsString(key))
+                    printf("%s%s", sep, key->valuestring);
+                else
+                    printf("%s%g", sep, cJSON_IsNumber(key) ? key->valuedouble : 0.0);
+                if (cJSON_IsNumber(z))
+                    printf(" (z %.1f)", z->valuedouble);
+                sep = ", ";
+            }
+            printf("\n");
+        }
+    }
+}
+
 void cli_print_run(struct cli *c, const cJSON *run)
 {
     const char *label = cli_json_text(run, "label", NULL);
@@ -135,6 +228,7 @@ void cli_print_run(struct cli *c, const cJSON *run)
                or_else(cli_json_text(error, "message", NULL), ""));
     else
         print_validity(cJSON_GetObjectItem(run, "validity"));
+    print_verdicts(cJSON_GetObjectItem(run, "verdicts"));
     if (no_pair)
         printf("no rows: %s\n", no_pair);
     cli_rows_print(stdout, cli_json_text(run, "benchmark", NULL), results, c->colour);

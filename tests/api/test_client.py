@@ -9,6 +9,7 @@ benchmark's rows as the worker writes them.
 The client's binary comes from GPUBENCH_CLIENT (ctest sets it)."""
 import glob
 import json
+import math
 import os
 import pty
 import re
@@ -681,6 +682,65 @@ class ChecksTest(unittest.TestCase):
         rc, out, err = self.gb("show", r.json()["id"])
         self.assertEqual(rc, 0, err)
         self.assertNotIn("checks", out)
+
+
+class VerdictsTest(unittest.TestCase):
+    """`show` says how the run was judged at its end: against its card's
+    history (none yet, too few runs, or the verdict with the rows that
+    moved) and against the fleet of its model, each from the run's own
+    "verdicts"."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=1, args=["--confirm-runs", "0"]).start()
+        cls.gb = Client(cls.d)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def run_and_show(self):
+        r = self.d.post("/runs?wait=30", {"benchmark": "smem_stride",
+                                          "params": {"strides": [1, 32]}})
+        self.assertEqual(r.status, 200, r.body)
+        rc, out, err = self.gb("show", r.json()["id"])
+        self.assertEqual(rc, 0, err)
+        lines = {line[:8]: line[9:] for line in out.splitlines() if line[8:9] == " "}
+        return r.json()["verdicts"], lines
+
+    def test_history_and_fleet_lines(self):
+        self.d.set_mode("normal")
+        v, lines = self.run_and_show()
+        self.assertIsNone(v["history"])
+        self.assertEqual(lines["history:"], "none (no earlier valid run of this card and request)")
+        fleet = v["fleet"]
+        self.assertTrue(fleet["too_few_cards"])
+        self.assertEqual(lines["fleet:  "], "too few cards of its model to judge (%d of the %d "
+                         "needed)" % (fleet["cards"], fleet["cards_needed"]))
+        v, lines = self.run_and_show()
+        h = v["history"]
+        self.assertTrue(h["too_few_runs"])
+        self.assertEqual(lines["history:"], "too few runs to judge (1 of the %d needed)"
+                         % h["runs_needed"])
+        for _ in range(h["runs_needed"]):
+            v, lines = self.run_and_show()
+        h = v["history"]
+        self.assertFalse(h["too_few_runs"])
+        self.assertEqual(lines["history:"], "%s against %d earlier runs of this card"
+                         % (h["verdict"], len(h["runs"])))
+        self.d.set_mode("slow=1.05")
+        try:
+            v, lines = self.run_and_show()
+        finally:
+            self.d.set_mode("normal")
+        h = v["history"]
+        self.assertEqual(h["verdict"], "slower")
+        moved = ["%s slower, %+.1f%% time" % (r["key"], 100 * (math.exp(r["shift"]) - 1))
+                 for r in h["rows"] if r["verdict"] == "slower"]
+        self.assertTrue(moved)
+        self.assertEqual(lines["history:"], "slower against %d earlier runs of this card (%s)"
+                         % (len(h["runs"]), "; ".join(moved)))
+        self.assertRegex(lines["history:"], r"\(1 slower, \+[45]\.\d% time; 32 slower, ")
 
 
 class TerminalTest(unittest.TestCase):
