@@ -88,6 +88,64 @@ cJSON *card_floor_fault(const cJSON *alert)
     return f;
 }
 
+/* The check of row in checks whose "pass" is false, or NULL. */
+static const cJSON *failed_check(const cJSON *checks, const char *row)
+{
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, checks) {
+        const char *r = str_of(c, "row");
+        if (r && row && strcmp(r, row) == 0 && cJSON_IsFalse(cJSON_GetObjectItem(c, "pass")))
+            return c;
+    }
+    return NULL;
+}
+
+/* Whether alerts has one of benchmark and row. */
+static int alerted(const cJSON *alerts, const char *benchmark, const char *row)
+{
+    const cJSON *a;
+
+    cJSON_ArrayForEach(a, alerts) {
+        const char *b = str_of(a, "benchmark"), *r = str_of(a, "row");
+        if (b && r && benchmark && row && strcmp(b, benchmark) == 0 && strcmp(r, row) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int card_repeat_faults(const cJSON *pairs, const cJSON *alerts, cJSON *faults)
+{
+    const cJSON *pair, *c;
+
+    cJSON_ArrayForEach(pair, pairs) {
+        const char *bench = str_of(pair, "benchmark"), *at = str_of(pair, "at");
+        const cJSON *previous = cJSON_GetObjectItem(pair, "previous_checks");
+
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(pair, "checks")) {
+            const char *row = str_of(c, "row");
+            char msg[300];
+            cJSON *f;
+
+            if (!cJSON_IsFalse(cJSON_GetObjectItem(c, "pass")) ||
+                failed_check(previous, row) == NULL || alerted(alerts, bench, row))
+                continue;
+            card_check_line(bench, c, msg, sizeof(msg));
+            if ((f = cJSON_CreateObject()) == NULL)
+                return -1;
+            if (!cJSON_AddItemToArray(faults, f)) {
+                cJSON_Delete(f);
+                return -1;
+            }
+            if (!cJSON_AddStringToObject(f, "kind", "floor") ||
+                !cJSON_AddStringToObject(f, "message", msg) ||
+                !(at ? cJSON_AddStringToObject(f, "at", at) : cJSON_AddNullToObject(f, "at")))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* The newest fault (by "at"; RFC 3339 sorts as text), or NULL. */
 static const cJSON *newest_fault(const cJSON *faults, int *n)
 {
@@ -123,8 +181,11 @@ cJSON *card_state_judge(const cJSON *health_runs, const cJSON *faults, int64_t n
     if ((fault = newest_fault(faults, &nfaults)) != NULL) {
         state = gb_card_state_names[GB_CARD_DEGRADED];
         const char *msg = str_of(fault, "message");
-        snprintf(reason, sizeof(reason), "%s%s", msg ? msg : "a fault",
-                 nfaults > 1 ? " (and more: see its alerts and events)" : "");
+        char more[32] = "";
+        /* the rest are on the card's page: its checks, alerts and events */
+        if (nfaults > 1)
+            snprintf(more, sizeof(more), " (and %d more)", nfaults - 1);
+        snprintf(reason, sizeof(reason), "%s%s", msg ? msg : "a fault", more);
     } else if (newest == NULL) {
         state = gb_card_state_names[GB_CARD_UNKNOWN];
         snprintf(reason, sizeof(reason), "no valid health run");

@@ -6,7 +6,8 @@
  * alone (tests/unit/test_card_state.c).
  *
  * A fault is {"kind", "message", "at"}: anything that makes the card
- * degraded.  A confirmed floor alert is one (card_floor_fault); the card's
+ * degraded.  A confirmed floor alert is one (card_floor_fault), and so is
+ * a floor missed by two runs in a row (card_repeat_faults); the card's
  * events (NVML's XIDs, row remaps, a link below its maximum) are others,
  * added by their own code.  A floor missed once is not a fault: its alert
  * waits for its confirming runs (alerts.h), and the state says so.
@@ -40,6 +41,17 @@ cJSON *card_state_judge(const cJSON *health_runs, const cJSON *faults, int64_t n
  * "message": "hbm_bandwidth triad 3100 GB/s < 3918 GB/s floor", "at"}.
  * NEW, or NULL when out of memory. */
 cJSON *card_floor_fault(const cJSON *alert);
+
+/* A floor missed twice in a row is confirmed whether or not this daemon
+ * measured the runs (a hub's pulled runs, imported ones: no alert is
+ * raised for those, so the runs themselves are the record): for each of
+ * pairs (store_card_repeat_misses': a benchmark's newest valid run and the
+ * run of the same request before it, each with its "checks"), each row
+ * that failed its floor in both is a fault {"kind": "floor", "message"
+ * (card_check_line of the newest), "at" (the newest's end)} appended to
+ * faults, unless alerts (store_card_floor_alerts' list) has an open one of
+ * that benchmark and row already.  0, or -1 out of memory. */
+int card_repeat_faults(const cJSON *pairs, const cJSON *alerts, cJSON *faults);
 
 /* The line of a missed check of benchmark: "BENCHMARK ROW VALUE UNIT <
  * FLOOR UNIT floor", into buf (cap). */

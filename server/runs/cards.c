@@ -71,7 +71,7 @@ char *cards_one_off_closing(const char *device_name, int *floored)
 
 int cards_faults(struct store *s, const char *uuid, cJSON **faults)
 {
-    cJSON *alerts = NULL, *f;
+    cJSON *alerts = NULL, *pairs = NULL, *f;
     const cJSON *a;
     char *name = NULL, *closing = NULL;
     int rc = store_card_name(s, uuid, &name), floored;
@@ -95,8 +95,14 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults)
             rc = STORE_ERROR;
         }
     }
+    /* and the floors its runs missed twice in a row, which raise no alert
+     * where the runs were not measured here */
+    if (rc == STORE_OK && (rc = store_card_repeat_misses(s, uuid, &pairs)) == STORE_OK &&
+        card_repeat_faults(pairs, alerts, *faults) != 0)
+        rc = STORE_ERROR;
 
 done:
+    cJSON_Delete(pairs);
     cJSON_Delete(alerts);
     free(closing);
     free(name);

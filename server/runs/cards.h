@@ -14,9 +14,10 @@
 struct store;
 
 /* The faults that make card uuid degraded, each {"kind", "message", "at"}:
- * its open critical card events (kind "card_event", store_card_faults)
- * and its confirmed floor alerts.  A NEW array into *faults; a STORE_*
- * code. */
+ * its open critical card events (kind "card_event", store_card_faults),
+ * its confirmed floor alerts, and the floors its runs missed twice in a
+ * row (card_repeat_faults: a hub's or imported runs).  A NEW array into
+ * *faults; a STORE_* code. */
 int cards_faults(struct store *s, const char *uuid, cJSON **faults);
 
 /* The benchmarks whose runs end a one-off critical event (an XID, an

@@ -146,6 +146,28 @@ int store_card_floor_alerts(struct store *s, const char *uuid, cJSON **alerts)
                         uuid, NULL, alerts);
 }
 
+/* Only a benchmark whose newest valid run missed a floor is looked at,
+ * and its previous run of the same request through runs_by_card_key (one
+ * index probe), so a hub's coverage of every card reads no more than it
+ * did for the cards that pass. */
+int store_card_repeat_misses(struct store *s, const char *uuid, cJSON **pairs)
+{
+    /* clang-format off */
+    return read_objects(s, "read a card's repeated floor misses",
+                        "SELECT n.benchmark AS benchmark, n.id AS run_id, "
+                        "n.finished_at AS at, n.checks AS checks_json, "
+                        "p.id AS previous_run_id, p.checks AS previous_checks_json "
+                        "FROM runs n JOIN runs p ON p.id = ("
+                        "SELECT max(q.id) FROM runs q WHERE q.device_uuid = n.device_uuid "
+                        "AND q.host = n.host AND q.verdict_key = n.verdict_key "
+                        "AND q.valid IS NOT 0 AND q.id < n.id AND q.status = 'done') "
+                        "WHERE n.id IN (SELECT max(run_id) FROM fleet_latest "
+                        "WHERE device_uuid = ?1 GROUP BY benchmark) "
+                        "AND n.checks_failed > 0 AND p.checks_failed > 0 ORDER BY n.id DESC",
+                        uuid, NULL, pairs);
+    /* clang-format on */
+}
+
 int store_model_checks(struct store *s, const char *device_name, cJSON **runs)
 {
     return read_objects(s, "read the checks of a card model",

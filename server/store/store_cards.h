@@ -26,6 +26,13 @@ int store_card_name(struct store *s, const char *uuid, char **name);
  * ms), "checks" (array or null)}, newest first. */
 int store_card_health(struct store *s, const char *uuid, const char *members, cJSON **runs);
 
+/* Card uuid's benchmarks whose newest valid run and the valid run of the
+ * same request before it (same host and verdict key) both missed a floor:
+ * a NEW array of {"benchmark", "run_id", "at" (its finished_at), "checks",
+ * "previous_run_id", "previous_checks"}, newest first.  Which rows missed
+ * in both is card_repeat_faults' to say. */
+int store_card_repeat_misses(struct store *s, const char *uuid, cJSON **pairs);
+
 /* Card uuid's open floor alerts that were confirmed (alerts.h), whether
  * acknowledged since or not: acknowledging says a person has seen it, and
  * only a run that meets the floor again clears it.  A NEW array of {"id",

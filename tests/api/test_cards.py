@@ -184,6 +184,23 @@ class ImportedRunTest(unittest.TestCase):
         self.assertEqual(len(listed), 1)
         self.assertEqual(listed[0]["state"], "healthy", "one miss, not confirmed")
         self.assertIn("triad", listed[0]["reason"])
+        # A second miss of the same request, imported too: no alert is
+        # raised here for runs from elsewhere, but two misses in a row are
+        # the confirmation, so the card is degraded; a pass heals it.
+        again = run(self.src)
+        r = self.d.post("/runs/import", self.src.get("/runs/" + again["id"]).body + "\n")
+        self.assertIn(r.status, (200, 201), r.body)
+        card = card_of(self.d, uuid)
+        self.assertEqual(card["state"], "degraded", card)
+        # slow=1.5 puts triad and memcpy under their floors
+        self.assertRegex(card["reason"], r"^hbm_bandwidth (triad|memcpy) [\d.]+ TB/s < [\d.]+ "
+                         r"TB/s floor \(and 1 more\)$")
+        self.assertEqual(self.d.get("/alerts").json()["alerts"], [])
+        self.src.set_mode("normal")
+        healed = run(self.src)
+        r = self.d.post("/runs/import", self.src.get("/runs/" + healed["id"]).body + "\n")
+        self.assertIn(r.status, (200, 201), r.body)
+        self.assertEqual(card_of(self.d, uuid)["state"], "healthy")
         # this daemon's own card is of a model the table does not know
         own = run(self.d)
         self.assertTrue(all(c["floor"] is None and c["pass"] is None for c in own["checks"]))

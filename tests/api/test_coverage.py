@@ -246,6 +246,43 @@ class FailingTest(unittest.TestCase):
         finally:
             d.stop()
 
+    def test_a_hub_sees_the_card_degraded_as_its_node_does(self):
+        """The hub raises no alert for runs it pulled; the two runs that
+        missed the floor in a row are its record (card_repeat_faults)."""
+        d = Daemon(env=H200, args=["--confirm-runs", "1"]).start()
+        hub = Daemon(gpus=0, args=["--peer", "http://127.0.0.1:%d" % d.port,
+                                   "--peer-interval", "1"]).start()
+        try:
+            run_health(d, 0)
+            d.set_mode("slow=1.08")
+            r = d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+            self.assertEqual(r.json()["status"], "done", r)
+            node = wait_for(lambda: (lambda c: c["state"] == "degraded" and c)(
+                d.get("/coverage").json()["cards"][0]), what="the confirming run")
+            confirming = [x for x in d.get("/runs?benchmark=hbm_bandwidth&limit=5").json()["runs"]
+                          if x.get("confirms")]
+            self.assertEqual(len(confirming), 1)
+            wait_for(lambda: hub.get("/runs/" + confirming[0]["id"]).status == 200,
+                     what="the hub to pull the confirming run")
+            card = cards_by_uuid(hub.get("/coverage").json())[node["uuid"]]
+            self.assertEqual((card["state"], card["reason"]), ("degraded", node["reason"]))
+            self.assertEqual(hub.get("/alerts").json()["alerts"], [])
+            rc, out, _ = Client(hub)("check", "--host", node["host"])
+            self.assertEqual(rc, 1, out)
+            self.assertEqual(out.splitlines()[0], "gpubench: GPU 0 (…0000) " + node["reason"])
+            # A run that meets the floor again: healthy at the node and the hub.
+            d.set_mode("normal")
+            r = d.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+            wait_for(lambda: hub.get("/runs/" + r.json()["id"]).status == 200,
+                     what="the hub to pull the passing run")
+            for where in (d, hub):
+                card = cards_by_uuid(where.get("/coverage").json())[node["uuid"]]
+                self.assertEqual(card["state"], "healthy", card)
+            self.assertEqual(Client(hub)("check", "--host", node["host"])[0], 0)
+        finally:
+            hub.stop()
+            d.stop()
+
 
 class CheckTest(unittest.TestCase):
     """`gpubench check`: Slurm's HealthCheckProgram reads its exit status

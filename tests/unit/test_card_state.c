@@ -35,8 +35,9 @@ static const char *reason_of(const cJSON *s)
 
 #define TRIAD_PASS \
     "[{\"row\":\"triad\",\"value\":4353,\"unit\":\"GB/s\",\"floor\":3917.7,\"pass\":true}]"
-#define TRIAD_FAIL \
-    "[{\"row\":\"triad\",\"value\":3100,\"unit\":\"GB/s\",\"floor\":3917.7,\"pass\":false}]"
+#define TRIAD_FAIL_ONE \
+    "{\"row\":\"triad\",\"value\":3100,\"unit\":\"GB/s\",\"floor\":3917.7,\"pass\":false}"
+#define TRIAD_FAIL "[" TRIAD_FAIL_ONE "]"
 
 static int test_healthy_and_unknown(void)
 {
@@ -93,7 +94,7 @@ static int test_degraded(void)
                                              "\"2026-12-01T12:00:00.000Z\"}"));
     s = card_state_judge(NULL, faults, NOW_MS, CARD_MAX_AGE_DEFAULT_MS);
     ASSERT_STR_EQ(state_of(s), "degraded");
-    ASSERT(strncmp(reason_of(s), "XID 79", 6) == 0);
+    ASSERT_STR_EQ(reason_of(s), "XID 79: the GPU fell off the bus (and 1 more)");
     cJSON_Delete(s);
     cJSON_Delete(alert);
     cJSON_Delete(fail);
@@ -151,5 +152,74 @@ static int test_check_line(void)
     return 0;
 }
 
+#define MEMCPY_FAIL \
+    "{\"row\":\"memcpy\",\"value\":3000,\"unit\":\"GB/s\",\"floor\":3785.4,\"pass\":false}"
+#define MEMCPY_PASS \
+    "{\"row\":\"memcpy\",\"value\":4000,\"unit\":\"GB/s\",\"floor\":3785.4,\"pass\":true}"
+
+/* A pair as store_card_repeat_misses reads it: the newest run's checks and
+ * the previous one's of the same request. */
+static cJSON *pair(const char *checks, const char *previous)
+{
+    char text[1024];
+
+    snprintf(text, sizeof(text),
+             "{\"benchmark\":\"hbm_bandwidth\",\"run_id\":\"n\",\"at\":"
+             "\"2026-12-01T12:00:00.000Z\",\"checks\":%s,\"previous_run_id\":\"p\","
+             "\"previous_checks\":%s}",
+             checks, previous);
+    return cJSON_Parse(text);
+}
+
+/* The floors missed twice in a row are faults: only rows that failed in
+ * both runs, and none that an open alert already stands for. */
+static int test_repeat_faults(void)
+{
+    const struct {
+        const char *checks, *previous, *alerts;
+        int n;
+        const char *message;
+    } cases[] = {
+        /* triad missed twice, memcpy once: triad's fault only */
+        {"[" TRIAD_FAIL_ONE "," MEMCPY_FAIL "]", "[" TRIAD_FAIL_ONE "," MEMCPY_PASS "]", "[]", 1,
+         "hbm_bandwidth triad 3.1 TB/s < 3.9 TB/s floor"},
+        /* each missed a different row: no row missed twice */
+        {"[" MEMCPY_FAIL "]", "[" TRIAD_FAIL_ONE "]", "[]", 0, NULL},
+        /* the previous run had no checks (judged before floors existed) */
+        {"[" TRIAD_FAIL_ONE "]", "null", "[]", 0, NULL},
+        /* both missed, but an open alert of that row says so already */
+        {"[" TRIAD_FAIL_ONE "]", "[" TRIAD_FAIL_ONE "]",
+         "[{\"benchmark\":\"hbm_bandwidth\",\"row\":\"triad\"}]", 0, NULL},
+        /* an alert of another benchmark's triad is not this one's */
+        {"[" TRIAD_FAIL_ONE "]", "[" TRIAD_FAIL_ONE "]",
+         "[{\"benchmark\":\"other\",\"row\":\"triad\"}]", 1,
+         "hbm_bandwidth triad 3.1 TB/s < 3.9 TB/s floor"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cJSON *pairs = cJSON_CreateArray(), *faults = cJSON_CreateArray();
+        cJSON *alerts = cJSON_Parse(cases[i].alerts);
+        const cJSON *f;
+
+        cJSON_AddItemToArray(pairs, pair(cases[i].checks, cases[i].previous));
+        ASSERT(cJSON_GetArraySize(pairs) == 1 && alerts != NULL);
+        ASSERT(card_repeat_faults(pairs, alerts, faults) == 0);
+        ASSERT(cJSON_GetArraySize(faults) == cases[i].n);
+        if (cases[i].n) {
+            f = cJSON_GetArrayItem(faults, 0);
+            ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind")), "floor");
+            ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(f, "message")),
+                          cases[i].message);
+            ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(f, "at")),
+                          "2026-12-01T12:00:00.000Z");
+        }
+        cJSON_Delete(pairs);
+        cJSON_Delete(faults);
+        cJSON_Delete(alerts);
+    }
+    return 0;
+}
+
 TEST_MAIN({"healthy_and_unknown", test_healthy_and_unknown}, {"degraded", test_degraded},
+          {"repeat_faults", test_repeat_faults},
           {"learned", test_learned}, {"check_line", test_check_line})
