@@ -80,6 +80,10 @@ LD_LIBRARY_PATH=${LIBS:-} "$build/bin/gpubench" --url "$base" check --textfile "
     >"$dir/check.txt" 2>&1
 echo "gpubench check exit status $?" >>"$dir/check.txt"
 curl -s "$base/metrics" | grep -E '^gpubench_(card|coverage|canar|node)' >"$dir/metrics.txt"
+# A canary run as `gpubench show` prints it (validity, verdicts, rows, checks).
+first=$(python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print(next((x["id"] for x in r if x["benchmark"] == "hbm_bandwidth"), ""))' "$out/canary_runs.ndjson")
+LD_LIBRARY_PATH=${LIBS:-} "$build/bin/gpubench" --url "$base" show "$first" >"$dir/show.txt" 2>&1
 wait "$watch_pid"
 kill "$pid"; wait "$pid"
 python3 - "$dir" "$out" <<'PYEOF' | tee -a "$log"
@@ -104,6 +108,7 @@ print("card:", open(os.path.join(d, "card.json")).read()[:3000])
 print("coverage:", open(os.path.join(d, "coverage.json")).read()[:2000])
 print("events:", open(os.path.join(d, "events.json")).read()[:1500])
 print(open(os.path.join(d, "check.txt")).read())
+print("gpubench show:\n" + open(os.path.join(d, "show.txt")).read())
 for f in os.listdir(os.path.join(d, "textfile")):
     print("textfile", f, ":\n" + open(os.path.join(d, "textfile", f)).read())
 print(open(os.path.join(d, "metrics.txt")).read()[:3000])
