@@ -35,7 +35,7 @@ static int take_faults(cJSON *out, cJSON *faults, int own)
             return -1;
         }
         if (own && (!cJSON_AddNullToObject(f, "source") ||
-                               !cJSON_AddNumberToObject(f, "hops", 0)))
+                    !cJSON_AddNumberToObject(f, "hops", 0)))
             return -1;
     }
     return 0;
