@@ -47,6 +47,8 @@ void cards_get_all(struct http_request *req, struct http_reply *rep);
 void cards_get_one(struct http_request *req, struct http_reply *rep);
 /* api_card_events.c: GET /cards/UUID/events (the route's "*", req->arg). */
 void card_events_get(struct http_request *req, struct http_reply *rep);
+/* api_card_faults.c: GET /card_faults, the open critical card events. */
+void card_faults_get(struct http_request *req, struct http_reply *rep);
 
 /* api_coverage.c: GET /coverage; coverage_read is its answer, which
  * /metrics prints too: a NEW object (coverage.h), or NULL with *store_rc

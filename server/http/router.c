@@ -45,6 +45,7 @@ static const struct route routes[] = {
     {"GET",    "/cards",            cards_get_all,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/cards/*/events",   card_events_get,   ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/cards/*",          cards_get_one,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
+    {"GET",    "/card_faults",      card_faults_get,   ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/peers",            peers_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/metrics",          metrics_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
     {"GET",    "/openapi.json",     openapi_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},

@@ -13,6 +13,7 @@
 #include "store_alerts.h"
 #include "store_card_events.h"
 #include "store_cards.h"
+#include "store_peer_faults.h"
 #include "timeutil.h"
 
 #include <stdlib.h>
@@ -69,10 +70,8 @@ char *cards_one_off_closing(const char *device_name, int *floored)
     return text;
 }
 
-int cards_faults(struct store *s, const char *uuid, cJSON **faults)
+int cards_event_faults(struct store *s, const char *uuid, cJSON **faults)
 {
-    cJSON *alerts = NULL, *pairs = NULL, *f;
-    const cJSON *a;
     char *name = NULL, *closing = NULL;
     int rc = store_card_name(s, uuid, &name), floored;
 
@@ -80,13 +79,47 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults)
     if (rc != STORE_OK && rc != STORE_NOT_FOUND) /* none: a card without runs */
         goto done;
     rc = STORE_ERROR;
-    /* its open critical card events (store_card_events.h says when one
-     * closes: its floored health runs passing or an acknowledgement after
-     * a one-off, a reading without it for a state), then its floor alerts */
-    if ((closing = cards_one_off_closing(name, &floored)) == NULL ||
-        (rc = store_card_faults(s, uuid, closing, faults)) != STORE_OK ||
+    /* store_card_events.h says when one closes: its floored health runs
+     * passing or an acknowledgement after a one-off, a reading without it
+     * for a state */
+    if ((closing = cards_one_off_closing(name, &floored)) != NULL)
+        rc = store_card_faults(s, uuid, closing, faults);
+
+done:
+    free(closing);
+    free(name);
+    return rc;
+}
+
+/* Moves every item of from to the end of to (from is left empty).  0, or
+ * -1 out of memory. */
+static int append_all(cJSON *to, cJSON *from)
+{
+    while (cJSON_GetArraySize(from) > 0) {
+        cJSON *f = cJSON_DetachItemFromArray(from, 0);
+
+        if (!cJSON_AddItemToArray(to, f)) {
+            cJSON_Delete(f);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int cards_faults(struct store *s, const char *uuid, cJSON **faults)
+{
+    cJSON *alerts = NULL, *pairs = NULL, *peers = NULL, *f;
+    const cJSON *a;
+    int rc;
+
+    /* its open critical card events, those its node reports through the
+     * peers (a hub's view of a peer's card), then its floor alerts */
+    if ((rc = cards_event_faults(s, uuid, faults)) != STORE_OK ||
+        (rc = store_peer_faults_of(s, uuid, &peers)) != STORE_OK ||
         (rc = store_card_floor_alerts(s, uuid, &alerts)) != STORE_OK)
         goto done;
+    if (append_all(*faults, peers) != 0)
+        rc = STORE_ERROR;
     cJSON_ArrayForEach(a, alerts) {
         if (rc != STORE_OK)
             break;
@@ -104,8 +137,7 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults)
 done:
     cJSON_Delete(pairs);
     cJSON_Delete(alerts);
-    free(closing);
-    free(name);
+    cJSON_Delete(peers);
     if (rc != STORE_OK) {
         cJSON_Delete(*faults);
         *faults = NULL;
@@ -335,6 +367,20 @@ static int add_alerts(struct store *s, cJSON *card, const char *uuid)
     return STORE_OK;
 }
 
+/* What its node reports through the peers, each with the peer it came
+ * from: the faults of a hub's card that no run of its store shows. */
+static int add_peer_faults(struct store *s, cJSON *card, const char *uuid)
+{
+    cJSON *peers = NULL;
+    int rc = store_peer_faults_of(s, uuid, &peers);
+
+    if (rc == STORE_OK && !cJSON_AddItemToObject(card, "peer_faults", peers)) {
+        cJSON_Delete(peers);
+        rc = STORE_ERROR;
+    }
+    return rc;
+}
+
 int cards_get(struct store *s, const cJSON *own, const char *uuid, int64_t max_age_ms,
               cJSON **card)
 {
@@ -353,7 +399,8 @@ int cards_get(struct store *s, const cJSON *own, const char *uuid, int64_t max_a
         goto done;
     if (!cJSON_AddNumberToObject(*card, "max_age_s", (double)max_age_ms / 1000.0) ||
         (rc = add_checks(s, *card, health)) != STORE_OK ||
-        (rc = add_alerts(s, *card, uuid)) != STORE_OK)
+        (rc = add_alerts(s, *card, uuid)) != STORE_OK ||
+        (rc = add_peer_faults(s, *card, uuid)) != STORE_OK)
         rc = rc == STORE_OK ? STORE_ERROR : rc;
 
 done:

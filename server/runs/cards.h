@@ -14,11 +14,18 @@
 struct store;
 
 /* The faults that make card uuid degraded, each {"kind", "message", "at"}:
- * its open critical card events (kind "card_event", store_card_faults),
- * its confirmed floor alerts, and the floors its runs missed twice in a
- * row (card_repeat_faults: a hub's or imported runs).  A NEW array into
- * *faults; a STORE_* code. */
+ * its open critical card events (cards_event_faults), those its node
+ * reports through the peers (kind "card_event", store_peer_faults_of,
+ * each with its "source"), its confirmed floor alerts, and the floors its
+ * runs missed twice in a row (card_repeat_faults: a hub's or imported
+ * runs).  A NEW array into *faults; a STORE_* code. */
 int cards_faults(struct store *s, const char *uuid, cJSON **faults);
+
+/* Card uuid's open critical events of this daemon's own watch
+ * (store_card_faults with the card's cards_one_off_closing): a NEW array
+ * of {"kind": "card_event", "subject", "message", "at"} into *faults,
+ * newest first; a STORE_* code. */
+int cards_event_faults(struct store *s, const char *uuid, cJSON **faults);
 
 /* The benchmarks whose runs end a one-off critical event (an XID, an
  * uncorrected ECC error) of a card named device_name (NULL: unknown), as
@@ -45,7 +52,8 @@ int cards_list(struct store *s, const cJSON *own, int64_t max_age_ms, cJSON **ca
  * "max_age_s", "checks" (its newest valid health runs' checks, each with
  * "benchmark", "run_id" and "learned": {"value", "n_cards"} where
  * FLEET_MIN_CARDS cards of its model have the row, else null), "runs"
- * (those runs: id, benchmark, finished_at) and "alerts" (its open ones).
+ * (those runs: id, benchmark, finished_at), "alerts" (its open ones) and
+ * "peer_faults" (store_peer_faults_of: what its node reports, from where).
  * STORE_NOT_FOUND when neither own nor in the store. */
 int cards_get(struct store *s, const cJSON *own, const char *uuid, int64_t max_age_ms,
               cJSON **card);

@@ -10,12 +10,14 @@
  * curl_multi_wakeup.
  */
 #include "peers.h"
+#include "card_faults.h"
 #include "file_stamp.h"
 #include "curl_tls.h"
 #include "import_check.h"
 #include "log.h"
 #include "peers_file.h"
 #include "run_request.h"
+#include "store_peer_faults.h"
 #include "store_peers.h"
 #include "store_runs.h"
 #include "timeutil.h"
@@ -54,7 +56,9 @@ struct peer {
     int from_flag;         /* given with --peer: stays whatever the file says */
     int page_limit;        /* runs asked for a page */
     int64_t due_ms;        /* monotonic: the next pull may start then */
-    struct transfer *xfer; /* the pull in flight, or NULL */
+    int64_t faults_due_ms; /* monotonic: the next GET /card_faults may start then */
+    int faults_missing;    /* its GET /card_faults answered 404 (logged once) */
+    struct transfer *xfer; /* the pull or GET /card_faults in flight, or NULL */
     int kept;              /* a reload's mark */
     /* written by the puller under peers->lock */
     cJSON *labels;       /* the file's group labels; {} for --peer alone */
@@ -66,10 +70,12 @@ struct peer {
 };
 
 /* One pull in flight: the page is checked line by line as it comes and
- * stored batch by batch. */
+ * stored batch by batch.  Or, with faults set, one GET /card_faults: its
+ * body is kept whole in line (up to PEER_FAULTS_CAP) and read at its end. */
 struct transfer {
     struct peers *all;
     struct peer *peer;
+    int faults;
     CURL *easy;
     struct curl_slist *headers;
     char curl_err[CURL_ERROR_SIZE];
@@ -362,8 +368,8 @@ static void pull_ended(struct peers *all, struct peer *peer, int got, const char
 }
 
 /* A transfer curl has ended with rc: the rest of the page is stored, the
- * outcome recorded. */
-static void transfer_done(struct transfer *t, CURLcode rc)
+ * outcome recorded.  1 when the peer answered a good page, else 0. */
+static int transfer_done(struct transfer *t, CURLcode rc)
 {
     struct peer *peer = t->peer;
     int got = PULL_FAILED;
@@ -403,6 +409,106 @@ static void transfer_done(struct transfer *t, CURLcode rc)
         got = t->moved; /* skipped runs are progress too: ask again at once */
     }
     pull_ended(t->all, peer, got, t->err);
+    return got >= 0;
+}
+
+/* ---- what the peer's watch found ---- */
+
+static size_t on_faults_body(char *data, size_t size, size_t n, void *cls)
+{
+    struct transfer *t = cls;
+    long status = 0;
+
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200)
+        return 0; /* faults_done judges the status */
+    if (dynbuf_add(&t->line, data, size * n) != 0) {
+        t->over_cap = 1;
+        return 0;
+    }
+    return size * n;
+}
+
+/* The end of peer's GET /card_faults: a good answer replaces what is
+ * stored of the peer's cards; a 404 (a gpubench from before the route) is
+ * logged once and changes nothing; any other failure is logged and the
+ * last good answer kept, so that a card does not turn healthy here only
+ * because its node could not say. */
+static void faults_done(struct transfer *t, CURLcode rc)
+{
+    struct peer *peer = t->peer;
+    cJSON *rows = NULL;
+    long status = 0;
+    char err[300] = "";
+
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status == 404) {
+        if (!peer->faults_missing)
+            log_info("peer %s: it has no GET /card_faults (a gpubench before it): the events "
+                     "its watch finds are not seen here",
+                     peer->url);
+        peer->faults_missing = 1;
+        return;
+    }
+    peer->faults_missing = 0;
+    if (t->over_cap || rc == CURLE_FILESIZE_EXCEEDED)
+        snprintf(err, sizeof(err), "the answer was over the %zu MiB cap",
+                 (size_t)PEER_FAULTS_CAP / (1024 * 1024));
+    else if (status != 200 && status != 0)
+        snprintf(err, sizeof(err), "HTTP %ld", status);
+    else if (rc != CURLE_OK)
+        curl_failure_reason(rc, t->curl_err, err, sizeof(err));
+    else if (card_faults_parse(t->line.data ? t->line.data : "", t->line.len, &rows, err,
+                               sizeof(err)) == 0 &&
+             store_peer_faults_replace(t->all->store, peer->url, rows) != STORE_OK)
+        snprintf(err, sizeof(err), "the faults could not be stored here");
+    if (err[0])
+        log_warn("peer %s: GET /card_faults: %s; its cards' last known faults are kept",
+                 peer->url, err);
+    cJSON_Delete(rows);
+}
+
+/* Makes t->easy a GET of url with what every request to a peer gets (TLS,
+ * the token, the time and speed limits, at most cap bytes of body, which
+ * on_data is given) and starts it on the multi handle as peer's transfer.
+ * 0, or -1 with err set (t stays the caller's to free). */
+static int transfer_open(struct peers *all, struct peer *peer, struct transfer *t,
+                         const char *url, curl_write_callback on_data, size_t cap, char *err,
+                         size_t err_cap)
+{
+    CURLcode rc;
+
+    if ((rc = curl_tls_setup(t->easy, &all->tls, t->curl_err)) != CURLE_OK) {
+        snprintf(err, err_cap, "TLS could not be set up: %s", curl_easy_strerror(rc));
+        return -1;
+    }
+    if (all->authorization[0]) {
+        if ((t->headers = curl_slist_append(NULL, all->authorization)) == NULL) {
+            snprintf(err, err_cap, "out of memory starting a transfer");
+            return -1;
+        }
+        curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
+    }
+    curl_easy_setopt(t->easy, CURLOPT_URL, url);
+    curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, t);
+    curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
+    curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(t->easy, CURLOPT_CONNECTTIMEOUT, 5L);
+    curl_easy_setopt(t->easy, CURLOPT_TIMEOUT, (long)PEER_TRANSFER_S);
+    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_LIMIT, (long)PEER_LOW_SPEED);
+    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_TIME, (long)PEER_LOW_SPEED_S);
+    curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    /* An answer that says at once it is over the cap is refused unread. */
+    curl_easy_setopt(t->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cap);
+    curl_easy_setopt(t->easy, CURLOPT_USERAGENT, "gpubenchd-peer");
+    if (curl_multi_add_handle(all->multi, t->easy) != CURLM_OK) {
+        snprintf(err, err_cap, "the transfer could not be started");
+        return -1;
+    }
+    peer->xfer = t;
+    all->active++;
+    return 0;
 }
 
 /* Starts a pull of peer on the multi handle.  On failure the pull is
@@ -411,7 +517,6 @@ static void transfer_start(struct peers *all, struct peer *peer)
 {
     struct transfer *t = calloc(1, sizeof(*t));
     char url[PEER_URL_CAP + 80], err[300];
-    CURLcode rc;
 
     if (t == NULL || (t->batch = cJSON_CreateArray()) == NULL ||
         (t->easy = curl_easy_init()) == NULL) {
@@ -422,38 +527,10 @@ static void transfer_start(struct peers *all, struct peer *peer)
     t->peer = peer;
     t->cursor = peer->row.cursor;
     dynbuf_init(&t->line, PEER_LINE_CAP);
-    if ((rc = curl_tls_setup(t->easy, &all->tls, t->curl_err)) != CURLE_OK) {
-        snprintf(err, sizeof(err), "TLS could not be set up: %s", curl_easy_strerror(rc));
-        goto failed;
-    }
-    if (all->authorization[0]) {
-        if ((t->headers = curl_slist_append(NULL, all->authorization)) == NULL) {
-            snprintf(err, sizeof(err), "out of memory starting a pull");
-            goto failed;
-        }
-        curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->headers);
-    }
     snprintf(url, sizeof(url), "%s/runs.ndjson?after_seq=%lld&limit=%d", peer->url, t->cursor,
              peer->page_limit);
-    curl_easy_setopt(t->easy, CURLOPT_URL, url);
-    curl_easy_setopt(t->easy, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(t->easy, CURLOPT_WRITEDATA, t);
-    curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
-    curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(t->easy, CURLOPT_CONNECTTIMEOUT, 5L);
-    curl_easy_setopt(t->easy, CURLOPT_TIMEOUT, (long)PEER_TRANSFER_S);
-    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_LIMIT, (long)PEER_LOW_SPEED);
-    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_TIME, (long)PEER_LOW_SPEED_S);
-    curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-    /* An answer that says at once it is over the cap is refused unread. */
-    curl_easy_setopt(t->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)PEER_BODY_CAP);
-    curl_easy_setopt(t->easy, CURLOPT_USERAGENT, "gpubenchd-peer");
-    if (curl_multi_add_handle(all->multi, t->easy) != CURLM_OK) {
-        snprintf(err, sizeof(err), "the transfer could not be started");
+    if (transfer_open(all, peer, t, url, on_body, PEER_BODY_CAP, err, sizeof(err)) != 0)
         goto failed;
-    }
-    peer->xfer = t;
-    all->active++;
     pthread_mutex_lock(&all->lock);
     peer->next_pull_unix_ms = 0; /* pulling */
     pthread_mutex_unlock(&all->lock);
@@ -462,6 +539,33 @@ static void transfer_start(struct peers *all, struct peer *peer)
 failed:
     transfer_free(t);
     pull_ended(all, peer, PULL_FAILED, err);
+}
+
+/* Starts peer's GET /card_faults, and makes the next one due an interval
+ * from now.  One that cannot start is logged; the faults stored stay. */
+static void faults_start(struct peers *all, struct peer *peer)
+{
+    struct transfer *t = calloc(1, sizeof(*t));
+    char url[PEER_URL_CAP + 20], err[300];
+
+    peer->faults_due_ms = time_mono_ms() + (int64_t)all->interval_s * 1000;
+    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto failed;
+    }
+    t->all = all;
+    t->peer = peer;
+    t->faults = 1;
+    dynbuf_init(&t->line, PEER_FAULTS_CAP);
+    snprintf(url, sizeof(url), "%s/card_faults", peer->url);
+    if (transfer_open(all, peer, t, url, on_faults_body, PEER_FAULTS_CAP, err, sizeof(err)) == 0)
+        return;
+
+failed:
+    log_warn("peer %s: GET /card_faults could not start: %s; its cards' last known faults "
+             "are kept",
+             peer->url, err);
+    transfer_free(t);
 }
 
 /* Ends peer's transfer unrecorded (the peer is going away). */
@@ -504,15 +608,25 @@ static void reap(struct peers *all)
 
     while ((msg = curl_multi_info_read(all->multi, &left)) != NULL) {
         struct transfer *t = NULL;
+        struct peer *peer;
+        int pulled = 0;
 
         if (msg->msg != CURLMSG_DONE)
             continue;
         curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&t);
         curl_multi_remove_handle(all->multi, t->easy);
-        transfer_done(t, msg->data.result);
-        t->peer->xfer = NULL;
+        peer = t->peer;
+        if (t->faults)
+            faults_done(t, msg->data.result);
+        else
+            pulled = transfer_done(t, msg->data.result);
+        peer->xfer = NULL;
         all->active--;
         transfer_free(t);
+        /* after a good pull, once an interval, in the slot it freed: what
+         * the peer's watch found */
+        if (pulled && time_mono_ms() >= peer->faults_due_ms)
+            faults_start(all, peer);
     }
 }
 
@@ -608,6 +722,27 @@ static struct peer *peer_keep(struct peers *all, const char *url)
     return peer;
 }
 
+/* Drops the stored card faults of every peer not in the list (one just
+ * removed, or one of an earlier start's list).  Nothing is dropped when
+ * the list cannot be written out. */
+static void drop_gone_faults(struct peers *all)
+{
+    cJSON *urls = cJSON_CreateArray();
+    char *text = NULL;
+    int ok = urls != NULL, dropped = 0;
+
+    for (int i = 0; ok && i < all->count; i++)
+        ok = cJSON_AddItemToArray(urls, cJSON_CreateString(all->list[i]->url));
+    if (!ok || (text = cJSON_PrintUnformatted(urls)) == NULL)
+        log_error("out of memory dropping the card faults of peers no longer pulled");
+    else if (store_peer_faults_keep(all->store, text, &dropped) != STORE_OK)
+        log_warn("the card faults of peers no longer pulled could not be dropped");
+    else if (dropped)
+        log_info("dropped %d card fault(s) of peers no longer pulled", dropped);
+    free(text);
+    cJSON_Delete(urls);
+}
+
 /* Makes the list --peer's URLs and targets' (NULL: the file's part as it
  * was), dropping the peers in neither. */
 static void apply_targets(struct peers *all, const struct peer_targets *targets)
@@ -655,12 +790,16 @@ static void apply_targets(struct peers *all, const struct peer_targets *targets)
     all->count = kept;
     pthread_mutex_unlock(&all->lock);
     for (int i = 0; i < n_gone; i++) {
-        log_info("peer %s: no longer in %s; its runs stay", gone[i]->url,
+        log_info("peer %s: no longer in %s; its runs stay, its cards' faults go", gone[i]->url,
                  all->file_path ? all->file_path : "the peers");
         transfer_drop(all, gone[i]);
         peer_free(gone[i]);
     }
     free(gone);
+    /* A peer gone can no longer end its faults here; with a file, the list
+     * is whole only once the file has been read. */
+    if (targets || all->file_path == NULL)
+        drop_gone_faults(all);
 }
 
 /* ---- the peers file ---- */
@@ -768,8 +907,12 @@ struct peers *peers_start(const struct peers_config *cfg)
 {
     struct peers *p;
 
-    if (cfg->count == 0 && cfg->peers_file == NULL)
+    if (cfg->count == 0 && cfg->peers_file == NULL) {
+        /* none now: what earlier peers reported cannot end here */
+        if (cfg->store && store_peer_faults_keep(cfg->store, "[]", NULL) != STORE_OK)
+            log_warn("the card faults of earlier peers could not be dropped");
         return NULL;
+    }
     if ((p = calloc(1, sizeof(*p))) == NULL) {
         log_error("out of memory starting the peer puller");
         return NULL;

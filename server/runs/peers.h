@@ -40,6 +40,16 @@
  * was; what GET /peers shows is kept in memory too, so that answering it
  * for a thousand peers costs no query.
  *
+ * After a good pull, once every --peer-interval, the puller also asks
+ * the peer's GET /card_faults (card_faults.h) in the same slot and with
+ * the same TLS, token and limits, and replaces what it stored of the
+ * peer's cards with the answer: a hub sees its peers' cards' critical
+ * events within an interval.  A failed fetch keeps the last answer (a
+ * node that cannot be reached does not heal its cards at the hub), a 404
+ * (a gpubench before the route) is logged once and is not a failed pull,
+ * and a peer that leaves the list has its faults dropped, as do all peers
+ * of an earlier start that are not in this one's.
+ *
  * An https:// peer is pulled only when its certificate verifies against
  * --peer-ca-file (else the system's CAs) and names the host of its URL;
  * one that does not is a failed pull like any other, its reason in
@@ -72,6 +82,11 @@
  * and printed back it may be up to four times that (a number sent as
  * "1e14" prints as "100000000000000"), so the cap leaves room for both. */
 #define PEER_BODY_CAP (PEER_PAGE_BYTES + 4 * IMPORT_LINE_MAX)
+
+/* The most a puller reads of a peer's GET /card_faults: the answer holds
+ * only cards with an open critical event, at most CARD_FAULTS_PER_CARD
+ * each (card_faults.h), a few hundred bytes a fault. */
+#define PEER_FAULTS_CAP (8 * 1024 * 1024)
 
 /* A page is stored in transactions of at most this many runs, or bytes
  * of their lines, or after this long since the batch's first run. */

@@ -189,7 +189,8 @@ int store_card_faults(struct store *s, const char *uuid, const char *closing, cJ
 {
     /* the rules are at the top of store_card_events.h */
     static const char sql[] =
-        "SELECT 'card_event' AS kind, e.message AS message, e.at AS at FROM card_events e "
+        "SELECT 'card_event' AS kind, e.subject AS subject, e.message AS message, e.at AS at "
+        "FROM card_events e "
         "WHERE e.device_uuid = ?1 AND e.critical = 1 AND e.gone_at IS NULL AND (e.lasting = 1 "
         "OR (NOT EXISTS (SELECT 1 FROM alerts a WHERE a.kind = 'card_event' "
         "AND a.device_uuid = e.device_uuid AND a.row_key = json_quote(e.subject) "

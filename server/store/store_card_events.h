@@ -79,7 +79,7 @@ int store_card_event_counts(struct store *s, cJSON **counts);
 
 /* Card uuid's open critical events (see the top of this file) as faults
  * for server/judge/card_state.h, newest first: a NEW array of {"kind":
- * "card_event", "message", "at"}.  closing: the benchmarks whose runs end
+ * "card_event", "subject", "message", "at"}.  closing: the benchmarks whose runs end
  * a one-off, a JSON array text (an empty one ends none). */
 int store_card_faults(struct store *s, const char *uuid, const char *closing, cJSON **faults);
 
