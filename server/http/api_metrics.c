@@ -11,6 +11,7 @@
  */
 #include "alerts.h"
 #include "app.h"
+#include "canaries.h"
 #include "compare.h"
 #include "dynbuf.h"
 #include "expect.h"
@@ -524,7 +525,8 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
                   (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
     if (gpu_metrics(req, &b) != 0 || run_metrics(req, &b) != 0 ||
         result_metrics(req, &b) != 0 || alert_metrics(req, &b) != 0 ||
-        coverage_metrics(req, &b) != 0 || card_event_metrics(req, &b) != 0) {
+        coverage_metrics(req, &b) != 0 || card_event_metrics(req, &b) != 0 ||
+        canaries_metrics(req->app->canaries, &b) != STORE_OK) {
         dynbuf_free(&b);
         reply_error(rep, 500, "internal", "", "the metrics could not be read from the database");
         return;

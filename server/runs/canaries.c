@@ -16,6 +16,7 @@
  */
 #include "canaries.h"
 #include "duration.h"
+#include "dynbuf.h"
 #include "gpu_pool.h"
 #include "log.h"
 #include "runs.h"
@@ -33,6 +34,8 @@
 
 #define CANARY_TICK_MS 1000
 #define MEMBERS_JSON_CAP 1024 /* a suite's names as a JSON array */
+/* One /metrics family's series: 64 GPUs x 16 canaries of 200 bytes fit. */
+#define CANARY_METRICS_CAP (1024 * 1024)
 
 /* One card of the node, as the pool named it at start (its strings
  * point into the pool), and what the thread's latest look read of it. */
@@ -535,6 +538,23 @@ static int describe_node(struct canaries *c, cJSON *list, const struct canary_re
     return 0;
 }
 
+/* The cards' records (card-major) then the node canaries', copied under
+ * the lock so that no store read happens under it.  NEW, or NULL. */
+static struct canary_record *copy_records(struct canaries *c)
+{
+    size_t n_records = (size_t)(c->n_cards * c->cfg.n_specs);
+    struct canary_record *copy = malloc((n_records + (size_t)c->n_node + 1) * sizeof(*copy));
+
+    if (copy == NULL)
+        return NULL;
+    pthread_mutex_lock(&c->lock);
+    memcpy(copy, c->records, n_records * sizeof(*copy));
+    for (int n = 0; n < c->n_node; n++)
+        copy[n_records + (size_t)n] = c->node[n].record;
+    pthread_mutex_unlock(&c->lock);
+    return copy;
+}
+
 /* The members of the --canary list that never run on this node, into
  * list: [{"canary", "benchmark", "reason"}].  0, or -1 out of memory. */
 static int describe_left_out(const struct canaries *c, cJSON *list)
@@ -588,15 +608,8 @@ cJSON *canaries_describe(struct canaries *c, int *store_rc)
         goto fail;
     if (reason != NULL)
         return root;
-    copy = malloc((n_records + (size_t)c->n_node + 1) * sizeof(*copy));
-    if (copy == NULL)
+    if ((copy = copy_records(c)) == NULL)
         goto fail;
-    /* A copy, so that no store read happens under the lock. */
-    pthread_mutex_lock(&c->lock);
-    memcpy(copy, c->records, n_records * sizeof(*copy));
-    for (int n = 0; n < c->n_node; n++)
-        copy[n_records + (size_t)n] = c->node[n].record;
-    pthread_mutex_unlock(&c->lock);
     for (int i = 0; i < c->n_cards; i++) {
         cJSON *card = cJSON_CreateObject(), *canaries;
 
@@ -627,4 +640,123 @@ fail:
     free(copy);
     cJSON_Delete(root);
     return NULL;
+}
+
+/* ---- /metrics ---- */
+
+/* The metric families, in the order printed: each family's series are
+ * gathered in its own buffer, since a family is one block in Prometheus'
+ * text format. */
+enum canary_family {
+    FAMILY_LAST_RUN,
+    FAMILY_DUE,
+    FAMILY_DEFERRED,
+    FAMILY_DEFERRALS,
+    FAMILIES,
+};
+
+static const struct {
+    const char *name, *type, *help;
+} families[FAMILIES] = {
+    [FAMILY_LAST_RUN] = {"gpubench_canary_last_run_timestamp_seconds", "gauge",
+                         "When each canary's last run was queued (Unix time); none before the "
+                         "first."},
+    [FAMILY_DUE] = {"gpubench_canary_due", "gauge",
+                    "1 when the canary is due (its period has passed since its last run)."},
+    [FAMILY_DEFERRED] = {"gpubench_canary_deferred", "gauge",
+                         "1 while a due canary is held back (GET /canaries says why)."},
+    [FAMILY_DEFERRALS] = {"gpubench_canary_deferrals_total", "counter",
+                          "Times the canary was held back while due since the daemon started."},
+};
+
+/* One canary's series into each family's buffer: gpu is its card's index
+ * ("all" for a node canary, uuid ""), last as rc read it. */
+static void canary_series(struct dynbuf *fam, const char *host, const char *gpu,
+                          const char *uuid, const char *canary, int64_t period_s, int rc,
+                          const struct store_canary_run *last, const struct canary_record *rec,
+                          int64_t now_ms)
+{
+    char labels[400];
+    int64_t due = canary_due_ms(rc == STORE_OK ? last->created_ms : -1, period_s);
+
+    /* the names and UUIDs are the driver's and the benchmark table's:
+     * no quote or backslash to escape, but a host name is checked */
+    snprintf(labels, sizeof(labels), "{host=\"%s\",uuid=\"%s\",gpu=\"%s\",canary=\"%s\"}",
+             strpbrk(host, "\"\\\n") ? "?" : host, uuid, gpu, canary);
+    if (rc == STORE_OK)
+        dynbuf_printf(&fam[FAMILY_LAST_RUN], "%s%s %.3f\n", families[FAMILY_LAST_RUN].name,
+                      labels, (double)last->created_ms / 1000.0);
+    dynbuf_printf(&fam[FAMILY_DUE], "%s%s %d\n", families[FAMILY_DUE].name, labels,
+                  now_ms >= due);
+    dynbuf_printf(&fam[FAMILY_DEFERRED], "%s%s %d\n", families[FAMILY_DEFERRED].name, labels,
+                  rec->kind != CANARY_DEFER_NONE);
+    dynbuf_printf(&fam[FAMILY_DEFERRALS], "%s%s %ld\n", families[FAMILY_DEFERRALS].name, labels,
+                  rec->deferred);
+}
+
+int canaries_metrics(struct canaries *c, struct dynbuf *b)
+{
+    struct dynbuf fam[FAMILIES];
+    struct canary_record *copy = NULL;
+    size_t n_records;
+    int64_t now_ms = time_now_unix_ms();
+    const char *host;
+    int rc = STORE_OK;
+
+    if (c == NULL || c->n_cards == 0 || c->cfg.n_specs == 0)
+        return STORE_OK; /* no series: GET /canaries says why */
+    n_records = (size_t)(c->n_cards * c->cfg.n_specs);
+    host = c->cfg.runs->host ? c->cfg.runs->host : "";
+    for (int f = 0; f < FAMILIES; f++)
+        dynbuf_init(&fam[f], CANARY_METRICS_CAP);
+    if ((copy = copy_records(c)) == NULL) {
+        rc = STORE_ERROR;
+        goto done;
+    }
+    for (int i = 0; i < c->n_cards && rc == STORE_OK; i++) {
+        char gpu[16];
+
+        snprintf(gpu, sizeof(gpu), "%d", c->cards[i].index);
+        for (int k = 0; k < c->cfg.n_specs && rc == STORE_OK; k++) {
+            struct store_canary_run last;
+            int got;
+
+            if (!has_card_members(&c->specs[k]))
+                continue;
+            got = store_canary_last(c->cfg.runs->store, c->cards[i].uuid, c->members_json[k],
+                                    &last);
+            if (got != STORE_OK && got != STORE_NOT_FOUND)
+                rc = got;
+            else
+                canary_series(fam, host, gpu, c->cards[i].uuid, c->specs[k].name,
+                              c->specs[k].period_s, got, &last,
+                              &copy[(size_t)i * (size_t)c->cfg.n_specs + (size_t)k], now_ms);
+        }
+    }
+    for (int n = 0; n < c->n_node && rc == STORE_OK; n++) {
+        struct store_canary_run last;
+        int got = node_last(c, &c->node[n], &last);
+
+        if (got != STORE_OK && got != STORE_NOT_FOUND)
+            rc = got;
+        else
+            canary_series(fam, host, "all", "", c->node[n].bench->name,
+                          c->specs[c->node[n].spec].period_s, got, &last,
+                          &copy[n_records + (size_t)n], now_ms);
+    }
+    for (int f = 0; f < FAMILIES && rc == STORE_OK; f++) {
+        if (dynbuf_failed(&fam[f])) {
+            rc = STORE_ERROR;
+            break;
+        }
+        dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
+                      families[f].name, families[f].type);
+        dynbuf_add(b, fam[f].data ? fam[f].data : "", fam[f].len);
+    }
+
+done:
+    for (int f = 0; f < FAMILIES; f++)
+        dynbuf_free(&fam[f]);
+    free(copy);
+    return rc;
 }

@@ -24,6 +24,8 @@
 
 #include "canary_rule.h"
 
+struct dynbuf;
+
 struct runs;
 struct canaries;
 
@@ -51,5 +53,14 @@ void canaries_stop(struct canaries *c);
  * NULL when the store failed (*store_rc says how) or memory ran out
  * (*store_rc 0). */
 cJSON *canaries_describe(struct canaries *c, int *store_rc);
+
+/* The same as Prometheus series into b, for GET /metrics: each canary's
+ * last run time (gpubench_canary_last_run_timestamp_seconds), whether it
+ * is due and held back now, and its deferrals since the start (a counter:
+ * the counts live in memory).  Labels host, uuid, gpu (the card's index;
+ * "all" and uuid "" for a node canary) and canary.  Nothing without a GPU
+ * or a --canary.  STORE_OK, or the store's failure (b may then hold a
+ * part, which the caller drops). */
+int canaries_metrics(struct canaries *c, struct dynbuf *b);
 
 #endif

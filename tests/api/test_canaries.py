@@ -8,11 +8,13 @@ GPU: a node canary runs it once a period, only once every card is quiet.  The wo
 double answers the watch probe from its control word (busy: pid 4242
 python3; anything else: an idle card)."""
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
 import unittest
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import DAEMON, Daemon  # noqa: E402
@@ -136,6 +138,36 @@ class CanaryTest(unittest.TestCase):
 HEALTH = ["--watch-interval", "1", "--canary", "health@24h", "--canary-idle", "2s"]
 
 
+def canary_metrics(d):
+    """{(gpu, canary): {family suffix: value}} from /metrics' gpubench_canary_* series."""
+    out = {}
+    for line in d.get("/metrics").body.splitlines():
+        m = re.match(r'gpubench_canary_(\w+)\{host="[^"]*",uuid="([^"]*)",gpu="([^"]*)",'
+                     r'canary="([^"]*)"\} (\S+)$', line)
+        if m:
+            out.setdefault((m.group(3), m.group(4)), {})[m.group(1)] = float(m.group(5))
+    return out
+
+
+def assert_metrics_match(test, d, body):
+    """Each canary of GET /canaries has its series in /metrics, saying the same."""
+    series = canary_metrics(d)
+    entries = [(str(card["index"]), k) for card in body["cards"] for k in card["canaries"]] + \
+        [("all", k) for k in body["node"]]
+    test.assertEqual(set(series), {(gpu, k["benchmark"]) for gpu, k in entries})
+    for gpu, k in entries:
+        got = series[(gpu, k["benchmark"])]
+        test.assertEqual(got["due"], float(k["due"]), (gpu, k))
+        test.assertEqual(got["deferred"], float(k["deferred"]["now"]), (gpu, k))
+        test.assertEqual(got["deferrals_total"], k["deferred"]["count"], (gpu, k))
+        if k["last_run"] is None:
+            test.assertNotIn("last_run_timestamp_seconds", got)
+        else:
+            test.assertAlmostEqual(got["last_run_timestamp_seconds"],
+                                   parse_time(k["last_run"]["created_at"])
+                                   .replace(tzinfo=timezone.utc).timestamp(), places=2)
+
+
 def node_deferral(d):
     n = d.get("/canaries").json()["node"]
     return n if n and "card busy" in (n[0]["deferred"]["reason"] or "") else None
@@ -165,8 +197,16 @@ class NodeCanaryTest(unittest.TestCase):
         self.assertIs(node[0]["due"], True)
         self.assertIsNone(node[0]["last_run"])
         self.assertEqual(canary_runs(self.d), [])
+        # /metrics says the same while held back (the card is still busy)
+        assert_metrics_match(self, self.d, self.d.get("/canaries").json())
+        self.assertEqual(canary_metrics(self.d)[("all", "p2p_bandwidth")]["deferred"], 1)
         self.d.set_mode("normal")
         body = wait_for(lambda: all_done(self.d), 60, "every canary ran once quiet")
+        assert_metrics_match(self, self.d, self.d.get("/canaries").json())
+        if shutil.which("promtool"):
+            p = subprocess.run(["promtool", "check", "metrics"],
+                               input=self.d.get("/metrics").body.encode(), capture_output=True)
+            self.assertEqual(p.returncode, 0, (p.stdout + p.stderr).decode())
         runs = canary_runs(self.d)
         p2p = [r for r in runs if r["benchmark"] == "p2p_bandwidth"]
         self.assertEqual(len(p2p), 1, [(r["benchmark"], r["device"]["index"]) for r in runs])
