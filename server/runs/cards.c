@@ -73,9 +73,16 @@ char *cards_one_off_closing(const char *device_name, int *floored)
 int cards_event_faults(struct store *s, const char *uuid, cJSON **faults)
 {
     char *name = NULL, *closing = NULL;
-    int rc = store_card_name(s, uuid, &name), floored;
+    int rc, floored, any;
 
     *faults = NULL;
+    /* most cards have no event open: their name and closing runs are not
+     * read (a hub's coverage asks this of every card) */
+    if ((rc = store_card_any_open_event(s, uuid, &any)) != STORE_OK)
+        return rc;
+    if (!any)
+        return (*faults = cJSON_CreateArray()) ? STORE_OK : STORE_ERROR;
+    rc = store_card_name(s, uuid, &name);
     if (rc != STORE_OK && rc != STORE_NOT_FOUND) /* none: a card without runs */
         goto done;
     rc = STORE_ERROR;

@@ -185,6 +185,19 @@ int store_card_event_counts(struct store *s, cJSON **counts)
     ".device_uuid AND r.benchmark = b.value AND r.status = 'done' AND r.valid IS NOT 0 "     \
     "AND r.finished_at > " e ".at ORDER BY r.finished_at DESC, r.id DESC LIMIT 1), 0)))"
 
+int store_card_any_open_event(struct store *s, const char *uuid, int *any)
+{
+    cJSON *rows = NULL;
+    int rc = store_read_objects(s, "look for a card's open critical events",
+                                "SELECT 1 AS one FROM card_events WHERE device_uuid = ?1 "
+                                "AND critical = 1 AND gone_at IS NULL LIMIT 1",
+                                uuid, NULL, &rows);
+
+    *any = rc == STORE_OK && cJSON_GetArraySize(rows) > 0;
+    cJSON_Delete(rows);
+    return rc;
+}
+
 int store_card_faults(struct store *s, const char *uuid, const char *closing, cJSON **faults)
 {
     /* the rules are at the top of store_card_events.h */

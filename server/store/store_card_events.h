@@ -77,6 +77,12 @@ int store_card_events_list(struct store *s, const char *uuid, long long before, 
  * array of {"host", "uuid", "kind", "critical", "count"}. */
 int store_card_event_counts(struct store *s, cJSON **counts);
 
+/* Whether card uuid has a critical event not yet gone (a state still
+ * shown or any one-off): 1 or 0 into *any.  Only such a card can have a
+ * fault of store_card_faults, whose closing runs take longer to name; most
+ * cards of a hub's coverage have none (one index probe, card_events_open). */
+int store_card_any_open_event(struct store *s, const char *uuid, int *any);
+
 /* Card uuid's open critical events (see the top of this file) as faults
  * for server/judge/card_state.h, newest first: a NEW array of {"kind":
  * "card_event", "subject", "message", "at"}.  closing: the benchmarks whose runs end
