@@ -52,7 +52,7 @@ static int card_entry(struct store *s, const cJSON *c, cJSON **entry)
 
     *entry = NULL;
     if ((rc = cards_event_faults(s, uuid, &own)) != STORE_OK ||
-        (rc = store_peer_faults_of(s, uuid, &peers)) != STORE_OK)
+        (rc = cards_peer_faults(s, uuid, &peers)) != STORE_OK)
         goto done;
     if (cJSON_GetArraySize(own) + cJSON_GetArraySize(peers) == 0)
         goto done;

@@ -113,6 +113,26 @@ static int append_all(cJSON *to, cJSON *from)
     return 0;
 }
 
+int cards_peer_faults(struct store *s, const char *uuid, cJSON **faults)
+{
+    cJSON *reading = NULL;
+    int rc = store_peer_faults_of(s, uuid, faults);
+
+    if (rc != STORE_OK || cJSON_GetArraySize(*faults) == 0)
+        return rc;
+    /* a card this daemon's own watch reads: its events here are the truth,
+     * and a peer's report of it only an echo of what this daemon said */
+    rc = store_card_last_reading(s, uuid, &reading);
+    cJSON_Delete(reading);
+    if (rc == STORE_NOT_FOUND)
+        return STORE_OK;
+    cJSON_Delete(*faults);
+    *faults = NULL;
+    if (rc != STORE_OK)
+        return rc;
+    return (*faults = cJSON_CreateArray()) ? STORE_OK : STORE_ERROR;
+}
+
 int cards_faults(struct store *s, const char *uuid, cJSON **faults)
 {
     cJSON *alerts = NULL, *pairs = NULL, *peers = NULL, *f;
@@ -122,7 +142,7 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults)
     /* its open critical card events, those its node reports through the
      * peers (a hub's view of a peer's card), then its floor alerts */
     if ((rc = cards_event_faults(s, uuid, faults)) != STORE_OK ||
-        (rc = store_peer_faults_of(s, uuid, &peers)) != STORE_OK ||
+        (rc = cards_peer_faults(s, uuid, &peers)) != STORE_OK ||
         (rc = store_card_floor_alerts(s, uuid, &alerts)) != STORE_OK)
         goto done;
     if (append_all(*faults, peers) != 0)
@@ -379,7 +399,7 @@ static int add_alerts(struct store *s, cJSON *card, const char *uuid)
 static int add_peer_faults(struct store *s, cJSON *card, const char *uuid)
 {
     cJSON *peers = NULL;
-    int rc = store_peer_faults_of(s, uuid, &peers);
+    int rc = cards_peer_faults(s, uuid, &peers);
 
     if (rc == STORE_OK && !cJSON_AddItemToObject(card, "peer_faults", peers)) {
         cJSON_Delete(peers);

@@ -27,6 +27,14 @@ int cards_faults(struct store *s, const char *uuid, cJSON **faults);
  * newest first; a STORE_* code. */
 int cards_event_faults(struct store *s, const char *uuid, cJSON **faults);
 
+/* The faults card uuid's node reported through the peers
+ * (store_peer_faults_of), or none when this daemon's own watch reads the
+ * card (a watch reading is stored here): then its own events are the
+ * truth, and a peer's report of them an echo of this daemon's (two
+ * daemons that pull each other).  A NEW array into *faults; a STORE_*
+ * code. */
+int cards_peer_faults(struct store *s, const char *uuid, cJSON **faults);
+
 /* The benchmarks whose runs end a one-off critical event (an XID, an
  * uncorrected ECC error) of a card named device_name (NULL: unknown), as
  * store_card_faults takes them: the health suite's members with a floor of

@@ -163,6 +163,49 @@ class HubFaultsTest(unittest.TestCase):
                 self.assertEqual(d.stop(), 0)
 
 
+class EchoTest(unittest.TestCase):
+    def test_a_node_and_a_hub_that_pull_each_other(self):
+        """The node's own watch is the truth for its cards: the hub's report
+        of the node's XID back to the node is an echo, never a fault there,
+        so the node is healthy as soon as its event ends (and the hub one
+        fetch later), not once the echo has died out hop by hop."""
+        tmp = tempfile.mkdtemp(prefix="gpubench-hubfaults-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        path = os.path.join(tmp, "peers.json")
+        write_file(path, [])
+        hub = Daemon(gpus=0, args=["--peers-file", path, "--peer-interval",
+                                   str(INTERVAL)]).start()
+        running = [hub]
+        try:
+            node = Card(env=H200, args=["--peer", url(hub), "--peer-interval", str(INTERVAL)])
+            running.append(node.d)
+            health_run(node.d)
+            write_file(path, [{"targets": [url(node.d)]}])
+            node.append(nothing, xids=[79])
+            node.wait_events(1)
+            wait_for(lambda: state(hub, node.uuid) == "degraded", timeout=10 * INTERVAL,
+                     what="the card degraded at the hub")
+            # the node has fetched the hub's report, echo included, since
+            wait_for(lambda: node.uuid in faults(hub) and
+                     hub.get("/peers").json()["peers"][0]["runs_pulled"] > 0 and
+                     node.d.get("/peers").json()["peers"][0]["last_success_at"], timeout=10,
+                     what="both to have pulled")
+            time.sleep(3 * INTERVAL)
+            mine = faults(node.d)[node.uuid]["faults"]
+            self.assertEqual([(f["source"], f["hops"]) for f in mine], [(None, 0)])
+            self.assertEqual(node.d.get("/cards/" + node.uuid).json()["peer_faults"], [])
+
+            health_run(node.d)  # the one-off ends at the node
+            for _ in range(5 * INTERVAL):
+                self.assertEqual(covered(node.d, node.uuid)[0], "healthy")
+                time.sleep(1)
+            wait_for(lambda: state(hub, node.uuid) == "healthy", timeout=10 * INTERVAL,
+                     what="the card healthy at the hub")
+        finally:
+            for d in reversed(running):
+                self.assertEqual(d.stop(), 0)
+
+
 class OlderPeer(http.server.BaseHTTPRequestHandler):
     """A gpubench from before GET /card_faults: an empty page of runs, 404
     for everything else."""
