@@ -1196,6 +1196,35 @@ def test_card_watch(d, b):
     shot(b, "card-watch")
     assert_clean(b)
 
+    # The same card at a hub that pulls this node: the hub does not watch
+    # it, so its page says so and shows what the node reports instead of
+    # "the watch has seen nothing".
+    hub = harness.Daemon(gpus=0, args=["--web", WEB, "--peer", "http://127.0.0.1:%d" % d.port,
+                                       "--peer-interval", "1"])
+    try:
+        hub.start()
+        at_hub = wait_for(lambda: (lambda c: c if c.get("peer_faults") else None)(
+            hub.get("/cards/" + uuid).json() if hub.get("/cards/" + uuid).status == 200 else {}),
+            30, "the node's XID at the hub")
+        check(at_hub["state"] == "degraded" and at_hub["reason"] == api_card["reason"],
+              "the hub judges the card %r, its node %r" % (at_hub, api_card))
+        open_page(b, hub, "?view=card&uuid=" + uuid, "the watched card's page at a hub")
+        none = b.eval("document.getElementById('card-events-none')?.textContent ?? ''")
+        check("does not watch this card" in none and "what its node reports open" in none,
+              "the hub's card page says %r of its events" % none)
+        rows = b.eval("""Array.from(document.querySelectorAll('table.card-peer-faults tbody tr')).map(tr => ({
+  subject: tr.dataset.subject, source: tr.querySelector('[data-field=source]').textContent, text: tr.textContent}))""")
+        want = at_hub["peer_faults"]
+        check([(r["subject"], r["source"]) for r in rows] == [(f["subject"], f["source"]) for f in want]
+              and all(f["message"] in r["text"] for f, r in zip(want, rows)),
+              "the hub's card page shows the node's faults %r, API %r" % (rows, want))
+        check(b.eval("document.getElementById('card-reason')?.textContent ?? null") == at_hub["reason"],
+              "the hub's card page's reason is not the API's")
+        shot(b, "card-watch-hub")
+        assert_clean(b)
+    finally:
+        hub.stop()
+
 
 def fake_peers(n, run_id):
     """GET /peers as the contract has it, for n peers: 10 racks of two rows,

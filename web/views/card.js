@@ -65,19 +65,39 @@ function canariesPart(got, uuid) {
     }))];
 }
 
-// The card's newest events from the watch, with a link to them all.
-function eventsPart(got, uuid) {
+// The open critical events a peer reported of the card (GET /cards/UUID's
+// peer_faults): on a hub, what the card's node's watch found.
+function peerFaultsPart(info) {
+  const reported = (info && info.peer_faults) || [];
+  if (!reported.length) return [];
+  const from = (url) => /^https?:\/\//.test(url || "") ? el("a", { href: url }, url) : (url || "?");
+  return [table("card-peer-faults", "Open critical events its node's watch found, as the peers report them (GET /card_faults), newest first",
+    ["When (local time)", "Subject", "What", "Reported by", "Hops"], reported.map((f) => el("tr", { dataset: { subject: f.subject } },
+      el("th", { scope: "row" }, timeEl(f.at)), el("td", {}, f.subject), el("td", { class: "text" }, f.message),
+      el("td", { dataset: { field: "source" } }, from(f.source)), el("td", {}, String(f.hops)))))];
+}
+
+// The card's newest events from the watch, with a link to them all; a
+// card of another node (not own) is watched there, not here: what its node
+// reported through the peers instead.
+function eventsPart(got, uuid, info, own) {
   const all = "/cards/" + encodeURIComponent(uuid) + "/events";
   const h = el("h2", {}, "Events");
   const link = el("p", { class: "downloads" }, el("a", { id: "card-events-all", href: all, type: "application/json" }, "All its events (JSON, newest first)"));
-  if (got.error) return [h, errorBox(got.error)];
+  const reported = peerFaultsPart(info);
+  if (got.error) return [h, errorBox(got.error), ...reported];
   const events = got.body.events || [];
-  if (!events.length) return [h, el("p", { class: "note", id: "card-events-none" }, "No event: the watch has seen nothing change on this card."), link];
+  if (!events.length) {
+    const none = own ? "No event: the watch has seen nothing change on this card."
+      : "No event recorded here: this daemon does not watch this card, its node does" +
+        (reported.length ? "; what its node reports open:" : ", and reports no open critical event.");
+    return [h, el("p", { class: "note", id: "card-events-none" }, none), ...reported, link];
+  }
   return [h, table("card-events", `The card's newest events from the watch between runs (at most ${EVENTS}), newest first`,
     ["When (local time)", "Kind", "Subject", "Critical", "What", "Gone"], events.map((e) => el("tr", { dataset: { id: String(e.id), kind: e.kind } },
       el("th", { scope: "row" }, timeEl(e.at)), el("td", {}, e.kind), el("td", {}, e.subject),
       el("td", { class: e.critical ? "bad" : "" }, e.critical ? "critical" : "no"), el("td", { class: "text" }, e.message),
-      el("td", {}, e.gone_at ? timeEl(e.gone_at) : "–")))), link];
+      el("td", {}, e.gone_at ? timeEl(e.gone_at) : "–")))), ...reported, link];
 }
 
 function historyPart(got) {
@@ -140,7 +160,7 @@ export async function showCard(q) {
   }
   parts.push(...checksPart(cardInfo));
   if (card && card.own) parts.push(...canariesPart(canaries, uuid));
-  parts.push(...eventsPart(events, uuid), ...historyPart(history), ...alertsPart(alerts, uuid));
+  parts.push(...eventsPart(events, uuid, cardInfo.body, !!(card && card.own)), ...historyPart(history), ...alertsPart(alerts, uuid));
   out.replaceChildren(...parts);
   ready();
 }
