@@ -57,7 +57,6 @@ struct peer {
     int page_limit;        /* runs asked for a page */
     int64_t due_ms;        /* monotonic: the next pull may start then */
     int64_t faults_due_ms; /* monotonic: the next GET /card_faults may start then */
-    int faults_missing;    /* its GET /card_faults answered 404 (logged once) */
     struct transfer *xfer; /* the pull or GET /card_faults in flight, or NULL */
     int kept;              /* a reload's mark */
     /* written by the puller under peers->lock */
@@ -67,6 +66,10 @@ struct peer {
     int64_t next_pull_unix_ms; /* 0 while pulling */
     char newest_id[64];        /* the newest run pulled since the start, or "" */
     char newest_finished_at[40];
+    /* its GET /card_faults (GET /peers' card_faults) */
+    int faults_missing;     /* answered 404 (logged once) */
+    char faults_at[40];     /* the last good answer stored, or "" */
+    char faults_error[300]; /* why the last one was not stored, or "" */
 };
 
 /* One pull in flight: the page is checked line by line as it comes and
@@ -447,10 +450,12 @@ static void faults_done(struct transfer *t, CURLcode rc)
             log_info("peer %s: it has no GET /card_faults (a gpubench before it): the events "
                      "its watch finds are not seen here",
                      peer->url);
+        pthread_mutex_lock(&t->all->lock);
         peer->faults_missing = 1;
+        peer->faults_error[0] = '\0';
+        pthread_mutex_unlock(&t->all->lock);
         return;
     }
-    peer->faults_missing = 0;
     if (t->over_cap || rc == CURLE_FILESIZE_EXCEEDED)
         snprintf(err, sizeof(err), "the answer was over the %zu MiB cap",
                  (size_t)PEER_FAULTS_CAP / (1024 * 1024));
@@ -465,6 +470,12 @@ static void faults_done(struct transfer *t, CURLcode rc)
     if (err[0])
         log_warn("peer %s: GET /card_faults: %s; its cards' last known faults are kept",
                  peer->url, err);
+    pthread_mutex_lock(&t->all->lock);
+    peer->faults_missing = 0;
+    snprintf(peer->faults_error, sizeof(peer->faults_error), "%s", err);
+    if (!err[0])
+        time_now_rfc3339(peer->faults_at, sizeof(peer->faults_at));
+    pthread_mutex_unlock(&t->all->lock);
     cJSON_Delete(rows);
 }
 
@@ -1012,7 +1023,7 @@ static int peer_matches(const struct peer *peer, const struct peers_filter *f)
 /* One peer's entry (under the lock).  NULL when memory ran out. */
 static cJSON *describe_peer(const struct peer *peer)
 {
-    cJSON *o = cJSON_CreateObject(), *s, *newest;
+    cJSON *o = cJSON_CreateObject(), *s, *newest, *f;
     enum peer_state state = peer_state(peer);
     char at[32];
 
@@ -1041,6 +1052,11 @@ static cJSON *describe_peer(const struct peer *peer)
         add_text_or_null(newest, "finished_at", peer->newest_finished_at);
     } else if (!peer->newest_id[0]) {
         cJSON_AddNullToObject(o, "newest_run");
+    }
+    if ((f = cJSON_AddObjectToObject(o, "card_faults")) != NULL) {
+        cJSON_AddBoolToObject(f, "route", !peer->faults_missing);
+        add_text_or_null(f, "fetched_at", peer->faults_at);
+        add_text_or_null(f, "error", peer->faults_error);
     }
     return o;
 }

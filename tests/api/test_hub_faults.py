@@ -116,6 +116,9 @@ class HubFaultsTest(unittest.TestCase):
                                   for f in got["faults"]],
                                  [(f["subject"], f["message"], f["at"], source, hops)
                                   for f in own["faults"]])
+            fetched = hub.get("/peers").json()["peers"][0]["card_faults"]
+            self.assertEqual((fetched["route"], fetched["error"]), (True, None), fetched)
+            self.assertIsNotNone(fetched["fetched_at"])
             card = hub.get("/cards/" + node.uuid).json()
             self.assertEqual((card["state"], card["reason"]), at_node)
             self.assertEqual([(f["source"], f["message"]) for f in card["peer_faults"]],
@@ -150,6 +153,11 @@ class HubFaultsTest(unittest.TestCase):
                      timeout=20 * INTERVAL, what="the hub to fail pulling the stopped node")
             self.assertEqual(covered(hub, node.uuid), at_node)
             self.assertEqual(Client(hub)("check", "--host", own["host"])[0], 1)
+            # GET /peers says how old what the hub holds is
+            last = hub.get("/peers").json()["peers"][0]["card_faults"]["fetched_at"]
+            time.sleep(2 * INTERVAL)
+            self.assertEqual(hub.get("/peers").json()["peers"][0]["card_faults"]["fetched_at"],
+                             last)
 
             # Removed from the peers file: its faults go (its runs stay).
             write_file(path, [])
@@ -235,6 +243,8 @@ class OlderPeerTest(unittest.TestCase):
                      what="three GET /card_faults, one an interval")
             peer = hub.get("/peers").json()["peers"][0]
             self.assertEqual((peer["failures_in_row"], peer["last_error"]), (0, None))
+            self.assertEqual(peer["card_faults"],
+                             {"route": False, "fetched_at": None, "error": None})
             self.assertNotEqual(peer["state"], "failing")
             log = hub.read_log()
             log = log.decode() if isinstance(log, bytes) else log
