@@ -121,6 +121,29 @@ class OneDaemonPerDatabase(unittest.TestCase):
             self.assertEqual(d.stop(), 0)
 
 
+class MigrationsSayWhatTheyDo(unittest.TestCase):
+    def test_each_migration_is_logged_before_and_after_with_its_time(self):
+        """A migration over a large store takes a while (an index over a
+        million runs: bench/RESULTS.md), during which the daemon does not
+        answer; its log says which is being applied, then how long it took."""
+        names = sorted(f for f in os.listdir(os.path.join(os.path.dirname(__file__), "..", "..",
+                                                          "migrations"))
+                       if f[:4].isdigit() and f.endswith(".sql"))
+        self.assertGreaterEqual(len(names), 16)
+        d = Daemon().start()
+        try:
+            log = d.read_log()
+            log = log.decode() if isinstance(log, bytes) else log
+            at = -1
+            for name in names:
+                before = log.find("database: applying migration %s\n" % name)
+                after = log.find("database: applied migration %s in " % name)
+                self.assertTrue(at < before < after, (name, at, before, after))
+                at = after
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+
 class WorkersDieWithTheDaemon(unittest.TestCase):
     def test_sigkill_of_the_daemon_ends_a_hung_worker(self):
         d = Daemon().start()
