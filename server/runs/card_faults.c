@@ -1,7 +1,7 @@
 /*
  * card_faults.c - see card_faults.h.  The answer is built from the store's
  * candidates (store_fault_cards) card by card with the rules a card's
- * state uses (cards_event_faults, store_peer_faults_of), so a card is in
+ * state uses (cards_event_faults, cards_peer_faults), so a card is in
  * it exactly when those make it degraded for a card event.
  */
 #include "card_faults.h"
