@@ -1,0 +1,25 @@
+/*
+ * alloc_fail.h - fails the Nth allocation on purpose, after curl's torture
+ * mode and SQLite's test_malloc: cJSON's allocations are routed through
+ * alloc_fail_malloc (cJSON_InitHooks), which answers NULL to the Nth call
+ * after alloc_fail_arm(n) and to none before or after.  A test runs a
+ * producer once with nothing failing to count its allocations
+ * (alloc_fail_count), then once for each N in turn, and checks that every
+ * run either succeeds whole or fails cleanly (no crash, nothing partial
+ * kept); AddressSanitizer's pass sees any leak on the error paths.
+ */
+#ifndef GPUBENCH_TESTS_ALLOC_FAIL_H
+#define GPUBENCH_TESTS_ALLOC_FAIL_H
+
+/* Routes cJSON's allocations through the counter (on the first call);
+ * from now on the nth allocation (1-based) fails; 0: none fails.  Resets
+ * the count. */
+void alloc_fail_arm(long n);
+
+/* Allocations since the last alloc_fail_arm. */
+long alloc_fail_count(void);
+
+/* 1 when the armed allocation was reached (and so failed). */
+int alloc_fail_hit(void);
+
+#endif
