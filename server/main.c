@@ -23,6 +23,7 @@
 #include "gpu_pool.h"
 #include "handlers.h"
 #include "http.h"
+#include "judge_sql.h"
 #include "log.h"
 #include "options.h"
 #include "peers.h"
@@ -32,6 +33,7 @@
 #include "store.h"
 #include "store_check.h"
 #include "store_copy.h"
+#include "store_functions.h"
 #include "timeutil.h"
 #include "tls.h"
 #include "version.h"
@@ -141,6 +143,9 @@ int main(int argc, char **argv)
     char err[512];
     int sig = 0, recovered = 0, rc = 1;
 
+    /* The judge lends the store its SQL functions (the key, the method,
+     * the checks) before any database is opened, checked or recovered. */
+    store_functions_set(judge_sql_functions);
     switch (options_parse(&opt, argc, argv, stdout, stderr)) {
     case OPTIONS_EXIT_OK: /* nothing held: options_parse freed it */
         return 0;
@@ -279,7 +284,10 @@ int main(int argc, char **argv)
     pool.shutdown_grace_s = opt.shutdown_grace_s;
     pool.watch_interval_s = opt.watch_interval_s;
     pool.store = app.store;
-    runs_pool_hooks(&runs, &pool.hooks);
+    if (runs_pool_hooks(&runs, &pool.hooks) != 0) {
+        log_error("out of memory starting the GPU runners");
+        goto done;
+    }
     app.gpus = gpu_pool_start(&pool);
     if (app.gpus == NULL) {
         log_error("out of memory starting the GPU runners");
@@ -336,6 +344,7 @@ done:
     peers_stop(app.peers);
     canaries_stop(app.canaries); /* before the pool and the store it reads */
     gpu_pool_stop(app.gpus);
+    runs_pool_hooks_free(&runs); /* after the runners: they keep ends there */
     card_watch_free(runs.watch); /* after the runners: they hand it readings */
     alerts_stop(app.alerts);     /* after the runners: they announce alerts */
     waiters_free(waiters);

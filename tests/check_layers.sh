@@ -4,7 +4,7 @@
 # include paths alone:
 #   1. every #include "..." in a folder resolves to its own folder or to a
 #      folder below it (and a NAME_internal.h to its own folder only):
-#        common < server/core < server/judge < server/store < server/exec
+#        common < server/core < server/store < server/judge < server/exec
 #               < server/runs < server/http < server (main.c, options)
 #        common < kernels < worker;   common < client
 #   2. every header's include guard names its folder (GPUBENCH_CORE_LOG_H)
@@ -23,8 +23,8 @@ rank() {
     case $1 in
     common) echo 0 ;;
     server/core) echo 1 ;;
-    server/judge) echo 2 ;;
-    server/store) echo 3 ;;
+    server/store) echo 2 ;;
+    server/judge) echo 3 ;;
     server/exec) echo 4 ;;
     server/runs) echo 5 ;;
     server/http) echo 6 ;;
@@ -53,7 +53,7 @@ allowed() {
     return 1
 }
 
-folders="common server/core server/judge server/store server/exec server/runs server/http server kernels worker client"
+folders="common server/core server/store server/judge server/exec server/runs server/http server kernels worker client"
 # Where each header lives: "name folder" lines.
 index=$(for d in $folders; do
     find "$d" -maxdepth 1 \( -name '*.h' -o -name '*.cuh' -o -name '*.h.in' \) |

@@ -6,7 +6,9 @@
  * --target schema` writes it, and the test schema_current fails when the
  * file is not what this prints.
  */
+#include "judge_sql.h"
 #include "migrate.h"
+#include "store_functions.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@ int main(void)
     char err[512];
     int rc = 1, step;
 
+    store_functions_set(judge_sql_functions);
     if (sqlite3_open(":memory:", &db) != SQLITE_OK) {
         fprintf(stderr, "schema_dump: cannot open a database\n");
         goto done;

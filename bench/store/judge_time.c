@@ -5,7 +5,8 @@
  *   gpubench-judge-time DB-PATH [COUNT [HISTORY]]
  *
  * Judges the newest COUNT (default 300) valid done runs of the database
- * again, each as gpu_pool.c's end_run does (run_verdicts_judge: its card's
+ * again, each as a run's end is (runs/run_finish.c's run_finish_judge: the
+ * run judged once, then its verdicts: its card's
  * last HISTORY (default 10, the daemon's) valid runs of its key read with
  * every sample and compared sample by sample, and every other card's
  * newest run of the key), and prints the times' percentiles with what each
@@ -13,8 +14,10 @@
  * Read only: nothing is written.  The newest runs are the ones a daemon
  * judges (their card's history and their fleet are full).
  */
-#include "run_verdicts.h"
+#include "judge_sql.h"
+#include "run_finish.h"
 #include "store.h"
+#include "store_functions.h"
 #include "store_runs.h"
 #include "timeutil.h"
 
@@ -88,39 +91,40 @@ int main(int argc, char **argv)
     ms = calloc((size_t)count, sizeof(double));
     if (ids == NULL || ms == NULL || (n = newest_ids(argv[1], count, ids)) <= 0)
         goto done;
+    store_functions_set(judge_sql_functions);
     if (store_open(argv[1], &store, err, sizeof(err)) != STORE_OK) {
         fprintf(stderr, "gpubench-judge-time: %s\n", err);
         goto done;
     }
     for (int i = 0; i < n; i++) {
         const char *id = ids + (size_t)i * ID_LEN;
-        cJSON *run = NULL, *judged = NULL, *v;
-        char *results = NULL, *meta = NULL;
+        const struct run_finish_ctx ctx = {.store = store, .history_runs = history_runs};
+        struct run_record r = {0};
+        cJSON *run = NULL, *judged = NULL, *v = NULL;
         double t0;
-        if (store_get_run(store, id, &run) != STORE_OK ||
-            (results = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "results"))) == NULL ||
-            (meta = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "meta"))) == NULL) {
+        if (store_get_run(store, id, &run) != STORE_OK || run_record_set(&r.id, id) != 0 ||
+            run_record_set(&r.status, "done") != 0 ||
+            run_record_take_trees(&r, cJSON_DetachItemFromObject(run, "results"),
+                                  cJSON_DetachItemFromObject(run, "meta")) != 0) {
             fprintf(stderr, "gpubench-judge-time: run %s unreadable\n", id);
             goto next;
         }
-        t0 = now_ms(); /* what end_run pays: the judging, from the results' text */
-        v = run_verdicts_judge(store, history_runs, id, results, meta, &judged);
-        ms[done] = now_ms() - t0;
-        if (v == NULL) {
+        t0 = now_ms(); /* what a run's end pays: judged once, from its trees */
+        if (run_finish_judge(&ctx, &r, 1, &judged, &v) != 0 || v == NULL) {
             fprintf(stderr, "gpubench-judge-time: run %s not judged\n", id);
             goto next;
         }
+        ms[done] = now_ms() - t0;
         history_total += cJSON_GetArraySize(
             cJSON_GetObjectItem(cJSON_GetObjectItem(v, "history"), "runs"));
         fleet_total += (long)cJSON_GetNumberValue(
             cJSON_GetObjectItem(cJSON_GetObjectItem(v, "fleet"), "cards"));
         done++;
-        cJSON_Delete(v);
     next:
+        cJSON_Delete(v);
         cJSON_Delete(judged);
         cJSON_Delete(run);
-        free(results);
-        free(meta);
+        run_record_clear(&r);
     }
     if (done == 0)
         goto done;

@@ -1,6 +1,6 @@
 /*
  * make_db.c - a database of many runs for bench/store, made through the
- * real insert path (store_import_runs, the path of POST /runs/import and of
+ * real insert path (run_finish_import, the path of POST /runs/import and of
  * peers: the same statements, indexes and columns as any stored run).
  *
  *   gpubench-make-db DB-PATH COUNT TEMPLATES.ndjson
@@ -11,7 +11,10 @@
  * They are filler for measuring the store, not results: every one is
  * labelled "bench-fill" and its meta says "synthetic": true.
  */
+#include "judge_sql.h"
+#include "run_finish.h"
 #include "store.h"
+#include "store_functions.h"
 #include "store_runs.h"
 #include "timeutil.h"
 #include "uuid7.h"
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpubench-make-db: no done runs in %s\n", argv[3]);
         return 1;
     }
+    store_functions_set(judge_sql_functions);
     if (store_open(argv[1], &s, err, sizeof(err)) != STORE_OK) {
         fprintf(stderr, "gpubench-make-db: %s\n", err);
         return 1;
@@ -120,7 +124,7 @@ int main(int argc, char **argv)
         int inserted = 0, existing = 0;
         for (int k = 0; k < BATCH && done + k < count; k++)
             cJSON_AddItemToArray(batch, make_run(templates, done + k, count, t0));
-        if (store_import_runs(s, batch, "bench-fill", &inserted, &existing) != STORE_OK) {
+        if (run_finish_import(s, batch, "bench-fill", &inserted, &existing) != STORE_OK) {
             fprintf(stderr, "gpubench-make-db: import failed at run %ld\n", done);
             return 1;
         }

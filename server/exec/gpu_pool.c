@@ -9,6 +9,7 @@
  */
 #include "gpu_pool.h"
 #include "gpu_hold.h"
+#include "json_build.h"
 #include "log.h"
 #include "store.h"
 #include "store_queue.h"
@@ -28,12 +29,8 @@
 #define LIST_TIMEOUT_MS 60000
 #define FATAL_EXIT_WAIT_MS 5000
 #define PROGRESS_WRITE_MS 200
-/* A run's end that the store refuses is tried again END_TRIES times, the
- * waits doubling from END_RETRY_MS (about 6 s in all); then the run is to
- * be failed, and that write is tried every PENDING_RETRY_MS until the
- * database takes it. */
-#define END_TRIES 6
-#define END_RETRY_MS 200
+/* A runner whose previous run's end is not stored yet (the runs layer
+ * keeps it: run_settle) looks again this often before it claims. */
 #define PENDING_RETRY_MS 1000
 
 enum worker_state {
@@ -71,10 +68,6 @@ struct gpu {
     int64_t progress_written_ms; /* runner thread only */
     int progress_message_shown;  /* runner thread only: the stored progress
                                     of the current run holds a message */
-    /* Runner thread only: a run whose end could not be stored, to be
-     * failed with message before the runner claims another run. */
-    char pending_id[40];
-    char pending_message[320];
     /* The watch (gpu_pool.h); guarded by lock but for next_watch_ms. */
     cJSON *reading;         /* the latest, or NULL */
     int quiet;              /* 1 quiet, 0 busy, -1 unknown */
@@ -183,113 +176,60 @@ done:
     return rc;
 }
 
-/* Adds what the server knows to the worker's meta: the host and the
- * daemon's own version. */
-static char *meta_with_host(struct gpu *g, const cJSON *meta)
+/* The worker's meta (taken; NULL: none) with what the server knows
+ * added: the host and the daemon's own version.  The same object, or NULL
+ * when memory ran out (meta is then deleted). */
+static cJSON *meta_with_host(struct gpu *g, cJSON *meta)
 {
-    cJSON *m = cJSON_IsObject(meta) ? cJSON_Duplicate(meta, 1) : cJSON_CreateObject();
+    struct json_build b = {0};
+    cJSON *m = meta ? meta : jb_new_object(&b);
     cJSON *server;
-    char *text;
 
     if (m == NULL)
         return NULL;
-    cJSON_DeleteItemFromObject(m, "host");
-    cJSON_AddStringToObject(m, "host", g->pool->cfg.host);
-    server = cJSON_AddObjectToObject(m, "server");
-    cJSON_AddStringToObject(server, "gpubench_version", GPUBENCH_VERSION);
-    cJSON_AddStringToObject(server, "git_commit", GPUBENCH_GIT_COMMIT);
-    text = cJSON_PrintUnformatted(m);
-    cJSON_Delete(m);
-    return text;
+    cJSON_DeleteItemFromObjectCaseSensitive(m, "host");
+    cJSON_DeleteItemFromObjectCaseSensitive(m, "server");
+    jb_string(&b, m, "host", g->pool->cfg.host);
+    server = jb_object(&b, m, "server");
+    jb_string(&b, server, "gpubench_version", GPUBENCH_VERSION);
+    jb_string(&b, server, "git_commit", GPUBENCH_GIT_COMMIT);
+    if (jb_failed(&b)) {
+        cJSON_Delete(m);
+        return NULL;
+    }
+    return m;
 }
 
-static void sleep_ms(int64_t ms)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ms / 1000),
-                          .tv_nsec = (long)(ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
-/* Every write of a run's end goes through here: a run must never stay
- * 'running' because a write failed.  The end is tried END_TRIES times
- * with back-off; if the store still refuses it, the run is kept as
- * pending, to be failed with the reason (store_error) as soon as the
- * database takes a write again (flush_pending).  A run that is no longer
- * running (STORE_CONFLICT) has an end already and is left as it is. */
-static void end_run(struct gpu *g, const char *id, const char *status,
-                    const char *results, const char *meta,
-                    const char *code, const char *message)
+/* Hands how a job ended to the runs layer (run_end hook), which judges
+ * and stores it, or keeps it to store once the database takes writes
+ * again (run_settle).  results and meta are taken (NULL: none). */
+static void end_run(struct gpu *g, const char *id, const char *status, cJSON *results,
+                    cJSON *meta, const char *code, const char *message)
 {
     const struct gpu_pool_hooks *h = &g->pool->cfg.hooks;
-    struct store *store = g->pool->cfg.store;
-    int64_t wait = END_RETRY_MS;
-    int rc = STORE_ERROR;
-    char *verdicts_text = NULL;
-    void *judged = NULL;
+    struct gpu_run_end end = {.id = id,
+                              .status = status,
+                              .results = results,
+                              .meta = meta,
+                              .code = code,
+                              .message = message};
 
-    /* Judged before its end is stored, so that the end and its verdicts
-     * are one write: no reader sees a done run without them. */
-    if (results && meta && strcmp(status, "done") == 0 && h->run_judge)
-        verdicts_text = h->run_judge(h->ctx, id, results, meta, &judged);
-    for (int i = 0; i < END_TRIES; i++, wait *= 2) {
-        if (i > 0)
-            sleep_ms(wait);
-        rc = store_finish_run(store, id, status, results, meta, code, message, verdicts_text);
-        if (rc == STORE_OK)
-            break;
-        if (i == 0 && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
-            log_warn("gpu %d: run %s ended (%s) but the store refused it (%s); "
-                     "trying again",
-                     g->index, id, status, store_rc_words(rc));
-        if (rc == STORE_CONFLICT || rc == STORE_NOT_FOUND) {
-            log_error("gpu %d: run %s was not running when it ended (%s); "
-                      "its end (%s) was not stored",
-                      g->index, id,
-                      rc == STORE_CONFLICT ? "it had ended already" : "no such run",
-                      status);
-            break;
-        }
+    if (h->run_end)
+        h->run_end(h->ctx, g->index, &end);
+    else {
+        cJSON_Delete(results);
+        cJSON_Delete(meta);
     }
-    free(verdicts_text);
-    if (h->run_stored)
-        h->run_stored(h->ctx, id, status, rc == STORE_OK, judged);
-    if (rc == STORE_OK || rc == STORE_CONFLICT || rc == STORE_NOT_FOUND)
-        return;
-    snprintf(g->pending_id, sizeof(g->pending_id), "%s", id);
-    snprintf(g->pending_message, sizeof(g->pending_message),
-             "the run ended (%s) but its end could not be stored: %s; it was "
-             "failed once the database took writes again",
-             status, store_rc_words(rc));
-    log_error("gpu %d: run %s ended (%s) but %d tries to store it failed (%s); it "
-              "will be failed as soon as the database takes a write",
-              g->index, id,
-              status, END_TRIES, store_rc_words(rc));
 }
 
-/* Writes the pending end, if any.  0 when there is none left (the runner
- * may claim the next run), -1 when the store still refuses it. */
-static int flush_pending(struct gpu *g)
+/* 0 when no earlier run's end waits to be stored (the runner may claim
+ * the next run), -1 when one does: no other run starts while one is shown
+ * running that is not. */
+static int settle(struct gpu *g, int stopping)
 {
     const struct gpu_pool_hooks *h = &g->pool->cfg.hooks;
-    int rc;
 
-    if (g->pending_id[0] == '\0')
-        return 0;
-    rc = store_finish_run(g->pool->cfg.store, g->pending_id, "failed", NULL, NULL,
-                          "store_error", g->pending_message, NULL);
-    if (rc != STORE_OK && rc != STORE_CONFLICT && rc != STORE_NOT_FOUND)
-        return -1;
-    if (rc == STORE_OK) {
-        log_warn("gpu %d: run %s failed: %s", g->index, g->pending_id, g->pending_message);
-        if (h->run_stored)
-            h->run_stored(h->ctx, g->pending_id, "failed", 1, NULL);
-    }
-    if (h->run_ended)
-        h->run_ended(h->ctx, g->pending_id);
-    g->pending_id[0] = '\0';
-    return 0;
+    return h->run_settle ? h->run_settle(h->ctx, g->index, stopping) : 0;
 }
 
 enum line_outcome {
@@ -307,7 +247,7 @@ static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
     struct store *store = g->pool->cfg.store;
     struct worker_msg m;
     enum line_outcome out = LINE_CONTINUE;
-    char *results_text = NULL, *meta_text = NULL;
+    cJSON *results, *meta;
 
     worker_msg_parse(line, strlen(line), job->id, &m);
     switch (m.event) {
@@ -335,14 +275,19 @@ static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
         }
         break;
     case WM_RESULT:
+        /* The worker's line was parsed once (worker_msg_parse): its result
+         * tree is handed on as it is, never printed and parsed again. */
         out = LINE_FINISHED;
-        results_text = cJSON_PrintUnformatted(m.result);
-        meta_text = meta_with_host(g, m.meta);
-        if (results_text == NULL || meta_text == NULL)
+        results = cJSON_DetachItemViaPointer(m.root, (cJSON *)m.result);
+        meta = meta_with_host(g, m.meta ? cJSON_DetachItemViaPointer(m.root, (cJSON *)m.meta)
+                                        : NULL);
+        if (meta == NULL) {
+            cJSON_Delete(results);
             end_run(g, job->id, "failed", NULL, NULL, "internal",
                     "the daemon ran out of memory storing the result");
-        else
-            end_run(g, job->id, "done", results_text, meta_text, NULL, NULL);
+        } else {
+            end_run(g, job->id, "done", results, meta, NULL, NULL);
+        }
         break;
     case WM_BAD_RESULT:
     case WM_ERROR:
@@ -350,21 +295,32 @@ static enum line_outcome handle_line(struct gpu *g, const struct run_job *job,
         out = m.fatal ? LINE_FATAL : LINE_FINISHED;
         break;
     }
-    free(results_text);
-    free(meta_text);
     worker_msg_free(&m);
     return out;
 }
 
-static char *job_line(const struct run_job *job)
+/* The job's line for the worker, or NULL with why (a sentence in why):
+ * params that no longer parse fail the run, never a job sent without
+ * them, so that the worker cannot measure something else than the run
+ * says. */
+static char *job_line(const struct run_job *job, char *why, size_t cap)
 {
-    cJSON *j = cJSON_CreateObject();
-    char *text;
+    struct json_build b = {0};
+    cJSON *j = jb_new_object(&b), *params = cJSON_Parse(job->params_json);
+    char *text = NULL;
 
-    cJSON_AddStringToObject(j, "id", job->id);
-    cJSON_AddStringToObject(j, "benchmark", job->benchmark);
-    cJSON_AddItemToObject(j, "params", cJSON_Parse(job->params_json));
-    text = cJSON_PrintUnformatted(j);
+    if (params == NULL) {
+        snprintf(why, cap, "the run's stored params do not parse as JSON; it was not started");
+        cJSON_Delete(j);
+        return NULL;
+    }
+    jb_string(&b, j, "id", job->id);
+    jb_string(&b, j, "benchmark", job->benchmark);
+    jb_item(&b, j, "params", params);
+    if (!jb_failed(&b))
+        text = cJSON_PrintUnformatted(j);
+    if (text == NULL)
+        snprintf(why, cap, "the daemon ran out of memory sending the run to its worker");
     cJSON_Delete(j);
     return text;
 }
@@ -375,13 +331,20 @@ static int execute(struct gpu *g, struct worker_proc *w, const struct run_job *j
 {
     struct store *store = g->pool->cfg.store;
     int64_t deadline = time_mono_ms() + (int64_t)job->timeout_s * 1000;
-    char *text = job_line(job);
     char how[96], msg[320];
+    char *text = job_line(job, msg, sizeof(msg));
     int rc = -1;
 
     gpu_set_state(g, WS_RUNNING, w->pid, job->id);
     log_info("gpu %d: run %s (%s) started", g->index, job->id, job->benchmark);
-    if (text == NULL || worker_write_line(w, text) != 0) {
+    if (text == NULL) {
+        /* The worker is fine: only this run cannot be sent. */
+        log_error("gpu %d: run %s failed: %s", g->index, job->id, msg);
+        end_run(g, job->id, "failed", NULL, NULL, "internal", msg);
+        rc = 0;
+        goto done;
+    }
+    if (worker_write_line(w, text) != 0) {
         worker_stop(w, 1000, how, sizeof(how));
         snprintf(msg, sizeof(msg), "the worker could not be sent the run (it %s)", how);
         end_run(g, job->id, "failed", NULL, NULL, "worker_died", msg);
@@ -632,7 +595,7 @@ static void *runner_main(void *arg)
         }
         /* A run whose end the store refused is failed first: no other
          * run starts while one is shown running that is not. */
-        if (flush_pending(g) != 0) {
+        if (settle(g, 0) != 0) {
             gpu_sleep_until(g, time_mono_ms() + PENDING_RETRY_MS);
             continue;
         }
@@ -661,10 +624,7 @@ static void *runner_main(void *arg)
                 if (&p->gpus[i] != g)
                     gpu_pool_wake(p, p->gpus[i].index);
     }
-    if (flush_pending(g) != 0)
-        log_error("gpu %d: run %s is left running in the database; the next "
-                  "start marks it failed (interrupted)",
-                  g->index, g->pending_id);
+    (void)settle(g, 1); /* at stop: a last try, which logs what is left */
     worker_stop(&w, 2000, how, sizeof(how));
     dynbuf_free(&w.in);
     gpu_set_state(g, WS_STOPPED, 0, NULL);

@@ -48,27 +48,39 @@ struct gpu_ref {
     double memory_bytes; /* 0 when the worker did not say */
 };
 
-/* What the pool asks of the layer above it (runs/) when a run ends, so
- * that the pool keeps only its loop: it neither judges runs nor knows who
- * waits for them.  Each is called on the GPU's runner thread; ctx is the
- * hooks' own.
- *   run_judge   a done run (its results and meta as the worker gave them,
- *               the host added), before its end is stored: the verdicts to
- *               store with it (a malloc'ed JSON text, or NULL for none),
- *               and in *judged whatever run_stored will need (or NULL)
- *   run_stored  after the end was written (stored 1) or could not be (0:
- *               refused, or the run had ended already); status is the
- *               end's; judged is run_judge's, which this frees
- *   run_ended   the runner is done with the run (its end stored or given
- *               up on): wake whoever waits for it
+/* How a job ended, as the runner saw it: a worker's result (status
+ * "done", results and meta its trees, meta with the host added) or a
+ * failure (status "failed", code and message).  The pool neither judges
+ * nor stores it: the run_end hook does. */
+struct gpu_run_end {
+    const char *id;
+    const char *status;
+    cJSON *results; /* owned by the hook once called; NULL for a failure */
+    cJSON *meta;
+    const char *code;
+    const char *message;
+};
+
+/* What the pool asks of the layer above it (runs/), so that the pool
+ * keeps only its loop: it neither judges runs, stores their ends nor
+ * knows who waits for them.  Each is called on the GPU's runner thread;
+ * ctx is the hooks' own.
+ *   run_end     a run on GPU index ended: the hook judges and stores it
+ *               (retrying a refused write for a while), or keeps its end
+ *               to store later; it takes end->results and end->meta
+ *   run_settle  before the runner of GPU index claims another run: 0 when
+ *               no end of an earlier run still waits to be stored (it may
+ *               claim), -1 when one does (it waits and asks again);
+ *               stopping 1 at the pool's stop, a last try that says what
+ *               is left
+ *   run_ended   the runner is done with the run (its end stored or kept):
+ *               wake whoever waits for it
  *   card_reading  a watch reading (see the top of this file)
  * A NULL hook is skipped. */
 struct gpu_pool_hooks {
     void *ctx;
-    char *(*run_judge)(void *ctx, const char *id, const char *results, const char *meta,
-                       void **judged);
-    void (*run_stored)(void *ctx, const char *id, const char *status, int stored,
-                       void *judged);
+    void (*run_end)(void *ctx, int index, struct gpu_run_end *end);
+    int (*run_settle)(void *ctx, int index, int stopping);
     void (*run_ended)(void *ctx, const char *id);
     /* A watch reading of GPU index (uuid, name) taken while it was idle:
      * the worker's reading object, borrowed for the call. */

@@ -6,6 +6,7 @@
  */
 #include "handlers.h"
 #include "import_check.h"
+#include "run_finish.h"
 #include "store_runs.h"
 
 #include <string.h>
@@ -33,7 +34,7 @@ void runs_import(struct http_request *req, struct http_reply *rep)
         reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);
         return;
     }
-    rc = store_import_runs(req->app->store, runs, "import", &inserted, &existing);
+    rc = run_finish_import(req->app->store, runs, "import", &inserted, &existing);
     if (rc != STORE_OK) {
         reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
         goto done;

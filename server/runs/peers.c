@@ -16,6 +16,7 @@
 #include "import_check.h"
 #include "log.h"
 #include "peers_file.h"
+#include "run_finish.h"
 #include "run_request.h"
 #include "store_peer_faults.h"
 #include "store_peers.h"
@@ -173,7 +174,7 @@ static int flush(struct transfer *t, int always)
     if (!always && t->batch_runs == 0 && t->skipped == 0)
         return 0;
     if (t->batch_runs > 0 &&
-        store_import_runs(all->store, t->batch, peer->url, &inserted, &existing) != STORE_OK) {
+        run_finish_import(all->store, t->batch, peer->url, &inserted, &existing) != STORE_OK) {
         snprintf(t->err, sizeof(t->err), "the runs could not be stored here");
         t->stopped = 1;
         return -1;

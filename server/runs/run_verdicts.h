@@ -27,13 +27,13 @@
 
 struct store;
 
-/* Judges run id (still running: its end not stored) with its results and
- * meta (JSON text, as the worker gave them), against the card's last
- * history_runs runs of its key and the fleet in store.  Returns the verdicts as a
- * NEW object, and *run the run as judged (done, with results and meta;
- * NEW), both the caller's; or NULL (and *run NULL) when they could not be
+/* Judges run (borrowed), a run object as it will be stored (done,
+ * with its results, meta, validity and checks: run_finish.c makes it),
+ * whose rows' digest as stored is digest_text, against the card's last
+ * history_runs runs of its key and the fleet in store.  Returns the
+ * verdicts as a NEW object the caller owns, or NULL when they could not be
  * made (logged; the run is stored without). */
-cJSON *run_verdicts_judge(struct store *store, int history_runs, const char *id,
-                          const char *results_json, const char *meta_json, cJSON **run);
+cJSON *run_verdicts_judge(struct store *store, int history_runs, cJSON *run,
+                          const char *digest_text);
 
 #endif

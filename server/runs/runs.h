@@ -33,6 +33,7 @@ struct run_cache;
 struct alerts;
 struct card_watch;
 struct gpu_pool_hooks;
+struct run_ends;
 
 #define RUNS_MAX_BATCH 128 /* runs one request may start (device "all", a suite) */
 
@@ -65,6 +66,10 @@ struct runs {
 
     /* What the GPUs' watch readings found (card_watch.h); NULL: none kept. */
     struct card_watch *watch;
+
+    /* Run ends the store refused, to be failed later (run_end.c); made by
+     * runs_pool_hooks. */
+    struct run_ends *ends;
 };
 
 struct runs_error {
@@ -143,8 +148,12 @@ void runs_url(const char *id, char *buf, size_t cap);
  * one.  0, or -1 when it has no id or memory ran out. */
 int runs_add_url(cJSON *run);
 
-/* The hooks the GPU pool calls when a run ends (run_end.c): judge it,
- * act on its verdicts (alerts.h), wake its waiters.  ctx is runs. */
-void runs_pool_hooks(struct runs *runs, struct gpu_pool_hooks *hooks);
+/* The hooks the GPU pool calls when a run ends (run_end.c): judge it
+ * once, store it (keeping an end the store refused, to fail it later),
+ * act on its verdicts (alerts.h), wake its waiters.  ctx is runs.  0, or
+ * -1 when memory ran out.  runs_pool_hooks_free, after the pool stopped,
+ * frees what they keep. */
+int runs_pool_hooks(struct runs *runs, struct gpu_pool_hooks *hooks);
+void runs_pool_hooks_free(struct runs *runs);
 
 #endif

@@ -2,7 +2,7 @@
  * migrate.c - see migrate.h.
  */
 #include "migrate.h"
-#include "store_key.h"
+#include "store_functions.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -82,7 +82,7 @@ int migrate_apply_upto(sqlite3 *db, int target, char *errbuf, size_t cap)
         return -1;
     }
     /* Migrations may call the key's functions (0009_method.sql). */
-    if (version < target && version < migration_count && store_key_functions(db) != 0) {
+    if (version < target && version < migration_count && store_functions_register(db) != 0) {
         snprintf(errbuf, cap, "cannot register the key's SQL functions: %s", sqlite3_errmsg(db));
         return -1;
     }

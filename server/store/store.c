@@ -19,7 +19,7 @@
  * transaction open after the call.  Values are bound by their type.
  */
 #include "store_internal.h"
-#include "store_key.h"
+#include "store_functions.h"
 #include "store_queue.h"
 #include "store_runs.h"
 #include "dynbuf.h"
@@ -551,7 +551,7 @@ static int conn_open(struct store *s, struct conn *c, const char *path,
         return -1;
     }
     sqlite3_busy_timeout(c->db, 5000);
-    if (store_key_functions(c->db) != 0) {
+    if (store_functions_register(c->db) != 0) {
         snprintf(errbuf, cap, "cannot register the key's SQL functions: %s",
                  sqlite3_errmsg(c->db));
         return -1;

@@ -6,7 +6,6 @@
 #include "store_internal.h"
 #include "store_peers.h"
 #include "store_runs.h"
-#include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
 #include "migrate.h"
@@ -17,18 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Prepares the INSERT of store_import_runs on q with one imported run
- * bound.  STORE_OK or STORE_ERROR. */
-static int bind_import(struct store_query *q, const cJSON *run, const char *origin,
-                       const char *params)
+/* Prepares the INSERT of store_import_runs on q with run r bound.
+ * STORE_OK or STORE_ERROR. */
+static int bind_import(struct store_query *q, const struct run_record *r)
 {
-    const cJSON *device = cJSON_GetObjectItem(run, "device");
-    const cJSON *index = cJSON_GetObjectItem(device, "index");
-    const cJSON *error = cJSON_GetObjectItem(run, "error");
-    const cJSON *timeout = cJSON_GetObjectItem(run, "timeout_s");
-    const cJSON *method = cJSON_GetObjectItem(run, "method");
-    const char *run_origin;
-
     if (store_query_prepare(q, "INSERT OR IGNORE INTO runs (id, benchmark, params, "
                                "label, batch_id, host, device_index, device_uuid, "
                                "device_name, status, timeout_s, created_at, "
@@ -37,71 +28,54 @@ static int bind_import(struct store_query *q, const cJSON *run, const char *orig
                                "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, " NEXT_SEQ
                                ", ?18)") != STORE_OK)
         return STORE_ERROR;
-    /* The method it carries; one without (an older node's) gets the one its
-     * gpubench version implies when its results are stored. */
-    if (cJSON_IsNumber(method) && method->valuedouble >= 1)
-        store_bind_int64(q, 18, (long long)method->valuedouble);
-    store_bind_text(q, 1, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
-    store_bind_text(q, 2, cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")));
-    store_bind_text(q, 3, params);
-    store_bind_text(q, 4, cJSON_GetStringValue(cJSON_GetObjectItem(run, "label")));
-    store_bind_text(q, 5, cJSON_GetStringValue(cJSON_GetObjectItem(run, "batch")));
-    store_bind_text(q, 6, cJSON_GetStringValue(cJSON_GetObjectItem(run, "host")));
-    if (cJSON_IsNumber(index))
-        store_bind_int64(q, 7, index->valueint);
-    store_bind_text(q, 8, cJSON_GetStringValue(cJSON_GetObjectItem(device, "uuid")));
-    store_bind_text(q, 9, cJSON_GetStringValue(cJSON_GetObjectItem(device, "name")));
-    store_bind_text(q, 10, cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")));
-    store_bind_int64(q, 11, cJSON_IsNumber(timeout) ? timeout->valueint : 0);
-    store_bind_text(q, 12, cJSON_GetStringValue(cJSON_GetObjectItem(run, "created_at")));
-    store_bind_text(q, 13, cJSON_GetStringValue(cJSON_GetObjectItem(run, "started_at")));
-    store_bind_text(q, 14, cJSON_GetStringValue(cJSON_GetObjectItem(run, "finished_at")));
-    store_bind_text(q, 15, cJSON_GetStringValue(cJSON_GetObjectItem(error, "code")));
-    store_bind_text(q, 16, cJSON_GetStringValue(cJSON_GetObjectItem(error, "message")));
-    run_origin = cJSON_GetStringValue(cJSON_GetObjectItem(run, "origin"));
-    store_bind_text(q, 17, run_origin ? run_origin : origin);
+    /* The method it carries, else the one judging found from its gpubench
+     * version (bench_spec.h); NULL where neither is known. */
+    if (r->judged.method > 0)
+        store_bind_int64(q, 18, r->judged.method);
+    store_bind_text(q, 1, r->id);
+    store_bind_text(q, 2, r->benchmark);
+    store_bind_text(q, 3, r->params);
+    store_bind_text(q, 4, r->label);
+    store_bind_text(q, 5, r->batch);
+    store_bind_text(q, 6, r->host);
+    if (r->has_device_index)
+        store_bind_int64(q, 7, r->device_index);
+    store_bind_text(q, 8, r->device_uuid);
+    store_bind_text(q, 9, r->device_name);
+    store_bind_text(q, 10, r->status);
+    store_bind_int64(q, 11, r->timeout_s);
+    store_bind_text(q, 12, r->created_at);
+    store_bind_text(q, 13, r->started_at);
+    store_bind_text(q, 14, r->finished_at);
+    store_bind_text(q, 15, r->error_code);
+    store_bind_text(q, 16, r->error_message);
+    store_bind_text(q, 17, r->origin);
     return STORE_OK;
 }
 
-int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
-                      int *inserted, int *existing)
+int store_import_runs(struct store *s, const struct run_record *runs, int n, int *inserted,
+                      int *existing)
 {
     struct store_query q;
-    const cJSON *run;
     int rc = STORE_ERROR;
 
     *inserted = *existing = 0;
     store_query_begin(&q, &s->writer, "import runs");
     if (store_query_transaction(&q) != STORE_OK)
         goto done;
-    cJSON_ArrayForEach(run, runs) {
-        const cJSON *results = cJSON_GetObjectItem(run, "results");
-        char *params = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "params"));
-        int step, changes = 0;
+    for (int i = 0; i < n; i++) {
+        const struct run_record *r = &runs[i];
+        int changes = 0;
 
-        if (params == NULL)
-            goto done;
-        step = bind_import(&q, run, origin, params);
-        if (step == STORE_OK)
-            step = store_query_exec(&q, &changes);
-        free(params);
-        if (step != STORE_OK)
+        if (bind_import(&q, r) != STORE_OK || store_query_exec(&q, &changes) != STORE_OK)
             goto done;
         if (changes == 0) {
             (*existing)++;
             continue;
         }
         (*inserted)++;
-        if (cJSON_IsObject(results)) {
-            char *r = cJSON_PrintUnformatted(results);
-            char *m = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "meta"));
-            const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
-            step = r ? store_put_results(&q, id, r, m) : STORE_ERROR;
-            free(r);
-            free(m);
-            if (step != STORE_OK)
-                goto done;
-        }
+        if (r->results_text && store_put_results(&q, r) != STORE_OK)
+            goto done;
     }
     rc = store_query_commit(&q);
 

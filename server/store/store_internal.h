@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 #include <cjson/cJSON.h>
 
+#include "run_record.h"
 #include "store.h"
 
 #define STORE_READERS 4
@@ -88,8 +89,9 @@ enum {
 /* The part of the comparability key that decides a verdict (benchmark,
  * method, card model, measuring params: compare_key_fields with
  * decides_verdict), as one text, of the runs row named by prefix t ("" or
- * "r.").  gb_verdict_key is compare_verdict_key_text itself, registered on
- * every connection (store_key.c); kept in runs.verdict_key for done runs,
+ * "r.").  gb_verdict_key is the judge's (judge/judge_sql.c), registered on
+ * every connection through store_functions.h; kept in runs.verdict_key for
+ * done runs (as a run's end was judged: store_results.c),
  * and recomputed for every stored run by migrations/0009_method.sql. */
 #define STORE_VERDICT_KEY(t) \
     "gb_verdict_key(" t "benchmark, " t "device_name, " t "params, " t "method, " t "build)"
@@ -278,10 +280,11 @@ cJSON *store_verdict_run_from_fields(struct store_query *q, sqlite3_stmt *st);
  * STORE_CORRUPT. */
 void store_note_damaged_value(void);
 
-/* A finished run's results, meta and digests, inside the transaction of
- * q on the writer.  STORE_OK or STORE_ERROR (for q's end to map). */
-int store_put_results(struct store_query *q, const char *id, const char *results,
-                      const char *meta);
+/* A finished run's results, meta, digests and what its judging decided
+ * (r->judged, which must be filled: a run is never stored unjudged),
+ * inside the transaction of q on the writer.  STORE_OK or STORE_ERROR (for
+ * q's end to map). */
+int store_put_results(struct store_query *q, const struct run_record *r);
 
 /* The rows of q's prepared, bound statement as a NEW array *out, one
  * object a row: a column's name is its field's, a column named *_json is

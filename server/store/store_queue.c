@@ -8,7 +8,6 @@
 #include "store_queue.h"
 #include "store_runs.h"
 #include "bench_spec.h"
-#include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
 #include "migrate.h"
@@ -238,24 +237,20 @@ done:
     return store_query_end(&q, rc);
 }
 
-int store_finish_run(struct store *s, const char *id, const char *status,
-                     const char *results_json, const char *meta_json,
-                     const char *error_code, const char *error_message,
-                     const char *verdicts_json)
+int store_finish_run(struct store *s, const struct run_record *r)
 {
     struct store_query q;
-    char now[32];
     int rc = STORE_ERROR, changes = 0;
 
-    time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a run's end");
     if (store_query_transaction(&q) != STORE_OK ||
         store_query_run(&q,
                         "UPDATE runs SET status = ?2, finished_at = ?3, "
-                        "error_code = ?4, final_seq = " NEXT_SEQ " "
+                        "error_code = ?4, error_message = ?5, final_seq = " NEXT_SEQ " "
                         "WHERE id = ?1 AND status = 'running'",
-                        &changes, STORE_TEXT(id), STORE_TEXT(status), STORE_TEXT(now),
-                        STORE_TEXT(error_code)) != STORE_OK)
+                        &changes, STORE_TEXT(r->id), STORE_TEXT(r->status),
+                        STORE_TEXT(r->finished_at), STORE_TEXT(r->error_code),
+                        STORE_TEXT(r->error_message)) != STORE_OK)
         goto done;
     if (changes != 1) {
         /* Not running (ended already, or never claimed): its results
@@ -263,17 +258,13 @@ int store_finish_run(struct store *s, const char *id, const char *status,
         rc = STORE_CONFLICT;
         goto done;
     }
-    if (error_message &&
-        store_query_run(&q, "UPDATE runs SET error_message = ?2 WHERE id = ?1", NULL,
-                        STORE_TEXT(id), STORE_TEXT(error_message)) != STORE_OK)
+    if (r->results_text && store_put_results(&q, r) != STORE_OK)
         goto done;
-    if (results_json && store_put_results(&q, id, results_json, meta_json) != STORE_OK)
-        goto done;
-    if (verdicts_json &&
+    if (r->judged.verdicts &&
         store_query_run(&q,
                         "INSERT OR REPLACE INTO run_verdicts (run_id, verdicts) "
                         "VALUES (?1, ?2)",
-                        NULL, STORE_TEXT(id), STORE_TEXT(verdicts_json)) != STORE_OK)
+                        NULL, STORE_TEXT(r->id), STORE_TEXT(r->judged.verdicts)) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
 

@@ -7,6 +7,7 @@
 #ifndef GPUBENCH_STORE_STORE_QUEUE_H
 #define GPUBENCH_STORE_STORE_QUEUE_H
 
+#include "run_record.h"
 #include "store.h"
 
 /* The label of the runs the canaries queue (runs/canaries.c; issue 24).
@@ -46,14 +47,12 @@ void store_job_clear(struct run_job *job);
 int store_set_progress(struct store *s, const char *id, long done, long total,
                        const char *message);
 
-/* running -> done (results and meta given) or failed (error given), with
- * the verdicts the run got at its end (run_verdicts.h; NULL: none), in one
- * transaction.  STORE_CONFLICT when the run is not running (then nothing
- * is written). */
-int store_finish_run(struct store *s, const char *id, const char *status,
-                     const char *results_json, const char *meta_json,
-                     const char *error_code, const char *error_message,
-                     const char *verdicts_json);
+/* running -> r's status (done, failed), with its finished_at and error,
+ * its results and meta as judged (r->judged filled where it has results:
+ * runs/run_finish.c) and the verdicts it got at its end (NULL: none), in
+ * one transaction.  The store writes r as it is: it judges nothing.
+ * STORE_CONFLICT when the run is not running (then nothing is written). */
+int store_finish_run(struct store *s, const struct run_record *r);
 
 /* running -> queued, for a run the daemon stopped before it finished.
  * STORE_CONFLICT when it was not running. */

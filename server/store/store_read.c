@@ -7,7 +7,6 @@
 #include "store_internal.h"
 #include "store_queue.h"
 #include "store_runs.h"
-#include "compare.h"
 #include "dynbuf.h"
 #include "log.h"
 #include "migrate.h"

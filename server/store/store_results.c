@@ -1,84 +1,40 @@
 /*
- * store_results.c - a finished run's results written with the columns that
+ * store_results.c - a finished run's results written as its record was
+ * judged (core/run_record.h): the results and meta texts, the columns that
  * reads use without parsing them (the summary, the digest, the driver and
- * CUDA versions, validity, checks, the comparability key) and the per-card
- * tables kept as runs finish (latest_by_card, fleet_latest).
+ * CUDA versions, validity, checks, the comparability key), and the
+ * per-card tables kept as runs finish (latest_by_card, fleet_latest).
+ * Nothing here judges or parses: the record says it all, and the writer's
+ * lock is held only for the writes.
  */
 #include "store_internal.h"
-#include "compare.h"
-#include "expect.h"
-#include "validity.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-/* Removes every "samples" array under item: the lists of samples stay in
- * the rows and the results; a summary for listing does without them. */
-static void drop_samples(cJSON *item)
+/* Binds a flag that may be unknown (-1: NULL). */
+static void bind_flag(struct store_query *q, int i, int v)
 {
-    cJSON *child;
-
-    cJSON_DeleteItemFromObjectCaseSensitive(item, "samples");
-    cJSON_ArrayForEach(child, item)
-        if (cJSON_IsObject(child) || cJSON_IsArray(child))
-            drop_samples(child);
+    if (v < 0)
+        store_bind_null(q, i);
+    else
+        store_bind_int64(q, i, v);
 }
 
-/* Writes a finished run's results and meta, with the columns that reads
- * use without parsing them: the summary, the driver and CUDA versions.
- * Inside the caller's transaction. */
-int store_put_results(struct store_query *q, const char *id, const char *results,
-                      const char *meta)
+int store_put_results(struct store_query *q, const struct run_record *r)
 {
-    cJSON *parsed = cJSON_Parse(results);
-    cJSON *parsed_meta = meta ? cJSON_Parse(meta) : NULL;
-    cJSON *summary = cJSON_GetObjectItem(parsed, "summary");
-    cJSON *rows = cJSON_GetObjectItem(parsed, "rows");
-    char *slim = NULL, *digest = NULL, *verdict = NULL, *benchmark = NULL, *checked = NULL;
-    int rc = STORE_ERROR, flag, failed = -1;
-    cJSON *validity, *checks = NULL;
+    const struct run_judged *j = &r->judged;
 
-    /* The verdict on the run, whoever made it (here, an import, a peer):
-     * judged from what it carries, never taken on trust. */
-    validity = gb_validity_judge(parsed, parsed_meta);
-    flag = gb_validity_flag(validity);
-    verdict = validity ? cJSON_PrintUnformatted(validity) : NULL;
-    cJSON_Delete(validity);
-
-    if (summary) {
-        drop_samples(summary);
-        slim = cJSON_PrintUnformatted(summary);
-    }
-    /* The digest names the units of work a sample held, which depend on
-     * the run's benchmark (common/work_units.c). */
-    if (store_query_prepare(q, "SELECT benchmark FROM runs WHERE id = ?1") != STORE_OK)
-        goto done;
-    store_bind_text(q, 1, id);
-    if (store_query_one(q) != STORE_OK || store_col_text(q->st, 0) == NULL ||
-        (benchmark = strdup(store_col_text(q->st, 0))) == NULL)
-        goto done;
-    /* Its checks against its card model's floors, judged as validity is. */
-    if (gb_expect_benchmark_checked(benchmark)) {
-        if ((checks = gb_checks_judge(benchmark, parsed, parsed_meta)) == NULL ||
-            (checked = cJSON_PrintUnformatted(checks)) == NULL)
-            goto done; /* out of memory: a run is not stored unjudged */
-        failed = gb_checks_failed(checks);
-    }
-    if (rows) {
-        cJSON *d = compare_row_digest(benchmark, rows, summary);
-        digest = d ? cJSON_PrintUnformatted(d) : NULL;
-        cJSON_Delete(d);
-    }
+    if (r->results_text == NULL || j->validity == NULL)
+        return STORE_ERROR; /* a run is never stored unjudged */
     if (store_query_run(q,
                         "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
                         "VALUES (?1, ?2, ?3)",
-                        NULL, STORE_TEXT(id), STORE_TEXT(results),
-                        STORE_TEXT(meta ? meta : "{}")) != STORE_OK ||
+                        NULL, STORE_TEXT(r->id), STORE_TEXT(r->results_text),
+                        STORE_TEXT(r->meta_text ? r->meta_text : "{}")) != STORE_OK ||
         store_query_run(q,
                         "INSERT OR REPLACE INTO run_digests (run_id, summary, rows) "
                         "VALUES (?1, ?2, ?3)",
-                        NULL, STORE_TEXT(id), STORE_TEXT(slim), STORE_TEXT(digest)) != STORE_OK)
-        goto done;
+                        NULL, STORE_TEXT(r->id), STORE_TEXT(j->summary),
+                        STORE_TEXT(j->digest)) != STORE_OK)
+        return STORE_ERROR;
     /* The newest result of each benchmark on each card, for /metrics. */
     if (store_query_run(q,
                         "INSERT INTO latest_by_card (benchmark, host, device_uuid, run_id) "
@@ -86,65 +42,38 @@ int store_put_results(struct store_query *q, const char *id, const char *results
                         "FROM runs WHERE id = ?1 "
                         "ON CONFLICT (benchmark, host, device_uuid) DO UPDATE "
                         "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
-                        NULL, STORE_TEXT(id)) != STORE_OK)
-        goto done;
-    if (verdict == NULL)
-        goto done; /* out of memory: a run is not stored unjudged */
-    if (store_query_prepare(q, "UPDATE runs SET "
-                               "driver_version = json_extract(?2, '$.driver.nvidia_version'), "
-                               "cuda_version = json_extract(?2, '$.cuda.runtime_version'), "
-                               /* the build, part of the key where the
-                                * method is unknown; a run stored without
-                                * its method gets the one its gpubench
-                                * version implies (bench_spec.h) */
-                               "build = json_extract(?2, '$.build.git_commit'), "
-                               "method = coalesce(method, gb_method(benchmark, "
-                               "json_extract(?2, '$.build.gpubench_version'))), "
-                               "validity = ?3, valid = ?4, checks = ?5, checks_failed = ?6 "
+                        NULL, STORE_TEXT(r->id)) != STORE_OK)
+        return STORE_ERROR;
+    if (store_query_prepare(q, "UPDATE runs SET driver_version = ?2, cuda_version = ?3, "
+                               "build = ?4, method = coalesce(method, ?5), "
+                               "validity = ?6, valid = ?7, checks = ?8, checks_failed = ?9, "
+                               "verdict_key = CASE WHEN status = 'done' THEN ?10 END "
                                "WHERE id = ?1") != STORE_OK)
-        goto done;
-    store_bind_text(q, 1, id);
-    store_bind_text(q, 2, meta ? meta : "{}");
-    store_bind_text(q, 3, verdict);
-    if (flag < 0)
-        store_bind_null(q, 4);
+        return STORE_ERROR;
+    store_bind_text(q, 1, r->id);
+    store_bind_text(q, 2, j->driver_version);
+    store_bind_text(q, 3, j->cuda_version);
+    store_bind_text(q, 4, j->build);
+    if (j->method > 0)
+        store_bind_int64(q, 5, j->method);
     else
-        store_bind_int64(q, 4, flag != 0);
-    store_bind_text(q, 5, checked);
-    if (failed < 0)
-        store_bind_null(q, 6);
-    else
-        store_bind_int64(q, 6, failed);
+        store_bind_null(q, 5);
+    store_bind_text(q, 6, j->validity);
+    bind_flag(q, 7, j->valid < 0 ? -1 : j->valid != 0);
+    store_bind_text(q, 8, j->checks);
+    bind_flag(q, 9, j->checks_failed);
+    store_bind_text(q, 10, j->verdict_key);
     if (store_query_exec(q, NULL) != STORE_OK)
-        goto done;
-    /* Its key, and the fleet's newest valid run of the key on its card
+        return STORE_ERROR;
+    /* The fleet's newest valid run of the key on its card
      * (migrations/0007_run_verdicts.sql). */
-    /* clang-format off */
-    if (store_query_run(q,
-                        "UPDATE runs SET verdict_key = " STORE_VERDICT_KEY("") " "
-                        "WHERE id = ?1 AND status = 'done'",
-                        NULL, STORE_TEXT(id)) != STORE_OK ||
-        store_query_run(q,
-                        "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
-                        "device_uuid, run_id) "
-                        "SELECT verdict_key, benchmark, host, device_uuid, id FROM runs "
-                        "WHERE id = ?1 AND verdict_key IS NOT NULL AND valid IS NOT 0 "
-                        "AND device_uuid IS NOT NULL "
-                        "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
-                        "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
-                        NULL, STORE_TEXT(id)) != STORE_OK)
-        goto done;
-    /* clang-format on */
-    rc = STORE_OK;
-
-done:
-    cJSON_Delete(parsed);
-    cJSON_Delete(parsed_meta);
-    cJSON_Delete(checks);
-    free(checked);
-    free(benchmark);
-    free(slim);
-    free(digest);
-    free(verdict);
-    return rc;
+    return store_query_run(q,
+                           "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
+                           "device_uuid, run_id) "
+                           "SELECT verdict_key, benchmark, host, device_uuid, id FROM runs "
+                           "WHERE id = ?1 AND verdict_key IS NOT NULL AND valid IS NOT 0 "
+                           "AND device_uuid IS NOT NULL "
+                           "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
+                           "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                           NULL, STORE_TEXT(r->id));
 }

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "run_status.h"
+#include "run_record.h"
 #include "store.h"
 
 /* A run about to be accepted.  Strings are borrowed for the call. */
@@ -102,14 +103,13 @@ int store_list_runs(struct store *s, const struct run_filter *f,
  * status is put in status). */
 int store_cancel_run(struct store *s, const char *id, char status[16]);
 
-/* Stores finished runs made elsewhere (an import, a peer), all in one
- * transaction: a run whose id is already here is left as it is, so an
- * import can be repeated.  Each element of runs is a run object as GET
- * /runs/ID shows it, already checked by import_check_run; origin is kept
- * when the run names one, else set to the given origin.  *inserted and
- * *existing get the counts. */
-int store_import_runs(struct store *s, const cJSON *runs, const char *origin,
-                      int *inserted, int *existing);
+/* Stores n finished runs made elsewhere (an import, a peer), all in one
+ * transaction, as they were checked and judged (runs/run_finish.c: each
+ * record's judged part filled where it has results; its origin decided):
+ * a run whose id is already here is left as it is, so an import can be
+ * repeated.  *inserted and *existing get the counts. */
+int store_import_runs(struct store *s, const struct run_record *runs, int n, int *inserted,
+                      int *existing);
 
 /* For GET /compare: the newest f->limit done runs of f->benchmark
  * (filtered by f->host, f->device, f->label), newest first, with only what

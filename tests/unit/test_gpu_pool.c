@@ -1,18 +1,18 @@
 /*
  * test_gpu_pool.c - the GPU pool (server/exec/gpu_pool.c) through its hooks,
  * with the worker's test double (tests/fake_worker.c) as its worker and a
- * fresh store.  The pool keeps only its loop and hands a run's end to the
- * layer above through struct gpu_pool_hooks; these tests are that layer:
- * hooks that record every call (from the runner thread, so under a mutex,
- * with a condition variable to wait on), so that they fail if the pool
- * skipped a hook, called them out of order, stored other verdicts than the
- * judge gave, judged a failed run, or hung at stop.
+ * fresh store.  The pool keeps only its loop and hands how a job ended to
+ * the layer above through struct gpu_pool_hooks; these tests are that
+ * layer: hooks that record every call (from the runner thread, so under a
+ * mutex, with a condition variable to wait on), so that they fail if the
+ * pool skipped a hook, called them out of order, stored or judged a run
+ * itself, sent a run whose params do not parse, claimed a run while an
+ * earlier end was still to be stored, or hung at stop.
  *
  * Linked with gb_exec alone: nothing of runs/ takes part.
  */
 #include "gpu_pool.h"
 #include "store.h"
-#include "store_queue.h"
 #include "store_runs.h"
 #include "test.h"
 #include "test_store_tmp.h"
@@ -29,11 +29,9 @@
 
 #define MAX_CALLS 32
 #define WAIT_MS 30000 /* a run of the test double takes milliseconds; slack for TSan */
-#define JUDGED_MAGIC 0x6a756467
 
 enum hook {
-    HOOK_JUDGE,
-    HOOK_STORED,
+    HOOK_END,
     HOOK_ENDED,
 };
 
@@ -41,17 +39,11 @@ enum hook {
 struct call {
     enum hook hook;
     char id[40];
-    char status[16];    /* run_stored */
-    int stored;         /* run_stored */
-    char judged_id[40]; /* run_stored: the run run_judge made judged for; "" for NULL */
-    char host[64];      /* run_judge: meta.host as the pool gave it */
-    int rows;           /* run_judge: how many result rows */
-};
-
-/* What run_judge hands run_stored (through the pool), which frees it. */
-struct judged {
-    int magic;
-    char id[40];
+    char status[16]; /* run_end */
+    char code[32];   /* run_end: a failure's code */
+    char message[200];
+    char host[64]; /* run_end: meta.host as the pool gave it */
+    int rows;      /* run_end: how many result rows */
 };
 
 static struct recorder {
@@ -59,6 +51,8 @@ static struct recorder {
     pthread_cond_t cond;  /* signalled on every call */
     struct call calls[MAX_CALLS];
     int n;
+    int hold_claims; /* run_settle answers -1 (an end still to store) */
+    int settles;     /* run_settle calls while holding */
 } rec;
 
 static void rec_reset(void)
@@ -66,6 +60,8 @@ static void rec_reset(void)
     pthread_mutex_init(&rec.lock, NULL);
     test_cond_init(&rec.cond);
     rec.n = 0;
+    rec.hold_claims = 0;
+    rec.settles = 0;
 }
 
 static void rec_destroy(void)
@@ -83,53 +79,38 @@ static void rec_add(const struct call *c)
     pthread_mutex_unlock(&rec.lock);
 }
 
-/* The verdicts run_judge gives run id: particular to it, so that the
- * store's copy can only have come from this call.  malloc'ed. */
-static char *verdicts_for(const char *id)
+static void hook_end(void *ctx, int index, struct gpu_run_end *end)
 {
-    char *text = malloc(160);
-
-    if (text)
-        snprintf(text, 160, "{\"judged\":true,\"by\":\"test_gpu_pool\",\"run\":\"%s\"}", id);
-    return text;
-}
-
-static char *hook_judge(void *ctx, const char *id, const char *results, const char *meta,
-                        void **judged)
-{
-    struct call c = {.hook = HOOK_JUDGE};
-    cJSON *r = cJSON_Parse(results), *m = cJSON_Parse(meta);
-    struct judged *j = malloc(sizeof(*j));
-    const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(m, "host"));
+    struct call c = {.hook = HOOK_END};
+    const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(end->meta, "host"));
 
     (void)ctx;
-    snprintf(c.id, sizeof(c.id), "%s", id);
+    (void)index;
+    snprintf(c.id, sizeof(c.id), "%s", end->id);
+    snprintf(c.status, sizeof(c.status), "%s", end->status);
+    snprintf(c.code, sizeof(c.code), "%s", end->code ? end->code : "");
+    snprintf(c.message, sizeof(c.message), "%s", end->message ? end->message : "");
     snprintf(c.host, sizeof(c.host), "%s", host ? host : "");
-    c.rows = cJSON_GetArraySize(cJSON_GetObjectItem(r, "rows"));
-    cJSON_Delete(r);
-    cJSON_Delete(m);
-    if (j) {
-        j->magic = JUDGED_MAGIC;
-        snprintf(j->id, sizeof(j->id), "%s", id);
-    }
-    *judged = j;
+    c.rows = cJSON_GetArraySize(cJSON_GetObjectItem(end->results, "rows"));
+    cJSON_Delete(end->results); /* the hook's now */
+    cJSON_Delete(end->meta);
     rec_add(&c);
-    return verdicts_for(id);
 }
 
-static void hook_stored(void *ctx, const char *id, const char *status, int stored, void *arg)
+static int hook_settle(void *ctx, int index, int stopping)
 {
-    struct call c = {.hook = HOOK_STORED, .stored = stored};
-    struct judged *j = arg;
+    int held;
 
     (void)ctx;
-    snprintf(c.id, sizeof(c.id), "%s", id);
-    snprintf(c.status, sizeof(c.status), "%s", status);
-    if (j)
-        snprintf(c.judged_id, sizeof(c.judged_id), "%s",
-                 j->magic == JUDGED_MAGIC ? j->id : "(not run_judge's)");
-    free(j);
-    rec_add(&c);
+    (void)index;
+    (void)stopping;
+    pthread_mutex_lock(&rec.lock);
+    held = rec.hold_claims;
+    if (held)
+        rec.settles++;
+    pthread_cond_broadcast(&rec.cond);
+    pthread_mutex_unlock(&rec.lock);
+    return held ? -1 : 0;
 }
 
 static void hook_ended(void *ctx, const char *id)
@@ -195,8 +176,8 @@ static int fixture_start(struct fixture *f, const char *gpus)
         .host = "unit-host",
         .shutdown_grace_s = 5,
         .hooks = {.ctx = &rec,
-                  .run_judge = hook_judge,
-                  .run_stored = hook_stored,
+                  .run_end = hook_end,
+                  .run_settle = hook_settle,
                   .run_ended = hook_ended},
     };
 
@@ -223,84 +204,110 @@ static void fixture_stop(struct fixture *f)
     rec_destroy();
 }
 
-/* A done run: run_judge (with the worker's results and the meta the pool
- * added the host to), then run_stored (stored, done, with run_judge's
- * judged), then run_ended; the store keeps run_judge's verdicts. */
+/* Queues benchmark with params on GPU 0, wakes its runner and waits for
+ * the run to end: the hook calls for it into c, how many returned (-1 if
+ * it could not be queued or never ended). */
+static int run_one(struct fixture *f, const char *benchmark, const char *params,
+                   struct call *c)
+{
+    char id[40];
+
+    if (tmp_store_queue(f->t.s, benchmark, params, 0, TEST_FAKE_UUID(0), id) != STORE_OK)
+        return -1;
+    gpu_pool_wake(f->pool, 0);
+    if (wait_ended(id) != 0)
+        return -1;
+    return calls_for(id, c);
+}
+
+/* A done run: run_end with the worker's results and the meta the pool
+ * added the host to, then run_ended.  The pool itself neither judges nor
+ * stores: the run is still running in the store, for the hook to end. */
 static int check_done_run(struct fixture *f)
 {
     struct call c[MAX_CALLS];
-    char id[40];
-    char *want_text = NULL;
-    cJSON *run = NULL, *want = NULL;
-    int n, same;
+    cJSON *run = NULL;
 
     ASSERT_EQ(gpu_pool_count(f->pool), 1);
-    ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{\"strides\":[1,2]}", 0, TEST_FAKE_UUID(0),
-                              id),
-              STORE_OK);
-    gpu_pool_wake(f->pool, 0);
-    ASSERT_EQ(wait_ended(id), 0);
-
-    n = calls_for(id, c);
-    ASSERT_EQ(n, 3);
-    ASSERT_EQ(c[0].hook, HOOK_JUDGE);
+    ASSERT_EQ(run_one(f, "smem_stride", "{\"strides\":[1,2]}", c), 2);
+    ASSERT_EQ(c[0].hook, HOOK_END);
+    ASSERT_STR_EQ(c[0].status, "done");
     ASSERT_STR_EQ(c[0].host, "unit-host");
     ASSERT_EQ(c[0].rows, 2);
-    ASSERT_EQ(c[1].hook, HOOK_STORED);
-    ASSERT_EQ(c[1].stored, 1);
-    ASSERT_STR_EQ(c[1].status, "done");
-    ASSERT_STR_EQ(c[1].judged_id, id);
-    ASSERT_EQ(c[2].hook, HOOK_ENDED);
+    ASSERT_EQ(c[1].hook, HOOK_ENDED);
 
-    ASSERT_EQ(store_get_run(f->t.s, id, &run), STORE_OK);
-    want_text = verdicts_for(id);
-    want = cJSON_Parse(want_text);
-    same = want && cJSON_Compare(cJSON_GetObjectItem(run, "verdicts"), want, 1);
-    free(want_text);
-    cJSON_Delete(want);
-    if (!same || strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")), "done") != 0) {
-        char *got = cJSON_PrintUnformatted(run);
-        fprintf(stderr, "the run as stored: %s\n", got ? got : "(null)");
-        free(got);
-    }
-    ASSERT(same);
-    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")), "done");
-    ASSERT_EQ(cJSON_GetArraySize(
-                  cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "rows")),
-              2);
+    ASSERT_EQ(store_get_run(f->t.s, c[0].id, &run), STORE_OK);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")), "running");
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(run, "results")));
     cJSON_Delete(run);
     return 0;
 }
 
 /* A run the worker fails (test_fault: a CUDA-style error, then the worker
- * exits): never judged; run_stored says failed with no judged; then
- * run_ended.  The store has the worker's error and no verdicts. */
+ * exits): run_end says failed with the worker's error and no results; then
+ * run_ended. */
 static int check_failed_run(struct fixture *f)
 {
     struct call c[MAX_CALLS];
+
+    ASSERT_EQ(run_one(f, "test_fault", "{}", c), 2);
+    ASSERT_EQ(c[0].hook, HOOK_END);
+    ASSERT_STR_EQ(c[0].status, "failed");
+    ASSERT_STR_EQ(c[0].code, "cuda_error");
+    ASSERT_EQ(c[0].rows, 0);
+    ASSERT_EQ(c[1].hook, HOOK_ENDED);
+    return 0;
+}
+
+/* A run whose stored params do not parse is failed with why, never sent
+ * to the worker without them (it would measure its defaults instead). */
+static int check_bad_params(struct fixture *f)
+{
+    struct call c[MAX_CALLS];
+
+    ASSERT_EQ(run_one(f, "smem_stride", "{\"strides\":[1,", c), 2);
+    ASSERT_EQ(c[0].hook, HOOK_END);
+    ASSERT_STR_EQ(c[0].status, "failed");
+    ASSERT_STR_EQ(c[0].code, "internal");
+    ASSERT(strstr(c[0].message, "params") != NULL);
+    return 0;
+}
+
+/* While run_settle says an earlier end still waits to be stored, the
+ * runner claims nothing: the queued run stays queued; once settled, it
+ * runs. */
+static int check_settle_holds_claims(struct fixture *f)
+{
+    struct timespec until = test_deadline(WAIT_MS);
     char id[40];
     cJSON *run = NULL;
-    const cJSON *error;
-    int n;
+    int asked = 0;
 
-    ASSERT_EQ(tmp_store_queue(f->t.s, "test_fault", "{}", 0, TEST_FAKE_UUID(0), id), STORE_OK);
+    pthread_mutex_lock(&rec.lock);
+    rec.hold_claims = 1;
+    pthread_mutex_unlock(&rec.lock);
+    ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{\"strides\":[1]}", 0, TEST_FAKE_UUID(0),
+                              id),
+              STORE_OK);
+    gpu_pool_wake(f->pool, 0);
+    /* asked twice while holding: the runner looked, and looked again */
+    pthread_mutex_lock(&rec.lock);
+    while (rec.settles < 2 &&
+           pthread_cond_timedwait(&rec.cond, &rec.lock, &until) == 0)
+        ;
+    asked = rec.settles;
+    pthread_mutex_unlock(&rec.lock);
+    ASSERT(asked >= 2);
+    ASSERT_EQ(store_get_run(f->t.s, id, &run), STORE_OK);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")), "queued");
+    cJSON_Delete(run);
+    ASSERT_EQ(calls_total(), 0);
+
+    pthread_mutex_lock(&rec.lock);
+    rec.hold_claims = 0;
+    pthread_mutex_unlock(&rec.lock);
     gpu_pool_wake(f->pool, 0);
     ASSERT_EQ(wait_ended(id), 0);
-
-    n = calls_for(id, c);
-    ASSERT_EQ(n, 2);
-    ASSERT_EQ(c[0].hook, HOOK_STORED);
-    ASSERT_EQ(c[0].stored, 1);
-    ASSERT_STR_EQ(c[0].status, "failed");
-    ASSERT_STR_EQ(c[0].judged_id, ""); /* judged NULL */
-    ASSERT_EQ(c[1].hook, HOOK_ENDED);
-
-    ASSERT_EQ(store_get_run(f->t.s, id, &run), STORE_OK);
-    error = cJSON_GetObjectItem(run, "error");
-    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")), "failed");
-    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(error, "code")), "cuda_error");
-    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(run, "verdicts")));
-    cJSON_Delete(run);
     return 0;
 }
 
@@ -370,6 +377,16 @@ static int test_failed_run(void)
     return with_pool("1", check_failed_run);
 }
 
+static int test_bad_params(void)
+{
+    return with_pool("1", check_bad_params);
+}
+
+static int test_settle_holds_claims(void)
+{
+    return with_pool("1", check_settle_holds_claims);
+}
+
 static int test_stop_idle(void)
 {
     return with_pool("1", check_stop_idle);
@@ -380,7 +397,9 @@ static int test_empty(void)
     return with_pool("0", check_empty);
 }
 
-TEST_MAIN({"done run: judge, stored, ended", test_done_run},
-          {"failed run: stored failed, never judged", test_failed_run},
+TEST_MAIN({"done run: run_end with its trees, then ended; nothing stored", test_done_run},
+          {"failed run: run_end with the worker's error", test_failed_run},
+          {"params that do not parse: failed, never sent", test_bad_params},
+          {"an end still to store holds the next claim", test_settle_holds_claims},
           {"stop with nothing running", test_stop_idle},
           {"no GPU: an empty pool", test_empty})

@@ -3,10 +3,11 @@
 #include "bench_spec.h"
 #include "migrate.h"
 #include "store.h"
-#include "store_key.h"
+#include "judge_sql.h"
 #include "store_queue.h"
 #include "store_runs.h"
 #include "test.h"
+#include "test_store_tmp.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -45,13 +46,13 @@ static int test_fresh_and_reopen(void)
     cJSON *run = NULL;
 
     temp_path(path, sizeof(path));
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     ASSERT_EQ(user_version(path), migration_count);
     ASSERT_EQ(store_insert_runs(s, &r, 1, 10), STORE_OK);
     store_close(s);
 
     /* Reopening applies nothing and keeps the run. */
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     ASSERT_EQ(user_version(path), migration_count);
     ASSERT_EQ(store_get_run(s, r.id, &run), STORE_OK);
     ASSERT_STR_EQ(cJSON_GetObjectItem(run, "status")->valuestring, "queued");
@@ -74,7 +75,7 @@ static int test_newer_refused(void)
     sqlite3_close(db);
 
     err[0] = '\0';
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_ERROR);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_ERROR);
     ASSERT(s == NULL);
     ASSERT(strstr(err, "newer gpubench") != NULL);
     /* Refused means untouched: no table was created. */
@@ -95,7 +96,7 @@ static int test_queue_order_and_bound(void)
     long depth;
 
     temp_path(path, sizeof(path));
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     for (int i = 0; i < 3; i++) {
         memset(&r[i], 0, sizeof(r[i]));
         snprintf(r[i].id, sizeof(r[i].id), "0190f1a2-0000-7000-8000-00000000000%d", 3 - i);
@@ -176,7 +177,7 @@ static int test_0008_database_gets_methods(void)
     }
     sqlite3_close(db);
 
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     store_close(s);
     ASSERT_EQ(user_version(path), migration_count);
     /* Read back with the plain library: nothing in the schema needs the
@@ -226,7 +227,7 @@ static int test_0011_database_gets_checks(void)
     temp_path(path, sizeof(path));
     ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
     ASSERT_STR_EQ(migrations[10].name, "0011_peer_skipped.sql");
-    ASSERT_EQ(store_key_functions(db), 0); /* 0009 re-keys with them */
+    ASSERT_EQ(judge_sql_functions(db), 0); /* 0009 re-keys with them */
     for (int i = 0; i < 11; i++)
         ASSERT_EQ(sqlite3_exec(db, migrations[i].sql, NULL, NULL, NULL), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 11", NULL, NULL, NULL), SQLITE_OK);
@@ -251,7 +252,7 @@ static int test_0011_database_gets_checks(void)
               SQLITE_OK);
     sqlite3_close(db);
 
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     store_close(s);
     ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
     ASSERT_EQ(one_int(db, "SELECT checks_failed FROM runs WHERE id LIKE '%1'"), 1);

@@ -146,7 +146,8 @@ static int fixture_start(struct fixture *f)
                                       .host = "unit-host",
                                       .shutdown_grace_s = 5,
                                       .store = f->t.s};
-    runs_pool_hooks(&f->runs, &f->cfg.hooks);
+    if (runs_pool_hooks(&f->runs, &f->cfg.hooks) != 0)
+        return -1;
     f->runs.gpus = gpu_pool_start(&f->cfg);
     return f->runs.gpus ? 0 : -1;
 }
@@ -157,6 +158,7 @@ static void fixture_stop(struct fixture *f)
     if (f->runs.waiters)
         waiters_release_all(f->runs.waiters);
     gpu_pool_stop(f->runs.gpus);
+    runs_pool_hooks_free(&f->runs);
     alerts_stop(f->runs.alerts);
     waiters_free(f->runs.waiters);
     tmp_store_close(&f->t);

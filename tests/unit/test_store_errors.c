@@ -7,6 +7,7 @@
 #include "store_runs.h"
 #include "store_verdicts.h"
 #include "test.h"
+#include "test_store_tmp.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -68,12 +69,12 @@ static int test_end_needs_running(void)
     int rc = 1;
 
     temp_path(path, sizeof(path), "end");
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     if (store_insert_runs(s, &r, 1, 10) != STORE_OK)
         goto done;
     /* Queued, not running: an end or progress for it is refused and
      * writes nothing (its results must not land on it). */
-    if (store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) !=
+    if (tmp_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) !=
             STORE_CONFLICT ||
         store_set_progress(s, r.id, 1, 2, NULL) != STORE_CONFLICT ||
         store_requeue_run(s, r.id) != STORE_CONFLICT)
@@ -87,11 +88,11 @@ static int test_end_needs_running(void)
         goto done;
     store_job_clear(&job);
     if (store_set_progress(s, r.id, 1, 2, NULL) != STORE_OK ||
-        store_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) != STORE_OK ||
+        tmp_finish_run(s, r.id, "done", "{\"rows\":[]}", "{}", NULL, NULL, NULL) != STORE_OK ||
         strcmp(status_of(s, r.id, status), "done") != 0)
         goto done;
     /* Ended: a second end (a failure written late) changes nothing. */
-    if (store_finish_run(s, r.id, "failed", NULL, NULL, "x", "y", NULL) != STORE_CONFLICT ||
+    if (tmp_finish_run(s, r.id, "failed", NULL, NULL, "x", "y", NULL) != STORE_CONFLICT ||
         strcmp(status_of(s, r.id, status), "done") != 0)
         goto done;
     store_health_get(s, &h);
@@ -119,7 +120,7 @@ static int test_check_file(void)
 
     ASSERT(out != NULL);
     temp_path(path, sizeof(path), "check");
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     store_close(s);
     ASSERT_EQ(store_check_file(path, out, &res, err, sizeof(err)), STORE_OK);
     ASSERT_EQ(res.state, STORE_FILE_INTACT);
@@ -164,12 +165,12 @@ static int test_damaged_json_value(void)
     int other = 0;
 
     temp_path(path, sizeof(path), "json");
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     ASSERT_EQ(store_insert_runs(s, &r, 1, 10), STORE_OK);
     ASSERT_EQ(store_claim_next(s, 0, &job), STORE_OK);
     store_job_clear(&job);
-    ASSERT_EQ(store_finish_run(s, r.id, "done", "{\"rows\":[{\"stride\":1,\"ms\":2}]}", "{}",
-                               NULL, NULL, NULL),
+    ASSERT_EQ(tmp_finish_run(s, r.id, "done", "{\"rows\":[{\"stride\":1,\"ms\":2}]}", "{}",
+                             NULL, NULL, NULL),
               STORE_OK);
     ASSERT_EQ(store_select_verdict_runs(s, &sel, 1, &runs, &other), STORE_OK);
     ASSERT_EQ(cJSON_GetArraySize(runs), 1);
@@ -185,7 +186,7 @@ static int test_damaged_json_value(void)
               SQLITE_OK);
     sqlite3_close(db);
 
-    ASSERT_EQ(store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
     ASSERT_EQ(store_select_verdict_runs(s, &sel, 1, &runs, &other), STORE_CORRUPT);
     ASSERT(runs == NULL);
     ASSERT_EQ(store_get_verdict_run(s, r.id, &runs), STORE_CORRUPT);

@@ -6,6 +6,7 @@
  * failure to the outer one, and the end gives the connection's lock back. */
 #include "store_internal.h"
 #include "test.h"
+#include "test_store_tmp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -148,7 +149,7 @@ static int with_store(int (*fn)(struct store *))
     struct store *s = NULL;
     int rc;
 
-    ASSERT_EQ(store_open(":memory:", &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(test_store_open(":memory:", &s, err, sizeof(err)), STORE_OK);
     rc = fn(s);
     store_close(s);
     return rc;

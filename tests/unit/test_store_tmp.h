@@ -3,15 +3,23 @@
  * the alerts share: a fresh store in a directory of its own (mkdtemp, so
  * that tests run in parallel under ctest -j never meet), a queued run put
  * in it, and a wait on a condition variable with a deadline on the
- * monotonic clock (so that a test that hangs fails instead).
+ * monotonic clock (so that a test that hangs fails instead).  The store is
+ * opened as gpubenchd opens it: with the judge's SQL functions
+ * (store_functions.h), and a run's end is judged before it is stored.
  *
  * Static inline: each test is one file; nothing here is a library.
  */
 #ifndef GPUBENCH_TEST_STORE_TMP_H
 #define GPUBENCH_TEST_STORE_TMP_H
 
+#include "judge_sql.h"
+#include "run_judge.h"
+#include "run_record.h"
 #include "store.h"
+#include "store_functions.h"
+#include "store_queue.h"
 #include "store_runs.h"
+#include "timeutil.h"
 #include "uuid7.h"
 
 #include <dirent.h>
@@ -32,6 +40,13 @@ struct tmp_store {
     struct store *s;
 };
 
+/* store_open as gpubenchd does it: the judge's SQL functions first. */
+static inline int test_store_open(const char *path, struct store **s, char *err, size_t cap)
+{
+    store_functions_set(judge_sql_functions);
+    return store_open(path, s, err, cap);
+}
+
 /* Opens a new store in a new directory under /tmp named after the test.
  * 0, or -1 with what failed on stderr. */
 static inline int tmp_store_open(struct tmp_store *t, const char *name)
@@ -46,7 +61,7 @@ static inline int tmp_store_open(struct tmp_store *t, const char *name)
         return -1;
     }
     snprintf(t->path, sizeof(t->path), "%s/gpubench.db", t->dir);
-    if (store_open(t->path, &t->s, err, sizeof(err)) != STORE_OK) {
+    if (test_store_open(t->path, &t->s, err, sizeof(err)) != STORE_OK) {
         fprintf(stderr, "store_open %s: %s\n", t->path, err);
         t->s = NULL;
         return -1;
@@ -94,6 +109,53 @@ static inline int tmp_store_queue(struct store *s, const char *benchmark, const 
         return STORE_ERROR;
     snprintf(id, 40, "%s", r.id);
     return store_insert_runs(s, &r, 1, 100);
+}
+
+/* Ends running run id as a runner's end is stored: status, the error
+ * (code and message, or NULL), results and meta (JSON text, or NULL: none)
+ * judged as a run's end is (judge_run_record, with the envelope read from
+ * its row) and the verdicts text given (NULL: none).  The store's code,
+ * or STORE_ERROR when the run could not be judged. */
+static inline int tmp_finish_run(struct store *s, const char *id, const char *status,
+                                 const char *results, const char *meta, const char *code,
+                                 const char *message, const char *verdicts)
+{
+    struct run_record r = {0};
+    cJSON *row = NULL;
+    const cJSON *device, *params, *method;
+    char now[32];
+    int rc = STORE_ERROR;
+
+    time_now_rfc3339(now, sizeof(now));
+    if (run_record_set(&r.id, id) || run_record_set(&r.status, status) ||
+        run_record_set(&r.finished_at, now) || run_record_set(&r.error_code, code) ||
+        run_record_set(&r.error_message, message) || run_record_set(&r.judged.verdicts, verdicts))
+        goto done;
+    if (results) {
+        if (store_get_run(s, id, &row) != STORE_OK)
+            goto done;
+        device = cJSON_GetObjectItem(row, "device");
+        params = cJSON_GetObjectItem(row, "params");
+        method = cJSON_GetObjectItem(row, "method");
+        r.method = cJSON_IsNumber(method) ? (long long)method->valuedouble : 0;
+        if (run_record_set(&r.benchmark,
+                           cJSON_GetStringValue(cJSON_GetObjectItem(row, "benchmark"))) ||
+            run_record_set(&r.device_name,
+                           cJSON_GetStringValue(cJSON_GetObjectItem(device, "name"))) ||
+            run_record_set(&r.params, cJSON_IsRaw(params) ? params->valuestring : "{}") ||
+            run_record_take_trees(&r, cJSON_Parse(results), cJSON_Parse(meta ? meta : "{}")) ||
+            r.results == NULL || judge_run_record(&r) != 0)
+            goto done;
+        /* judging starts afresh: the verdicts given are put back */
+        if (run_record_set(&r.judged.verdicts, verdicts))
+            goto done;
+    }
+    rc = store_finish_run(s, &r);
+
+done:
+    cJSON_Delete(row);
+    run_record_clear(&r);
+    return rc;
 }
 
 /* A condition variable on CLOCK_MONOTONIC, for test_deadline's times. */

@@ -1,21 +1,24 @@
 /*
- * store_key.c - the comparability key and a run's method in SQL, from the
- * same C that /compare and the verdicts use (compare_verdict_key_text,
+ * judge_sql.c - the comparability key and a run's method in SQL, from the
+ * same C that /compare, the verdicts and a run's end use (judge_verdict_key,
  * gb_method_of_version), so that the key is defined once; and a run's
  * checks against its card model's floors (gb_checks_judge), with which
  * migrations/0012_checks.sql judges the runs stored before them.
  *
- * Registered on every connection the store opens and before migrations
- * (migrations/0009_method.sql recomputes every stored key with them).  Only
+ * The store sits below the judge and knows none of this: main() hands
+ * judge_sql_functions to store_open, which registers them on every
+ * connection it opens and before migrations (migrations/0009_method.sql
+ * recomputes every stored key with them).  Only
  * statements call them: no index, view, trigger or generated column may,
  * because the plain sqlite3 shell, a backup and a recovery must be able to
  * read and rebuild the file without this code.
  */
-#include "store_key.h"
+#include "judge_sql.h"
 
 #include "bench_spec.h"
 #include "compare.h"
 #include "expect.h"
+#include "json_build.h"
 
 #include <stdlib.h>
 
@@ -24,40 +27,45 @@ static const char *arg_text(sqlite3_value *v)
     return sqlite3_value_type(v) == SQLITE_NULL ? NULL : (const char *)sqlite3_value_text(v);
 }
 
-/* gb_verdict_key(benchmark, device_name, params, method, build): a runs
- * row as the run object compare_verdict_key_text reads (its build only
- * where its method is unknown); NULL when an argument is not readable. */
-static void verdict_key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+char *judge_verdict_key(const char *benchmark, const char *device_name, const char *params,
+                        long long method, const char *build)
 {
-    const char *bench = arg_text(argv[0]), *name = arg_text(argv[1]);
-    const char *params = arg_text(argv[2]), *build = arg_text(argv[4]);
-    cJSON *run = cJSON_CreateObject(), *device, *meta, *parsed;
+    struct json_build b = {0};
+    cJSON *run = jb_new_object(&b), *device, *meta;
     char *key = NULL;
 
-    (void)argc;
-    if (run == NULL || bench == NULL)
+    if (benchmark == NULL)
         goto done;
-    parsed = cJSON_Parse(params ? params : "{}");
-    device = cJSON_AddObjectToObject(run, "device");
-    meta = cJSON_AddObjectToObject(run, "meta");
-    if (parsed == NULL || !cJSON_AddItemToObject(run, "params", parsed)) {
-        cJSON_Delete(parsed);
-        goto done;
-    }
-    if (device == NULL || meta == NULL || cJSON_AddStringToObject(run, "benchmark", bench) == NULL)
-        goto done;
-    if (name && cJSON_AddStringToObject(device, "name", name) == NULL)
-        goto done;
-    if (sqlite3_value_type(argv[3]) == SQLITE_INTEGER &&
-        cJSON_AddNumberToObject(run, "method", (double)sqlite3_value_int64(argv[3])) == NULL)
-        goto done;
-    if (build && cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "build"), "git_commit",
-                                         build) == NULL)
-        goto done;
-    key = compare_verdict_key_text(run);
+    jb_string(&b, run, "benchmark", benchmark);
+    jb_item(&b, run, "params", cJSON_Parse(params ? params : "{}"));
+    device = jb_object(&b, run, "device");
+    if (device_name)
+        jb_string(&b, device, "name", device_name);
+    if (method > 0)
+        jb_number(&b, run, "method", (double)method);
+    meta = jb_object(&b, run, "meta");
+    if (build)
+        jb_string(&b, jb_object(&b, meta, "build"), "git_commit", build);
+    if (!jb_failed(&b))
+        key = compare_verdict_key_text(run);
 
 done:
     cJSON_Delete(run);
+    return key;
+}
+
+/* gb_verdict_key(benchmark, device_name, params, method, build): a runs
+ * row's key, judge_verdict_key's; NULL when an argument is not readable. */
+static void verdict_key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    char *key;
+
+    (void)argc;
+    key = judge_verdict_key(arg_text(argv[0]), arg_text(argv[1]), arg_text(argv[2]),
+                            sqlite3_value_type(argv[3]) == SQLITE_INTEGER
+                                ? (long long)sqlite3_value_int64(argv[3])
+                                : 0,
+                            arg_text(argv[4]));
     if (key)
         sqlite3_result_text(ctx, key, -1, free);
     else
@@ -107,7 +115,7 @@ done:
         sqlite3_result_null(ctx);
 }
 
-int store_key_functions(sqlite3 *db)
+int judge_sql_functions(sqlite3 *db)
 {
     const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
 

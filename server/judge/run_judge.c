@@ -1,0 +1,120 @@
+/*
+ * run_judge.c - see run_judge.h.  Every text it makes is printed once from
+ * the trees the record already holds: nothing here parses the results.
+ */
+#include "run_judge.h"
+
+#include "bench_spec.h"
+#include "compare.h"
+#include "expect.h"
+#include "judge_sql.h"
+#include "validity.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Removes every "samples" array under item: the lists of samples stay in
+ * the rows and the results; a summary for listing does without them. */
+static void drop_samples(cJSON *item)
+{
+    cJSON *child;
+
+    cJSON_DeleteItemFromObjectCaseSensitive(item, "samples");
+    cJSON_ArrayForEach(child, item)
+        if (cJSON_IsObject(child) || cJSON_IsArray(child))
+            drop_samples(child);
+}
+
+/* A string of meta at path (two names), copied into *field; a value that
+ * is not a string is none.  0, or -1 when memory ran out. */
+static int meta_string(char **field, const cJSON *meta, const char *object, const char *name)
+{
+    return run_record_set(field,
+                          cJSON_GetStringValue(cJSON_GetObjectItem(
+                              cJSON_GetObjectItem(meta, object), name)));
+}
+
+/* Prints item into *text and deletes it; a NULL item is a failure. */
+static int print_into(char **text, cJSON *item)
+{
+    *text = item ? cJSON_PrintUnformatted(item) : NULL;
+    cJSON_Delete(item);
+    return *text ? 0 : -1;
+}
+
+/* What reads use of the results: the summary without samples and the
+ * rows' digest, read through that summary as the store's readers do. */
+static int judge_results(struct run_record *r, struct run_judged *j)
+{
+    const cJSON *summary = cJSON_GetObjectItem(r->results, "summary");
+    const cJSON *rows = cJSON_GetObjectItem(r->results, "rows");
+    cJSON *slim = NULL;
+    int rc = -1;
+
+    if (summary) {
+        if ((slim = cJSON_Duplicate(summary, 1)) == NULL)
+            goto done;
+        drop_samples(slim);
+        if ((j->summary = cJSON_PrintUnformatted(slim)) == NULL)
+            goto done;
+    }
+    if (rows && print_into(&j->digest, compare_row_digest(r->benchmark, rows, slim)) != 0)
+        goto done;
+    rc = 0;
+
+done:
+    cJSON_Delete(slim);
+    return rc;
+}
+
+int judge_run_record(struct run_record *r)
+{
+    struct run_judged *j = &r->judged;
+    const cJSON *build = cJSON_GetObjectItem(r->meta, "build");
+    cJSON *validity = NULL, *checks = NULL;
+    int rc = -1;
+
+    run_record_clear_judged(r);
+    if (r->benchmark == NULL)
+        goto done;
+    /* The method it carries, else the one its gpubench version implies
+     * (bench_spec.h); 0 where it cannot be known. */
+    j->method = r->method > 0 ? r->method
+                              : gb_method_of_version(gb_benchmark_find(r->benchmark),
+                                                     cJSON_GetStringValue(cJSON_GetObjectItem(
+                                                         build, "gpubench_version")));
+    j->valid = -1;
+    j->checks_failed = -1;
+    if (r->results == NULL) {
+        rc = 0;
+        goto done;
+    }
+    if ((validity = gb_validity_judge(r->results, r->meta)) == NULL)
+        goto done;
+    j->valid = gb_validity_flag(validity);
+    if (print_into(&j->validity, validity) != 0)
+        goto done;
+    if (gb_expect_benchmark_checked(r->benchmark)) {
+        if ((checks = gb_checks_judge(r->benchmark, r->results, r->meta)) == NULL)
+            goto done;
+        j->checks_failed = gb_checks_failed(checks);
+        if (print_into(&j->checks, checks) != 0)
+            goto done;
+    }
+    if (judge_results(r, j) != 0 ||
+        meta_string(&j->driver_version, r->meta, "driver", "nvidia_version") != 0 ||
+        meta_string(&j->cuda_version, r->meta, "cuda", "runtime_version") != 0 ||
+        meta_string(&j->build, r->meta, "build", "git_commit") != 0)
+        goto done;
+    /* The key of a done run: what its verdicts and the fleet's group by. */
+    if (r->status && strcmp(r->status, "done") == 0 &&
+        (j->verdict_key = judge_verdict_key(r->benchmark, r->device_name, r->params,
+                                            j->method, j->build)) == NULL)
+        goto done;
+    rc = 0;
+
+done:
+    if (rc != 0)
+        run_record_clear_judged(r);
+    return rc;
+}

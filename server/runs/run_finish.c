@@ -1,0 +1,209 @@
+/*
+ * run_finish.c - see run_finish.h.
+ */
+#include "run_finish.h"
+
+#include "json_build.h"
+#include "json_span.h"
+#include "log.h"
+#include "run_judge.h"
+#include "run_verdicts.h"
+#include "store_runs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies run's string field name into *field: 0, or -1 out of memory. */
+static int take_string(char **field, const cJSON *obj, const char *name)
+{
+    return run_record_set(field, cJSON_GetStringValue(cJSON_GetObjectItem(obj, name)));
+}
+
+/* The envelope fields every record takes from a run object: those of a
+ * measured run's row and of a foreign run alike.  0, or -1. */
+static int take_envelope(struct run_record *r, const cJSON *run)
+{
+    const cJSON *device = cJSON_GetObjectItem(run, "device");
+    const cJSON *index = cJSON_GetObjectItem(device, "index");
+    const cJSON *method = cJSON_GetObjectItem(run, "method");
+    const cJSON *params = cJSON_GetObjectItem(run, "params");
+
+    r->has_device_index = cJSON_IsNumber(index);
+    r->device_index = r->has_device_index ? index->valueint : 0;
+    r->method = cJSON_IsNumber(method) && method->valuedouble >= 1
+                    ? (long long)method->valuedouble
+                    : 0;
+    free(r->params);
+    /* Params read from this store are kept raw (their stored text). */
+    r->params = cJSON_IsRaw(params) ? strdup(params->valuestring)
+                                    : cJSON_PrintUnformatted(params ? params : NULL);
+    if (r->params == NULL && params != NULL)
+        return -1;
+    return take_string(&r->benchmark, run, "benchmark") != 0 ||
+                   take_string(&r->host, run, "host") != 0 ||
+                   take_string(&r->device_uuid, device, "uuid") != 0 ||
+                   take_string(&r->device_name, device, "name") != 0
+               ? -1
+               : 0;
+}
+
+/* A copy of the value of member name in line, or NULL where its span
+ * cannot be told (json_span.h) or memory ran out: it is printed then. */
+static char *raw_member(const char *line, size_t len, const char *name)
+{
+    size_t start, n;
+
+    if (line == NULL || json_member_span(line, len, name, &start, &n) != 0)
+        return NULL;
+    return strndup(line + start, n);
+}
+
+int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, size_t len,
+                         const char *origin)
+{
+    const cJSON *error = cJSON_GetObjectItem(run, "error");
+    const cJSON *timeout = cJSON_GetObjectItem(run, "timeout_s");
+    const char *own = cJSON_GetStringValue(cJSON_GetObjectItem(run, "origin"));
+    cJSON *results = NULL, *meta = NULL;
+    char *results_text = NULL, *meta_text = NULL;
+
+    if (take_envelope(r, run) != 0 || take_string(&r->id, run, "id") != 0 ||
+        take_string(&r->label, run, "label") != 0 || take_string(&r->batch, run, "batch") != 0 ||
+        take_string(&r->status, run, "status") != 0 ||
+        take_string(&r->created_at, run, "created_at") != 0 ||
+        take_string(&r->started_at, run, "started_at") != 0 ||
+        take_string(&r->finished_at, run, "finished_at") != 0 ||
+        take_string(&r->error_code, error, "code") != 0 ||
+        take_string(&r->error_message, error, "message") != 0 ||
+        run_record_set(&r->origin, own ? own : origin) != 0)
+        return -1;
+    r->timeout_s = cJSON_IsNumber(timeout) ? timeout->valueint : 0;
+    /* Only a run that carries its results has any: its meta with them. */
+    if (cJSON_IsObject(cJSON_GetObjectItem(run, "results"))) {
+        results = cJSON_DetachItemFromObjectCaseSensitive(run, "results");
+        meta = cJSON_DetachItemFromObjectCaseSensitive(run, "meta");
+        if (meta && !cJSON_IsObject(meta)) {
+            cJSON_Delete(meta);
+            meta = NULL;
+        }
+        results_text = raw_member(line, len, "results");
+        meta_text = meta ? raw_member(line, len, "meta") : NULL;
+    }
+    return run_record_take_trees_as(r, results, results_text, meta, meta_text);
+}
+
+/* The rest of a measured run's envelope, from its row (still running). */
+static int read_envelope(struct store *store, struct run_record *r, cJSON **row)
+{
+    int rc = store_get_run(store, r->id, row);
+
+    if (rc != STORE_OK)
+        return rc;
+    return take_envelope(r, *row) == 0 ? STORE_OK : -1;
+}
+
+/* The run as it is stored, for the verdicts and the alerts: its row with
+ * the record's end, results and meta (borrowed: references to the
+ * record's trees), validity and checks.  NEW, or NULL. */
+static cJSON *judged_run(cJSON *row, const struct run_record *r)
+{
+    struct json_build b = {0};
+    const struct run_judged *j = &r->judged;
+    cJSON *run = cJSON_Duplicate(row, 1);
+
+    if (run == NULL)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(run, "status");
+    cJSON_DeleteItemFromObjectCaseSensitive(run, "results");
+    cJSON_DeleteItemFromObjectCaseSensitive(run, "meta");
+    cJSON_DeleteItemFromObjectCaseSensitive(run, "validity");
+    cJSON_DeleteItemFromObjectCaseSensitive(run, "checks");
+    jb_string(&b, run, "status", r->status);
+    jb_item(&b, run, "results",
+            r->results ? cJSON_CreateObjectReference(r->results->child) : cJSON_CreateNull());
+    jb_item(&b, run, "meta",
+            r->meta ? cJSON_CreateObjectReference(r->meta->child) : cJSON_CreateNull());
+    jb_item(&b, run, "validity", j->validity ? cJSON_Parse(j->validity) : cJSON_CreateNull());
+    jb_item(&b, run, "checks", j->checks ? cJSON_Parse(j->checks) : cJSON_CreateNull());
+    if (jb_failed(&b)) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+int run_finish_judge(const struct run_finish_ctx *ctx, struct run_record *r, int measured,
+                     cJSON **judged_out, cJSON **verdicts_out)
+{
+    cJSON *row = NULL, *run = NULL, *verdicts = NULL;
+    int rc = -1;
+
+    if (judged_out)
+        *judged_out = NULL;
+    if (verdicts_out)
+        *verdicts_out = NULL;
+    if (measured && r->results == NULL) {
+        rc = 0; /* failed: nothing to judge, its row has the rest */
+        goto done;
+    }
+    if (measured && (rc = read_envelope(ctx->store, r, &row)) != STORE_OK)
+        goto done;
+    rc = -1;
+    if (judge_run_record(r) != 0)
+        goto done;
+    if (measured) {
+        if ((run = judged_run(row, r)) == NULL)
+            goto done;
+        /* Verdicts that cannot be made are logged there; the run is
+         * stored without them. */
+        verdicts = run_verdicts_judge(ctx->store, ctx->history_runs, run, r->judged.digest);
+        free(r->judged.verdicts);
+        r->judged.verdicts = verdicts ? cJSON_PrintUnformatted(verdicts) : NULL;
+        if (verdicts && r->judged.verdicts == NULL)
+            log_warn("run %s: its verdicts could not be printed; it is stored without them",
+                     r->id);
+    }
+    rc = 0;
+
+done:
+    cJSON_Delete(row);
+    if (rc == 0 && judged_out && run) {
+        *judged_out = run;
+        run = NULL;
+    }
+    if (rc == 0 && verdicts_out && r->judged.verdicts) {
+        *verdicts_out = verdicts;
+        verdicts = NULL;
+    }
+    cJSON_Delete(run);
+    cJSON_Delete(verdicts);
+    return rc;
+}
+
+int run_finish_import(struct store *store, cJSON *runs, const char *origin, int *inserted,
+                      int *existing)
+{
+    const struct run_finish_ctx ctx = {.store = store};
+    int n = cJSON_GetArraySize(runs), i = 0, rc = STORE_ERROR;
+    struct run_record *recs = calloc(n > 0 ? (size_t)n : 1, sizeof(*recs));
+    cJSON *run;
+
+    *inserted = *existing = 0;
+    if (recs == NULL)
+        return STORE_ERROR;
+    cJSON_ArrayForEach(run, runs) {
+        if (run_finish_from_json(&recs[i], run, NULL, 0, origin) != 0 ||
+            run_finish_judge(&ctx, &recs[i], 0, NULL, NULL) != 0) {
+            i++;
+            goto done; /* out of memory: nothing is stored unjudged */
+        }
+        i++;
+    }
+    rc = store_import_runs(store, recs, n, inserted, existing);
+
+done:
+    while (i > 0)
+        run_record_clear(&recs[--i]);
+    free(recs);
+    return rc;
+}

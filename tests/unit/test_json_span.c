@@ -1,0 +1,65 @@
+/* The span of a member's value: found exactly where cJSON finds the
+ * member, and "not found" wherever the two could disagree. */
+#include "json_span.h"
+#include "test.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+/* The span of name in text parses to the same value as cJSON's member. */
+static int same_as_cjson(const char *text, const char *name)
+{
+    size_t start, len;
+    cJSON *whole = cJSON_Parse(text), *part;
+    int same;
+
+    if (whole == NULL || json_member_span(text, strlen(text), name, &start, &len) != 0) {
+        cJSON_Delete(whole);
+        return 0;
+    }
+    part = cJSON_ParseWithLength(text + start, len);
+    same = part && cJSON_Compare(part, cJSON_GetObjectItemCaseSensitive(whole, name), 1);
+    cJSON_Delete(part);
+    cJSON_Delete(whole);
+    return same;
+}
+
+static int test_found(void)
+{
+    ASSERT(same_as_cjson("{\"id\":\"x\",\"results\":{\"rows\":[{\"a\":1.5e3}]},\"meta\":{}}",
+                         "results"));
+    ASSERT(same_as_cjson("{\"id\":\"x\",\"results\":{\"rows\":[{\"a\":1.5e3}]},\"meta\":{}}",
+                         "meta"));
+    /* strings with brackets, quotes and escapes inside the value */
+    ASSERT(same_as_cjson("{\"results\":{\"s\":\"} ] \\\" {\",\"t\":[\"\\\\\",\"]\"]},\"z\":1}",
+                         "results"));
+    /* whitespace everywhere, scalars before it */
+    ASSERT(same_as_cjson(" {\n \"n\" : -1.25e-7 , \"b\" : true ,\"x\":null, \"meta\" : "
+                         "[ 1 , {\"k\" : \"v\"} ] } ",
+                         "meta"));
+    ASSERT(same_as_cjson("{\"meta\":\"just a string\"}", "meta"));
+    ASSERT(same_as_cjson("{\"meta\":42}", "meta"));
+    return 0;
+}
+
+static int test_not_found_where_cjson_could_differ(void)
+{
+    size_t s, n;
+    const char *dup = "{\"results\":{\"a\":1},\"results\":{\"a\":2}}";
+    const char *cased = "{\"Results\":{\"a\":1},\"results\":{\"a\":2}}";
+    const char *escaped = "{\"res\\u0075lts\":{\"a\":1}}";
+    const char *absent = "{\"id\":\"results\",\"x\":{\"results\":1}}";
+
+    ASSERT_EQ(json_member_span(dup, strlen(dup), "results", &s, &n), -1);
+    ASSERT_EQ(json_member_span(cased, strlen(cased), "results", &s, &n), -1);
+    ASSERT_EQ(json_member_span(escaped, strlen(escaped), "results", &s, &n), -1);
+    ASSERT_EQ(json_member_span(absent, strlen(absent), "results", &s, &n), -1);
+    ASSERT_EQ(json_member_span("[1,2]", 5, "results", &s, &n), -1);
+    ASSERT_EQ(json_member_span("", 0, "results", &s, &n), -1);
+    /* cut short: never a span past the end */
+    ASSERT_EQ(json_member_span("{\"results\":{\"a\":[1,2", 20, "results", &s, &n), -1);
+    return 0;
+}
+
+TEST_MAIN({"found where cJSON finds it", test_found},
+          {"not found where cJSON could pick another", test_not_found_where_cjson_could_differ})
