@@ -117,6 +117,12 @@ static int recover_db(const char *damaged, const char *db)
     return 0;
 }
 
+/* How long past --shutdown-grace a request waiting on a running run is
+ * given for the pool to put that run back: a runner notices the grace is
+ * over within 250 ms (its reads from the worker are that short), then
+ * kills the worker and writes the run back as queued. */
+#define SETTLE_MS 500
+
 /* Finished runs' JSON kept ready to send (run_cache.h). */
 #define RUN_CACHE_BYTES (8 * 1024 * 1024)
 
@@ -142,6 +148,8 @@ int main(int argc, char **argv)
     sigset_t stop_signals;
     char err[512];
     int sig = 0, recovered = 0, rc = 1;
+    int64_t stop_ms;
+    int left;
 
     /* The judge lends the store its SQL functions (the key, the method,
      * the checks) before any database is opened, checked or recovered. */
@@ -336,10 +344,21 @@ int main(int argc, char **argv)
     rc = 0;
 
 done:
-    /* Waiting requests are answered first: libmicrohttpd cannot stop with
-     * connections still suspended. */
-    if (waiters)
-        waiters_release_all(waiters);
+    /* Shutdown (issue 31).  First no run starts any more, a confirming or
+     * canary run queued from here on included: it waits for the next
+     * start.  Then every waiting request is answered (202, its runs as
+     * they stand), those on a running run once the pool has ended it or
+     * put it back, within the grace; libmicrohttpd cannot stop with
+     * connections still suspended, and closes them whether answered or
+     * not (http_stop lets the answers go out). */
+    stop_ms = time_mono_ms();
+    gpu_pool_stop_starting(app.gpus);
+    runs_close_waits(&runs); /* none yet when the start failed */
+    left = waiters_drain(waiters, stop_ms + (int64_t)opt.shutdown_grace_s * 1000 + SETTLE_MS);
+    if (left > 0)
+        log_warn("%d request(s) waiting on a running run answered with the run still "
+                 "running: it was neither ended nor put back %d ms after the grace",
+                 left, SETTLE_MS);
     http_stop(http);
     peers_stop(app.peers);
     canaries_stop(app.canaries); /* before the pool and the store it reads */

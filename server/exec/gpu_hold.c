@@ -15,6 +15,7 @@ struct gpu_hold {
     int count;
     int holder; /* slot holding the node, or -1 */
     int *busy;  /* per slot: a claimed run has not ended */
+    int closed; /* gpu_hold_close: nothing is claimed any more */
 };
 
 struct gpu_hold *gpu_hold_new(int count)
@@ -65,11 +66,15 @@ int gpu_hold_claim(struct gpu_hold *h, int slot, int device_index, struct store 
     int rc, every;
 
     *waiting = 0;
+    pthread_mutex_lock(&h->lock);
+    if (h->closed) {
+        rc = STORE_NOT_FOUND;
+        goto done;
+    }
     if (h->count <= 1) {
         rc = store_claim_next(s, device_index, job);
-        return rc;
+        goto done;
     }
-    pthread_mutex_lock(&h->lock);
     if (h->holder >= 0 && h->holder != slot) {
         rc = STORE_NOT_FOUND;
         goto done;
@@ -119,6 +124,13 @@ int gpu_hold_claim(struct gpu_hold *h, int slot, int device_index, struct store 
 done:
     pthread_mutex_unlock(&h->lock);
     return rc;
+}
+
+void gpu_hold_close(struct gpu_hold *h)
+{
+    pthread_mutex_lock(&h->lock);
+    h->closed = 1;
+    pthread_mutex_unlock(&h->lock);
 }
 
 int gpu_hold_release(struct gpu_hold *h, int slot)

@@ -14,7 +14,9 @@
  *
  * Locking: one mutex guards the hold and every runner's busy flag; the
  * store is called with it held (the store never calls back), so a peek at
- * the next run and its claim are one step for the other runners.
+ * the next run and its claim are one step for the other runners.  Every
+ * claim, on a one-GPU node too, is made under it, so that once
+ * gpu_hold_close has returned no claim is under way and none succeeds.
  */
 #ifndef GPUBENCH_EXEC_GPU_HOLD_H
 #define GPUBENCH_EXEC_GPU_HOLD_H
@@ -36,6 +38,10 @@ void gpu_hold_free(struct gpu_hold *h);
  * waits for others (the caller sleeps until woken). */
 int gpu_hold_claim(struct gpu_hold *h, int slot, int device_index, struct store *s,
                    struct run_job *job, int *waiting);
+
+/* Shutdown: from its return on, gpu_hold_claim claims nothing
+ * (STORE_NOT_FOUND), and no claim is under way. */
+void gpu_hold_close(struct gpu_hold *h);
 
 /* The slot's run has ended.  Returns 1 when the other runners should be
  * woken (the hold was released, or another slot waits for this one). */

@@ -716,15 +716,25 @@ struct gpu_pool *gpu_pool_start(const struct gpu_pool_config *cfg)
     return p;
 }
 
+/* The hold is closed under its lock (gpu_hold.h): once this returns no
+ * claim succeeds, however late a runner reads the stopping flag. */
+void gpu_pool_stop_starting(struct gpu_pool *p)
+{
+    if (p == NULL || atomic_load(&p->stopping))
+        return;
+    atomic_store(&p->stop_deadline_ms,
+                 time_mono_ms() + (int64_t)p->cfg.shutdown_grace_s * 1000);
+    gpu_hold_close(p->hold);
+    atomic_store(&p->stopping, 1);
+    for (int i = 0; i < p->count; i++)
+        gpu_pool_wake(p, p->gpus[i].index);
+}
+
 void gpu_pool_stop(struct gpu_pool *p)
 {
     if (p == NULL)
         return;
-    atomic_store(&p->stop_deadline_ms,
-                 time_mono_ms() + (int64_t)p->cfg.shutdown_grace_s * 1000);
-    atomic_store(&p->stopping, 1);
-    for (int i = 0; i < p->count; i++)
-        gpu_pool_wake(p, p->gpus[i].index);
+    gpu_pool_stop_starting(p);
     for (int i = 0; i < p->count; i++) {
         struct gpu *g = &p->gpus[i];
         if (g->thread_started)

@@ -104,8 +104,16 @@ struct gpu_pool_config {
  * when out of memory. */
 struct gpu_pool *gpu_pool_start(const struct gpu_pool_config *cfg);
 
-/* Stops taking runs, lets a running one finish within the shutdown
- * grace (else puts it back in the queue), stops the workers, frees all. */
+/* Shutdown, first step, at the signal: from its return on no run starts
+ * on any GPU (one queued since, a confirming run included, waits for the
+ * next start), and a running run has shutdown_grace_s from now to end,
+ * else it is put back in the queue.  Returns at once.  Called from one
+ * thread (main's); a second call does nothing; NULL p: nothing. */
+void gpu_pool_stop_starting(struct gpu_pool *p);
+
+/* Stops taking runs (gpu_pool_stop_starting, unless done), lets a running
+ * one finish within the shutdown grace (else puts it back in the queue),
+ * stops the workers, frees all.  NULL p: nothing. */
 void gpu_pool_stop(struct gpu_pool *p);
 
 int gpu_pool_count(const struct gpu_pool *p);

@@ -13,7 +13,9 @@
  * the runners hold the node for it (gpu_hold.h).
  *
  * ?wait=SECONDS suspends the connection (waiters.c) and answers again when
- * the run ends or the time is up.
+ * the run ends or the time is up; at shutdown, at once with 202 and the
+ * runs as they stand (a running run's waiter once the pool has ended it
+ * or put it back, within --shutdown-grace: runs_close_waits).
  *
  * The handlers parse and print: accepting, cancelling, waiting and the
  * cache of finished runs are the runs layer's (runs.c), whose failures
@@ -130,32 +132,43 @@ static int reply_runs(struct http_reply *rep, struct wait_state *ws, int status)
     return all_final;
 }
 
-/* Answers now if every run has ended or the time is up; otherwise
- * suspends until the next run to watch ends. */
+/* Answers now if every run has ended, the time is up or the daemon is
+ * stopping; otherwise suspends until the next run to watch ends.  Each
+ * look moves on to a later run or answers: a run that reads as not ended
+ * but cannot be waited for (it cannot be read) is answered as it stands,
+ * never looked at again and again. */
 static void answer_or_wait(struct http_request *req, struct http_reply *rep,
                            struct wait_state *ws)
 {
+    int ended = -1; /* the run the last look saw end */
+
     for (;;) {
-        int i = runs_first_unfinished(ws->app->runs, &ws->set), rc;
+        int i = runs_first_unfinished(ws->app->runs, &ws->set);
 
         if (i == ws->set.n) {
             reply_runs(rep, ws, ws->ended_status);
             return;
         }
-        if (time_mono_ms() >= ws->deadline_ms) {
+        if (i == ended || time_mono_ms() >= ws->deadline_ms) {
             reply_runs(rep, ws, ws->pending_status);
             return;
         }
-        rc = runs_wait(ws->app->runs, ws->set.ids[i], req->conn, ws->deadline_ms);
-        if (rc == 1) {
+        switch (runs_wait(ws->app->runs, ws->set.ids[i], req->conn, ws->deadline_ms)) {
+        case WAITERS_PARKED:
             rep->suspended = 1;
             return;
-        }
-        if (rc < 0) {
+        case WAITERS_ENDED: /* it ended meanwhile; look again */
+            ended = i;
+            break;
+        case WAITERS_CLOSING:
+            /* The daemon is stopping: the runs as they stand, not ended
+             * (a run put back in the queue at shutdown reads queued). */
+            reply_runs(rep, ws, 202);
+            return;
+        case WAITERS_FAILED:
             reply_runs(rep, ws, ws->pending_status);
             return;
         }
-        /* rc == 0: it ended meanwhile; look again. */
     }
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 struct conn_ctx {
@@ -31,7 +32,16 @@ struct conn_ctx {
     struct dynbuf body;
     int too_large;
     int suspended;
+    int parked; /* it was suspended once: counted in parked_requests */
 };
+
+/* Requests that were parked (runs_wait) and have not completed since,
+ * daemon-wide: http_stop lets the answers of those resumed at shutdown go
+ * out before it closes their connections. */
+static atomic_int parked_requests;
+
+/* The longest http_stop waits for them. */
+#define STOP_ANSWERS_MS 500
 
 void reply_body(struct http_reply *rep, int status, const char *content_type,
                 char *body, size_t len)
@@ -478,6 +488,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
     dispatch(ctx, &rep);
     if (rep.suspended) {
         ctx->suspended = 1;
+        if (!ctx->parked) {
+            ctx->parked = 1;
+            atomic_fetch_add(&parked_requests, 1);
+        }
         reply_release(&rep);
         return MHD_YES;
     }
@@ -504,6 +518,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     (void)toe;
     if (ctx == NULL)
         return;
+    if (ctx->parked)
+        atomic_fetch_sub(&parked_requests, 1);
     if (ctx->req.state && ctx->req.free_state)
         ctx->req.free_state(ctx->req.state);
     dynbuf_free(&ctx->body);
@@ -757,6 +773,14 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
 
 void http_stop(struct MHD_Daemon *d)
 {
-    if (d)
-        MHD_stop_daemon(d);
+    int64_t until = time_mono_ms() + STOP_ANSWERS_MS;
+    const struct timespec tick = {.tv_sec = 0, .tv_nsec = 10 * 1000000L};
+
+    if (d == NULL)
+        return;
+    /* libmicrohttpd closes every connection when it stops, whether its
+     * answer went out or not: a resumed wait's answer goes out first. */
+    while (atomic_load(&parked_requests) > 0 && time_mono_ms() < until)
+        nanosleep(&tick, NULL);
+    MHD_stop_daemon(d);
 }

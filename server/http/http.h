@@ -152,6 +152,10 @@ int http_bound_address(int listen_fd, char *out, size_t cap);
  * the caller leaves it to the process's exit. */
 struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap);
+
+/* Stops serving: first, for up to half a second, lets the requests that
+ * were parked and have been resumed (waiters_drain) send their answers;
+ * then stops libmicrohttpd, closing every connection.  NULL d: nothing. */
 void http_stop(struct MHD_Daemon *d);
 
 #endif

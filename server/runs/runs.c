@@ -15,6 +15,7 @@
 #include "bench_spec.h"
 #include "gpu_pool.h"
 #include "run_cache.h"
+#include "run_status.h"
 #include "store.h"
 #include "store_runs.h"
 #include "uuid7.h"
@@ -294,11 +295,28 @@ static int still_waiting(void *arg)
     return runs_finished(w->runs, w->id) == 0;
 }
 
-int runs_wait(struct runs *runs, const char *id, void *token, int64_t deadline_ms)
+enum waiters_rc runs_wait(struct runs *runs, const char *id, void *token, int64_t deadline_ms)
 {
     struct wait_check check = {runs, id};
 
     return waiters_wait(runs->waiters, id, token, deadline_ms, still_waiting, &check);
+}
+
+/* Under the waiters' lock, at shutdown: whether run id is running, so
+ * that the pool ends it or puts it back within its grace (a run that
+ * cannot be read is not: its waiter answers now). */
+static int is_running(void *arg, const char *id)
+{
+    struct runs *runs = arg;
+    char status[16];
+
+    return store_run_status(runs->store, id, status) == STORE_OK &&
+           run_status_parse(status) == RUN_RUNNING;
+}
+
+void runs_close_waits(struct runs *runs)
+{
+    waiters_close(runs->waiters, is_running, runs);
 }
 
 enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out,

@@ -11,7 +11,8 @@
  *             then wake the GPUs' runners
  *   cancel    a queued run, waking whoever waits on it
  *   finished  whether a run has ended (its JSON will never change)
- *   wait      suspend a request's connection until a run ends
+ *   wait      suspend a request's connection until a run ends; at
+ *             shutdown, answer every wait but those on a running run
  *   get/page  a run's JSON and list pages, through the one cache of
  *             finished runs (run_cache.c): a finished run's answer and its
  *             list entry are both kept there, and nothing else uses it
@@ -24,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "run_request.h"
+#include "waiters.h"
 
 struct run_filter;
 struct store;
@@ -120,9 +122,17 @@ int runs_first_unfinished(struct runs *runs, const struct run_set *set);
 
 /* Parks token (the caller's waiting request; the waiters' resume callback
  * gets it back, waiters.h) until run id ends or deadline_ms (time_mono_ms
- * clock) passes: 1 when parked, 0 when the run has already ended (token
- * left alone), -1 when no wait could be made (answer now). */
-int runs_wait(struct runs *runs, const char *id, void *token, int64_t deadline_ms);
+ * clock) passes: WAITERS_PARKED; or, with token left alone, WAITERS_ENDED
+ * when the run has already ended, WAITERS_CLOSING once the daemon stops
+ * (runs_close_waits), WAITERS_FAILED when no wait could be made. */
+enum waiters_rc runs_wait(struct runs *runs, const char *id, void *token, int64_t deadline_ms);
+
+/* Shutdown, once no run starts any more (gpu_pool_stop_starting): every
+ * waiting request is resumed to answer now, but those waiting on a run
+ * that is running, whose end (or its return to the queue when the grace
+ * is over) comes within the pool's grace and resumes them; new waits are
+ * refused.  waiters_drain then bounds that.  No waiters yet: nothing. */
+void runs_close_waits(struct runs *runs);
 
 /* The runs of set: a NEW array of their JSON, in set's order, that the
  * caller deletes; *all_finished is 1 when every one has ended. */

@@ -11,7 +11,10 @@
  * has not ended parks its token, and the run's end (the pool's run_ended
  * hook) resumes that token and no other; a wait on an ended run parks
  * nothing; cancel answers by the run's state; a finished run's text is
- * kept in the cache and served from it, a queued one's is not.
+ * kept in the cache and served from it, a queued one's is not; at
+ * shutdown the waits on runs not running are resumed at once, new ones
+ * refused, and those on running runs kept until their runs end or the
+ * drain's deadline.
  */
 #include "alerts.h"
 #include "gpu_pool.h"
@@ -235,7 +238,7 @@ static int check_accept_wait(struct fixture *f)
 
     /* Parked while it runs (the double takes 0.6 s), and resumed only
      * by its end. */
-    ASSERT_EQ(runs_wait(&f->runs, id, &token_a, deadline), 1);
+    ASSERT_EQ(runs_wait(&f->runs, id, &token_a, deadline), WAITERS_PARKED);
     ASSERT_EQ(times_parked(&token_a), 1);
 
     /* A second run, accepted while the first holds the GPU: queued, in
@@ -252,7 +255,7 @@ static int check_accept_wait(struct fixture *f)
 
     ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{}", ABSENT_GPU, TEST_FAKE_UUID(7), stuck),
               STORE_OK);
-    ASSERT_EQ(runs_wait(&f->runs, stuck, &token_b, deadline), 1);
+    ASSERT_EQ(runs_wait(&f->runs, stuck, &token_b, deadline), WAITERS_PARKED);
     ASSERT_EQ(times_resumed(&token_a), 0);
 
     ASSERT_EQ(wait_resumed(&token_a), 0);
@@ -265,7 +268,7 @@ static int check_accept_wait(struct fixture *f)
     ASSERT_EQ(times_resumed(&token_b), 0); /* another run's waiter */
 
     /* Ended: nothing to wait for. */
-    ASSERT_EQ(runs_wait(&f->runs, id, &token_c, deadline), 0);
+    ASSERT_EQ(runs_wait(&f->runs, id, &token_c, deadline), WAITERS_ENDED);
     ASSERT_EQ(times_parked(&token_c), 0);
     ASSERT_EQ(times_resumed(&token_c), 0);
 
@@ -295,7 +298,7 @@ static int check_cancel_and_text(struct fixture *f)
     int same;
 
     ASSERT_EQ(accept_one(f, body, id, NULL), 0);
-    if (runs_wait(&f->runs, id, &token_a, deadline) == 1)
+    if (runs_wait(&f->runs, id, &token_a, deadline) == WAITERS_PARKED)
         ASSERT_EQ(wait_resumed(&token_a), 0);
     ASSERT_EQ(runs_finished(&f->runs, id), 1);
 
@@ -333,6 +336,55 @@ static int check_cancel_and_text(struct fixture *f)
     return 0;
 }
 
+/* Claims the next queued run of ABSENT_GPU, as a runner would (no runner
+ * serves that GPU): it stays running until the test puts it back. */
+static int claim_absent(struct fixture *f, const char *want)
+{
+    struct run_job job;
+    int same;
+
+    if (store_claim_next(f->t.s, ABSENT_GPU, &job) != STORE_OK)
+        return -1;
+    same = strcmp(job.id, want) == 0;
+    store_job_clear(&job);
+    return same ? 0 : -1;
+}
+
+/* Shutdown (runs_close_waits, waiters_drain): the wait on a queued run is
+ * resumed at once and a new wait is refused; the waits on running runs
+ * are kept, one until its run is put back and its waiters told (as the
+ * pool does when the grace is over), the other until the drain's
+ * deadline, which resumes it and counts it. */
+static int check_close_waits(struct fixture *f)
+{
+    char queued[40], kept[40], stuck[40];
+    int64_t deadline = time_mono_ms() + 10 * WAIT_MS; /* never reached in a test */
+    const char *uuid = TEST_FAKE_UUID(7);
+
+    ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{}", ABSENT_GPU, uuid, kept), STORE_OK);
+    ASSERT_EQ(claim_absent(f, kept), 0);
+    ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{}", ABSENT_GPU, uuid, stuck), STORE_OK);
+    ASSERT_EQ(claim_absent(f, stuck), 0);
+    ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{}", ABSENT_GPU, uuid, queued), STORE_OK);
+    ASSERT_EQ(runs_wait(&f->runs, queued, &token_a, deadline), WAITERS_PARKED);
+    ASSERT_EQ(runs_wait(&f->runs, kept, &token_b, deadline), WAITERS_PARKED);
+    ASSERT_EQ(runs_wait(&f->runs, stuck, &token_c, deadline), WAITERS_PARKED);
+
+    runs_close_waits(&f->runs);
+    ASSERT_EQ(times_resumed(&token_a), 1);
+    ASSERT_EQ(times_resumed(&token_b) + times_resumed(&token_c), 0);
+    ASSERT_EQ(runs_wait(&f->runs, queued, &token_a, deadline), WAITERS_CLOSING);
+    ASSERT_EQ(times_parked(&token_a), 1); /* refused, not parked again */
+
+    ASSERT_EQ(store_requeue_run(f->t.s, kept), STORE_OK);
+    waiters_notify(f->runs.waiters, kept);
+    ASSERT_EQ(times_resumed(&token_b), 1);
+    ASSERT_EQ(times_resumed(&token_c), 0);
+    ASSERT_EQ(waiters_drain(f->runs.waiters, time_mono_ms() + 200), 1);
+    ASSERT_EQ(times_resumed(&token_c), 1);
+    return 0;
+}
+
 /* Runs check on a fresh fixture and stops it whatever the check found. */
 static int with_runs(int (*check)(struct fixture *))
 {
@@ -355,5 +407,12 @@ static int test_cancel_and_text(void)
     return with_runs(check_cancel_and_text);
 }
 
+static int test_close_waits(void)
+{
+    return with_runs(check_close_waits);
+}
+
 TEST_MAIN({"accept, wait parks, the end resumes that token", test_accept_wait},
-          {"cancel by state, finished runs cached", test_cancel_and_text})
+          {"cancel by state, finished runs cached", test_cancel_and_text},
+          {"shutdown: queued waits answered, running ones kept, then drained",
+           test_close_waits})
