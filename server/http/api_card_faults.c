@@ -10,7 +10,7 @@
 #include "handlers.h"
 #include "store.h"
 
-void card_faults_get(struct http_request *req, struct http_reply *rep)
+void api_card_faults_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {NULL};
     cJSON *answer = NULL;

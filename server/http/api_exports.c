@@ -451,17 +451,17 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     rep->stream_free = export_free;
 }
 
-void runs_ndjson(struct http_request *req, struct http_reply *rep)
+void api_runs_ndjson(struct http_request *req, struct http_reply *rep)
 {
     export_runs(req, rep, EXPORT_NDJSON);
 }
 
-void runs_csv(struct http_request *req, struct http_reply *rep)
+void api_runs_csv(struct http_request *req, struct http_reply *rep)
 {
     export_runs(req, rep, EXPORT_CSV);
 }
 
-void run_csv(struct http_request *req, struct http_reply *rep)
+void api_run_csv(struct http_request *req, struct http_reply *rep)
 {
     static const char *const none[] = {NULL};
     const char *id = req->arg;

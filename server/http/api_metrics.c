@@ -507,7 +507,7 @@ static int coverage_metrics(struct http_request *req, struct dynbuf *b)
     return 0;
 }
 
-void metrics_get(struct http_request *req, struct http_reply *rep)
+void api_metrics_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
     struct dynbuf b;

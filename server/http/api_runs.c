@@ -186,7 +186,7 @@ static int start_wait(struct http_request *req, struct http_reply *rep,
     return 0;
 }
 
-void runs_post(struct http_request *req, struct http_reply *rep)
+void api_runs_post(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
     struct app *app = req->app;
@@ -241,7 +241,7 @@ static void add_query(struct dynbuf *b, const char *name, const char *value)
     curl_free(escaped);
 }
 
-void runs_list(struct http_request *req, struct http_reply *rep)
+void api_runs_list(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {RUN_FILTER_ARGS, "limit", "cursor", NULL};
     struct run_filter f = {
@@ -300,7 +300,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     reply_json(rep, 200, body);
 }
 
-void runs_get(struct http_request *req, struct http_reply *rep)
+void api_runs_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
     struct wait_state ws = {
@@ -336,7 +336,7 @@ void runs_get(struct http_request *req, struct http_reply *rep)
         reply_body(rep, 200, "application/json", text, len);
 }
 
-void runs_delete(struct http_request *req, struct http_reply *rep)
+void api_runs_delete(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {NULL};
     struct wait_state ws = {.app = req->app, .set = {.n = 1}};
