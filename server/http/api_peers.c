@@ -1,6 +1,6 @@
 /*
  * api_peers.c - GET /peers: the daemons this one pulls runs from and how
- * each pull went (peers.c), filtered by ?state= and ?label=NAME:VALUE
+ * each pull went (peers_describe.c), filtered by ?state= and ?label=NAME:VALUE
  * (repeatable: all must match).
  */
 #include "handlers.h"
