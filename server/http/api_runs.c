@@ -237,7 +237,7 @@ static void add_query(struct dynbuf *b, const char *name, const char *value)
         b->failed = 1;
         return;
     }
-    dynbuf_printf(b, "%s=%s&", name, escaped);
+    (void)!dynbuf_printf(b, "%s=%s&", name, escaped);
     curl_free(escaped);
 }
 
@@ -273,7 +273,7 @@ void api_runs_list(struct http_request *req, struct http_reply *rep)
     if (next[0]) {
         /* Room for every filter at its longest, each byte %-encoded. */
         dynbuf_init(&url, 8 * 3 * RUN_FILTER_VALUE_MAX + 256);
-        dynbuf_add(&url, "/runs?", 6);
+        (void)!dynbuf_add(&url, "/runs?", 6);
         add_query(&url, "benchmark", f.benchmark);
         add_query(&url, "device", query_get(req, "device"));
         add_query(&url, "host", f.host);

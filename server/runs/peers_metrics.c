@@ -39,13 +39,13 @@ static void add_label_value(struct dynbuf *b, const char *v)
 {
     for (; *v; v++) {
         if (*v == '\\')
-            dynbuf_add(b, "\\\\", 2);
+            (void)!dynbuf_add(b, "\\\\", 2);
         else if (*v == '"')
-            dynbuf_add(b, "\\\"", 2);
+            (void)!dynbuf_add(b, "\\\"", 2);
         else if (*v == '\n')
-            dynbuf_add(b, "\\n", 2);
+            (void)!dynbuf_add(b, "\\n", 2);
         else
-            dynbuf_add(b, v, 1);
+            (void)!dynbuf_add(b, v, 1);
     }
 }
 
@@ -57,9 +57,9 @@ static void add_series_labels(struct dynbuf *b, const struct peer *peer)
     const cJSON *l;
     int used = 0;
 
-    dynbuf_add(b, "{peer=\"", 7);
+    (void)!dynbuf_add(b, "{peer=\"", 7);
     add_label_value(b, peer->url);
-    dynbuf_add(b, "\"", 1);
+    (void)!dynbuf_add(b, "\"", 1);
     cJSON_ArrayForEach(l, peer->labels) {
         int dup = 0;
 
@@ -70,11 +70,11 @@ static void add_series_labels(struct dynbuf *b, const struct peer *peer)
             dup |= strcmp(names[i], names[used]) == 0;
         if (dup)
             continue;
-        dynbuf_printf(b, ",%s=\"", names[used++]);
+        (void)!dynbuf_printf(b, ",%s=\"", names[used++]);
         add_label_value(b, l->valuestring);
-        dynbuf_add(b, "\"", 1);
+        (void)!dynbuf_add(b, "\"", 1);
     }
-    dynbuf_add(b, "}", 1);
+    (void)!dynbuf_add(b, "}", 1);
 }
 
 void peers_metrics(struct peers *p, struct dynbuf *b)
@@ -84,24 +84,26 @@ void peers_metrics(struct peers *p, struct dynbuf *b)
     if (p == NULL)
         return;
     pthread_mutex_lock(&p->lock);
-    dynbuf_printf(b, "# HELP gpubench_peer_runs_pulled_total Runs stored from a peer.\n"
-                     "# TYPE gpubench_peer_runs_pulled_total counter\n");
+    (void)!dynbuf_printf(b, "# HELP gpubench_peer_runs_pulled_total Runs stored from a peer.\n"
+                            "# TYPE gpubench_peer_runs_pulled_total counter\n");
     for (int i = 0; i < p->count; i++) {
-        dynbuf_printf(b, "gpubench_peer_runs_pulled_total");
+        (void)!dynbuf_printf(b, "gpubench_peer_runs_pulled_total");
         add_series_labels(b, p->list[i]);
-        dynbuf_printf(b, " %lld\n", p->list[i]->row.runs_pulled);
+        (void)!dynbuf_printf(b, " %lld\n", p->list[i]->row.runs_pulled);
     }
-    dynbuf_printf(b, "# HELP gpubench_peer_failures_in_row Failed pulls since the last good one.\n"
-                     "# TYPE gpubench_peer_failures_in_row gauge\n");
+    (void)!dynbuf_printf(
+        b, "# HELP gpubench_peer_failures_in_row Failed pulls since the last good one.\n"
+           "# TYPE gpubench_peer_failures_in_row gauge\n");
     for (int i = 0; i < p->count; i++) {
-        dynbuf_printf(b, "gpubench_peer_failures_in_row");
+        (void)!dynbuf_printf(b, "gpubench_peer_failures_in_row");
         add_series_labels(b, p->list[i]);
-        dynbuf_printf(b, " %d\n", p->list[i]->failures_in_row);
+        (void)!dynbuf_printf(b, " %d\n", p->list[i]->failures_in_row);
         by_state[peer_state(p->list[i])]++;
     }
     pthread_mutex_unlock(&p->lock);
-    dynbuf_printf(b, "# HELP gpubench_peers Peers pulled, by the state of their pulls.\n"
-                     "# TYPE gpubench_peers gauge\n");
+    (void)!dynbuf_printf(b, "# HELP gpubench_peers Peers pulled, by the state of their pulls.\n"
+                            "# TYPE gpubench_peers gauge\n");
     for (int i = 0; i < PEER_STATES; i++)
-        dynbuf_printf(b, "gpubench_peers{state=\"%s\"} %d\n", peers_state_names[i], by_state[i]);
+        (void)!dynbuf_printf(b, "gpubench_peers{state=\"%s\"} %d\n", peers_state_names[i],
+                             by_state[i]);
 }
