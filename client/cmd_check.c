@@ -253,8 +253,8 @@ int cmd_check(struct cli *c)
         return CLI_ERROR;
     }
     dynbuf_init(&path, 4096);
-    dynbuf_printf(&path, "/coverage");
-    if (gb_http_add_query(c->http, &path, "max_age", window) != 0 ||
+    if (dynbuf_printf(&path, "/coverage") != 0 ||
+        gb_http_add_query(c->http, &path, "max_age", window) != 0 ||
         gb_http_add_query(c->http, &path, "host", c->opt.host) != 0 ||
         (cards = cJSON_CreateArray()) == NULL) {
         fprintf(stderr, "gpubench check: out of memory\n");

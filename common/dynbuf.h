@@ -10,6 +10,12 @@
  * (reset, take, free): a writer that makes a whole text (an export, the
  * metrics) can append piece by piece and ask dynbuf_failed() once whether
  * anything was left out, instead of sending a text with holes in it.
+ *
+ * An append's result must be used (warn_unused_result, as curl's dynbuf):
+ * a writer either checks it, or drops it with `(void)!` because it asks
+ * dynbuf_failed() before the text is used (GCC warns through a plain
+ * (void) cast; the `!` makes it a use).  A `(void)!` with no such check
+ * after it is a bug.
  */
 #ifndef GPUBENCH_COMMON_DYNBUF_H
 #define GPUBENCH_COMMON_DYNBUF_H
@@ -30,12 +36,16 @@ void dynbuf_reset(struct dynbuf *b);
 
 /* Appends n bytes.  Returns 0, or -1 (contents unchanged) if that would
  * pass the cap or memory ran out. */
-int dynbuf_add(struct dynbuf *b, const void *p, size_t n);
+int dynbuf_add(struct dynbuf *b, const void *p, size_t n)
+#ifdef __GNUC__
+    __attribute__((warn_unused_result))
+#endif
+    ;
 
 /* printf-style append under the same rules. */
 int dynbuf_printf(struct dynbuf *b, const char *fmt, ...)
 #ifdef __GNUC__
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3), warn_unused_result))
 #endif
     ;
 

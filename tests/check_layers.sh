@@ -2,8 +2,10 @@
 # tests/check_layers.sh SOURCE_DIR [LAYER=LIBRARY.a ...] - the layers'
 # order (docs/STYLE.md), read from the code rather than trusted to the
 # include paths alone:
-#   1. every #include "..." in a folder resolves to its own folder or to a
-#      folder below it (and a NAME_internal.h to its own folder only):
+#   1. every #include "..." is a bare file name (no / and no ..: a path
+#      would resolve beside the including file, past the include
+#      directories) and names a header of its own folder or of a folder
+#      below it (and a NAME_internal.h of its own folder only):
 #        common < server/core < server/store < server/judge < server/exec
 #               < server/runs < server/http < server (main.c, options)
 #        common < kernels < worker;   common < client
@@ -64,6 +66,17 @@ bad=0
 for d in $folders; do
     for f in $(find "$d" -maxdepth 1 \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) | sort); do
         for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+            # Every project include is a bare name, found through the
+            # layer's include directories: a path ("../runs/runs.h",
+            # "sub/x.h") would resolve beside the including file and pass
+            # the include directories by, so it is refused whatever it names.
+            case $h in
+            */* | *..*)
+                echo "check_layers: $f includes \"$h\": an include is a bare file name (no / and no ..)"
+                bad=1
+                continue
+                ;;
+            esac
             [ -f "$d/$h" ] && continue
             where=$(printf '%s\n' "$index" | awk -v h="$h" '$1 == h { print $2; exit }')
             if [ -z "$where" ]; then

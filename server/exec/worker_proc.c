@@ -355,7 +355,7 @@ cJSON *worker_list(const char *path, const char *owner, int timeout_ms,
         goto done;
     /* The list is one JSON object, possibly over several lines. */
     while ((r = worker_read_line(&w, deadline, &line)) == WORKER_LINE) {
-        dynbuf_add(&all, line, strlen(line));
+        (void)!dynbuf_add(&all, line, strlen(line)); /* dynbuf_failed below */
         free(line);
         line = NULL;
     }
@@ -363,7 +363,12 @@ cJSON *worker_list(const char *path, const char *owner, int timeout_ms,
         snprintf(err, cap, "%s --list did not answer within %d ms", path, timeout_ms);
         goto done;
     }
-    dynbuf_add(&all, w.in.data ? w.in.data : "", w.in.len); /* no final newline */
+    (void)!dynbuf_add(&all, w.in.data ? w.in.data : "", w.in.len); /* no final newline */
+    if (dynbuf_failed(&all)) {
+        snprintf(err, cap, "%s --list printed more than the %zu MiB its list may take", path,
+                 all.cap / (1024 * 1024));
+        goto done;
+    }
     out = all.len ? cJSON_ParseWithLength(all.data, all.len) : NULL;
     if (!cJSON_IsObject(out)) {
         cJSON_Delete(out);

@@ -14,7 +14,7 @@
 #define ALERTS_LISTED 200  /* open ones, then the most recent others */
 #define ACK_REASON_MAX 500 /* characters */
 
-void alerts_get(struct http_request *req, struct http_reply *rep)
+void api_alerts_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"open", NULL};
     cJSON *list = NULL, *out;
@@ -34,7 +34,7 @@ void alerts_get(struct http_request *req, struct http_reply *rep)
     reply_json(rep, 200, out);
 }
 
-void alerts_ack(struct http_request *req, struct http_reply *rep)
+void api_alerts_ack(struct http_request *req, struct http_reply *rep)
 {
     cJSON *body = NULL, *alert = NULL;
     const cJSON *reason;

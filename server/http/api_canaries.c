@@ -7,7 +7,7 @@
 
 static const char *const no_query[] = {NULL};
 
-void canaries_get(struct http_request *req, struct http_reply *rep)
+void api_canaries_get(struct http_request *req, struct http_reply *rep)
 {
     cJSON *body;
     int store_rc;

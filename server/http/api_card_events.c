@@ -16,7 +16,7 @@
 #define EVENTS_LIMIT_DEFAULT 50
 #define EVENTS_LIMIT_MAX 500
 
-void card_events_get(struct http_request *req, struct http_reply *rep)
+void api_card_events_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"limit", "cursor", NULL};
     cJSON *own, *events = NULL, *out;

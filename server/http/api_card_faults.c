@@ -2,7 +2,7 @@
  * api_card_faults.c - GET /card_faults (issue 24; README "Watching
  * cards"): the open critical card events of every card this daemon knows,
  * its own watch's and those its peers report, which a hub above it fetches
- * after each pull (server/runs/peers.c).  Asks the runs layer
+ * after each pull (server/runs/peers_faults.c).  Asks the runs layer
  * (card_faults.c), prints.
  */
 #include "app.h"
@@ -10,7 +10,7 @@
 #include "handlers.h"
 #include "store.h"
 
-void card_faults_get(struct http_request *req, struct http_reply *rep)
+void api_card_faults_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {NULL};
     cJSON *answer = NULL;

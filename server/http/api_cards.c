@@ -31,7 +31,7 @@ static int max_age(struct http_request *req, struct http_reply *rep, int64_t *ms
     return 0;
 }
 
-void cards_get_all(struct http_request *req, struct http_reply *rep)
+void api_cards_get_all(struct http_request *req, struct http_reply *rep)
 {
     cJSON *own, *cards = NULL, *out;
     int64_t ms;
@@ -52,7 +52,7 @@ void cards_get_all(struct http_request *req, struct http_reply *rep)
     reply_json(rep, 200, out);
 }
 
-void cards_get_one(struct http_request *req, struct http_reply *rep)
+void api_cards_get_one(struct http_request *req, struct http_reply *rep)
 {
     cJSON *own, *card = NULL;
     int64_t ms;

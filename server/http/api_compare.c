@@ -22,7 +22,7 @@ static cJSON *rows_from_store(void *store, const char *id)
     return rows;
 }
 
-void compare_get(struct http_request *req, struct http_reply *rep)
+void api_compare_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const args[] = {"benchmark", "device", "host", "label",
                                        "latest", "runs", "include_invalid", NULL};
@@ -41,7 +41,7 @@ void compare_get(struct http_request *req, struct http_reply *rep)
 
     /* Two groups judged row by row: api_verdicts.c. */
     if (query_get(req, "baseline") || query_get(req, "candidate")) {
-        compare_verdicts(req, rep);
+        api_compare_verdicts(req, rep);
         return;
     }
     if (query_check(req, rep, args) != 0 ||

@@ -63,7 +63,7 @@ cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int
     return out;
 }
 
-void coverage_get(struct http_request *req, struct http_reply *rep)
+void api_coverage_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"max_age", "host", NULL};
     const char *max_age = query_get(req, "max_age");

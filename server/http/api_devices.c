@@ -7,7 +7,7 @@
 
 static const char *const no_query[] = {NULL};
 
-void devices_get(struct http_request *req, struct http_reply *rep)
+void api_devices_get(struct http_request *req, struct http_reply *rep)
 {
     if (query_check(req, rep, no_query) != 0)
         return;

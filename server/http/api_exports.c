@@ -22,6 +22,7 @@
  */
 #include "dynbuf.h"
 #include "handlers.h"
+#include "log.h"
 #include "peers.h"
 #include "result_fields.h"
 #include "run_filter.h"
@@ -55,16 +56,16 @@ static void csv_text(struct dynbuf *b, const char *s)
     if (s == NULL)
         return;
     if (strpbrk(s, ",\"\r\n") == NULL) {
-        dynbuf_add(b, s, strlen(s));
+        (void)!dynbuf_add(b, s, strlen(s));
         return;
     }
-    dynbuf_add(b, "\"", 1);
+    (void)!dynbuf_add(b, "\"", 1);
     for (; *s; s++) {
         if (*s == '"')
-            dynbuf_add(b, "\"", 1);
-        dynbuf_add(b, s, 1);
+            (void)!dynbuf_add(b, "\"", 1);
+        (void)!dynbuf_add(b, s, 1);
     }
-    dynbuf_add(b, "\"", 1);
+    (void)!dynbuf_add(b, "\"", 1);
 }
 
 static void csv_value(struct dynbuf *b, const cJSON *v)
@@ -72,9 +73,9 @@ static void csv_value(struct dynbuf *b, const cJSON *v)
     if (cJSON_IsString(v))
         csv_text(b, v->valuestring);
     else if (cJSON_IsNumber(v))
-        dynbuf_printf(b, "%.17g", v->valuedouble);
+        (void)!dynbuf_printf(b, "%.17g", v->valuedouble);
     else if (cJSON_IsBool(v))
-        dynbuf_add(b, cJSON_IsTrue(v) ? "true" : "false", cJSON_IsTrue(v) ? 4 : 5);
+        (void)!dynbuf_add(b, cJSON_IsTrue(v) ? "true" : "false", cJSON_IsTrue(v) ? 4 : 5);
 }
 
 /* checks_failed: how many of a health run's checks missed their floor;
@@ -90,7 +91,7 @@ static void csv_checks_failed(struct dynbuf *b, const cJSON *run)
         failed += cJSON_IsFalse(pass);
     }
     if (judged)
-        dynbuf_printf(b, "%d", failed);
+        (void)!dynbuf_printf(b, "%d", failed);
 }
 
 /* The run's columns of a CSV line: the column's name and a path of up to
@@ -133,15 +134,15 @@ static int csv_header(struct dynbuf *b)
 {
     for (size_t i = 0; i < CSV_RUN_COLUMNS; i++)
         if (!csv_run_columns[i].after_rows)
-            dynbuf_printf(b, "%s,", csv_run_columns[i].column);
-    dynbuf_printf(b, "validity_reasons,row");
+            (void)!dynbuf_printf(b, "%s,", csv_run_columns[i].column);
+    (void)!dynbuf_printf(b, "validity_reasons,row");
     for (size_t i = 0; i < gb_result_field_count(); i++)
         if (gb_result_field_at(i)->uses & GB_USE_CSV)
-            dynbuf_printf(b, ",%s", gb_result_field_csv_name(gb_result_field_at(i)));
+            (void)!dynbuf_printf(b, ",%s", gb_result_field_csv_name(gb_result_field_at(i)));
     for (size_t i = 0; i < CSV_RUN_COLUMNS; i++)
         if (csv_run_columns[i].after_rows)
-            dynbuf_printf(b, ",%s", csv_run_columns[i].column);
-    dynbuf_add(b, "\r\n", 2);
+            (void)!dynbuf_printf(b, ",%s", csv_run_columns[i].column);
+    (void)!dynbuf_add(b, "\r\n", 2);
     return dynbuf_failed(b) ? -1 : 0;
 }
 
@@ -157,7 +158,7 @@ static void csv_reason_codes(struct dynbuf *b, const cJSON *run)
         if (code == NULL)
             continue;
         if (!first)
-            dynbuf_add(b, ";", 1);
+            (void)!dynbuf_add(b, ";", 1);
         csv_text(b, code);
         first = 0;
     }
@@ -183,7 +184,7 @@ static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
         if (csv_run_columns[i].after_rows)
             continue;
         csv_run_value(b, run, i);
-        dynbuf_add(b, ",", 1);
+        (void)!dynbuf_add(b, ",", 1);
     }
     csv_reason_codes(b, run);
 }
@@ -195,10 +196,10 @@ static void csv_run_suffix(struct dynbuf *b, const cJSON *run)
     for (size_t i = 0; i < CSV_RUN_COLUMNS; i++) {
         if (!csv_run_columns[i].after_rows)
             continue;
-        dynbuf_add(b, ",", 1);
+        (void)!dynbuf_add(b, ",", 1);
         csv_run_value(b, run, i);
     }
-    dynbuf_add(b, "\r\n", 2);
+    (void)!dynbuf_add(b, "\r\n", 2);
 }
 
 /* The row's CSV fields (common/result_fields.c), each after a comma; a
@@ -213,13 +214,13 @@ static void csv_row_fields(struct dynbuf *b, const cJSON *row)
 
         if (!(f->uses & GB_USE_CSV))
             continue;
-        dynbuf_add(b, ",", 1);
+        (void)!dynbuf_add(b, ",", 1);
         if (f->type != GB_FIELD_SAMPLES) {
             csv_value(b, v);
             continue;
         }
         cJSON_ArrayForEach(s, v) {
-            dynbuf_printf(b, "%s%.9g", first ? "" : ";", s->valuedouble);
+            (void)!dynbuf_printf(b, "%s%.9g", first ? "" : ";", s->valuedouble);
             first = 0;
         }
     }
@@ -234,14 +235,14 @@ static int csv_run(struct dynbuf *b, const cJSON *run)
 
     if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) == 0) {
         csv_run_prefix(b, run);
-        dynbuf_add(b, ",", 1);
+        (void)!dynbuf_add(b, ",", 1);
         csv_row_fields(b, NULL);
         csv_run_suffix(b, run);
         return dynbuf_failed(b) ? -1 : 0;
     }
     cJSON_ArrayForEach(row, rows) {
         csv_run_prefix(b, run);
-        dynbuf_printf(b, ",%d", i++);
+        (void)!dynbuf_printf(b, ",%d", i++);
         csv_row_fields(b, row);
         csv_run_suffix(b, run);
     }
@@ -298,15 +299,20 @@ static void export_fail(struct export_stream *x, size_t keep, const char *why)
     cJSON *line = cJSON_CreateObject();
     cJSON *error = cJSON_AddObjectToObject(line, "error");
     char *text;
+    int said;
 
     dynbuf_truncate(&x->pending, keep);
     cJSON_AddStringToObject(error, "code", "export_failed");
     cJSON_AddStringToObject(error, "message", why);
     text = cJSON_PrintUnformatted(line);
     if (x->format == EXPORT_CSV)
-        dynbuf_printf(&x->pending, "# export failed: %s\r\n", why);
-    else if (text)
-        dynbuf_printf(&x->pending, "%s\n", text);
+        said = dynbuf_printf(&x->pending, "# export failed: %s\r\n", why) == 0;
+    else
+        said = text && dynbuf_printf(&x->pending, "%s\n", text) == 0;
+    /* the stream ends with an error either way; without the line, only
+     * the log says why */
+    if (!said)
+        log_warn("export failed: %s (and the line saying so could not be made)", why);
     free(text);
     cJSON_Delete(line);
     x->failed = 1;
@@ -451,17 +457,17 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     rep->stream_free = export_free;
 }
 
-void runs_ndjson(struct http_request *req, struct http_reply *rep)
+void api_runs_ndjson(struct http_request *req, struct http_reply *rep)
 {
     export_runs(req, rep, EXPORT_NDJSON);
 }
 
-void runs_csv(struct http_request *req, struct http_reply *rep)
+void api_runs_csv(struct http_request *req, struct http_reply *rep)
 {
     export_runs(req, rep, EXPORT_CSV);
 }
 
-void run_csv(struct http_request *req, struct http_reply *rep)
+void api_run_csv(struct http_request *req, struct http_reply *rep)
 {
     static const char *const none[] = {NULL};
     const char *id = req->arg;

@@ -8,7 +8,7 @@
 #include "shift.h"
 #include "store_verdicts.h"
 
-void fleet_get(struct http_request *req, struct http_reply *rep)
+void api_fleet_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"benchmark", NULL};
     const char *benchmark;

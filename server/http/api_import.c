@@ -13,7 +13,7 @@
 
 /* Parses and checks every line first (import_check.c); stores nothing
  * unless all pass, and then all in one transaction. */
-void runs_import(struct http_request *req, struct http_reply *rep)
+void api_runs_import(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
     struct gb_error gerr;

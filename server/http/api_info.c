@@ -43,7 +43,7 @@ static cJSON *describe_benchmark(const struct gb_benchmark *b)
     return d;
 }
 
-void benchmarks_get(struct http_request *req, struct http_reply *rep)
+void api_benchmarks_get(struct http_request *req, struct http_reply *rep)
 {
     cJSON *suites;
     cJSON *body = cJSON_CreateObject();
@@ -200,7 +200,7 @@ static int predict_gmem_body(const cJSON *in, cJSON *out)
     return 1;
 }
 
-void predict_post(struct http_request *req, struct http_reply *rep)
+void api_predict_post(struct http_request *req, struct http_reply *rep)
 {
     struct gb_error err;
     cJSON *body = NULL, *in = NULL, *out = NULL, *list;
@@ -316,7 +316,7 @@ static void add_tls(cJSON *body, struct http_tls *tls)
     cJSON_AddNumberToObject(o, "reload_failures", (double)st.reload_failures);
 }
 
-void healthz_get(struct http_request *req, struct http_reply *rep)
+void api_healthz_get(struct http_request *req, struct http_reply *rep)
 {
     struct app *app = req->app;
     int ping = store_ping(app->store);

@@ -42,29 +42,29 @@
 /* A literal's bytes, counted by strlen rather than by hand. */
 static void add_text(struct dynbuf *b, const char *text)
 {
-    dynbuf_add(b, text, strlen(text));
+    (void)!dynbuf_add(b, text, strlen(text));
 }
 
 static void label_value(struct dynbuf *b, const char *v)
 {
     for (; v && *v; v++) {
         if (*v == '\\' || *v == '"')
-            dynbuf_printf(b, "\\%c", *v);
+            (void)!dynbuf_printf(b, "\\%c", *v);
         else if (*v == '\n')
             add_text(b, "\\n");
         else
-            dynbuf_add(b, v, 1);
+            (void)!dynbuf_add(b, v, 1);
     }
 }
 
 static void help(struct dynbuf *b, const char *name, const char *type, const char *text)
 {
-    dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
+    (void)!dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
 }
 
 static void gpu_labels(struct dynbuf *b, const struct gpu_stat *g)
 {
-    dynbuf_printf(b, "{gpu=\"%d\",uuid=\"", g->index);
+    (void)!dynbuf_printf(b, "{gpu=\"%d\",uuid=\"", g->index);
     label_value(b, g->uuid);
     add_text(b, "\",name=\"");
     label_value(b, g->name);
@@ -84,27 +84,27 @@ static int gpu_metrics(struct http_request *req, struct dynbuf *b)
             return -1;
         add_text(b, "gpubench_queue_depth");
         gpu_labels(b, &stats[i]);
-        dynbuf_printf(b, " %ld\n", depth);
+        (void)!dynbuf_printf(b, " %ld\n", depth);
     }
     help(b, "gpubench_worker_restarts_total", "counter",
          "Worker processes replaced after a failure.");
     for (int i = 0; i < n; i++) {
         add_text(b, "gpubench_worker_restarts_total");
         gpu_labels(b, &stats[i]);
-        dynbuf_printf(b, " %ld\n", stats[i].restarts);
+        (void)!dynbuf_printf(b, " %ld\n", stats[i].restarts);
     }
     help(b, "gpubench_worker_healthy", "gauge", "1 while the GPU takes runs.");
     for (int i = 0; i < n; i++) {
         add_text(b, "gpubench_worker_healthy");
         gpu_labels(b, &stats[i]);
-        dynbuf_printf(b, " %d\n", stats[i].healthy);
+        (void)!dynbuf_printf(b, " %d\n", stats[i].healthy);
     }
     help(b, "gpubench_gpu_runs_done_total", "counter",
          "Runs this daemon finished on a GPU since it started.");
     for (int i = 0; i < n; i++) {
         add_text(b, "gpubench_gpu_runs_done_total");
         gpu_labels(b, &stats[i]);
-        dynbuf_printf(b, " %ld\n", stats[i].runs_done);
+        (void)!dynbuf_printf(b, " %ld\n", stats[i].runs_done);
     }
     return 0;
 }
@@ -119,15 +119,16 @@ static void tls_metrics(struct http_tls *tls, struct dynbuf *b)
     http_tls_status(tls, &st);
     help(b, "gpubench_tls_certificate_expiry_seconds", "gauge",
          "When the certificate served ends, in seconds since 1970.");
-    dynbuf_printf(b, "gpubench_tls_certificate_expiry_seconds %lld\n", (long long)st.not_after);
+    (void)!dynbuf_printf(b, "gpubench_tls_certificate_expiry_seconds %lld\n",
+                         (long long)st.not_after);
     help(b, "gpubench_tls_certificate_reload_ok", "gauge",
          "0 while the newest certificate files could not be taken (the old certificate is "
          "served; /healthz says why), else 1.");
-    dynbuf_printf(b, "gpubench_tls_certificate_reload_ok %d\n", st.error[0] == '\0');
+    (void)!dynbuf_printf(b, "gpubench_tls_certificate_reload_ok %d\n", st.error[0] == '\0');
     help(b, "gpubench_tls_certificate_reload_failures_total", "counter",
          "Renewed certificate files that could not be taken.");
-    dynbuf_printf(b, "gpubench_tls_certificate_reload_failures_total %ld\n",
-                  st.reload_failures);
+    (void)!dynbuf_printf(b, "gpubench_tls_certificate_reload_failures_total %ld\n",
+                         st.reload_failures);
 }
 
 /* 0, or -1 on a store error. */
@@ -142,15 +143,15 @@ static int run_metrics(struct http_request *req, struct dynbuf *b)
         help(b, "gpubench_database_check_ok", "gauge",
              "1 when the daemon's last check of its database found no damage, 0 when a check "
              "found damage (see /healthz).");
-        dynbuf_printf(b, "gpubench_database_check_ok %d\n", h.check == STORE_CHECK_OK);
+        (void)!dynbuf_printf(b, "gpubench_database_check_ok %d\n", h.check == STORE_CHECK_OK);
     }
 
     if (store_count_by_status(req->app->store, counts) != STORE_OK)
         return -1;
     help(b, "gpubench_runs", "gauge", "Stored runs by status.");
     for (int i = 0; i < RUN_STATUS_COUNT; i++)
-        dynbuf_printf(b, "gpubench_runs{status=\"%s\"} %ld\n", run_status_names[i],
-                      counts[i]);
+        (void)!dynbuf_printf(b, "gpubench_runs{status=\"%s\"} %ld\n", run_status_names[i],
+                             counts[i]);
     return 0;
 }
 
@@ -160,7 +161,7 @@ static void row_label(struct dynbuf *b, const cJSON *key)
     if (cJSON_IsString(key))
         label_value(b, key->valuestring);
     else if (cJSON_IsNumber(key))
-        dynbuf_printf(b, "%g", key->valuedouble);
+        (void)!dynbuf_printf(b, "%g", key->valuedouble);
 }
 
 /* The method of a run or a fleet group (compare_method_of) as a label
@@ -170,7 +171,7 @@ static void method_label(struct dynbuf *b, const cJSON *method)
 {
     add_text(b, ",method=\"");
     if (cJSON_IsNumber(method))
-        dynbuf_printf(b, "%.0f", method->valuedouble);
+        (void)!dynbuf_printf(b, "%.0f", method->valuedouble);
     else
         label_value(b, cJSON_IsString(method) ? method->valuestring : "unknown");
     add_text(b, "\"");
@@ -212,11 +213,11 @@ static void result_line(struct dynbuf *b, const char *metric, const cJSON *run,
     if (gb_field_is_time(field))
         scale /= gb_work_units(cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark")),
                                NULL, row);
-    dynbuf_printf(b, "%s{", metric);
+    (void)!dynbuf_printf(b, "%s{", metric);
     result_card_labels(b, run);
-    dynbuf_printf(b, ",%s=\"", key_field);
+    (void)!dynbuf_printf(b, ",%s=\"", key_field);
     row_label(b, key);
-    dynbuf_printf(b, "\"} %.9g\n", v->valuedouble * scale);
+    (void)!dynbuf_printf(b, "\"} %.9g\n", v->valuedouble * scale);
 }
 
 /* The latest run's verdict as a value: 1 valid (or not judged, which the
@@ -227,7 +228,7 @@ static void valid_line(struct dynbuf *b, const cJSON *run)
 
     add_text(b, "gpubench_result_valid{");
     result_card_labels(b, run);
-    dynbuf_printf(b, "} %d\n", cJSON_IsFalse(valid) ? 0 : 1);
+    (void)!dynbuf_printf(b, "} %d\n", cJSON_IsFalse(valid) ? 0 : 1);
 }
 
 /* One gauge a field the table (common/result_fields.c) marks so, in
@@ -311,7 +312,7 @@ static void series_print(struct dynbuf *b, const cJSON *set)
     const cJSON *s;
 
     cJSON_ArrayForEach(s, set)
-        dynbuf_printf(b, "%s %.6g\n", s->string, s->valuedouble);
+        (void)!dynbuf_printf(b, "%s %.6g\n", s->string, s->valuedouble);
 }
 
 /* Issue 24: gpubench_card_events_total, what the watch found on each card
@@ -334,9 +335,10 @@ static int card_event_metrics(struct http_request *req, struct dynbuf *b)
         label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "uuid")));
         add_text(b, "\",kind=\"");
         label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "kind")));
-        dynbuf_printf(b, "\",critical=\"%s\"} %.0f\n",
-                      cJSON_GetNumberValue(cJSON_GetObjectItem(c, "critical")) ? "true" : "false",
-                      cJSON_GetNumberValue(cJSON_GetObjectItem(c, "count")));
+        (void)!dynbuf_printf(
+            b, "\",critical=\"%s\"} %.0f\n",
+            cJSON_GetNumberValue(cJSON_GetObjectItem(c, "critical")) ? "true" : "false",
+            cJSON_GetNumberValue(cJSON_GetObjectItem(c, "count")));
     }
     cJSON_Delete(counts);
     return 0;
@@ -432,8 +434,9 @@ static int alert_metrics(struct http_request *req, struct dynbuf *b)
     alerts_webhook_counts(req->app->alerts, &delivered, &failed);
     help(b, "gpubench_alert_webhook_posts_total", "counter",
          "Confirmed alerts posted to --alert-webhook, by result.");
-    dynbuf_printf(b, "gpubench_alert_webhook_posts_total{result=\"delivered\"} %ld\n", delivered);
-    dynbuf_printf(b, "gpubench_alert_webhook_posts_total{result=\"failed\"} %ld\n", failed);
+    (void)!dynbuf_printf(b, "gpubench_alert_webhook_posts_total{result=\"delivered\"} %ld\n",
+                         delivered);
+    (void)!dynbuf_printf(b, "gpubench_alert_webhook_posts_total{result=\"failed\"} %ld\n", failed);
     rc = 0;
 
 done:
@@ -456,7 +459,7 @@ static void coverage_card_labels(struct dynbuf *b, const cJSON *card)
     add_text(b, "\",uuid=\"");
     label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(card, "uuid")));
     if (cJSON_IsNumber(index))
-        dynbuf_printf(b, "\",gpu=\"%d\"", index->valueint);
+        (void)!dynbuf_printf(b, "\",gpu=\"%d\"", index->valueint);
     else
         add_text(b, "\",gpu=\"\"");
 }
@@ -485,7 +488,7 @@ static int coverage_metrics(struct http_request *req, struct dynbuf *b)
             coverage_card_labels(b, card);
             add_text(b, ",benchmark=\"");
             label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark")));
-            dynbuf_printf(b, "\"} %.0f\n", age->valuedouble);
+            (void)!dynbuf_printf(b, "\"} %.0f\n", age->valuedouble);
         }
     help(b, "gpubench_card_state", "gauge",
          "1 for each card's state (healthy, degraded, unknown), 0 for the others.");
@@ -494,20 +497,20 @@ static int coverage_metrics(struct http_request *req, struct dynbuf *b)
         for (int i = 0; i < GB_CARD_STATES; i++) {
             add_text(b, "gpubench_card_state");
             coverage_card_labels(b, card);
-            dynbuf_printf(b, ",state=\"%s\"} %d\n", gb_card_state_names[i],
-                          state && strcmp(state, gb_card_state_names[i]) == 0);
+            (void)!dynbuf_printf(b, ",state=\"%s\"} %d\n", gb_card_state_names[i],
+                                 state && strcmp(state, gb_card_state_names[i]) == 0);
         }
     }
     help(b, "gpubench_coverage_cells", "gauge",
          "Cells of the coverage matrix (cards by health benchmarks) per state.");
     cJSON_ArrayForEach(cell, cJSON_GetObjectItem(cov, "totals"))
-        dynbuf_printf(b, "gpubench_coverage_cells{state=\"%s\"} %.0f\n", cell->string,
-                      cell->valuedouble);
+        (void)!dynbuf_printf(b, "gpubench_coverage_cells{state=\"%s\"} %.0f\n", cell->string,
+                             cell->valuedouble);
     cJSON_Delete(cov);
     return 0;
 }
 
-void metrics_get(struct http_request *req, struct http_reply *rep)
+void api_metrics_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
     struct dynbuf b;
@@ -518,11 +521,11 @@ void metrics_get(struct http_request *req, struct http_reply *rep)
         return;
     dynbuf_init(&b, METRICS_CAP);
     help(&b, "gpubench_up", "gauge", "1: the daemon answers.");
-    dynbuf_printf(&b, "gpubench_up{version=\"%s\",commit=\"%s\"} 1\n",
-                  GPUBENCH_VERSION, GPUBENCH_GIT_COMMIT);
+    (void)!dynbuf_printf(&b, "gpubench_up{version=\"%s\",commit=\"%s\"} 1\n",
+                         GPUBENCH_VERSION, GPUBENCH_GIT_COMMIT);
     help(&b, "gpubench_uptime_seconds", "gauge", "Seconds since the daemon started.");
-    dynbuf_printf(&b, "gpubench_uptime_seconds %.3f\n",
-                  (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
+    (void)!dynbuf_printf(&b, "gpubench_uptime_seconds %.3f\n",
+                         (double)(time_mono_ms() - req->app->started_mono_ms) / 1000.0);
     if (gpu_metrics(req, &b) != 0 || run_metrics(req, &b) != 0 ||
         result_metrics(req, &b) != 0 || alert_metrics(req, &b) != 0 ||
         coverage_metrics(req, &b) != 0 || card_event_metrics(req, &b) != 0 ||

@@ -15,7 +15,7 @@
 extern const char openapi_json[];
 extern const size_t openapi_json_len;
 
-void openapi_get(struct http_request *req, struct http_reply *rep)
+void api_openapi_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
     char *body;

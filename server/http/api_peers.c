@@ -1,6 +1,6 @@
 /*
  * api_peers.c - GET /peers: the daemons this one pulls runs from and how
- * each pull went (peers.c), filtered by ?state= and ?label=NAME:VALUE
+ * each pull went (peers_describe.c), filtered by ?state= and ?label=NAME:VALUE
  * (repeatable: all must match).
  */
 #include "handlers.h"
@@ -13,7 +13,7 @@ static const char *const peers_query[] = {"state", "label", NULL};
 /* The most ?label= arguments read. */
 #define PEERS_LABELS_MAX 16
 
-void peers_get(struct http_request *req, struct http_reply *rep)
+void api_peers_get(struct http_request *req, struct http_reply *rep)
 {
     const char *labels[PEERS_LABELS_MAX];
     struct peers_filter f = {.state = query_get(req, "state"), .labels = labels};

@@ -1,8 +1,8 @@
 /*
  * api_reports.c - the markdown reports (report_md.c makes the text):
- *   GET /runs/ID.md     one run (runs_get hands it over with the id)
+ *   GET /runs/ID.md     one run (api_runs_get hands it over with the id)
  *   GET /compare.md     the same query and the same errors as GET /compare
- *                       (compare_get answers it), its JSON then written as
+ *                       (api_compare_get answers it), its JSON then written as
  *                       markdown
  * Errors stay JSON like every other error of the API.
  */
@@ -31,7 +31,7 @@ static void reply_markdown(struct http_reply *rep, int rc, struct dynbuf *out)
     reply_body(rep, 200, MARKDOWN, text, len);
 }
 
-void run_md(struct http_request *req, struct http_reply *rep)
+void api_run_md(struct http_request *req, struct http_reply *rep)
 {
     static const char *const none[] = {NULL};
     const char *id = req->arg;
@@ -67,12 +67,12 @@ static cJSON *run_from_store(void *ctx, const char *id)
     return store_get_run(ctx, id, &run) == STORE_OK ? run : NULL;
 }
 
-void compare_md_get(struct http_request *req, struct http_reply *rep)
+void api_compare_md_get(struct http_request *req, struct http_reply *rep)
 {
     struct dynbuf out;
     cJSON *answer;
 
-    compare_get(req, rep);
+    api_compare_get(req, rep);
     if (rep->status != 200)
         return;
     if ((answer = cJSON_ParseWithLength(rep->body, rep->len)) == NULL) {

@@ -199,7 +199,7 @@ static int start_wait(struct http_request *req, struct http_reply *rep,
     return 0;
 }
 
-void runs_post(struct http_request *req, struct http_reply *rep)
+void api_runs_post(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
     struct app *app = req->app;
@@ -250,11 +250,11 @@ static void add_query(struct dynbuf *b, const char *name, const char *value)
         b->failed = 1;
         return;
     }
-    dynbuf_printf(b, "%s=%s&", name, escaped);
+    (void)!dynbuf_printf(b, "%s=%s&", name, escaped);
     curl_free(escaped);
 }
 
-void runs_list(struct http_request *req, struct http_reply *rep)
+void api_runs_list(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {RUN_FILTER_ARGS, "limit", "cursor", NULL};
     struct run_filter f = {
@@ -286,7 +286,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     if (next[0]) {
         /* Room for every filter at its longest, each byte %-encoded. */
         dynbuf_init(&url, 8 * 3 * RUN_FILTER_VALUE_MAX + 256);
-        dynbuf_add(&url, "/runs?", 6);
+        (void)!dynbuf_add(&url, "/runs?", 6);
         add_query(&url, "benchmark", f.benchmark);
         add_query(&url, "device", query_get(req, "device"));
         add_query(&url, "host", f.host);
@@ -313,7 +313,7 @@ void runs_list(struct http_request *req, struct http_reply *rep)
     reply_json(rep, 200, body);
 }
 
-void runs_get(struct http_request *req, struct http_reply *rep)
+void api_runs_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"wait", NULL};
     struct wait_state ws = {
@@ -349,7 +349,7 @@ void runs_get(struct http_request *req, struct http_reply *rep)
         reply_body(rep, 200, "application/json", text, len);
 }
 
-void runs_delete(struct http_request *req, struct http_reply *rep)
+void api_runs_delete(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {NULL};
     struct wait_state ws = {.app = req->app, .set = {.n = 1}};

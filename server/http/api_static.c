@@ -101,27 +101,27 @@ static void send_file(struct http_request *req, struct http_reply *rep,
     send_path(rep, path, name);
 }
 
-void static_index(struct http_request *req, struct http_reply *rep)
+void api_static_index(struct http_request *req, struct http_reply *rep)
 {
     send_file(req, rep, "", "index.html");
 }
 
-void static_file(struct http_request *req, struct http_reply *rep)
+void api_static_file(struct http_request *req, struct http_reply *rep)
 {
     send_file(req, rep, "", req->arg);
 }
 
-void static_lib_file(struct http_request *req, struct http_reply *rep)
+void api_static_lib_file(struct http_request *req, struct http_reply *rep)
 {
     send_file(req, rep, "lib/", req->arg);
 }
 
-void static_view_file(struct http_request *req, struct http_reply *rep)
+void api_static_view_file(struct http_request *req, struct http_reply *rep)
 {
     send_file(req, rep, "views/", req->arg);
 }
 
-void static_chartjs(struct http_request *req, struct http_reply *rep)
+void api_static_chartjs(struct http_request *req, struct http_reply *rep)
 {
     send_path(rep, req->app->opt->chartjs, "chart.js");
     if (rep->status == 404)

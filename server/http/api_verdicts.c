@@ -1,7 +1,7 @@
 /*
  * api_verdicts.c - a candidate judged against a baseline, and the baselines
  * that stay:
- *   GET /compare?baseline=SEL&candidate=SEL  (compare_get hands over when
+ *   GET /compare?baseline=SEL&candidate=SEL  (api_compare_get hands over when
  *                      either is given) row verdicts, verdicts.c
  *   POST /baselines    {"name", "runs": [...]}, {"name", "card",
  *                      "benchmark", "since", "until"} or {"name", "like_run",
@@ -256,7 +256,7 @@ static int read_margin(struct http_request *req, struct http_reply *rep, double 
                         margin);
 }
 
-void compare_verdicts(struct http_request *req, struct http_reply *rep)
+void api_compare_verdicts(struct http_request *req, struct http_reply *rep)
 {
     static const char *const args[] = {"benchmark", "baseline", "candidate", "margin",
                                        "since", "until", "include_invalid", NULL};
@@ -443,7 +443,7 @@ static cJSON *baseline_runs(struct http_request *req, struct http_reply *rep, co
     return ids;
 }
 
-void baselines_post(struct http_request *req, struct http_reply *rep)
+void api_baselines_post(struct http_request *req, struct http_reply *rep)
 {
     cJSON *body = body_json(req, rep), *ids = NULL, *spec = NULL, *out;
     const cJSON *name = cJSON_GetObjectItem(body, "name");
@@ -496,7 +496,7 @@ done:
     cJSON_Delete(body);
 }
 
-void baselines_list(struct http_request *req, struct http_reply *rep)
+void api_baselines_list(struct http_request *req, struct http_reply *rep)
 {
     cJSON *list = NULL, *out;
     int rc = store_baseline_get(req->app->store, NULL, &list);
@@ -510,7 +510,7 @@ void baselines_list(struct http_request *req, struct http_reply *rep)
     reply_json(rep, 200, out);
 }
 
-void baselines_get(struct http_request *req, struct http_reply *rep)
+void api_baselines_get(struct http_request *req, struct http_reply *rep)
 {
     cJSON *b = NULL;
     int rc = store_baseline_get(req->app->store, req->arg, &b);
@@ -523,7 +523,7 @@ void baselines_get(struct http_request *req, struct http_reply *rep)
         reply_json(rep, 200, b);
 }
 
-void baselines_delete(struct http_request *req, struct http_reply *rep)
+void api_baselines_delete(struct http_request *req, struct http_reply *rep)
 {
     int rc = store_baseline_delete(req->app->store, req->arg);
 

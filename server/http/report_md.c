@@ -76,8 +76,8 @@ static void md_text(struct dynbuf *out, const char *s)
 {
     for (; s && *s; s++) {
         if (*s == '|' || *s == '\\' || *s == '`' || *s == '*')
-            dynbuf_add(out, "\\", 1);
-        dynbuf_add(out, *s == '\n' || *s == '\r' ? " " : s, 1);
+            (void)!dynbuf_add(out, "\\", 1);
+        (void)!dynbuf_add(out, *s == '\n' || *s == '\r' ? " " : s, 1);
     }
 }
 
@@ -98,14 +98,14 @@ static void md_number(struct dynbuf *out, double x, int digits)
     int decimals = 0;
 
     if (digits <= 0) {
-        dynbuf_printf(out, "%.15g", x);
+        (void)!dynbuf_printf(out, "%.15g", x);
         return;
     }
     if (x != 0)
         decimals = digits - 1 - (int)floor(log10(fabs(x)));
     if (decimals < 0)
         decimals = 0;
-    dynbuf_printf(out, "%.*f", decimals > 12 ? 12 : decimals, x);
+    (void)!dynbuf_printf(out, "%.*f", decimals > 12 ? 12 : decimals, x);
 }
 
 /* A time: three decimals as the seed's tables have them ("0.286 ms"), and
@@ -116,7 +116,7 @@ static void md_ms(struct dynbuf *out, double x)
 
     if (decimals < 3)
         decimals = 3;
-    dynbuf_printf(out, "%.*f ms", decimals > 12 ? 12 : decimals, x);
+    (void)!dynbuf_printf(out, "%.*f ms", decimals > 12 ? 12 : decimals, x);
 }
 
 static void md_value(struct dynbuf *out, const cJSON *v, enum md_format f)
@@ -128,13 +128,13 @@ static void md_value(struct dynbuf *out, const cJSON *v, enum md_format f)
         return;
     }
     if (!cJSON_IsNumber(v) || !isfinite(x)) {
-        dynbuf_printf(out, "-");
+        (void)!dynbuf_printf(out, "-");
         return;
     }
     if (f == MD_MS)
         md_ms(out, x);
     else
-        dynbuf_printf(out, "%.15g", x);
+        (void)!dynbuf_printf(out, "%.15g", x);
 }
 
 /* One cell of a result-row field, written as its unit says
@@ -152,22 +152,22 @@ static void md_field(struct dynbuf *out, const struct gb_result_field *f, const 
     if (unit == NULL)
         unit = "";
     if (cJSON_IsBool(v)) {
-        dynbuf_printf(out, cJSON_IsTrue(v) ? "yes" : "no");
+        (void)!dynbuf_printf(out, cJSON_IsTrue(v) ? "yes" : "no");
     } else if (!cJSON_IsNumber(v)) {
         md_value(out, v, MD_NUMBER);
     } else if (!isfinite(x)) {
-        dynbuf_printf(out, "-");
+        (void)!dynbuf_printf(out, "-");
     } else if (strcmp(unit, "ms") == 0) {
         md_ms(out, x);
     } else if (strcmp(unit, "share") == 0) {
-        dynbuf_printf(out, "%.1f%%", 100 * x);
+        (void)!dynbuf_printf(out, "%.1f%%", 100 * x);
     } else if (strcmp(unit, "x") == 0) {
         md_number(out, x, f->digits);
-        dynbuf_printf(out, "×");
+        (void)!dynbuf_printf(out, "×");
     } else {
         md_number(out, x, f->type == GB_FIELD_INT ? 0 : f->digits);
         if (unit[0]) {
-            dynbuf_printf(out, " ");
+            (void)!dynbuf_printf(out, " ");
             md_text(out, unit);
         }
     }
@@ -199,23 +199,23 @@ static void card_sentence(struct dynbuf *out, const char *name, const char *uuid
 
     md_text(out, name ? name : "an unnamed card");
     if (uuid && uuid[0]) {
-        dynbuf_printf(out, " (");
+        (void)!dynbuf_printf(out, " (");
         md_text(out, uuid);
-        dynbuf_printf(out, ")");
+        (void)!dynbuf_printf(out, ")");
     }
-    dynbuf_printf(out, ", driver ");
+    (void)!dynbuf_printf(out, ", driver ");
     md_text(out, driver ? driver : "unknown");
-    dynbuf_printf(out, ", CUDA ");
+    (void)!dynbuf_printf(out, ", CUDA ");
     md_text(out, cuda ? cuda : "unknown");
     if (nvcc) {
-        dynbuf_printf(out, " (nvcc ");
+        (void)!dynbuf_printf(out, " (nvcc ");
         md_text(out, nvcc);
-        dynbuf_printf(out, ")");
+        (void)!dynbuf_printf(out, ")");
     }
     if (when == NULL)
         when = text_at(run, "created_at", NULL, NULL);
     if (when)
-        dynbuf_printf(out, ", %.10s", when);
+        (void)!dynbuf_printf(out, ", %.10s", when);
 }
 
 static void run_status_sentence(struct dynbuf *out, const cJSON *run)
@@ -226,56 +226,56 @@ static void run_status_sentence(struct dynbuf *out, const cJSON *run)
     const char *sep = ": ";
 
     md_text(out, text_at(run, "benchmark", NULL, NULL));
-    dynbuf_printf(out, ", run `%.40s` on ", text_at(run, "id", NULL, NULL));
+    (void)!dynbuf_printf(out, ", run `%.40s` on ", text_at(run, "id", NULL, NULL));
     md_text(out, text_at(run, "host", NULL, NULL) ? text_at(run, "host", NULL, NULL) : "?");
     if (text_at(run, "label", NULL, NULL) && text_at(run, "label", NULL, NULL)[0]) {
-        dynbuf_printf(out, ", label ");
+        (void)!dynbuf_printf(out, ", label ");
         md_text(out, text_at(run, "label", NULL, NULL));
     }
     /* The method it was measured by: numbers of two are not comparable. */
     if (cJSON_IsNumber(cJSON_GetObjectItem(run, "method")))
-        dynbuf_printf(out, ", method %.0f", cJSON_GetObjectItem(run, "method")->valuedouble);
+        (void)!dynbuf_printf(out, ", method %.0f", cJSON_GetObjectItem(run, "method")->valuedouble);
     else
-        dynbuf_printf(out, ", method unknown (gpubench 0.1.0)");
+        (void)!dynbuf_printf(out, ", method unknown (gpubench 0.1.0)");
     if (status && strcmp(status, "done") != 0) {
-        dynbuf_printf(out, ": **");
+        (void)!dynbuf_printf(out, ": **");
         md_text(out, status);
-        dynbuf_printf(out, "**");
+        (void)!dynbuf_printf(out, "**");
         if (text_at(run, "error", "code", NULL)) {
-            dynbuf_printf(out, " (");
+            (void)!dynbuf_printf(out, " (");
             md_text(out, text_at(run, "error", "code", NULL));
-            dynbuf_printf(out, ": ");
+            (void)!dynbuf_printf(out, ": ");
             md_text(out, text_at(run, "error", "message", NULL));
-            dynbuf_printf(out, ")");
+            (void)!dynbuf_printf(out, ")");
         }
     } else if (cJSON_IsFalse(valid)) {
-        dynbuf_printf(out, ": **invalid**");
+        (void)!dynbuf_printf(out, ": **invalid**");
         cJSON_ArrayForEach(r, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"),
                                                   "reasons")) {
             const char *why = text_at(r, "message", NULL, NULL);
-            dynbuf_printf(out, "%s", sep);
+            (void)!dynbuf_printf(out, "%s", sep);
             md_text(out, why ? why : text_at(r, "code", NULL, NULL));
             sep = "; ";
         }
     } else {
-        dynbuf_printf(out, cJSON_IsTrue(valid) ? ": valid" : ": validity not judged");
+        (void)!dynbuf_printf(out, cJSON_IsTrue(valid) ? ": valid" : ": validity not judged");
     }
-    dynbuf_printf(out, ".\n");
+    (void)!dynbuf_printf(out, ".\n");
     cJSON_ArrayForEach(r, cJSON_GetObjectItem(cJSON_GetObjectItem(run, "validity"), "notes")) {
         const char *code = text_at(r, "code", NULL, NULL);
         const char *what = text_at(r, "message", NULL, NULL);
-        dynbuf_printf(out, "\nNote");
+        (void)!dynbuf_printf(out, "\nNote");
         if (code) {
-            dynbuf_printf(out, " (");
+            (void)!dynbuf_printf(out, " (");
             md_text(out, code);
-            dynbuf_printf(out, ")");
+            (void)!dynbuf_printf(out, ")");
         }
-        dynbuf_printf(out, ": ");
+        (void)!dynbuf_printf(out, ": ");
         md_text(out, what ? what : "(no message)");
-        dynbuf_printf(out, ".\n");
+        (void)!dynbuf_printf(out, ".\n");
     }
     if (cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "meta"), "synthetic")))
-        dynbuf_printf(out, "\nSynthetic: no number here was measured on a GPU.\n");
+        (void)!dynbuf_printf(out, "\nSynthetic: no number here was measured on a GPU.\n");
 }
 
 /* " Header |" of a report column. */
@@ -285,9 +285,9 @@ static void column_header(struct dynbuf *out, const struct gb_result_field *f,
     const cJSON *base = cJSON_GetObjectItem(cJSON_GetObjectItem(summary, "baseline"), "stride");
 
     if (strcmp(f->name, "ratio") == 0 && cJSON_IsNumber(base))
-        dynbuf_printf(out, " vs stride %g |", base->valuedouble);
+        (void)!dynbuf_printf(out, " vs stride %g |", base->valuedouble);
     else
-        dynbuf_printf(out, " %s |", header_of(f->name));
+        (void)!dynbuf_printf(out, " %s |", header_of(f->name));
 }
 
 /* The rows as a table: the key, then each of the table's report fields
@@ -311,23 +311,23 @@ static void rows_table(struct dynbuf *out, const cJSON *rows, const cJSON *summa
         if (shown)
             cols[n++] = f;
     }
-    dynbuf_printf(out, "\n| %s |", key_header(key));
+    (void)!dynbuf_printf(out, "\n| %s |", key_header(key));
     for (size_t k = 0; k < n; k++)
         column_header(out, cols[k], summary);
-    dynbuf_printf(out, "\n|%s", key_align(key));
+    (void)!dynbuf_printf(out, "\n|%s", key_align(key));
     for (size_t k = 0; k < n; k++)
-        dynbuf_printf(out, "---:|");
-    dynbuf_printf(out, "\n");
+        (void)!dynbuf_printf(out, "---:|");
+    (void)!dynbuf_printf(out, "\n");
     cJSON_ArrayForEach(row, rows) {
-        dynbuf_printf(out, "| ");
+        (void)!dynbuf_printf(out, "| ");
         md_value(out, key ? cJSON_GetObjectItem(row, key) : NULL, MD_NUMBER);
-        dynbuf_printf(out, " |");
+        (void)!dynbuf_printf(out, " |");
         for (size_t k = 0; k < n; k++) {
-            dynbuf_printf(out, " ");
+            (void)!dynbuf_printf(out, " ");
             md_field(out, cols[k], row);
-            dynbuf_printf(out, " |");
+            (void)!dynbuf_printf(out, " |");
         }
-        dynbuf_printf(out, "\n");
+        (void)!dynbuf_printf(out, "\n");
     }
 }
 
@@ -349,20 +349,20 @@ static void peak_sources(struct dynbuf *out, const cJSON *rows)
         }
         if (src == NULL || seen)
             continue;
-        dynbuf_printf(out, "\nPeak of ");
+        (void)!dynbuf_printf(out, "\nPeak of ");
         if (all)
-            dynbuf_printf(out, "every row");
+            (void)!dynbuf_printf(out, "every row");
         for (int j = i; !all && j < n; j++) {
             const cJSON *r = cJSON_GetArrayItem(rows, j);
             const char *other = text_at(r, "peak_source", NULL, NULL);
             if (other == NULL || strcmp(other, src) != 0)
                 continue;
-            dynbuf_printf(out, "%s", sep++ ? ", " : "");
+            (void)!dynbuf_printf(out, "%s", sep++ ? ", " : "");
             md_value(out, key ? cJSON_GetObjectItem(r, key) : NULL, MD_NUMBER);
         }
-        dynbuf_printf(out, ": ");
+        (void)!dynbuf_printf(out, ": ");
         md_text(out, src);
-        dynbuf_printf(out, ".\n");
+        (void)!dynbuf_printf(out, ".\n");
     }
 }
 
@@ -380,17 +380,17 @@ static void summary_peak_lines(struct dynbuf *out, const cJSON *summary)
 
         if (!cJSON_IsObject(o) || !cJSON_IsNumber(v))
             continue;
-        dynbuf_printf(out, "\n%s: ", summary_peaks[i].name);
+        (void)!dynbuf_printf(out, "\n%s: ", summary_peaks[i].name);
         md_number(out, v->valuedouble, 4);
-        dynbuf_printf(out, " GB/s");
+        (void)!dynbuf_printf(out, " GB/s");
         if (cJSON_IsNumber(sms) && cJSON_IsNumber(bytes) && cJSON_IsNumber(mhz))
-            dynbuf_printf(out, " = %g SMs x %g bytes a clock x %.0f MHz", sms->valuedouble,
-                          bytes->valuedouble, mhz->valuedouble);
+            (void)!dynbuf_printf(out, " = %g SMs x %g bytes a clock x %.0f MHz", sms->valuedouble,
+                                 bytes->valuedouble, mhz->valuedouble);
         if (src) {
-            dynbuf_printf(out, "; ");
+            (void)!dynbuf_printf(out, "; ");
             md_text(out, src);
         }
-        dynbuf_printf(out, ".\n");
+        (void)!dynbuf_printf(out, ".\n");
     }
 }
 
@@ -402,11 +402,11 @@ static void link_words(struct dynbuf *out, const cJSON *link)
 
     md_text(out, text_at(link, "type", NULL, NULL) ? text_at(link, "type", NULL, NULL) : "?");
     if (cJSON_IsNumber(version))
-        dynbuf_printf(out, " %g", version->valuedouble);
+        (void)!dynbuf_printf(out, " %g", version->valuedouble);
     if (cJSON_IsNumber(links))
-        dynbuf_printf(out, " x%g", links->valuedouble);
+        (void)!dynbuf_printf(out, " x%g", links->valuedouble);
     if (text_at(link, "via", NULL, NULL)) {
-        dynbuf_printf(out, " via ");
+        (void)!dynbuf_printf(out, " via ");
         md_text(out, text_at(link, "via", NULL, NULL));
     }
 }
@@ -419,9 +419,9 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
     const char *no_pair = text_at(summary, "no_pair", NULL, NULL);
 
     if (no_pair) {
-        dynbuf_printf(out, "\nNo pair measured: ");
+        (void)!dynbuf_printf(out, "\nNo pair measured: ");
         md_text(out, no_pair);
-        dynbuf_printf(out, ".\n");
+        (void)!dynbuf_printf(out, ".\n");
     }
     if (!cJSON_IsArray(devices) || cJSON_GetArraySize(devices) < 2)
         return;
@@ -430,33 +430,33 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
         int r = 0;
         if (!cJSON_IsArray(grid))
             continue;
-        dynbuf_printf(out, "\n%s", matrices[i].title);
+        (void)!dynbuf_printf(out, "\n%s", matrices[i].title);
         if (matrices[i].unit)
-            dynbuf_printf(out, " (%s)", matrices[i].unit);
-        dynbuf_printf(out, ", from the row's GPU to the column's:\n\n| From |");
+            (void)!dynbuf_printf(out, " (%s)", matrices[i].unit);
+        (void)!dynbuf_printf(out, ", from the row's GPU to the column's:\n\n| From |");
         cJSON_ArrayForEach(d, devices)
-            dynbuf_printf(out, " to GPU %g |", cJSON_GetNumberValue(d));
-        dynbuf_printf(out, "\n|:---|");
+            (void)!dynbuf_printf(out, " to GPU %g |", cJSON_GetNumberValue(d));
+        (void)!dynbuf_printf(out, "\n|:---|");
         cJSON_ArrayForEach(d, devices)
-            dynbuf_printf(out, "---:|");
-        dynbuf_printf(out, "\n");
+            (void)!dynbuf_printf(out, "---:|");
+        (void)!dynbuf_printf(out, "\n");
         cJSON_ArrayForEach(line, grid) {
             const cJSON *cell;
-            dynbuf_printf(out, "| GPU %g |",
-                          cJSON_GetNumberValue(cJSON_GetArrayItem(devices, r++)));
+            (void)!dynbuf_printf(out, "| GPU %g |",
+                                 cJSON_GetNumberValue(cJSON_GetArrayItem(devices, r++)));
             cJSON_ArrayForEach(cell, line) {
-                dynbuf_printf(out, " ");
+                (void)!dynbuf_printf(out, " ");
                 if (cJSON_IsNumber(cell) && isfinite(cell->valuedouble)) {
                     md_number(out, cell->valuedouble, 4);
-                    dynbuf_printf(out, " %s", matrices[i].unit ? matrices[i].unit : "");
+                    (void)!dynbuf_printf(out, " %s", matrices[i].unit ? matrices[i].unit : "");
                 } else if (cJSON_IsObject(cell)) {
                     link_words(out, cell);
                 } else {
-                    dynbuf_printf(out, "-");
+                    (void)!dynbuf_printf(out, "-");
                 }
-                dynbuf_printf(out, " |");
+                (void)!dynbuf_printf(out, " |");
             }
-            dynbuf_printf(out, "\n");
+            (void)!dynbuf_printf(out, "\n");
         }
     }
 }
@@ -469,7 +469,7 @@ int report_md_run(const cJSON *run, struct dynbuf *out)
 
     card_sentence(out, text_at(run, "device", "name", NULL), text_at(run, "device", "uuid", NULL),
                   run);
-    dynbuf_printf(out, ".\n\n");
+    (void)!dynbuf_printf(out, ".\n\n");
     run_status_sentence(out, run);
     if (cJSON_GetArraySize(rows) > 0) {
         rows_table(out, rows, summary);
@@ -490,8 +490,8 @@ static void group_sentence(struct dynbuf *out, const char *name, const char *uui
 
     card_sentence(out, name ? name : text_at(run, "device", "name", NULL),
                   uuid ? uuid : text_at(run, "device", "uuid", NULL), run);
-    dynbuf_printf(out, "; %d run%s", cJSON_GetArraySize(runs),
-                  cJSON_GetArraySize(runs) == 1 ? "" : "s");
+    (void)!dynbuf_printf(out, "; %d run%s", cJSON_GetArraySize(runs),
+                         cJSON_GetArraySize(runs) == 1 ? "" : "s");
     cJSON_Delete(run);
 }
 
@@ -500,9 +500,9 @@ static void group_sentence(struct dynbuf *out, const char *name, const char *uui
 static void shift_percent(struct dynbuf *out, const cJSON *v)
 {
     if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
-        dynbuf_printf(out, "%+.2f%%", 100 * v->valuedouble);
+        (void)!dynbuf_printf(out, "%+.2f%%", 100 * v->valuedouble);
     else
-        dynbuf_printf(out, "-");
+        (void)!dynbuf_printf(out, "-");
 }
 
 /* What the answer's times are per (common/work_units.h); a sample where
@@ -522,72 +522,73 @@ static void verdicts_md(const cJSON *a, report_run_fn run_of, void *ctx, struct 
 
     for (int i = 0; i < 2; i++) {
         const cJSON *g = cJSON_GetObjectItem(a, sides[i]);
-        dynbuf_printf(out, "%s `", i ? "Candidate" : "Baseline");
+        (void)!dynbuf_printf(out, "%s `", i ? "Candidate" : "Baseline");
         md_text(out, text_at(g, "selector", NULL, NULL));
-        dynbuf_printf(out, "`: ");
+        (void)!dynbuf_printf(out, "`: ");
         group_sentence(out, text_at(g, "key", "card_model", NULL), NULL,
                        cJSON_GetObjectItem(g, "runs"), run_of, ctx);
-        dynbuf_printf(out, ".\n\n");
+        (void)!dynbuf_printf(out, ".\n\n");
     }
     if (!cJSON_IsTrue(cJSON_GetObjectItem(a, "comparable"))) {
-        dynbuf_printf(out, "**Not comparable**");
+        (void)!dynbuf_printf(out, "**Not comparable**");
         if (text_at(a, "reason", NULL, NULL)) {
-            dynbuf_printf(out, ": ");
+            (void)!dynbuf_printf(out, ": ");
             md_text(out, text_at(a, "reason", NULL, NULL));
         }
         cJSON_ArrayForEach(d, cJSON_GetObjectItem(a, "differences")) {
             char *text = cJSON_PrintUnformatted(d);
-            dynbuf_printf(out, "\n- ");
+            (void)!dynbuf_printf(out, "\n- ");
             md_text(out, text);
             cJSON_free(text);
         }
-        dynbuf_printf(out, "\n");
+        (void)!dynbuf_printf(out, "\n");
         return;
     }
     /* the times compared are per unit of work (common/work_units.h) */
-    dynbuf_printf(out, "Median times in ms per %s; more samples: what a group would need to "
-                       "decide a row, where more can.\n\n",
-                  time_per(a));
-    dynbuf_printf(out, "| %s | Baseline | Candidate | Shift | 95%% interval | More samples | ",
-                  key_header(key));
-    dynbuf_printf(out, "Verdict |\n");
-    dynbuf_printf(out, "|%s---:|---:|---:|---:|:---|:---|\n", key_align(key));
+    (void)!dynbuf_printf(out, "Median times in ms per %s; more samples: what a group would need to "
+                              "decide a row, where more can.\n\n",
+                         time_per(a));
+    (void)!dynbuf_printf(out,
+                         "| %s | Baseline | Candidate | Shift | 95%% interval | More samples | ",
+                         key_header(key));
+    (void)!dynbuf_printf(out, "Verdict |\n");
+    (void)!dynbuf_printf(out, "|%s---:|---:|---:|---:|:---|:---|\n", key_align(key));
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(a, "rows")) {
-        dynbuf_printf(out, "| ");
+        (void)!dynbuf_printf(out, "| ");
         md_value(out, cJSON_GetObjectItem(row, "key"), MD_NUMBER);
-        dynbuf_printf(out, " | ");
+        (void)!dynbuf_printf(out, " | ");
         md_value(out, cJSON_GetObjectItem(row, "baseline_median_ms"), MD_MS);
-        dynbuf_printf(out, " | ");
+        (void)!dynbuf_printf(out, " | ");
         md_value(out, cJSON_GetObjectItem(row, "candidate_median_ms"), MD_MS);
-        dynbuf_printf(out, " | ");
+        (void)!dynbuf_printf(out, " | ");
         shift_percent(out, cJSON_GetObjectItem(row, "shift"));
-        dynbuf_printf(out, " | ");
+        (void)!dynbuf_printf(out, " | ");
         shift_percent(out, cJSON_GetObjectItem(row, "ci_low"));
-        dynbuf_printf(out, " to ");
+        (void)!dynbuf_printf(out, " to ");
         shift_percent(out, cJSON_GetObjectItem(row, "ci_high"));
-        dynbuf_printf(out, " | ");
+        (void)!dynbuf_printf(out, " | ");
         if (text_at(row, "undecidable", NULL, NULL))
             md_text(out, text_at(row, "undecidable", NULL, NULL));
         else
             md_value(out, cJSON_GetObjectItem(row, "more_samples"), MD_NUMBER);
-        dynbuf_printf(out, " | ");
+        (void)!dynbuf_printf(out, " | ");
         md_text(out, text_at(row, "verdict", NULL, NULL));
-        dynbuf_printf(out, " |\n");
+        (void)!dynbuf_printf(out, " |\n");
     }
-    dynbuf_printf(out, "\nVerdict: **%s**", verdict ? verdict : "none");
+    (void)!dynbuf_printf(out, "\nVerdict: **%s**", verdict ? verdict : "none");
     if (cJSON_GetArraySize(cJSON_GetObjectItem(a, "verdict_rows")) > 0) {
         const char *sep = " (";
         cJSON_ArrayForEach(d, cJSON_GetObjectItem(a, "verdict_rows")) {
-            dynbuf_printf(out, "%s%s ", sep, key ? key : "row");
+            (void)!dynbuf_printf(out, "%s%s ", sep, key ? key : "row");
             md_value(out, d, MD_NUMBER);
             sep = ", ";
         }
-        dynbuf_printf(out, ")");
+        (void)!dynbuf_printf(out, ")");
     }
-    dynbuf_printf(out, ", within a margin of %g%% (",
-                  100 * cJSON_GetNumberValue(cJSON_GetObjectItem(a, "margin")));
+    (void)!dynbuf_printf(out, ", within a margin of %g%% (",
+                         100 * cJSON_GetNumberValue(cJSON_GetObjectItem(a, "margin")));
     md_text(out, text_at(a, "method", NULL, NULL));
-    dynbuf_printf(out, ").\n");
+    (void)!dynbuf_printf(out, ").\n");
 }
 
 static void series_md(const cJSON *a, report_run_fn run_of, void *ctx, struct dynbuf *out)
@@ -596,41 +597,41 @@ static void series_md(const cJSON *a, report_run_fn run_of, void *ctx, struct dy
     const cJSON *series = cJSON_GetObjectItem(a, "series"), *s, *k;
     int n = 0;
 
-    dynbuf_printf(out, "The median time over each card's runs, in ms per %s; ", time_per(a));
-    dynbuf_printf(out, "one column a card.\n\n");
+    (void)!dynbuf_printf(out, "The median time over each card's runs, in ms per %s; ", time_per(a));
+    (void)!dynbuf_printf(out, "one column a card.\n\n");
     cJSON_ArrayForEach(s, series) {
-        dynbuf_printf(out, "%d. ", ++n);
+        (void)!dynbuf_printf(out, "%d. ", ++n);
         group_sentence(out, text_at(s, "card", "name", NULL), text_at(s, "card", "uuid", NULL),
                        cJSON_GetObjectItem(s, "runs"), run_of, ctx);
-        dynbuf_printf(out, ", host ");
+        (void)!dynbuf_printf(out, ", host ");
         md_text(out, text_at(s, "card", "host", NULL));
-        dynbuf_printf(out, ".\n");
+        (void)!dynbuf_printf(out, ".\n");
     }
     if (n == 0) {
-        dynbuf_printf(out, "No done runs to compare.\n");
+        (void)!dynbuf_printf(out, "No done runs to compare.\n");
         return;
     }
-    dynbuf_printf(out, "\n| %s |", key_header(key));
+    (void)!dynbuf_printf(out, "\n| %s |", key_header(key));
     for (int i = 1; i <= n; i++)
-        dynbuf_printf(out, " Card %d |", i);
-    dynbuf_printf(out, "\n|%s", key_align(key));
+        (void)!dynbuf_printf(out, " Card %d |", i);
+    (void)!dynbuf_printf(out, "\n|%s", key_align(key));
     for (int i = 1; i <= n; i++)
-        dynbuf_printf(out, "---:|");
-    dynbuf_printf(out, "\n");
+        (void)!dynbuf_printf(out, "---:|");
+    (void)!dynbuf_printf(out, "\n");
     cJSON_ArrayForEach(k, cJSON_GetObjectItem(a, "keys")) {
-        dynbuf_printf(out, "| ");
+        (void)!dynbuf_printf(out, "| ");
         md_value(out, k, MD_NUMBER);
-        dynbuf_printf(out, " |");
+        (void)!dynbuf_printf(out, " |");
         cJSON_ArrayForEach(s, series) {
             const cJSON *row, *found = NULL;
             cJSON_ArrayForEach(row, cJSON_GetObjectItem(s, "rows"))
                 if (cJSON_Compare(cJSON_GetObjectItem(row, "key"), k, 1))
                     found = row;
-            dynbuf_printf(out, " ");
+            (void)!dynbuf_printf(out, " ");
             md_value(out, cJSON_GetObjectItem(found, "median_ms"), MD_MS);
-            dynbuf_printf(out, " |");
+            (void)!dynbuf_printf(out, " |");
         }
-        dynbuf_printf(out, "\n");
+        (void)!dynbuf_printf(out, "\n");
     }
 }
 
@@ -638,9 +639,9 @@ int report_md_compare(const cJSON *answer, report_run_fn run_of, void *ctx, stru
 {
     const char *bench = text_at(answer, "benchmark", NULL, NULL);
 
-    dynbuf_printf(out, "**");
+    (void)!dynbuf_printf(out, "**");
     md_text(out, bench ? bench : "the baseline's benchmark");
-    dynbuf_printf(out, "**\n\n");
+    (void)!dynbuf_printf(out, "**\n\n");
     if (cJSON_GetObjectItem(answer, "candidate"))
         verdicts_md(answer, run_of, ctx, out);
     else

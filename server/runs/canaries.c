@@ -684,14 +684,14 @@ static void canary_series(struct dynbuf *fam, const char *host, const char *gpu,
     snprintf(labels, sizeof(labels), "{host=\"%s\",uuid=\"%s\",gpu=\"%s\",canary=\"%s\"}",
              strpbrk(host, "\"\\\n") ? "?" : host, uuid, gpu, canary);
     if (rc == STORE_OK)
-        dynbuf_printf(&fam[FAMILY_LAST_RUN], "%s%s %.3f\n", families[FAMILY_LAST_RUN].name,
-                      labels, (double)last->created_ms / 1000.0);
-    dynbuf_printf(&fam[FAMILY_DUE], "%s%s %d\n", families[FAMILY_DUE].name, labels,
-                  now_ms >= due);
-    dynbuf_printf(&fam[FAMILY_DEFERRED], "%s%s %d\n", families[FAMILY_DEFERRED].name, labels,
-                  rec->kind != CANARY_DEFER_NONE);
-    dynbuf_printf(&fam[FAMILY_DEFERRALS], "%s%s %ld\n", families[FAMILY_DEFERRALS].name, labels,
-                  rec->deferred);
+        (void)!dynbuf_printf(&fam[FAMILY_LAST_RUN], "%s%s %.3f\n", families[FAMILY_LAST_RUN].name,
+                             labels, (double)last->created_ms / 1000.0);
+    (void)!dynbuf_printf(&fam[FAMILY_DUE], "%s%s %d\n", families[FAMILY_DUE].name, labels,
+                         now_ms >= due);
+    (void)!dynbuf_printf(&fam[FAMILY_DEFERRED], "%s%s %d\n", families[FAMILY_DEFERRED].name, labels,
+                         rec->kind != CANARY_DEFER_NONE);
+    (void)!dynbuf_printf(&fam[FAMILY_DEFERRALS], "%s%s %ld\n", families[FAMILY_DEFERRALS].name,
+                         labels, rec->deferred);
 }
 
 int canaries_metrics(struct canaries *c, struct dynbuf *b)
@@ -749,9 +749,9 @@ int canaries_metrics(struct canaries *c, struct dynbuf *b)
             rc = STORE_ERROR;
             break;
         }
-        dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
-                      families[f].name, families[f].type);
-        dynbuf_add(b, fam[f].data ? fam[f].data : "", fam[f].len);
+        (void)!dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
+                             families[f].name, families[f].type);
+        (void)!dynbuf_add(b, fam[f].data ? fam[f].data : "", fam[f].len);
     }
 
 done:

@@ -60,7 +60,8 @@ cJSON *canaries_describe(struct canaries *c, int *store_rc);
  * the counts live in memory).  Labels host, uuid, gpu (the card's index;
  * "all" and uuid "" for a node canary) and canary.  Nothing without a GPU
  * or a --canary.  STORE_OK, or the store's failure (b may then hold a
- * part, which the caller drops). */
+ * part, which the caller drops); a refused line marks b (dynbuf_failed),
+ * which the caller asks before sending. */
 int canaries_metrics(struct canaries *c, struct dynbuf *b);
 
 #endif

@@ -142,7 +142,8 @@ int peers_state_known(const char *state);
  * deletes.  p may be NULL (no peers); f may be NULL (all of them). */
 cJSON *peers_describe(struct peers *p, const struct peers_filter *f);
 
-/* Prometheus lines for the peers, appended to b.  p may be NULL. */
+/* Prometheus lines for the peers, appended to b; a refused line marks b
+ * (dynbuf_failed), which the caller asks before sending.  p may be NULL. */
 void peers_metrics(struct peers *p, struct dynbuf *b);
 
 #endif

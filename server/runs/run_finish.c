@@ -180,30 +180,62 @@ done:
     return rc;
 }
 
+int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
+                  const char *origin)
+{
+    const struct run_finish_ctx ctx = {0}; /* a foreign run reads nothing */
+    struct run_record *r;
+
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 16;
+        struct run_record *grown = realloc(b->recs, (size_t)cap * sizeof(*grown));
+        if (grown == NULL)
+            return -1;
+        b->recs = grown;
+        b->cap = cap;
+    }
+    r = &b->recs[b->n];
+    memset(r, 0, sizeof(*r));
+    if (run_finish_from_json(r, run, line, len, origin) != 0 ||
+        run_finish_judge(&ctx, r, 0, NULL, NULL) != 0) {
+        run_record_clear(r); /* out of memory: nothing is stored unjudged */
+        return -1;
+    }
+    b->n++;
+    return 0;
+}
+
+int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int *existing)
+{
+    int rc = store_import_runs(store, b->recs, b->n, inserted, existing);
+
+    while (b->n > 0)
+        run_record_clear(&b->recs[--b->n]);
+    return rc;
+}
+
+void run_batch_clear(struct run_batch *b)
+{
+    while (b->n > 0)
+        run_record_clear(&b->recs[--b->n]);
+    free(b->recs);
+    memset(b, 0, sizeof(*b));
+}
+
 int run_finish_import(struct store *store, cJSON *runs, const char *origin, int *inserted,
                       int *existing)
 {
-    const struct run_finish_ctx ctx = {.store = store};
-    int n = cJSON_GetArraySize(runs), i = 0, rc = STORE_ERROR;
-    struct run_record *recs = calloc(n > 0 ? (size_t)n : 1, sizeof(*recs));
+    struct run_batch b = {0};
     cJSON *run;
+    int rc = STORE_ERROR;
 
     *inserted = *existing = 0;
-    if (recs == NULL)
-        return STORE_ERROR;
-    cJSON_ArrayForEach(run, runs) {
-        if (run_finish_from_json(&recs[i], run, NULL, 0, origin) != 0 ||
-            run_finish_judge(&ctx, &recs[i], 0, NULL, NULL) != 0) {
-            i++;
-            goto done; /* out of memory: nothing is stored unjudged */
-        }
-        i++;
-    }
-    rc = store_import_runs(store, recs, n, inserted, existing);
+    cJSON_ArrayForEach(run, runs)
+        if (run_batch_add(&b, run, NULL, 0, origin) != 0)
+            goto done;
+    rc = run_batch_store(&b, store, inserted, existing);
 
 done:
-    while (i > 0)
-        run_record_clear(&recs[--i]);
-    free(recs);
+    run_batch_clear(&b);
     return rc;
 }

@@ -55,12 +55,34 @@ int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, siz
 int run_finish_judge(const struct run_finish_ctx *ctx, struct run_record *r, int measured,
                      cJSON **judged_run, cJSON **verdicts);
 
-/* An import's or a pull's runs (an array of run objects checked by
- * import_check_run; their results and meta are taken from them) made into
- * records, each judged once, and stored in one transaction
- * (store_import_runs), origin as run_finish_from_json takes it.  STORE_OK
- * with *inserted and *existing, or a STORE_* code (memory running out is
- * STORE_ERROR): nothing is stored then. */
+/* Runs made elsewhere gathered for one store_import_runs: each added run
+ * is a record judged once; the batch owns them. */
+struct run_batch {
+    struct run_record *recs;
+    int n;
+    int cap;
+};
+
+/* Adds run (checked by import_check_run; its results and meta taken, the
+ * rest still the caller's), from line (len bytes, or NULL) as
+ * run_finish_from_json takes it, judged.  0, or -1 when memory ran out
+ * (the batch is as it was). */
+int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
+                  const char *origin);
+
+/* Stores the batch in one transaction (store_import_runs) and empties
+ * it, stored or not.  STORE_OK with *inserted and *existing, or the
+ * store's code. */
+int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int *existing);
+
+/* Frees every record and the batch's array; the batch is empty after. */
+void run_batch_clear(struct run_batch *b);
+
+/* An import's runs (an array of run objects checked by import_check_run;
+ * their results and meta are taken from them) made into records, each
+ * judged once, and stored in one transaction: run_batch_add each, then
+ * run_batch_store.  STORE_OK with *inserted and *existing, or a STORE_*
+ * code (memory running out is STORE_ERROR): nothing is stored then. */
 int run_finish_import(struct store *store, cJSON *runs, const char *origin, int *inserted,
                       int *existing);
 

@@ -59,14 +59,17 @@ static const char *select_sql_for(enum select_kind kind, unsigned bits)
     pthread_mutex_lock(&lock);
     if (texts[kind][bits] == NULL) {
         dynbuf_init(&b, 1024);
-        dynbuf_printf(&b, "%s WHERE %sr.status = 'done'", heads[kind],
-                      (bits & (2u | 4u | 8u)) ? "+" : "");
+        (void)!dynbuf_printf(&b, "%s WHERE %sr.status = 'done'", heads[kind],
+                             (bits & (2u | 4u | 8u)) ? "+" : "");
         for (int i = 0; i < 7; i++)
             if (bits & (1u << i))
-                dynbuf_printf(&b, "%s",
-                              i == 0 && (bits & 2u) ? " AND +r.benchmark = ?1" : clauses[i]);
-        dynbuf_printf(&b, "%s", tails[kind]);
-        texts[kind][bits] = dynbuf_take(&b, NULL);
+                (void)!dynbuf_printf(&b, "%s",
+                                     i == 0 && (bits & 2u) ? " AND +r.benchmark = ?1" : clauses[i]);
+        (void)!dynbuf_printf(&b, "%s", tails[kind]);
+        /* a text cut short is no query: NULL, as when memory ran out */
+        if (!dynbuf_failed(&b))
+            texts[kind][bits] = dynbuf_take(&b, NULL);
+        dynbuf_free(&b);
     }
     pthread_mutex_unlock(&lock);
     return texts[kind][bits];

@@ -558,38 +558,38 @@ static int copy_table(sqlite3 *src, sqlite3 *dst, const char *table, FILE *out, 
         snprintf(err, cap, "cannot read the columns of %s: %s", table, sqlite3_errmsg(src));
         goto done;
     }
-    dynbuf_printf(&sql, "SELECT rowid FROM \"%s\" LIMIT 0", table);
-    t.rowid = sqlite3_prepare_v2(src, sql.data, -1, &st, NULL) == SQLITE_OK;
+    t.rowid = dynbuf_printf(&sql, "SELECT rowid FROM \"%s\" LIMIT 0", table) == 0 &&
+              sqlite3_prepare_v2(src, sql.data, -1, &st, NULL) == SQLITE_OK;
     sqlite3_finalize(st);
     st = NULL;
     dynbuf_reset(&sql);
-    dynbuf_printf(&sql, "SELECT count(*) FROM \"%s\"", table);
-    if (sqlite3_prepare_v2(src, sql.data, -1, &st, NULL) == SQLITE_OK &&
+    if (dynbuf_printf(&sql, "SELECT count(*) FROM \"%s\"", table) == 0 &&
+        sqlite3_prepare_v2(src, sql.data, -1, &st, NULL) == SQLITE_OK &&
         sqlite3_step(st) == SQLITE_ROW)
         *listed = (long)sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
 
     dynbuf_reset(&sql);
     if (t.rowid)
-        dynbuf_printf(&sql, "SELECT rowid, %s FROM \"%s\" WHERE rowid >= ?1 ORDER BY rowid",
-                      cols.data, table);
+        (void)!dynbuf_printf(&sql, "SELECT rowid, %s FROM \"%s\" WHERE rowid >= ?1 ORDER BY rowid",
+                             cols.data, table);
     else
-        dynbuf_printf(&sql, "SELECT %s FROM \"%s\"", cols.data, table);
+        (void)!dynbuf_printf(&sql, "SELECT %s FROM \"%s\"", cols.data, table);
     if (dynbuf_failed(&sql) ||
         sqlite3_prepare_v2(src, sql.data, -1, &t.read_from, NULL) != SQLITE_OK)
         goto failed;
     if (t.rowid) {
-        dynbuf_printf(&sql, " LIMIT 1");
+        (void)!dynbuf_printf(&sql, " LIMIT 1");
         if (dynbuf_failed(&sql) ||
             sqlite3_prepare_v2(src, sql.data, -1, &t.read_one, NULL) != SQLITE_OK)
             goto failed;
     }
     dynbuf_reset(&sql);
-    dynbuf_printf(&sql, "INSERT OR IGNORE INTO \"%s\" (%s%s) VALUES (", table,
-                  t.rowid ? "rowid, " : "", cols.data);
+    (void)!dynbuf_printf(&sql, "INSERT OR IGNORE INTO \"%s\" (%s%s) VALUES (", table,
+                         t.rowid ? "rowid, " : "", cols.data);
     for (int i = 0; i < t.ncols + t.rowid; i++)
-        dynbuf_printf(&sql, "%s?%d", i ? ", " : "", i + 1);
-    dynbuf_printf(&sql, ")");
+        (void)!dynbuf_printf(&sql, "%s?%d", i ? ", " : "", i + 1);
+    (void)!dynbuf_printf(&sql, ")");
     if (dynbuf_failed(&sql) ||
         sqlite3_prepare_v2(dst, sql.data, -1, &t.insert, NULL) != SQLITE_OK) {
         snprintf(err, cap, "cannot write the table %s: %s", table, sqlite3_errmsg(dst));

@@ -1,9 +1,9 @@
 /*
  * store_peer_faults.h - the open critical card events each peer reported
  * (migrations/0015_peer_card_faults.sql): what a hub knows of its peers'
- * cards between their runs.  server/runs/peers.c fetches them and decides
- * when they are replaced or dropped; server/runs/cards.c adds them to a
- * card's faults.  See store.h for the store itself.
+ * cards between their runs.  server/runs/peers_faults.c fetches and
+ * replaces them, server/runs/peers_apply.c drops those of peers no longer
+ * pulled; server/runs/cards.c adds them to a card's faults.  See store.h for the store itself.
  */
 #ifndef GPUBENCH_STORE_STORE_PEER_FAULTS_H
 #define GPUBENCH_STORE_STORE_PEER_FAULTS_H

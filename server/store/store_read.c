@@ -197,19 +197,22 @@ static const char *list_sql_for(unsigned bits)
     if (list_sql[bits] == NULL) {
         dynbuf_init(&b, 4096);
         if (bits & L_FULL)
-            dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta FROM runs r "
-                              "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
-                          RUN_COLUMNS);
+            (void)!dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta FROM runs r "
+                                     "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
+                                 RUN_COLUMNS);
         else
-            dynbuf_printf(&b, "SELECT %s, d.summary FROM runs r "
-                              "LEFT JOIN run_digests d ON d.run_id = r.id WHERE 1",
-                          RUN_COLUMNS);
+            (void)!dynbuf_printf(&b, "SELECT %s, d.summary FROM runs r "
+                                     "LEFT JOIN run_digests d ON d.run_id = r.id WHERE 1",
+                                 RUN_COLUMNS);
         for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
             if (bits & clauses[i].bit)
-                dynbuf_printf(&b, "%s", clauses[i].clause);
-        dynbuf_printf(&b, " ORDER BY %s LIMIT ?9",
-                      bits & L_SEQ ? "r.final_seq ASC" : "r.id DESC");
-        list_sql[bits] = dynbuf_take(&b, NULL);
+                (void)!dynbuf_printf(&b, "%s", clauses[i].clause);
+        (void)!dynbuf_printf(&b, " ORDER BY %s LIMIT ?9",
+                             bits & L_SEQ ? "r.final_seq ASC" : "r.id DESC");
+        /* a text cut short is no query: NULL, as when memory ran out */
+        if (!dynbuf_failed(&b))
+            list_sql[bits] = dynbuf_take(&b, NULL);
+        dynbuf_free(&b);
     }
     pthread_mutex_unlock(&list_sql_lock);
     return list_sql[bits];

@@ -1,12 +1,12 @@
 /*
  * fuzz_import.c - libFuzzer harness for POST /runs/import (and the runs a
  * peer sends): the input is an NDJSON body, read by import_parse_ndjson
- * (server/runs/import_check.c) exactly as runs_import in server/http/api_import.c
+ * (server/runs/import_check.c) exactly as api_runs_import in server/http/api_import.c
  * reads it (on a NUL-terminated copy, as the HTTP layer's buffer is):
  * every line parsed strictly and checked with import_check_run, the first
  * bad line refusing the whole body with a message that names a line.
  *
- * What import_check_run accepts is then judged and stored, as runs_import
+ * What import_check_run accepts is then judged and stored, as api_runs_import
  * does (run_finish_import), in a
  * real store (a scratch SQLite file in TMPDIR, one per process):
  * the check must be enough for the store (STORE_OK: no constraint the

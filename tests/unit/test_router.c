@@ -14,14 +14,14 @@ static int test_suffix(void)
     r = router_find("GET", "/runs/0190a1b2-0000-7000-8000-000000000000.csv", arg,
                     sizeof(arg), allow, sizeof(allow), &status);
     ASSERT(r != NULL);
-    ASSERT(r->handler == run_csv);
+    ASSERT(r->handler == api_run_csv);
     ASSERT_STR_EQ(arg, "0190a1b2-0000-7000-8000-000000000000");
     r = router_find("GET", "/runs/abc", arg, sizeof(arg), allow, sizeof(allow), &status);
-    ASSERT(r != NULL && r->handler == runs_get);
+    ASSERT(r != NULL && r->handler == api_runs_get);
     ASSERT_STR_EQ(arg, "abc");
     /* ".csv" alone is no id. */
     r = router_find("GET", "/runs/.csv", arg, sizeof(arg), allow, sizeof(allow), &status);
-    ASSERT(r != NULL && r->handler == runs_get);
+    ASSERT(r != NULL && r->handler == api_runs_get);
     r = router_find("POST", "/runs/x.csv", arg, sizeof(arg), allow, sizeof(allow), &status);
     ASSERT(r == NULL);
     ASSERT_EQ(status, 405);
@@ -41,7 +41,7 @@ static int test_limits(void)
     r = router_find("POST", "/runs", arg, sizeof(arg), allow, sizeof(allow), &status);
     ASSERT(r != NULL && r->rate_limited && r->access == ROUTE_WRITE);
     r = router_find("POST", "/runs/import", arg, sizeof(arg), allow, sizeof(allow), &status);
-    ASSERT(r != NULL && !r->rate_limited && r->handler == runs_import);
+    ASSERT(r != NULL && !r->rate_limited && r->handler == api_runs_import);
     r = router_find("GET", "/healthz", arg, sizeof(arg), allow, sizeof(allow), &status);
     ASSERT(r != NULL && r->access == ROUTE_PUBLIC);
     ASSERT_EQ(router_body_cap("/runs/import"), 64 * 1024 * 1024);

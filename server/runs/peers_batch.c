@@ -1,0 +1,250 @@
+/*
+ * peers_batch.c - a pull's answer as it streams in (peers.h): the body is
+ * cut into lines, each complete line checked (import_check.c) as it
+ * arrives, and the checked runs stored in small transactions
+ * (PEER_BATCH_RUNS, _BYTES, _MS) with the cursor moving past them, so a
+ * transfer holds one line and one batch whatever the page's size.  A bad
+ * line stops the page; the runs before it are kept.  Runs on the puller
+ * thread only; a peer's shown state is written under peers->lock
+ * (peers_internal.h).
+ */
+#include "peers_internal.h"
+#include "curl_tls.h"
+#include "dynbuf.h"
+#include "import_check.h"
+#include "log.h"
+#include "run_request.h"
+#include "store_peers.h"
+#include "timeutil.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Stores the runs checked so far and moves the cursor past them and past
+ * the skipped ones; with always, records the pull even when it brought
+ * nothing (a good empty page is a success).  0, or -1 with t->err set. */
+static int flush(struct transfer *t, int always)
+{
+    struct peer *peer = t->peer;
+    struct peers *all = t->all;
+    int inserted = 0, existing = 0;
+    char now[32];
+
+    if (!always && t->batch_runs == 0 && t->skipped == 0)
+        return 0;
+    if (t->batch_runs > 0 &&
+        run_batch_store(&t->batch, all->store, &inserted, &existing) != STORE_OK) {
+        snprintf(t->err, sizeof(t->err), "the runs could not be stored here");
+        t->stopped = 1;
+        return -1;
+    }
+    if (store_peer_record(all->store, peer->url, t->cursor, inserted, t->skipped,
+                          t->skipped ? t->skip_reason : NULL, NULL) != STORE_OK) {
+        /* The runs are stored; the next pull asks for them again and
+         * finds them here. */
+        snprintf(t->err, sizeof(t->err), "the cursor could not be stored here");
+        t->stopped = 1;
+        return -1;
+    }
+    if (t->skipped)
+        log_warn("peer %s: skipped %lld run(s) of a benchmark not known here; the last: %s",
+                 peer->url, t->skipped, t->skip_reason);
+    if (inserted)
+        log_info("peer %s: stored %d run(s) (%d already here)", peer->url, inserted, existing);
+    time_now_rfc3339(now, sizeof(now));
+    pthread_mutex_lock(&all->lock);
+    peer->row.cursor = t->cursor;
+    peer->row.runs_pulled += inserted;
+    peer->row.skipped += t->skipped;
+    if (t->skipped)
+        snprintf(peer->row.skipped_reason, sizeof(peer->row.skipped_reason), "%s",
+                 t->skip_reason);
+    snprintf(peer->row.last_success_at, sizeof(peer->row.last_success_at), "%s", now);
+    if (t->newest_id[0]) {
+        memcpy(peer->newest_id, t->newest_id, sizeof(peer->newest_id));
+        memcpy(peer->newest_finished_at, t->newest_finished_at,
+               sizeof(peer->newest_finished_at));
+    }
+    pthread_mutex_unlock(&all->lock);
+    t->batch_runs = 0;
+    t->batch_bytes = 0;
+    t->skipped = 0;
+    t->newest_id[0] = '\0';
+    return 0;
+}
+
+/* take_line's work (see it), on the line still in t->line. */
+static int take_run(struct transfer *t)
+{
+    size_t at, len = t->line.len;
+    cJSON *run;
+    const cJSON *seq;
+    struct gb_error why;
+    int trailing;
+
+    t->lines++;
+    if (len == 0)
+        return 0;
+    run = json_parse_whole(t->line.data, len, &at, &trailing);
+    if (run == NULL) {
+        snprintf(t->err, sizeof(t->err), "line %d of the answer is not one JSON value",
+                 t->lines);
+        goto bad;
+    }
+    seq = cJSON_GetObjectItem(run, "seq");
+    if (!cJSON_IsNumber(seq) || seq->valuedouble <= (double)t->cursor) {
+        snprintf(t->err, sizeof(t->err), "line %d has no seq after %lld", t->lines, t->cursor);
+        goto bad;
+    }
+    if (import_check_run(run, t->all->test_benchmarks, &why) != 0) {
+        if (strcmp(why.code, "unknown_benchmark") != 0) {
+            snprintf(t->err, sizeof(t->err), "line %d: %s", t->lines, why.message);
+            goto bad;
+        }
+        snprintf(t->skip_reason, sizeof(t->skip_reason), "run %.36s: %.200s",
+                 cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")), why.message);
+        t->skipped++;
+        t->cursor = (long long)seq->valuedouble;
+        t->moved++;
+        cJSON_Delete(run);
+        return 0;
+    }
+    t->cursor = (long long)seq->valuedouble;
+    t->moved++;
+    snprintf(t->newest_id, sizeof(t->newest_id), "%s",
+             cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
+    snprintf(t->newest_finished_at, sizeof(t->newest_finished_at), "%s",
+             cJSON_GetStringValue(cJSON_GetObjectItem(run, "finished_at"))
+                 ? cJSON_GetStringValue(cJSON_GetObjectItem(run, "finished_at"))
+                 : "");
+    if (t->batch_runs == 0)
+        t->batch_started_ms = time_mono_ms();
+    if (run_batch_add(&t->batch, run, t->line.data, len, t->peer->url) != 0) {
+        snprintf(t->err, sizeof(t->err), "out of memory");
+        goto bad;
+    }
+    cJSON_Delete(run);
+    t->batch_runs++;
+    t->batch_bytes += len;
+    if (t->batch_runs >= PEER_BATCH_RUNS || t->batch_bytes >= PEER_BATCH_BYTES ||
+        time_mono_ms() - t->batch_started_ms >= PEER_BATCH_MS)
+        return flush(t, 0);
+    return 0;
+
+bad:
+    cJSON_Delete(run);
+    t->stopped = 1;
+    return -1;
+}
+
+/* Checks the complete line in t->line: a good run goes into the batch (a
+ * record judged once, whose results and meta keep the line's own bytes:
+ * run_finish.h), a run of a benchmark unknown here is skipped, anything
+ * else stops the page.  0, or -1 with t->err set.  The line is emptied. */
+static int take_line(struct transfer *t)
+{
+    int rc = take_run(t);
+
+    dynbuf_reset(&t->line);
+    return rc;
+}
+
+size_t peers_on_body(char *data, size_t size, size_t n, void *cls)
+{
+    struct transfer *t = cls;
+    size_t len = size * n;
+
+    if (!t->status_checked) {
+        long status = 0;
+
+        t->status_checked = 1;
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status != 200) {
+            snprintf(t->err, sizeof(t->err), "HTTP %ld", status);
+            t->stopped = 1;
+            return 0; /* makes curl stop with CURLE_WRITE_ERROR */
+        }
+    }
+    t->body_bytes += len;
+    if (t->body_bytes > PEER_BODY_CAP) {
+        t->over_cap = 1;
+        return 0;
+    }
+    while (len > 0) {
+        const char *nl = memchr(data, '\n', len);
+        size_t part = nl ? (size_t)(nl - data) : len;
+
+        if (dynbuf_add(&t->line, data, part) != 0) {
+            t->over_cap = 1;
+            return 0;
+        }
+        if (nl == NULL)
+            break;
+        if (take_line(t) != 0)
+            return 0;
+        data += part + 1;
+        len -= part + 1;
+    }
+    return size * n;
+}
+
+/* A transfer curl has ended with rc: the rest of the page is stored, the
+ * outcome recorded.  1 when the peer answered a good page, else 0. */
+int peers_transfer_done(struct transfer *t, CURLcode rc)
+{
+    struct peer *peer = t->peer;
+    int got = PULL_FAILED;
+
+    if (rc == CURLE_FILESIZE_EXCEEDED)
+        t->over_cap = 1;
+    if (!t->stopped && rc == CURLE_OK) {
+        long status = 0;
+
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status != 200) {
+            snprintf(t->err, sizeof(t->err), "HTTP %ld", status);
+            t->stopped = 1;
+        } else if (t->line.len > 0) {
+            take_line(t); /* the last line, without its newline */
+        }
+    }
+    /* Runs before a bad line or a cut are kept: they were checked one by
+     * one.  A clean page is recorded even when it brought nothing. */
+    flush(t, !t->stopped && rc == CURLE_OK);
+    if (t->err[0] == '\0' && rc != CURLE_OK) {
+        if (t->over_cap)
+            snprintf(t->err, sizeof(t->err), "the answer was over the %zu MiB cap",
+                     (size_t)PEER_BODY_CAP / (1024 * 1024));
+        else
+            curl_failure_reason(rc, t->curl_err, t->err, sizeof(t->err));
+    }
+    if (t->over_cap && peer->page_limit > 1) {
+        peer->page_limit /= 2;
+        log_info("peer %s: %s; asking for %d run(s) a page", peer->url, t->err,
+                 peer->page_limit);
+        t->err[0] = '\0';
+        got = PULL_SMALLER;
+    } else if (t->over_cap) {
+        snprintf(t->err + strlen(t->err), sizeof(t->err) - strlen(t->err), " even for one run");
+    } else if (t->err[0] == '\0') {
+        got = t->moved; /* skipped runs are progress too: ask again at once */
+    }
+    peers_pull_ended(t->all, peer, got, t->err);
+    return got >= 0;
+}
+
+/* Stores the batches of slow pages that have waited PEER_BATCH_MS, so a
+ * trickling page's runs are not held back. */
+void peers_flush_stale(struct peers *all)
+{
+    int64_t now = time_mono_ms();
+
+    for (int i = 0; i < all->count; i++) {
+        struct transfer *t = all->list[i]->xfer;
+
+        if (t && !t->stopped && t->batch_runs > 0 && now - t->batch_started_ms >= PEER_BATCH_MS)
+            flush(t, 0);
+    }
+}

@@ -1,0 +1,112 @@
+/*
+ * peers_faults.c - a peer's GET /card_faults, fetched after a good pull
+ * once an interval, in the slot the pull freed and through the same
+ * transfer set-up (peers_transfer.c).  Its body is kept whole (up to
+ * PEER_FAULTS_CAP), read with card_faults_parse at its end and stored in
+ * place of what the peer said before; a failure keeps the last answer, so
+ * a card does not turn healthy here because its node could not say.
+ * Runs on the puller thread; what GET /peers shows of it is written under
+ * peers->lock (peers_internal.h).
+ */
+#include "peers_internal.h"
+#include "card_faults.h"
+#include "curl_tls.h"
+#include "dynbuf.h"
+#include "log.h"
+#include "store_peer_faults.h"
+#include "timeutil.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static size_t on_faults_body(char *data, size_t size, size_t n, void *cls)
+{
+    struct transfer *t = cls;
+    long status = 0;
+
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200)
+        return 0; /* peers_faults_done judges the status */
+    if (dynbuf_add(&t->line, data, size * n) != 0) {
+        t->over_cap = 1;
+        return 0;
+    }
+    return size * n;
+}
+
+/* The end of peer's GET /card_faults: a good answer replaces what is
+ * stored of the peer's cards; a 404 (a gpubench from before the route) is
+ * logged once and changes nothing; any other failure is logged and the
+ * last good answer kept, so that a card does not turn healthy here only
+ * because its node could not say. */
+void peers_faults_done(struct transfer *t, CURLcode rc)
+{
+    struct peer *peer = t->peer;
+    cJSON *rows = NULL;
+    long status = 0;
+    char err[300] = "";
+
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status == 404) {
+        if (!peer->faults_missing)
+            log_info("peer %s: it has no GET /card_faults (a gpubench before it): the events "
+                     "its watch finds are not seen here",
+                     peer->url);
+        pthread_mutex_lock(&t->all->lock);
+        peer->faults_missing = 1;
+        peer->faults_error[0] = '\0';
+        pthread_mutex_unlock(&t->all->lock);
+        return;
+    }
+    if (t->over_cap || rc == CURLE_FILESIZE_EXCEEDED)
+        snprintf(err, sizeof(err), "the answer was over the %zu MiB cap",
+                 (size_t)PEER_FAULTS_CAP / (1024 * 1024));
+    else if (status != 200 && status != 0)
+        snprintf(err, sizeof(err), "HTTP %ld", status);
+    else if (rc != CURLE_OK)
+        curl_failure_reason(rc, t->curl_err, err, sizeof(err));
+    else if (card_faults_parse(t->line.data ? t->line.data : "", t->line.len, &rows, err,
+                               sizeof(err)) == 0 &&
+             store_peer_faults_replace(t->all->store, peer->url, rows) != STORE_OK)
+        snprintf(err, sizeof(err), "the faults could not be stored here");
+    if (err[0])
+        log_warn("peer %s: GET /card_faults: %s; its cards' last known faults are kept",
+                 peer->url, err);
+    pthread_mutex_lock(&t->all->lock);
+    peer->faults_missing = 0;
+    snprintf(peer->faults_error, sizeof(peer->faults_error), "%s", err);
+    if (!err[0])
+        time_now_rfc3339(peer->faults_at, sizeof(peer->faults_at));
+    pthread_mutex_unlock(&t->all->lock);
+    cJSON_Delete(rows);
+}
+
+/* Starts peer's GET /card_faults, and makes the next one due an interval
+ * from now.  One that cannot start is logged; the faults stored stay. */
+void peers_faults_start(struct peers *all, struct peer *peer)
+{
+    struct transfer *t = calloc(1, sizeof(*t));
+    char url[PEER_URL_CAP + 20], err[300];
+
+    peer->faults_due_ms = time_mono_ms() + (int64_t)all->interval_s * 1000;
+    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto failed;
+    }
+    t->all = all;
+    t->peer = peer;
+    t->faults = 1;
+    dynbuf_init(&t->line, PEER_FAULTS_CAP);
+    snprintf(url, sizeof(url), "%s/card_faults", peer->url);
+    if (peers_transfer_open(all, peer, t, url, on_faults_body, PEER_FAULTS_CAP, err,
+                            sizeof(err)) == 0)
+        return;
+
+failed:
+    log_warn("peer %s: GET /card_faults could not start: %s; its cards' last known faults "
+             "are kept",
+             peer->url, err);
+    peers_transfer_free(t);
+}

@@ -1,0 +1,109 @@
+/*
+ * peers_metrics.c - the peers' Prometheus lines for /metrics: runs pulled
+ * and failures in a row per peer, labelled with the peer's URL and its
+ * group labels from the peers file, and the count of peers by state.
+ * Read under peers->lock, as GET /peers is (peers_describe.c).
+ */
+#include "peers_internal.h"
+#include "dynbuf.h"
+
+#include <pthread.h>
+#include <string.h>
+
+/* Group labels a peer's /metrics series carry, at most. */
+#define PEER_METRIC_LABELS 16
+
+/* name as a Prometheus label name into out ([a-zA-Z_][a-zA-Z0-9_]*).  0,
+ * or -1 when it must not be a label: reserved ("__" names, which file_sd
+ * itself drops), or "peer" and "url", which name the series' peer. */
+static int label_name(const char *name, char *out, size_t cap)
+{
+    size_t n = 0;
+
+    for (; name[n] && n + 1 < cap; n++) {
+        char c = name[n];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+                 (n > 0 && c >= '0' && c <= '9');
+
+        out[n] = ok ? c : '_';
+    }
+    out[n] = '\0';
+    if (n == 0 || strncmp(out, "__", 2) == 0 || strcmp(out, "peer") == 0 ||
+        strcmp(out, "url") == 0)
+        return -1;
+    return 0;
+}
+
+/* A label value, escaped as the text format says. */
+static void add_label_value(struct dynbuf *b, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\')
+            (void)!dynbuf_add(b, "\\\\", 2);
+        else if (*v == '"')
+            (void)!dynbuf_add(b, "\\\"", 2);
+        else if (*v == '\n')
+            (void)!dynbuf_add(b, "\\n", 2);
+        else
+            (void)!dynbuf_add(b, v, 1);
+    }
+}
+
+/* {peer="URL",name="value",...}: the peer and its group labels, each
+ * name once. */
+static void add_series_labels(struct dynbuf *b, const struct peer *peer)
+{
+    char names[PEER_METRIC_LABELS][128];
+    const cJSON *l;
+    int used = 0;
+
+    (void)!dynbuf_add(b, "{peer=\"", 7);
+    add_label_value(b, peer->url);
+    (void)!dynbuf_add(b, "\"", 1);
+    cJSON_ArrayForEach(l, peer->labels) {
+        int dup = 0;
+
+        if (used == PEER_METRIC_LABELS ||
+            label_name(l->string, names[used], sizeof(names[used])) != 0)
+            continue;
+        for (int i = 0; i < used; i++)
+            dup |= strcmp(names[i], names[used]) == 0;
+        if (dup)
+            continue;
+        (void)!dynbuf_printf(b, ",%s=\"", names[used++]);
+        add_label_value(b, l->valuestring);
+        (void)!dynbuf_add(b, "\"", 1);
+    }
+    (void)!dynbuf_add(b, "}", 1);
+}
+
+void peers_metrics(struct peers *p, struct dynbuf *b)
+{
+    int by_state[PEER_STATES] = {0};
+
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&p->lock);
+    (void)!dynbuf_printf(b, "# HELP gpubench_peer_runs_pulled_total Runs stored from a peer.\n"
+                            "# TYPE gpubench_peer_runs_pulled_total counter\n");
+    for (int i = 0; i < p->count; i++) {
+        (void)!dynbuf_printf(b, "gpubench_peer_runs_pulled_total");
+        add_series_labels(b, p->list[i]);
+        (void)!dynbuf_printf(b, " %lld\n", p->list[i]->row.runs_pulled);
+    }
+    (void)!dynbuf_printf(
+        b, "# HELP gpubench_peer_failures_in_row Failed pulls since the last good one.\n"
+           "# TYPE gpubench_peer_failures_in_row gauge\n");
+    for (int i = 0; i < p->count; i++) {
+        (void)!dynbuf_printf(b, "gpubench_peer_failures_in_row");
+        add_series_labels(b, p->list[i]);
+        (void)!dynbuf_printf(b, " %d\n", p->list[i]->failures_in_row);
+        by_state[peer_state(p->list[i])]++;
+    }
+    pthread_mutex_unlock(&p->lock);
+    (void)!dynbuf_printf(b, "# HELP gpubench_peers Peers pulled, by the state of their pulls.\n"
+                            "# TYPE gpubench_peers gauge\n");
+    for (int i = 0; i < PEER_STATES; i++)
+        (void)!dynbuf_printf(b, "gpubench_peers{state=\"%s\"} %d\n", peers_state_names[i],
+                             by_state[i]);
+}
