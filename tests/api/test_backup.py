@@ -256,9 +256,16 @@ class BackupRecoverTest(unittest.TestCase):
         leaves = sorted((leaf_rowids(intact, p), p) for p in pages)
         leaves = [(rowids, p) for rowids, p in leaves if rowids]
         self.assertGreater(len(leaves), 4, "too few leaves to damage three of them")
-        for name, picked in (("first", [0]), ("middle", [len(leaves) // 2]),
-                             ("last", [len(leaves) - 1]),
-                             ("all three", [0, len(leaves) // 2, len(leaves) - 1])):
+        # every page of the runs table's indexes: the next row that reads is
+        # then searched for by probing, from INT64_MIN for a first leaf
+        index_pages = [p for (p,) in sql(intact, "SELECT pageno FROM dbstat WHERE name IN "
+                                                 "(SELECT name FROM sqlite_schema WHERE "
+                                                 "type = 'index' AND tbl_name = 'runs')")]
+        self.assertTrue(index_pages)
+        for name, picked, also in (("first", [0], []), ("middle", [len(leaves) // 2], []),
+                                   ("last", [len(leaves) - 1], []),
+                                   ("all three", [0, len(leaves) // 2, len(leaves) - 1], []),
+                                   ("first, its indexes too", [0], index_pages)):
             damaged = self.copy_of_intact("leaves-damaged.db")
             new = self.path("leaves-recovered.db")
             if os.path.exists(new):
@@ -269,6 +276,8 @@ class BackupRecoverTest(unittest.TestCase):
                 for rowid in rowids:
                     lost.add(sql(damaged, "SELECT id FROM runs WHERE rowid = ?", (rowid,))[0][0])
                 overwrite(damaged, page, 10 + i)
+            for page in also:
+                overwrite(damaged, page, page)
             r = gpubenchd("--recover", damaged, "--db", new)
             self.assertEqual(r.returncode, 0, name + ": " + r.stdout + r.stderr)
             kept = {row[0] for row in sql(new, "SELECT id FROM runs")}
