@@ -1,6 +1,9 @@
 /*
  * gpu_pool.c - see gpu_pool.h.
  *
+ * The watch of an idle card is gpu_watch.c's; the structs both files read
+ * are gpu_pool_internal.h's.
+ *
  * Locking: each gpu's mutex guards its state fields and its condition
  * variable; the store has its own lock.  A runner never holds its gpu lock
  * while it talks to the worker or the store, so /devices answers at once.
@@ -8,6 +11,7 @@
  * runner without a lock.
  */
 #include "gpu_pool.h"
+#include "gpu_pool_internal.h"
 #include "gpu_hold.h"
 #include "json_build.h"
 #include "log.h"
@@ -33,60 +37,8 @@
  * keeps it: run_settle) looks again this often before it claims. */
 #define PENDING_RETRY_MS 1000
 
-enum worker_state {
-    WS_STARTING,
-    WS_READY,
-    WS_RUNNING,
-    WS_RESTARTING,
-    WS_STOPPED,
-};
-
 static const char *const state_names[] = {"starting", "ready", "running",
                                           "restarting", "stopped"};
-static const char *const quiet_names[] = {"unknown", "busy", "quiet"};
-
-struct gpu {
-    struct gpu_pool *pool;
-    int index;
-    char uuid[96];
-    char name[128];
-    cJSON *info; /* the --list entry, then the ready line's */
-    pthread_t thread;
-    int thread_started;
-
-    pthread_mutex_t lock; /* guards what follows */
-    pthread_cond_t cond;
-    int wake;
-    enum worker_state state;
-    int pid;
-    char current_run[40];
-    int failures_in_row;
-    long restarts;
-    long runs_done;
-    char last_error[256];
-    int64_t next_start_ms;       /* back-off: no start before this */
-    int64_t progress_written_ms; /* runner thread only */
-    int progress_message_shown;  /* runner thread only: the stored progress
-                                    of the current run holds a message */
-    /* The watch (gpu_pool.h); guarded by lock but for next_watch_ms. */
-    cJSON *reading;         /* the latest, or NULL */
-    int quiet;              /* 1 quiet, 0 busy, -1 unknown */
-    int64_t quiet_since_ms; /* unix ms of the first quiet reading in a row */
-    char watch_why[200];    /* busy or unknown: why */
-    long watch_missed;      /* probes the worker did not answer in time */
-    int probe_unsupported;  /* this worker predates the probe */
-    int64_t next_watch_ms;  /* runner thread only */
-};
-
-struct gpu_pool {
-    struct gpu_pool_config cfg; /* set at start, then only read */
-    struct gpu *gpus;
-    int count;
-    char reason[512];
-    struct gpu_hold *hold;            /* runs that need every GPU (gpu_hold.h) */
-    atomic_int stopping;              /* set once, by gpu_pool_stop */
-    _Atomic int64_t stop_deadline_ms; /* stored before stopping is set */
-};
 
 static void gpu_set_state(struct gpu *g, enum worker_state s, int pid,
                           const char *run_id)
@@ -422,136 +374,6 @@ done:
     return rc;
 }
 
-/* Takes a watch reading (owned; kept): whether the card is quiet, as
- * worker/quiet.h rules (what NVML could not read does not count against
- * it), and since when. */
-static void note_reading(struct gpu *g, cJSON *reading)
-{
-    const cJSON *util = cJSON_GetObjectItem(reading, "utilization_percent");
-    const cJSON *procs = cJSON_GetObjectItem(reading, "processes");
-    const cJSON *first = cJSON_GetArrayItem(procs, 0);
-    const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(reading, "reason"));
-    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(first, "name"));
-    int was;
-
-    pthread_mutex_lock(&g->lock);
-    was = g->quiet;
-    if (!cJSON_IsTrue(cJSON_GetObjectItem(reading, "available"))) {
-        g->quiet = -1;
-        snprintf(g->watch_why, sizeof(g->watch_why), "NVML cannot read the card: %.160s",
-                 reason ? reason : "no reason given");
-    } else if (first != NULL) {
-        g->quiet = 0;
-        snprintf(g->watch_why, sizeof(g->watch_why), "pid %.0f %.64s on the card%s",
-                 cJSON_GetNumberValue(cJSON_GetObjectItem(first, "pid")),
-                 name ? name : "(name unknown)",
-                 cJSON_GetArraySize(procs) > 1 ? " (and others)" : "");
-    } else if (cJSON_IsNumber(util) && util->valuedouble >= GPU_QUIET_UTIL_PERCENT) {
-        g->quiet = 0;
-        snprintf(g->watch_why, sizeof(g->watch_why), "utilisation %.0f%% with no process listed",
-                 util->valuedouble);
-    } else {
-        g->quiet = 1;
-        g->watch_why[0] = '\0';
-        if (was != 1)
-            g->quiet_since_ms = time_now_unix_ms();
-    }
-    cJSON_Delete(g->reading);
-    g->reading = reading;
-    pthread_mutex_unlock(&g->lock);
-}
-
-/* The worker does not answer the probe (unsupported: it answered with an
- * error, as a worker from before the probe does). */
-static void note_unanswered(struct gpu *g, int unsupported)
-{
-    pthread_mutex_lock(&g->lock);
-    g->quiet = -1;
-    if (unsupported) {
-        g->probe_unsupported = 1;
-        snprintf(g->watch_why, sizeof(g->watch_why),
-                 "the worker does not answer the watch probe (older than the daemon)");
-    } else {
-        g->watch_missed++;
-        snprintf(g->watch_why, sizeof(g->watch_why),
-                 "the worker did not answer the watch probe within %d s",
-                 GPU_WATCH_ANSWER_MS / 1000);
-    }
-    pthread_mutex_unlock(&g->lock);
-    log_warn("gpu %d: %s", g->index, g->watch_why);
-}
-
-/* One probe of an idle worker (gpu_pool.h).  Reads in short slices so
- * that a daemon stopping does not wait out a mute worker.  A worker gone
- * is left to the runner's loop, which starts another. */
-static void watch_probe(struct gpu *g, struct worker_proc *w)
-{
-    const struct gpu_pool_hooks *h = &g->pool->cfg.hooks;
-    int64_t deadline = time_mono_ms() + GPU_WATCH_ANSWER_MS;
-    enum worker_read r = WORKER_TIMEOUT;
-    char *line = NULL;
-    cJSON *msg = NULL;
-
-    if (worker_write_line(w, "{\"watch\":true}") != 0)
-        return;
-    while (!atomic_load(&g->pool->stopping) && time_mono_ms() < deadline) {
-        const char *event;
-        int64_t slice = time_mono_ms() + 250;
-
-        r = worker_read_line(w, slice < deadline ? slice : deadline, &line);
-        if (r == WORKER_TIMEOUT)
-            continue;
-        if (r != WORKER_LINE)
-            break;
-        msg = cJSON_Parse(line);
-        event = cJSON_GetStringValue(cJSON_GetObjectItem(msg, "event"));
-        if (event && strcmp(event, "watch") == 0 &&
-            cJSON_IsObject(cJSON_GetObjectItem(msg, "reading"))) {
-            cJSON *reading = cJSON_DetachItemFromObject(msg, "reading");
-            if (h->card_reading)
-                h->card_reading(h->ctx, g->index, g->uuid, g->name, reading);
-            note_reading(g, reading);
-            goto done;
-        }
-        if (event && strcmp(event, "error") == 0) {
-            note_unanswered(g, 1);
-            goto done;
-        }
-        log_warn("gpu %d: ignoring a line while waiting for a watch reading: %.120s", g->index,
-                 line);
-        free(line);
-        line = NULL;
-        cJSON_Delete(msg);
-        msg = NULL;
-    }
-    if (r == WORKER_TIMEOUT && !atomic_load(&g->pool->stopping))
-        note_unanswered(g, 0);
-
-done:
-    free(line);
-    cJSON_Delete(msg);
-}
-
-/* Probes when the interval has passed, unless the probe is off, the
- * worker predates it or another runner holds every GPU (its run may be
- * using this card: never watch during a run). */
-static void watch_if_due(struct gpu *g, struct worker_proc *w)
-{
-    struct gpu_pool *p = g->pool;
-    int unsupported;
-
-    if (p->cfg.watch_interval_s <= 0 || time_mono_ms() < g->next_watch_ms ||
-        gpu_hold_holder(p->hold) >= 0)
-        return;
-    pthread_mutex_lock(&g->lock);
-    unsupported = g->probe_unsupported;
-    pthread_mutex_unlock(&g->lock);
-    if (unsupported)
-        return;
-    g->next_watch_ms = time_mono_ms() + (int64_t)p->cfg.watch_interval_s * 1000;
-    watch_probe(g, w);
-}
-
 static int64_t backoff_ms(int failures)
 {
     int64_t ms = 500;
@@ -603,7 +425,7 @@ static void *runner_main(void *arg)
                             &waiting);
         if (rc == STORE_NOT_FOUND) {
             if (!waiting)
-                watch_if_due(g, &w);
+                gpu_watch_if_due(g, &w);
             gpu_sleep_until(g, time_mono_ms() + (waiting ? 250 : 1000));
             continue;
         }
@@ -759,7 +581,7 @@ const char *gpu_pool_reason(const struct gpu_pool *p)
     return p->reason;
 }
 
-static struct gpu *find_gpu(struct gpu_pool *p, int index)
+struct gpu *gpu_pool_find(struct gpu_pool *p, int index)
 {
     for (int i = 0; i < p->count; i++)
         if (p->gpus[i].index == index)
@@ -769,7 +591,7 @@ static struct gpu *find_gpu(struct gpu_pool *p, int index)
 
 void gpu_pool_wake(struct gpu_pool *p, int index)
 {
-    struct gpu *g = find_gpu(p, index);
+    struct gpu *g = gpu_pool_find(p, index);
 
     if (g == NULL)
         return;
@@ -844,7 +666,7 @@ int gpu_pool_resolve(struct gpu_pool *p, const cJSON *device,
                                    "GPU UUID or \"all\"");
             return -1;
         }
-        g = find_gpu(p, device->valueint);
+        g = gpu_pool_find(p, device->valueint);
     } else if (cJSON_IsString(device) && strcmp(device->valuestring, "all") == 0) {
         for (int i = 0; i < p->count; i++) {
             if (check_healthy(&p->gpus[i], why, err, err_cap) != 0)
@@ -890,42 +712,6 @@ int gpu_pool_stats(struct gpu_pool *p, struct gpu_stat *stats, int cap)
     return n;
 }
 
-int gpu_pool_quiet_since(struct gpu_pool *p, int index, int64_t *since_unix_ms, char *why,
-                         size_t cap)
-{
-    struct gpu *g = find_gpu(p, index);
-    int rc;
-
-    if (g == NULL) {
-        snprintf(why, cap, "no GPU %d on this node", index);
-        return -1;
-    }
-    pthread_mutex_lock(&g->lock);
-    rc = g->quiet;
-    *since_unix_ms = rc == 1 ? g->quiet_since_ms : 0;
-    snprintf(why, cap, "%s", g->watch_why);
-    pthread_mutex_unlock(&g->lock);
-    return rc;
-}
-
-/* The device's "watch" in GET /devices (lock held). */
-static void add_watch(cJSON *d, const struct gpu *g)
-{
-    cJSON *watch = cJSON_AddObjectToObject(d, "watch");
-    char when[32];
-
-    cJSON_AddStringToObject(watch, "state", quiet_names[g->quiet + 1]);
-    if (g->quiet == 1) {
-        time_format_rfc3339(g->quiet_since_ms, when, sizeof(when));
-        cJSON_AddStringToObject(watch, "quiet_since", when);
-        cJSON_AddNullToObject(watch, "reason");
-    } else {
-        cJSON_AddNullToObject(watch, "quiet_since");
-        cJSON_AddStringToObject(watch, "reason", g->watch_why);
-    }
-    cJSON_AddNumberToObject(watch, "missed_probes", (double)g->watch_missed);
-}
-
 cJSON *gpu_pool_describe(struct gpu_pool *p)
 {
     cJSON *root = cJSON_CreateObject();
@@ -960,7 +746,7 @@ cJSON *gpu_pool_describe(struct gpu_pool *p)
             cJSON_AddStringToObject(d, "current_run", g->current_run);
         else
             cJSON_AddNullToObject(d, "current_run");
-        add_watch(d, g);
+        gpu_watch_describe(d, g);
         pthread_mutex_unlock(&g->lock);
         cJSON_AddItemToArray(list, d);
     }

@@ -14,6 +14,11 @@
  * takes it past PEER_PAGE_BYTES, and the client asks again after the last
  * seq it got.
  *
+ * A run the store serves marked damaged (some of its stored JSON no longer
+ * parses, store_row.c) is exported as it is served: its NDJSON line has
+ * "damaged": true and "damaged_columns", its CSV lines name them in the
+ * last column, damaged; the export goes on past it.
+ *
  * An export never ends short and clean: a run that cannot be printed
  * within the buffer's cap, or a store error, ends the stream with a last
  * line that says why and then without the chunked body's end, so that the
@@ -94,6 +99,20 @@ static void csv_checks_failed(struct dynbuf *b, const cJSON *run)
         (void)!dynbuf_printf(b, "%d", failed);
 }
 
+/* damaged: the run's damaged columns, ';'-joined; empty for a whole run. */
+static void csv_damaged(struct dynbuf *b, const cJSON *run)
+{
+    const cJSON *c;
+    int first = 1;
+
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "damaged_columns")) {
+        if (!first)
+            (void)!dynbuf_add(b, ";", 1);
+        csv_text(b, cJSON_GetStringValue(c));
+        first = 0;
+    }
+}
+
 /* The run's columns of a CSV line: the column's name and a path of up to
  * three names into the run object, or the function that prints a value
  * made from the run (no path).  After them come validity_reasons and
@@ -125,6 +144,7 @@ static const struct {
     {"valid", {"validity", "valid"}, 0, NULL},
     {"method", {"method"}, 1, NULL},
     {"checks_failed", {NULL}, 1, csv_checks_failed},
+    {"damaged", {NULL}, 1, csv_damaged},
 };
 
 #define CSV_RUN_COLUMNS (sizeof(csv_run_columns) / sizeof(csv_run_columns[0]))

@@ -45,7 +45,7 @@ cJSON *compare_method_of(const cJSON *method, const char *build);
 
 /* The verdict-deciding fields of the key (decides_verdict) as one JSON
  * text: what the store keeps as runs.verdict_key and computes in SQL
- * through the same function (server/store/store_key.c), so the key is
+ * through the same function (server/judge/judge_sql.c), so the key is
  * defined once.  A NEW string the caller frees; NULL out of memory. */
 char *compare_verdict_key_text(const cJSON *run);
 

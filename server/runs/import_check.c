@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int str_field(const cJSON *obj, const char *name, int nullable,
@@ -110,6 +111,16 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
         return gb_error_set(err, "invalid_run", "", "a run must be a JSON object");
     if (gb_json_duplicate_key(run) || gb_json_duplicate_key(device))
         return gb_error_set(err, "invalid_run", "", "a key is given twice");
+    /* What its node's database held of it is damaged (store_row.c): a
+     * copy of what is left is not the run, and is never stored as it. */
+    if (cJSON_IsTrue(cJSON_GetObjectItem(run, "damaged"))) {
+        char *cols = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "damaged_columns"));
+        gb_error_set(err, "damaged_run", "damaged",
+                     "run %.40s is damaged where it was stored (%.100s): it cannot be copied",
+                     cJSON_GetStringValue(id) ? id->valuestring : "?", cols ? cols : "?");
+        free(cols);
+        return -1;
+    }
     if (!cJSON_IsString(id) || !uuid_is_valid(id->valuestring))
         return gb_error_set(err, "invalid_run", "id", "id must be a run id (a UUID)");
     if (!cJSON_IsString(bench))

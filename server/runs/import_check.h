@@ -24,7 +24,9 @@
  * sentence that names it.  Held to what POST /runs would have made: a
  * benchmark this daemon offers (test-only ones with test_benchmarks, as
  * gpubenchd --test-benchmarks; else code unknown_benchmark, which a
- * puller skips rather than stops at), params the resolver accepts
+ * puller skips rather than stops at), never a run its node served marked
+ * damaged (code damaged_run, which a puller also skips and counts), params
+ * the resolver accepts
  * (bench_spec.h; one left out is fine, since older runs did not store
  * defaults; they are stored as they came), rows with the fields their
  * benchmark's rows carry (gb_result_rows_check) and only finite numbers.

@@ -49,7 +49,8 @@ static int flush(struct transfer *t, int always)
         return -1;
     }
     if (t->skipped)
-        log_warn("peer %s: skipped %lld run(s) of a benchmark not known here; the last: %s",
+        log_warn("peer %s: skipped %lld run(s) of a benchmark not known here or damaged on "
+                 "the peer; the last: %s",
                  peer->url, t->skipped, t->skip_reason);
     if (inserted)
         log_info("peer %s: stored %d run(s) (%d already here)", peer->url, inserted, existing);
@@ -99,7 +100,10 @@ static int take_run(struct transfer *t)
         goto bad;
     }
     if (import_check_run(run, t->all->test_benchmarks, &why) != 0) {
-        if (strcmp(why.code, "unknown_benchmark") != 0) {
+        /* A run unknown here, or damaged where it was stored, is skipped
+         * and counted (the cursor moves past it: a pull never sticks on it);
+         * anything else stops the page. */
+        if (strcmp(why.code, "unknown_benchmark") != 0 && strcmp(why.code, "damaged_run") != 0) {
             snprintf(t->err, sizeof(t->err), "line %d: %s", t->lines, why.message);
             goto bad;
         }
@@ -141,8 +145,9 @@ bad:
 
 /* Checks the complete line in t->line: a good run goes into the batch (a
  * record judged once, whose results and meta keep the line's own bytes:
- * run_finish.h), a run of a benchmark unknown here is skipped, anything
- * else stops the page.  0, or -1 with t->err set.  The line is emptied. */
+ * run_finish.h), a run of a benchmark unknown here or one the peer marked
+ * damaged is skipped, anything else stops the page.  0, or -1 with t->err
+ * set.  The line is emptied. */
 static int take_line(struct transfer *t)
 {
     int rc = take_run(t);

@@ -8,9 +8,15 @@
  * uses only SQL that every build of SQLite has: the damaged file is
  * opened read-only and each table is read in rowid order; when a step
  * fails (a damaged leaf, interior or overflow page), the next rowid that
- * reads is found by probing forward (doubling, then halving back), and the
- * stretch in between is skipped and reported.  Indexes are never read from
- * the damaged file: the new file's are built as rows go in.
+ * reads is found and the stretch in between is skipped and reported.  The
+ * rowids after the failure are listed by one of the table's own indexes
+ * (whole ones, not partial; its b-tree is other pages than the table's)
+ * and each is tried in turn: the first that reads is where the copy goes
+ * on, whichever leaves around it are damaged (first, last, several).
+ * Only where no index reads are they searched for by probing forward
+ * (doubling, then halving back), which can miss rows between two damaged
+ * stretches.  No row is taken from an index: the new file's are built as
+ * rows go in.
  *
  * The new file is made at the damaged file's schema version, filled, and
  * then migrated, so that a recovery of an older database goes through the
@@ -20,6 +26,7 @@
 #include "dynbuf.h"
 #include "migrate.h"
 #include "store.h"
+#include "store_json_damage.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -173,7 +180,7 @@ int store_check_file(const char *path, FILE *out, struct store_file_check *res, 
                      size_t cap)
 {
     sqlite3 *db = NULL;
-    long version = -1;
+    long version = -1, damaged_values;
     int rc = STORE_ERROR, sqlite_file, findings;
 
     memset(res, 0, sizeof(*res));
@@ -213,7 +220,14 @@ int store_check_file(const char *path, FILE *out, struct store_file_check *res, 
         goto done;
     }
     res->schema_version = (int)version;
-    res->state = STORE_FILE_INTACT;
+    /* Values cut short or overwritten inside pages whose b-trees are whole:
+     * the integrity check cannot see them; each is named. */
+    damaged_values = store_json_damage_list(db, out);
+    if (damaged_values < 0) {
+        snprintf(errbuf, cap, "cannot check the JSON values of %s: %s", path, sqlite3_errmsg(db));
+        goto done;
+    }
+    res->state = damaged_values > 0 ? STORE_FILE_DAMAGED : STORE_FILE_INTACT;
     rc = STORE_OK;
 
 done:
@@ -413,7 +427,12 @@ static int probe(struct table_copy *t, sqlite3_int64 rowid, sqlite3_int64 *at)
 static void note_range(struct table_copy *t, sqlite3_int64 from, sqlite3_int64 to, int to_end)
 {
     if (*t->ranges < RANGES_SHOWN) {
-        if (to_end)
+        if (from == INT64_MIN && to_end)
+            fprintf(t->out, "  %s: no row could be read\n", t->table);
+        else if (from == INT64_MIN)
+            fprintf(t->out, "  %s: rows up to rowid %lld could not be read\n", t->table,
+                    (long long)to);
+        else if (to_end)
             fprintf(t->out, "  %s: rows from rowid %lld to the end could not be read\n",
                     t->table, (long long)from);
         else
@@ -426,27 +445,31 @@ static void note_range(struct table_copy *t, sqlite3_int64 from, sqlite3_int64 t
 /* The first rowid after a failure at next that reads again: doubling the
  * step until a probe reads (or finds the end), then halving back to the
  * smallest start that reads.  Returns 1 with *resume set, or 0 at the
- * end of the table. */
+ * end of the table.  The distances are unsigned: from INT64_MIN (a first
+ * leaf damaged, nothing read yet) the rowids a table uses lie 2^63 away,
+ * a step no int64_t holds. */
 static int skip_damage(struct table_copy *t, sqlite3_int64 next, sqlite3_int64 *resume)
 {
-    sqlite3_int64 lo = next, hi, step = 1, at = 0;
+    uint64_t span = (uint64_t)INT64_MAX - (uint64_t)next, step = 1;
+    sqlite3_int64 lo = next, hi, at = 0;
     int found = 0;
 
     for (;;) {
-        if (step > INT64_MAX - next) {
-            note_range(t, next, 0, 1);
-            return 0;
-        }
-        hi = next + step;
+        hi = step >= span ? INT64_MAX : (sqlite3_int64)((uint64_t)next + step);
         found = probe(t, hi, &at);
         if (found != 0)
             break;
+        if (hi == INT64_MAX) {
+            note_range(t, next, 0, 1);
+            return 0;
+        }
         lo = hi;
-        step *= 2;
+        step = step > span / 2 ? span : step * 2;
     }
     /* Probes in (lo, hi] narrow it: lo fails, hi reads (or is past the end). */
-    while (hi - lo > 1) {
-        sqlite3_int64 mid = lo + (hi - lo) / 2, at_mid;
+    while ((uint64_t)hi - (uint64_t)lo > 1) {
+        sqlite3_int64 mid = (sqlite3_int64)((uint64_t)lo + ((uint64_t)hi - (uint64_t)lo) / 2);
+        sqlite3_int64 at_mid;
         int r = probe(t, mid, &at_mid);
 
         if (r == 0) {
@@ -464,6 +487,64 @@ static int skip_damage(struct table_copy *t, sqlite3_int64 next, sqlite3_int64 *
     note_range(t, next, at - 1, 0);
     *resume = at;
     return 1;
+}
+
+/* The first rowid at or after next that reads, found through the rowids
+ * index idx of the table lists: 1 with *resume set, 0 when none after next
+ * reads (the rest of the table is lost), -1 when idx itself could not be
+ * read to its end (another index, or the search, must say). */
+static int skip_by_index(struct table_copy *t, const char *idx, sqlite3_int64 next,
+                         sqlite3_int64 *resume)
+{
+    struct dynbuf sql;
+    sqlite3_stmt *st = NULL;
+    sqlite3_int64 at;
+    int rc = -1, step = SQLITE_ERROR, r;
+
+    dynbuf_init(&sql, SQL_CAP);
+    (void)!dynbuf_printf(&sql, "SELECT rowid FROM \"%s\" INDEXED BY \"%s\" WHERE rowid >= ?1 "
+                               "ORDER BY rowid",
+                         t->table, idx);
+    if (dynbuf_failed(&sql) || sqlite3_prepare_v2(t->src, sql.data, -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 1, next) != SQLITE_OK)
+        goto done;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        r = probe(t, sqlite3_column_int64(st, 0), &at);
+        if (r == 1) {
+            note_range(t, next, at - 1, 0);
+            *resume = at;
+            rc = 1;
+            goto done;
+        }
+        if (r == 2)
+            break; /* the index lists a row the table no longer has */
+    }
+    if (step == SQLITE_DONE || step == SQLITE_ROW) {
+        note_range(t, next, 0, 1);
+        rc = 0;
+    }
+
+done:
+    sqlite3_finalize(st);
+    dynbuf_free(&sql);
+    return rc;
+}
+
+/* The first rowid at or after next (where a read failed) that reads:
+ * through the table's whole indexes, one after another until one reads,
+ * else by the search.  1 with *resume set, or 0 at the end of the table. */
+static int skip_to_readable(struct table_copy *t, sqlite3_int64 next, sqlite3_int64 *resume)
+{
+    sqlite3_stmt *list = NULL;
+    int rc = -1;
+
+    if (sqlite3_prepare_v2(t->src, "SELECT name FROM pragma_index_list(?1) WHERE partial = 0",
+                           -1, &list, NULL) == SQLITE_OK &&
+        sqlite3_bind_text(list, 1, t->table, -1, SQLITE_STATIC) == SQLITE_OK)
+        while (rc < 0 && sqlite3_step(list) == SQLITE_ROW)
+            rc = skip_by_index(t, (const char *)sqlite3_column_text(list, 0), next, resume);
+    sqlite3_finalize(list);
+    return rc >= 0 ? rc : skip_damage(t, next, resume);
 }
 
 static int copy_rows(struct table_copy *t, char *err, size_t cap)
@@ -498,7 +579,7 @@ static int copy_rows(struct table_copy *t, char *err, size_t cap)
             (*t->ranges)++;
             return 0;
         }
-        if (!skip_damage(t, next, &next))
+        if (!skip_to_readable(t, next, &next))
             return 0;
     }
 }
@@ -614,18 +695,21 @@ done:
     return rc;
 }
 
-/* A done run whose results were lost is dropped (it would be served as
- * done with nothing in it), and so are rows that name a run (a run_id
- * column) that was not recovered: results, digests, verdicts and alerts
- * of a lost run would otherwise point at nothing (the foreign keys were
- * off while copying). */
-static int drop_orphans(sqlite3 *db, char *err, size_t cap)
+/* Rows whose JSON no longer is JSON are dropped (store_json_damage.h): a
+ * run read whole but damaged is lost like one on a damaged page.  A done
+ * run whose results were lost is dropped (it would be served as done with
+ * nothing in it), and so are rows that name a run (a run_id column) that
+ * was not recovered: results, digests, verdicts and alerts of a lost run
+ * would otherwise point at nothing (the foreign keys were off while
+ * copying).  What was dropped for damage is said on out. */
+static int drop_orphans(sqlite3 *db, FILE *out, char *err, size_t cap)
 {
     sqlite3_stmt *st = NULL;
     char sql[256];
     int rc = -1, step;
 
-    if (sqlite3_exec(db,
+    if (store_json_damage_drop(db, out) < 0 ||
+        sqlite3_exec(db,
                      "DELETE FROM runs WHERE status = 'done' "
                      "AND id NOT IN (SELECT run_id FROM run_results)",
                      NULL, NULL, NULL) != SQLITE_OK)
@@ -688,7 +772,7 @@ static int copy_tables(sqlite3 *src, sqlite3 *dst, FILE *out, struct store_copy_
         snprintf(err, cap, "cannot read the list of tables: %s", sqlite3_errmsg(dst));
         goto done;
     }
-    if (drop_orphans(dst, err, cap) != 0)
+    if (drop_orphans(dst, out, err, cap) != 0)
         goto done;
     if (one_int(dst, "SELECT count(*) FROM runs", &kept_runs) != 0) {
         snprintf(err, cap, "cannot count the runs recovered: %s", sqlite3_errmsg(dst));

@@ -4,7 +4,8 @@
  * connections (one writer, a few readers, each keeping its prepared
  * statements), the one way a statement is run (struct store_query), the
  * columns every run query selects, and the helpers that turn a row into a
- * run.  See store.h for the store itself and store.c for the connections.
+ * run.  See store.h for the store itself, store.c for the connections,
+ * store_query.c, store_health.c and store_row.c for the rest.
  */
 #ifndef GPUBENCH_STORE_STORE_INTERNAL_H
 #define GPUBENCH_STORE_STORE_INTERNAL_H
@@ -49,7 +50,8 @@ struct store {
     "r.device_index, r.device_uuid, r.device_name, r.status, r.timeout_s, "    \
     "r.created_at, r.started_at, r.finished_at, r.progress_done, "             \
     "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq, " \
-    "r.validity, r.progress_message, r.confirms, r.method, r.checks"
+    "r.validity, r.progress_message, r.confirms, r.method, r.checks, "         \
+    "json_valid(r.params), json_valid(r.validity), json_valid(r.checks)"
 
 enum {
     C_ID,
@@ -77,6 +79,9 @@ enum {
     C_CONFIRMS,
     C_METHOD,
     C_CHECKS,
+    C_PARAMS_OK, /* json_valid of params, validity, checks (store_row.c) */
+    C_VALIDITY_OK,
+    C_CHECKS_OK,
     C_COUNT
 };
 
@@ -243,6 +248,10 @@ int store_query_end(struct store_query *q, int rc);
  * (store_query_end does). */
 int store_fail(struct conn *c, const char *what);
 
+/* Whether the error on db says the file is damaged: SQLite's own word
+ * for it, or a JSON function refusing a value. */
+int store_error_is_damage(sqlite3 *db);
+
 /* Notes that a write on c succeeded: when it changed rows (so it reached
  * the disk), a full disk noted before is over. */
 void store_wrote(struct conn *c);
@@ -250,11 +259,14 @@ void store_wrote(struct conn *c);
 /* The reader connection this thread keeps to. */
 struct conn *store_reader(struct store *s);
 
-/* Row helpers: a column's text (NULL for NULL), a JSON column parsed (null
- * when it does not parse; a NEW item), a run object from a row selected
- * with RUN_COLUMNS (NEW; caller owns; its params a raw item).  The JSON
- * ones and the run return NULL when a column could not be read (a damaged
- * page, no memory): an error for store_fail, never a null to show. */
+/* Row helpers: a column's text (NULL for NULL), a JSON column parsed (a
+ * NEW item, null for SQL NULL; NULL, and the damage noted for store_fail,
+ * when it does not parse), a run object from a row selected with
+ * RUN_COLUMNS (NEW; caller owns; its params a raw item).  The JSON ones
+ * and the run return NULL when a column could not be read (a damaged
+ * page, no memory): an error for store_fail, never a null to show.  A run
+ * whose JSON columns do not hold JSON is served whole but marked damaged
+ * (store_mark_damaged). */
 const char *store_col_text(sqlite3_stmt *st, int col);
 void store_add_text_or_null(cJSON *obj, const char *name, const char *v);
 cJSON *store_json_column(sqlite3_stmt *st, int col);
@@ -262,6 +274,30 @@ cJSON *store_json_column(sqlite3_stmt *st, int col);
  * columns this store wrote as JSON, and only for answers that print them. */
 cJSON *store_raw_column(sqlite3_stmt *st, int col);
 cJSON *store_run_from_row(sqlite3_stmt *st);
+
+struct json_build;
+
+/* Marks run damaged: "damaged": true and column added to its
+ * "damaged_columns"; notes the run for the store's health (the query's
+ * store_query_end says it in the log and in /healthz).  run must have its
+ * "id" already. */
+void store_mark_damaged(struct json_build *b, cJSON *run, const char *column);
+
+/* 1 (and run marked, under name) when column col of st holds text that
+ * is not JSON, as column ok_col, json_valid(col) in the same query, says;
+ * 0 for SQL NULL or JSON. */
+int store_column_damaged(struct json_build *b, cJSON *run, sqlite3_stmt *st, int col, int ok_col,
+                         const char *name);
+
+/* Column col as a NEW item, parsed or (raw) printed as stored; null for
+ * SQL NULL.  NULL, and b failed, when it could not be read or memory ran
+ * out: call it only on a column store_column_damaged passed. */
+cJSON *store_column_item(struct json_build *b, sqlite3_stmt *st, int col, int raw);
+
+/* Adds JSON column col under name to run: its value (store_column_item),
+ * or null when store_column_damaged. */
+void store_add_json(struct json_build *b, cJSON *run, const char *name, sqlite3_stmt *st, int col,
+                    int ok_col, int raw);
 
 /* A run as a verdict reads it, from a row selected with
  * VERDICT_RUN_COLUMNS: {"id", "benchmark", "params" (raw), "device":
@@ -277,8 +313,20 @@ cJSON *store_verdict_run_from_fields(struct store_query *q, sqlite3_stmt *st);
 
 /* For a row helper or a read that finds a value this store wrote as JSON
  * no longer valid: the store_fail that follows on this thread answers
- * STORE_CORRUPT. */
+ * STORE_CORRUPT; a query that ends well notes the damage in the store's
+ * health.  Reset by store_query_begin: it never outlives its query. */
 void store_note_damaged_value(void);
+
+/* The same, naming the run served as damaged and its column (for the log
+ * and /healthz; NULL id: unknown). */
+void store_note_damaged_run(const char *id, const char *column);
+
+/* store_query_begin's: forgets damage noted by an earlier query. */
+void store_damage_reset(void);
+
+/* store_query_end's, for a query that ended well: when it served a damaged
+ * run, notes the damage in c's store's health and logs it. */
+void store_damage_served(struct conn *c, const char *what);
 
 /* A finished run's results, meta, digests and what its judging decided
  * (r->judged, which must be filled: a run is never stored unjudged),

@@ -8,6 +8,7 @@
 #include "store_queue.h"
 #include "store_runs.h"
 #include "dynbuf.h"
+#include "json_build.h"
 #include "log.h"
 #include "migrate.h"
 #include "timeutil.h"
@@ -44,14 +45,17 @@ static char *list_sql[L_VARIANTS];
  * results and meta as raw items when raw (only to be printed).  On q, a
  * query nested in the one that read the run's row: that row's statement
  * stays open, so that the details are read in the same snapshot (a run
- * read as queued is counted in the queue it was in). */
-static int add_details(struct store_query *q, cJSON *run, int raw)
+ * read as queued is counted in the queue it was in).  A stored value that
+ * is not JSON (json_valid: raw answers print the text as it is) is null
+ * and the run marked damaged; b fails when memory ran out. */
+static int add_details(struct store_query *q, struct json_build *b, cJSON *run, int raw)
 {
-    const char *id = cJSON_GetObjectItem(run, "id")->valuestring;
-    const char *status = cJSON_GetObjectItem(run, "status")->valuestring;
-    cJSON *v = NULL;
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(run, "status"));
     int step;
 
+    if (id == NULL || status == NULL)
+        return STORE_ERROR; /* never: store_run_from_row adds both or fails */
     if (run_status_parse(status) == RUN_QUEUED) {
         if (store_query_prepare(q, "SELECT count(*) FROM runs q, runs r "
                                    "WHERE r.id = ?1 AND q.status = 'queued' "
@@ -61,36 +65,22 @@ static int add_details(struct store_query *q, cJSON *run, int raw)
         store_bind_text(q, 1, id);
         if (store_query_step(q) != STORE_STEP_ROW)
             return STORE_ERROR;
-        cJSON_AddNumberToObject(run, "queue_position", sqlite3_column_int(q->st, 0));
+        jb_number(b, run, "queue_position", sqlite3_column_int(q->st, 0));
     } else {
-        cJSON_AddNullToObject(run, "queue_position");
+        jb_null(b, run, "queue_position");
     }
-    /* json_valid: raw answers print the text as it is, so text that a
-     * damaged page turned into something else must be caught here. */
-    if (store_query_prepare(q, "SELECT results, meta, json_valid(results) AND "
-                               "json_valid(meta) FROM run_results WHERE run_id = ?1") != STORE_OK)
+    if (store_query_prepare(q, "SELECT results, meta, json_valid(results), json_valid(meta) "
+                               "FROM run_results WHERE run_id = ?1") != STORE_OK)
         return STORE_ERROR;
     store_bind_text(q, 1, id);
     /* Only "no row" means no results: a step that failed (a damaged page)
      * is an error, never a done run shown with results null. */
     if ((step = store_query_one(q)) == STORE_OK) {
-        cJSON *results = NULL, *meta = NULL;
-        if (sqlite3_column_int(q->st, 2) != 1) {
-            store_note_damaged_value();
-            return STORE_ERROR;
-        }
-        results = raw ? store_raw_column(q->st, 0) : store_json_column(q->st, 0);
-        meta = raw ? store_raw_column(q->st, 1) : store_json_column(q->st, 1);
-        if (results == NULL || meta == NULL) {
-            cJSON_Delete(results);
-            cJSON_Delete(meta);
-            return STORE_ERROR;
-        }
-        cJSON_AddItemToObject(run, "results", results);
-        cJSON_AddItemToObject(run, "meta", meta);
+        store_add_json(b, run, "results", q->st, 0, 2, raw);
+        store_add_json(b, run, "meta", q->st, 1, 3, raw);
     } else if (step == STORE_NOT_FOUND) {
-        cJSON_AddNullToObject(run, "results");
-        cJSON_AddNullToObject(run, "meta");
+        jb_null(b, run, "results");
+        jb_null(b, run, "meta");
     } else {
         return STORE_ERROR;
     }
@@ -101,23 +91,18 @@ static int add_details(struct store_query *q, cJSON *run, int raw)
         return STORE_ERROR;
     store_bind_text(q, 1, id);
     if ((step = store_query_one(q)) == STORE_NOT_FOUND) {
-        cJSON_AddNullToObject(run, "verdicts");
+        jb_null(b, run, "verdicts");
         return STORE_OK;
     }
     if (step != STORE_OK)
         return STORE_ERROR;
-    if (sqlite3_column_int(q->st, 1) != 1) {
-        store_note_damaged_value();
-        return STORE_ERROR;
-    }
-    if ((v = raw ? store_raw_column(q->st, 0) : store_json_column(q->st, 0)) == NULL)
-        return STORE_ERROR;
-    cJSON_AddItemToObject(run, "verdicts", v);
+    store_add_json(b, run, "verdicts", q->st, 0, 1, raw);
     return STORE_OK;
 }
 
 static int get_run(struct store *s, const char *id, int raw, cJSON **out)
 {
+    struct json_build b = {0};
     struct store_query q, details;
     cJSON *run = NULL;
     int rc = STORE_ERROR, step;
@@ -134,7 +119,8 @@ static int get_run(struct store *s, const char *id, int raw, cJSON **out)
     if ((run = store_run_from_row(q.st)) == NULL)
         goto done;
     store_query_nest(&details, &q);
-    if (store_query_end(&details, add_details(&details, run, raw)) != STORE_OK)
+    if (store_query_end(&details, add_details(&details, &b, run, raw)) != STORE_OK ||
+        jb_failed(&b))
         goto done;
     *out = run;
     run = NULL;
@@ -197,11 +183,13 @@ static const char *list_sql_for(unsigned bits)
     if (list_sql[bits] == NULL) {
         dynbuf_init(&b, 4096);
         if (bits & L_FULL)
-            (void)!dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta FROM runs r "
+            (void)!dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta, NULL, "
+                                     "json_valid(res.results), json_valid(res.meta) FROM runs r "
                                      "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
                                  RUN_COLUMNS);
         else
-            (void)!dynbuf_printf(&b, "SELECT %s, d.summary FROM runs r "
+            (void)!dynbuf_printf(&b, "SELECT %s, d.summary, NULL, NULL, "
+                                     "json_valid(d.summary) FROM runs r "
                                      "LEFT JOIN run_digests d ON d.run_id = r.id WHERE 1",
                                  RUN_COLUMNS);
         for (size_t i = 0; i < sizeof(clauses) / sizeof(clauses[0]); i++)
@@ -240,11 +228,12 @@ int store_list_runs(struct store *s, const struct run_filter *f,
     struct store_query q;
     const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
                            f->label, f->batch, f->cursor};
+    struct json_build b = {0};
     char last_id[40] = "";
     size_t bytes = 0;
     unsigned bits = 0;
     const char *sql;
-    cJSON *runs = cJSON_CreateArray();
+    cJSON *runs = jb_new_array(&b);
     int rc = STORE_ERROR;
     int n = 0, step, final;
 
@@ -285,38 +274,31 @@ int store_list_runs(struct store *s, const struct run_filter *f,
         final = store_status_final(store_col_text(st, C_STATUS));
         if (!f->full && entries && final &&
             (run = entries->get(entries->ctx, store_col_text(st, C_ID))) != NULL) {
-            cJSON_AddItemToArray(runs, run);
+            jb_push(&b, runs, run);
             n++;
             continue;
         }
         run = store_run_from_row(st);
         if (run == NULL)
             goto done;
+        /* A damaged value is null and the run marked (store_row.c): the
+         * page goes on past it. */
         if (f->full) {
-            cJSON *results = store_json_column(st, C_COUNT + 1);
-            cJSON *meta = store_json_column(st, C_COUNT + 2);
-            if (results == NULL || meta == NULL) {
-                cJSON_Delete(results);
-                cJSON_Delete(meta);
-                cJSON_Delete(run);
-                goto done;
-            }
-            cJSON_AddItemToObject(run, "results", results);
-            cJSON_AddItemToObject(run, "meta", meta);
+            store_add_json(&b, run, "results", st, C_COUNT + 1, C_COUNT + 4, 0);
+            store_add_json(&b, run, "meta", st, C_COUNT + 2, C_COUNT + 5, 0);
             bytes += (size_t)sqlite3_column_bytes(st, C_COUNT + 1) +
                      (size_t)sqlite3_column_bytes(st, C_COUNT + 2);
         } else {
-            cJSON *summary = store_raw_column(st, C_COUNT);
-            if (summary == NULL) {
-                cJSON_Delete(run);
-                goto done;
-            }
-            cJSON_AddItemToObject(run, "summary", summary);
+            store_add_json(&b, run, "summary", st, C_COUNT, C_COUNT + 3, 1);
+        }
+        if (jb_failed(&b)) {
+            cJSON_Delete(run);
+            goto done;
         }
         if (!f->full && entries && final &&
             (run = entries->keep(entries->ctx, store_col_text(st, C_ID), run)) == NULL)
             goto done;
-        cJSON_AddItemToArray(runs, run);
+        jb_push(&b, runs, run);
         n++;
         if (f->full && f->max_bytes && bytes >= f->max_bytes) {
             /* Over the byte budget: the page ends here, and the next one
@@ -326,7 +308,7 @@ int store_list_runs(struct store *s, const struct run_filter *f,
             break;
         }
     }
-    if (step != STORE_STEP_ROW && step != STORE_STEP_DONE)
+    if ((step != STORE_STEP_ROW && step != STORE_STEP_DONE) || jb_failed(&b))
         goto done;
     *out = runs;
     runs = NULL;
@@ -350,7 +332,8 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
         "AND (?4 IS NULL OR r.label = ?4) "
         "ORDER BY r.id DESC LIMIT ?5";
     struct store_query q;
-    cJSON *runs = cJSON_CreateArray();
+    struct json_build b = {0};
+    cJSON *runs = jb_new_array(&b);
     int rc = STORE_ERROR, step;
 
     *out = NULL;
@@ -365,41 +348,38 @@ int store_compare_runs(struct store *s, const struct run_filter *f, cJSON **out)
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         /* Shaped like a run of GET /runs/ID, with what compare.c reads. */
         sqlite3_stmt *st = q.st;
-        cJSON *run = cJSON_CreateObject();
-        cJSON *dev, *meta;
-        if (run == NULL)
-            goto done;
-        cJSON_AddItemToArray(runs, run);
-        cJSON_AddStringToObject(run, "id", store_col_text(st, 0));
-        cJSON_AddStringToObject(run, "benchmark", f->benchmark);
-        cJSON_AddStringToObject(run, "status", run_status_names[RUN_DONE]);
-        store_add_text_or_null(run, "host", store_col_text(st, 1));
-        dev = cJSON_AddObjectToObject(run, "device");
-        store_add_text_or_null(dev, "uuid", store_col_text(st, 2));
-        store_add_text_or_null(dev, "name", store_col_text(st, 3));
-        if (!cJSON_AddItemToObject(run, "params", store_raw_column(st, 4)))
-            goto done;
-        meta = cJSON_AddObjectToObject(run, "meta");
+        cJSON *run = jb_new_object(&b);
+        cJSON *dev, *meta, *validity;
+
+        jb_push(&b, runs, run);
+        jb_string(&b, run, "id", store_col_text(st, 0));
+        jb_string(&b, run, "benchmark", f->benchmark);
+        jb_string(&b, run, "status", run_status_names[RUN_DONE]);
+        jb_string(&b, run, "host", store_col_text(st, 1));
+        dev = jb_object(&b, run, "device");
+        jb_string(&b, dev, "uuid", store_col_text(st, 2));
+        jb_string(&b, dev, "name", store_col_text(st, 3));
+        jb_item(&b, run, "params", store_column_item(&b, st, 4, 1));
+        meta = jb_object(&b, run, "meta");
         if (store_col_text(st, 5))
-            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "driver"),
-                                    "nvidia_version", store_col_text(st, 5));
+            jb_string(&b, jb_object(&b, meta, "driver"), "nvidia_version", store_col_text(st, 5));
         if (store_col_text(st, 6))
-            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "cuda"),
-                                    "runtime_version", store_col_text(st, 6));
+            jb_string(&b, jb_object(&b, meta, "cuda"), "runtime_version", store_col_text(st, 6));
         /* Only the verdict's valid: compare.c leaves invalid runs out. */
+        validity = jb_object(&b, run, "validity");
         if (sqlite3_column_type(st, 7) == SQLITE_NULL)
-            cJSON_AddNullToObject(cJSON_AddObjectToObject(run, "validity"), "valid");
+            jb_null(&b, validity, "valid");
         else
-            cJSON_AddBoolToObject(cJSON_AddObjectToObject(run, "validity"), "valid",
-                                  sqlite3_column_int(st, 7));
+            jb_bool(&b, validity, "valid", sqlite3_column_int(st, 7));
         /* The method, and the build that stands for an unknown one. */
         if (sqlite3_column_type(st, 8) == SQLITE_NULL)
-            cJSON_AddNullToObject(run, "method");
+            jb_null(&b, run, "method");
         else
-            cJSON_AddNumberToObject(run, "method", (double)sqlite3_column_int64(st, 8));
+            jb_number(&b, run, "method", (double)sqlite3_column_int64(st, 8));
         if (store_col_text(st, 9))
-            cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "build"), "git_commit",
-                                    store_col_text(st, 9));
+            jb_string(&b, jb_object(&b, meta, "build"), "git_commit", store_col_text(st, 9));
+        if (jb_failed(&b))
+            goto done;
     }
     if (step != STORE_STEP_DONE)
         goto done;
@@ -471,7 +451,8 @@ int store_latest_per_card(struct store *s, cJSON **out)
         "                         FROM run_results WHERE run_id = r.id)) "
         "FROM latest_by_card l JOIN runs r ON r.id = l.run_id "
         "LEFT JOIN run_digests d ON d.run_id = r.id";
-    cJSON *runs = cJSON_CreateArray();
+    struct json_build b = {0};
+    cJSON *runs = jb_new_array(&b);
     int rc = STORE_ERROR, step;
 
     *out = NULL;
@@ -480,11 +461,12 @@ int store_latest_per_card(struct store *s, cJSON **out)
         goto done;
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         cJSON *run = store_run_from_row(q.st);
+
         if (run == NULL)
             goto done;
-        cJSON_AddItemToArray(runs, run);
-        if (!cJSON_AddItemToObject(cJSON_AddObjectToObject(run, "results"), "rows",
-                                   store_json_column(q.st, C_COUNT)))
+        jb_push(&b, runs, run);
+        jb_item(&b, jb_object(&b, run, "results"), "rows", store_json_column(q.st, C_COUNT));
+        if (jb_failed(&b))
             goto done;
     }
     if (step != STORE_STEP_DONE)

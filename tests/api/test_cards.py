@@ -76,12 +76,13 @@ class HealthyCardTest(unittest.TestCase):
         self.assertIn("no valid health run within", stale["reason"])
 
     def test_csv_counts_the_failed_checks(self):
-        """GET /runs/ID.csv's last column checks_failed: the run's checks
-        that missed their floor on every row; empty for a run not judged."""
+        """GET /runs/ID.csv's column checks_failed (before damaged, the
+        last): the run's checks that missed their floor on every row; empty
+        for a run not judged."""
         def column(run_id):
             lines = list(csv.DictReader(io.StringIO(self.d.get("/runs/%s.csv" % run_id).body)))
             self.assertTrue(lines)
-            self.assertEqual(list(lines[0])[-1], "checks_failed")
+            self.assertEqual(list(lines[0])[-2:], ["checks_failed", "damaged"])
             return {line["checks_failed"] for line in lines}
 
         self.assertEqual(column(run(self.d)["id"]), {"0"})

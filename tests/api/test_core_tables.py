@@ -49,7 +49,7 @@ class CoreTablesTest(unittest.TestCase):
         # came later (new columns go at the end)
         rest = header[header.index("row") + 1:]
         self.assertEqual(rest[:len(csv)], csv)
-        self.assertEqual(rest[len(csv):], ["method", "checks_failed"])
+        self.assertEqual(rest[len(csv):], ["method", "checks_failed", "damaged"])
         lines = [l for l in body.split("\r\n") if l]
         self.assertEqual(len(lines), 1 + 3)
         self.assertTrue(all(len(l.split(",")) >= len(header) for l in lines[1:]))

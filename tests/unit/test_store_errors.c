@@ -1,6 +1,10 @@
 /* The store's failures: SQLite's codes mapped to the store's (a full disk,
  * a damaged file), a run's end or progress refused when the run is not
- * running (nothing written), and the offline integrity check. */
+ * running (nothing written), the offline integrity check, a run whose
+ * stored JSON no longer parses served as one damaged run (issue 31), and
+ * the reads under a failing allocator (a whole run or an error, never a
+ * run with a field missing). */
+#include "alloc_fail.h"
 #include "store.h"
 #include "store_copy.h"
 #include "store_queue.h"
@@ -198,5 +202,176 @@ static int test_damaged_json_value(void)
     return 0;
 }
 
+/* Three finished runs in a new store at path; ids[i] their ids. */
+static int three_done_runs(const char *path, const char *const ids[3])
+{
+    char err[256];
+    struct store *s = NULL;
+    struct run_job job;
+    int rc = 1;
+
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
+    for (int i = 0; i < 3; i++) {
+        struct run_new r = {.benchmark = "smem_stride",
+                            .params_json = "{\"strides\":[1,2]}",
+                            .host = "h",
+                            .device_index = 0,
+                            .timeout_s = 5};
+        snprintf(r.id, sizeof(r.id), "%s", ids[i]);
+        if (store_insert_runs(s, &r, 1, 10) != STORE_OK ||
+            store_claim_next(s, 0, &job) != STORE_OK)
+            goto done;
+        store_job_clear(&job);
+        if (tmp_finish_run(s, ids[i], "done", "{\"rows\":[{\"stride\":1,\"ms\":2}]}",
+                           "{\"synthetic\":true}", NULL, NULL, NULL) != STORE_OK)
+            goto done;
+    }
+    rc = 0;
+
+done:
+    store_close(s);
+    return rc;
+}
+
+static const char *const three_ids[3] = {"0190f1a2-0000-7000-8000-000000000011",
+                                         "0190f1a2-0000-7000-8000-000000000012",
+                                         "0190f1a2-0000-7000-8000-000000000013"};
+
+/* 1 when run is marked damaged with exactly the one column named. */
+static int damaged_with(const cJSON *run, const char *column)
+{
+    const cJSON *cols = cJSON_GetObjectItem(run, "damaged_columns");
+
+    return cJSON_IsTrue(cJSON_GetObjectItem(run, "damaged")) && cJSON_GetArraySize(cols) == 1 &&
+           strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(cols, 0)), column) == 0;
+}
+
+/* One run's stored results cut short (what the issue measured): it is
+ * served, single and in the list, as a run marked damaged with its results
+ * null and everything else it has; the list goes on past it; the damage
+ * shows in the health, naming the run. */
+static int test_damaged_run_served(void)
+{
+    char path[160], err[256], next[40];
+    struct store *s = NULL;
+    struct run_filter full = {.limit = 10, .full = 1}, list = {.limit = 10};
+    struct store_health h;
+    sqlite3 *db = NULL;
+    cJSON *run = NULL, *runs = NULL, *r;
+    int damaged = 0;
+
+    temp_path(path, sizeof(path), "served");
+    ASSERT_EQ(three_done_runs(path, three_ids), 0);
+    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE run_results SET results = substr(results, 1, 12) "
+                               "WHERE run_id = '0190f1a2-0000-7000-8000-000000000012'",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(db);
+
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(store_get_run(s, three_ids[1], &run), STORE_OK);
+    ASSERT(damaged_with(run, "results"));
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(run, "results")));
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(run, "meta"), "synthetic")));
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(run, "status")), "done");
+    cJSON_Delete(run);
+    run = NULL;
+    /* raw (printed as stored): the text that is not JSON is never printed */
+    ASSERT_EQ(store_get_run_raw(s, three_ids[1], &run), STORE_OK);
+    ASSERT(damaged_with(run, "results"));
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(run, "results")));
+    cJSON_Delete(run);
+    run = NULL;
+    /* an intact run is not marked */
+    ASSERT_EQ(store_get_run(s, three_ids[0], &run), STORE_OK);
+    ASSERT(cJSON_GetObjectItem(run, "damaged") == NULL);
+    ASSERT(cJSON_GetObjectItem(run, "damaged_columns") == NULL);
+    cJSON_Delete(run);
+
+    ASSERT_EQ(store_list_runs(s, &full, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(cJSON_GetArraySize(runs), 3);
+    cJSON_ArrayForEach(r, runs) {
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "id")), three_ids[1]) == 0) {
+            ASSERT(damaged_with(r, "results"));
+            damaged++;
+        } else {
+            ASSERT(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "results"),
+                                                          "rows")) == 1);
+        }
+    }
+    ASSERT_EQ(damaged, 1);
+    cJSON_Delete(runs);
+    ASSERT_EQ(store_list_runs(s, &list, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(cJSON_GetArraySize(runs), 3);
+    cJSON_Delete(runs);
+
+    store_health_get(s, &h);
+    ASSERT(h.corrupt);
+    ASSERT(strstr(h.message, three_ids[1]) != NULL);
+    ASSERT(strstr(h.message, "results") != NULL);
+    store_close(s);
+    remove_db(path);
+    return 0;
+}
+
+/* The reads under a failing allocator: each allocation of cJSON's fails
+ * in turn; every answer is the whole run (as printed without failures) or
+ * an error, never a crash or a run with a field missing. */
+static int test_reads_under_failing_allocs(void)
+{
+    char path[160], err[256], next[40];
+    struct store *s = NULL;
+    struct run_filter full = {.limit = 10, .full = 1};
+    cJSON *run = NULL, *runs = NULL;
+    char *whole_run, *whole_list;
+    long total_run, total_list;
+
+    temp_path(path, sizeof(path), "alloc");
+    ASSERT_EQ(three_done_runs(path, three_ids), 0);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
+    alloc_fail_arm(0);
+    ASSERT_EQ(store_get_run(s, three_ids[0], &run), STORE_OK);
+    total_run = alloc_fail_count();
+    whole_run = cJSON_PrintUnformatted(run);
+    cJSON_Delete(run);
+    alloc_fail_arm(0);
+    ASSERT_EQ(store_list_runs(s, &full, NULL, &runs, next), STORE_OK);
+    total_list = alloc_fail_count();
+    whole_list = cJSON_PrintUnformatted(runs);
+    cJSON_Delete(runs);
+    ASSERT(whole_run != NULL && whole_list != NULL && total_run > 30);
+    for (long n = 1; n <= total_run + total_list; n++) {
+        int list = n > total_run;
+        char *text;
+        int rc;
+
+        alloc_fail_arm(list ? n - total_run : n);
+        run = NULL;
+        rc = list ? store_list_runs(s, &full, NULL, &run, next)
+                  : store_get_run(s, three_ids[0], &run);
+        alloc_fail_arm(0);
+        if (rc != STORE_OK) {
+            ASSERT(run == NULL);
+            continue;
+        }
+        text = cJSON_PrintUnformatted(run);
+        cJSON_Delete(run);
+        if (text == NULL || strcmp(text, list ? whole_list : whole_run) != 0) {
+            fprintf(stderr, "allocation %ld failed unseen: %s\n", n, text ? text : "-");
+            free(text);
+            return 1;
+        }
+        free(text);
+    }
+    free(whole_run);
+    free(whole_list);
+    store_close(s);
+    remove_db(path);
+    return 0;
+}
+
 TEST_MAIN({"mapping", test_mapping}, {"end_needs_running", test_end_needs_running},
-          {"check_file", test_check_file}, {"damaged_json_value", test_damaged_json_value})
+          {"check_file", test_check_file}, {"damaged_json_value", test_damaged_json_value},
+          {"damaged_run_served", test_damaged_run_served},
+          {"reads_under_failing_allocs", test_reads_under_failing_allocs})

@@ -170,5 +170,33 @@ static int test_no_space(void)
     return with_store(test_full_disk);
 }
 
+/* Damage noted on this thread outside the query that fails (a row helper
+ * whose caller went on) is not that query's: a plain failure stays a plain
+ * error and the health is not marked corrupt (issue 31: it was, for good). */
+static int test_damage_noted_before(struct store *s)
+{
+    struct store_query q;
+    struct store_health h;
+
+    store_note_damaged_value();
+    store_query_begin(&q, &s->writer, "test an unrelated failure");
+    ASSERT_EQ(store_query_prepare(&q, "SELECT nothing FROM no_such_table"), STORE_ERROR);
+    ASSERT_EQ(store_query_end(&q, STORE_ERROR), STORE_ERROR);
+    store_health_get(s, &h);
+    ASSERT_EQ(h.corrupt, 0);
+    /* Damage noted within the query still makes its failure corrupt. */
+    store_query_begin(&q, &s->writer, "test a damaged value");
+    store_note_damaged_value();
+    ASSERT_EQ(store_query_end(&q, STORE_ERROR), STORE_CORRUPT);
+    store_health_get(s, &h);
+    ASSERT_EQ(h.corrupt, 1);
+    return 0;
+}
+
+static int test_damage_per_query(void)
+{
+    return with_store(test_damage_noted_before);
+}
+
 TEST_MAIN({"binds", test_binds}, {"bind_refused", test_bind_refused},
-          {"no_space", test_no_space})
+          {"no_space", test_no_space}, {"damage_per_query", test_damage_per_query})

@@ -222,6 +222,8 @@ function renderRun(box, run) {
   if (summary.ceiling_suspect) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Ceiling suspect: "), "a variant ran faster than the copy ceiling (" + (summary.over_ceiling || []).join(", ") + "), so the ceiling is wrong, not the variant fast."));
   if (rows.some((r) => r.verified === false)) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Unverified output: "), "a variant did not write the right result; its time means nothing."));
   if (run.error) warnings.push(el("p", { class: "error", role: "alert" }, el("strong", {}, "Failed: "), run.error.code + ": " + run.error.message));
+  // What the database holds of it is damaged (issue 31): shown as it was read, the damaged parts empty.
+  if (run.damaged) warnings.push(el("p", { class: "error", role: "alert", id: "run-damaged" }, el("strong", {}, "Damaged: "), "the database no longer holds this run's " + (run.damaged_columns || []).join(", ") + " as written (a damaged page); they are left out here. Run gpubenchd --check-db (README, \"When things go wrong\")."));
   parts.push(...warnings);
 
   parts.push(el("p", { class: "downloads" }, "This run as ",

@@ -79,9 +79,10 @@ async function cardHistory(run, h, margin, box) {
   if (!current(gen)) return;
   past.sort((a, b) => (a.id < b.id ? -1 : 1));
   const all = past.concat([run]);
-  const key = rowKey(run.results.rows);
+  const own = (run.results && run.results.rows) || []; // null in a run marked damaged
+  const key = rowKey(own);
   const keyOf = (r, i) => (key ? r[key] : i);
-  const keys = run.results.rows.map(keyOf);
+  const keys = own.map(keyOf);
   const medianOf = (x, k) => {
     const rows = (x.results && x.results.rows) || [];
     const r = rows.find((row, i) => JSON.stringify(keyOf(row, i)) === JSON.stringify(k));
