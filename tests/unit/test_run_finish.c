@@ -160,8 +160,10 @@ static int test_pull_batch_under_failing_allocations(void)
     ASSERT_EQ(tmp_store_open(&t, "unit-finish-pull"), 0);
     for (long n = 0; n == 0 || n <= total; n++) {
         int rc, before = b.n;
-        if (fresh_ids(runs) != 0 || (line = cJSON_PrintUnformatted(cJSON_GetArrayItem(runs, 1))) == NULL ||
-            (run = cJSON_Parse(line)) == NULL)
+        if (fresh_ids(runs) != 0)
+            return 1;
+        line = cJSON_PrintUnformatted(cJSON_GetArrayItem(runs, 1));
+        if (line == NULL || (run = cJSON_Parse(line)) == NULL)
             return 1;
         alloc_fail_arm(n);
         rc = run_batch_add(&b, run, line, strlen(line), "http://peer.example:8080");
