@@ -1,5 +1,6 @@
 /*
- * json_span.c - see json_span.h.  One pass over the object's members;
+ * json_span.c - see json_span.h.  One pass over the object's members,
+ * however many are sought;
  * each value is skipped by its first byte: a string to its closing quote
  * (escapes stepped over), an object or array to the bracket that closes
  * it (strings inside skipped the same way), anything else to the next
@@ -61,46 +62,81 @@ static size_t skip_value(const char *t, size_t len, size_t i)
     return len + 1;
 }
 
-int json_member_span(const char *text, size_t len, const char *name, size_t *start,
-                     size_t *vlen)
+/* Notes member key (klen raw bytes, escaped if it holds a backslash),
+ * whose value is [value, end), against each span sought. */
+static void note_member(struct json_span *spans, int n, const char *key, size_t klen,
+                        int escaped, size_t value, size_t end)
 {
-    size_t i = skip_ws(text, len, 0), n = strlen(name);
-    int found = 0;
+    for (int k = 0; k < n; k++) {
+        struct json_span *sp = &spans[k];
+        size_t want = strlen(sp->name);
 
+        /* A name with escapes may decode to name: undecidable here. */
+        if (escaped && want <= klen) {
+            sp->found = -1;
+            continue;
+        }
+        if (escaped || klen != want || strncasecmp(key, sp->name, want) != 0)
+            continue;
+        if (sp->found != 0 || strncmp(key, sp->name, want) != 0) {
+            sp->found = -1; /* a second one, or another case: cJSON's pick */
+            continue;
+        }
+        sp->found = 1;
+        sp->start = value;
+        sp->len = end - value;
+    }
+}
+
+int json_member_spans(const char *text, size_t len, struct json_span *spans, int n)
+{
+    size_t i = skip_ws(text, len, 0);
+    int rc = -1;
+
+    for (int k = 0; k < n; k++)
+        spans[k].found = 0;
     if (i >= len || text[i] != '{')
-        return -1;
+        goto done;
     for (i++;;) {
         size_t key, key_end, value;
-        int escaped;
 
         i = skip_ws(text, len, i);
         if (i >= len || text[i] != '"')
             break; /* the members are over */
         key = i + 1;
-        key_end = skip_string(text, len, i);
-        if (key_end > len)
-            return -1;
-        escaped = memchr(text + key, '\\', key_end - 1 - key) != NULL;
+        if ((key_end = skip_string(text, len, i)) > len)
+            goto done;
         i = skip_ws(text, len, key_end);
         if (i >= len || text[i] != ':')
-            return -1;
+            goto done;
         value = skip_ws(text, len, i + 1);
         if ((i = skip_value(text, len, value)) > len)
-            return -1;
-        /* A name with escapes may decode to name: undecidable here. */
-        if (escaped && n <= key_end - 1 - key)
-            return -1;
-        if (!escaped && key_end - 1 - key == n && strncasecmp(text + key, name, n) == 0) {
-            if (found || strncmp(text + key, name, n) != 0)
-                return -1; /* a second one, or another case: cJSON's pick */
-            found = 1;
-            *start = value;
-            *vlen = i - value;
-        }
+            goto done;
+        note_member(spans, n, text + key, key_end - 1 - key,
+                    memchr(text + key, '\\', key_end - 1 - key) != NULL, value, i);
         i = skip_ws(text, len, i);
         if (i < len && text[i] == ',')
             i++;
     }
     /* Only an object that closes is the one cJSON parsed. */
-    return found && i < len && text[i] == '}' ? 0 : -1;
+    if (i < len && text[i] == '}')
+        rc = 0;
+
+done:
+    for (int k = 0; k < n; k++)
+        if (rc != 0 || spans[k].found != 1)
+            spans[k].found = 0;
+    return rc;
+}
+
+int json_member_span(const char *text, size_t len, const char *name, size_t *start,
+                     size_t *vlen)
+{
+    struct json_span sp = {.name = name};
+
+    if (json_member_spans(text, len, &sp, 1) != 0 || !sp.found)
+        return -1;
+    *start = sp.start;
+    *vlen = sp.len;
+    return 0;
 }

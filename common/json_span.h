@@ -17,9 +17,23 @@
 
 #include <stddef.h>
 
-/* The value of member name (plain ASCII) of the object in text (len
- * bytes): its first byte at *start, *vlen bytes long.  0 when found
- * exactly once, -1 otherwise (absent, ambiguous, or not an object). */
+/* Where one member's value lies: its first byte and its length. */
+struct json_span {
+    const char *name; /* plain ASCII, set by the caller */
+    size_t start;
+    size_t len;
+    int found; /* 1: found exactly once; 0: absent or ambiguous */
+};
+
+/* Finds the n members of spans (each .name set) in one pass over the
+ * object in text (len bytes), setting each .found, .start and .len.  0,
+ * or -1 when text is not an object this scanner can follow (then none is
+ * found).  A member not found exactly once (absent, twice, in another
+ * letter case, or a name with escapes that might be it) is not found. */
+int json_member_spans(const char *text, size_t len, struct json_span *spans, int n);
+
+/* One member (json_member_spans with one): 0 when found exactly once,
+ * with *start and *vlen; -1 otherwise. */
 int json_member_span(const char *text, size_t len, const char *name, size_t *start,
                      size_t *vlen);
 

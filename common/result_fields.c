@@ -8,7 +8,9 @@
 #include "result_fields.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const smem[] = {"smem_stride", "smem_pattern", NULL};
@@ -279,12 +281,39 @@ size_t gb_result_field_count(void)
     return FIELD_COUNT;
 }
 
+/* The fields by name, for gb_result_field_find: every field of every row
+ * of every run read, imported or pulled is looked up, so a hub does it
+ * thousands of times a second.  Sorted once (pthread_once), then only
+ * read. */
+static const struct gb_result_field *by_name[FIELD_COUNT];
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static int cmp_field_name(const void *a, const void *b)
+{
+    return strcmp((*(const struct gb_result_field *const *)a)->name,
+                  (*(const struct gb_result_field *const *)b)->name);
+}
+
+static void sort_by_name(void)
+{
+    for (size_t i = 0; i < FIELD_COUNT; i++)
+        by_name[i] = &fields[i];
+    qsort(by_name, FIELD_COUNT, sizeof(by_name[0]), cmp_field_name);
+}
+
+static int cmp_name_field(const void *key, const void *f)
+{
+    return strcmp(key, (*(const struct gb_result_field *const *)f)->name);
+}
+
 const struct gb_result_field *gb_result_field_find(const char *name)
 {
-    for (size_t i = 0; name && i < FIELD_COUNT; i++)
-        if (strcmp(fields[i].name, name) == 0)
-            return &fields[i];
-    return NULL;
+    const struct gb_result_field *const *f;
+
+    if (name == NULL || pthread_once(&by_name_once, sort_by_name) != 0)
+        return NULL;
+    f = bsearch(name, by_name, FIELD_COUNT, sizeof(by_name[0]), cmp_name_field);
+    return f ? *f : NULL;
 }
 
 const char *gb_field_type_name(enum gb_field_type type)

@@ -29,22 +29,20 @@ static int flush(struct transfer *t, int always)
 {
     struct peer *peer = t->peer;
     struct peers *all = t->all;
+    struct store_pull pull;
     int inserted = 0, existing = 0;
     char now[32];
 
     if (!always && t->batch_runs == 0 && t->skipped == 0)
         return 0;
-    if (t->batch_runs > 0 &&
-        run_batch_store(&t->batch, all->store, &inserted, &existing) != STORE_OK) {
+    /* The runs and the cursor past them (and past the skipped ones) in
+     * one transaction: the cursor never passes a run not stored. */
+    pull.url = peer->url;
+    pull.cursor = t->cursor;
+    pull.skipped = t->skipped;
+    pull.skip_reason = t->skipped ? t->skip_reason : NULL;
+    if (run_batch_store_pull(&t->batch, all->store, &pull, &inserted, &existing) != STORE_OK) {
         snprintf(t->err, sizeof(t->err), "the runs could not be stored here");
-        t->stopped = 1;
-        return -1;
-    }
-    if (store_peer_record(all->store, peer->url, t->cursor, inserted, t->skipped,
-                          t->skipped ? t->skip_reason : NULL, NULL) != STORE_OK) {
-        /* The runs are stored; the next pull asks for them again and
-         * finds them here. */
-        snprintf(t->err, sizeof(t->err), "the cursor could not be stored here");
         t->stopped = 1;
         return -1;
     }

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "run_judge.h"
 #include "run_verdicts.h"
+#include "store_peers.h"
 #include "store_runs.h"
 
 #include <stdlib.h>
@@ -47,15 +48,11 @@ static int take_envelope(struct run_record *r, const cJSON *run)
                : 0;
 }
 
-/* A copy of the value of member name in line, or NULL where its span
- * cannot be told (json_span.h) or memory ran out: it is printed then. */
-static char *raw_member(const char *line, size_t len, const char *name)
+/* A copy of span's bytes of line, or NULL where it was not found
+ * (json_span.h) or memory ran out: the value is printed then. */
+static char *raw_member(const char *line, const struct json_span *span)
 {
-    size_t start, n;
-
-    if (line == NULL || json_member_span(line, len, name, &start, &n) != 0)
-        return NULL;
-    return strndup(line + start, n);
+    return span->found ? strndup(line + span->start, span->len) : NULL;
 }
 
 int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, size_t len,
@@ -66,6 +63,7 @@ int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, siz
     const char *own = cJSON_GetStringValue(cJSON_GetObjectItem(run, "origin"));
     cJSON *results = NULL, *meta = NULL;
     char *results_text = NULL, *meta_text = NULL;
+    struct json_span spans[2] = {{.name = "results"}, {.name = "meta"}};
 
     if (take_envelope(r, run) != 0 || take_string(&r->id, run, "id") != 0 ||
         take_string(&r->label, run, "label") != 0 || take_string(&r->batch, run, "batch") != 0 ||
@@ -86,8 +84,10 @@ int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, siz
             cJSON_Delete(meta);
             meta = NULL;
         }
-        results_text = raw_member(line, len, "results");
-        meta_text = meta ? raw_member(line, len, "meta") : NULL;
+        if (line && json_member_spans(line, len, spans, 2) == 0) {
+            results_text = raw_member(line, &spans[0]);
+            meta_text = meta ? raw_member(line, &spans[1]) : NULL;
+        }
     }
     return run_record_take_trees_as(r, results, results_text, meta, meta_text);
 }
@@ -208,6 +208,16 @@ int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
 int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int *existing)
 {
     int rc = store_import_runs(store, b->recs, b->n, inserted, existing);
+
+    while (b->n > 0)
+        run_record_clear(&b->recs[--b->n]);
+    return rc;
+}
+
+int run_batch_store_pull(struct run_batch *b, struct store *store,
+                         const struct store_pull *pull, int *inserted, int *existing)
+{
+    int rc = store_pull_runs(store, pull, b->recs, b->n, inserted, existing);
 
     while (b->n > 0)
         run_record_clear(&b->recs[--b->n]);

@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 
 struct store;
+struct store_pull;
 
 /* Where the records of a foreign run come from: what a judged measured
  * run needs from the store. */
@@ -74,6 +75,12 @@ int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
  * it, stored or not.  STORE_OK with *inserted and *existing, or the
  * store's code. */
 int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int *existing);
+
+/* As run_batch_store, for runs pulled from a peer: stored with the peer's
+ * cursor moved on, in one transaction (store_pull_runs).  An empty batch
+ * only moves the cursor. */
+int run_batch_store_pull(struct run_batch *b, struct store *store,
+                         const struct store_pull *pull, int *inserted, int *existing);
 
 /* Frees every record and the batch's array; the batch is empty after. */
 void run_batch_clear(struct run_batch *b);

@@ -53,6 +53,46 @@ static int bind_import(struct store_query *q, const struct run_record *r)
     return STORE_OK;
 }
 
+/* A good pull's record of a peer: its cursor and counts moved on. */
+#define PEER_PULLED_SQL                                                       \
+    "UPDATE peers SET cursor = ?4, runs_pulled = runs_pulled + ?5, "          \
+    "skipped = skipped + ?6, skipped_reason = COALESCE(?7, skipped_reason), " \
+    "last_success_at = ?3 WHERE url = ?1"
+
+static void bind_pulled(struct store_query *q, const char *url, const char *now,
+                        long long cursor, long long pulled, long long skipped,
+                        const char *skip_reason)
+{
+    store_bind_text(q, 1, url);
+    store_bind_text(q, 3, now);
+    store_bind_int64(q, 4, cursor);
+    store_bind_int64(q, 5, pulled);
+    store_bind_int64(q, 6, skipped);
+    store_bind_text(q, 7, skip_reason);
+}
+
+/* Inserts runs on q, inside its transaction: a run whose id is here
+ * already is counted in *existing and left as it is. */
+static int insert_runs(struct store_query *q, const struct run_record *runs, int n,
+                       int *inserted, int *existing)
+{
+    for (int i = 0; i < n; i++) {
+        const struct run_record *r = &runs[i];
+        int changes = 0;
+
+        if (bind_import(q, r) != STORE_OK || store_query_exec(q, &changes) != STORE_OK)
+            return STORE_ERROR;
+        if (changes == 0) {
+            (*existing)++;
+            continue;
+        }
+        (*inserted)++;
+        if (r->results_text && store_put_results(q, r) != STORE_OK)
+            return STORE_ERROR;
+    }
+    return STORE_OK;
+}
+
 int store_import_runs(struct store *s, const struct run_record *runs, int n, int *inserted,
                       int *existing)
 {
@@ -61,22 +101,32 @@ int store_import_runs(struct store *s, const struct run_record *runs, int n, int
 
     *inserted = *existing = 0;
     store_query_begin(&q, &s->writer, "import runs");
-    if (store_query_transaction(&q) != STORE_OK)
+    if (store_query_transaction(&q) != STORE_OK ||
+        insert_runs(&q, runs, n, inserted, existing) != STORE_OK)
         goto done;
-    for (int i = 0; i < n; i++) {
-        const struct run_record *r = &runs[i];
-        int changes = 0;
+    rc = store_query_commit(&q);
 
-        if (bind_import(&q, r) != STORE_OK || store_query_exec(&q, &changes) != STORE_OK)
-            goto done;
-        if (changes == 0) {
-            (*existing)++;
-            continue;
-        }
-        (*inserted)++;
-        if (r->results_text && store_put_results(&q, r) != STORE_OK)
-            goto done;
-    }
+done:
+    return store_query_end(&q, rc);
+}
+
+int store_pull_runs(struct store *s, const struct store_pull *pull, const struct run_record *runs,
+                    int n, int *inserted, int *existing)
+{
+    struct store_query q;
+    char now[32];
+    int rc = STORE_ERROR;
+
+    *inserted = *existing = 0;
+    time_now_rfc3339(now, sizeof(now));
+    store_query_begin(&q, &s->writer, "store a peer's runs");
+    if (store_query_transaction(&q) != STORE_OK ||
+        insert_runs(&q, runs, n, inserted, existing) != STORE_OK ||
+        store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
+        goto done;
+    bind_pulled(&q, pull->url, now, pull->cursor, *inserted, pull->skipped, pull->skip_reason);
+    if (store_query_exec(&q, NULL) != STORE_OK)
+        goto done;
     rc = store_query_commit(&q);
 
 done:
@@ -138,24 +188,15 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
 
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "record a peer's pull");
-    if (store_query_prepare(&q, error ? "UPDATE peers SET last_error = ?2, last_error_at = ?3 "
-                                        "WHERE url = ?1"
-                                      : "UPDATE peers SET cursor = ?4, "
-                                        "runs_pulled = runs_pulled + ?5, "
-                                        "skipped = skipped + ?6, "
-                                        "skipped_reason = COALESCE(?7, skipped_reason), "
-                                        "last_success_at = ?3 WHERE url = ?1") != STORE_OK)
+    if (error) {
+        rc = store_query_run(&q,
+                             "UPDATE peers SET last_error = ?2, last_error_at = ?3 WHERE url = ?1",
+                             NULL, STORE_TEXT(url), STORE_TEXT(error), STORE_TEXT(now));
         goto done;
-    store_bind_text(&q, 1, url);
-    if (error)
-        store_bind_text(&q, 2, error);
-    store_bind_text(&q, 3, now);
-    if (!error) {
-        store_bind_int64(&q, 4, cursor);
-        store_bind_int64(&q, 5, pulled);
-        store_bind_int64(&q, 6, skipped);
-        store_bind_text(&q, 7, skip_reason);
     }
+    if (store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
+        goto done;
+    bind_pulled(&q, url, now, cursor, pulled, skipped, skip_reason);
     rc = store_query_exec(&q, NULL);
 
 done:

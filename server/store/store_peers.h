@@ -7,6 +7,7 @@
 #ifndef GPUBENCH_STORE_STORE_PEERS_H
 #define GPUBENCH_STORE_STORE_PEERS_H
 
+#include "run_record.h"
 #include "store.h"
 
 /* A peer's pull state, made if new. */
@@ -20,6 +21,24 @@ struct peer_row {
     char last_error_at[32];
 };
 int store_peer_load(struct store *s, const char *url, struct peer_row *row);
+
+/* What a good pull moves on with the runs it brought: the peer (url), its
+ * new cursor, and how many runs it skipped (skip_reason: why the last of
+ * them was, or NULL when none). */
+struct store_pull {
+    const char *url;
+    long long cursor;
+    long long skipped;
+    const char *skip_reason;
+};
+
+/* Stores n runs pulled from pull->url (judged records, as
+ * store_import_runs takes them) and moves the peer's cursor and counts on
+ * with them, in one transaction: the cursor never passes a run that is not
+ * stored, and a batch costs one commit.  STORE_OK with *inserted and
+ * *existing, or the store's code (nothing is written then). */
+int store_pull_runs(struct store *s, const struct store_pull *pull, const struct run_record *runs,
+                    int n, int *inserted, int *existing);
 
 /* Records a pull: on success (error NULL) the new cursor, how many runs
  * it stored and how many it skipped (skip_reason: why the last of them

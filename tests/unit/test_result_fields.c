@@ -120,6 +120,24 @@ static int test_rows_check(void)
     return 0;
 }
 
-TEST_MAIN({"shape", test_shape}, {"csv order", test_csv_order}, {"describe", test_describe},
+/* Every field is found by its own name, and only by it (the lookup is a
+ * search in a sorted copy of the table: a duplicate name or a bad sort
+ * would find another). */
+static int test_find_by_name(void)
+{
+    for (size_t i = 0; i < gb_result_field_count(); i++) {
+        const struct gb_result_field *f = gb_result_field_at(i);
+        ASSERT(gb_result_field_find(f->name) == f);
+    }
+    ASSERT(gb_result_field_find("no_such_field") == NULL);
+    ASSERT(gb_result_field_find("") == NULL);
+    ASSERT(gb_result_field_find(NULL) == NULL);
+    return 0;
+}
+
+TEST_MAIN({"shape", test_shape},
+          {"find by name", test_find_by_name},
+          {"csv order", test_csv_order},
+          {"describe", test_describe},
           {"every benchmark has row rules", test_every_benchmark_has_row_rules},
           {"rows check", test_rows_check})
