@@ -64,7 +64,8 @@ void run_record_clear(struct run_record *r)
     char **strings[] = {&r->id, &r->benchmark, &r->params, &r->label, &r->batch,
                         &r->host, &r->device_uuid, &r->device_name, &r->status,
                         &r->created_at, &r->started_at, &r->finished_at, &r->error_code,
-                        &r->error_message, &r->origin, &r->results_text, &r->meta_text};
+                        &r->error_message, &r->origin, &r->damaged_at_origin,
+                        &r->results_text, &r->meta_text};
 
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
         free(*strings[i]);

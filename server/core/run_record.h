@@ -61,6 +61,9 @@ struct run_record {
     char *error_message;
     char *origin;
     long long method; /* as the run carried it; 0: not given */
+    /* A foreign run its node's database held damaged: the node's
+     * "damaged_columns" as JSON text; NULL for a whole run. */
+    char *damaged_at_origin;
     /* What it measured: the trees (owned) and their text, printed once. */
     cJSON *results;
     cJSON *meta;

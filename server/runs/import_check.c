@@ -111,6 +111,42 @@ static int check_measurement(const cJSON *run, int test_benchmarks, struct gb_er
     return 0;
 }
 
+/* The columns a node may serve a run without, marked damaged
+ * (store_row.c), and still be copied: what it measured or how it was
+ * judged.  Its params name what was measured: without them it is not
+ * copied. */
+static const char *const copyable_damage[] = {"results", "meta", "validity", "checks",
+                                              "verdicts", "summary", NULL};
+
+/* For a run marked "damaged": 1 when it may be copied as damaged (its
+ * "damaged_columns" a short list of copyable names), 0 for a run not
+ * marked, -1 with err (damaged_run: a puller skips it) otherwise. */
+static int damaged_columns_check(const cJSON *run, struct gb_error *err)
+{
+    const cJSON *id = cJSON_GetObjectItem(run, "id");
+    const cJSON *list = cJSON_GetObjectItem(run, "damaged_columns"), *c;
+    const char *why = NULL;
+
+    if (cJSON_GetObjectItem(run, "damaged") == NULL)
+        return 0;
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(run, "damaged")))
+        return gb_error_set(err, "invalid_run", "damaged", "damaged must be true or absent");
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) < 1 || cJSON_GetArraySize(list) > 8)
+        why = "its damaged_columns are not a list of one to eight names";
+    cJSON_ArrayForEach(c, list) {
+        int known = 0;
+        for (int i = 0; cJSON_IsString(c) && copyable_damage[i]; i++)
+            known |= strcmp(c->valuestring, copyable_damage[i]) == 0;
+        if (!known && why == NULL)
+            why = "what it lacks names the measurement (or is not a column a run has)";
+    }
+    if (why == NULL)
+        return 1;
+    return gb_error_set(err, "damaged_run", "damaged_columns",
+                        "run %.40s is damaged where it was stored: %s; it cannot be copied",
+                        cJSON_GetStringValue(id) ? id->valuestring : "?", why);
+}
+
 int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err)
 {
     const cJSON *id = cJSON_GetObjectItem(run, "id");
@@ -122,21 +158,17 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
     const cJSON *meta = cJSON_GetObjectItem(run, "meta");
     const cJSON *error = cJSON_GetObjectItem(run, "error");
     const cJSON *batch = cJSON_GetObjectItem(run, "batch");
+    int lost;
 
     if (!cJSON_IsObject(run))
         return gb_error_set(err, "invalid_run", "", "a run must be a JSON object");
     if (gb_json_duplicate_key(run) || gb_json_duplicate_key(device))
         return gb_error_set(err, "invalid_run", "", "a key is given twice");
-    /* What its node's database held of it is damaged (store_row.c): a
-     * copy of what is left is not the run, and is never stored as it. */
-    if (cJSON_IsTrue(cJSON_GetObjectItem(run, "damaged"))) {
-        char *cols = cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "damaged_columns"));
-        gb_error_set(err, "damaged_run", "damaged",
-                     "run %.40s is damaged where it was stored (%.100s): it cannot be copied",
-                     cJSON_GetStringValue(id) ? id->valuestring : "?", cols ? cols : "?");
-        free(cols);
+    /* What its node's database held of it is damaged (store_row.c): it
+     * is copied as damaged, with what is left, unless what is lost is
+     * what names the measurement (its params). */
+    if ((lost = damaged_columns_check(run, err)) < 0)
         return -1;
-    }
     if (!cJSON_IsString(id) || !uuid_is_valid(id->valuestring))
         return gb_error_set(err, "invalid_run", "id", "id must be a run id (a UUID)");
     if (!cJSON_IsString(bench))
@@ -159,7 +191,7 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
     if (batch && !cJSON_IsNull(batch) &&
         !(cJSON_IsString(batch) && uuid_is_valid(batch->valuestring)))
         return gb_error_set(err, "invalid_run", "batch", "batch must be a UUID or null");
-    if (run_status_parse(status->valuestring) == RUN_DONE &&
+    if (run_status_parse(status->valuestring) == RUN_DONE && !lost &&
         (!cJSON_IsObject(results) ||
          !cJSON_IsArray(cJSON_GetObjectItem(results, "rows")) || !cJSON_IsObject(meta)))
         return gb_error_set(err, "invalid_run", "results",

@@ -76,6 +76,12 @@ int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, siz
         run_record_set(&r->origin, own ? own : origin) != 0)
         return -1;
     r->timeout_s = cJSON_IsNumber(timeout) ? timeout->valueint : 0;
+    /* Damaged where it was stored (import_check_run let it through): kept
+     * as damaged, with the node's list of what it lacks. */
+    if (cJSON_IsTrue(cJSON_GetObjectItem(run, "damaged")) &&
+        (r->damaged_at_origin =
+             cJSON_PrintUnformatted(cJSON_GetObjectItem(run, "damaged_columns"))) == NULL)
+        return -1;
     /* Only a run that carries its results has any: its meta with them. */
     if (cJSON_IsObject(cJSON_GetObjectItem(run, "results"))) {
         results = cJSON_DetachItemFromObjectCaseSensitive(run, "results");

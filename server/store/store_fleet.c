@@ -24,9 +24,9 @@ static int bind_import(struct store_query *q, const struct run_record *r)
                                "label, batch_id, host, device_index, device_uuid, "
                                "device_name, status, timeout_s, created_at, "
                                "started_at, finished_at, error_code, error_message, "
-                               "origin, final_seq, method) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-                               "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, " NEXT_SEQ
-                               ", ?18)") != STORE_OK)
+                               "origin, final_seq, method, damaged_at_origin) VALUES (?1, ?2, "
+                               "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+                               "?17, " NEXT_SEQ ", ?18, ?19)") != STORE_OK)
         return STORE_ERROR;
     /* The method it carries, else the one judging found from its gpubench
      * version (bench_spec.h); NULL where neither is known. */
@@ -50,6 +50,7 @@ static int bind_import(struct store_query *q, const struct run_record *r)
     store_bind_text(q, 15, r->error_code);
     store_bind_text(q, 16, r->error_message);
     store_bind_text(q, 17, r->origin);
+    store_bind_text(q, 19, r->damaged_at_origin);
     return STORE_OK;
 }
 

@@ -51,6 +51,7 @@ struct store {
     "r.created_at, r.started_at, r.finished_at, r.progress_done, "             \
     "r.progress_total, r.error_code, r.error_message, r.origin, r.final_seq, " \
     "r.validity, r.progress_message, r.confirms, r.method, r.checks, "         \
+    "r.damaged_at_origin, "                                                    \
     "json_valid(r.params), json_valid(r.validity), json_valid(r.checks)"
 
 enum {
@@ -79,6 +80,7 @@ enum {
     C_CONFIRMS,
     C_METHOD,
     C_CHECKS,
+    C_DAMAGED_AT_ORIGIN, /* the node's damaged columns (0017) */
     C_PARAMS_OK, /* json_valid of params, validity, checks (store_row.c) */
     C_VALIDITY_OK,
     C_CHECKS_OK,

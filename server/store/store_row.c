@@ -120,6 +120,28 @@ static void add_int_or_null(struct json_build *b, cJSON *obj, const char *name, 
         jb_number(b, obj, name, (double)sqlite3_column_int64(st, col));
 }
 
+/* A run copied from a node whose database held it damaged
+ * (migrations/0017_damaged_at_origin.sql) is served marked as that node
+ * served it: "damaged": true and the node's column names, to which this
+ * store's own damage is added.  Its damage is not this store's: its
+ * health is not touched. */
+static void add_damaged_at_origin(struct json_build *b, cJSON *run, sqlite3_stmt *st)
+{
+    const char *text = store_col_text(st, C_DAMAGED_AT_ORIGIN);
+    cJSON *list;
+
+    if (text == NULL)
+        return;
+    list = cJSON_Parse(text);
+    if (!cJSON_IsArray(list)) {
+        cJSON_Delete(list);
+        store_mark_damaged(b, run, "damaged_at_origin");
+        return;
+    }
+    jb_bool(b, run, "damaged", 1);
+    jb_item(b, run, "damaged_columns", list);
+}
+
 cJSON *store_run_from_row(sqlite3_stmt *st)
 {
     struct json_build b = {0};
@@ -133,6 +155,7 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
         goto done;
     jb_string(&b, run, "id", store_col_text(st, C_ID));
     jb_string(&b, run, "benchmark", store_col_text(st, C_BENCHMARK));
+    add_damaged_at_origin(&b, run, st);
     /* Params are written by this store, as JSON: kept as text, they are
      * printed as they are, not parsed and printed again. */
     store_add_json(&b, run, "params", st, C_PARAMS, C_PARAMS_OK, 1);

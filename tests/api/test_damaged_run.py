@@ -8,8 +8,8 @@ SQLite reads without complaint but that no longer is JSON.
   stored; the list, the NDJSON export (also a peer's after_seq page) and
   the CSV go on past it, the run's own lines saying so;
 - /healthz says the database is damaged, naming the run;
-- a hub pulling the node skips and counts it, its cursor past it, and
-  stores every other run;
+- a hub pulling the node stores it marked damaged as the node serves it
+  (its cursor past it, its own health untouched), with every other run;
 - --check-db calls the file damaged and names the run and its column;
 - --recover leaves that run out and keeps every other one.
 """
@@ -100,7 +100,7 @@ class DamagedRunTest(unittest.TestCase):
         self.assertEqual(one.status, 200)
         self.assertEqual(list(csv.DictReader(io.StringIO(one.body)))[0]["damaged"], "results")
 
-    def test_a_hub_skips_and_counts_it(self):
+    def test_a_hub_stores_it_marked_damaged(self):
         node_url = "http://127.0.0.1:%d" % self.d.port
         hub = Daemon(gpus=0, args=["--peer", node_url, "--peer-interval", "1"]).start()
         self.addCleanup(shutil.rmtree, hub.tmp, True)
@@ -109,12 +109,27 @@ class DamagedRunTest(unittest.TestCase):
                 p = hub.get("/peers").json()["peers"][0]
                 return p if p["cursor"] == self.max_seq else None
             peer = wait_for(pulled, timeout=30, what="the hub's cursor past every run")
-            self.assertEqual(peer["skipped"]["count"], 1, peer)
-            self.assertIn(self.bad, peer["skipped"]["last_reason"])
-            self.assertIn("damaged", peer["skipped"]["last_reason"])
-            self.assertEqual(peer["runs_pulled"], len(self.ids) - 1, peer)
+            self.assertEqual(peer["skipped"]["count"], 0, peer)
+            self.assertEqual(peer["runs_pulled"], len(self.ids), peer)
             got = sorted(r["id"] for r in hub.get("/runs?limit=500").json()["runs"])
-            self.assertEqual(got, [i for i in self.ids if i != self.bad])
+            self.assertEqual(got, self.ids)
+            run = hub.get("/runs/" + self.bad).json()
+            self.assertIs(run["damaged"], True, run)
+            self.assertEqual(run["damaged_columns"], ["results"])
+            self.assertIsNone(run["results"])
+            self.assertEqual(run["origin"], node_url)
+            self.assertEqual(run["params"]["strides"], list(range(1, 17)))
+            # the node's damage is not the hub's: its own database is whole
+            self.assertNotEqual(hub.get("/healthz").json().get("database"), "database_corrupt")
+            good = hub.get("/runs/" + self.ids[0]).json()
+            self.assertNotIn("damaged", good)
+            self.assertTrue(good["results"]["rows"])
+            # and the hub's own export says so again, for a hub above it
+            status, body, complete = get_raw(hub, "/runs.ndjson")
+            self.assertEqual((status, complete), (200, True))
+            marked = [json.loads(x)["id"] for x in body.decode().splitlines()
+                      if x and json.loads(x).get("damaged")]
+            self.assertEqual(marked, [self.bad])
         finally:
             hub.stop()
 
