@@ -81,7 +81,7 @@ enum {
     C_METHOD,
     C_CHECKS,
     C_DAMAGED_AT_ORIGIN, /* the node's damaged columns (0017) */
-    C_PARAMS_OK, /* json_valid of params, validity, checks (store_row.c) */
+    C_PARAMS_OK,         /* json_valid of params, validity, checks (store_row.c) */
     C_VALIDITY_OK,
     C_CHECKS_OK,
     C_COUNT
