@@ -192,6 +192,23 @@ static int has_all(const char *benchmark, const cJSON *row, int i, const char *c
     return 0;
 }
 
+/* 1 when v, a value of a field measured in ms, holds a time below zero
+ * (a number, or any number of a samples list): no run takes less than no
+ * time, and a copied run claiming one is refused. */
+static int negative_time(const struct gb_result_field *f, const cJSON *v)
+{
+    const cJSON *x;
+
+    if (strcmp(f->unit, "ms") != 0)
+        return 0;
+    if (cJSON_IsNumber(v))
+        return v->valuedouble < 0;
+    cJSON_ArrayForEach(x, v)
+        if (cJSON_IsNumber(x) && x->valuedouble < 0)
+            return 1;
+    return 0;
+}
+
 int gb_result_rows_check(const char *benchmark, const cJSON *rows, struct gb_error *err)
 {
     int rule = row_rule(benchmark), i = 0;
@@ -212,8 +229,17 @@ int gb_result_rows_check(const char *benchmark, const cJSON *rows, struct gb_err
             return -1;
         cJSON_ArrayForEach(v, row) {
             const struct gb_result_field *f = gb_result_field_find(v->string);
-            if (f == NULL || cJSON_IsNull(v) || of_type(v, f->type))
+            if (f == NULL || cJSON_IsNull(v))
                 continue;
+            if (of_type(v, f->type)) {
+                if (!negative_time(f, v))
+                    continue;
+                snprintf(path, sizeof(path), "results.rows[%d].%.40s", i, v->string);
+                return gb_error_set(err, "out_of_bounds", path,
+                                    "%s holds a negative time: no measurement takes less than "
+                                    "none",
+                                    path);
+            }
             snprintf(path, sizeof(path), "results.rows[%d].%.40s", i, v->string);
             return gb_error_set(err, "wrong_type", path, "%s must be %s %s", path,
                                 f->type == GB_FIELD_INT ? "an" : "a",

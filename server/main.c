@@ -312,6 +312,7 @@ int main(int argc, char **argv)
     peers.token_file = opt.peer_token_file;
     peers.tls = opt.peer_tls;
     peers.test_benchmarks = opt.test_benchmarks;
+    peers.max_clock_skew_ms = opt.max_clock_skew_s * 1000;
     app.peers = peers_start(&peers);
     canaries.runs = &runs;
     canaries.specs = opt.canaries;

@@ -246,6 +246,11 @@ static const struct option_spec option_table[] = {
      set_readable, FIELD(peer_tls.cert_file), 0, 0},
     {"peer-key-file", "PATH", NULL, "in --peer-cert-file",
      "the private key (PEM) of --peer-cert-file", set_readable, FIELD(peer_tls.key_file), 0, 0},
+    {"max-clock-skew", "DURATION", "5m", NULL,
+     "a run imported or pulled whose times lie further ahead of this daemon's clock than "
+     "this is refused (a pull skips and counts it): a run dated in the future would keep "
+     "its card checked and its canary not due",
+     set_duration, FIELD(max_clock_skew_s), 0, 0},
     {"max-queue", "N", "100", NULL, "queued runs the node holds at most", set_int,
      FIELD(max_queue), 1, 1000000},
     {"history-runs", "N", "10", NULL,
@@ -524,6 +529,7 @@ void options_http(const struct options *opt, struct http_options *http)
     http->chartjs = opt->chartjs;
     http->run_timeout_s = opt->run_timeout_s;
     http->test_benchmarks = opt->test_benchmarks;
+    http->max_clock_skew_s = opt->max_clock_skew_s;
     http->auth_reads = opt->auth_reads;
     http->http_threads = opt->http_threads;
     http->max_connections = opt->max_connections;

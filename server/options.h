@@ -56,7 +56,8 @@ struct options {
     /* Checks on idle cards (runs/canaries.h) */
     struct canary_spec canaries[CANARY_MAX]; /* --canary, canary_count of them */
     int canary_count;
-    int64_t canary_idle_s; /* --canary-idle: quiet this long before a canary */
+    int64_t canary_idle_s;    /* --canary-idle: quiet this long before a canary */
+    int64_t max_clock_skew_s; /* --max-clock-skew: a foreign run no further ahead */
     /* --critical-xids: the XIDs that are critical card events
      * (CARD_CRITICAL_XIDS_MAX of them at most). */
     int critical_xids[64];

@@ -20,4 +20,9 @@ void time_format_rfc3339(int64_t unix_ms, char *buf, size_t cap);
 /* The current wall time as above. */
 void time_now_rfc3339(char *buf, size_t cap);
 
+/* Reads "2026-11-30T09:05:04.123Z", the one shape the API writes, into
+ * Unix milliseconds: 0, or -1 for any other text or a date that is not
+ * one (month 13, February 30th, hour 24; a year before 1970). */
+int time_parse_rfc3339(const char *text, int64_t *unix_ms);
+
 #endif

@@ -8,6 +8,7 @@
 #include "import_check.h"
 #include "run_finish.h"
 #include "store_runs.h"
+#include "timeutil.h"
 
 #include <string.h>
 
@@ -16,6 +17,7 @@
 void api_runs_import(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
+    struct import_rules rules;
     struct gb_error gerr;
     cJSON *runs = NULL, *body;
     int inserted = 0, existing = 0, rc;
@@ -28,7 +30,10 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
                     "(curl --data-binary @runs.ndjson)");
         return;
     }
-    runs = import_parse_ndjson(req->body, req->body_len, req->app->opt->test_benchmarks, &gerr);
+    rules.test_benchmarks = req->app->opt->test_benchmarks;
+    rules.now_ms = time_now_unix_ms();
+    rules.max_skew_ms = req->app->opt->max_clock_skew_s * 1000;
+    runs = import_parse_ndjson(req->body, req->body_len, &rules, &gerr);
     if (runs == NULL) {
         int internal = strcmp(gerr.code, "internal") == 0;
         reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);

@@ -29,6 +29,7 @@ struct http_options {
     const char *chartjs;        /* --chartjs: Chart.js's file */
     int run_timeout_s;          /* a run's default timeout */
     int test_benchmarks;        /* the test double's benchmarks are listed */
+    int64_t max_clock_skew_s;   /* --max-clock-skew: a foreign run no further ahead */
     int auth_reads;             /* --auth-reads: reads need a token too */
     int http_threads;           /* libmicrohttpd's thread pool */
     int max_connections;        /* in all */

@@ -6,6 +6,7 @@
 #include "result_fields.h"
 #include "run_request.h"
 #include "run_status.h"
+#include "timeutil.h"
 #include "uuid7.h"
 
 #include <math.h>
@@ -29,19 +30,52 @@ static int str_field(const cJSON *obj, const char *name, int nullable,
     return 0;
 }
 
-/* "2026-11-30T09:05:04.123Z": the shape the API writes. */
-static int time_field(const cJSON *obj, const char *name, int nullable, struct gb_error *err)
+/* "2026-11-30T09:05:04.123Z": the shape the API writes, and a date that
+ * is one (time_parse_rfc3339); *ms gets it, or -1 for a null one. */
+static int time_field(const cJSON *obj, const char *name, int nullable, int64_t *ms,
+                      struct gb_error *err)
 {
     const cJSON *v = cJSON_GetObjectItem(obj, name);
-    const char *t;
 
+    *ms = -1;
     if ((v == NULL || cJSON_IsNull(v)) && nullable)
         return 0;
-    t = cJSON_IsString(v) ? v->valuestring : "";
-    if (strlen(t) != 24 || t[4] != '-' || t[7] != '-' || t[10] != 'T' ||
-        t[13] != ':' || t[16] != ':' || t[19] != '.' || t[23] != 'Z')
+    if (!cJSON_IsString(v) || time_parse_rfc3339(v->valuestring, ms) != 0)
         return gb_error_set(err, "invalid_run", name,
-                            "%s must be an RFC 3339 UTC time with milliseconds", name);
+                            "%s must be an RFC 3339 UTC time with milliseconds, of a real "
+                            "date (2026-11-30T09:05:04.123Z)",
+                            name);
+    return 0;
+}
+
+/* A run's times in their order (created, started, finished, where each is
+ * given) and none ahead of the receiving daemon's clock by more than
+ * rules->max_skew_ms: a run dated in the future would keep its card
+ * "checked" and its canary not due for ever. */
+static int times_check(const int64_t at[3], const struct import_rules *rules,
+                       struct gb_error *err)
+{
+    static const char *const names[3] = {"created_at", "started_at", "finished_at"};
+    char when[32];
+    int64_t last = -1;
+
+    for (int i = 0; i < 3; i++) {
+        if (at[i] < 0)
+            continue;
+        if (at[i] < last)
+            return gb_error_set(err, "invalid_run", names[i],
+                                "%s is before the run's earlier times (created, started, "
+                                "finished are in that order)",
+                                names[i]);
+        last = at[i];
+        if (at[i] > rules->now_ms + rules->max_skew_ms) {
+            time_format_rfc3339(rules->now_ms, when, sizeof(when));
+            return gb_error_set(err, "clock_skew", names[i],
+                                "%s is ahead of this daemon's clock (%s) by more than "
+                                "--max-clock-skew (%lld s): the run is refused",
+                                names[i], when, (long long)(rules->max_skew_ms / 1000));
+        }
+    }
     return 0;
 }
 
@@ -147,7 +181,7 @@ static int damaged_columns_check(const cJSON *run, struct gb_error *err)
                         cJSON_GetStringValue(id) ? id->valuestring : "?", why);
 }
 
-int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err)
+int import_check_run(const cJSON *run, const struct import_rules *rules, struct gb_error *err)
 {
     const cJSON *id = cJSON_GetObjectItem(run, "id");
     const cJSON *bench = cJSON_GetObjectItem(run, "benchmark");
@@ -158,6 +192,7 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
     const cJSON *meta = cJSON_GetObjectItem(run, "meta");
     const cJSON *error = cJSON_GetObjectItem(run, "error");
     const cJSON *batch = cJSON_GetObjectItem(run, "batch");
+    int64_t at[3];
     int lost;
 
     if (!cJSON_IsObject(run))
@@ -185,8 +220,9 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
                             "device must be an object with index, uuid and name");
     if (str_field(run, "host", 0, 255, err) || str_field(run, "label", 1, 200, err) ||
         str_field(run, "origin", 1, 512, err) || str_field(device, "uuid", 1, 128, err) ||
-        str_field(device, "name", 1, 256, err) || time_field(run, "created_at", 0, err) ||
-        time_field(run, "started_at", 1, err) || time_field(run, "finished_at", 1, err))
+        str_field(device, "name", 1, 256, err) || time_field(run, "created_at", 0, &at[0], err) ||
+        time_field(run, "started_at", 1, &at[1], err) ||
+        time_field(run, "finished_at", 1, &at[2], err) || times_check(at, rules, err))
         return -1;
     if (batch && !cJSON_IsNull(batch) &&
         !(cJSON_IsString(batch) && uuid_is_valid(batch->valuestring)))
@@ -201,11 +237,11 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
     if (error && !cJSON_IsNull(error) &&
         (str_field(error, "code", 0, 64, err) || str_field(error, "message", 1, 2048, err)))
         return -1;
-    return check_measurement(run, test_benchmarks, err);
+    return check_measurement(run, rules->test_benchmarks, err);
 }
 
 /* One line (len bytes) of an import as a checked run, or NULL with err. */
-static cJSON *import_line(const char *p, size_t len, int line, int test_benchmarks,
+static cJSON *import_line(const char *p, size_t len, int line, const struct import_rules *rules,
                           struct gb_error *err)
 {
     struct gb_error why;
@@ -241,7 +277,7 @@ static cJSON *import_line(const char *p, size_t len, int line, int test_benchmar
                          line, at);
         return NULL;
     }
-    if (import_check_run(run, test_benchmarks, &why) != 0) {
+    if (import_check_run(run, rules, &why) != 0) {
         gb_error_set(err, why.code, why.field, "line %d: %.200s; nothing was imported", line,
                      why.message);
         cJSON_Delete(run);
@@ -250,7 +286,7 @@ static cJSON *import_line(const char *p, size_t len, int line, int test_benchmar
     return run;
 }
 
-cJSON *import_parse_ndjson(const char *body, size_t len, int test_benchmarks,
+cJSON *import_parse_ndjson(const char *body, size_t len, const struct import_rules *rules,
                            struct gb_error *err)
 {
     cJSON *runs = cJSON_CreateArray();
@@ -270,7 +306,7 @@ cJSON *import_parse_ndjson(const char *body, size_t len, int test_benchmarks,
         while (q < stop && (*q == ' ' || *q == '\t' || *q == '\r'))
             q++;
         if (q < stop) {
-            run = import_line(p, (size_t)(stop - p), line, test_benchmarks, err);
+            run = import_line(p, (size_t)(stop - p), line, rules, err);
             if (run == NULL || !cJSON_AddItemToArray(runs, run)) {
                 if (run != NULL)
                     gb_error_set(err, "internal", "", "out of memory");

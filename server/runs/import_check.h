@@ -9,6 +9,7 @@
 #define GPUBENCH_RUNS_IMPORT_CHECK_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 
 #include "bench_spec.h"
@@ -19,10 +20,21 @@
  * peers.h, is reckoned from it). */
 #define IMPORT_LINE_MAX (16 * 1024 * 1024)
 
+/* What a foreign run is held to beyond its shape: the benchmarks offered
+ * here (test-only ones with test_benchmarks, as gpubenchd
+ * --test-benchmarks), and the receiving daemon's clock: a run whose times
+ * lie more than max_skew_ms ahead of now_ms (--max-clock-skew) is refused
+ * with code clock_skew, which a puller skips and counts. */
+struct import_rules {
+    int test_benchmarks;
+    int64_t now_ms;
+    int64_t max_skew_ms;
+};
+
 /* 0 when run can be stored as it is; -1 with err filled: the field's path
  * in the run ("params.strides[2]", "results.rows[0].median_ms") and a
  * sentence that names it.  Held to what POST /runs would have made: a
- * benchmark this daemon offers (test-only ones with test_benchmarks, as
+ * benchmark this daemon offers (test-only ones with rules->test_benchmarks, as
  * gpubenchd --test-benchmarks; else code unknown_benchmark, which a
  * puller skips rather than stops at), never a run its node served marked
  * damaged (code damaged_run, which a puller also skips and counts), params
@@ -32,7 +44,7 @@
  * benchmark's rows carry (gb_result_rows_check) and only finite numbers.
  * Runs that have not finished (queued, running) are refused: only a
  * finished run can be copied, since only its own node can run it. */
-int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err);
+int import_check_run(const cJSON *run, const struct import_rules *rules, struct gb_error *err);
 
 /* An import body (len bytes, need not be NUL-terminated): one run a line;
  * blank lines are skipped.  Every line is read as one JSON value with
@@ -41,9 +53,9 @@ int import_check_run(const cJSON *run, int test_benchmarks, struct gb_error *err
  * send it with --data-binary) and checked with import_check_run.  A NEW
  * array of the runs, or NULL with err set (400 codes; the message names
  * the line, the field names the field within it) at the first bad line:
- * a body is taken whole or not at all.  test_benchmarks as for
+ * a body is taken whole or not at all.  rules as for
  * import_check_run. */
-cJSON *import_parse_ndjson(const char *body, size_t len, int test_benchmarks,
+cJSON *import_parse_ndjson(const char *body, size_t len, const struct import_rules *rules,
                            struct gb_error *err);
 
 #endif

@@ -75,6 +75,7 @@ struct peers *peers_start(const struct peers_config *cfg)
     p->interval_s = cfg->interval_s;
     p->concurrency = cfg->concurrency > 0 ? cfg->concurrency : 1;
     p->test_benchmarks = cfg->test_benchmarks;
+    p->max_clock_skew_ms = cfg->max_clock_skew_ms;
     p->tls = cfg->tls;
     p->flag_urls = cfg->urls;
     p->flag_count = cfg->count;

@@ -109,12 +109,13 @@ struct peers_config {
     struct store *store;     /* where pulled runs and each peer's cursor go */
     const char *const *urls; /* --peer, count of them */
     int count;
-    const char *peers_file; /* --peers-file, or NULL */
-    int interval_s;         /* --peer-interval */
-    int concurrency;        /* --peer-concurrency: transfers at once */
-    const char *token_file; /* --peer-token-file, or NULL */
-    struct curl_tls tls;    /* --peer-ca-file, --peer-cert-file, --peer-key-file */
-    int test_benchmarks;    /* --test-benchmarks: the test-only runs are known here */
+    const char *peers_file;    /* --peers-file, or NULL */
+    int interval_s;            /* --peer-interval */
+    int concurrency;           /* --peer-concurrency: transfers at once */
+    const char *token_file;    /* --peer-token-file, or NULL */
+    struct curl_tls tls;       /* --peer-ca-file, --peer-cert-file, --peer-key-file */
+    int test_benchmarks;       /* --test-benchmarks: the test-only runs are known here */
+    int64_t max_clock_skew_ms; /* --max-clock-skew: a run no further ahead is taken */
 };
 
 /* Starts the puller for cfg's peers.  NULL when there are none (no --peer

@@ -80,6 +80,7 @@ static int take_run(struct transfer *t)
     size_t at, len = t->line.len;
     cJSON *run;
     const cJSON *seq;
+    struct import_rules rules;
     struct gb_error why;
     int trailing;
 
@@ -97,11 +98,15 @@ static int take_run(struct transfer *t)
         snprintf(t->err, sizeof(t->err), "line %d has no seq after %lld", t->lines, t->cursor);
         goto bad;
     }
-    if (import_check_run(run, t->all->test_benchmarks, &why) != 0) {
-        /* A run unknown here, or damaged where it was stored, is skipped
-         * and counted (the cursor moves past it: a pull never sticks on it);
-         * anything else stops the page. */
-        if (strcmp(why.code, "unknown_benchmark") != 0 && strcmp(why.code, "damaged_run") != 0) {
+    rules.test_benchmarks = t->all->test_benchmarks;
+    rules.now_ms = time_now_unix_ms();
+    rules.max_skew_ms = t->all->max_clock_skew_ms;
+    if (import_check_run(run, &rules, &why) != 0) {
+        /* A run unknown here, damaged where it was stored or dated ahead of
+         * this clock is skipped and counted (the cursor moves past it: a
+         * pull never sticks on it); anything else stops the page. */
+        if (strcmp(why.code, "unknown_benchmark") != 0 && strcmp(why.code, "damaged_run") != 0 &&
+            strcmp(why.code, "clock_skew") != 0) {
             snprintf(t->err, sizeof(t->err), "line %d: %s", t->lines, why.message);
             goto bad;
         }

@@ -104,6 +104,7 @@ struct peers {
     int interval_s;
     int concurrency;
     int test_benchmarks;
+    int64_t max_clock_skew_ms;
     struct curl_tls tls;     /* --peer-ca-file, --peer-cert-file, --peer-key-file */
     char authorization[600]; /* "Authorization: Bearer ..." or "" */
     const char *const *flag_urls;
