@@ -138,6 +138,10 @@ case "$cmd" in
     # not with its summary: say the summary again, last, with the status.
     status=0
     ctest --output-on-failure --timeout 600 -j "$(nproc)" | tee ctest-last.log || status=$?
+    # ctest shows a skipped test as "Skipped" only: say why, from the lines
+    # the tests printed (SKIPPED ...), before the summary.
+    grep -h 'SKIPPED' Testing/Temporary/LastTest.log 2>/dev/null | sort -u |
+      sed 's/^/setup: /' || true
     summary=$(grep -E '^[0-9]+% tests passed' ctest-last.log | tail -n 1 || true)
     echo "setup: ${summary:-ctest printed no summary} (ctest exit status $status)"
     exit "$status" ;;
