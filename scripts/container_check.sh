@@ -53,7 +53,14 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 cids=()
-trap 'for c in "${cids[@]}"; do "${podman[@]}" rm -f "$c" >/dev/null 2>&1 || true; done' EXIT
+# At the end: the containers, and the images no tag leads to any more (with
+# the vfs driver each is a whole copy of its root: GBs after a few runs; the
+# layers of this build stay, as the next build's cache).
+cleanup() {
+  for c in "${cids[@]}"; do "${podman[@]}" rm -f "$c" >/dev/null 2>&1 || true; done
+  "${podman[@]}" image prune -f >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
 # start NAME ARGS...: the image on the host's loopback, its id in $cid.
 # Limits within the host's (a VM's may be under the runtime's defaults); no
 # health-check timer (that needs systemd).
