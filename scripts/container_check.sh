@@ -14,9 +14,9 @@
 #     handshake) are there at run time, not only at build time.
 # Needs root, podman, debootstrap, runc, openssl and curl
 # (apt-get install podman debootstrap runc); ~1 GB under /var/lib/containers.
-# About 8 minutes the first time on 2 cores (debootstrap 2, the build stage's
-# packages 3, the compile and the runtime stage 3), about 4 with the
-# debootstrap tarball and the base image kept.
+# Measured on 2 shared cores: about 5 minutes with only the debootstrap
+# tarball kept (the packages of both stages and the compile), 1 to 2 more
+# for debootstrap, under 4 with the base image and the package layers kept.
 #   scripts/container_check.sh [WORKDIR]   (default /tmp/gpubench-container)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
