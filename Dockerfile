@@ -4,16 +4,22 @@
 #   docker build -t gpubench .
 #   docker run --gpus all -p 127.0.0.1:8080:8080 -v gpubench:/var/lib/gpubench gpubench
 #
-# The base images and the runtime's package names are arguments, so the same
-# steps build on a Debian base where NVIDIA's images cannot be pulled (no
-# CUDA then: the worker reports no GPU and why).  scripts/container_check.sh
-# builds it that way from a local debootstrap and starts the daemon in it.
+# The base images are arguments, so the same steps build on a Debian base
+# where NVIDIA's images cannot be pulled (no CUDA then: the worker reports no
+# GPU and why).  scripts/container_check.sh builds it that way from a local
+# debootstrap and starts the daemon in it, over HTTP and over TLS.
+#
+# The libraries' packages are not named here: both stages install what
+# packaging/dependencies lists (one line per pkg_check_modules module of
+# CMakeLists.txt), through scripts/packages.sh, which picks the runtime names
+# of the base's distribution (Ubuntu 24.04's t64 or Debian 12's).
 ARG BUILD_IMAGE=nvidia/cuda:13.0.0-devel-ubuntu24.04
 ARG RUN_IMAGE=nvidia/cuda:13.0.0-base-ubuntu24.04
 FROM ${BUILD_IMAGE} AS build
-RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential cmake pkg-config git python3 \
-      libmicrohttpd-dev libcjson-dev libsqlite3-dev nettle-dev libcurl4-openssl-dev \
+COPY packaging/dependencies scripts/packages.sh /tmp/gpubench-deps/
+RUN packages=$(sh /tmp/gpubench-deps/packages.sh build) \
+    && apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      build-essential cmake pkg-config git python3 ${packages} \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -27,11 +33,12 @@ RUN cmake -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/opt/gpuben
        fi
 
 FROM ${RUN_IMAGE}
-# Ubuntu 24.04's names; Debian 12's drop the t64.
-ARG RUN_PACKAGES="libmicrohttpd12t64 libcjson1 libsqlite3-0 libcurl4t64 libnettle8t64"
-RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ${RUN_PACKAGES} libjs-chart.js curl \
-    && rm -rf /var/lib/apt/lists/* \
+# The runtime libraries under this base's names (scripts/packages.sh run).
+COPY packaging/dependencies scripts/packages.sh /tmp/gpubench-deps/
+RUN packages=$(sh /tmp/gpubench-deps/packages.sh run) \
+    && apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      ${packages} libjs-chart.js curl \
+    && rm -rf /var/lib/apt/lists/* /tmp/gpubench-deps \
     && useradd --system --create-home --home-dir /var/lib/gpubench gpubench
 COPY --from=build /opt/gpubench /opt/gpubench
 # CUPTI (for the hardware counters) ships with the toolkit, not the driver:
@@ -41,7 +48,9 @@ USER gpubench
 WORKDIR /var/lib/gpubench
 VOLUME /var/lib/gpubench
 EXPOSE 8080
-HEALTHCHECK CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+# Over HTTPS when started with --web-config (a certificate for another name:
+# -k; one that asks for client certificates fails it).
+HEALTHCHECK CMD curl -fsS http://127.0.0.1:8080/healthz || curl -fsSk https://127.0.0.1:8080/healthz || exit 1
 # Inside the container the port must be reachable from outside it, and the
 # daemon refuses that without tokens: mount a token file, or publish the
 # port on the host's loopback only (as above) and say so.

@@ -17,6 +17,9 @@
 #          The last line repeats the summary of the main build's ctest
 #          ("N% tests passed, M tests failed out of T") with its status.
 #   build  only install what is missing and build
+#   packages start|test|build
+#          print the Debian packages that command needs, one a line, and
+#          exit (tests/package/test_dependency_lists.py reads them)
 # It installs Debian packages only when something is missing (with sudo
 # when not root).  CUDA is not a Debian package here: where nvcc is found
 # (PATH or /usr/local/cuda) the worker gets its kernels, otherwise it builds
@@ -24,15 +27,22 @@
 set -euo pipefail
 
 cmd=${1:-}
+list_only=0
+if [ "$cmd" = packages ]; then list_only=1; cmd=${2:-}; shift; fi
 case "$cmd" in
   start|test|build) shift ;;
-  *) echo "usage: scripts/setup.sh start|test|build [gpubenchd options]" >&2; exit 2 ;;
+  *) echo "usage: scripts/setup.sh start|test|build [gpubenchd options]" >&2
+     echo "       scripts/setup.sh packages start|test|build" >&2; exit 2 ;;
 esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${GPUBENCH_BUILD_DIR:-$top/build}
-packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
-          libsqlite3-dev nettle-dev libcurl4-openssl-dev libgnutls28-dev libyaml-dev
+# The libraries' -dev packages are packaging/dependencies' (the one list,
+# which the Dockerfile and the .deb read too), through scripts/packages.sh.
+libs=$("$top/scripts/packages.sh" build)
+read -r -d '' -a lib_packages <<<"$libs" || true
+((${#lib_packages[@]})) || { echo "setup: scripts/packages.sh build listed nothing" >&2; exit 1; }
+packages=(build-essential cmake pkg-config "${lib_packages[@]}"
           python3 curl sqlite3
           libjs-chart.js)
 # The browser test drives Debian's Chromium and the style check
@@ -43,6 +53,7 @@ packages=(build-essential cmake pkg-config libmicrohttpd-dev libcjson-dev
 sanitize=${GPUBENCH_SANITIZE:-1}
 [ "$cmd" = test ] && packages+=(chromium clang-format python3-jsonschema prometheus)
 [ "$cmd" = test ] && [ "$sanitize" != 0 ] && packages+=(clang libclang-rt-dev)
+if [ "$list_only" = 1 ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -93,9 +104,10 @@ case "$cmd" in
   test)
     if [ "$sanitize" != 0 ]; then
       # unit, api (fleet included) and fuzz; the browser, GPU,
-      # durability and lint tests run once, in the main build below.
+      # durability, lint and container tests run once, in the main build
+      # below.
       sanitizer_pass "${GPUBENCH_ASAN_BUILD_DIR:-$top/build-asan}" \
-        "ASan + UBSan" -LE 'browser|gpu|durability|lint' \
+        "ASan + UBSan" -LE 'browser|gpu|durability|lint|container' \
         -DGPUBENCH_ASAN=ON -DGPUBENCH_UBSAN=ON -DGPUBENCH_FUZZ=ON || exit 1
       # Data races: the daemon's threads (HTTP pool, GPU runners, peers,
       # the wait timer) under the unit and API tests.  The first report
@@ -126,6 +138,10 @@ case "$cmd" in
     # not with its summary: say the summary again, last, with the status.
     status=0
     ctest --output-on-failure --timeout 600 -j "$(nproc)" | tee ctest-last.log || status=$?
+    # ctest shows a skipped test as "Skipped" only: say why, from the lines
+    # the tests printed (SKIPPED ...), before the summary.
+    grep -h 'SKIPPED' Testing/Temporary/LastTest.log 2>/dev/null | sort -u |
+      sed 's/^/setup: /' || true
     summary=$(grep -E '^[0-9]+% tests passed' ctest-last.log | tail -n 1 || true)
     echo "setup: ${summary:-ctest printed no summary} (ctest exit status $status)"
     exit "$status" ;;
