@@ -84,6 +84,7 @@ int store_canary_last(struct store *s, const char *device_uuid, const char *benc
     if (store_query_prepare(&q, "SELECT id, batch_id, created_at, "
                                 STORE_UNIX_MS("created_at") " FROM runs "
                                 "WHERE label IS '" STORE_CANARY_LABEL "' AND device_uuid = ?1 "
+                                "AND origin IS NULL "
                                 "AND benchmark IN (SELECT value FROM json_each(?2)) "
                                 "ORDER BY created_at DESC, rowid DESC LIMIT 1") != STORE_OK)
         goto done;

@@ -34,7 +34,9 @@ struct store_canary_run {
     int runs, failed, invalid;
 };
 
-/* benchmarks_json is a JSON array of benchmark names.  STORE_OK with last
+/* benchmarks_json is a JSON array of benchmark names.  Only runs measured
+ * here count (origin NULL): an imported or pulled run labelled canary is
+ * never this card's canary.  STORE_OK with last
  * filled, STORE_NOT_FOUND when the card never ran one, or a failure. */
 int store_canary_last(struct store *s, const char *device_uuid, const char *benchmarks_json,
                       struct store_canary_run *last);

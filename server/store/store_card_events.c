@@ -178,11 +178,15 @@ int store_card_event_counts(struct store *s, cJSON **counts)
 
 /* Whether one-off event e (an alias of card_events) ran out: ?2, a JSON
  * array of benchmarks, is not empty and each has a valid done run on e's
- * card finished after it, the newest of which missed no floor. */
+ * card finished after it, the newest of which missed no floor.  Only runs
+ * measured here count (origin NULL): the event is this node's own watch's,
+ * and a run imported or pulled, whoever says it ran on this card, never
+ * ends it. */
 #define ONE_OFF_RAN_OUT(e)                                                                   \
     "(json_array_length(?2) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(?2) b WHERE NOT "    \
     "coalesce((SELECT coalesce(r.checks_failed, 0) = 0 FROM runs r WHERE r.device_uuid = " e \
     ".device_uuid AND r.benchmark = b.value AND r.status = 'done' AND r.valid IS NOT 0 "     \
+    "AND r.origin IS NULL "                                                                  \
     "AND r.finished_at > " e ".at ORDER BY r.finished_at DESC, r.id DESC LIMIT 1), 0)))"
 
 int store_card_any_open_event(struct store *s, const char *uuid, int *any)

@@ -19,6 +19,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
 from test_fleet import wait_for  # noqa: E402
+from test_import_check import new_id  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "fixtures", "h200_watch_readings.ndjson")
 NVML = os.environ.get("GPUBENCH_FAKE_NVML", "build/tests/libgb-fake-nvml.so")
@@ -293,6 +294,40 @@ class CardStateTest(unittest.TestCase):
         finally:
             self.assertEqual(c.d.stop(), 0)
 
+
+    def test_runs_measured_elsewhere_never_end_it(self):
+        """Issue 35, point 5: the XID was found by this node's own watch;
+        health runs imported for the card (its uuid, passing floors, dated
+        after the event) do not end it, nor does an imported canary run
+        count as the card's canary; the card's own health suite does."""
+        c = Card(env=H200, args=["--canary", "health@24h", "--canary-idle", "3600s"])
+        try:
+            runs = self.health_run(c)
+            c.append(nothing, xids=[79])
+            c.wait_events(1)
+            self.assertEqual(self.state(c)[0], "degraded")
+            # dated just after the event (and within --max-clock-skew)
+            now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 2))
+            copies = []
+            for r in c.d.get("/runs.ndjson").body.splitlines():
+                run = json.loads(r)
+                run.update(id=new_id(), created_at=now, started_at=now, finished_at=now,
+                           label="canary", origin="http://elsewhere.example:8080")
+                copies.append(json.dumps(run))
+            self.assertEqual(len(copies), len(runs))
+            r = c.d.post("/runs/import", "\n".join(copies) + "\n")
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.json()["imported"], len(runs))
+            state, reason = self.state(c)
+            self.assertEqual(state, "degraded")
+            self.assertIn("XID 79", reason)
+            # the card's canary never ran here: an imported one is not it
+            canary = c.d.get("/canaries").json()["cards"][0]["canaries"][0]
+            self.assertIsNone(canary["last_run"], canary)
+            self.health_run(c)
+            self.assertEqual(self.state(c)[0], "healthy")
+        finally:
+            self.assertEqual(c.d.stop(), 0)
 
     def test_one_off_ends_when_its_floors_are_met(self):
         """After an XID 79 a short run without floors (smem_stride), or one of
