@@ -80,6 +80,14 @@ void jb_number(struct json_build *b, cJSON *obj, const char *name, double v)
         attach(b, obj, name, cJSON_CreateNumber(v));
 }
 
+void jb_number_or_null(struct json_build *b, cJSON *obj, const char *name, double v)
+{
+    if (isfinite(v))
+        jb_number(b, obj, name, v);
+    else
+        jb_null(b, obj, name);
+}
+
 void jb_bool(struct json_build *b, cJSON *obj, const char *name, int v)
 {
     if (usable(b, obj))
