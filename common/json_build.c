@@ -113,6 +113,14 @@ void jb_push(struct json_build *b, cJSON *arr, cJSON *item)
     }
 }
 
+void jb_copy(struct json_build *b, cJSON *obj, const cJSON *from, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(from, name);
+
+    if (v != NULL)
+        attach(b, obj, name, b->failed ? NULL : cJSON_Duplicate(v, 1));
+}
+
 void jb_fail(struct json_build *b)
 {
     b->failed = 1;

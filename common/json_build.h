@@ -53,6 +53,10 @@ void jb_number_or_null(struct json_build *b, cJSON *obj, const char *name, doubl
 void jb_item(struct json_build *b, cJSON *obj, const char *name, cJSON *item);
 void jb_push(struct json_build *b, cJSON *arr, cJSON *item);
 
+/* Adds a deep copy of from's member name to obj under the same name,
+ * when from has one; nothing (and no failure) when it has none. */
+void jb_copy(struct json_build *b, cJSON *obj, const cJSON *from, const char *name);
+
 /* Marks the builder failed (a step of the caller's own that failed). */
 void jb_fail(struct json_build *b);
 
