@@ -170,8 +170,8 @@ static int wait_outlasted(const cJSON *quiet)
 /* contended: another process on the card at the start or between samples.
  * A process a successful wait outlasted does not count, or every run that
  * waited for a quiet card would read contended. */
-static void rule_contended(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                           cJSON *notes)
+static void rule_contended(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                           cJSON *reasons, cJSON *notes)
 {
     const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
     const cJSON *lists[2] = {
@@ -234,8 +234,8 @@ static void add_slowdowns(struct json_build *b, cJSON *names, const cJSON *list,
  * (throttle_reasons_outside_rows), judged in full.  Without that field
  * (another worker) sw_power_cap in the union is taken to be the
  * power-bound rows' own when they show it. */
-static void rule_throttled(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                           cJSON *notes)
+static void rule_throttled(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                           cJSON *reasons, cJSON *notes)
 {
     cJSON *names = jb_new_array(b), *capped = jb_new_array(b), *r;
     const cJSON *row, *n, *outside = cJSON_GetObjectItem(watch, "throttle_reasons_outside_rows");
@@ -284,8 +284,8 @@ out:
 
 /* clock_unstable: a row's measured SM clock more than 2% from the median
  * of the run's row clocks. */
-static void rule_clock(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                       cJSON *notes)
+static void rule_clock(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                       cJSON *reasons, cJSON *notes)
 {
     int n = 0, i = 0, cap = cJSON_GetArraySize(rows);
     double *clocks;
@@ -334,8 +334,8 @@ static double count_at(const cJSON *ecc, const char *when, const char *kind)
 }
 
 /* ecc_errors: the volatile corrected or uncorrected count went up. */
-static void rule_ecc(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                     cJSON *notes)
+static void rule_ecc(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                     cJSON *reasons, cJSON *notes)
 {
     static const char *const kinds[] = {"corrected", "uncorrected"};
     const cJSON *ecc = cJSON_GetObjectItem(watch, "ecc_volatile");
@@ -384,8 +384,8 @@ static double *row_samples(const cJSON *row, int *n)
 }
 
 /* noisy: a row's samples spread past the bound (see the top of the file). */
-static void rule_noisy(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                       cJSON *notes)
+static void rule_noisy(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                       cJSON *reasons, cJSON *notes)
 {
     cJSON *bad = jb_new_array(b);
     const cJSON *row;
@@ -415,8 +415,8 @@ static void rule_noisy(struct json_build *b, const cJSON *watch, const cJSON *ro
 }
 
 /* busy_start: the quiet wait ran out before the card was quiet. */
-static void rule_busy_start(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                            cJSON *notes)
+static void rule_busy_start(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                            cJSON *reasons, cJSON *notes)
 {
     const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
     const cJSON *waited = cJSON_GetObjectItem(quiet, "waited_s");
@@ -484,7 +484,8 @@ static void rule_link(struct json_build *b, const cJSON *link, cJSON *reasons)
 /* The rules: the first three read what NVML saw (meta.watch), so they are
  * skipped when the watch could not read it; the rest read the rows. */
 static const struct {
-    void (*judge)(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons, cJSON *notes);
+    void (*judge)(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                  cJSON *notes);
     int needs_nvml;
 } rules[] = {
     {rule_contended, 1},
