@@ -6,10 +6,12 @@
  * first, the farthest first, the others as stored), for a run judged at
  * its end (fleet_judge_run) and for GET /fleet (fleet_build).
  */
+#include "alloc_fail.h"
 #include "test.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fleet.h"
 
@@ -302,8 +304,71 @@ static int test_per_unit_of_work(void)
     return 0;
 }
 
+/* The answer of one call of fleet_build (which 0) or fleet_judge_run (1)
+ * as text; NULL when the call answered NULL. */
+static char *answer(int which, const cJSON *cards, const cJSON *mine, const cJSON *peers)
+{
+    cJSON *out = which == 0 ? fleet_build(cards, MARGIN)
+                            : fleet_judge_run("smem_stride", mine, peers, MARGIN);
+    char *text;
+
+    alloc_fail_arm(0); /* printing is not what is tested */
+    text = out ? cJSON_PrintUnformatted(out) : NULL;
+    cJSON_Delete(out);
+    return text;
+}
+
+/* Every cJSON allocation of both answers failed in turn: each answer is
+ * the whole one or NULL, never one with a field, a card or a row missing
+ * (AddressSanitizer's pass sees a leak on the way out). */
+static int test_allocation_fails_in_turn(void)
+{
+    cJSON *cards = cJSON_CreateArray(), *peers = cJSON_CreateArray();
+    cJSON *mine = rows2(10.0, 7.0);
+    static const char *const uuids[] = {"u1", "u2", "u3", "u4", "u5"};
+
+    for (int i = 0; i < 5; i++) {
+        cJSON_AddItemToArray(cards, card(i < 4 ? "A" : "B", uuids[i], 10.0 + 0.01 * i, 5.0));
+        cJSON_AddItemToArray(peers, peer(uuids[i], 10.0 + 0.01 * i, 5.0));
+    }
+    for (int which = 0; which < 2; which++) {
+        char *whole;
+        long total, nulls = 0;
+        alloc_fail_arm(0);
+        whole = answer(which, cards, mine, peers);
+        ASSERT(whole != NULL);
+        alloc_fail_arm(0);
+        cJSON_Delete(which == 0 ? fleet_build(cards, MARGIN)
+                                : fleet_judge_run("smem_stride", mine, peers, MARGIN));
+        total = alloc_fail_count();
+        ASSERT(total > 50);
+        for (long n = 1; n <= total; n++) {
+            char *text;
+            alloc_fail_arm(n);
+            text = answer(which, cards, mine, peers);
+            if (text != NULL && strcmp(text, whole) != 0) {
+                fprintf(stderr, "%s: allocation %ld of %ld failed: a partial answer %s\n",
+                        which == 0 ? "fleet_build" : "fleet_judge_run", n, total, text);
+                free(text);
+                free(whole);
+                return 1;
+            }
+            nulls += text == NULL;
+            free(text);
+        }
+        ASSERT_EQ(nulls, total); /* every allocation is one the answer needs */
+        free(whole);
+    }
+    alloc_fail_arm(0);
+    cJSON_Delete(mine);
+    cJSON_Delete(peers);
+    cJSON_Delete(cards);
+    return 0;
+}
+
 TEST_MAIN({"judge_run_robust_z", test_judge_run_robust_z}, {"too_few_cards", test_too_few_cards},
           {"mad_zero_margin_decides", test_mad_zero_margin_decides},
           {"within_margin_not_outlier", test_within_margin_not_outlier},
           {"build_order", test_build_order}, {"missing_row", test_missing_row},
-          {"per_unit_of_work", test_per_unit_of_work})
+          {"per_unit_of_work", test_per_unit_of_work},
+          {"allocation_fails_in_turn", test_allocation_fails_in_turn})
