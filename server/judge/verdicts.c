@@ -286,11 +286,12 @@ static int pool_rows(const struct kept *k, const char *benchmark, const char *fi
     return 0;
 }
 
-/* The shift, interval and verdict of s into obj (null where a figure is
- * not finite, as where there is none). */
-static void add_shift(struct json_build *jb, cJSON *obj, const struct gb_shift *s)
+/* The shift and interval of s into obj, under verdict (s's own, or the
+ * history's that replaces it), null where a figure is not finite. */
+static void add_shift(struct json_build *jb, cJSON *obj, const struct gb_shift *s,
+                      enum gb_verdict verdict)
 {
-    jb_string(jb, obj, "verdict", gb_verdict_name(s->verdict));
+    jb_string(jb, obj, "verdict", gb_verdict_name(verdict));
     jb_number_or_null(jb, obj, "shift", s->shift);
     jb_number_or_null(jb, obj, "ci_low", s->ci_low);
     jb_number_or_null(jb, obj, "ci_high", s->ci_high);
@@ -308,39 +309,30 @@ static double pool_median(struct pool *p)
     return p->n ? gb_median_inplace(p->v, p->n) : NAN;
 }
 
-/* Row key kv (index i) of a run (b) against its card's history (a): the
- * pooled verdict in "pooled_verdict", the robust z of the run's median
- * among the history runs' in "z" (null when not finite), and the history
- * verdict in "verdict" (gb_history_verdict); -1 when z could not be
- * had (out of memory); a failed addition fails jb. */
-static int judge_history_row(struct json_build *jb, cJSON *row, struct pools *a,
-                             struct pools *b, int i, enum gb_verdict *verdict)
+/* Row key (index i) of a run (b) against its card's history (a): the
+ * robust z of the run's median among the history runs' into *z (NAN when
+ * not finite), and *verdict, the pooled verdict, becomes the history
+ * verdict (gb_history_verdict); -1 out of memory. */
+static int history_verdict(struct pools *a, struct pools *b, int i, enum gb_verdict *verdict,
+                           double *z)
 {
     struct pool *h = &a->medians[i], *run = &b->medians[i];
-    double z = NAN;
 
+    *z = NAN;
     if (h->n > 0 && run->n > 0 &&
-        gb_robust_z_among(gb_median_inplace(run->v, run->n), h->v, h->n, &z, NULL) != 0)
+        gb_robust_z_among(gb_median_inplace(run->v, run->n), h->v, h->n, z, NULL) != 0)
         return -1;
-    jb_string(jb, row, "pooled_verdict", gb_verdict_name(*verdict));
     if (run->n > 0 && h->n > 0)
-        *verdict = gb_history_verdict(*verdict, h->n, z);
+        *verdict = gb_history_verdict(*verdict, h->n, *z);
     else /* the row is missing from one side: nothing to judge it by */
         *verdict = h->n < GB_HISTORY_MIN_RUNS ? GB_TOO_FEW_RUNS : GB_INCONCLUSIVE;
-    if (!jb_failed(jb)) { /* in the pooled verdict's place */
-        cJSON *v = cJSON_CreateString(gb_verdict_name(*verdict));
-        if (v == NULL || !cJSON_ReplaceItemInObject(row, "verdict", v)) {
-            cJSON_Delete(v); /* not attached */
-            jb_fail(jb);
-        }
-    }
-    jb_number_or_null(jb, row, "z", z);
-    jb_number(jb, row, "history_runs", h->n);
     return 0;
 }
 
-/* Row key kv (index i) judged from both groups' pools, as a history
- * verdict when history: a NEW object for jb_push, whole unless jb failed;
+/* Row key kv (index i) judged from both groups' pools; as a history
+ * verdict when history: then "verdict" is the history's, the pooled one
+ * is in "pooled_verdict", with "z" (null when not finite) and
+ * "history_runs".  A NEW object for jb_push, whole unless jb failed;
  * NULL (and jb failed) when the row could not be judged.  *verdict gets
  * its verdict. */
 static cJSON *judge_row(struct json_build *jb, struct pools *a, struct pools *b, int i,
@@ -348,6 +340,7 @@ static cJSON *judge_row(struct json_build *jb, struct pools *a, struct pools *b,
                         enum gb_verdict *verdict)
 {
     struct gb_shift s, sc;
+    double z;
     cJSON *row;
 
     if (gb_shift_compare(a->time[i].v, a->time[i].n, b->time[i].v, b->time[i].n, margin, &s) <
@@ -355,18 +348,22 @@ static cJSON *judge_row(struct json_build *jb, struct pools *a, struct pools *b,
         jb_fail(jb);
         return NULL;
     }
-    row = jb_new_object(jb);
-    jb_item(jb, row, "key", cJSON_Duplicate(kv, 0));
-    add_shift(jb, row, &s);
     *verdict = s.verdict;
-    if (history && judge_history_row(jb, row, a, b, i, verdict) != 0) {
-        cJSON_Delete(row);
+    if (history && history_verdict(a, b, i, verdict, &z) != 0) {
         jb_fail(jb);
         return NULL;
     }
+    row = jb_new_object(jb);
+    jb_item(jb, row, "key", cJSON_Duplicate(kv, 0));
+    add_shift(jb, row, &s, *verdict);
+    if (history) {
+        jb_string(jb, row, "pooled_verdict", gb_verdict_name(s.verdict));
+        jb_number_or_null(jb, row, "z", z);
+        jb_number(jb, row, "history_runs", a->medians[i].n);
+    }
     if (clocked && gb_shift_compare(a->cycles[i].v, a->cycles[i].n, b->cycles[i].v,
                                     b->cycles[i].n, margin, &sc) >= 0)
-        add_shift(jb, jb_object(jb, row, "cycles"), &sc);
+        add_shift(jb, jb_object(jb, row, "cycles"), &sc, sc.verdict);
     else
         jb_null(jb, row, "cycles");
     /* The medians, for reading the shift back as times. */

@@ -4,10 +4,12 @@
  * calibration landed on different work are `same`, and the answer says
  * what its times are per.
  */
+#include "alloc_fail.h"
 #include "test.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "verdicts.h"
 
@@ -81,4 +83,82 @@ static int test_per_unit_of_work(void)
     return 0;
 }
 
-TEST_MAIN({"per_unit_of_work", test_per_unit_of_work})
+/* One call: which 0 compares comparable groups, 1 groups whose keys
+ * differ, 2 a run against its history. */
+static cJSON *call(int which, const struct verdict_group *g)
+{
+    if (which == 2)
+        return verdicts_history("smem_stride", &g[0], &g[1], 0.01);
+    return verdicts_compare("smem_stride", &g[0], &g[1 + which], 0.01, 0);
+}
+
+/* call's answer as text; NULL when it answered NULL. */
+static char *answer(int which, const struct verdict_group *g)
+{
+    cJSON *out = call(which, g);
+    char *text;
+
+    alloc_fail_arm(0); /* printing is not what is tested */
+    text = out ? cJSON_PrintUnformatted(out) : NULL;
+    cJSON_Delete(out);
+    return text;
+}
+
+/* Every cJSON allocation of a comparison, of one between groups that
+ * differ and of a run's history verdict (stored with the run) failed in
+ * turn: each answer is the whole one or NULL, never one with a field or a
+ * row missing (AddressSanitizer's pass sees a leak on the way out). */
+static int test_allocation_fails_in_turn(void)
+{
+    cJSON *hist = cJSON_CreateArray(), *run = cJSON_CreateArray(), *other = cJSON_CreateArray();
+    struct verdict_group g[3] = {
+        {.selector = "history", .runs = hist},
+        {.selector = "run", .runs = run},
+        {.selector = "other", .runs = other},
+    };
+    char id[16];
+
+    for (int i = 0; i < 6; i++) {
+        snprintf(id, sizeof(id), "h%d", i);
+        cJSON_AddItemToArray(hist, smem_run(id, 1024, 1.0 + 0.01 * i, 32.0));
+    }
+    cJSON_AddItemToArray(run, smem_run("r", 1024, 1.2, 32.0));
+    cJSON_AddItemToArray(other, smem_run("o", 1024, 1.0, 32.0));
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(other, 0), "params",
+                              cJSON_Parse("{\"strides\":[1,32],\"min_sample_ms\":2}"));
+    for (int which = 0; which < 3; which++) {
+        char *whole;
+        long total, nulls = 0;
+        alloc_fail_arm(0);
+        whole = answer(which, g);
+        ASSERT(whole != NULL);
+        alloc_fail_arm(0);
+        cJSON_Delete(call(which, g));
+        total = alloc_fail_count();
+        ASSERT(total > 20);
+        for (long n = 1; n <= total; n++) {
+            char *text;
+            alloc_fail_arm(n);
+            text = answer(which, g);
+            if (text != NULL && strcmp(text, whole) != 0) {
+                fprintf(stderr, "call %d: allocation %ld of %ld failed: a partial answer %s\n",
+                        which, n, total, text);
+                free(text);
+                free(whole);
+                return 1;
+            }
+            nulls += text == NULL;
+            free(text);
+        }
+        ASSERT_EQ(nulls, total); /* every allocation is one the answer needs */
+        free(whole);
+    }
+    alloc_fail_arm(0);
+    cJSON_Delete(hist);
+    cJSON_Delete(run);
+    cJSON_Delete(other);
+    return 0;
+}
+
+TEST_MAIN({"per_unit_of_work", test_per_unit_of_work},
+          {"allocation_fails_in_turn", test_allocation_fails_in_turn})
