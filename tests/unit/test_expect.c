@@ -4,6 +4,7 @@
  * degraded (a check fails), a card on a narrower PCIe link (judged against
  * that link) and a card model the table does not know (no floor).
  */
+#include "alloc_fail.h"
 #include "expect.h"
 #include "test.h"
 
@@ -224,6 +225,62 @@ static int test_card_floored(void)
     return 0;
 }
 
+/* The checks as text (NULL when they were NULL). */
+static char *checks_text(const char *benchmark, const cJSON *doc)
+{
+    cJSON *c = gb_checks_judge(benchmark, cJSON_GetObjectItem(doc, "result"),
+                               cJSON_GetObjectItem(doc, "meta"));
+    char *text;
+
+    alloc_fail_arm(0); /* printing is not what is tested */
+    text = c ? cJSON_PrintUnformatted(c) : NULL;
+    cJSON_Delete(c);
+    return text;
+}
+
+/* Every cJSON allocation of the checks of a known card (the link's too)
+ * failed in turn: the checks are all there or NULL, never some of them. */
+static int test_allocation_fails_in_turn(void)
+{
+    static const char *const files[][2] = {
+        {"hbm_bandwidth", "h200_health_hbm_bandwidth.json"},
+        {"pcie_bandwidth", "h200_health_pcie_bandwidth.json"},
+    };
+
+    for (int f = 0; f < 2; f++) {
+        cJSON *doc = load_example(files[f][1]);
+        char *whole;
+        long total, nulls = 0;
+        ASSERT(doc != NULL);
+        alloc_fail_arm(0);
+        cJSON_Delete(gb_checks_judge(files[f][0], cJSON_GetObjectItem(doc, "result"),
+                                     cJSON_GetObjectItem(doc, "meta")));
+        total = alloc_fail_count();
+        whole = checks_text(files[f][0], doc);
+        ASSERT(whole != NULL && total > 5);
+        for (long n = 1; n <= total; n++) {
+            char *text;
+            alloc_fail_arm(n);
+            text = checks_text(files[f][0], doc);
+            if (text != NULL && strcmp(text, whole) != 0) {
+                fprintf(stderr, "allocation %ld of %ld failed: partial checks %s\n", n, total,
+                        text);
+                free(text);
+                free(whole);
+                return 1;
+            }
+            nulls += text == NULL;
+            free(text);
+        }
+        ASSERT_EQ(nulls, total);
+        alloc_fail_arm(0);
+        free(whole);
+        cJSON_Delete(doc);
+    }
+    return 0;
+}
+
 TEST_MAIN({"models", test_models}, {"h200_passes", test_h200_passes}, {"floors", test_floors},
           {"degraded_fails", test_degraded_fails}, {"narrow_link", test_narrow_link},
-          {"unknown_model", test_unknown_model}, {"card_floored", test_card_floored})
+          {"unknown_model", test_unknown_model}, {"card_floored", test_card_floored},
+          {"allocation_fails_in_turn", test_allocation_fails_in_turn})
