@@ -11,7 +11,6 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "fleet.h"
 
@@ -304,18 +303,21 @@ static int test_per_unit_of_work(void)
     return 0;
 }
 
-/* The answer of one call of fleet_build (which 0) or fleet_judge_run (1)
- * as text; NULL when the call answered NULL. */
-static char *answer(int which, const cJSON *cards, const cJSON *mine, const cJSON *peers)
-{
-    cJSON *out = which == 0 ? fleet_build(cards, MARGIN)
-                            : fleet_judge_run("smem_stride", mine, peers, MARGIN);
-    char *text;
+/* What the torture test gives both answers. */
+struct fleet_input {
+    cJSON *cards, *mine, *peers;
+};
 
-    alloc_fail_arm(0); /* printing is not what is tested */
-    text = out ? cJSON_PrintUnformatted(out) : NULL;
-    cJSON_Delete(out);
-    return text;
+static cJSON *build_of(void *ctx)
+{
+    return fleet_build(((struct fleet_input *)ctx)->cards, MARGIN);
+}
+
+static cJSON *run_of(void *ctx)
+{
+    const struct fleet_input *in = ctx;
+
+    return fleet_judge_run("smem_stride", in->mine, in->peers, MARGIN);
 }
 
 /* Every cJSON allocation of both answers failed in turn: each answer is
@@ -323,46 +325,18 @@ static char *answer(int which, const cJSON *cards, const cJSON *mine, const cJSO
  * (AddressSanitizer's pass sees a leak on the way out). */
 static int test_allocation_fails_in_turn(void)
 {
-    cJSON *cards = cJSON_CreateArray(), *peers = cJSON_CreateArray();
-    cJSON *mine = rows2(10.0, 7.0);
+    struct fleet_input in = {cJSON_CreateArray(), rows2(10.0, 7.0), cJSON_CreateArray()};
     static const char *const uuids[] = {"u1", "u2", "u3", "u4", "u5"};
 
     for (int i = 0; i < 5; i++) {
-        cJSON_AddItemToArray(cards, card(i < 4 ? "A" : "B", uuids[i], 10.0 + 0.01 * i, 5.0));
-        cJSON_AddItemToArray(peers, peer(uuids[i], 10.0 + 0.01 * i, 5.0));
+        cJSON_AddItemToArray(in.cards, card(i < 4 ? "A" : "B", uuids[i], 10.0 + 0.01 * i, 5.0));
+        cJSON_AddItemToArray(in.peers, peer(uuids[i], 10.0 + 0.01 * i, 5.0));
     }
-    for (int which = 0; which < 2; which++) {
-        char *whole;
-        long total, nulls = 0;
-        alloc_fail_arm(0);
-        whole = answer(which, cards, mine, peers);
-        ASSERT(whole != NULL);
-        alloc_fail_arm(0);
-        cJSON_Delete(which == 0 ? fleet_build(cards, MARGIN)
-                                : fleet_judge_run("smem_stride", mine, peers, MARGIN));
-        total = alloc_fail_count();
-        ASSERT(total > 50);
-        for (long n = 1; n <= total; n++) {
-            char *text;
-            alloc_fail_arm(n);
-            text = answer(which, cards, mine, peers);
-            if (text != NULL && strcmp(text, whole) != 0) {
-                fprintf(stderr, "%s: allocation %ld of %ld failed: a partial answer %s\n",
-                        which == 0 ? "fleet_build" : "fleet_judge_run", n, total, text);
-                free(text);
-                free(whole);
-                return 1;
-            }
-            nulls += text == NULL;
-            free(text);
-        }
-        ASSERT_EQ(nulls, total); /* every allocation is one the answer needs */
-        free(whole);
-    }
-    alloc_fail_arm(0);
-    cJSON_Delete(mine);
-    cJSON_Delete(peers);
-    cJSON_Delete(cards);
+    ASSERT_EQ(alloc_fail_whole_or_null("fleet_build", build_of, &in), 0);
+    ASSERT_EQ(alloc_fail_whole_or_null("fleet_judge_run", run_of, &in), 0);
+    cJSON_Delete(in.mine);
+    cJSON_Delete(in.peers);
+    cJSON_Delete(in.cards);
     return 0;
 }
 

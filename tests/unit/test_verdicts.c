@@ -9,7 +9,6 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "verdicts.h"
 
@@ -83,25 +82,26 @@ static int test_per_unit_of_work(void)
     return 0;
 }
 
-/* One call: which 0 compares comparable groups, 1 groups whose keys
- * differ, 2 a run against its history. */
-static cJSON *call(int which, const struct verdict_group *g)
+/* g[0] a card's history, g[1] a run, g[2] a run of another key. */
+static cJSON *compare_of(void *g)
 {
-    if (which == 2)
-        return verdicts_history("smem_stride", &g[0], &g[1], 0.01);
-    return verdicts_compare("smem_stride", &g[0], &g[1 + which], 0.01, 0);
+    const struct verdict_group *groups = g;
+
+    return verdicts_compare("smem_stride", &groups[0], &groups[1], 0.01, 0);
 }
 
-/* call's answer as text; NULL when it answered NULL. */
-static char *answer(int which, const struct verdict_group *g)
+static cJSON *differing_of(void *g)
 {
-    cJSON *out = call(which, g);
-    char *text;
+    const struct verdict_group *groups = g;
 
-    alloc_fail_arm(0); /* printing is not what is tested */
-    text = out ? cJSON_PrintUnformatted(out) : NULL;
-    cJSON_Delete(out);
-    return text;
+    return verdicts_compare("smem_stride", &groups[0], &groups[2], 0.01, 0);
+}
+
+static cJSON *history_of(void *g)
+{
+    const struct verdict_group *groups = g;
+
+    return verdicts_history("smem_stride", &groups[0], &groups[1], 0.01);
 }
 
 /* Every cJSON allocation of a comparison, of one between groups that
@@ -126,34 +126,9 @@ static int test_allocation_fails_in_turn(void)
     cJSON_AddItemToArray(other, smem_run("o", 1024, 1.0, 32.0));
     cJSON_ReplaceItemInObject(cJSON_GetArrayItem(other, 0), "params",
                               cJSON_Parse("{\"strides\":[1,32],\"min_sample_ms\":2}"));
-    for (int which = 0; which < 3; which++) {
-        char *whole;
-        long total, nulls = 0;
-        alloc_fail_arm(0);
-        whole = answer(which, g);
-        ASSERT(whole != NULL);
-        alloc_fail_arm(0);
-        cJSON_Delete(call(which, g));
-        total = alloc_fail_count();
-        ASSERT(total > 20);
-        for (long n = 1; n <= total; n++) {
-            char *text;
-            alloc_fail_arm(n);
-            text = answer(which, g);
-            if (text != NULL && strcmp(text, whole) != 0) {
-                fprintf(stderr, "call %d: allocation %ld of %ld failed: a partial answer %s\n",
-                        which, n, total, text);
-                free(text);
-                free(whole);
-                return 1;
-            }
-            nulls += text == NULL;
-            free(text);
-        }
-        ASSERT_EQ(nulls, total); /* every allocation is one the answer needs */
-        free(whole);
-    }
-    alloc_fail_arm(0);
+    ASSERT_EQ(alloc_fail_whole_or_null("verdicts_compare", compare_of, g), 0);
+    ASSERT_EQ(alloc_fail_whole_or_null("verdicts_compare, keys differ", differing_of, g), 0);
+    ASSERT_EQ(alloc_fail_whole_or_null("verdicts_history", history_of, g), 0);
     cJSON_Delete(hist);
     cJSON_Delete(run);
     cJSON_Delete(other);
