@@ -21,6 +21,7 @@
  */
 #include "expect.h"
 
+#include "json_build.h"
 #include "peaks.h"
 
 #include <math.h>
@@ -279,23 +280,24 @@ static double largest_pinned_bytes(const cJSON *rows)
 }
 
 /* One check {"row", "value", "unit", "floor", "source", "pass"}; floor <
- * 0 is none (unknown model: null floor and pass). */
-static cJSON *check_json(const cJSON *row, const char *name, double value, const char *unit,
-                         double floor, const char *source)
+ * 0 is none (unknown model: null floor and pass).  value is finite.  A
+ * NEW object for jb_push, whole unless jb failed. */
+static cJSON *check_json(struct json_build *jb, const cJSON *row, const char *name,
+                         double value, const char *unit, double floor, const char *source)
 {
-    cJSON *c = cJSON_CreateObject();
+    cJSON *c = jb_new_object(jb);
     const char *label = str_of(row, "label");
 
-    if (c == NULL || !cJSON_AddStringToObject(c, "row", label ? label : name) ||
-        !cJSON_AddNumberToObject(c, "value", value) || !cJSON_AddStringToObject(c, "unit", unit) ||
-        !(floor >= 0 ? cJSON_AddNumberToObject(c, "floor", floor)
-                     : cJSON_AddNullToObject(c, "floor")) ||
-        !cJSON_AddStringToObject(c, "source", source) ||
-        !(floor >= 0 ? cJSON_AddBoolToObject(c, "pass", value >= floor)
-                     : cJSON_AddNullToObject(c, "pass"))) {
-        cJSON_Delete(c);
-        return NULL;
-    }
+    jb_string(jb, c, "row", label ? label : name);
+    jb_number(jb, c, "value", value);
+    jb_string(jb, c, "unit", unit);
+    /* a floor made infinite by what the row says (its links) is null, as cJSON printed it */
+    jb_number_or_null(jb, c, "floor", floor >= 0 ? floor : NAN);
+    jb_string(jb, c, "source", source);
+    if (floor >= 0)
+        jb_bool(jb, c, "pass", value >= floor);
+    else
+        jb_null(jb, c, "pass");
     return c;
 }
 
@@ -306,10 +308,12 @@ cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON 
     const struct gb_card_model *model = gb_expect_model(device);
     double largest = largest_pinned_bytes(rows);
     char unknown[200];
+    struct json_build jb = {0};
     cJSON *out;
 
-    if (!gb_expect_benchmark_checked(benchmark) || (out = cJSON_CreateArray()) == NULL)
+    if (!gb_expect_benchmark_checked(benchmark))
         return NULL;
+    out = jb_new_array(&jb);
     snprintf(unknown, sizeof(unknown),
              "none: the card model \"%.80s\" has no floors in common/expect.c",
              device ? device : "(no device name)");
@@ -318,27 +322,25 @@ cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON 
         const char *unit = str_of(row, "unit");
         double value = num_of(row, "value"), floor = -1;
         char name[64], note[64], source[600];
-        cJSON *c;
         if (!gb_expect_row_name(benchmark, row, largest, name, sizeof(name)) || !isfinite(value) ||
             unit == NULL)
             continue;
         if (model == NULL) {
             if (!any_floor(benchmark, name))
                 continue; /* no model has one: nothing to say */
-            c = check_json(row, name, value, unit, -1, unknown);
+            jb_push(&jb, out, check_json(&jb, row, name, value, unit, -1, unknown));
         } else {
             f = find_floor(model, benchmark, name);
             if (f == NULL || strcmp(f->unit, unit) != 0 ||
                 !floor_of(f, row, meta, &floor, note, sizeof(note)))
                 continue; /* a row without a floor gets no check */
             snprintf(source, sizeof(source), "%s: %s%s", model->model, f->source, note);
-            c = check_json(row, name, value, unit, floor, source);
+            jb_push(&jb, out, check_json(&jb, row, name, value, unit, floor, source));
         }
-        if (c == NULL || !cJSON_AddItemToArray(out, c)) {
-            cJSON_Delete(c);
-            cJSON_Delete(out);
-            return NULL;
-        }
+    }
+    if (jb_failed(&jb)) {
+        cJSON_Delete(out);
+        return NULL;
     }
     return out;
 }

@@ -80,6 +80,14 @@ void jb_number(struct json_build *b, cJSON *obj, const char *name, double v)
         attach(b, obj, name, cJSON_CreateNumber(v));
 }
 
+void jb_number_or_null(struct json_build *b, cJSON *obj, const char *name, double v)
+{
+    if (isfinite(v))
+        jb_number(b, obj, name, v);
+    else
+        jb_null(b, obj, name);
+}
+
 void jb_bool(struct json_build *b, cJSON *obj, const char *name, int v)
 {
     if (usable(b, obj))
@@ -103,6 +111,14 @@ void jb_push(struct json_build *b, cJSON *arr, cJSON *item)
         b->failed = 1;
         cJSON_Delete(item);
     }
+}
+
+void jb_copy(struct json_build *b, cJSON *obj, const cJSON *from, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItem(from, name);
+
+    if (v != NULL)
+        attach(b, obj, name, b->failed ? NULL : cJSON_Duplicate(v, 1));
 }
 
 void jb_fail(struct json_build *b)

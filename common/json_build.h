@@ -42,11 +42,20 @@ void jb_number(struct json_build *b, cJSON *obj, const char *name, double v);
 void jb_bool(struct json_build *b, cJSON *obj, const char *name, int v);
 void jb_null(struct json_build *b, cJSON *obj, const char *name);
 
+/* jb_number, but null for a value that is not finite (as cJSON prints
+ * one): for a number read from outside, where NaN or inf is not a
+ * failure of the builder but what the input held. */
+void jb_number_or_null(struct json_build *b, cJSON *obj, const char *name, double v);
+
 /* Adds item (owned from now on; deleted if it cannot be added) under name
  * to obj, or at the end of array arr.  A NULL item fails the builder: it
  * is what a failed cJSON_Create* or cJSON_Duplicate gave. */
 void jb_item(struct json_build *b, cJSON *obj, const char *name, cJSON *item);
 void jb_push(struct json_build *b, cJSON *arr, cJSON *item);
+
+/* Adds a deep copy of from's member name to obj under the same name,
+ * when from has one; nothing (and no failure) when it has none. */
+void jb_copy(struct json_build *b, cJSON *obj, const cJSON *from, const char *name);
 
 /* Marks the builder failed (a step of the caller's own that failed). */
 void jb_fail(struct json_build *b);

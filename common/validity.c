@@ -22,6 +22,8 @@
  */
 #include "validity.h"
 
+#include "json_build.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,25 +75,23 @@ double gb_validity_spread80(double *samples, int n)
 }
 
 /* A new reason {"code", "message"} appended to reasons; the caller adds
- * its details to the returned object (NULL when out of memory). */
-static cJSON *add_reason(cJSON *reasons, const char *code, const char *message)
+ * its details to the returned object, owned by reasons (NULL once b has
+ * failed, which the jb_* calls on it then ignore). */
+static cJSON *add_reason(struct json_build *b, cJSON *reasons, const char *code,
+                         const char *message)
 {
-    cJSON *r = cJSON_CreateObject();
+    cJSON *r = jb_new_object(b);
 
-    if (r == NULL)
-        return NULL;
-    cJSON_AddStringToObject(r, "code", code);
-    cJSON_AddStringToObject(r, "message", message);
-    cJSON_AddItemToArray(reasons, r);
-    return r;
+    jb_string(b, r, "code", code);
+    jb_string(b, r, "message", message);
+    jb_push(b, reasons, r);
+    return jb_failed(b) ? NULL : r;
 }
-
-static void add_bad_row(cJSON *bad, const cJSON *row, int i, const char *name, double value);
 
 /* The reason code, with number (named name) and the bad rows, when there
  * are bad rows; message is printf'd with the count of bad rows, then
  * number.  bad is consumed. */
-static void add_rows_reason(cJSON *reasons, cJSON *bad, const char *code,
+static void add_rows_reason(struct json_build *b, cJSON *reasons, cJSON *bad, const char *code,
                             const char *message, const char *name, double number,
                             double shown)
 {
@@ -103,25 +103,22 @@ static void add_rows_reason(cJSON *reasons, cJSON *bad, const char *code,
         return;
     }
     snprintf(msg, sizeof(msg), message, cJSON_GetArraySize(bad), shown);
-    r = add_reason(reasons, code, msg);
-    if (r == NULL) {
-        cJSON_Delete(bad);
-        return;
-    }
-    cJSON_AddNumberToObject(r, name, number);
-    cJSON_AddItemToObject(r, "rows", bad);
+    r = add_reason(b, reasons, code, msg);
+    jb_number_or_null(b, r, name, number);
+    jb_item(b, r, "rows", bad);
 }
 
-/* {"row": i, KEY: value} for a reason's list of rows. */
-static cJSON *row_ref(const cJSON *row, int i)
+/* {"row": i, KEY: value} for a reason's list of rows: a NEW object the
+ * caller hands to jb_push (NULL once b has failed). */
+static cJSON *row_ref(struct json_build *b, const cJSON *row, int i)
 {
-    cJSON *ref = cJSON_CreateObject();
+    cJSON *ref = jb_new_object(b);
 
-    cJSON_AddNumberToObject(ref, "row", i);
+    jb_number(b, ref, "row", i);
     for (const char *const *k = row_key_fields; *k; k++) {
         const cJSON *v = cJSON_GetObjectItem(row, *k);
         if (v) {
-            cJSON_AddItemToObject(ref, *k, cJSON_Duplicate(v, 0));
+            jb_item(b, ref, *k, cJSON_Duplicate(v, 0));
             break;
         }
     }
@@ -129,14 +126,13 @@ static cJSON *row_ref(const cJSON *row, int i)
 }
 
 /* Appends {"row": i, KEY: value, name: value} to the list of bad rows. */
-static void add_bad_row(cJSON *bad, const cJSON *row, int i, const char *name, double value)
+static void add_bad_row(struct json_build *b, cJSON *bad, const cJSON *row, int i,
+                        const char *name, double value)
 {
-    cJSON *ref = row_ref(row, i);
+    cJSON *ref = row_ref(b, row, i);
 
-    if (ref == NULL)
-        return;
-    cJSON_AddNumberToObject(ref, name, value);
-    cJSON_AddItemToArray(bad, ref);
+    jb_number_or_null(b, ref, name, value);
+    jb_push(b, bad, ref);
 }
 
 static int has_name(const cJSON *names, const char *name)
@@ -174,26 +170,24 @@ static int wait_outlasted(const cJSON *quiet)
 /* contended: another process on the card at the start or between samples.
  * A process a successful wait outlasted does not count, or every run that
  * waited for a quiet card would read contended. */
-static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                           cJSON *notes)
+static void rule_contended(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                           cJSON *reasons, cJSON *notes)
 {
     const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
     const cJSON *lists[2] = {
         cJSON_GetObjectItem(watch, "processes_seen"),
         wait_outlasted(quiet) ? NULL : cJSON_GetObjectItem(quiet, "found")};
-    cJSON *procs = cJSON_CreateArray(), *r;
+    cJSON *procs = jb_new_array(b), *r;
     char msg[256];
     size_t len;
     const cJSON *p;
 
     (void)rows, (void)notes;
-    if (procs == NULL)
-        return;
     for (int l = 0; l < 2; l++)
         cJSON_ArrayForEach(p, lists[l]) {
             const cJSON *pid = cJSON_GetObjectItem(p, "pid");
             if (cJSON_IsObject(p) && cJSON_IsNumber(pid) && !has_pid(procs, pid->valuedouble))
-                cJSON_AddItemToArray(procs, cJSON_Duplicate(p, 1));
+                jb_push(b, procs, cJSON_Duplicate(p, 1));
         }
     if (cJSON_GetArraySize(procs) == 0) {
         cJSON_Delete(procs);
@@ -207,15 +201,12 @@ static void rule_contended(const cJSON *watch, const cJSON *rows, cJSON *reasons
                                     cJSON_GetObjectItem(p, "pid")->valuedouble,
                                     name ? name : "(name unreadable)");
     }
-    r = add_reason(reasons, "contended", msg);
-    if (r)
-        cJSON_AddItemToObject(r, "processes", procs);
-    else
-        cJSON_Delete(procs);
+    r = add_reason(b, reasons, "contended", msg);
+    jb_item(b, r, "processes", procs);
 }
 
 /* Adds the non-benign names of list to names (deduplicated). */
-static void add_slowdowns(cJSON *names, const cJSON *list, const char *except)
+static void add_slowdowns(struct json_build *b, cJSON *names, const cJSON *list, const char *except)
 {
     const cJSON *n;
 
@@ -223,10 +214,10 @@ static void add_slowdowns(cJSON *names, const cJSON *list, const char *except)
         int benign = 0;
         if (!cJSON_IsString(n) || has_name(names, n->valuestring))
             continue;
-        for (const char *const *b = benign_throttle; *b; b++)
-            benign |= strcmp(*b, n->valuestring) == 0;
+        for (const char *const *t = benign_throttle; *t; t++)
+            benign |= strcmp(*t, n->valuestring) == 0;
         if (!benign && (except == NULL || strcmp(except, n->valuestring) != 0))
-            cJSON_AddItemToArray(names, cJSON_CreateString(n->valuestring));
+            jb_push(b, names, cJSON_CreateString(n->valuestring));
     }
 }
 
@@ -243,29 +234,29 @@ static void add_slowdowns(cJSON *names, const cJSON *list, const char *except)
  * (throttle_reasons_outside_rows), judged in full.  Without that field
  * (another worker) sw_power_cap in the union is taken to be the
  * power-bound rows' own when they show it. */
-static void rule_throttled(const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                           cJSON *notes)
+static void rule_throttled(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                           cJSON *reasons, cJSON *notes)
 {
-    cJSON *names = cJSON_CreateArray(), *capped = cJSON_CreateArray(), *r;
+    cJSON *names = jb_new_array(b), *capped = jb_new_array(b), *r;
     const cJSON *row, *n, *outside = cJSON_GetObjectItem(watch, "throttle_reasons_outside_rows");
     char msg[256];
     size_t len;
     int i = 0;
 
-    if (names == NULL || capped == NULL)
+    if (jb_failed(b))
         goto out;
     cJSON_ArrayForEach(row, rows) {
         const cJSON *list = cJSON_GetObjectItem(row, "throttle_reasons");
         int power_bound = cJSON_IsTrue(cJSON_GetObjectItem(row, "power_bound"));
         if (power_bound && has_name(list, POWER_CAP_REASON))
-            cJSON_AddItemToArray(capped, row_ref(row, i));
-        add_slowdowns(names, list, power_bound ? POWER_CAP_REASON : NULL);
+            jb_push(b, capped, row_ref(b, row, i));
+        add_slowdowns(b, names, list, power_bound ? POWER_CAP_REASON : NULL);
         i++;
     }
     if (cJSON_IsArray(outside))
-        add_slowdowns(names, outside, NULL);
+        add_slowdowns(b, names, outside, NULL);
     else
-        add_slowdowns(names, cJSON_GetObjectItem(watch, "throttle_reasons"),
+        add_slowdowns(b, names, cJSON_GetObjectItem(watch, "throttle_reasons"),
                       cJSON_GetArraySize(capped) > 0 ? POWER_CAP_REASON : NULL);
     if (cJSON_GetArraySize(capped) > 0) {
         snprintf(msg, sizeof(msg),
@@ -273,11 +264,9 @@ static void rule_throttled(const cJSON *watch, const cJSON *rows, cJSON *reasons
                  "cap (sw_power_cap), as such rows do: their rate is the rate under this "
                  "card's cap",
                  cJSON_GetArraySize(capped));
-        r = add_reason(notes, "power_capped", msg);
-        if (r != NULL) {
-            cJSON_AddItemToObject(r, "rows", capped);
-            capped = NULL;
-        }
+        r = add_reason(b, notes, "power_capped", msg);
+        jb_item(b, r, "rows", capped); /* owned or deleted */
+        capped = NULL;
     }
     if (cJSON_GetArraySize(names) == 0)
         goto out;
@@ -285,11 +274,9 @@ static void rule_throttled(const cJSON *watch, const cJSON *rows, cJSON *reasons
     cJSON_ArrayForEach(n, names)
         if (len < sizeof(msg))
             len += (size_t)snprintf(msg + len, sizeof(msg) - len, " %s", n->valuestring);
-    r = add_reason(reasons, "throttled", msg);
-    if (r != NULL) {
-        cJSON_AddItemToObject(r, "reasons", names);
-        names = NULL;
-    }
+    r = add_reason(b, reasons, "throttled", msg);
+    jb_item(b, r, "reasons", names); /* owned or deleted */
+    names = NULL;
 out:
     cJSON_Delete(names);
     cJSON_Delete(capped);
@@ -297,18 +284,22 @@ out:
 
 /* clock_unstable: a row's measured SM clock more than 2% from the median
  * of the run's row clocks. */
-static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                       cJSON *notes)
+static void rule_clock(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                       cJSON *reasons, cJSON *notes)
 {
     int n = 0, i = 0, cap = cJSON_GetArraySize(rows);
-    double *clocks = cap > 0 ? malloc(sizeof(double) * (size_t)cap) : NULL;
+    double *clocks;
     double med;
     cJSON *bad;
     const cJSON *row;
 
     (void)watch, (void)notes;
-    if (clocks == NULL)
+    if (cap == 0)
         return;
+    if ((clocks = malloc(sizeof(double) * (size_t)cap)) == NULL) {
+        jb_fail(b); /* the rule could not be judged: no verdict without it */
+        return;
+    }
     cJSON_ArrayForEach(row, rows) {
         const cJSON *c = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
         if (cJSON_IsNumber(c) && c->valuedouble > 0)
@@ -321,16 +312,15 @@ static void rule_clock(const cJSON *watch, const cJSON *rows, cJSON *reasons,
     qsort(clocks, (size_t)n, sizeof(double), cmp_double);
     med = quantile(clocks, n, 0.5);
     free(clocks);
-    if ((bad = cJSON_CreateArray()) == NULL)
-        return;
+    bad = jb_new_array(b);
     cJSON_ArrayForEach(row, rows) {
         const cJSON *c = cJSON_GetObjectItem(row, "sm_clock_mhz_measured");
         if (cJSON_IsNumber(c) && c->valuedouble > 0 &&
             fabs(c->valuedouble - med) > GB_VALIDITY_CLOCK_TOLERANCE * med)
-            add_bad_row(bad, row, i, "sm_clock_mhz", c->valuedouble);
+            add_bad_row(b, bad, row, i, "sm_clock_mhz", c->valuedouble);
         i++;
     }
-    add_rows_reason(reasons, bad, "clock_unstable",
+    add_rows_reason(b, reasons, bad, "clock_unstable",
                     "%d row(s) ran more than 2%% "
                     "away from the run's median SM clock of %.0f MHz",
                     "median_mhz", med, med);
@@ -344,8 +334,8 @@ static double count_at(const cJSON *ecc, const char *when, const char *kind)
 }
 
 /* ecc_errors: the volatile corrected or uncorrected count went up. */
-static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                     cJSON *notes)
+static void rule_ecc(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                     cJSON *reasons, cJSON *notes)
 {
     static const char *const kinds[] = {"corrected", "uncorrected"};
     const cJSON *ecc = cJSON_GetObjectItem(watch, "ecc_volatile");
@@ -366,14 +356,13 @@ static void rule_ecc(const cJSON *watch, const cJSON *rows, cJSON *reasons,
     snprintf(msg, sizeof(msg),
              "the GPU counted ECC errors during the run: %.0f corrected, %.0f uncorrected",
              added[0], added[1]);
-    r = add_reason(reasons, "ecc_errors", msg);
-    if (r) {
-        cJSON_AddNumberToObject(r, "corrected", added[0]);
-        cJSON_AddNumberToObject(r, "uncorrected", added[1]);
-    }
+    r = add_reason(b, reasons, "ecc_errors", msg);
+    jb_number(b, r, "corrected", added[0]);
+    jb_number(b, r, "uncorrected", added[1]);
 }
 
-/* The samples of row as numbers (NEW array of *n; NULL when none). */
+/* The samples of row as numbers (NEW array of *n; NULL when none, and
+ * *n -1 when memory ran out). */
 static double *row_samples(const cJSON *row, int *n)
 {
     const cJSON *list = cJSON_GetObjectItem(row, "samples"), *s;
@@ -384,8 +373,10 @@ static double *row_samples(const cJSON *row, int *n)
     if (!cJSON_IsArray(list) || cap < 2 || cap > MAX_ROW_SAMPLES)
         return NULL;
     v = malloc(sizeof(double) * (size_t)cap);
-    if (v == NULL)
+    if (v == NULL) {
+        *n = -1;
         return NULL;
+    }
     cJSON_ArrayForEach(s, list)
         if (cJSON_IsNumber(s) && isfinite(s->valuedouble))
             v[(*n)++] = s->valuedouble;
@@ -393,16 +384,14 @@ static double *row_samples(const cJSON *row, int *n)
 }
 
 /* noisy: a row's samples spread past the bound (see the top of the file). */
-static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                       cJSON *notes)
+static void rule_noisy(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                       cJSON *reasons, cJSON *notes)
 {
-    cJSON *bad = cJSON_CreateArray();
+    cJSON *bad = jb_new_array(b);
     const cJSON *row;
     int i = 0;
 
     (void)watch, (void)notes;
-    if (bad == NULL)
-        return;
     cJSON_ArrayForEach(row, rows) {
         const cJSON *spread = cJSON_GetObjectItem(row, "spread");
         int n;
@@ -410,22 +399,24 @@ static void rule_noisy(const cJSON *watch, const cJSON *rows, cJSON *reasons,
         double s80 = samples ? gb_validity_spread80(samples, n) : -1;
 
         free(samples);
+        if (n < 0)
+            jb_fail(b); /* the row could not be judged */
         if (s80 > GB_VALIDITY_NOISY_SPREAD80)
-            add_bad_row(bad, row, i, "spread80", s80);
+            add_bad_row(b, bad, row, i, "spread80", s80);
         else if (s80 < 0 && cJSON_IsNumber(spread) &&
                  spread->valuedouble > GB_VALIDITY_NOISY_SPREAD)
-            add_bad_row(bad, row, i, "spread", spread->valuedouble);
+            add_bad_row(b, bad, row, i, "spread", spread->valuedouble);
         i++;
     }
-    add_rows_reason(reasons, bad, "noisy",
+    add_rows_reason(b, reasons, bad, "noisy",
                     "%d row(s) too noisy: the middle 80%% of samples spread over "
                     "more than %.0f%% of the median",
                     "bound", GB_VALIDITY_NOISY_SPREAD80, GB_VALIDITY_NOISY_SPREAD80 * 100);
 }
 
 /* busy_start: the quiet wait ran out before the card was quiet. */
-static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reasons,
-                            cJSON *notes)
+static void rule_busy_start(struct json_build *b, const cJSON *watch, const cJSON *rows,
+                            cJSON *reasons, cJSON *notes)
 {
     const cJSON *quiet = cJSON_GetObjectItem(watch, "quiet");
     const cJSON *waited = cJSON_GetObjectItem(quiet, "waited_s");
@@ -437,9 +428,9 @@ static void rule_busy_start(const cJSON *watch, const cJSON *rows, cJSON *reason
         return;
     snprintf(msg, sizeof(msg), "the card was still busy when the quiet wait ran out after %.1f s",
              cJSON_IsNumber(waited) ? waited->valuedouble : 0.0);
-    r = add_reason(reasons, "busy_start", msg);
-    if (r && cJSON_IsNumber(waited))
-        cJSON_AddNumberToObject(r, "waited_s", waited->valuedouble);
+    r = add_reason(b, reasons, "busy_start", msg);
+    if (cJSON_IsNumber(waited))
+        jb_number_or_null(b, r, "waited_s", waited->valuedouble);
 }
 
 static int link_number(const cJSON *link, const char *name, double *v)
@@ -456,7 +447,7 @@ static int link_number(const cJSON *link, const char *name, double *v)
  * by the worker during the transfers, since an idle link trains down to
  * save power) runs below the generation or width it can.  A field the
  * worker could not read is not judged. */
-static void rule_link(const cJSON *link, cJSON *reasons)
+static void rule_link(struct json_build *b, const cJSON *link, cJSON *reasons)
 {
     double gc, gm, wc, wm;
     int gen_known, width_known, gen_low, width_low;
@@ -479,23 +470,22 @@ static void rule_link(const cJSON *link, cJSON *reasons)
         snprintf(msg, sizeof(msg), "the PCIe link ran at gen %g, below its gen %g", gc, gm);
     else
         snprintf(msg, sizeof(msg), "the PCIe link ran at x%g, below its x%g", wc, wm);
-    r = add_reason(reasons, "link_degraded", msg);
-    if (r == NULL)
-        return;
+    r = add_reason(b, reasons, "link_degraded", msg);
     if (gen_known) {
-        cJSON_AddNumberToObject(r, "gen_current", gc);
-        cJSON_AddNumberToObject(r, "gen_max", gm);
+        jb_number_or_null(b, r, "gen_current", gc);
+        jb_number_or_null(b, r, "gen_max", gm);
     }
     if (width_known) {
-        cJSON_AddNumberToObject(r, "width_current", wc);
-        cJSON_AddNumberToObject(r, "width_max", wm);
+        jb_number_or_null(b, r, "width_current", wc);
+        jb_number_or_null(b, r, "width_max", wm);
     }
 }
 
 /* The rules: the first three read what NVML saw (meta.watch), so they are
  * skipped when the watch could not read it; the rest read the rows. */
 static const struct {
-    void (*judge)(const cJSON *watch, const cJSON *rows, cJSON *reasons, cJSON *notes);
+    void (*judge)(struct json_build *b, const cJSON *watch, const cJSON *rows, cJSON *reasons,
+                  cJSON *notes);
     int needs_nvml;
 } rules[] = {
     {rule_contended, 1},
@@ -510,7 +500,7 @@ static const struct {
  * power_capped note names the cap the run ran under (meta's
  * enforced_power_limit_w, read by the worker), so that runs on cards with
  * different caps are not compared unawares. */
-static void add_notes(cJSON *out, cJSON *notes, const cJSON *meta)
+static void add_notes(struct json_build *b, cJSON *out, cJSON *notes, const cJSON *meta)
 {
     const cJSON *limit = cJSON_GetObjectItem(meta, "enforced_power_limit_w");
     cJSON *n;
@@ -522,61 +512,56 @@ static void add_notes(cJSON *out, cJSON *notes, const cJSON *meta)
     cJSON_ArrayForEach(n, notes) {
         const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(n, "code"));
         if (code != NULL && strcmp(code, "power_capped") == 0 && cJSON_IsNumber(limit))
-            cJSON_AddNumberToObject(n, "enforced_power_limit_w", limit->valuedouble);
+            jb_number_or_null(b, n, "enforced_power_limit_w", limit->valuedouble);
     }
-    if (!cJSON_AddItemToObject(out, "notes", notes))
-        cJSON_Delete(notes);
+    jb_item(b, out, "notes", notes);
 }
 
 cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
 {
     const cJSON *watch = cJSON_GetObjectItem(meta, "watch");
     const cJSON *rows = cJSON_GetObjectItem(results, "rows");
-    cJSON *out = cJSON_CreateObject();
-    cJSON *reasons, *notes = cJSON_CreateArray();
+    struct json_build b = {0};
+    cJSON *out = jb_new_object(&b);
+    cJSON *reasons = jb_array(&b, out, "reasons"), *notes;
     int nvml;
 
-    if (out == NULL || notes == NULL) {
-        cJSON_Delete(out);
-        cJSON_Delete(notes);
-        return NULL;
-    }
-    reasons = cJSON_AddArrayToObject(out, "reasons");
-    if (reasons == NULL) {
-        cJSON_Delete(out);
-        cJSON_Delete(notes);
-        return NULL;
-    }
     /* The link is judged with or without the watch: it is its own
      * reading (meta.link), and a degraded link is known bad either way. */
-    rule_link(cJSON_GetObjectItem(meta, "link"), reasons);
+    rule_link(&b, cJSON_GetObjectItem(meta, "link"), reasons);
     if (!cJSON_IsObject(watch)) {
         /* Not watched: nothing else to judge it by; treated as valid,
          * shown as unknown. */
         if (cJSON_GetArraySize(reasons) > 0)
-            cJSON_AddBoolToObject(out, "valid", 0);
+            jb_bool(&b, out, "valid", 0);
         else
-            cJSON_AddNullToObject(out, "valid");
-        cJSON_Delete(notes);
-        return out;
+            jb_null(&b, out, "valid");
+        goto done;
     }
     if (!cJSON_IsArray(rows))
         rows = NULL;
     nvml = !cJSON_IsFalse(cJSON_GetObjectItem(watch, "available"));
+    notes = jb_new_array(&b);
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
         if (nvml || !rules[i].needs_nvml)
-            rules[i].judge(watch, rows, reasons, notes);
+            rules[i].judge(&b, watch, rows, reasons, notes);
     if (cJSON_GetArraySize(reasons) > 0) {
-        cJSON_AddBoolToObject(out, "valid", 0);
+        jb_bool(&b, out, "valid", 0);
     } else if (!nvml) {
         /* The rows look fine but contention and throttling went unseen. */
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(watch, "reason"));
-        cJSON_AddNullToObject(out, "valid");
-        cJSON_AddStringToObject(out, "note", why ? why : "the card could not be watched");
+        jb_null(&b, out, "valid");
+        jb_string(&b, out, "note", why ? why : "the card could not be watched");
     } else {
-        cJSON_AddBoolToObject(out, "valid", 1);
+        jb_bool(&b, out, "valid", 1);
     }
-    add_notes(out, notes, meta);
+    add_notes(&b, out, notes, meta); /* consumes notes */
+
+done:
+    if (jb_failed(&b)) {
+        cJSON_Delete(out);
+        return NULL;
+    }
     return out;
 }
 

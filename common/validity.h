@@ -42,8 +42,9 @@ extern "C" {
 #define GB_VALIDITY_NOISY_SPREAD 0.25
 
 /* Judges a run from its results ({"rows": [...]}) and meta; either may be
- * NULL.  Returns a NEW object the caller owns (cJSON_Delete), or NULL when
- * out of memory. */
+ * NULL.  Returns a NEW object the caller owns (cJSON_Delete), whole, or
+ * NULL when out of memory (never a verdict with a part missing: it is
+ * stored). */
 cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta);
 
 /* The verdict's valid as a stored flag: 1 (true), 0 (false), -1 (null or

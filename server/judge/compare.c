@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "bench_spec.h"
 #include "hash.h"
+#include "json_build.h"
 #include "result_fields.h"
 #include "run_status.h"
 #include "work_units.h"
@@ -60,7 +61,7 @@ struct build {
  * rather than by cJSON: cJSON prints each double twice and reads it back to
  * choose between 15 and 17 digits, which is most of the time a large
  * comparison takes; medians of timings carry nothing past the ninth. */
-static void add_number(cJSON *obj, const char *name, double v)
+static void add_number(struct json_build *jb, cJSON *obj, const char *name, double v)
 {
     char text[32];
 
@@ -70,21 +71,22 @@ static void add_number(cJSON *obj, const char *name, double v)
         snprintf(text, sizeof(text), "%.0f", v); /* counts stay exact */
     else
         snprintf(text, sizeof(text), "%.9g", v);
-    cJSON_AddRawToObject(obj, name, text);
+    jb_item(jb, obj, name, cJSON_CreateRaw(text));
 }
 
 cJSON *compare_row_digest(const char *benchmark, const cJSON *rows, const cJSON *summary)
 {
     const struct gb_work_unit *unit = gb_work_unit(benchmark);
-    cJSON *out = cJSON_CreateArray();
+    struct json_build jb = {0};
+    cJSON *out = jb_new_array(&jb);
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
-        cJSON *d = cJSON_CreateObject();
+        cJSON *d = jb_new_object(&jb);
         /* The units a sample held, so that a digest row says by itself
          * what its times are of (work_units.h). */
         if (!unit->per_unit && unit->row_field)
-            add_number(d, unit->row_field, gb_work_units(benchmark, summary, row));
+            add_number(&jb, d, unit->row_field, gb_work_units(benchmark, summary, row));
         for (size_t i = 0; i < gb_result_field_count(); i++) {
             const struct gb_result_field *f = gb_result_field_at(i);
             const cJSON *v = cJSON_GetObjectItem(row, f->name);
@@ -93,11 +95,15 @@ cJSON *compare_row_digest(const char *benchmark, const cJSON *rows, const cJSON 
             /* Numbers with the nine digits a comparison shows: a
              * shorter text, read back faster, many times. */
             if (cJSON_IsNumber(v))
-                add_number(d, f->name, v->valuedouble);
+                add_number(&jb, d, f->name, v->valuedouble);
             else if (v && !cJSON_IsNull(v))
-                cJSON_AddItemToObject(d, f->name, cJSON_Duplicate(v, 0));
+                jb_item(&jb, d, f->name, cJSON_Duplicate(v, 0));
         }
-        cJSON_AddItemToArray(out, d);
+        jb_push(&jb, out, d);
+    }
+    if (jb_failed(&jb)) {
+        cJSON_Delete(out);
+        return NULL;
     }
     return out;
 }
@@ -151,13 +157,17 @@ static double extreme(const struct values *v, int want_max)
     return best;
 }
 
-static void push(struct values *v, double x)
+/* Appends x to v; a value that finds no room fails jb (a median of
+ * some of the values is not the answer's). */
+static void push(struct json_build *jb, struct values *v, double x)
 {
     if (v->n == v->cap) {
         int cap = v->cap ? 2 * v->cap : 8;
         double *p = realloc(v->v, sizeof(double) * (size_t)cap);
-        if (p == NULL)
+        if (p == NULL) {
+            jb_fail(jb);
             return;
+        }
         v->v = p;
         v->cap = cap;
     }
@@ -272,34 +282,32 @@ static char *comparability_key(const char *benchmark, const cJSON *run)
     return key;
 }
 
-static cJSON *new_series_object(const char *ckey, const cJSON *run)
+/* A NEW series object (what jb managed of it: the caller asks jb). */
+static cJSON *new_series_object(struct json_build *jb, const char *ckey, const cJSON *run)
 {
     const cJSON *meta = cJSON_GetObjectItem(run, "meta");
-    const char *driver = str_at(meta, "driver", "nvidia_version");
-    const char *cuda = str_at(meta, "cuda", "runtime_version");
+    const cJSON *params = cJSON_GetObjectItem(run, "params");
     const char *name = str_at(run, "device", "name");
-    cJSON *s = cJSON_CreateObject();
-    cJSON *card = cJSON_AddObjectToObject(s, "card");
+    cJSON *s = jb_new_object(jb);
+    cJSON *card = jb_object(jb, s, "card");
 
-    cJSON_AddStringToObject(card, "name", name ? name : "?");
-    cJSON_AddStringToObject(card, "uuid", or_empty(str_at(run, "device", "uuid")));
-    cJSON_AddStringToObject(card, "host", or_empty(str_at(run, "host", NULL)));
-    if (driver)
-        cJSON_AddStringToObject(s, "driver", driver);
-    else
-        cJSON_AddNullToObject(s, "driver");
-    if (cuda)
-        cJSON_AddStringToObject(s, "cuda", cuda);
-    else
-        cJSON_AddNullToObject(s, "cuda");
-    cJSON_AddItemToObject(s, "params", cJSON_Duplicate(cJSON_GetObjectItem(run, "params"), 1));
-    cJSON_AddStringToObject(s, "comparability_key", ckey);
-    cJSON_AddBoolToObject(s, "synthetic", cJSON_IsTrue(cJSON_GetObjectItem(meta, "synthetic")));
+    jb_string(jb, card, "name", name ? name : "?");
+    jb_string(jb, card, "uuid", or_empty(str_at(run, "device", "uuid")));
+    jb_string(jb, card, "host", or_empty(str_at(run, "host", NULL)));
+    /* null when the run does not say */
+    jb_string(jb, s, "driver", str_at(meta, "driver", "nvidia_version"));
+    jb_string(jb, s, "cuda", str_at(meta, "cuda", "runtime_version"));
+    if (params)
+        jb_item(jb, s, "params", cJSON_Duplicate(params, 1));
+    jb_string(jb, s, "comparability_key", ckey);
+    jb_bool(jb, s, "synthetic", cJSON_IsTrue(cJSON_GetObjectItem(meta, "synthetic")));
     return s;
 }
 
-/* The series of run's card under ckey, made if new; NULL if out of memory. */
-static struct series *series_for(struct build *b, const char *ckey, const cJSON *run)
+/* The series of run's card under ckey, made if new; NULL if out of memory
+ * (and jb failed). */
+static struct series *series_for(struct build *b, struct json_build *jb, const char *ckey,
+                                 const cJSON *run)
 {
     const char *uuid = or_empty(str_at(run, "device", "uuid"));
     const char *host = or_empty(str_at(run, "host", NULL));
@@ -308,8 +316,10 @@ static struct series *series_for(struct build *b, const char *ckey, const cJSON 
     uint32_t slot;
     struct series *s;
 
-    if (lookup == NULL)
+    if (lookup == NULL) {
+        jb_fail(jb);
         return NULL;
+    }
     snprintf(lookup, n, "%s|%s|%s", ckey, uuid, host);
     slot = hash_fnv1a(lookup) % SLOTS;
     for (int probes = 0; probes < SLOTS && b->slots[slot]; probes++) {
@@ -325,6 +335,7 @@ static struct series *series_for(struct build *b, const char *ckey, const cJSON 
         struct series *p = realloc(b->s, sizeof(*p) * (size_t)cap);
         if (p == NULL) {
             free(lookup);
+            jb_fail(jb);
             return NULL;
         }
         b->s = p;
@@ -333,8 +344,8 @@ static struct series *series_for(struct build *b, const char *ckey, const cJSON 
     s = &b->s[b->ns];
     memset(s, 0, sizeof(*s));
     s->lookup = lookup;
-    s->out = new_series_object(ckey, run);
-    s->runs = cJSON_AddArrayToObject(s->out, "runs");
+    s->out = new_series_object(jb, ckey, run);
+    s->runs = jb_array(jb, s->out, "runs");
     b->ns++;
     if (b->slots[slot] == 0)
         b->slots[slot] = b->ns;
@@ -342,8 +353,8 @@ static struct series *series_for(struct build *b, const char *ckey, const cJSON 
 }
 
 /* The index of row key v, remembered in first-seen order; -1 when there
- * are already MAX_KEYS. */
-static int key_index(struct build *b, const cJSON *v)
+ * are already MAX_KEYS, or out of memory (and jb failed). */
+static int key_index(struct build *b, struct json_build *jb, const cJSON *v)
 {
     char text[96];
 
@@ -358,32 +369,40 @@ static int key_index(struct build *b, const cJSON *v)
         return -1;
     b->key_text[b->nkeys] = strdup(text);
     b->keys[b->nkeys] = cJSON_Duplicate(v, 0);
+    if (b->key_text[b->nkeys] == NULL || b->keys[b->nkeys] == NULL) {
+        free(b->key_text[b->nkeys]);
+        cJSON_Delete(b->keys[b->nkeys]);
+        jb_fail(jb);
+        return -1;
+    }
     return b->nkeys++;
 }
 
 /* Each row's aggregated fields into s, its times per unit of work
  * (work_units.h): runs whose calibration landed on other work compare. */
-static void accumulate(struct build *b, struct series *s, const cJSON *rows,
-                       const cJSON *summary, const char *key_field)
+static void accumulate(struct build *b, struct json_build *jb, struct series *s,
+                       const cJSON *rows, const cJSON *summary, const char *key_field)
 {
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
         const cJSON *kv = cJSON_GetObjectItem(row, key_field);
-        int k = kv ? key_index(b, kv) : -1;
+        int k = kv ? key_index(b, jb, kv) : -1;
         double units = gb_work_units(b->benchmark, summary, row);
         struct values *acc;
 
         if (k < 0)
             continue;
-        if (s->acc[k] == NULL && (s->acc[k] = calloc(F_COUNT, sizeof(struct values))) == NULL)
+        if (s->acc[k] == NULL && (s->acc[k] = calloc(F_COUNT, sizeof(struct values))) == NULL) {
+            jb_fail(jb);
             continue;
+        }
         acc = s->acc[k];
         for (size_t f = 0; f < gb_result_field_count() && f < F_COUNT; f++) {
             const struct gb_result_field *field = gb_result_field_at(f);
             const cJSON *v = cJSON_GetObjectItem(row, field->name);
             if ((field->uses & AGGREGATED) && cJSON_IsNumber(v))
-                push(&acc[f], b->is_time[f] ? v->valuedouble / units : v->valuedouble);
+                push(jb, &acc[f], b->is_time[f] ? v->valuedouble / units : v->valuedouble);
         }
     }
 }
@@ -409,9 +428,10 @@ static void key_order(const struct build *b, int *order)
         }
 }
 
-static void reduce(struct series *s, const struct build *b, const int *order)
+static void reduce(struct json_build *jb, struct series *s, const struct build *b,
+                   const int *order)
 {
-    cJSON *rows = cJSON_AddArrayToObject(s->out, "rows");
+    cJSON *rows = jb_array(jb, s->out, "rows");
 
     for (int i = 0; i < b->nkeys; i++) {
         struct values *acc = s->acc[order[i]];
@@ -420,18 +440,18 @@ static void reduce(struct series *s, const struct build *b, const int *order)
 
         if (acc == NULL)
             continue;
-        row = cJSON_CreateObject();
-        cJSON_AddItemToObject(row, "key", cJSON_Duplicate(b->keys[order[i]], 0));
-        add_number(row, "n", acc[b->median_ms].n);
+        row = jb_new_object(jb);
+        jb_item(jb, row, "key", cJSON_Duplicate(b->keys[order[i]], 0));
+        add_number(jb, row, "n", acc[b->median_ms].n);
         for (size_t f = 0; f < gb_result_field_count() && f < F_COUNT; f++) {
             const struct gb_result_field *field = gb_result_field_at(f);
             if (field->uses & GB_USE_MEDIAN)
-                add_number(row, field->name, median(&acc[f]));
+                add_number(jb, row, field->name, median(&acc[f]));
         }
         for (size_t f = 0; f < gb_result_field_count() && f < F_COUNT; f++) {
             const struct gb_result_field *field = gb_result_field_at(f);
             if (field->uses & (GB_USE_LOWEST | GB_USE_HIGHEST))
-                add_number(row, field->name,
+                add_number(jb, row, field->name,
                            extreme(&acc[f], (field->uses & GB_USE_HIGHEST) != 0));
         }
         /* The spread of the lowest and highest times around the median. */
@@ -439,8 +459,8 @@ static void reduce(struct series *s, const struct build *b, const int *order)
         hi = extreme(&acc[b->max_ms], 1);
         med = median(&acc[b->median_ms]);
         if (!isnan(lo) && !isnan(hi) && med > 0)
-            add_number(row, "spread", (hi - lo) / med);
-        cJSON_AddItemToArray(rows, row);
+            add_number(jb, row, "spread", (hi - lo) / med);
+        jb_push(jb, rows, row);
     }
 }
 
@@ -484,7 +504,8 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
                      int include_invalid, compare_rows_fn rows_of, void *ctx)
 {
     struct build *b = calloc(1, sizeof(*b));
-    cJSON *out = cJSON_CreateObject(), *series, *keys;
+    struct json_build jb = {0};
+    cJSON *out = jb_new_object(&jb), *series, *keys;
     const char *key_field = NULL;
     int order[MAX_KEYS], excluded = 0;
     const cJSON *run;
@@ -512,7 +533,9 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
             strcmp(bench, benchmark) != 0 || (!cJSON_IsArray(rows) && rows_of == NULL))
             continue;
         ckey = comparability_key(benchmark, run);
-        s = ckey ? series_for(b, ckey, run) : NULL;
+        if (ckey == NULL)
+            jb_fail(&jb);
+        s = ckey ? series_for(b, &jb, ckey, run) : NULL;
         free(ckey);
         if (s == NULL || s->nruns >= latest)
             continue;
@@ -531,32 +554,33 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
             key_field = compare_row_key(cJSON_GetArrayItem(rows, 0));
         if (key_field != NULL && cJSON_IsArray(rows)) {
             s->nruns++;
-            cJSON_AddItemToArray(s->runs, cJSON_CreateString(or_empty(str_at(run, "id", NULL))));
-            accumulate(b, s, rows,
+            jb_push(&jb, s->runs, cJSON_CreateString(or_empty(str_at(run, "id", NULL))));
+            accumulate(b, &jb, s, rows,
                        cJSON_GetObjectItem(cJSON_GetObjectItem(run, "results"), "summary"),
                        key_field);
         }
         cJSON_Delete(fetched);
     }
     key_order(b, order);
-    cJSON_AddStringToObject(out, "benchmark", benchmark);
-    cJSON_AddStringToObject(out, "time_per", gb_work_unit(benchmark)->unit);
-    if (key_field)
-        cJSON_AddStringToObject(out, "key", key_field);
-    else
-        cJSON_AddNullToObject(out, "key");
-    keys = cJSON_AddArrayToObject(out, "keys");
+    jb_string(&jb, out, "benchmark", benchmark);
+    jb_string(&jb, out, "time_per", gb_work_unit(benchmark)->unit);
+    jb_string(&jb, out, "key", key_field); /* null when no row had one */
+    keys = jb_array(&jb, out, "keys");
     for (int i = 0; i < b->nkeys; i++)
-        cJSON_AddItemToArray(keys, cJSON_Duplicate(b->keys[order[i]], 0));
-    cJSON_AddBoolToObject(out, "include_invalid", include_invalid);
-    cJSON_AddNumberToObject(out, "excluded_invalid", excluded);
-    series = cJSON_AddArrayToObject(out, "series");
+        jb_push(&jb, keys, cJSON_Duplicate(b->keys[order[i]], 0));
+    jb_bool(&jb, out, "include_invalid", include_invalid);
+    jb_number(&jb, out, "excluded_invalid", excluded);
+    series = jb_array(&jb, out, "series");
     for (int i = 0; i < b->ns; i++) {
-        cJSON_AddNumberToObject(b->s[i].out, "excluded_invalid", b->s[i].excluded_invalid);
-        reduce(&b->s[i], b, order);
-        cJSON_AddItemToArray(series, b->s[i].out);
-        b->s[i].out = NULL; /* the answer owns it now */
+        jb_number(&jb, b->s[i].out, "excluded_invalid", b->s[i].excluded_invalid);
+        reduce(&jb, &b->s[i], b, order);
+        jb_push(&jb, series, b->s[i].out);
+        b->s[i].out = NULL; /* the answer owns it now, or it is deleted */
     }
     free_build(b);
+    if (jb_failed(&jb)) {
+        cJSON_Delete(out);
+        return NULL;
+    }
     return out;
 }

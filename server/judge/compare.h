@@ -69,8 +69,8 @@ cJSON *compare_build(const char *benchmark, const cJSON *runs, int latest,
  * samples, no detail), and the units of work a sample held where the
  * benchmark's times grow with them (work_units.h: read from the row or
  * summary, which may be NULL).  Stored with every run (store.c), so that
- * a comparison of many runs parses little.  A NEW array; the caller owns
- * it. */
+ * a comparison of many runs parses little.  A NEW array the caller owns,
+ * whole, or NULL when out of memory (never a digest missing a field). */
 cJSON *compare_row_digest(const char *benchmark, const cJSON *rows, const cJSON *summary);
 
 /* The row key field of a result row ("stride", "variant", ...), or NULL. */

@@ -10,6 +10,7 @@
 
 #include "bench_spec.h"
 #include "compare.h"
+#include "json_build.h"
 #include "shift.h"
 #include "work_units.h"
 
@@ -21,21 +22,13 @@
 
 #define MAX_ROW_KEYS 256 /* row keys judged in one group */
 
-static void add_num_or_null(cJSON *obj, const char *name, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(obj, name, v);
-    else
-        cJSON_AddNullToObject(obj, name);
-}
-
 /* Whether a fleet of n cards is judged, said on obj (a group, or a run's
  * fleet part); the rows themselves are judged by judge_cards, which
  * holds every row of fewer cards back on its own. */
-static void add_too_few(cJSON *obj, int n)
+static void add_too_few(struct json_build *jb, cJSON *obj, int n)
 {
-    cJSON_AddBoolToObject(obj, "too_few_cards", n < FLEET_MIN_CARDS);
-    cJSON_AddNumberToObject(obj, "cards_needed", FLEET_MIN_CARDS);
+    jb_bool(jb, obj, "too_few_cards", n < FLEET_MIN_CARDS);
+    jb_number(jb, obj, "cards_needed", FLEET_MIN_CARDS);
 }
 
 /* The median_ms of the row of rows whose key is kv, per unit of work (a
@@ -77,10 +70,12 @@ static int row_keys(const cJSON *const *cards, int n, const cJSON **keys)
 /* Judges n cards (their rows) on every row key.  rows_out gets one object
  * per key {"key", "median_ms", "mad_ms", "cards"}; per_card[c] one array
  * per card of {"key", "value_ms", "z", "outlier"}, and worst_z[c] the
- * largest |z| of an outlier row of card c (0 when none).  0, or -1 out of
- * memory (what was made is the caller's to free). */
-static int judge_cards(const char *benchmark, const cJSON *const *cards, int n, double margin,
-                       cJSON *rows_out, cJSON **per_card, double *worst_z)
+ * largest |z| of an outlier row of card c (0 when none).  A failed
+ * addition fails jb; 0, or -1 when the judging itself could not be done
+ * (out of memory).  What was made is the caller's to free. */
+static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON *const *cards,
+                       int n, double margin, cJSON *rows_out, cJSON **per_card,
+                       double *worst_z)
 {
     const cJSON *keys[MAX_ROW_KEYS];
     int nkeys = row_keys(cards, n, keys);
@@ -96,10 +91,7 @@ static int judge_cards(const char *benchmark, const cJSON *const *cards, int n, 
     for (int k = 0; k < nkeys; k++) {
         double med = NAN, mad = NAN;
         int m = 0;
-        cJSON *row = cJSON_CreateObject();
-        if (row == NULL)
-            goto done;
-        cJSON_AddItemToArray(rows_out, row);
+        cJSON *row;
         for (int c = 0; c < n; c++) {
             double v = row_value(benchmark, cards[c], keys[k]);
             if (isfinite(v) && v > 0) {
@@ -109,21 +101,21 @@ static int judge_cards(const char *benchmark, const cJSON *const *cards, int n, 
         }
         if (m >= FLEET_MIN_CARDS && gb_robust_z(x, m, z, &med, &mad) != 0)
             goto done;
-        cJSON_AddItemToObject(row, "key", cJSON_Duplicate(keys[k], 0));
-        add_num_or_null(row, "median_ms", med);
-        add_num_or_null(row, "mad_ms", mad);
-        cJSON_AddNumberToObject(row, "cards", m);
+        row = jb_new_object(jb);
+        jb_item(jb, row, "key", cJSON_Duplicate(keys[k], 0));
+        jb_number_or_null(jb, row, "median_ms", med);
+        jb_number_or_null(jb, row, "mad_ms", mad);
+        jb_number(jb, row, "cards", m);
+        jb_push(jb, rows_out, row);
         for (int i = 0; i < m; i++) {
             int judged = m >= FLEET_MIN_CARDS;
             int out = judged && gb_is_outlier(z[i], x[i], med, margin);
-            cJSON *cell = cJSON_CreateObject();
-            if (cell == NULL)
-                goto done;
-            cJSON_AddItemToArray(per_card[who[i]], cell);
-            cJSON_AddItemToObject(cell, "key", cJSON_Duplicate(keys[k], 0));
-            cJSON_AddNumberToObject(cell, "value_ms", x[i]);
-            add_num_or_null(cell, "z", judged ? z[i] : NAN);
-            cJSON_AddBoolToObject(cell, "outlier", out);
+            cJSON *cell = jb_new_object(jb);
+            jb_item(jb, cell, "key", cJSON_Duplicate(keys[k], 0));
+            jb_number(jb, cell, "value_ms", x[i]);
+            jb_number_or_null(jb, cell, "z", judged ? z[i] : NAN);
+            jb_bool(jb, cell, "outlier", out);
+            jb_push(jb, per_card[who[i]], cell);
             if (out && fabs(z[i]) > worst_z[who[i]])
                 worst_z[who[i]] = fabs(z[i]);
         }
@@ -140,48 +132,52 @@ done:
 cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *peers,
                        double margin)
 {
-    int n = 1 + cJSON_GetArraySize(peers), c = 1, ok = 0;
+    int n = 1 + cJSON_GetArraySize(peers), c = 1;
     const cJSON **cards = calloc((size_t)n, sizeof(*cards));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
     double *worst = calloc((size_t)n, sizeof(double));
-    cJSON *out = cJSON_CreateObject(), *ids, *keyed = cJSON_CreateArray(), *outl;
+    struct json_build jb = {0};
+    cJSON *out = jb_new_object(&jb), *ids, *keyed = jb_new_array(&jb), *outl;
     const cJSON *p, *info;
     cJSON *cell;
 
-    if (cards == NULL || per_card == NULL || worst == NULL || out == NULL || keyed == NULL)
+    if (cards == NULL || per_card == NULL || worst == NULL) {
+        jb_fail(&jb);
         goto done;
+    }
     cards[0] = rows;
-    ids = cJSON_AddArrayToObject(out, "peers");
+    ids = jb_array(&jb, out, "peers");
     cJSON_ArrayForEach(p, peers) {
+        const cJSON *id = cJSON_GetObjectItem(p, "run_id");
         cards[c++] = cJSON_GetObjectItem(p, "rows");
-        cJSON_AddItemToArray(ids, cJSON_Duplicate(cJSON_GetObjectItem(p, "run_id"), 0));
+        if (id != NULL)
+            jb_push(&jb, ids, cJSON_Duplicate(id, 0));
     }
     for (c = 0; c < n; c++)
-        if ((per_card[c] = cJSON_CreateArray()) == NULL)
-            goto done;
-    if (judge_cards(benchmark, cards, n, margin, keyed, per_card, worst) != 0)
+        per_card[c] = jb_new_array(&jb);
+    if (jb_failed(&jb) ||
+        judge_cards(&jb, benchmark, cards, n, margin, keyed, per_card, worst) != 0) {
+        jb_fail(&jb);
         goto done;
-    cJSON_AddNumberToObject(out, "cards", n);
-    add_too_few(out, n);
-    cJSON_AddStringToObject(out, "time_per", gb_work_unit(benchmark)->unit);
-    outl = cJSON_AddArrayToObject(out, "outlier_rows");
+    }
+    jb_number(&jb, out, "cards", n);
+    add_too_few(&jb, out, n);
+    jb_string(&jb, out, "time_per", gb_work_unit(benchmark)->unit);
+    outl = jb_array(&jb, out, "outlier_rows");
     /* card 0's cells, with each row's median and MAD beside them */
     cJSON_ArrayForEach(cell, per_card[0]) {
         cJSON_ArrayForEach(info, keyed)
             if (cJSON_Compare(cJSON_GetObjectItem(info, "key"), cJSON_GetObjectItem(cell, "key"),
                               1)) {
-                cJSON_AddItemToObject(cell, "median_ms",
-                                      cJSON_Duplicate(cJSON_GetObjectItem(info, "median_ms"), 0));
-                cJSON_AddItemToObject(cell, "mad_ms",
-                                      cJSON_Duplicate(cJSON_GetObjectItem(info, "mad_ms"), 0));
+                jb_copy(&jb, cell, info, "median_ms");
+                jb_copy(&jb, cell, info, "mad_ms");
                 break;
             }
         if (cJSON_IsTrue(cJSON_GetObjectItem(cell, "outlier")))
-            cJSON_AddItemToArray(outl, cJSON_Duplicate(cJSON_GetObjectItem(cell, "key"), 0));
+            jb_push(&jb, outl, cJSON_Duplicate(cJSON_GetObjectItem(cell, "key"), 0));
     }
-    cJSON_AddItemToObject(out, "rows", per_card[0]);
+    jb_item(&jb, out, "rows", per_card[0]); /* owned or deleted */
     per_card[0] = NULL;
-    ok = 1;
 
 done:
     for (c = 0; per_card && c < n; c++)
@@ -190,7 +186,7 @@ done:
     free(cards);
     free(worst);
     cJSON_Delete(keyed);
-    if (!ok) {
+    if (jb_failed(&jb)) {
         cJSON_Delete(out);
         return NULL;
     }
@@ -225,9 +221,8 @@ static size_t method_words(char *buf, size_t cap, const cJSON *m)
 
 /* Each group's "method_note": where the card model of a group appears in
  * groups of other methods, says so, naming them, since their cards are
- * not scored against this group's; null otherwise.  0, or -1 out of
- * memory. */
-static int method_notes(cJSON *groups)
+ * not scored against this group's; null otherwise. */
+static void method_notes(struct json_build *jb, cJSON *groups)
 {
     cJSON *g, *h;
 
@@ -235,12 +230,12 @@ static int method_notes(cJSON *groups)
         const cJSON *key = cJSON_GetObjectItem(g, "key");
         const cJSON *model = cJSON_GetObjectItem(key, "card_model");
         const cJSON *method = cJSON_GetObjectItem(key, "method");
-        cJSON *seen = cJSON_CreateArray(), *text;
+        cJSON *seen = jb_new_array(jb), *text;
         char note[768];
         size_t used = 0;
 
         if (seen == NULL)
-            return -1;
+            return;
         used = (size_t)snprintf(note, sizeof(note), "%.100s cards also appear under ",
                                 cJSON_GetStringValue(model) ? model->valuestring : "These");
         cJSON_ArrayForEach(h, groups) {
@@ -256,7 +251,8 @@ static int method_notes(cJSON *groups)
                 again |= cJSON_Compare(s, hm, 1);
             if (again)
                 continue;
-            cJSON_AddItemReferenceToArray(seen, (cJSON *)hm);
+            if (hm != NULL && !cJSON_AddItemReferenceToArray(seen, (cJSON *)hm))
+                jb_fail(jb);
             if (cJSON_GetArraySize(seen) > 1 && used + 2 < sizeof(note))
                 used += (size_t)snprintf(note + used, sizeof(note) - used, ", ");
             if (used < sizeof(note))
@@ -271,48 +267,47 @@ static int method_notes(cJSON *groups)
             text = cJSON_CreateString(note);
         }
         cJSON_Delete(seen);
-        if (text == NULL || !cJSON_AddItemToObject(g, "method_note", text)) {
-            cJSON_Delete(text);
-            return -1;
-        }
+        jb_item(jb, g, "method_note", text);
     }
-    return 0;
 }
 
-/* One group of GET /fleet: the cards of idx[0..n-1]. */
-static cJSON *build_group(const cJSON *cards, const int *idx, int n, double margin)
+/* One group of GET /fleet: the cards of idx[0..n-1].  A NEW object for
+ * jb_push, whole unless jb failed. */
+static cJSON *build_group(struct json_build *jb, const cJSON *cards, const int *idx, int n,
+                          double margin)
 {
+    static const char *const copied[] = {"host", "device_uuid", "run_id", NULL};
     const cJSON **rows = calloc((size_t)n, sizeof(*rows));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
     double *worst = calloc((size_t)n, sizeof(double));
     int *order = calloc((size_t)n, sizeof(int));
-    cJSON *g = cJSON_CreateObject(), *list, *key, *first;
-    const char *benchmark;
-    int ok = 0;
+    cJSON *g = jb_new_object(jb), *list, *key;
+    const cJSON *first = cJSON_GetArrayItem(cards, idx[0]);
+    const char *benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(first, "benchmark"));
 
-    if (rows == NULL || per_card == NULL || worst == NULL || order == NULL || g == NULL)
+    if (rows == NULL || per_card == NULL || worst == NULL || order == NULL) {
+        jb_fail(jb);
         goto done;
+    }
     for (int i = 0; i < n; i++) {
         rows[i] = cJSON_GetObjectItem(cJSON_GetArrayItem(cards, idx[i]), "rows");
         order[i] = i;
-        if ((per_card[i] = cJSON_CreateArray()) == NULL)
-            goto done;
+        per_card[i] = jb_new_array(jb);
     }
-    first = cJSON_GetArrayItem(cards, idx[0]);
-    key = cJSON_AddObjectToObject(g, "key");
-    cJSON_AddItemToObject(key, "benchmark",
-                          cJSON_Duplicate(cJSON_GetObjectItem(first, "benchmark"), 1));
-    cJSON_AddItemToObject(key, "card_model",
-                          cJSON_Duplicate(cJSON_GetObjectItem(first, "card_model"), 1));
-    cJSON_AddItemToObject(key, "method", card_method(first));
-    cJSON_AddItemToObject(key, "params", card_params(first));
-    cJSON_AddNumberToObject(g, "n_cards", n);
-    add_too_few(g, n);
-    benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(first, "benchmark"));
-    cJSON_AddStringToObject(g, "time_per", gb_work_unit(benchmark)->unit);
-    if (judge_cards(benchmark, rows, n, margin, cJSON_AddArrayToObject(g, "rows"), per_card,
-                    worst) != 0)
+    key = jb_object(jb, g, "key");
+    jb_copy(jb, key, first, "benchmark");
+    jb_copy(jb, key, first, "card_model");
+    jb_item(jb, key, "method", card_method(first));
+    jb_item(jb, key, "params", card_params(first));
+    jb_number(jb, g, "n_cards", n);
+    add_too_few(jb, g, n);
+    jb_string(jb, g, "time_per", gb_work_unit(benchmark)->unit);
+    if (jb_failed(jb) ||
+        judge_cards(jb, benchmark, rows, n, margin, jb_array(jb, g, "rows"), per_card, worst) !=
+            0) {
+        jb_fail(jb);
         goto done;
+    }
     /* outliers first, the farthest first; then as stored (by card) */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && worst[order[j - 1]] < worst[order[j]]; j--) {
@@ -320,22 +315,17 @@ static cJSON *build_group(const cJSON *cards, const int *idx, int n, double marg
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
-    list = cJSON_AddArrayToObject(g, "cards");
+    list = jb_array(jb, g, "cards");
     for (int i = 0; i < n; i++) {
         const cJSON *src = cJSON_GetArrayItem(cards, idx[order[i]]);
-        cJSON *card = cJSON_CreateObject();
-        static const char *const copied[] = {"host", "device_uuid", "run_id", NULL};
-        if (card == NULL)
-            goto done;
-        cJSON_AddItemToArray(list, card);
+        cJSON *card = jb_new_object(jb);
         for (int f = 0; copied[f]; f++)
-            cJSON_AddItemToObject(card, copied[f],
-                                  cJSON_Duplicate(cJSON_GetObjectItem(src, copied[f]), 1));
-        cJSON_AddBoolToObject(card, "outlier", worst[order[i]] > 0);
-        cJSON_AddItemToObject(card, "rows", per_card[order[i]]);
+            jb_copy(jb, card, src, copied[f]);
+        jb_bool(jb, card, "outlier", worst[order[i]] > 0);
+        jb_item(jb, card, "rows", per_card[order[i]]); /* owned or deleted */
         per_card[order[i]] = NULL;
+        jb_push(jb, list, card);
     }
-    ok = 1;
 
 done:
     for (int i = 0; per_card && i < n; i++)
@@ -344,27 +334,24 @@ done:
     free(rows);
     free(worst);
     free(order);
-    if (!ok) {
-        cJSON_Delete(g);
-        return NULL;
-    }
     return g;
 }
 
 cJSON *fleet_build(const cJSON *cards, double margin)
 {
-    int n = cJSON_GetArraySize(cards), ok = 1;
+    int n = cJSON_GetArraySize(cards);
     int *group_of = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    cJSON *out = cJSON_CreateObject(), *groups;
+    struct json_build jb = {0};
+    cJSON *out = jb_new_object(&jb), *groups;
 
-    if (group_of == NULL || idx == NULL || out == NULL) {
-        ok = 0;
+    if (group_of == NULL || idx == NULL) {
+        jb_fail(&jb);
         goto done;
     }
-    cJSON_AddNumberToObject(out, "margin", margin);
-    cJSON_AddNumberToObject(out, "outlier_z", GB_OUTLIER_Z);
-    groups = cJSON_AddArrayToObject(out, "groups");
+    jb_number_or_null(&jb, out, "margin", margin);
+    jb_number(&jb, out, "outlier_z", GB_OUTLIER_Z);
+    groups = jb_array(&jb, out, "groups");
     /* group_of[i]: the first card of i's group (cards come grouped or not) */
     for (int i = 0; i < n; i++) {
         const char *gi = cJSON_GetStringValue(
@@ -379,26 +366,21 @@ cJSON *fleet_build(const cJSON *cards, double margin)
             }
         }
     }
-    for (int i = 0; i < n && ok; i++) {
+    for (int i = 0; i < n && !jb_failed(&jb); i++) {
         int m = 0;
-        cJSON *g;
         if (group_of[i] != i)
             continue;
         for (int j = i; j < n; j++)
             if (group_of[j] == i)
                 idx[m++] = j;
-        if ((g = build_group(cards, idx, m, margin)) == NULL)
-            ok = 0;
-        else
-            cJSON_AddItemToArray(groups, g);
+        jb_push(&jb, groups, build_group(&jb, cards, idx, m, margin));
     }
-    if (ok && method_notes(groups) != 0)
-        ok = 0;
+    method_notes(&jb, groups);
 
 done:
     free(group_of);
     free(idx);
-    if (!ok) {
+    if (jb_failed(&jb)) {
         cJSON_Delete(out);
         return NULL;
     }

@@ -16,6 +16,7 @@
 #include "verdicts.h"
 
 #include "compare.h"
+#include "json_build.h"
 #include "shift.h"
 #include "work_units.h"
 
@@ -67,14 +68,20 @@ static int done_run_of(const cJSON *run, const char *benchmark)
            (benchmark == NULL || strcmp(bench, benchmark) == 0);
 }
 
-/* The verdict-deciding key fields of run, as a NEW object. */
+/* The verdict-deciding key fields of run, as a NEW object (NULL out of
+ * memory). */
 static cJSON *verdict_key(const cJSON *run)
 {
-    cJSON *key = cJSON_CreateObject();
+    struct json_build jb = {0};
+    cJSON *key = jb_new_object(&jb);
 
-    for (const struct compare_key_field *f = compare_key_fields; key && f->name; f++)
+    for (const struct compare_key_field *f = compare_key_fields; f->name; f++)
         if (f->decides_verdict)
-            cJSON_AddItemToObject(key, f->name, compare_key_value(run, f));
+            jb_item(&jb, key, f->name, compare_key_value(run, f));
+    if (jb_failed(&jb)) {
+        cJSON_Delete(key);
+        return NULL;
+    }
     return key;
 }
 
@@ -107,25 +114,28 @@ static int keep_runs(const struct verdict_group *g, const char *benchmark,
                 continue;
             }
         }
-        cJSON_AddItemReferenceToArray(k->runs, (cJSON *)run);
+        if (!cJSON_AddItemReferenceToArray(k->runs, (cJSON *)run))
+            return -1;
     }
     return 0;
 }
 
-static void add_difference(cJSON *list, const char *field, const cJSON *a, const cJSON *b)
+static void add_difference(struct json_build *jb, cJSON *list, const char *field, const cJSON *a,
+                           const cJSON *b)
 {
-    cJSON *d = cJSON_CreateObject();
+    cJSON *d = jb_new_object(jb);
 
-    cJSON_AddStringToObject(d, "field", field);
-    cJSON_AddItemToObject(d, "baseline", a ? cJSON_Duplicate(a, 1) : cJSON_CreateNull());
-    cJSON_AddItemToObject(d, "candidate", b ? cJSON_Duplicate(b, 1) : cJSON_CreateNull());
-    cJSON_AddItemToArray(list, d);
+    jb_string(jb, d, "field", field);
+    jb_item(jb, d, "baseline", a ? cJSON_Duplicate(a, 1) : cJSON_CreateNull());
+    jb_item(jb, d, "candidate", b ? cJSON_Duplicate(b, 1) : cJSON_CreateNull());
+    jb_push(jb, list, d);
 }
 
-/* Where the two keys differ, field by field; params member by member. */
-static cJSON *differences(const cJSON *a, const cJSON *b)
+/* Where the two keys differ, field by field; params member by member: a
+ * NEW array, whole unless jb failed. */
+static cJSON *differences(struct json_build *jb, const cJSON *a, const cJSON *b)
 {
-    cJSON *list = cJSON_CreateArray();
+    cJSON *list = jb_new_array(jb);
     const cJSON *f;
 
     cJSON_ArrayForEach(f, a) {
@@ -135,28 +145,30 @@ static cJSON *differences(const cJSON *a, const cJSON *b)
         if (cJSON_Compare(f, g, 1))
             continue;
         if (!cJSON_IsObject(f) || !cJSON_IsObject(g)) {
-            add_difference(list, f->string, f, g);
+            add_difference(jb, list, f->string, f, g);
             continue;
         }
         cJSON_ArrayForEach(m, f)
             if (!cJSON_Compare(m, cJSON_GetObjectItem(g, m->string), 1)) {
                 snprintf(name, sizeof(name), "%s.%s", f->string, m->string);
-                add_difference(list, name, m, cJSON_GetObjectItem(g, m->string));
+                add_difference(jb, list, name, m, cJSON_GetObjectItem(g, m->string));
             }
         cJSON_ArrayForEach(m, g)
             if (cJSON_GetObjectItem(f, m->string) == NULL) {
                 snprintf(name, sizeof(name), "%s.%s", f->string, m->string);
-                add_difference(list, name, NULL, m);
+                add_difference(jb, list, name, NULL, m);
             }
     }
     return list;
 }
 
 /* The row keys of the kept runs, as in /compare: numbers ascending,
- * strings first seen first.  *field gets the key's name. */
-static cJSON *row_keys(const struct kept *a, const struct kept *b, const char **field)
+ * strings first seen first.  *field gets the key's name.  A NEW array,
+ * whole unless jb failed. */
+static cJSON *row_keys(struct json_build *jb, const struct kept *a, const struct kept *b,
+                       const char **field)
 {
-    cJSON *keys = cJSON_CreateArray();
+    cJSON *keys = jb_new_array(jb);
     const struct kept *groups[2] = {a, b};
     int numeric = 1, n;
 
@@ -175,7 +187,7 @@ static cJSON *row_keys(const struct kept *a, const struct kept *b, const char **
                 cJSON_ArrayForEach(seen, keys)
                     dup |= cJSON_Compare(seen, kv, 1);
                 if (!dup && cJSON_GetArraySize(keys) < MAX_ROWS) {
-                    cJSON_AddItemToArray(keys, cJSON_Duplicate(kv, 0));
+                    jb_push(jb, keys, cJSON_Duplicate(kv, 0));
                     numeric &= cJSON_IsNumber(kv);
                 }
             }
@@ -274,31 +286,22 @@ static int pool_rows(const struct kept *k, const char *benchmark, const char *fi
     return 0;
 }
 
-static void add_num_or_null(cJSON *obj, const char *name, double v)
+/* The shift and interval of s into obj, under verdict (s's own, or the
+ * history's that replaces it), null where a figure is not finite. */
+static void add_shift(struct json_build *jb, cJSON *obj, const struct gb_shift *s,
+                      enum gb_verdict verdict)
 {
-    if (isfinite(v))
-        cJSON_AddNumberToObject(obj, name, v);
-    else
-        cJSON_AddNullToObject(obj, name);
-}
-
-/* The shift, interval and verdict of s into obj. */
-static void add_shift(cJSON *obj, const struct gb_shift *s)
-{
-    cJSON_AddStringToObject(obj, "verdict", gb_verdict_name(s->verdict));
-    add_num_or_null(obj, "shift", s->shift);
-    add_num_or_null(obj, "ci_low", s->ci_low);
-    add_num_or_null(obj, "ci_high", s->ci_high);
-    cJSON_AddNumberToObject(obj, "n_baseline", s->n_baseline);
-    cJSON_AddNumberToObject(obj, "n_candidate", s->n_candidate);
+    jb_string(jb, obj, "verdict", gb_verdict_name(verdict));
+    jb_number_or_null(jb, obj, "shift", s->shift);
+    jb_number_or_null(jb, obj, "ci_low", s->ci_low);
+    jb_number_or_null(jb, obj, "ci_high", s->ci_high);
+    jb_number(jb, obj, "n_baseline", s->n_baseline);
+    jb_number(jb, obj, "n_candidate", s->n_candidate);
     if (s->more_samples > 0)
-        cJSON_AddNumberToObject(obj, "more_samples", (double)s->more_samples);
+        jb_number(jb, obj, "more_samples", (double)s->more_samples);
     else
-        cJSON_AddNullToObject(obj, "more_samples");
-    if (gb_undecidable_reason(s->undecidable))
-        cJSON_AddStringToObject(obj, "undecidable", gb_undecidable_reason(s->undecidable));
-    else
-        cJSON_AddNullToObject(obj, "undecidable");
+        jb_null(jb, obj, "more_samples");
+    jb_string(jb, obj, "undecidable", gb_undecidable_reason(s->undecidable)); /* or null */
 }
 
 static double pool_median(struct pool *p)
@@ -306,75 +309,86 @@ static double pool_median(struct pool *p)
     return p->n ? gb_median_inplace(p->v, p->n) : NAN;
 }
 
-/* Row key kv (index i) of a run (b) against its card's history (a): the
- * pooled verdict in "pooled_verdict", the robust z of the run's median
- * among the history runs' in "z" (null when not finite), and the history
- * verdict in "verdict" (gb_history_verdict); -1 out of memory. */
-static int judge_history_row(cJSON *row, struct pools *a, struct pools *b, int i,
-                             enum gb_verdict *verdict)
+/* Row key (index i) of a run (b) against its card's history (a): the
+ * robust z of the run's median among the history runs' into *z (NAN when
+ * not finite), and *verdict, the pooled verdict, becomes the history
+ * verdict (gb_history_verdict); -1 out of memory. */
+static int history_verdict(struct pools *a, struct pools *b, int i, enum gb_verdict *verdict,
+                           double *z)
 {
     struct pool *h = &a->medians[i], *run = &b->medians[i];
-    double z = NAN;
 
+    *z = NAN;
     if (h->n > 0 && run->n > 0 &&
-        gb_robust_z_among(gb_median_inplace(run->v, run->n), h->v, h->n, &z, NULL) != 0)
+        gb_robust_z_among(gb_median_inplace(run->v, run->n), h->v, h->n, z, NULL) != 0)
         return -1;
-    cJSON_AddStringToObject(row, "pooled_verdict", gb_verdict_name(*verdict));
     if (run->n > 0 && h->n > 0)
-        *verdict = gb_history_verdict(*verdict, h->n, z);
+        *verdict = gb_history_verdict(*verdict, h->n, *z);
     else /* the row is missing from one side: nothing to judge it by */
         *verdict = h->n < GB_HISTORY_MIN_RUNS ? GB_TOO_FEW_RUNS : GB_INCONCLUSIVE;
-    cJSON_ReplaceItemInObject(row, "verdict", cJSON_CreateString(gb_verdict_name(*verdict)));
-    add_num_or_null(row, "z", z);
-    cJSON_AddNumberToObject(row, "history_runs", h->n);
     return 0;
 }
 
-/* Row key kv (index i) judged from both groups' pools, as a history
- * verdict when history; NULL out of memory.  *verdict gets its verdict. */
-static cJSON *judge_row(struct pools *a, struct pools *b, int i, const cJSON *kv, int clocked,
-                        double margin, int history, enum gb_verdict *verdict)
+/* Row key kv (index i) judged from both groups' pools; as a history
+ * verdict when history: then "verdict" is the history's, the pooled one
+ * is in "pooled_verdict", with "z" (null when not finite) and
+ * "history_runs".  A NEW object for jb_push, whole unless jb failed;
+ * NULL (and jb failed) when the row could not be judged.  *verdict gets
+ * its verdict. */
+static cJSON *judge_row(struct json_build *jb, struct pools *a, struct pools *b, int i,
+                        const cJSON *kv, int clocked, double margin, int history,
+                        enum gb_verdict *verdict)
 {
     struct gb_shift s, sc;
-    cJSON *row = NULL;
+    double z;
+    cJSON *row;
 
     if (gb_shift_compare(a->time[i].v, a->time[i].n, b->time[i].v, b->time[i].n, margin, &s) <
-            0 ||
-        (row = cJSON_CreateObject()) == NULL)
+        0) {
+        jb_fail(jb);
         return NULL;
-    cJSON_AddItemToObject(row, "key", cJSON_Duplicate(kv, 0));
-    add_shift(row, &s);
+    }
     *verdict = s.verdict;
-    if (history && judge_history_row(row, a, b, i, verdict) != 0) {
-        cJSON_Delete(row);
+    if (history && history_verdict(a, b, i, verdict, &z) != 0) {
+        jb_fail(jb);
         return NULL;
+    }
+    row = jb_new_object(jb);
+    jb_item(jb, row, "key", cJSON_Duplicate(kv, 0));
+    add_shift(jb, row, &s, *verdict);
+    if (history) {
+        jb_string(jb, row, "pooled_verdict", gb_verdict_name(s.verdict));
+        jb_number_or_null(jb, row, "z", z);
+        jb_number(jb, row, "history_runs", a->medians[i].n);
     }
     if (clocked && gb_shift_compare(a->cycles[i].v, a->cycles[i].n, b->cycles[i].v,
                                     b->cycles[i].n, margin, &sc) >= 0)
-        add_shift(cJSON_AddObjectToObject(row, "cycles"), &sc);
+        add_shift(jb, jb_object(jb, row, "cycles"), &sc, sc.verdict);
     else
-        cJSON_AddNullToObject(row, "cycles");
+        jb_null(jb, row, "cycles");
     /* The medians, for reading the shift back as times. */
-    add_num_or_null(row, "baseline_median_ms", pool_median(&a->time[i]));
-    add_num_or_null(row, "candidate_median_ms", pool_median(&b->time[i]));
+    jb_number_or_null(jb, row, "baseline_median_ms", pool_median(&a->time[i]));
+    jb_number_or_null(jb, row, "candidate_median_ms", pool_median(&b->time[i]));
     return row;
 }
 
-static cJSON *group_object(const struct verdict_group *g, const struct kept *k)
+/* A group as the answer shows it: a NEW object for jb_item. */
+static cJSON *group_object(struct json_build *jb, const struct verdict_group *g,
+                           const struct kept *k)
 {
-    cJSON *o = cJSON_CreateObject(), *ids = cJSON_AddArrayToObject(o, "runs");
+    cJSON *o = jb_new_object(jb), *ids = jb_array(jb, o, "runs");
     const cJSON *run;
 
-    cJSON_AddStringToObject(o, "selector", g->selector ? g->selector : "");
+    jb_string(jb, o, "selector", g->selector ? g->selector : "");
     cJSON_ArrayForEach(run, k->runs) {
         const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
         if (id != NULL)
-            cJSON_AddItemToArray(ids, cJSON_CreateString(id));
+            jb_push(jb, ids, cJSON_CreateString(id));
     }
-    cJSON_AddNumberToObject(o, "n_runs", cJSON_GetArraySize(k->runs));
-    cJSON_AddNumberToObject(o, "excluded_invalid", k->invalid);
-    cJSON_AddNumberToObject(o, "excluded_other_key", k->other_key + g->other_key_unread);
-    cJSON_AddItemToObject(o, "key", k->key ? cJSON_Duplicate(k->key, 1) : cJSON_CreateNull());
+    jb_number(jb, o, "n_runs", cJSON_GetArraySize(k->runs));
+    jb_number(jb, o, "excluded_invalid", k->invalid);
+    jb_number(jb, o, "excluded_other_key", k->other_key + g->other_key_unread);
+    jb_item(jb, o, "key", k->key ? cJSON_Duplicate(k->key, 1) : cJSON_CreateNull());
     return o;
 }
 
@@ -388,105 +402,104 @@ const char *verdicts_benchmark_of(const cJSON *runs)
     return NULL;
 }
 
-/* verdicts_compare's answer, or verdicts_history's when history. */
+/* verdicts_compare's answer, or verdicts_history's when history: whole,
+ * or NULL. */
 static cJSON *judge(const char *benchmark, const struct verdict_group *baseline,
                     const struct verdict_group *candidate, double margin, int include_invalid,
                     int history)
 {
     struct kept a = {0}, b = {0};
-    cJSON *out = cJSON_CreateObject(), *diff = NULL, *keys = NULL, *rows, *worst_rows;
+    struct json_build jb = {0};
+    cJSON *out = jb_new_object(&jb), *diff, *keys = NULL, *rows, *worst_rows;
     const char *field = NULL;
     enum gb_verdict worst = GB_SAME;
     struct pools pa = {0}, pb = {0};
     const cJSON *kv;
-    int ok = 0, nkeys = 0, ki = 0, *clocked = NULL;
+    int nkeys = 0, ki = 0, ndiff, *clocked = NULL;
 
     if (benchmark == NULL)
         benchmark = verdicts_benchmark_of(baseline->runs);
     if (out == NULL || keep_runs(baseline, benchmark, include_invalid, &a) != 0 ||
-        keep_runs(candidate, benchmark, include_invalid, &b) != 0)
+        keep_runs(candidate, benchmark, include_invalid, &b) != 0) {
+        jb_fail(&jb);
         goto done;
-    if (benchmark)
-        cJSON_AddStringToObject(out, "benchmark", benchmark);
-    else
-        cJSON_AddNullToObject(out, "benchmark");
-    cJSON_AddStringToObject(out, "method", GB_SHIFT_METHOD);
+    }
+    jb_string(&jb, out, "benchmark", benchmark); /* null when none is known */
+    jb_string(&jb, out, "method", GB_SHIFT_METHOD);
     /* what the times of the rows (their medians) are per */
-    cJSON_AddStringToObject(out, "time_per", gb_work_unit(benchmark)->unit);
-    cJSON_AddNumberToObject(out, "margin", margin);
-    cJSON_AddBoolToObject(out, "include_invalid", include_invalid);
-    cJSON_AddNumberToObject(out, "excluded_invalid", a.invalid + b.invalid);
-    cJSON_AddItemToObject(out, "baseline", group_object(baseline, &a));
-    cJSON_AddItemToObject(out, "candidate", group_object(candidate, &b));
+    jb_string(&jb, out, "time_per", gb_work_unit(benchmark)->unit);
+    jb_number_or_null(&jb, out, "margin", margin);
+    jb_bool(&jb, out, "include_invalid", include_invalid);
+    jb_number(&jb, out, "excluded_invalid", a.invalid + b.invalid);
+    jb_item(&jb, out, "baseline", group_object(&jb, baseline, &a));
+    jb_item(&jb, out, "candidate", group_object(&jb, candidate, &b));
     if (a.key == NULL || b.key == NULL) {
         /* Nothing left to judge on one side: said, not guessed. */
-        cJSON_AddBoolToObject(out, "comparable", 0);
-        cJSON_AddStringToObject(out, "reason",
-                                a.key == NULL
-                                    ? "the baseline has no done, valid runs of the benchmark"
-                                    : "the candidate has no done, valid runs of the benchmark");
-        cJSON_AddItemToObject(out, "differences", cJSON_CreateArray());
-        cJSON_AddNullToObject(out, "verdict");
-        cJSON_AddItemToObject(out, "rows", cJSON_CreateArray());
-        ok = 1;
+        jb_bool(&jb, out, "comparable", 0);
+        jb_string(&jb, out, "reason",
+                  a.key == NULL ? "the baseline has no done, valid runs of the benchmark"
+                                : "the candidate has no done, valid runs of the benchmark");
+        jb_array(&jb, out, "differences");
+        jb_null(&jb, out, "verdict");
+        jb_array(&jb, out, "rows");
         goto done;
     }
-    diff = differences(a.key, b.key);
-    if (diff == NULL)
-        goto done;
-    cJSON_AddBoolToObject(out, "comparable", cJSON_GetArraySize(diff) == 0);
-    cJSON_AddItemToObject(out, "differences", diff);
-    if (cJSON_GetArraySize(diff) > 0) {
-        cJSON_AddNullToObject(out, "verdict");
-        cJSON_AddItemToObject(out, "rows", cJSON_CreateArray());
-        ok = 1;
+    diff = differences(&jb, a.key, b.key);
+    ndiff = cJSON_GetArraySize(diff);
+    jb_bool(&jb, out, "comparable", ndiff == 0);
+    jb_item(&jb, out, "differences", diff); /* owned or deleted */
+    if (ndiff > 0) {
+        jb_null(&jb, out, "verdict");
+        jb_array(&jb, out, "rows");
         goto done;
     }
-    if ((keys = row_keys(&a, &b, &field)) == NULL)
+    keys = row_keys(&jb, &a, &b, &field);
+    jb_string(&jb, out, "key", field); /* null when no row has one */
+    if (jb_failed(&jb))
         goto done;
-    if (field)
-        cJSON_AddStringToObject(out, "key", field);
-    else
-        cJSON_AddNullToObject(out, "key");
     nkeys = cJSON_GetArraySize(keys);
     if ((clocked = malloc(sizeof(int) * (size_t)(nkeys ? nkeys : 1))) == NULL ||
-        pools_init(&pa, nkeys) != 0 || pools_init(&pb, nkeys) != 0)
+        pools_init(&pa, nkeys) != 0 || pools_init(&pb, nkeys) != 0) {
+        jb_fail(&jb);
         goto done;
+    }
     for (int i = 0; i < nkeys; i++)
         clocked[i] = 1;
     if (field && (pool_rows(&a, benchmark, field, keys, nkeys, &pa, clocked) != 0 ||
-                  pool_rows(&b, benchmark, field, keys, nkeys, &pb, clocked) != 0))
+                  pool_rows(&b, benchmark, field, keys, nkeys, &pb, clocked) != 0)) {
+        jb_fail(&jb);
         goto done;
-    rows = cJSON_CreateArray();
-    worst_rows = cJSON_CreateArray();
+    }
+    rows = jb_new_array(&jb);
+    worst_rows = jb_new_array(&jb);
     cJSON_ArrayForEach(kv, keys) {
         enum gb_verdict v = GB_INCONCLUSIVE;
-        cJSON *row = judge_row(&pa, &pb, ki, kv, clocked[ki], margin, history, &v);
+        cJSON *row = judge_row(&jb, &pa, &pb, ki, kv, clocked[ki], margin, history, &v);
         ki++;
-        if (row == NULL)
+        if (jb_failed(&jb)) {
+            cJSON_Delete(row);
             break;
-        cJSON_AddItemToArray(rows, row);
+        }
+        jb_push(&jb, rows, row);
         if (gb_verdict_severity(v) > gb_verdict_severity(worst)) {
             worst = v;
             cJSON_Delete(worst_rows);
-            worst_rows = cJSON_CreateArray();
+            worst_rows = jb_new_array(&jb);
         }
         if (v == worst)
-            cJSON_AddItemToArray(worst_rows, cJSON_Duplicate(kv, 0));
+            jb_push(&jb, worst_rows, cJSON_Duplicate(kv, 0));
     }
     if (history) {
         /* below the minimum every row is too_few_runs: said with the counts */
-        cJSON_AddBoolToObject(out, "too_few_runs",
-                              cJSON_GetArraySize(a.runs) < GB_HISTORY_MIN_RUNS);
-        cJSON_AddNumberToObject(out, "runs_needed", GB_HISTORY_MIN_RUNS);
+        jb_bool(&jb, out, "too_few_runs", cJSON_GetArraySize(a.runs) < GB_HISTORY_MIN_RUNS);
+        jb_number(&jb, out, "runs_needed", GB_HISTORY_MIN_RUNS);
     }
     if (cJSON_GetArraySize(rows) == 0)
-        cJSON_AddNullToObject(out, "verdict");
+        jb_null(&jb, out, "verdict");
     else
-        cJSON_AddStringToObject(out, "verdict", gb_verdict_name(worst));
-    cJSON_AddItemToObject(out, "verdict_rows", worst_rows);
-    cJSON_AddItemToObject(out, "rows", rows);
-    ok = kv == NULL; /* every row judged */
+        jb_string(&jb, out, "verdict", gb_verdict_name(worst));
+    jb_item(&jb, out, "verdict_rows", worst_rows); /* owned or deleted */
+    jb_item(&jb, out, "rows", rows);
 
 done:
     pools_free(&pa, nkeys);
@@ -497,7 +510,7 @@ done:
     cJSON_Delete(a.key);
     cJSON_Delete(b.runs);
     cJSON_Delete(b.key);
-    if (!ok) {
+    if (jb_failed(&jb)) {
         cJSON_Delete(out);
         return NULL;
     }

@@ -11,6 +11,8 @@
 #ifndef GPUBENCH_TESTS_ALLOC_FAIL_H
 #define GPUBENCH_TESTS_ALLOC_FAIL_H
 
+#include <cjson/cJSON.h>
+
 /* Routes cJSON's allocations through the counter (on the first call);
  * from now on the nth allocation (1-based) fails; 0: none fails.  Resets
  * the count. */
@@ -21,5 +23,13 @@ long alloc_fail_count(void);
 
 /* 1 when the armed allocation was reached (and so failed). */
 int alloc_fail_hit(void);
+
+/* Calls produce(ctx) (it returns a NEW tree, or NULL) once with nothing
+ * failing, then once with each of its cJSON allocations failing in turn,
+ * and checks that each of those calls answered NULL: never a tree with a
+ * part missing, nor the whole one (every allocation of it is one the
+ * answer needs).  0, or 1 after saying on stderr, as what, which
+ * allocation gave what.  Leaves nothing armed. */
+int alloc_fail_whole_or_null(const char *what, cJSON *(*produce)(void *ctx), void *ctx);
 
 #endif

@@ -4,6 +4,7 @@
  * degraded (a check fails), a card on a narrower PCIe link (judged against
  * that link) and a card model the table does not know (no floor).
  */
+#include "alloc_fail.h"
 #include "expect.h"
 #include "test.h"
 
@@ -224,6 +225,38 @@ static int test_card_floored(void)
     return 0;
 }
 
+/* The checks of ctx: {benchmark, example document}. */
+struct checks_input {
+    const char *benchmark;
+    cJSON *doc;
+};
+
+static cJSON *checks_of(void *ctx)
+{
+    const struct checks_input *in = ctx;
+
+    return gb_checks_judge(in->benchmark, cJSON_GetObjectItem(in->doc, "result"),
+                           cJSON_GetObjectItem(in->doc, "meta"));
+}
+
+/* Every cJSON allocation of the checks of a known card (the link's too)
+ * failed in turn: the checks are all there or NULL, never some of them. */
+static int test_allocation_fails_in_turn(void)
+{
+    struct checks_input in[2] = {
+        {"hbm_bandwidth", load_example("h200_health_hbm_bandwidth.json")},
+        {"pcie_bandwidth", load_example("h200_health_pcie_bandwidth.json")},
+    };
+
+    for (int i = 0; i < 2; i++) {
+        ASSERT(in[i].doc != NULL);
+        ASSERT_EQ(alloc_fail_whole_or_null(in[i].benchmark, checks_of, &in[i]), 0);
+        cJSON_Delete(in[i].doc);
+    }
+    return 0;
+}
+
 TEST_MAIN({"models", test_models}, {"h200_passes", test_h200_passes}, {"floors", test_floors},
           {"degraded_fails", test_degraded_fails}, {"narrow_link", test_narrow_link},
-          {"unknown_model", test_unknown_model}, {"card_floored", test_card_floored})
+          {"unknown_model", test_unknown_model}, {"card_floored", test_card_floored},
+          {"allocation_fails_in_turn", test_allocation_fails_in_turn})

@@ -6,6 +6,7 @@
  * first, the farthest first, the others as stored), for a run judged at
  * its end (fleet_judge_run) and for GET /fleet (fleet_build).
  */
+#include "alloc_fail.h"
 #include "test.h"
 
 #include <cjson/cJSON.h>
@@ -302,8 +303,46 @@ static int test_per_unit_of_work(void)
     return 0;
 }
 
+/* What the torture test gives both answers. */
+struct fleet_input {
+    cJSON *cards, *mine, *peers;
+};
+
+static cJSON *build_of(void *ctx)
+{
+    return fleet_build(((struct fleet_input *)ctx)->cards, MARGIN);
+}
+
+static cJSON *run_of(void *ctx)
+{
+    const struct fleet_input *in = ctx;
+
+    return fleet_judge_run("smem_stride", in->mine, in->peers, MARGIN);
+}
+
+/* Every cJSON allocation of both answers failed in turn: each answer is
+ * the whole one or NULL, never one with a field, a card or a row missing
+ * (AddressSanitizer's pass sees a leak on the way out). */
+static int test_allocation_fails_in_turn(void)
+{
+    struct fleet_input in = {cJSON_CreateArray(), rows2(10.0, 7.0), cJSON_CreateArray()};
+    static const char *const uuids[] = {"u1", "u2", "u3", "u4", "u5"};
+
+    for (int i = 0; i < 5; i++) {
+        cJSON_AddItemToArray(in.cards, card(i < 4 ? "A" : "B", uuids[i], 10.0 + 0.01 * i, 5.0));
+        cJSON_AddItemToArray(in.peers, peer(uuids[i], 10.0 + 0.01 * i, 5.0));
+    }
+    ASSERT_EQ(alloc_fail_whole_or_null("fleet_build", build_of, &in), 0);
+    ASSERT_EQ(alloc_fail_whole_or_null("fleet_judge_run", run_of, &in), 0);
+    cJSON_Delete(in.mine);
+    cJSON_Delete(in.peers);
+    cJSON_Delete(in.cards);
+    return 0;
+}
+
 TEST_MAIN({"judge_run_robust_z", test_judge_run_robust_z}, {"too_few_cards", test_too_few_cards},
           {"mad_zero_margin_decides", test_mad_zero_margin_decides},
           {"within_margin_not_outlier", test_within_margin_not_outlier},
           {"build_order", test_build_order}, {"missing_row", test_missing_row},
-          {"per_unit_of_work", test_per_unit_of_work})
+          {"per_unit_of_work", test_per_unit_of_work},
+          {"allocation_fails_in_turn", test_allocation_fails_in_turn})

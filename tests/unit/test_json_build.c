@@ -116,6 +116,35 @@ static int test_failure_sticks(void)
     return 0;
 }
 
+/* jb_number_or_null adds null for what JSON cannot hold, without failing
+ * (a value read from outside); jb_copy copies a member when there is one
+ * and adds nothing, failing nothing, when there is none. */
+static int test_or_null_and_copy(void)
+{
+    struct json_build b = {0};
+    cJSON *from = cJSON_Parse("{\"a\":{\"b\":[1,2]}}");
+    cJSON *obj = jb_new_object(&b);
+    char *text;
+
+    ASSERT(from != NULL && obj != NULL);
+    jb_number_or_null(&b, obj, "inf", INFINITY);
+    jb_number_or_null(&b, obj, "nan", NAN);
+    jb_number_or_null(&b, obj, "one", 1);
+    jb_copy(&b, obj, from, "a");
+    jb_copy(&b, obj, from, "absent");
+    ASSERT(!jb_failed(&b));
+    text = cJSON_PrintUnformatted(obj);
+    ASSERT(text != NULL);
+    ASSERT_STR_EQ(text, "{\"inf\":null,\"nan\":null,\"one\":1,\"a\":{\"b\":[1,2]}}");
+    free(text);
+    /* the copy is deep: the source can go */
+    cJSON_Delete(from);
+    ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "a"), "b")), 2);
+    cJSON_Delete(obj);
+    return 0;
+}
+
 TEST_MAIN({"whole_tree", test_whole_tree},
+          {"or_null_and_copy", test_or_null_and_copy},
           {"every_allocation_fails_in_turn", test_every_allocation_fails_in_turn},
           {"failure_sticks", test_failure_sticks})

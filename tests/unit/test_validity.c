@@ -3,8 +3,9 @@
  * idle runs in examples/h200_validity_*.json get the verdicts they should,
  * and the rows recorded on an idle H200 (examples/h200_smem_stride.json,
  * examples/h200_counters_smem_stride.json) stay valid. */
-#include "validity.h"
+#include "alloc_fail.h"
 #include "test.h"
+#include "validity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -546,6 +547,49 @@ static int test_several_reasons(void)
     return 0;
 }
 
+/* A run that every rule finds something in: the link, contention at the
+ * start and during the run, a throttle beside a capped power-bound row
+ * (a note), ECC errors, an unstable clock and two noisy rows. */
+#define EVERY_RULE_ROWS                                                                     \
+    "{\"rows\":[{\"label\":\"gemm_bf16\",\"power_bound\":true,"                             \
+    "\"throttle_reasons\":[\"sw_power_cap\"],\"sm_clock_mhz_measured\":1980,\"spread\":0}," \
+    "{\"stride\":1,\"sm_clock_mhz_measured\":1700,\"spread\":0.5,"                          \
+    "\"throttle_reasons\":[\"sw_thermal_slowdown\"]},"                                      \
+    "{\"stride\":2,\"sm_clock_mhz_measured\":1980,\"samples\":[1,1.5,2,1,3]}]}"
+#define EVERY_RULE_META                                                                        \
+    "{\"enforced_power_limit_w\":700,\"link\":{\"gen_current\":3,\"gen_max\":5,"               \
+    "\"width_current\":8,\"width_max\":16},\"watch\":{\"available\":true,"                     \
+    "\"quiet\":{\"mode\":\"wait\",\"waited_s\":30,\"timed_out\":true,"                         \
+    "\"found\":[{\"pid\":7,\"name\":\"x\"}]},\"processes_seen\":[{\"pid\":9,\"name\":\"y\"}]," \
+    "\"throttle_reasons\":[\"sw_power_cap\",\"sw_thermal_slowdown\"],"                         \
+    "\"ecc_volatile\":{\"before\":{\"corrected\":0,\"uncorrected\":0},"                        \
+    "\"after\":{\"corrected\":2,\"uncorrected\":1}}}}"
+
+/* The verdict of ctx: {results, meta}. */
+static cJSON *verdict_of(void *ctx)
+{
+    cJSON **in = ctx;
+
+    return gb_validity_judge(in[0], in[1]);
+}
+
+/* Every cJSON allocation of that verdict failed in turn: the verdict is
+ * the whole one or NULL, never one with "valid", a reason or a field of
+ * one missing (as a run once was stored: {"reasons":[]}). */
+static int test_allocation_fails_in_turn(void)
+{
+    cJSON *in[2] = {cJSON_Parse(EVERY_RULE_ROWS), cJSON_Parse(EVERY_RULE_META)};
+    cJSON *v = verdict_of(in);
+
+    ASSERT_EQ(reason_count(v), 7);
+    ASSERT(first_note(v) != NULL);
+    cJSON_Delete(v);
+    ASSERT_EQ(alloc_fail_whole_or_null("gb_validity_judge", verdict_of, in), 0);
+    cJSON_Delete(in[0]);
+    cJSON_Delete(in[1]);
+    return 0;
+}
+
 TEST_MAIN({"no watch: unknown", test_no_watch_is_unknown},
           {"idle H200 rows: valid", test_idle_h200_rows_are_valid},
           {"contended", test_contended},
@@ -562,4 +606,5 @@ TEST_MAIN({"no watch: unknown", test_no_watch_is_unknown},
           {"H200 idle runs valid", test_h200_idle_runs_valid},
           {"NVML unavailable", test_unwatched_card},
           {"spread80 of a known distribution", test_spread80_known_distribution},
-          {"several reasons", test_several_reasons})
+          {"several reasons", test_several_reasons},
+          {"each allocation failed in turn", test_allocation_fails_in_turn})
