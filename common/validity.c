@@ -443,6 +443,35 @@ static int link_number(const cJSON *link, const char *name, double *v)
     return 1;
 }
 
+/* unverified (issue 35): a row whose output check failed ("verified":
+ * false: p2p's bytes, a transpose's matrix, a GEMM's product not what was
+ * sent or expected) did not measure what it says.  Its own reading, judged
+ * with or without the watch, wherever the run is judged (here, an import,
+ * a pull). */
+static void rule_unverified(struct json_build *b, const cJSON *rows, cJSON *reasons)
+{
+    cJSON *bad = jb_new_array(b), *r;
+    const cJSON *row;
+    char msg[200];
+    int i = 0;
+
+    cJSON_ArrayForEach(row, rows) {
+        if (cJSON_IsFalse(cJSON_GetObjectItem(row, "verified")))
+            jb_push(b, bad, row_ref(b, row, i));
+        i++;
+    }
+    if (cJSON_GetArraySize(bad) == 0) {
+        cJSON_Delete(bad);
+        return;
+    }
+    snprintf(msg, sizeof(msg),
+             "%d row(s) failed their output check (verified: false): what they timed is not "
+             "what they say",
+             cJSON_GetArraySize(bad));
+    r = add_reason(b, reasons, "unverified", msg);
+    jb_item(b, r, "rows", bad);
+}
+
 /* link_degraded (issue 16): the PCIe link NVML reported (meta.link, read
  * by the worker during the transfers, since an idle link trains down to
  * save power) runs below the generation or width it can.  A field the
@@ -529,6 +558,8 @@ cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
     /* The link is judged with or without the watch: it is its own
      * reading (meta.link), and a degraded link is known bad either way. */
     rule_link(&b, cJSON_GetObjectItem(meta, "link"), reasons);
+    /* So is a failed output check: the row's own. */
+    rule_unverified(&b, cJSON_IsArray(rows) ? rows : NULL, reasons);
     if (!cJSON_IsObject(watch)) {
         /* Not watched: nothing else to judge it by; treated as valid,
          * shown as unknown. */

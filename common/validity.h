@@ -11,7 +11,8 @@
  * The verdict: {"valid": true|false|null, "reasons": [{"code", "message",
  * ...details}]}.  Codes: contended, throttled, clock_unstable, ecc_errors,
  * noisy, busy_start, link_degraded (meta.link below its maximum generation
- * or width; judged with or without meta.watch).  valid is null when
+ * or width; judged with or without meta.watch), unverified (a row whose
+ * output check failed, "verified": false; also without meta.watch).  valid is null when
  * meta.watch is absent (a run made before the watch existed, or by a worker
  * without it) and nothing else is wrong: treated as valid,
  * shown as unknown.

@@ -524,6 +524,33 @@ static int test_unwatched_card(void)
     return 0;
 }
 
+/* A row whose output check failed makes the run invalid, watched or not
+ * (issue 35: an imported p2p run with "verified": false was judged valid),
+ * naming the row; a row verified or without the check does not. */
+static int test_unverified(void)
+{
+    const cJSON *rows;
+    cJSON *v = judge("{\"variant\":\"copy\",\"verified\":true},"
+                     "{\"variant\":\"tile32\",\"verified\":false}",
+                     "{}");
+
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "unverified");
+    rows = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(v, "reasons"), 0), "rows");
+    ASSERT_EQ(cJSON_GetArraySize(rows), 1);
+    ASSERT_EQ(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "row")), 1);
+    cJSON_Delete(v);
+    v = judge("{\"variant\":\"tile32\",\"verified\":false}", "{\"watch\":{\"available\":true}}");
+    ASSERT_EQ(gb_validity_flag(v), 0);
+    ASSERT_STR_EQ(first_code(v), "unverified");
+    cJSON_Delete(v);
+    v = judge("{\"variant\":\"copy\",\"verified\":true},{\"variant\":\"tile32\"}", "{}");
+    ASSERT_EQ(gb_validity_flag(v), -1); /* unwatched, nothing wrong: unknown */
+    ASSERT_EQ(reason_count(v), 0);
+    cJSON_Delete(v);
+    return 0;
+}
+
 static int test_spread80_known_distribution(void)
 {
     /* 1..101 uniform: 10th percentile 11, 90th 91, median 51. */
@@ -605,6 +632,7 @@ TEST_MAIN({"no watch: unknown", test_no_watch_is_unknown},
           {"H200 watch fixtures", test_h200_watch_fixtures},
           {"H200 idle runs valid", test_h200_idle_runs_valid},
           {"NVML unavailable", test_unwatched_card},
+          {"unverified", test_unverified},
           {"spread80 of a known distribution", test_spread80_known_distribution},
           {"several reasons", test_several_reasons},
           {"each allocation failed in turn", test_allocation_fails_in_turn})
