@@ -35,11 +35,15 @@ class Certs:
              "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=self.dir)
         return self.path(name + ".crt")
 
-    def issue(self, name, ca, usage, days=30, san=None, expired=False):
-        """A certificate NAME.crt signed by CA (a ca() name); returns its serial (int)."""
+    def issue(self, name, ca, usage, days=30, san=None, expired=False, not_before=None):
+        """A certificate NAME.crt signed by CA (a ca() name); returns its serial (int).
+        usage None: no extended key usage at all.  not_before: its start
+        (YYYYMMDDhhmmssZ), for one not valid yet."""
         self.key(name)
         self.serial += 1
-        ext = ["basicConstraints=CA:false", "extendedKeyUsage=" + usage]
+        ext = ["basicConstraints=CA:false"]
+        if usage:
+            ext.append("extendedKeyUsage=" + usage)
         if san:
             ext.append("subjectAltName=" + san)
         with open(self.path(name + ".ext"), "w") as f:
@@ -49,13 +53,15 @@ class Certs:
         args = ["x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
                 "-set_serial", str(self.serial), "-out", name + ".crt", "-extfile", name + ".ext"]
         if expired:
-            self._expired(name, ca)
+            self._dated(name, ca, "20200101000000Z", "20200102000000Z")
+        elif not_before:
+            self._dated(name, ca, not_before, "21000101000000Z")
         else:
             _run(*(args + ["-days", str(days)]), cwd=self.dir)
         return self.serial
 
-    def _expired(self, name, ca):
-        # openssl x509 takes no start date; openssl ca does, with a database.
+    def _dated(self, name, ca, start, end):
+        # openssl x509 (3.0) takes no start date; openssl ca does, with a database.
         db = self.path(ca + ".index")
         open(db, "a").close()
         with open(self.path(ca + ".cnf"), "w") as f:
@@ -66,13 +72,12 @@ class Certs:
             f.write("%04X\n" % self.serial)
         _run("ca", "-batch", "-config", ca + ".cnf", "-cert", ca + ".crt", "-keyfile",
              ca + ".key", "-in", name + ".csr", "-out", name + ".crt", "-notext",
-             "-extfile", name + ".ext", "-startdate", "20200101000000Z",
-             "-enddate", "20200102000000Z",
+             "-extfile", name + ".ext", "-startdate", start, "-enddate", end,
              cwd=self.dir)
 
-    def server(self, name, ca, expired=False):
+    def server(self, name, ca, expired=False, not_before=None):
         return self.issue(name, ca, "serverAuth", san="IP:127.0.0.1,DNS:localhost",
-                          expired=expired)
+                          expired=expired, not_before=not_before)
 
     def client(self, name, ca):
         return self.issue(name, ca, "clientAuth")
