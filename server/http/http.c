@@ -775,11 +775,12 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
         snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
         return NULL;
     }
+    /* The logger first: libmicrohttpd logs options after it only. */
     d = MHD_start_daemon(flags, 0, admit, app, on_access, app,
+                         MHD_OPTION_EXTERNAL_LOGGER, mhd_says, NULL,
                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                          MHD_OPTION_NOTIFY_CONNECTION, note_connection, app,
-                         MHD_OPTION_EXTERNAL_LOGGER, mhd_says, NULL,
                          MHD_OPTION_ARRAY, items,
                          MHD_OPTION_END);
     if (d == NULL)

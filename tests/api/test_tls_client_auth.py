@@ -65,6 +65,8 @@ class ClientAuthTest(unittest.TestCase):
     def assert_stamped(self, log):
         for line in log.splitlines():
             self.assertRegex(line, STAMPED, "a log line without its time")
+        # Every libmicrohttpd message goes through log.h, none past it.
+        self.assertNotIn("printed by the standard MHD logger", log)
 
     def test_client_certificate_needs_client_auth_purpose(self):
         d = self.node()
