@@ -8,11 +8,9 @@ clientAuth extended key usage, "server" only serverAuth (a node's own
 certificate, signed by the same CA), "noeku" none at all."""
 import os
 import re
-import shutil
 import ssl
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -20,30 +18,21 @@ from harness import Daemon  # noqa: E402
 from test_client import Client  # noqa: E402
 from test_fleet import wait_for  # noqa: E402
 from test_tls import context  # noqa: E402
-from tls_certs import Certs  # noqa: E402
+from tls_certs import CertsTestCase  # noqa: E402
 
 # A line of the daemon's log: its RFC 3339 stamp first (log.h).
 STAMPED = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 ASKS = "the daemon asks for a client certificate: --cert/--key"
 
 
-class ClientAuthTest(unittest.TestCase):
+class ClientAuthTest(CertsTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="gpubench-tls-")
-        c = cls.certs = Certs(os.path.join(cls.tmp, "certs"))
-        c.ca("ca")
+    def make_certs(cls, c):
         c.server("server", "ca")
         c.client("client", "ca")
         c.issue("noeku", "ca", None)
         c.issue("codesign", "ca", "codeSigning")
-        cls.mtls = c.web_config("mtls", "server.crt", "server.key",
-                                client_auth_type="RequireAndVerifyClientCert",
-                                client_ca_file="ca.crt")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.mtls = c.mtls_config("mtls")
 
     def daemon(self, args=(), **kw):
         d = Daemon(args=args, **kw)

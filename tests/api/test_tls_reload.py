@@ -10,14 +10,13 @@ import re
 import shutil
 import signal
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
 from test_tls import context, refuses_start, served_serial  # noqa: E402
-from tls_certs import Certs  # noqa: E402
+from tls_certs import CertsTestCase  # noqa: E402
 
 FUTURE = "20991231000000Z"
 RELOADS = 2000
@@ -34,18 +33,11 @@ def rss_kb(d):
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
 
 
-class ReloadTest(unittest.TestCase):
+class ReloadTest(CertsTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="gpubench-tls-")
-        c = cls.certs = Certs(os.path.join(cls.tmp, "certs"))
-        c.ca("ca")
+    def make_certs(cls, c):
         cls.serials = {n: c.server(n, "ca") for n in ("a", "b")}
         c.server("future", "ca", not_before=FUTURE)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def serve(self, pair):
         """pair's files put in place as server.crt/.key, each replaced whole."""

@@ -5,7 +5,10 @@ CA: a CA; server_for(ca): a server certificate for 127.0.0.1 and localhost
 PEM files (cert, key).  Keys are P-256, so making them takes milliseconds.
 """
 import os
+import shutil
 import subprocess
+import tempfile
+import unittest
 
 
 def _run(*args, cwd):
@@ -82,6 +85,13 @@ class Certs:
     def client(self, name, ca):
         return self.issue(name, ca, "clientAuth")
 
+    def mtls_config(self, name):
+        """A web config NAME.yml serving server.crt that requires a client
+        certificate ca.crt signed (RequireAndVerifyClientCert)."""
+        return self.web_config(name, "server.crt", "server.key",
+                               client_auth_type="RequireAndVerifyClientCert",
+                               client_ca_file="ca.crt")
+
     def web_config(self, name, cert, key, **tls):
         """A web config file NAME.yml; tls adds keys of tls_server_config."""
         lines = ["tls_server_config:", "  cert_file: " + cert, "  key_file: " + key]
@@ -113,3 +123,24 @@ class PeerCerts:
         self.server, self.client = pair("server"), pair("client")
         self.other_server, self.expired = pair("other-server"), pair("expired")
         self.other_host = pair("other-host")
+
+
+class CertsTestCase(unittest.TestCase):
+    """A test case whose certificates lie in a folder of its own, removed at
+    the end: cls.certs (a Certs) with the CA "ca" made; make_certs(c) adds
+    the rest."""
+
+    @classmethod
+    def make_certs(cls, c):
+        pass
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="gpubench-tls-")
+        cls.certs = Certs(os.path.join(cls.tmp, "certs"))
+        cls.certs.ca("ca")
+        cls.make_certs(cls.certs)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
