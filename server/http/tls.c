@@ -593,11 +593,10 @@ static int verify_client(gnutls_session_t session)
             return 0;
         snprintf(why, sizeof(why), "it sent no client certificate (client_auth_type %s)",
                  web_client_auth_name(t->cfg.client_auth));
-        return refuse(session,
-                      gnutls_protocol_get_version(session) == GNUTLS_TLS1_3
-                          ? GNUTLS_A_CERTIFICATE_REQUIRED
-                          : GNUTLS_A_HANDSHAKE_FAILURE,
-                      why);
+        /* TLS 1.3's certificate_required, under TLS 1.2 too: a fatal alert
+         * ends the handshake whatever its number, and this one says why
+         * (handshake_failure would read as a cipher mismatch). */
+        return refuse(session, GNUTLS_A_CERTIFICATE_REQUIRED, why);
     }
     if (!web_config_verifies_clients(&t->cfg))
         return 0;
