@@ -137,8 +137,21 @@ int gb_http_request(struct gb_http *h, const char *method, const char *path, con
         goto done;
     }
     if (cc != CURLE_OK) {
-        char why[CURL_ERROR_SIZE];
-        curl_failure_reason(cc, h->curl_err, why, sizeof(why));
+        char why[CURL_ERROR_SIZE + 160];
+        static const char *const hint[] = {
+            [CURL_TLS_NOT_REFUSED] = "",
+            [CURL_TLS_CERT_WANTED] = "the daemon asks for a client certificate: --cert/--key "
+                                     "FILE (or $GPUBENCH_CERT, $GPUBENCH_KEY) name one; ",
+            [CURL_TLS_CERT_REFUSED] = "the daemon refused the client certificate of --cert "
+                                      "(or $GPUBENCH_CERT); ",
+        };
+        const char *detail = h->curl_err[0] ? h->curl_err : curl_easy_strerror(cc);
+        enum curl_tls_refusal refused = curl_tls_refused(cc, h->curl_err);
+
+        if (refused == CURL_TLS_NOT_REFUSED)
+            curl_failure_reason(cc, h->curl_err, why, sizeof(why));
+        else
+            snprintf(why, sizeof(why), "%s%s", hint[refused], detail);
         snprintf(err, cap, "%s: %s%s", url.data, why,
                  curl_tls_unverified(cc) ? " (--cacert FILE or $GPUBENCH_CACERT names the CA "
                                            "that signed the daemon's certificate)"

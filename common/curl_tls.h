@@ -35,8 +35,21 @@ CURLcode curl_tls_setup(CURL *c, const struct curl_tls *tls, char *errbuf);
 /* Why a transfer failed with rc, into out: libcurl's detailed message in
  * errbuf when it wrote one ("SSL certificate problem: certificate has
  * expired", "Failed to connect to node7 port 8080 ..."), else its message
- * for rc.  For any failure, not only TLS's: one wording for all. */
+ * for rc, after "the server asks for a client certificate: " or "the
+ * server refused the client certificate: " when its alert says so
+ * (curl_tls_refused).  For any failure, not only TLS's: one wording for all. */
 void curl_failure_reason(CURLcode rc, const char *errbuf, char *out, size_t cap);
+
+/* Whether the server refused the TLS handshake for the client's
+ * certificate, by the alert named in errbuf (the transfer's error buffer):
+ * none sent where one is required (TLS 1.3's certificate_required), or the
+ * one sent refused (unsupported for a client, an unknown CA, expired). */
+enum curl_tls_refusal {
+    CURL_TLS_NOT_REFUSED,
+    CURL_TLS_CERT_WANTED,
+    CURL_TLS_CERT_REFUSED,
+};
+enum curl_tls_refusal curl_tls_refused(CURLcode rc, const char *errbuf);
 
 /* Whether rc is the server's certificate failing verification (an
  * unknown CA, an expired certificate, another host's name), so that a

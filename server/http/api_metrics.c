@@ -129,6 +129,12 @@ static void tls_metrics(struct http_tls *tls, struct dynbuf *b)
          "Renewed certificate files that could not be taken.");
     (void)!dynbuf_printf(b, "gpubench_tls_certificate_reload_failures_total %ld\n",
                          st.reload_failures);
+    help(b, "gpubench_tls_certificate_loads_total", "counter",
+         "Changed certificate files read and parsed (taken or not).");
+    (void)!dynbuf_printf(b, "gpubench_tls_certificate_loads_total %ld\n", st.loads);
+    help(b, "gpubench_tls_certificate_unchanged_total", "counter",
+         "Looks at the certificate files (SIGHUP) that found the pair served: not loaded.");
+    (void)!dynbuf_printf(b, "gpubench_tls_certificate_unchanged_total %ld\n", st.unchanged);
 }
 
 /* 0, or -1 on a store error. */

@@ -656,12 +656,29 @@ static void note_connection(void *cls, struct MHD_Connection *conn,
 {
     const struct app *app = cls;
 
-    (void)socket_context;
     if (what == MHD_CONNECTION_NOTIFY_STARTED) {
         atomic_fetch_add(&open_connections, 1);
-        http_tls_connection_started(app->tls, conn);
-    } else if (what == MHD_CONNECTION_NOTIFY_CLOSED)
+        if (http_tls_connection_started(app->tls, conn, socket_context) != 0)
+            log_error("TLS: out of memory at a connection's start: its handshake fails");
+    } else if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+        http_tls_connection_closed(app->tls, socket_context);
         atomic_fetch_sub(&open_connections, 1);
+    }
+}
+
+/* libmicrohttpd's own messages (MHD_USE_ERROR_LOG), timestamped through
+ * log.h instead of its bare lines on stderr. */
+static void mhd_says(void *cls, const char *fmt, va_list ap)
+{
+    char line[512];
+    size_t n;
+
+    (void)cls;
+    vsnprintf(line, sizeof(line), fmt, ap);
+    n = strlen(line);
+    while (n > 0 && line[n - 1] == '\n')
+        line[--n] = '\0';
+    log_warn("libmicrohttpd: %s", line);
 }
 
 int http_listen(const char *addr, char *errbuf, size_t cap)
@@ -758,7 +775,9 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
         snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
         return NULL;
     }
+    /* The logger first: libmicrohttpd logs options after it only. */
     d = MHD_start_daemon(flags, 0, admit, app, on_access, app,
+                         MHD_OPTION_EXTERNAL_LOGGER, mhd_says, NULL,
                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
                          MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
                          MHD_OPTION_NOTIFY_CONNECTION, note_connection, app,

@@ -42,6 +42,12 @@ int web_config_verifies_clients(const struct web_config *c)
            c->client_auth == WEB_REQUIRE_AND_VERIFY_CLIENT_CERT;
 }
 
+int web_config_requires_client_cert(const struct web_config *c)
+{
+    return c->client_auth == WEB_REQUIRE_ANY_CLIENT_CERT ||
+           c->client_auth == WEB_REQUIRE_AND_VERIFY_CLIENT_CERT;
+}
+
 /* A relative path is the config file's folder's, as in the toolkit. */
 static int set_path(struct web_config *c, const struct key_spec *k, const char *dir,
                     const char *text, char *err, size_t cap)

@@ -48,6 +48,10 @@ int web_config_load(const char *path, struct web_config *out, char *err, size_t 
  * an identity. */
 int web_config_verifies_clients(const struct web_config *c);
 
+/* 1 when a client without a certificate fails the handshake
+ * (RequireAnyClientCert, RequireAndVerifyClientCert). */
+int web_config_requires_client_cert(const struct web_config *c);
+
 /* The toolkit's name of a client_auth_type. */
 const char *web_client_auth_name(enum web_client_auth a);
 

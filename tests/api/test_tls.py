@@ -18,7 +18,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import DAEMON, FAKE_WORKER, Daemon  # noqa: E402
 from test_fleet import wait_for  # noqa: E402
-from tls_certs import Certs  # noqa: E402
+from tls_certs import Certs, CertsTestCase  # noqa: E402
 
 RUN = {"benchmark": "smem_stride", "params": {"strides": [1, 2]}}
 
@@ -67,25 +67,16 @@ def refuses_start(test, web_config, *words, args=()):
     return out
 
 
-class TlsTest(unittest.TestCase):
+class TlsTest(CertsTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="gpubench-tls-")
-        c = cls.certs = Certs(os.path.join(cls.tmp, "certs"))
-        c.ca("ca")
+    def make_certs(cls, c):
         c.ca("ca2")
         cls.serial = c.server("server", "ca")
         c.client("client", "ca")
         c.client("other", "ca2")
         c.server("expired", "ca", expired=True)
         cls.plain = c.web_config("plain", "server.crt", "server.key")  # relative: its folder
-        cls.mtls = c.web_config("mtls", "server.crt", "server.key",
-                                client_auth_type="RequireAndVerifyClientCert",
-                                client_ca_file="ca.crt")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+        cls.mtls = c.mtls_config("mtls")
 
     def daemon(self, web_config, client=None, args=()):
         d = Daemon(args=["--web-config", web_config] + list(args),

@@ -5,7 +5,10 @@ CA: a CA; server_for(ca): a server certificate for 127.0.0.1 and localhost
 PEM files (cert, key).  Keys are P-256, so making them takes milliseconds.
 """
 import os
+import shutil
 import subprocess
+import tempfile
+import unittest
 
 
 def _run(*args, cwd):
@@ -35,11 +38,15 @@ class Certs:
              "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=self.dir)
         return self.path(name + ".crt")
 
-    def issue(self, name, ca, usage, days=30, san=None, expired=False):
-        """A certificate NAME.crt signed by CA (a ca() name); returns its serial (int)."""
+    def issue(self, name, ca, usage, days=30, san=None, expired=False, not_before=None):
+        """A certificate NAME.crt signed by CA (a ca() name); returns its serial (int).
+        usage None: no extended key usage at all.  not_before: its start
+        (YYYYMMDDhhmmssZ), for one not valid yet."""
         self.key(name)
         self.serial += 1
-        ext = ["basicConstraints=CA:false", "extendedKeyUsage=" + usage]
+        ext = ["basicConstraints=CA:false"]
+        if usage:
+            ext.append("extendedKeyUsage=" + usage)
         if san:
             ext.append("subjectAltName=" + san)
         with open(self.path(name + ".ext"), "w") as f:
@@ -49,13 +56,15 @@ class Certs:
         args = ["x509", "-req", "-in", name + ".csr", "-CA", ca + ".crt", "-CAkey", ca + ".key",
                 "-set_serial", str(self.serial), "-out", name + ".crt", "-extfile", name + ".ext"]
         if expired:
-            self._expired(name, ca)
+            self._dated(name, ca, "20200101000000Z", "20200102000000Z")
+        elif not_before:
+            self._dated(name, ca, not_before, "21000101000000Z")
         else:
             _run(*(args + ["-days", str(days)]), cwd=self.dir)
         return self.serial
 
-    def _expired(self, name, ca):
-        # openssl x509 takes no start date; openssl ca does, with a database.
+    def _dated(self, name, ca, start, end):
+        # openssl x509 (3.0) takes no start date; openssl ca does, with a database.
         db = self.path(ca + ".index")
         open(db, "a").close()
         with open(self.path(ca + ".cnf"), "w") as f:
@@ -66,16 +75,22 @@ class Certs:
             f.write("%04X\n" % self.serial)
         _run("ca", "-batch", "-config", ca + ".cnf", "-cert", ca + ".crt", "-keyfile",
              ca + ".key", "-in", name + ".csr", "-out", name + ".crt", "-notext",
-             "-extfile", name + ".ext", "-startdate", "20200101000000Z",
-             "-enddate", "20200102000000Z",
+             "-extfile", name + ".ext", "-startdate", start, "-enddate", end,
              cwd=self.dir)
 
-    def server(self, name, ca, expired=False):
+    def server(self, name, ca, expired=False, not_before=None):
         return self.issue(name, ca, "serverAuth", san="IP:127.0.0.1,DNS:localhost",
-                          expired=expired)
+                          expired=expired, not_before=not_before)
 
     def client(self, name, ca):
         return self.issue(name, ca, "clientAuth")
+
+    def mtls_config(self, name):
+        """A web config NAME.yml serving server.crt that requires a client
+        certificate ca.crt signed (RequireAndVerifyClientCert)."""
+        return self.web_config(name, "server.crt", "server.key",
+                               client_auth_type="RequireAndVerifyClientCert",
+                               client_ca_file="ca.crt")
 
     def web_config(self, name, cert, key, **tls):
         """A web config file NAME.yml; tls adds keys of tls_server_config."""
@@ -108,3 +123,24 @@ class PeerCerts:
         self.server, self.client = pair("server"), pair("client")
         self.other_server, self.expired = pair("other-server"), pair("expired")
         self.other_host = pair("other-host")
+
+
+class CertsTestCase(unittest.TestCase):
+    """A test case whose certificates lie in a folder of its own, removed at
+    the end: cls.certs (a Certs) with the CA "ca" made; make_certs(c) adds
+    the rest."""
+
+    @classmethod
+    def make_certs(cls, c):
+        pass
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="gpubench-tls-")
+        cls.certs = Certs(os.path.join(cls.tmp, "certs"))
+        cls.certs.ca("ca")
+        cls.make_certs(cls.certs)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
