@@ -11,6 +11,7 @@
  */
 #include "options.h"
 #include "duration.h"
+#include "peers_file.h"
 #include "card_events.h"
 #include "shift.h"
 #include "app.h"
@@ -143,9 +144,17 @@ static int set_listen(struct options *opt, const struct option_spec *spec,
 static int set_peer(struct options *opt, const struct option_spec *spec, const char *text,
                     FILE *err)
 {
+    char url[PEER_URL_CAP], why[300];
+
     if (strncmp(text, "http://", 7) != 0 && strncmp(text, "https://", 8) != 0) {
         fprintf(err, "gpubenchd: --%s %s: expected an http:// or https:// URL\n", spec->name,
                 text);
+        return -1;
+    }
+    /* held to what the peers file's targets are: no credentials, a host,
+     * a port in range */
+    if (peer_url_normalize(text, url, sizeof(url), why, sizeof(why)) != 0) {
+        fprintf(err, "gpubenchd: --%s: %s\n", spec->name, why);
         return -1;
     }
     opt->peers[opt->peer_count++] = text;

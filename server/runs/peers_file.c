@@ -12,6 +12,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The authority of url (after its scheme) checked as --listen's address
+ * is: no credentials (they would be shown in /peers, /metrics and the
+ * log), a host, and a port, where given, in 1..65535.  0, or -1 with err. */
+static int authority_check(const char *text, const char *url, char *err, size_t err_cap)
+{
+    const char *host = strstr(url, "://") + 3;
+    size_t len = strcspn(host, "/?#");
+    const char *close = memchr(host, ']', len), *colon;
+    char *end;
+    long port;
+
+    if (memchr(host, '@', len) != NULL) {
+        snprintf(err, err_cap, "target \"%.100s\": a user or password in a peer's URL is "
+                               "refused (it would be shown in /peers, /metrics and the log); "
+                               "give the token with --peer-token-file",
+                 text);
+        return -1;
+    }
+    colon = close ? (close + 1 < host + len && close[1] == ':' ? close + 1 : NULL)
+                  : memchr(host, ':', len);
+    if (len == 0 || colon == host || (host[0] == '[' && close == NULL)) {
+        snprintf(err, err_cap, "target \"%.100s\" names no host", text);
+        return -1;
+    }
+    if (colon == NULL)
+        return 0;
+    port = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || end != host + len || port < 1 || port > 65535) {
+        snprintf(err, err_cap, "target \"%.100s\": port out of range (1 to 65535)", text);
+        return -1;
+    }
+    return 0;
+}
+
 int peer_url_normalize(const char *text, char *out, size_t cap, char *err, size_t err_cap)
 {
     int has_scheme = strncmp(text, "http://", 7) == 0 || strncmp(text, "https://", 8) == 0;
@@ -38,7 +72,7 @@ int peer_url_normalize(const char *text, char *out, size_t cap, char *err, size_
         snprintf(err, err_cap, "target \"%.100s\" names no host", text);
         return -1;
     }
-    return 0;
+    return authority_check(text, out, err, err_cap);
 }
 
 void peer_targets_free(struct peer_targets *t)
