@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int str_field(const cJSON *obj, const char *name, int nullable,
                      size_t max_len, struct gb_error *err)
@@ -79,37 +80,99 @@ static int times_check(const int64_t at[3], const struct import_rules *rules,
     return 0;
 }
 
-/* The path (into path, cap bytes, at its offset len) of the first number
- * in v that is not finite: 1e999 parses as infinity, which would be
- * stored as null and read back as no number.  1 when found, else 0. */
-static int nonfinite_at(const cJSON *v, char *path, size_t cap, size_t len);
-
-/* 1 when some number in v is not finite: the walk every run pays, which
- * builds no path (nonfinite_at names it only once one is known there). */
-static int has_nonfinite(const cJSON *v)
+/* 1 when s is well-formed UTF-8 (no overlong form, no surrogate, nothing
+ * past U+10FFFF): cJSON takes any bytes, and a run's text is shown by
+ * browsers, terminals and other daemons, which must all read it alike. */
+static int utf8_valid(const unsigned char *s)
 {
-    const cJSON *c;
+    while (*s) {
+        unsigned c = *s++;
+        int more;
+        unsigned cp, min;
 
-    if (cJSON_IsNumber(v))
-        return !isfinite(v->valuedouble);
-    cJSON_ArrayForEach(c, v)
-        if (has_nonfinite(c))
-            return 1;
-    return 0;
+        if (c < 0x80)
+            continue;
+        if (c >= 0xC2 && c <= 0xDF)
+            more = 1, cp = c & 0x1F, min = 0x80;
+        else if (c >= 0xE0 && c <= 0xEF)
+            more = 2, cp = c & 0x0F, min = 0x800;
+        else if (c >= 0xF0 && c <= 0xF4)
+            more = 3, cp = c & 0x07, min = 0x10000;
+        else
+            return 0;
+        for (; more > 0; more--, s++) {
+            if ((*s & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (*s & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+    }
+    return 1;
 }
 
-static int nonfinite_at(const cJSON *v, char *path, size_t cap, size_t len)
+/* What no stored run may hold, anywhere in it. */
+enum flaw {
+    FLAW_NONE,
+    FLAW_NONFINITE, /* 1e999 parses as infinity: stored as null, read back as none */
+    FLAW_UTF8,      /* a string or a name that is not UTF-8 */
+    FLAW_TWICE,     /* an object naming a member twice (in any letter case: cJSON
+                       reads the first, a browser the last) */
+};
+
+/* v's own flaw, its members not looked into. */
+static enum flaw flaw_of(const cJSON *v)
+{
+    const cJSON *a, *b;
+
+    if (v->string && !utf8_valid((const unsigned char *)v->string))
+        return FLAW_UTF8; /* its name, whatever its value */
+    if (cJSON_IsNumber(v))
+        return isfinite(v->valuedouble) ? FLAW_NONE : FLAW_NONFINITE;
+    if (cJSON_IsString(v) && !utf8_valid((const unsigned char *)v->valuestring))
+        return FLAW_UTF8;
+    if (cJSON_IsObject(v))
+        for (a = v->child; a; a = a->next)
+            for (b = a->next; b; b = b->next)
+                if (a->string && b->string &&
+                    (a->string[0] | 0x20) == (b->string[0] | 0x20) &&
+                    strcasecmp(a->string, b->string) == 0)
+                    return FLAW_TWICE;
+    return FLAW_NONE;
+}
+
+/* The first flaw in v, or FLAW_NONE: the walk every run pays, which
+ * builds no path (flaw_at names it only once one is known there). */
+static enum flaw first_flaw(const cJSON *v)
+{
+    const cJSON *c;
+    enum flaw f = flaw_of(v);
+
+    if (f != FLAW_NONE)
+        return f;
+    cJSON_ArrayForEach(c, v)
+        if ((f = first_flaw(c)) != FLAW_NONE)
+            return f;
+    return FLAW_NONE;
+}
+
+/* The path (into path, cap bytes, at its offset len) of the first flaw in
+ * v.  1 when found, else 0. */
+static int flaw_at(const cJSON *v, char *path, size_t cap, size_t len)
 {
     const cJSON *c;
     int i = 0;
 
-    if (cJSON_IsNumber(v))
-        return !isfinite(v->valuedouble);
+    if (flaw_of(v) != FLAW_NONE)
+        return 1;
     cJSON_ArrayForEach(c, v) {
-        int w = cJSON_IsArray(v) ? snprintf(path + len, cap - len, "[%d]", i)
-                                 : snprintf(path + len, cap - len, "%s%.40s", len ? "." : "",
-                                            c->string ? c->string : "");
-        if (w > 0 && len + (size_t)w < cap && nonfinite_at(c, path, cap, len + (size_t)w))
+        /* a name that is not UTF-8 is named "?": the path is shown */
+        const char *name =
+            c->string && utf8_valid((const unsigned char *)c->string) ? c->string : "?";
+        int w = cJSON_IsArray(v)
+                    ? snprintf(path + len, cap - len, "[%d]", i)
+                    : snprintf(path + len, cap - len, "%s%.40s", len ? "." : "", name);
+        if (w > 0 && len + (size_t)w < cap && flaw_at(c, path, cap, len + (size_t)w))
             return 1;
         path[len] = '\0';
         i++;
@@ -140,8 +203,22 @@ static int check_measurement(const cJSON *run, int test_benchmarks, struct gb_er
     cJSON_Delete(resolved);
     if (rows != NULL && !cJSON_IsNull(rows) && gb_result_rows_check(b->name, rows, err) != 0)
         return -1;
-    if (has_nonfinite(run) && nonfinite_at(run, path, sizeof(path), 0))
+    switch (first_flaw(run)) {
+    case FLAW_NONE:
+        return 0;
+    case FLAW_NONFINITE:
+        flaw_at(run, path, sizeof(path), 0);
         return gb_error_set(err, "out_of_bounds", path, "%s is not a finite number", path);
+    case FLAW_UTF8:
+        flaw_at(run, path, sizeof(path), 0);
+        return gb_error_set(err, "invalid_run", path, "%s is not UTF-8 text",
+                            path[0] ? path : "a name");
+    case FLAW_TWICE:
+        flaw_at(run, path, sizeof(path), 0);
+        return gb_error_set(err, "invalid_run", path,
+                            "%s names a member twice (a reader may take either)",
+                            path[0] ? path : "the run");
+    }
     return 0;
 }
 

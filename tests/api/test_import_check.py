@@ -104,6 +104,32 @@ class ImportRefusesTest(unittest.TestCase):
         text = ndjson([self.run_like(), bad]).replace(repr(MARK), "NaN")
         self.refused(None, 2, "", "malformed_json", text=text)
 
+    def test_a_member_named_twice_anywhere(self):
+        """Issue 35, point 9: a reader may take either of two members of one
+        name (cJSON the first, a browser the last): refused wherever they
+        are, in any letter case."""
+        run = self.run_like()
+        run["results"]["rows"][0]["zz_twice"] = MARK
+        text = ndjson([run]).replace('"zz_twice":%s' % MARK, '"median_ms":1,"MEDIAN_MS":2')
+        self.assertIn('"MEDIAN_MS":2', text)
+        self.refused(None, 1, "results.rows[0]", "invalid_run", text=text)
+        run = self.run_like()
+        run["meta"]["zz_twice"] = MARK
+        text = ndjson([run]).replace('"zz_twice":%s' % MARK, '"host":"a","host":"b"')
+        self.refused(None, 1, "meta", "invalid_run", text=text)
+
+    def test_text_that_is_not_utf8(self):
+        """Issue 35, point 9: bytes that are not UTF-8, in a value or a
+        name, are refused, not stored and served raw."""
+        run = self.run_like(label="zz-not-utf8")
+        body = ndjson([run]).encode().replace(b"zz-not-utf8", b"lab\xff\xfe")
+        err = self.refused(None, 1, "label", "invalid_run", text=body)
+        self.assertIn("UTF-8", err["message"])
+        run = self.run_like()
+        run["meta"]["zz_key"] = 1
+        body = ndjson([run]).encode().replace(b'"zz_key"', b'"k\xc0\xafy"')  # overlong '/'
+        self.refused(None, 1, "meta.?", "invalid_run", text=body)
+
     def test_test_only_benchmark_without_the_flag(self):
         bad = self.run_like(benchmark="test_hang", params={})
         bad["results"]["rows"] = []
