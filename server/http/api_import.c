@@ -25,7 +25,7 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
     if (req->body == NULL) {
         reply_error(rep, 400, "malformed_json", "",
                     "send runs as NDJSON, one run a line, as GET /runs.ndjson gives them "
-                    "(curl --data-binary @runs.ndjson)");
+                    "(curl -H 'Content-Type: application/x-ndjson' --data-binary @runs.ndjson)");
         return;
     }
     runs = import_parse_ndjson(req->body, req->body_len, req->app->opt->test_benchmarks, &gerr);
