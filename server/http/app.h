@@ -52,7 +52,6 @@ struct app {
     struct http_tls *tls;         /* NULL: plain HTTP (tls.h) */
     struct canaries *canaries;    /* the checks on idle cards (canaries.h) */
     char host[256];
-    int port;       /* the port as bound (set by http_start) */
     int check_host; /* loopback or unauthenticated: Host must name us (http_start) */
     int64_t started_mono_ms;
     char started_at[32];

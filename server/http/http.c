@@ -401,7 +401,7 @@ static int check_origin(struct http_request *req, struct http_reply *rep)
     const char *origin = header(req->conn, MHD_HTTP_HEADER_ORIGIN);
 
     if (app->check_host &&
-        !guard_host_ok(host, app->port, app->host, app->opt->web_hosts)) {
+        !guard_host_ok(host, app->host, app->opt->web_hosts)) {
         reply_error(rep, 421, "misdirected_request", "",
                     "Host: %.100s is not a name this daemon answers to on loopback or without "
                     "tokens (a page's DNS rebinding); use its address, localhost, or give "
@@ -409,8 +409,7 @@ static int check_origin(struct http_request *req, struct http_reply *rep)
                     host);
         return -1;
     }
-    if (!guard_origin_ok(origin, app->tls ? "https" : "http", host,
-                         app->opt->web_allowed_origins)) {
+    if (!guard_origin_ok(origin, host, app->opt->web_allowed_origins)) {
         reply_error(rep, 403, "forbidden_origin", "",
                     "a page of %.100s may not call this daemon (it is not the daemon's own "
                     "page); list it with --web-allowed-origins to let it",
@@ -851,8 +850,6 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
     }
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    app->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                               : ((struct sockaddr_in *)&ss)->sin_port);
     /* Where no token guards it, any page could rebind a name to it. */
     app->check_host = http_addr_is_loopback(app->opt->listen) ||
                       (app->auth == NULL && !http_tls_identifies(app->tls));

@@ -48,13 +48,11 @@ static int is_address(const char *name)
     return inet_pton(AF_INET6, inner, addr) == 1;
 }
 
-int guard_host_ok(const char *host, int port, const char *node, const char *names)
+int guard_host_ok(const char *host, const char *node, const char *names)
 {
     char name[256];
     const char *rest;
-    char *end;
     size_t n;
-    long p;
 
     if (host == NULL)
         return 1;
@@ -69,26 +67,25 @@ int guard_host_ok(const char *host, int port, const char *node, const char *name
     rest = host + n;
     if (n == 0 || n >= sizeof(name) || (rest[0] != '\0' && rest[0] != ':'))
         return 0;
-    if (rest[0] == ':') {
-        p = strtol(rest + 1, &end, 10);
-        if (rest[1] < '0' || rest[1] > '9' || *end != '\0' || p != port)
-            return 0;
-    }
+    if (rest[0] == ':' && (rest[1] == '\0' || rest[1 + strspn(rest + 1, "0123456789")] != '\0'))
+        return 0;
     memcpy(name, host, n);
     name[n] = '\0';
     return is_address(name) || strcasecmp(name, "localhost") == 0 ||
            (node && node[0] && strcasecmp(name, node) == 0) || in_list(name, n, names);
 }
 
-int guard_origin_ok(const char *origin, const char *scheme, const char *host,
-                    const char *allowed)
+int guard_origin_ok(const char *origin, const char *host, const char *allowed)
 {
-    size_t s = strlen(scheme);
+    const char *rest = NULL;
 
     if (origin == NULL)
         return 1;
-    if (host && strncasecmp(origin, scheme, s) == 0 && strncmp(origin + s, "://", 3) == 0 &&
-        strcasecmp(origin + s + 3, host) == 0)
+    if (strncasecmp(origin, "http://", 7) == 0)
+        rest = origin + 7;
+    else if (strncasecmp(origin, "https://", 8) == 0)
+        rest = origin + 8;
+    if (host && rest && strcasecmp(rest, host) == 0)
         return 1;
     return in_list(origin, strlen(origin), allowed);
 }

@@ -25,15 +25,17 @@
 /* 1 when host, a Host header ("name:port", "[v6]:port", or without the
  * port), names this daemon: an IP address (no page can rebind one),
  * "localhost", the node's own name node, or a name in names (a comma list,
- * --web-host; NULL: none); with a port, it must be port.  A NULL host (an
- * HTTP/1.0 client, never a browser) is taken. */
-int guard_host_ok(const char *host, int port, const char *node, const char *names);
+ * --web-host; NULL: none).  The port may be any: rebinding is in the name,
+ * and an ssh tunnel or a TLS front in between gives its own port.  A NULL
+ * host (an HTTP/1.0 client, never a browser) is taken. */
+int guard_host_ok(const char *host, const char *node, const char *names);
 
 /* 1 when origin (the Origin header; NULL: none sent) is this daemon's own,
- * scheme "://" host with host the request's Host header, or is listed in
- * allowed (a comma list of origins, --web-allowed-origins; NULL: none). */
-int guard_origin_ok(const char *origin, const char *scheme, const char *host,
-                    const char *allowed);
+ * "http://" or "https://" then host, the request's Host header (either
+ * scheme: a TLS front before a plain daemon keeps the Host; only the
+ * daemon's own front serves that name and port), or is listed in allowed
+ * (a comma list of origins, --web-allowed-origins; NULL: none). */
+int guard_origin_ok(const char *origin, const char *host, const char *allowed);
 
 /* 1 when content_type's media type (what comes before any ";" parameter,
  * "application/json; charset=utf-8") is one of types, a comma list; case

@@ -124,25 +124,30 @@ class GuardTest(unittest.TestCase):
         r = self.d.post("/runs", '{"benchmark": "smem_pattern"}',
                         headers={"Origin": "https://grafana.example:3000"})
         self.assertEqual(r.status, 202, r)
-        # Another scheme or port is another origin.
-        for other in ("https://127.0.0.1:%d" % self.d.port, "http://127.0.0.1:1",
-                      "https://grafana.example"):
+        # Its own name over https (a TLS front before the daemon keeps the Host).
+        r = self.d.post("/runs", '{"benchmark": "smem_pattern"}',
+                        headers={"Origin": "https://127.0.0.1:%d" % self.d.port})
+        self.assertEqual(r.status, 202, r)
+        # Another port or name is another origin.
+        for other in ("http://127.0.0.1:1", "http://localhost:%d" % self.d.port,
+                      "https://grafana.example", "ftp://127.0.0.1:%d" % self.d.port):
             self.assertError(self.d.post("/runs", "{}", headers={"Origin": other}), 403,
                              "forbidden_origin")
-        self.assertEqual(self.runs(), before + 3)
+        self.assertEqual(self.runs(), before + 4)
 
     def test_dns_rebinding_is_refused(self):
         port = self.d.port
         for host in ("evil.example:%d" % port, "evil.example", "127.0.0.1.evil.example:%d" % port,
-                     "localhost:%d" % (port + 1 if port < 65535 else 1), "bench.lab.evil:%d" % port,
-                     "[::1", "localhost:x"):
+                     "bench.lab.evil:%d" % port, "[::1", "localhost:x", "localhost:"):
             r = self.d.get("/runs", headers={"Host": host})
             self.assertError(r, 421, "misdirected_request", "--web-host")
             r = self.d.post("/runs", '{"benchmark": "smem_pattern"}', headers={"Host": host})
             self.assertEqual(r.status, 421, (host, r))
         for host in ("127.0.0.1:%d" % port, "localhost:%d" % port, "LocalHost:%d" % port,
                      "[::1]:%d" % port, "bench.lab:%d" % port, "GPU-BOX:%d" % port,
-                     "10.1.2.3:%d" % port, "127.0.0.1", "bench.lab"):
+                     "10.1.2.3:%d" % port, "127.0.0.1", "bench.lab",
+                     # Another port: an ssh tunnel or a TLS front in between.
+                     "localhost:9000"):
             self.assertEqual(self.d.get("/healthz", headers={"Host": host}).status, 200, host)
 
     def test_rebinding_is_refused_on_loopback_with_tokens_too(self):
