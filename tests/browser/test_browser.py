@@ -1428,23 +1428,14 @@ def test_cross_site(d, b):
     """A page of another site cannot queue a run on the daemon: its form's
     text/plain post (Origin: the other site) is refused, 403, and nothing is
     queued; the daemon's own page still posts."""
+    import functools
     import http.server
     import threading
-    daemon = "http://127.0.0.1:%d" % d.port
-    page = (CROSS_SITE_PAGE % {"daemon": daemon}).encode()
-
-    class Site(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(page)))
-            self.end_headers()
-            self.wfile.write(page)
-
-        def log_message(self, *args):
-            pass
-
-    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    folder = tempfile.mkdtemp(prefix="gpubench-other-site-")
+    with open(os.path.join(folder, "index.html"), "w") as f:
+        f.write(CROSS_SITE_PAGE % {"daemon": "http://127.0.0.1:%d" % d.port})
+    site = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=folder))
     threading.Thread(target=site.serve_forever, daemon=True).start()
     try:
         b.goto("http://127.0.0.1:%d/" % site.server_address[1])
