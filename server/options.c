@@ -197,6 +197,37 @@ static int set_duration(struct options *opt, const struct option_spec *spec, con
     return 0;
 }
 
+/* --web-allowed-origins: each one scheme://host[:port], as a browser's
+ * Origin header says it (no path, no trailing "/"). */
+static int set_origins(struct options *opt, const struct option_spec *spec, const char *text,
+                       FILE *err)
+{
+    for (const char *o = text; *o;) {
+        char one[256];
+        const char *host;
+        size_t n;
+
+        o += strspn(o, " ");
+        n = strcspn(o, ",");
+        if (n >= sizeof(one))
+            n = sizeof(one) - 1;
+        memcpy(one, o, n);
+        one[n] = '\0';
+        host = strstr(one, "://");
+        if ((strncmp(one, "http://", 7) != 0 && strncmp(one, "https://", 8) != 0) ||
+            host[3] == '\0' || strchr(host + 3, '/') != NULL) {
+            fprintf(err,
+                    "gpubenchd: --%s %s: expected origins like https://grafana.example:3000, "
+                    "separated by commas (scheme, host and port: no path)\n",
+                    spec->name, text);
+            return -1;
+        }
+        o += strcspn(o, ",");
+        o += *o == ',';
+    }
+    return set_string(opt, spec, text, err);
+}
+
 #define FIELD(member) offsetof(struct options, member)
 
 /* The README's Configuration table lists the same names and defaults;
@@ -289,14 +320,29 @@ static const struct option_spec option_table[] = {
     {"shutdown-grace", "SECONDS", "10", NULL,
      "on SIGTERM, how long the running run may finish before it is put back in the queue",
      set_int, FIELD(shutdown_grace_s), 0, 3600},
-    {"rate-limit", "N", "120", NULL, "runs a client may post a minute (0: no limit)", set_int,
+    {"rate-limit", "N", "120", NULL,
+     "runs and imports a client may post a minute (0: no limit)", set_int,
      FIELD(rate_per_minute), 0, 1000000},
-    {"rate-burst", "N", "30", NULL, "runs a client may post at once", set_int,
+    {"rate-burst", "N", "30", NULL, "runs and imports a client may post at once", set_int,
      FIELD(rate_burst), 1, 1000000},
     {"max-connections", "N", "256", NULL, "connections at once, the whole daemon's", set_int,
      FIELD(max_connections), 1, 100000},
     {"max-connections-per-ip", "N", "64", NULL, "connections at once from one client address",
      set_int, FIELD(max_connections_per_ip), 1, 100000},
+    {"max-body-memory", "MIB", "256", NULL,
+     "request bodies buffered at once, all requests together; an upload past it is answered "
+     "503 with Retry-After (a body is read only once its headers passed the token, origin "
+     "and rate checks)",
+     set_int, FIELD(max_body_mib), 1, 1024 * 1024},
+    {"web-host", "NAMES", NULL, "none",
+     "more names (comma-separated) this daemon is reached by, e.g. a DNS alias, on loopback "
+     "or without tokens: there a Host header that is not an IP address, localhost, the "
+     "node's own name or one of these is answered 421 (DNS rebinding)",
+     set_string, FIELD(web_hosts), 0, 0},
+    {"web-allowed-origins", "LIST", NULL, "none",
+     "web pages of other origins (comma-separated, e.g. https://grafana.example:3000) that "
+     "may call the API; any other page's request, by its Origin header, is answered 403",
+     set_origins, FIELD(web_allowed_origins), 0, 0},
     {"http-threads", "N", "4", NULL, "HTTP threads", set_int, FIELD(http_threads), 1, 64},
     {"test-benchmarks", NULL, NULL, "off",
      "offer test_fault (an illegal address) and test_hang (a kernel that never ends), to "
@@ -543,4 +589,7 @@ void options_http(const struct options *opt, struct http_options *http)
     http->http_threads = opt->http_threads;
     http->max_connections = opt->max_connections;
     http->max_connections_per_ip = opt->max_connections_per_ip;
+    http->web_hosts = opt->web_hosts;
+    http->web_allowed_origins = opt->web_allowed_origins;
+    http->max_body_bytes = (size_t)opt->max_body_mib * 1024 * 1024;
 }

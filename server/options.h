@@ -46,6 +46,12 @@ struct options {
     int rate_burst;
     int max_connections;
     int max_connections_per_ip;
+
+    /* Who may speak to the daemon (http/request_guard.h) */
+    const char *web_hosts;           /* --web-host: comma list; NULL: none */
+    const char *web_allowed_origins; /* --web-allowed-origins: comma list; NULL: none */
+    int max_body_mib;                /* --max-body-memory */
+
     int test_benchmarks;     /* offer the test-only benchmarks (test_fault, test_hang) */
     int check_db;            /* --check-db: check --db offline and exit */
     const char *backup;      /* --backup DEST: copy --db there and exit */

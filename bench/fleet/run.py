@@ -153,7 +153,10 @@ class Daemon:
     def request(self, method, path, body=None, timeout=120):
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
-            c.request(method, path, body=body.encode() if isinstance(body, str) else body)
+            # A body goes with its type, as the daemon asks (415 otherwise).
+            ctype = "application/x-ndjson" if path == "/runs/import" else "application/json"
+            c.request(method, path, body=body.encode() if isinstance(body, str) else body,
+                      headers={"Content-Type": ctype} if body is not None else {})
             r = c.getresponse()
             return r.status, r.read()
         finally:

@@ -22,9 +22,9 @@ pd=$(port)
 pids+=($!)
 daemon_pid=$!
 wait_http "http://127.0.0.1:$pd/healthz"
-curl -fs --data-binary @"$top/examples/h200x2_daemon/runs.ndjson" "http://127.0.0.1:$pd/runs/import" >/dev/null
+curl -fs -H 'Content-Type: application/x-ndjson' --data-binary @"$top/examples/h200x2_daemon/runs.ndjson" "http://127.0.0.1:$pd/runs/import" >/dev/null
 for _ in $(seq 20); do
-  curl -fs -d '{"benchmark":"smem_stride"}' "http://127.0.0.1:$pd/runs?wait=10" >/dev/null
+  curl -fs -H 'Content-Type: application/json' -d '{"benchmark":"smem_stride"}' "http://127.0.0.1:$pd/runs?wait=10" >/dev/null
 done
 id=$(curl -fs "http://127.0.0.1:$pd/runs?benchmark=smem_stride&device=NVIDIA%20H200&status=done&limit=1" |
      python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')

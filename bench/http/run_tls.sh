@@ -33,7 +33,7 @@ pids+=($!)
 daemon_pid=$!
 base=https://127.0.0.1:$pd
 wait_http "$base/healthz"
-curl -fs $WRK_CURL --data-binary @"$top/examples/h200x2_daemon/runs.ndjson" "$base/runs/import" >/dev/null
+curl -fs $WRK_CURL -H 'Content-Type: application/x-ndjson' --data-binary @"$top/examples/h200x2_daemon/runs.ndjson" "$base/runs/import" >/dev/null
 id=$(curl -fs $WRK_CURL "$base/runs?benchmark=smem_stride&device=NVIDIA%20H200&status=done&limit=1" |
      python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["id"])')
 curl -fs $WRK_CURL "$base/runs/$id" >"$dir/run.json"

@@ -70,7 +70,7 @@ drain() {  # until nothing is queued or running (at most 10 min)
 
 echo "load: pre-filling $prefill runs"
 for i in $(seq "$prefill"); do
-  curl -s -d '{"benchmark":"smem_stride","params":{"strides":[1,2,32,33],"samples":3},"label":"prefill"}' \
+  curl -s -H 'Content-Type: application/json' -d '{"benchmark":"smem_stride","params":{"strides":[1,2,32,33],"samples":3},"label":"prefill"}' \
     "$base/runs" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
 done >"$tmp/ids"
 drain

@@ -44,7 +44,9 @@ class Client:
 
     def timed(self, method, path, body=None):
         t0 = time.perf_counter()
-        self.conn.request(method, path, body=body)
+        # A body goes with its type, as the daemon asks (415 otherwise).
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        self.conn.request(method, path, body=body, headers=headers)
         r = self.conn.getresponse()
         data = r.read()
         return (time.perf_counter() - t0) * 1000.0, r.status, data

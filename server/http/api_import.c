@@ -27,7 +27,7 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
     if (req->body == NULL) {
         reply_error(rep, 400, "malformed_json", "",
                     "send runs as NDJSON, one run a line, as GET /runs.ndjson gives them "
-                    "(curl --data-binary @runs.ndjson)");
+                    "(curl -H 'Content-Type: application/x-ndjson' --data-binary @runs.ndjson)");
         return;
     }
     rules.test_benchmarks = req->app->opt->test_benchmarks;

@@ -9,6 +9,7 @@
 #ifndef GPUBENCH_HTTP_APP_H
 #define GPUBENCH_HTTP_APP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct store;
@@ -24,16 +25,19 @@ struct canaries;
 /* The command-line settings the HTTP layer reads (main copies them from
  * its options, options.h, which this layer does not see). */
 struct http_options {
-    const char *listen;         /* --listen, as given */
-    const char *web;            /* --web: the page's folder */
-    const char *chartjs;        /* --chartjs: Chart.js's file */
-    int run_timeout_s;          /* a run's default timeout */
-    int test_benchmarks;        /* the test double's benchmarks are listed */
-    int64_t max_clock_skew_s;   /* --max-clock-skew: a foreign run no further ahead */
-    int auth_reads;             /* --auth-reads: reads need a token too */
-    int http_threads;           /* libmicrohttpd's thread pool */
-    int max_connections;        /* in all */
-    int max_connections_per_ip; /* from one address */
+    const char *listen;              /* --listen, as given */
+    const char *web;                 /* --web: the page's folder */
+    const char *chartjs;             /* --chartjs: Chart.js's file */
+    int run_timeout_s;               /* a run's default timeout */
+    int test_benchmarks;             /* the test double's benchmarks are listed */
+    int64_t max_clock_skew_s;        /* --max-clock-skew: a foreign run no further ahead */
+    int auth_reads;                  /* --auth-reads: reads need a token too */
+    int http_threads;                /* libmicrohttpd's thread pool */
+    int max_connections;             /* in all */
+    int max_connections_per_ip;      /* from one address */
+    const char *web_hosts;           /* --web-host: more names Host may give; NULL: none */
+    const char *web_allowed_origins; /* --web-allowed-origins: comma list; NULL: none */
+    size_t max_body_bytes;           /* --max-body-memory: bodies buffered at once, in all */
 };
 
 struct app {
@@ -49,6 +53,7 @@ struct app {
     struct http_tls *tls;         /* NULL: plain HTTP (tls.h) */
     struct canaries *canaries;    /* the checks on idle cards (canaries.h) */
     char host[256];
+    int check_host; /* loopback or unauthenticated: Host must name us (http_start) */
     int64_t started_mono_ms;
     char started_at[32];
 };

@@ -1,12 +1,17 @@
 /*
  * http.c - see http.h.  One conn_ctx lives for one request: it gathers the
  * body, survives a suspension, and is freed by the completion callback.
+ * Everything that can refuse a request without its body (Host, Origin,
+ * route, token, type, rate, cap, the body budget) is decided on
+ * libmicrohttpd's first call, which has only the headers: a refused upload
+ * is answered there and never buffered.
  */
 #include "http.h"
 #include "auth.h"
 #include "dynbuf.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "request_guard.h"
 #include "router.h"
 #include "run_request.h"
 #include "timeutil.h"
@@ -29,11 +34,25 @@
 
 struct conn_ctx {
     struct http_request req;
+    const struct route *route; /* found on the headers */
     struct dynbuf body;
+    size_t reserved; /* bytes taken from the body budget (request_guard.h) */
+    int refused;     /* answered on its headers: its body is never read */
     int too_large;
+    int over_budget;
     int suspended;
     int parked; /* it was suspended once: counted in parked_requests */
 };
+
+/* Takes n more bytes of the daemon's body budget for ctx: 1, or 0 when
+ * they do not fit now. */
+static int body_reserve(struct conn_ctx *ctx, size_t n)
+{
+    if (!guard_budget_take(n, ctx->req.app->opt->max_body_bytes))
+        return 0;
+    ctx->reserved += n;
+    return 1;
+}
 
 /* Requests that were parked (runs_wait) and have not completed since,
  * daemon-wide: http_stop lets the answers of those resumed at shutdown go
@@ -367,77 +386,152 @@ static void client_address(struct MHD_Connection *conn, char *buf, size_t cap)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)cap);
 }
 
-/* Tokens and the post rate.  0 to go on; -1 with the reply made. */
-static int check_access(struct http_request *req, struct http_reply *rep,
-                        const struct route *route)
+/* A header of the request, or NULL. */
+static const char *header(struct MHD_Connection *conn, const char *name)
+{
+    return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+/* 0 when the request's Host names this daemon and its Origin may speak to
+ * it (request_guard.h); else -1 with the 421 or 403 made. */
+static int check_origin(struct http_request *req, struct http_reply *rep)
 {
     struct app *app = req->app;
-    enum route_access access = route->access;
-    char key[64] = "";
-    int retry = 1;
-    int posting = route->rate_limited;
+    const char *host = header(req->conn, MHD_HTTP_HEADER_HOST);
+    const char *origin = header(req->conn, MHD_HTTP_HEADER_ORIGIN);
 
-    /* Either identity opens what either guards: a known bearer token, or
-     * a client certificate the web config's CA signed (README, "TLS"). */
-    int guarded = app->auth != NULL || http_tls_identifies(app->tls);
-
-    if (req->resumed)
-        return 0; /* checked before it was suspended */
-    if (guarded && (access == ROUTE_WRITE || (access == ROUTE_READ && app->opt->auth_reads))) {
-        const char *h = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND,
-                                                    MHD_HTTP_HEADER_AUTHORIZATION);
-        if (!auth_check(app->auth, h, key, sizeof(key)) &&
-            !http_tls_client_verified(app->tls, req->conn, key, sizeof(key))) {
-            snprintf(rep->www_authenticate, sizeof(rep->www_authenticate),
-                     "Bearer realm=\"gpubench\"%s", h ? ", error=\"invalid_token\"" : "");
-            if (app->auth == NULL)
-                reply_error(rep, 401, "unauthorized", "",
-                            "this needs a client certificate that the daemon's "
-                            "client_ca_file signed");
-            else
-                reply_error(rep, 401, "unauthorized", "",
-                            h ? "that bearer token is not one of this daemon's"
-                              : "this needs a bearer token: add the header "
-                                "'Authorization: Bearer TOKEN'%s",
-                            http_tls_identifies(app->tls)
-                                ? ", or a client certificate that the daemon's "
-                                  "client_ca_file signed"
-                                : "");
-            return -1;
-        }
-    } else if (posting && app->post_limit) {
-        /* Without a token, the rate limit counts by address. */
-        client_address(req->conn, key, sizeof(key));
+    if (app->check_host &&
+        !guard_host_ok(host, app->host, app->opt->web_hosts)) {
+        reply_error(rep, 421, "misdirected_request", "",
+                    "Host: %.100s is not a name this daemon answers to on loopback or without "
+                    "tokens (a page's DNS rebinding); use its address, localhost, or give "
+                    "--web-host NAME",
+                    host);
+        return -1;
     }
-    if (posting && !ratelimit_take(app->post_limit, key, time_mono_ms(), &retry)) {
-        rep->retry_after = retry;
-        reply_error(rep, 429, "rate_limited", "",
-                    "too many runs posted; try again in %d s", retry);
+    if (!guard_origin_ok(origin, host, app->opt->web_allowed_origins)) {
+        reply_error(rep, 403, "forbidden_origin", "",
+                    "a page of %.100s may not call this daemon (it is not the daemon's own "
+                    "page); list it with --web-allowed-origins to let it",
+                    origin);
         return -1;
     }
     return 0;
 }
 
-static void dispatch(struct conn_ctx *ctx, struct http_reply *rep)
+/* Tokens.  0 to go on; -1 with the 401 made. */
+static int check_token(struct http_request *req, struct http_reply *rep,
+                       const struct route *route, char *key, size_t cap)
+{
+    struct app *app = req->app;
+    enum route_access access = route->access;
+    const char *h;
+
+    /* Either identity opens what either guards: a known bearer token, or
+     * a client certificate the web config's CA signed (README, "TLS"). */
+    int guarded = app->auth != NULL || http_tls_identifies(app->tls);
+
+    if (!guarded || !(access == ROUTE_WRITE || (access == ROUTE_READ && app->opt->auth_reads))) {
+        /* Without a token, the rate limit counts by address. */
+        client_address(req->conn, key, cap);
+        return 0;
+    }
+    h = header(req->conn, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (auth_check(app->auth, h, key, cap) ||
+        http_tls_client_verified(app->tls, req->conn, key, cap))
+        return 0;
+    snprintf(rep->www_authenticate, sizeof(rep->www_authenticate),
+             "Bearer realm=\"gpubench\"%s", h ? ", error=\"invalid_token\"" : "");
+    if (app->auth == NULL)
+        reply_error(rep, 401, "unauthorized", "",
+                    "this needs a client certificate that the daemon's "
+                    "client_ca_file signed");
+    else
+        reply_error(rep, 401, "unauthorized", "",
+                    h ? "that bearer token is not one of this daemon's"
+                      : "this needs a bearer token: add the header "
+                        "'Authorization: Bearer TOKEN'%s",
+                    http_tls_identifies(app->tls)
+                        ? ", or a client certificate that the daemon's "
+                          "client_ca_file signed"
+                        : "");
+    return -1;
+}
+
+/* A write's body is read only as its route's type: one that has a body or
+ * names a type must name that one.  0, or -1 with the 415 made. */
+static int check_type(struct http_request *req, struct http_reply *rep,
+                      const struct route *route, int has_body)
+{
+    const char *type = header(req->conn, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *want = route->body->types;
+    int wlen = (int)strcspn(want, ",");
+
+    if (strcmp(req->method, "GET") == 0 || (type == NULL && !has_body) ||
+        guard_type_ok(type, want))
+        return 0;
+    reply_error(rep, 415, "unsupported_media_type", "",
+                "%s %s reads its body as %.*s, and this came as %.80s: send the header "
+                "'Content-Type: %.*s' (curl: -H 'Content-Type: %.*s')",
+                req->method, req->url, wlen, want, type ? type : "no Content-Type", wlen, want,
+                wlen, want);
+    return -1;
+}
+
+/* Everything decided on the headers, before any of the body is read: the
+ * Host and Origin, the route (404, 405), the token, the body's type, the
+ * post rate, the body's cap and room in the daemon's body budget.  A
+ * refused upload is never read: its answer is queued at once.  0 with
+ * ctx->route set, or -1 with the reply made. */
+static int check_headers(struct conn_ctx *ctx, struct http_reply *rep)
 {
     struct http_request *req = &ctx->req;
+    struct app *app = req->app;
+    const char *length = header(req->conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    unsigned long long declared = length ? strtoull(length, NULL, 10) : 0;
+    int has_body = declared > 0 || header(req->conn, MHD_HTTP_HEADER_TRANSFER_ENCODING);
     const struct route *route;
-    int status = 404;
+    char key[64] = "";
+    int status = 404, retry = 1;
 
-    route = router_find(req->method, req->url, req->arg, sizeof(req->arg),
-                        rep->allow, sizeof(rep->allow), &status);
+    if (check_origin(req, rep) != 0)
+        return -1;
+    route = router_find(req->method, req->url, req->arg, sizeof(req->arg), rep->allow,
+                        sizeof(rep->allow), &status);
     if (route == NULL) {
         if (status == 405)
             reply_error(rep, 405, "method_not_allowed", "",
-                        "%s is not allowed on %s (allowed: %s)", req->method,
-                        req->url, rep->allow);
+                        "%s is not allowed on %s (allowed: %s)", req->method, req->url,
+                        rep->allow);
         else
             reply_error(rep, 404, "not_found", "", "no such path: %s", req->url);
-        return;
+        return -1;
     }
-    if (check_access(req, rep, route) != 0)
-        return;
-    route->handler(req, rep);
+    if (check_token(req, rep, route, key, sizeof(key)) != 0 ||
+        check_type(req, rep, route, has_body) != 0)
+        return -1;
+    if (route->rate_limited && !ratelimit_take(app->post_limit, key, time_mono_ms(), &retry)) {
+        rep->retry_after = retry;
+        reply_error(rep, 429, "rate_limited", "",
+                    "too many runs and imports posted; try again in %d s", retry);
+        return -1;
+    }
+    dynbuf_init(&ctx->body, route->body->cap);
+    if (declared > ctx->body.cap) {
+        reply_error(rep, 413, "body_too_large", "", "the request body is over the %zu-byte cap",
+                    ctx->body.cap);
+        return -1;
+    }
+    if (declared > 0 && !body_reserve(ctx, (size_t)declared)) {
+        rep->retry_after = 1;
+        reply_error(rep, 503, "busy", "",
+                    "the daemon is reading %zu MiB of request bodies at once, its "
+                    "--max-body-memory; try again in a moment",
+                    app->opt->max_body_bytes / (1024 * 1024));
+        return -1;
+    }
+    ctx->route = route;
+    return 0;
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
@@ -451,8 +545,6 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
 
     (void)version;
     if (ctx == NULL) {
-        const char *length;
-
         ctx = calloc(1, sizeof(*ctx));
         if (ctx == NULL)
             return MHD_NO;
@@ -461,31 +553,49 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
         ctx->req.app = cls;
         ctx->req.url = url;
         ctx->req.method = strcmp(method, "HEAD") == 0 ? "GET" : method;
-        /* Refuse a declared over-cap body before reading any of it. */
-        dynbuf_init(&ctx->body, router_body_cap(url));
-        length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-                                             MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (length && strtoull(length, NULL, 10) > ctx->body.cap) {
-            ctx->too_large = 1;
-            goto too_large;
-        }
-        return MHD_YES;
+        if (check_headers(ctx, &rep) == 0)
+            return MHD_YES;
+        /* Refused on its headers: answered now, its body never read. */
+        ctx->refused = 1;
+        goto send;
     }
-    if (*upload_data_size != 0) {
-        if (!ctx->too_large &&
-            dynbuf_add(&ctx->body, upload_data, *upload_data_size) != 0)
-            ctx->too_large = 1;
+    if (ctx->refused) {
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (ctx->too_large)
-        goto too_large;
+    if (*upload_data_size != 0) {
+        if (ctx->too_large || ctx->over_budget) {
+            /* dropped: the answer says why */
+        } else if (ctx->body.len + *upload_data_size > ctx->body.cap) {
+            ctx->too_large = 1;
+        } else if (ctx->body.len + *upload_data_size > ctx->reserved &&
+                   !body_reserve(ctx, ctx->body.len + *upload_data_size - ctx->reserved)) {
+            ctx->over_budget = 1;
+        } else if (dynbuf_add(&ctx->body, upload_data, *upload_data_size) != 0) {
+            ctx->too_large = 1;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (ctx->too_large) {
+        reply_error(&rep, 413, "body_too_large", "",
+                    "the request body is over the %zu-byte cap", ctx->body.cap);
+        goto send;
+    }
+    if (ctx->over_budget) {
+        rep.retry_after = 1;
+        reply_error(&rep, 503, "busy", "",
+                    "the daemon is reading %zu MiB of request bodies at once, its "
+                    "--max-body-memory; try again in a moment",
+                    ctx->req.app->opt->max_body_bytes / (1024 * 1024));
+        goto send;
+    }
 
     ctx->req.resumed = ctx->suspended;
     ctx->suspended = 0;
     ctx->req.body = ctx->body.len ? ctx->body.data : NULL;
     ctx->req.body_len = ctx->body.len;
-    dispatch(ctx, &rep);
+    ctx->route->handler(&ctx->req, &rep);
     if (rep.suspended) {
         ctx->suspended = 1;
         if (!ctx->parked) {
@@ -495,15 +605,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
         reply_release(&rep);
         return MHD_YES;
     }
+send:
     ret = send_reply(conn, &rep);
     log_debug("%s %s %d", ctx->req.method, ctx->req.url, rep.status);
-    reply_release(&rep);
-    return ret;
-
-too_large:
-    reply_error(&rep, 413, "body_too_large", "",
-                "the request body is over the %zu-byte cap", ctx->body.cap);
-    ret = send_reply(conn, &rep);
     reply_release(&rep);
     return ret;
 }
@@ -523,6 +627,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
     if (ctx->req.state && ctx->req.free_state)
         ctx->req.free_state(ctx->req.state);
     dynbuf_free(&ctx->body);
+    guard_budget_give(ctx->reserved);
     free(ctx);
     *con_cls = NULL;
 }
@@ -762,6 +867,9 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
     }
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
+    /* Where no token guards it, any page could rebind a name to it. */
+    app->check_host = http_addr_is_loopback(app->opt->listen) ||
+                      (app->auth == NULL && !http_tls_identifies(app->tls));
     n = http_mhd_options(app->opt, items, HTTP_MHD_OPTIONS_MAX);
     if (n > 0 && app->tls) {
         /* The TLS options go before the END that http_mhd_options put last. */

@@ -1,8 +1,10 @@
 /*
- * http.h - the HTTP front: libmicrohttpd with its internal thread pool,
- * request bodies read into a capped buffer (a declared length over the cap
- * is answered 413 before any of the body is read), and one dispatch through
- * the route table of router.c.
+ * http.h - the HTTP front: libmicrohttpd with its internal thread pool, the
+ * route of router.c found on a request's headers, and everything its line
+ * and request_guard.h decide (Host, Origin, token, body type, rate, cap,
+ * the daemon's body budget) answered there, before any of the body is
+ * read; only then is the body read into a capped buffer and the handler
+ * called.
  *
  * A handler gets a http_request and fills a http_reply; the reply's body is
  * then owned by this module.  A handler that must wait (POST /runs?wait=)

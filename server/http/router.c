@@ -1,8 +1,8 @@
 /*
  * router.c - the route table and its dispatcher; see router.h.  Adding an
  * endpoint is adding a line here, with its limits: a newcomer finds the
- * route for a path, its access, body cap, rate limit and handler on one
- * line.
+ * route for a path, its access, body (cap and type), rate limit and handler
+ * on one line.
  */
 #include "router.h"
 #include "handlers.h"
@@ -10,51 +10,56 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The table's body caps and rate column. */
-#define DEFAULT_CAP 0                 /* HTTP_BODY_CAP */
-#define IMPORT_CAP (64 * 1024 * 1024) /* NDJSON of many runs */
-#define LIMITED 1                     /* counted by --rate-limit */
+/* The table's body column: how large a body may be and the media types
+ * it is read as (a write naming another type is answered 415). */
+static const struct route_body JSON = {HTTP_BODY_CAP, "application/json"};
+/* NDJSON of many runs; a run alone is a line of it, so JSON is taken too. */
+static const struct route_body NDJSON = {64 * 1024 * 1024,
+                                         "application/x-ndjson, application/json"};
+
+/* The table's rate column. */
+#define LIMITED 1 /* counted by --rate-limit */
 #define NOT_LIMITED 0
 
 // clang-format off
 static const struct route routes[] = {
-    /* method  pattern              handler                access        body cap     rate */
-    {"POST",   "/runs",             api_runs_post,         ROUTE_WRITE,  DEFAULT_CAP, LIMITED},
-    {"GET",    "/runs",             api_runs_list,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/runs.ndjson",      api_runs_ndjson,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/runs.csv",         api_runs_csv,          ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"POST",   "/runs/import",      api_runs_import,       ROUTE_WRITE,  IMPORT_CAP,  NOT_LIMITED},
-    {"GET",    "/runs/*.csv",       api_run_csv,           ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/runs/*.md",        api_run_md,            ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/runs/*",           api_runs_get,          ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"DELETE", "/runs/*",           api_runs_delete,       ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/benchmarks",       api_benchmarks_get,    ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"POST",   "/predict",          api_predict_post,      ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/compare",          api_compare_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/compare.md",       api_compare_md_get,    ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"POST",   "/baselines",        api_baselines_post,    ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/baselines",        api_baselines_list,    ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/baselines/*",      api_baselines_get,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"DELETE", "/baselines/*",      api_baselines_delete,  ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/alerts",           api_alerts_get,        ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"POST",   "/alerts/*/ack",     api_alerts_ack,        ROUTE_WRITE,  DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/fleet",            api_fleet_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/coverage",         api_coverage_get,      ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/devices",          api_devices_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/canaries",         api_canaries_get,      ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/cards",            api_cards_get_all,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/cards/*/events",   api_card_events_get,   ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/cards/*",          api_cards_get_one,     ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/card_faults",      api_card_faults_get,   ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/peers",            api_peers_get,         ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/metrics",          api_metrics_get,       ROUTE_READ,   DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/openapi.json",     api_openapi_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/healthz",          api_healthz_get,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/",                 api_static_index,      ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/static/*",         api_static_file,       ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/static/lib/*",     api_static_lib_file,   ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/static/views/*",   api_static_view_file,  ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
-    {"GET",    "/vendor/chart.js",  api_static_chartjs,    ROUTE_PUBLIC, DEFAULT_CAP, NOT_LIMITED},
+    /* method  pattern              handler                access        body     rate */
+    {"POST",   "/runs",             api_runs_post,         ROUTE_WRITE,  &JSON,   LIMITED},
+    {"GET",    "/runs",             api_runs_list,         ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/runs.ndjson",      api_runs_ndjson,       ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/runs.csv",         api_runs_csv,          ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"POST",   "/runs/import",      api_runs_import,       ROUTE_WRITE,  &NDJSON, LIMITED},
+    {"GET",    "/runs/*.csv",       api_run_csv,           ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/runs/*.md",        api_run_md,            ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/runs/*",           api_runs_get,          ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"DELETE", "/runs/*",           api_runs_delete,       ROUTE_WRITE,  &JSON,   NOT_LIMITED},
+    {"GET",    "/benchmarks",       api_benchmarks_get,    ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"POST",   "/predict",          api_predict_post,      ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/compare",          api_compare_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/compare.md",       api_compare_md_get,    ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"POST",   "/baselines",        api_baselines_post,    ROUTE_WRITE,  &JSON,   NOT_LIMITED},
+    {"GET",    "/baselines",        api_baselines_list,    ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/baselines/*",      api_baselines_get,     ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"DELETE", "/baselines/*",      api_baselines_delete,  ROUTE_WRITE,  &JSON,   NOT_LIMITED},
+    {"GET",    "/alerts",           api_alerts_get,        ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"POST",   "/alerts/*/ack",     api_alerts_ack,        ROUTE_WRITE,  &JSON,   NOT_LIMITED},
+    {"GET",    "/fleet",            api_fleet_get,         ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/coverage",         api_coverage_get,      ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/devices",          api_devices_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/canaries",         api_canaries_get,      ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/cards",            api_cards_get_all,     ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/cards/*/events",   api_card_events_get,   ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/cards/*",          api_cards_get_one,     ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/card_faults",      api_card_faults_get,   ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/peers",            api_peers_get,         ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/metrics",          api_metrics_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/openapi.json",     api_openapi_get,       ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
+    {"GET",    "/healthz",          api_healthz_get,       ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
+    {"GET",    "/",                 api_static_index,      ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
+    {"GET",    "/static/*",         api_static_file,       ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
+    {"GET",    "/static/lib/*",     api_static_lib_file,   ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
+    {"GET",    "/static/views/*",   api_static_view_file,  ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
+    {"GET",    "/vendor/chart.js",  api_static_chartjs,    ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
 };
 // clang-format on
 
@@ -122,17 +127,4 @@ const struct route *router_find(const char *method, const char *path, char *arg,
         snprintf(allow + used, allow_cap - used, ", HEAD");
     *status = used ? 405 : 404;
     return NULL;
-}
-
-size_t router_body_cap(const char *path)
-{
-    char scratch[128];
-    size_t cap = HTTP_BODY_CAP;
-
-    for (size_t i = 0; i < N_ROUTES; i++) {
-        const struct route *r = &routes[i];
-        if (r->body_cap > cap && match(r->pattern, path, scratch, sizeof(scratch)))
-            cap = r->body_cap;
-    }
-    return cap;
 }

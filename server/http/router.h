@@ -1,8 +1,9 @@
 /*
  * router.h - the one table of routes (router.c).  A route entry says
  * everything about its route: method, path pattern, handler, who may call
- * it, how large a body it takes and whether it is rate-limited; http.c
- * applies those and names no URL itself.
+ * it, how large a body it takes and of what type, and whether it is
+ * rate-limited; http.c applies those, on the headers before any of the
+ * body is read, and names no URL itself.
  *
  * A pattern's "*" matches exactly one non-empty path segment; text after
  * the "*" is a suffix the segment must end with ("/runs/ *.csv" without the
@@ -25,13 +26,21 @@ enum route_access {
     ROUTE_PUBLIC = 2, /* never needs a token: liveness, and the page itself */
 };
 
+/* What a route's body may be: its cap, and the media types it is read as
+ * ("application/json", or a comma list of them), first the one to name
+ * when another is refused. */
+struct route_body {
+    size_t cap;
+    const char *types;
+};
+
 struct route {
     const char *method;
     const char *pattern;
     http_handler handler;
     enum route_access access;
-    size_t body_cap;  /* the most body bytes taken; 0: HTTP_BODY_CAP */
-    int rate_limited; /* counted by the post rate limit (--rate-limit) */
+    const struct route_body *body; /* static */
+    int rate_limited;              /* counted by the post rate limit (--rate-limit) */
 };
 
 /* The route for method and path, with what "*" matched copied to arg.
@@ -39,10 +48,5 @@ struct route {
  * The route is static: it outlives every request. */
 const struct route *router_find(const char *method, const char *path, char *arg,
                                 size_t arg_cap, char *allow, size_t allow_cap, int *status);
-
-/* The largest body cap of the routes for path, whatever their method (the
- * body is read before the request is routed and a 405 answered), and
- * HTTP_BODY_CAP when none matches. */
-size_t router_body_cap(const char *path);
 
 #endif

@@ -337,7 +337,8 @@ static cJSON *import_line(const char *p, size_t len, int line, const struct impo
         gb_error_set(err, "malformed_json", "",
                      "line %d holds more than one run (the next begins at byte %zu): send "
                      "NDJSON, one run a line; curl -d strips newlines, so send the file with "
-                     "curl --data-binary @runs.ndjson; nothing was imported",
+                     "curl -H 'Content-Type: application/x-ndjson' --data-binary @runs.ndjson; "
+                     "nothing was imported",
                      line, at);
         return NULL;
     }

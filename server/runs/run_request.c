@@ -63,8 +63,8 @@ cJSON *request_json_parse(const char *body, size_t len, struct gb_error *err)
 
     if (body == NULL || len == 0) {
         gb_error_set(err, "malformed_json", "",
-                     "the request has no body; send a JSON object, e.g. "
-                     "curl -d '{\"benchmark\":\"smem_stride\"}'");
+                     "the request has no body; send a JSON object, e.g. curl -H "
+                     "'Content-Type: application/json' -d '{\"benchmark\":\"smem_stride\"}'");
         return NULL;
     }
     v = json_parse_whole(body, len, &at, &trailing);

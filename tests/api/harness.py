@@ -153,8 +153,11 @@ class Daemon:
                 body = json.dumps(body)
             hdrs = dict(headers or {})
             if body is not None and "Content-Type" not in hdrs:
-                # What `curl -d` sends: form encoding, not JSON.
-                hdrs["Content-Type"] = "application/x-www-form-urlencoded"
+                # A write's body must name its type (415 otherwise), as the
+                # client and the page do: NDJSON for an import, else JSON.
+                hdrs["Content-Type"] = ("application/x-ndjson"
+                                        if path.split("?", 1)[0] == "/runs/import"
+                                        else "application/json")
             conn.request(method, path, body=body, headers=hdrs)
             r = conn.getresponse()
             resp = Response(r.status, r.getheaders(), r.read().decode())

@@ -720,7 +720,7 @@ def test_newcomer(d, b):
     print("empty page: how to see real data without a GPU")
     open_page(b, d, "", "empty runs list")
     text = b.eval("(document.querySelector('.see-real-data') || {}).innerText || ''")
-    check("curl --data-binary @examples/h200_daemon_trust/trust_runs.ndjson" in text and "/runs/import" in text,
+    check("curl -H 'Content-Type: application/x-ndjson' --data-binary @examples/h200_daemon_trust/trust_runs.ndjson" in text and "/runs/import" in text,
           "the empty page does not say how to import the examples: %r" % text)
 
     narrow = post_run(d, {"benchmark": "smem_stride", "device": 0, "params": {"strides": [1, 32]}})
@@ -1410,6 +1410,53 @@ def test_tls(d, b):
     shot(b, "tls")
     assert_clean(b)
 
+# A page of another site (another origin: its own port) that posts to the
+# daemon as a cross-site attacker would: a text/plain form whose one field
+# spells a run's JSON (the body is name=value: {"benchmark": ..., "label":
+# "csrf="}), and a no-cors fetch of an import.
+CROSS_SITE_PAGE = """<!doctype html><meta charset=utf-8><title>another site</title>
+<form id=f method=post enctype=text/plain action="%(daemon)s/runs">
+<input name='{"benchmark":"smem_pattern","label":"csrf' value='"}'></form>
+<script>
+fetch("%(daemon)s/runs/import", {method: "POST", mode: "no-cors",
+  headers: {"Content-Type": "text/plain"}, body: "{}"})
+  .finally(() => { document.title = "fetched"; document.getElementById("f").submit(); });
+</script>"""
+
+
+def test_cross_site(d, b):
+    """A page of another site cannot queue a run on the daemon: its form's
+    text/plain post (Origin: the other site) is refused, 403, and nothing is
+    queued; the daemon's own page still posts."""
+    import functools
+    import http.server
+    import threading
+    folder = tempfile.mkdtemp(prefix="gpubench-other-site-")
+    with open(os.path.join(folder, "index.html"), "w") as f:
+        f.write(CROSS_SITE_PAGE % {"daemon": "http://127.0.0.1:%d" % d.port})
+    site = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=folder))
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        b.goto("http://127.0.0.1:%d/" % site.server_address[1])
+        # The form's answer replaces the page: the daemon's refusal.
+        b.wait_for("location.port === %s && document.body && document.body.innerText.length > 0"
+                   % json.dumps(str(d.port)), what="the daemon's answer to the form")
+        text = b.eval("document.body.innerText")
+        check("forbidden_origin" in text, "the cross-site form was not refused: %r" % text[:300])
+    finally:
+        site.shutdown()
+        site.server_close()
+    runs = d.get("/runs").json()["runs"]
+    check(runs == [], "a page of another site queued or imported runs: %r" % runs[:2])
+    # The daemon's own page posts as ever (JSON, its own Origin).
+    open_page(b, d, "", "the daemon's own page")
+    got = b.eval("fetch('/runs', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+                 " body: JSON.stringify({benchmark: 'smem_pattern', label: 'own'})})"
+                 ".then(r => r.status)")
+    check(got == 202, "the daemon's own page could not post a run: %r" % got)
+    check([r["label"] for r in d.get("/runs").json()["runs"]] == ["own"], "the own post is not there")
+
 
 def main():
     if not cdp.find_chromium():
@@ -1436,6 +1483,7 @@ def main():
         ("card_watch", test_card_watch, "watched", CANARY_ARGS),
         ("run_checks", test_run_checks, {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}, []),
         ("tls", test_tls, {}, "tls"),
+        ("cross_site", test_cross_site, {}, []),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
     # cases (while working on one).

@@ -28,7 +28,7 @@ done
 curl -s "$base/healthz"; echo
 
 post() {  # BODY [WAIT]
-  curl -s -d "$1" "$base/runs?wait=${2:-300}"
+  curl -s -H 'Content-Type: application/json' -d "$1" "$base/runs?wait=${2:-300}"
 }
 {
   echo '{"devices_before":'; curl -s "$base/devices"; echo ','

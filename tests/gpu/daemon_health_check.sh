@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # daemon_health_check.sh BUILD_DIR - the health suite through gpubenchd on
 # every GPU of the node, as a lab runs it every night:
-#   curl -d '{"benchmark":"health","device":"all"}' .../runs
+#   curl -H 'Content-Type: application/json' -d '{"benchmark":"health","device":"all"}' .../runs
 # then every run of the batch to its end: status, validity, how long each
 # took, the suite's wall time per card, and whether the run that needs
 # every GPU (p2p_bandwidth) ran alone.  Also the command-line client and a
@@ -32,7 +32,7 @@ nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.sm,temperatur
 curl -s "$base/benchmarks" | python3 -c 'import json,sys; b=json.load(sys.stdin); print("suites:", json.dumps(b.get("suites")))' | tee -a "$log"
 
 t0=$(date +%s.%N)
-curl -s -d '{"benchmark":"health","device":"all","label":"nightly"}' "$base/runs" >"$out/health_post.json"
+curl -s -H 'Content-Type: application/json' -d '{"benchmark":"health","device":"all","label":"nightly"}' "$base/runs" >"$out/health_post.json"
 batch=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["batch"])' "$out/health_post.json")
 say "batch $batch"
 for _ in $(seq 1 600); do

@@ -42,7 +42,7 @@ start_daemon() {  # LOGFILE -> $pid
     return 1
 }
 post() {  # NAME BODY [WAIT] -> the run's JSON in $runs/NAME.json
-    curl -s -d "$2" "$base/runs?wait=${3:-200}" >"$runs/$1.json"
+    curl -s -H 'Content-Type: application/json' -d "$2" "$base/runs?wait=${3:-200}" >"$runs/$1.json"
     python3 - "$runs/$1.json" "$1" <<'EOF' | tee -a "$log"
 import json, math, sys
 r = json.load(open(sys.argv[1]))
@@ -84,7 +84,7 @@ sleep 2
 load=$!
 say "load pid $load (10 s)"
 sleep 2
-curl -s -d '{"benchmark":"smem_stride","params":{"strides":[1,32]},"label":"trust-check"}' \
+curl -s -H 'Content-Type: application/json' -d '{"benchmark":"smem_stride","params":{"strides":[1,32]},"label":"trust-check"}' \
     "$base/runs" >"$dir/waiting.json"
 id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$dir/waiting.json")
 sleep 3
@@ -102,7 +102,7 @@ say "second daemon exit status $? (first is pid $pid):"
 tee -a "$log" <"$dir/second.log"
 
 say "== 4. kill -9 with the worker hung in a kernel"
-curl -s -d '{"benchmark":"test_hang","timeout_s":200}' "$base/runs" >"$dir/hang.json"
+curl -s -H 'Content-Type: application/json' -d '{"benchmark":"test_hang","timeout_s":200}' "$base/runs" >"$dir/hang.json"
 hang=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$dir/hang.json")
 for _ in $(seq 1 100); do
     st=$(curl -s "$base/runs/$hang" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')

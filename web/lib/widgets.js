@@ -130,7 +130,7 @@ export async function fillBenchmarkSelect(select, withAny) {
 // How to see real numbers without a GPU: the H200 runs that come with
 // gpubench, imported as they were exported (GET /runs.ndjson).
 export function seeRealData() {
-  const cmd = (f) => el("code", { class: "cmd" }, "curl --data-binary @examples/" + f + " " + location.origin + "/runs/import");
+  const cmd = (f) => el("code", { class: "cmd" }, "curl -H 'Content-Type: application/x-ndjson' --data-binary @examples/" + f + " " + location.origin + "/runs/import");
   return el("p", { class: "note see-real-data" }, "No GPU here? See real data: import the H200 runs that come with gpubench, from the source tree: ",
     cmd("h200_daemon_trust/trust_runs.ndjson"), " and ", cmd("h200_daemon_health/health_runs.ndjson"),
     " (add ", el("code", {}, "-H 'Authorization: Bearer TOKEN'"), " where this daemon asks for a token).");
