@@ -35,7 +35,10 @@ def count_runs(d):
     return d.sql("SELECT count(*) FROM runs")[0][0]
 
 
-class ImportRefusesTest(unittest.TestCase):
+class ImportFixture(unittest.TestCase):
+    """A daemon holding one real run of the test double, and copies of it
+    with new ids (run_like) to import: what the import tests share."""
+
     @classmethod
     def setUpClass(cls):
         cls.d = Daemon(gpus=1).start()
@@ -54,6 +57,8 @@ class ImportRefusesTest(unittest.TestCase):
         run.update(changes)
         return run
 
+
+class ImportRefusesTest(ImportFixture):
     def refused(self, runs, line, field, code, text=None):
         """Imports runs (or NDJSON text): 400 naming line and field, nothing stored."""
         before = count_runs(self.d)

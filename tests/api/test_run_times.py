@@ -5,7 +5,6 @@ it skipped and counted, the pull moving past it; times out of order, a
 date that is not one (9999-99-99T99:99:99.999Z) and a negative time in a
 result row are refused; and the one that is refused stores nothing, so a
 card's freshness and its canary never come from the future."""
-import copy
 import http.server
 import json
 import os
@@ -16,30 +15,12 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
-from test_import_check import PeerHandler, count_runs, ndjson, new_id  # noqa: E402
+from test_import_check import ImportFixture, PeerHandler, count_runs, ndjson  # noqa: E402
 
 FUTURE = "2099-01-01T00:00:00.000Z"
 
 
-class RunTimesTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon(gpus=1).start()
-        r = cls.d.post("/runs?wait=20", {"benchmark": "smem_stride",
-                                         "params": {"strides": [1, 2, 32], "samples": 3}})
-        assert r.status == 200 and r.json()["status"] == "done", r
-        cls.good = json.loads(cls.d.get("/runs.ndjson").body.splitlines()[0])
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
-
-    def run_like(self, **changes):
-        run = copy.deepcopy(self.good)
-        run["id"] = new_id()
-        run.update(changes)
-        return run
-
+class RunTimesTest(ImportFixture):
     def refused(self, run, field, code):
         before = count_runs(self.d)
         r = self.d.post("/runs/import", ndjson([self.run_like(), run]))
