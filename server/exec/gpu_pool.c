@@ -714,8 +714,9 @@ int gpu_pool_stats(struct gpu_pool *p, struct gpu_stat *stats, int cap)
 
 cJSON *gpu_pool_describe(struct gpu_pool *p)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *list = cJSON_AddArrayToObject(root, "devices");
+    struct json_build b = {0};
+    cJSON *root = jb_new_object(&b);
+    cJSON *list = jb_array(&b, root, "devices");
 
     for (int i = 0; i < p->count; i++) {
         struct gpu *g = &p->gpus[i];
@@ -725,35 +726,31 @@ cJSON *gpu_pool_describe(struct gpu_pool *p)
         store_queue_depth(p->cfg.store, g->index, &depth);
         pthread_mutex_lock(&g->lock);
         d = g->info ? cJSON_Duplicate(g->info, 1) : cJSON_CreateObject();
-        cJSON_DeleteItemFromObject(d, "index");
-        cJSON_AddNumberToObject(d, "index", g->index);
-        cJSON_AddNumberToObject(d, "queue_depth", (double)depth);
-        worker = cJSON_AddObjectToObject(d, "worker");
-        cJSON_AddStringToObject(worker, "state", state_names[g->state]);
-        cJSON_AddBoolToObject(worker, "healthy", g->failures_in_row < GPU_UNHEALTHY_AFTER);
+        if (d)
+            cJSON_DeleteItemFromObject(d, "index");
+        jb_push(&b, list, d); /* owned by the list now, or deleted */
+        jb_number(&b, d, "index", g->index);
+        jb_number(&b, d, "queue_depth", (double)depth);
+        worker = jb_object(&b, d, "worker");
+        jb_string(&b, worker, "state", state_names[g->state]);
+        jb_bool(&b, worker, "healthy", g->failures_in_row < GPU_UNHEALTHY_AFTER);
         if (g->pid > 0)
-            cJSON_AddNumberToObject(worker, "pid", g->pid);
+            jb_number(&b, worker, "pid", g->pid);
         else
-            cJSON_AddNullToObject(worker, "pid");
-        cJSON_AddNumberToObject(worker, "restarts", (double)g->restarts);
-        cJSON_AddNumberToObject(worker, "failures_in_row", g->failures_in_row);
-        cJSON_AddNumberToObject(worker, "runs_done", (double)g->runs_done);
-        if (g->last_error[0])
-            cJSON_AddStringToObject(worker, "last_error", g->last_error);
-        else
-            cJSON_AddNullToObject(worker, "last_error");
-        if (g->current_run[0])
-            cJSON_AddStringToObject(d, "current_run", g->current_run);
-        else
-            cJSON_AddNullToObject(d, "current_run");
-        gpu_watch_describe(d, g);
+            jb_null(&b, worker, "pid");
+        jb_number(&b, worker, "restarts", (double)g->restarts);
+        jb_number(&b, worker, "failures_in_row", g->failures_in_row);
+        jb_number(&b, worker, "runs_done", (double)g->runs_done);
+        jb_string(&b, worker, "last_error", g->last_error[0] ? g->last_error : NULL);
+        jb_string(&b, d, "current_run", g->current_run[0] ? g->current_run : NULL);
+        gpu_watch_describe(&b, d, g);
         pthread_mutex_unlock(&g->lock);
-        cJSON_AddItemToArray(list, d);
     }
-    if (p->count == 0)
-        cJSON_AddStringToObject(root, "reason", p->reason);
-    else
-        cJSON_AddNullToObject(root, "reason");
-    cJSON_AddStringToObject(root, "host", p->cfg.host);
+    jb_string(&b, root, "reason", p->count == 0 ? p->reason : NULL);
+    jb_string(&b, root, "host", p->cfg.host);
+    if (jb_failed(&b)) {
+        cJSON_Delete(root);
+        return NULL;
+    }
     return root;
 }

@@ -161,7 +161,8 @@ int gpu_pool_stats(struct gpu_pool *p, struct gpu_stat *stats, int cap);
 int gpu_pool_quiet_since(struct gpu_pool *p, int index, int64_t *since_unix_ms, char *why,
                          size_t cap);
 
-/* {"devices": [...], "reason": ...} for GET /devices.  Caller owns it. */
+/* {"devices": [...], "reason": ...} for GET /devices: NEW, the caller's;
+ * NULL when memory ran out (never a list with fields missing). */
 cJSON *gpu_pool_describe(struct gpu_pool *p);
 
 #endif

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
+struct json_build;
+
 enum worker_state {
     WS_STARTING,
     WS_READY,
@@ -71,7 +73,8 @@ struct gpu *gpu_pool_find(struct gpu_pool *p, int index);
 /* Probes g's idle worker w when the interval has passed (gpu_watch.c). */
 void gpu_watch_if_due(struct gpu *g, struct worker_proc *w);
 
-/* Adds g's "watch" to its GET /devices entry d (g's lock held). */
-void gpu_watch_describe(cJSON *d, const struct gpu *g);
+/* Adds g's "watch" to its GET /devices entry d through b (g's lock
+ * held); a failure sticks in b. */
+void gpu_watch_describe(struct json_build *b, cJSON *d, const struct gpu *g);
 
 #endif

@@ -8,6 +8,7 @@
 #include "gpu_pool.h"
 #include "gpu_hold.h"
 #include "gpu_pool_internal.h"
+#include "json_build.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -166,19 +167,15 @@ int gpu_pool_quiet_since(struct gpu_pool *p, int index, int64_t *since_unix_ms, 
     return rc;
 }
 
-void gpu_watch_describe(cJSON *d, const struct gpu *g)
+void gpu_watch_describe(struct json_build *b, cJSON *d, const struct gpu *g)
 {
-    cJSON *watch = cJSON_AddObjectToObject(d, "watch");
-    char when[32];
+    cJSON *watch = jb_object(b, d, "watch");
+    char when[32] = "";
 
-    cJSON_AddStringToObject(watch, "state", quiet_names[g->quiet + 1]);
-    if (g->quiet == 1) {
+    if (g->quiet == 1)
         time_format_rfc3339(g->quiet_since_ms, when, sizeof(when));
-        cJSON_AddStringToObject(watch, "quiet_since", when);
-        cJSON_AddNullToObject(watch, "reason");
-    } else {
-        cJSON_AddNullToObject(watch, "quiet_since");
-        cJSON_AddStringToObject(watch, "reason", g->watch_why);
-    }
-    cJSON_AddNumberToObject(watch, "missed_probes", (double)g->watch_missed);
+    jb_string(b, watch, "state", quiet_names[g->quiet + 1]);
+    jb_string(b, watch, "quiet_since", g->quiet == 1 ? when : NULL);
+    jb_string(b, watch, "reason", g->quiet == 1 ? NULL : g->watch_why);
+    jb_number(b, watch, "missed_probes", (double)g->watch_missed);
 }

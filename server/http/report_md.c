@@ -427,7 +427,7 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
         return;
     for (size_t i = 0; i < sizeof(matrices) / sizeof(matrices[0]); i++) {
         const cJSON *grid = cJSON_GetObjectItem(m, matrices[i].field), *line;
-        int r = 0;
+        const cJSON *dev;
         if (!cJSON_IsArray(grid))
             continue;
         (void)!dynbuf_printf(out, "\n%s", matrices[i].title);
@@ -440,10 +440,11 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
         cJSON_ArrayForEach(d, devices)
             (void)!dynbuf_printf(out, "---:|");
         (void)!dynbuf_printf(out, "\n");
+        dev = devices ? devices->child : NULL; /* walked beside the grid's lines */
         cJSON_ArrayForEach(line, grid) {
             const cJSON *cell;
-            (void)!dynbuf_printf(out, "| GPU %g |",
-                                 cJSON_GetNumberValue(cJSON_GetArrayItem(devices, r++)));
+            (void)!dynbuf_printf(out, "| GPU %g |", cJSON_GetNumberValue(dev));
+            dev = dev ? dev->next : NULL;
             cJSON_ArrayForEach(cell, line) {
                 (void)!dynbuf_printf(out, " ");
                 if (cJSON_IsNumber(cell) && isfinite(cell->valuedouble)) {

@@ -108,34 +108,30 @@ static int read_envelope(struct store *store, struct run_record *r, cJSON **row)
     return take_envelope(r, *row) == 0 ? STORE_OK : -1;
 }
 
-/* The run as it is stored, for the verdicts and the alerts: its row with
- * the record's end, results and meta (borrowed: references to the
- * record's trees), validity and checks.  NEW, or NULL. */
+/* The run as it is stored, for the verdicts and the alerts: its row
+ * (taken: the same object is returned, or deleted) with the record's end,
+ * results and meta (borrowed: references to the record's trees), validity
+ * and checks.  NULL when memory ran out. */
 static cJSON *judged_run(cJSON *row, const struct run_record *r)
 {
+    static const char *const replaced[] = {"status", "results", "meta", "validity", "checks"};
     struct json_build b = {0};
     const struct run_judged *j = &r->judged;
-    cJSON *run = cJSON_Duplicate(row, 1);
 
-    if (run == NULL)
-        return NULL;
-    cJSON_DeleteItemFromObjectCaseSensitive(run, "status");
-    cJSON_DeleteItemFromObjectCaseSensitive(run, "results");
-    cJSON_DeleteItemFromObjectCaseSensitive(run, "meta");
-    cJSON_DeleteItemFromObjectCaseSensitive(run, "validity");
-    cJSON_DeleteItemFromObjectCaseSensitive(run, "checks");
-    jb_string(&b, run, "status", r->status);
-    jb_item(&b, run, "results",
+    for (size_t i = 0; i < sizeof(replaced) / sizeof(replaced[0]); i++)
+        cJSON_DeleteItemFromObjectCaseSensitive(row, replaced[i]);
+    jb_string(&b, row, "status", r->status);
+    jb_item(&b, row, "results",
             r->results ? cJSON_CreateObjectReference(r->results->child) : cJSON_CreateNull());
-    jb_item(&b, run, "meta",
+    jb_item(&b, row, "meta",
             r->meta ? cJSON_CreateObjectReference(r->meta->child) : cJSON_CreateNull());
-    jb_item(&b, run, "validity", j->validity ? cJSON_Parse(j->validity) : cJSON_CreateNull());
-    jb_item(&b, run, "checks", j->checks ? cJSON_Parse(j->checks) : cJSON_CreateNull());
+    jb_item(&b, row, "validity", j->validity ? cJSON_Parse(j->validity) : cJSON_CreateNull());
+    jb_item(&b, row, "checks", j->checks ? cJSON_Parse(j->checks) : cJSON_CreateNull());
     if (jb_failed(&b)) {
-        cJSON_Delete(run);
+        cJSON_Delete(row);
         return NULL;
     }
-    return run;
+    return row;
 }
 
 int run_finish_judge(const struct run_finish_ctx *ctx, struct run_record *r, int measured,
@@ -158,7 +154,9 @@ int run_finish_judge(const struct run_finish_ctx *ctx, struct run_record *r, int
     if (judge_run_record(r) != 0)
         goto done;
     if (measured) {
-        if ((run = judged_run(row, r)) == NULL)
+        run = judged_run(row, r);
+        row = NULL; /* run's now, or deleted */
+        if (run == NULL)
             goto done;
         /* Verdicts that cannot be made are logged there; the run is
          * stored without them. */
@@ -211,12 +209,18 @@ int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
     return 0;
 }
 
+/* Clears every record, keeping the array for the next batch. */
+static void batch_empty(struct run_batch *b)
+{
+    while (b->n > 0)
+        run_record_clear(&b->recs[--b->n]);
+}
+
 int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int *existing)
 {
     int rc = store_import_runs(store, b->recs, b->n, inserted, existing);
 
-    while (b->n > 0)
-        run_record_clear(&b->recs[--b->n]);
+    batch_empty(b);
     return rc;
 }
 
@@ -225,15 +229,13 @@ int run_batch_store_pull(struct run_batch *b, struct store *store,
 {
     int rc = store_pull_runs(store, pull, b->recs, b->n, inserted, existing);
 
-    while (b->n > 0)
-        run_record_clear(&b->recs[--b->n]);
+    batch_empty(b);
     return rc;
 }
 
 void run_batch_clear(struct run_batch *b)
 {
-    while (b->n > 0)
-        run_record_clear(&b->recs[--b->n]);
+    batch_empty(b);
     free(b->recs);
     memset(b, 0, sizeof(*b));
 }

@@ -172,6 +172,27 @@ class PeerHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def fake_peer(test, runs):
+    """Serves runs (each given seq 1, 2, ... in order) as a peer's
+    /runs.ndjson for the length of test; its URL."""
+    for seq, run in enumerate(runs, 1):
+        run["seq"] = seq
+    handler = type("H", (PeerHandler,), {"lines": [(r["seq"], json.dumps(r)) for r in runs]})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    test.addCleanup(server.server_close)
+    test.addCleanup(server.shutdown)
+    return "http://127.0.0.1:%d" % server.server_address[1]
+
+
+def pulled_to(hub, cursor, timeout=20):
+    """Waits until hub's only peer's cursor reaches cursor; that peer."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and hub.get("/peers").json()["peers"][0]["cursor"] < cursor:
+        time.sleep(0.1)
+    return hub.get("/peers").json()["peers"][0]
+
+
 class PeerSkipsUnknownTest(unittest.TestCase):
     def test_unknown_benchmark_between_two_good_runs(self):
         src = Daemon(gpus=1).start()
@@ -186,23 +207,11 @@ class PeerSkipsUnknownTest(unittest.TestCase):
         good.sort(key=lambda r: r["seq"])
         newer = copy.deepcopy(good[0])
         newer.update(id=new_id(), benchmark="smem_stride_v2")
-        lines = [(1, good[0]), (2, newer), (3, good[1])]
-        for seq, run in lines:
-            run["seq"] = seq
-        handler = type("H", (PeerHandler,), {"lines": [(s, json.dumps(r)) for s, r in lines]})
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
         d = Daemon(gpus=0)
-        d.args += ["--peer", "http://127.0.0.1:%d" % server.server_address[1],
-                   "--peer-interval", "1"]
+        d.args += ["--peer", fake_peer(self, [good[0], newer, good[1]]), "--peer-interval", "1"]
         d.start()
         try:
-            deadline = time.time() + 20
-            while time.time() < deadline and d.get("/peers").json()["peers"][0]["cursor"] < 3:
-                time.sleep(0.1)
-            peer = d.get("/peers").json()["peers"][0]
+            peer = pulled_to(d, 3)
             self.assertEqual(peer["cursor"], 3, peer)
             self.assertEqual(peer["runs_pulled"], 2, peer)
             self.assertIsNone(peer["last_error"], peer)

@@ -5,17 +5,14 @@ it skipped and counted, the pull moving past it; times out of order, a
 date that is not one (9999-99-99T99:99:99.999Z) and a negative time in a
 result row are refused; and the one that is refused stores nothing, so a
 card's freshness and its canary never come from the future."""
-import http.server
-import json
 import os
 import sys
-import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
-from test_import_check import ImportFixture, PeerHandler, count_runs, ndjson  # noqa: E402
+from test_import_check import ImportFixture, count_runs, fake_peer, ndjson, pulled_to  # noqa: E402
 
 FUTURE = "2099-01-01T00:00:00.000Z"
 
@@ -62,23 +59,12 @@ class RunTimesTest(ImportFixture):
 
     def test_a_peer_serving_one_has_it_skipped(self):
         ahead = self.run_like(finished_at=FUTURE)
-        lines = [(1, self.run_like()), (2, ahead), (3, self.run_like())]
-        for seq, run in lines:
-            run["seq"] = seq
-        handler = type("H", (PeerHandler,), {"lines": [(s, json.dumps(r)) for s, r in lines]})
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
         hub = Daemon(gpus=0)
-        hub.args += ["--peer", "http://127.0.0.1:%d" % server.server_address[1],
+        hub.args += ["--peer", fake_peer(self, [self.run_like(), ahead, self.run_like()]),
                      "--peer-interval", "1"]
         hub.start()
         try:
-            deadline = time.time() + 20
-            while time.time() < deadline and hub.get("/peers").json()["peers"][0]["cursor"] < 3:
-                time.sleep(0.1)
-            peer = hub.get("/peers").json()["peers"][0]
+            peer = pulled_to(hub, 3)
             self.assertEqual(peer["cursor"], 3, peer)
             self.assertEqual(peer["runs_pulled"], 2, peer)
             self.assertEqual(peer["skipped"]["count"], 1, peer)

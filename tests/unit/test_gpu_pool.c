@@ -243,6 +243,18 @@ static int check_done_run(struct fixture *f)
     return 0;
 }
 
+/* 0 when c, a run's hook calls, is run_end failing it with code and no
+ * results, then run_ended. */
+static int ended_failed(const struct call *c, const char *code)
+{
+    ASSERT_EQ(c[0].hook, HOOK_END);
+    ASSERT_STR_EQ(c[0].status, "failed");
+    ASSERT_STR_EQ(c[0].code, code);
+    ASSERT_EQ(c[0].rows, 0);
+    ASSERT_EQ(c[1].hook, HOOK_ENDED);
+    return 0;
+}
+
 /* A run the worker fails (test_fault: a CUDA-style error, then the worker
  * exits): run_end says failed with the worker's error and no results; then
  * run_ended. */
@@ -251,12 +263,7 @@ static int check_failed_run(struct fixture *f)
     struct call c[MAX_CALLS];
 
     ASSERT_EQ(run_one(f, "test_fault", "{}", c), 2);
-    ASSERT_EQ(c[0].hook, HOOK_END);
-    ASSERT_STR_EQ(c[0].status, "failed");
-    ASSERT_STR_EQ(c[0].code, "cuda_error");
-    ASSERT_EQ(c[0].rows, 0);
-    ASSERT_EQ(c[1].hook, HOOK_ENDED);
-    return 0;
+    return ended_failed(c, "cuda_error");
 }
 
 /* A run whose stored params do not parse is failed with why, never sent
@@ -266,11 +273,8 @@ static int check_bad_params(struct fixture *f)
     struct call c[MAX_CALLS];
 
     ASSERT_EQ(run_one(f, "smem_stride", "{\"strides\":[1,", c), 2);
-    ASSERT_EQ(c[0].hook, HOOK_END);
-    ASSERT_STR_EQ(c[0].status, "failed");
-    ASSERT_STR_EQ(c[0].code, "internal");
     ASSERT(strstr(c[0].message, "params") != NULL);
-    return 0;
+    return ended_failed(c, "internal");
 }
 
 /* While run_settle says an earlier end still waits to be stored, the
