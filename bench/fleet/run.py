@@ -38,6 +38,7 @@ import os
 import re
 import resource
 import shutil
+import shlex
 import signal
 import sqlite3
 import statistics
@@ -115,7 +116,7 @@ def copies(tmpl, new_id, host, card, count, start):
 class Daemon:
     """One gpubenchd on 127.0.0.1:0 (the port read from its log)."""
 
-    def __init__(self, build, workdir, name, args, env_extra=None):
+    def __init__(self, build, workdir, name, args, env_extra=None, wrapper=None):
         self.name, self.dir = name, workdir
         self.log_path = os.path.join(workdir, name + ".log")
         self.db = os.path.join(workdir, name + ".db")
@@ -126,7 +127,7 @@ class Daemon:
         # soft limit of 1,024 descriptors.
         with open(self.log_path, "wb") as logf:
             self.proc = subprocess.Popen(
-                [os.path.join(build, "bin", "gpubenchd"), "--listen", "127.0.0.1:0", "--db", self.db,
+                (wrapper or []) + [os.path.join(build, "bin", "gpubenchd"), "--listen", "127.0.0.1:0", "--db", self.db,
                  "--worker", os.path.join(build, "tests", "gpubench-fake-worker"), "--rate-limit", "0",
                  "--confirm-runs", "0"] + args, stdout=logf, stderr=subprocess.STDOUT, env=env)
         PROCS.append(self.proc)
@@ -348,6 +349,9 @@ def main():
     ap.add_argument("--limit", type=float, default=600, help="seconds a phase may take before it is called missed (default 600)")
     ap.add_argument("--peer-flags", action="store_true", help="--peer URL flags instead of --peers-file (a daemon from before it)")
     ap.add_argument("--out", default="fleet-results.json", help="the results as JSON (default fleet-results.json)")
+    ap.add_argument("--hub-wrapper", help="a command the hub is started under, e.g. "
+                    "'valgrind --tool=callgrind --callgrind-out-file=/tmp/hub.cg' to count its "
+                    "instructions a pulled run, which the machine's load does not move")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (databases, logs)")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
@@ -383,7 +387,7 @@ def main():
             write_peers_file(peers_file, nodes)
             args += ["--peers-file", peers_file, "--peer-concurrency", str(a.concurrency)]
         total = a.nodes * a.runs
-        hub = Daemon(a.build, work, "hub", args)
+        hub = Daemon(a.build, work, "hub", args, wrapper=shlex.split(a.hub_wrapper or ""))
         sampler = Sampler(hub)
         sampler.start()
         hub.wait_port(time.time() + 60)
