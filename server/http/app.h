@@ -32,6 +32,7 @@ struct http_options {
     int test_benchmarks;             /* the test double's benchmarks are listed */
     int64_t max_clock_skew_s;        /* --max-clock-skew: a foreign run no further ahead */
     int auth_reads;                  /* --auth-reads: reads need a token too */
+    int metrics_peer_results;        /* --metrics-peer-results: result gauges of every card */
     int http_threads;                /* libmicrohttpd's thread pool */
     int max_connections;             /* in all */
     int max_connections_per_ip;      /* from one address */
