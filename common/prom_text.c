@@ -89,6 +89,74 @@ int prom_label_name(const char *name, char *out, size_t cap)
     return n == 0 || strncmp(out, "__", 2) == 0 ? -1 : 0;
 }
 
+int prom_set_put(struct prom_set *s, const struct dynbuf *line, double v, const void *tag)
+{
+    char *copy;
+
+    if (dynbuf_failed(line) || line->data == NULL)
+        goto failed;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        struct prom_entry *grown = realloc(s->e, cap * sizeof(*grown));
+        if (grown == NULL)
+            goto failed;
+        s->e = grown;
+        s->cap = cap;
+    }
+    if ((copy = strdup(line->data)) == NULL)
+        goto failed;
+    s->e[s->n] = (struct prom_entry){copy, v, s->n, tag};
+    s->n++;
+    return 0;
+
+failed:
+    s->failed = 1;
+    return -1;
+}
+
+static int by_line(const void *a, const void *b)
+{
+    const struct prom_entry *x = a, *y = b;
+    int c = strcmp(x->line, y->line);
+
+    return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void prom_set_merge(struct prom_set *s, int add)
+{
+    size_t kept = 0;
+
+    if (s->n == 0)
+        return;
+    qsort(s->e, s->n, sizeof(*s->e), by_line);
+    for (size_t i = 1; i < s->n; i++) {
+        if (strcmp(s->e[i].line, s->e[kept].line) == 0) {
+            if (add)
+                s->e[kept].v += s->e[i].v;
+            free(s->e[i].line);
+        } else {
+            s->e[++kept] = s->e[i];
+        }
+    }
+    s->n = kept + 1;
+}
+
+void prom_set_print(struct dynbuf *b, const struct prom_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        (void)!dynbuf_add(b, s->e[i].line, strlen(s->e[i].line));
+        prom_sample(b, s->e[i].v);
+    }
+}
+
+void prom_set_free(struct prom_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->e[i].line);
+    free(s->e);
+    memset(s, 0, sizeof(*s));
+}
+
 static double now_s(void)
 {
     struct timespec ts;

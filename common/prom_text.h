@@ -48,6 +48,38 @@ void prom_sample(struct dynbuf *b, double v);
  * left or the name is reserved (a "__" prefix, which file_sd drops). */
 int prom_label_name(const char *name, char *out, size_t cap);
 
+/* Series gathered before they are printed, so that two sources of one
+ * label set make one line (Prometheus refuses a repeated series): each
+ * entry is a whole "name{labels}" text, its value, and a borrowed tag the
+ * caller may read back after the merge.  Sorting makes the merge
+ * O(n log n) whatever the number of series (a cJSON object keyed by the
+ * line was a linear search a series: quadratic at 8,000 cards). */
+struct prom_entry {
+    char *line;
+    double v;
+    size_t seq;      /* order put, which keep-first keeps */
+    const void *tag; /* the caller's, borrowed */
+};
+
+struct prom_set {
+    struct prom_entry *e;
+    size_t n, cap;
+    int failed; /* a put ran out of memory: the set is not whole */
+};
+
+/* Puts line's text (copied) with v.  0, or -1 (and failed set) when the
+ * line's buffer failed or memory ran out. */
+int prom_set_put(struct prom_set *s, const struct dynbuf *line, double v, const void *tag);
+
+/* Sorts by line and makes each line one entry: the sum of its values
+ * (add) or its first one's (add 0). */
+void prom_set_merge(struct prom_set *s, int add);
+
+/* "line value\n" for each entry, in the set's order. */
+void prom_set_print(struct dynbuf *b, const struct prom_set *s);
+
+void prom_set_free(struct prom_set *s);
+
 /* One collector: its name (the collector label) and its function, which
  * writes its families into b from ctx and returns 0, or -1 when what it
  * reads failed. */

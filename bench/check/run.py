@@ -31,8 +31,10 @@ upserts the store runs for each stored run (server/store/store.c).  POST
     python3 bench/check/run.py --build build [--bulk 1000000] [--nodes 1000]
         [--calls 50] [--only node|hub] [--keep DIR [--reuse]] [--out results.json]
 
---keep DIR --reuse measures the node's database left in DIR by an earlier
-run (a build before and after a change, on the same store).
+--keep DIR --reuse measures the node's and the hub's databases left in DIR
+by an earlier run (a build before and after a change, on the same store).
+The hub's GET /metrics is measured too (issue 33): its time, its series
+and series a card, and whether promtool accepts it (where it is installed).
 """
 import argparse
 import importlib.util
@@ -278,6 +280,8 @@ def node_measure(a, work, env, made):
 
 
 def hub_bench(a, work):
+    if a.reuse and os.path.exists(os.path.join(work, "hub.db")):
+        return hub_measure(a, work, {})
     d = fleet.Daemon(a.build, work, "hub", [])
     d.wait_port(time.time() + 30)
     singles, p2p = health_templates()
@@ -303,6 +307,10 @@ def hub_bench(a, work):
     # the importing process; the hub is measured as it serves, restarted.
     r = {"import_s": round(import_s), "memory_importing": memory(d)}
     d.stop()
+    return hub_measure(a, work, r)
+
+
+def hub_measure(a, work, r):
     d = fleet.Daemon(a.build, work, "hub", [])
     d.wait_port(time.time() + 120)
     r["memory_started"] = memory(d)
@@ -313,6 +321,10 @@ def hub_bench(a, work):
     r["coverage"] = summary(timed(min(a.calls, 20), lambda: get(d, "/coverage")))
     r["coverage_host"] = summary(timed(a.calls, lambda: get(d, "/coverage?host=" + name)))
     r["check_host"] = measure_check(a, d, "--host", name)
+    try:
+        r["metrics"] = fleet.measure_metrics(d, min(a.calls, 20), r["cards"])
+    except Exception as e:  # a build from before issue 33 may not answer in time
+        r["metrics"] = {"error": str(e)[:300]}
     r["memory"] = memory(d)
     d.stop()
     return r
