@@ -67,10 +67,29 @@ void prom_close(struct dynbuf *b)
 
 void prom_sample(struct dynbuf *b, double v)
 {
-    if (isfinite(v) && v == floor(v) && fabs(v) < 1e15)
-        (void)!dynbuf_printf(b, " %.0f\n", v);
-    else
+    char digits[24], *p = digits + sizeof(digits);
+    long long whole;
+    int negative;
+
+    if (!(isfinite(v) && v == floor(v) && fabs(v) < 1e15)) {
         (void)!dynbuf_printf(b, " %.9g\n", v);
+        return;
+    }
+    /* a whole number's digits by hand: most samples are counts, ages and
+     * 0/1 states, and printf is most of a big scrape's time */
+    whole = (long long)v;
+    negative = whole < 0;
+    if (negative)
+        whole = -whole;
+    *--p = '\n';
+    do {
+        *--p = (char)('0' + whole % 10);
+        whole /= 10;
+    } while (whole > 0);
+    if (negative)
+        *--p = '-';
+    *--p = ' ';
+    (void)!dynbuf_add(b, p, (size_t)(digits + sizeof(digits) - p));
 }
 
 int prom_label_name(const char *name, char *out, size_t cap)

@@ -30,6 +30,7 @@
 #include "shift.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "metrics_cache.h"
 #include "peers.h"
 #include "prom_text.h"
 #include "result_fields.h"
@@ -92,7 +93,7 @@ static int gpu_metrics(void *ctx, struct dynbuf *b)
         (void)!dynbuf_printf(b, " %ld\n", depth);
     }
     prom_help(b, "gpubench_worker_restarts_total", "counter",
-         "Worker processes replaced after a failure.");
+              "Worker processes replaced after a failure.");
     for (int i = 0; i < n; i++) {
         gpu_series(b, "gpubench_worker_restarts_total", &stats[i]);
         (void)!dynbuf_printf(b, " %ld\n", stats[i].restarts);
@@ -103,7 +104,7 @@ static int gpu_metrics(void *ctx, struct dynbuf *b)
         (void)!dynbuf_printf(b, " %d\n", stats[i].healthy);
     }
     prom_help(b, "gpubench_gpu_runs_done_total", "counter",
-         "Runs this daemon finished on a GPU since it started.");
+              "Runs this daemon finished on a GPU since it started.");
     for (int i = 0; i < n; i++) {
         gpu_series(b, "gpubench_gpu_runs_done_total", &stats[i]);
         (void)!dynbuf_printf(b, " %ld\n", stats[i].runs_done);
@@ -121,22 +122,22 @@ static int tls_metrics(void *ctx, struct dynbuf *b)
         return 0;
     http_tls_status(tls, &st);
     prom_help(b, "gpubench_tls_certificate_expiry_seconds", "gauge",
-         "When the certificate served ends, in seconds since 1970.");
+              "When the certificate served ends, in seconds since 1970.");
     (void)!dynbuf_printf(b, "gpubench_tls_certificate_expiry_seconds %lld\n",
                          (long long)st.not_after);
     prom_help(b, "gpubench_tls_certificate_reload_ok", "gauge",
-         "0 while the newest certificate files could not be taken (the old certificate is "
-         "served; /healthz says why), else 1.");
+              "0 while the newest certificate files could not be taken (the old certificate is "
+              "served; /healthz says why), else 1.");
     (void)!dynbuf_printf(b, "gpubench_tls_certificate_reload_ok %d\n", st.error[0] == '\0');
     prom_help(b, "gpubench_tls_certificate_reload_failures_total", "counter",
-         "Renewed certificate files that could not be taken.");
+              "Renewed certificate files that could not be taken.");
     (void)!dynbuf_printf(b, "gpubench_tls_certificate_reload_failures_total %ld\n",
                          st.reload_failures);
     prom_help(b, "gpubench_tls_certificate_loads_total", "counter",
-         "Changed certificate files read and parsed (taken or not).");
+              "Changed certificate files read and parsed (taken or not).");
     (void)!dynbuf_printf(b, "gpubench_tls_certificate_loads_total %ld\n", st.loads);
     prom_help(b, "gpubench_tls_certificate_unchanged_total", "counter",
-         "Looks at the certificate files (SIGHUP) that found the pair served: not loaded.");
+              "Looks at the certificate files (SIGHUP) that found the pair served: not loaded.");
     (void)!dynbuf_printf(b, "gpubench_tls_certificate_unchanged_total %ld\n", st.unchanged);
     return 0;
 }
@@ -152,8 +153,8 @@ static int run_metrics(void *ctx, struct dynbuf *b)
     store_health_get(store, &h);
     if (h.check == STORE_CHECK_OK || h.check == STORE_CHECK_DAMAGED) {
         prom_help(b, "gpubench_database_check_ok", "gauge",
-             "1 when the daemon's last check of its database found no damage, 0 when a check "
-             "found damage (see /healthz).");
+                  "1 when the daemon's last check of its database found no damage, 0 when a check "
+                  "found damage (see /healthz).");
         (void)!dynbuf_printf(b, "gpubench_database_check_ok %d\n", h.check == STORE_CHECK_OK);
     }
 
@@ -240,12 +241,13 @@ static void valid_line(struct dynbuf *b, const cJSON *run)
  * Prometheus base units, and each card's latest verdict: the daemon's own
  * cards only, unless --metrics-peer-results (the series budget).  0, or
  * -1 on a store error or a field whose gauge name does not fit. */
-static int result_metrics(void *ctx, struct dynbuf *b)
+static int result_metrics(void *ctx, struct dynbuf *b, struct prom_set *aged)
 {
     struct app *app = ctx;
     cJSON *runs = NULL;
     const cJSON *run;
 
+    (void)aged;
     if (store_latest_per_card(app->store, !app->opt->metrics_peer_results, &runs) != STORE_OK)
         return -1;
     for (size_t g = 0; g < gb_result_field_count(); g++) {
@@ -482,7 +484,7 @@ static void per_host_counts(struct fleet_card_series *s, struct dynbuf *line)
  * (the series budget), each card's outlier rows, and per host and card
  * model the cards and the cards with an outlier.  0, or -1 on a store
  * error or when memory ran out. */
-static int fleet_metrics(void *ctx, struct dynbuf *b)
+static int fleet_metrics(void *ctx, struct dynbuf *b, struct prom_set *aged)
 {
     struct app *app = ctx;
     struct fleet_card_series s;
@@ -492,6 +494,7 @@ static int fleet_metrics(void *ctx, struct dynbuf *b)
     const cJSON *g, *card;
     int rc = -1;
 
+    (void)aged;
     memset(&s, 0, sizeof(s));
     dynbuf_init(&line, 4096);
     if (store_fleet_cards(app->store, NULL, &cards) != STORE_OK ||
@@ -545,6 +548,8 @@ done:
     return rc;
 }
 
+#define COVERAGE_AGE "gpubench_coverage_age_seconds"
+
 /* {host="...",uuid="...",gpu="N" of a card of GET /coverage, open for
  * more labels (gpu="" for a card whose index is not known). */
 static void coverage_card_labels(struct dynbuf *b, const char *metric, const cJSON *card)
@@ -564,27 +569,33 @@ static void coverage_card_labels(struct dynbuf *b, const char *metric, const cJS
  * of each card's newest valid run per health benchmark (none for a cell
  * never checked: an age made up would read as a check), each card's state
  * as one series per state, and the cells per state: every card, its own
- * or a peer's (the series budget).  0, or -1 on a store error. */
-static int coverage_metrics(void *ctx, struct dynbuf *b)
+ * or a peer's (the series budget).  The ages go into aged as the time of
+ * that run (metrics_cache.h prints now minus it).  0, or -1 on a store
+ * error. */
+static int coverage_metrics(void *ctx, struct dynbuf *b, struct prom_set *aged)
 {
     int rc;
+    double now_s = (double)time_now_unix_ms() / 1000.0;
     cJSON *cov = coverage_read(APP(ctx), NULL, COVERAGE_MAX_AGE_DEFAULT_S, &rc);
     const cJSON *card, *cell;
+    struct dynbuf line;
 
     if (cov == NULL)
         return -1;
-    prom_help(b, "gpubench_coverage_age_seconds", "gauge",
-              "Age of each card's newest valid run of each health benchmark.");
+    dynbuf_init(&line, 4096);
     cJSON_ArrayForEach(card, cJSON_GetObjectItem(cov, "cards"))
         cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "cells")) {
             const cJSON *age = cJSON_GetObjectItem(cell, "age_s");
             if (!cJSON_IsNumber(age))
                 continue;
-            coverage_card_labels(b, "gpubench_coverage_age_seconds", card);
-            prom_label(b, "benchmark", cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark")));
-            prom_close(b);
-            prom_sample(b, round(age->valuedouble));
+            dynbuf_reset(&line);
+            coverage_card_labels(&line, COVERAGE_AGE, card);
+            prom_label(&line, "benchmark",
+                       cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark")));
+            prom_close(&line);
+            (void)prom_set_put(aged, &line, now_s - age->valuedouble, NULL);
         }
+    dynbuf_free(&line);
     prom_help(b, "gpubench_card_state", "gauge",
               "1 for each card's state (healthy, degraded, unknown), 0 for the others.");
     cJSON_ArrayForEach(card, cJSON_GetObjectItem(cov, "cards")) {
@@ -621,16 +632,52 @@ static int peer_metrics(void *ctx, struct dynbuf *b)
     return 0;
 }
 
+/* The heavy collectors, kept ready (metrics_cache.h), by index. */
+enum {
+    HEAVY_RESULTS,
+    HEAVY_FLEET,
+    HEAVY_COVERAGE,
+    HEAVY_COUNT,
+};
+
+static const struct metrics_heavy heavy[HEAVY_COUNT] = {
+    [HEAVY_RESULTS] = {NULL, NULL, 0, result_metrics},
+    [HEAVY_FLEET] = {NULL, NULL, 0, fleet_metrics},
+    [HEAVY_COVERAGE] = {COVERAGE_AGE,
+                        "Age of each card's newest valid run of each health benchmark.", 1,
+                        coverage_metrics},
+};
+
+struct metrics_cache *api_metrics_start(struct app *app)
+{
+    return metrics_cache_start(heavy, HEAVY_COUNT, app, app->store);
+}
+
+static int results_kept(void *ctx, struct dynbuf *b)
+{
+    return metrics_cache_write(APP(ctx)->metrics, HEAVY_RESULTS, b);
+}
+
+static int fleet_kept(void *ctx, struct dynbuf *b)
+{
+    return metrics_cache_write(APP(ctx)->metrics, HEAVY_FLEET, b);
+}
+
+static int coverage_kept(void *ctx, struct dynbuf *b)
+{
+    return metrics_cache_write(APP(ctx)->metrics, HEAVY_COVERAGE, b);
+}
+
 /* The collectors, in the order their families are printed; each name is
  * its collector label. */
 static const struct prom_collector collectors[] = {
     {"daemon", daemon_metrics},
     {"gpus", gpu_metrics},
     {"runs", run_metrics},
-    {"results", result_metrics},
+    {"results", results_kept},
     {"alerts", alert_metrics},
-    {"fleet", fleet_metrics},
-    {"coverage", coverage_metrics},
+    {"fleet", fleet_kept},
+    {"coverage", coverage_kept},
     {"card_events", card_event_metrics},
     {"canaries", canary_metrics},
     {"peers", peer_metrics},

@@ -21,6 +21,7 @@ struct peers;
 struct alerts;
 struct http_tls;
 struct canaries;
+struct metrics_cache;
 
 /* The command-line settings the HTTP layer reads (main copies them from
  * its options, options.h, which this layer does not see). */
@@ -46,13 +47,14 @@ struct app {
     const char *db_path; /* --db, absolute; owned by the db lock */
     struct store *store;
     struct gpu_pool *gpus;
-    struct runs *runs;            /* the runs layer (runs.h) */
-    struct auth *auth;            /* NULL: no tokens, everything open */
-    struct ratelimit *post_limit; /* NULL: no rate limit */
-    struct peers *peers;          /* NULL: no --peer */
-    struct alerts *alerts;        /* the alert webhook (alerts.h) */
-    struct http_tls *tls;         /* NULL: plain HTTP (tls.h) */
-    struct canaries *canaries;    /* the checks on idle cards (canaries.h) */
+    struct runs *runs;             /* the runs layer (runs.h) */
+    struct auth *auth;             /* NULL: no tokens, everything open */
+    struct ratelimit *post_limit;  /* NULL: no rate limit */
+    struct peers *peers;           /* NULL: no --peer */
+    struct alerts *alerts;         /* the alert webhook (alerts.h) */
+    struct http_tls *tls;          /* NULL: plain HTTP (tls.h) */
+    struct canaries *canaries;     /* the checks on idle cards (canaries.h) */
+    struct metrics_cache *metrics; /* /metrics' heavy collectors (metrics_cache.h) */
     char host[256];
     int check_host; /* loopback or unauthenticated: Host must name us (http_start) */
     int64_t started_mono_ms;

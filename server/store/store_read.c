@@ -448,10 +448,10 @@ int store_latest_per_card(struct store *s, int own_only, cJSON **out)
      * reads one row a card and benchmark, whatever the number of runs;
      * own_only reads those measured here (origin NULL), a text of its own
      * so that each keeps its plan. */
-#define LATEST_PER_CARD                                                                    \
-    "SELECT " RUN_COLUMNS ", coalesce(d.rows, (SELECT json_extract(results, '$.rows') "    \
-    "                         FROM run_results WHERE run_id = r.id)) "                     \
-    "FROM latest_by_card l JOIN runs r ON r.id = l.run_id "                                \
+#define LATEST_PER_CARD                                                                 \
+    "SELECT " RUN_COLUMNS ", coalesce(d.rows, (SELECT json_extract(results, '$.rows') " \
+    "                         FROM run_results WHERE run_id = r.id)) "                  \
+    "FROM latest_by_card l JOIN runs r ON r.id = l.run_id "                             \
     "LEFT JOIN run_digests d ON d.run_id = r.id"
     static const char every[] = LATEST_PER_CARD;
     static const char own[] = LATEST_PER_CARD " WHERE r.origin IS NULL";
