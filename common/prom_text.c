@@ -201,7 +201,9 @@ int prom_collect(const struct prom_collector *c, size_t n, void *ctx, size_t cap
         rc = c[i].collect(ctx, &one);
         if (took)
             took[i] = now_s() - t0;
-        if (rc == 0 && !dynbuf_failed(&one) && dynbuf_add(out, one.data ? one.data : "", one.len) == 0) {
+        rc = rc == 0 && !dynbuf_failed(&one) ? dynbuf_add(out, one.data ? one.data : "", one.len)
+                                             : -1;
+        if (rc == 0) {
             if (ok)
                 ok[i] = 1;
         } else {

@@ -329,6 +329,10 @@ def hub_measure(a, work, r):
     r["coverage"] = summary(timed(min(a.calls, 20), lambda: get(d, "/coverage")))
     r["coverage_host"] = summary(timed(a.calls, lambda: get(d, "/coverage?host=" + name)))
     r["check_host"] = measure_check(a, d, "--host", name)
+    # GET /fleet of one benchmark over its 8,000 cards (issue 33: built
+    # through an array of pointers; cubic in the cards before)
+    r["fleet_smem_stride"] = summary(timed(min(a.calls, 5),
+                                           lambda: get(d, "/fleet?benchmark=smem_stride")))
     try:
         r["metrics"] = fleet.measure_metrics(d, min(a.calls, 20), r["cards"])
     except Exception as e:  # a build from before issue 33 may not answer in time

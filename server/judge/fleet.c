@@ -31,20 +31,43 @@ static void add_too_few(struct json_build *jb, cJSON *obj, int n)
     jb_number(jb, obj, "cards_needed", FLEET_MIN_CARDS);
 }
 
-/* The median_ms of the row of rows whose key is kv, per unit of work (a
- * digest row says its units: work_units.h), NAN when none: cards whose
- * calibration landed on other work are judged on the same speed. */
-static double row_value(const char *benchmark, const cJSON *rows, const cJSON *kv)
+/* The index of kv among keys[0..nkeys-1], or -1: tried first at hint
+ * (the row's place: cards of one group list their rows in one order, so
+ * a card's rows are matched in one pass instead of a search a row). */
+static int key_index(const cJSON *const *keys, int nkeys, const cJSON *kv, int hint)
 {
-    const cJSON *row;
+    if (hint < nkeys && cJSON_Compare(keys[hint], kv, 1))
+        return hint;
+    for (int k = 0; k < nkeys; k++)
+        if (cJSON_Compare(keys[k], kv, 1))
+            return k;
+    return -1;
+}
 
-    cJSON_ArrayForEach(row, rows) {
-        const char *field = compare_row_key(row);
-        const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
-        if (field && cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1) && cJSON_IsNumber(m))
-            return m->valuedouble / gb_work_units(benchmark, NULL, row);
+/* Each card's median_ms per key, per unit of work (a digest row says its
+ * units: work_units.h), NAN where it has none, into value[c * nkeys + k]:
+ * cards whose calibration landed on other work are judged on the same
+ * speed.  One walk of each card's rows. */
+static void row_values(const char *benchmark, const cJSON *const *cards, int n,
+                       const cJSON *const *keys, int nkeys, double *value)
+{
+    for (int c = 0; c < n; c++) {
+        const cJSON *row;
+        int place = 0;
+        for (int k = 0; k < nkeys; k++)
+            value[(size_t)c * (size_t)nkeys + (size_t)k] = NAN;
+        cJSON_ArrayForEach(row, cards[c]) {
+            const char *field = compare_row_key(row);
+            const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
+            const cJSON *kv = field ? cJSON_GetObjectItem(row, field) : NULL;
+            int k = kv ? key_index(keys, nkeys, kv, place) : -1;
+            double *v = k >= 0 ? &value[(size_t)c * (size_t)nkeys + (size_t)k] : NULL;
+            place++;
+            /* the first row of a key counts, as a search from the top found it */
+            if (v && isnan(*v) && cJSON_IsNumber(m))
+                *v = m->valuedouble / gb_work_units(benchmark, NULL, row);
+        }
     }
-    return NAN;
 }
 
 /* The row keys of every card, first seen first, into keys (borrowed). */
@@ -54,14 +77,13 @@ static int row_keys(const cJSON *const *cards, int n, const cJSON **keys)
 
     for (int c = 0; c < n; c++) {
         const cJSON *row;
+        int place = 0;
         cJSON_ArrayForEach(row, cards[c]) {
             const char *field = compare_row_key(row);
             const cJSON *kv = field ? cJSON_GetObjectItem(row, field) : NULL;
-            int seen = 0;
-            for (int k = 0; kv && k < nkeys && !seen; k++)
-                seen = cJSON_Compare(keys[k], kv, 1);
-            if (kv && !seen && nkeys < MAX_ROW_KEYS)
+            if (kv && key_index(keys, nkeys, kv, place) < 0 && nkeys < MAX_ROW_KEYS)
                 keys[nkeys++] = kv;
+            place++;
         }
     }
     return nkeys;
@@ -79,13 +101,16 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
 {
     const cJSON *keys[MAX_ROW_KEYS];
     int nkeys = row_keys(cards, n, keys);
+    double *value = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) *
+                           (size_t)(nkeys > 0 ? nkeys : 1));
     double *x = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     double *z = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     int *who = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int rc = -1;
 
-    if (x == NULL || z == NULL || who == NULL)
+    if (value == NULL || x == NULL || z == NULL || who == NULL)
         goto done;
+    row_values(benchmark, cards, n, keys, nkeys, value);
     for (int c = 0; c < n; c++)
         worst_z[c] = 0;
     for (int k = 0; k < nkeys; k++) {
@@ -93,7 +118,7 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
         int m = 0;
         cJSON *row;
         for (int c = 0; c < n; c++) {
-            double v = row_value(benchmark, cards[c], keys[k]);
+            double v = value[(size_t)c * (size_t)nkeys + (size_t)k];
             if (isfinite(v) && v > 0) {
                 x[m] = v;
                 who[m++] = c;
@@ -123,6 +148,7 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
     rc = 0;
 
 done:
+    free(value);
     free(x);
     free(z);
     free(who);

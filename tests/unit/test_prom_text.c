@@ -87,8 +87,8 @@ static int test_collect_failing_left_out(void)
     ASSERT(strstr(out.data, "gpubench_scrape_collector_success{collector=\"last\"} 1\n"));
     for (int i = 0; i < 4; i++) {
         char want[128];
-        snprintf(want, sizeof(want), "gpubench_scrape_collector_duration_seconds{collector=\"%s\"} ",
-                 c[i].name);
+        snprintf(want, sizeof(want),
+                 "gpubench_scrape_collector_duration_seconds{collector=\"%s\"} ", c[i].name);
         ASSERT(strstr(out.data, want) != NULL);
     }
     dynbuf_free(&out);
