@@ -248,7 +248,8 @@ static int result_metrics(void *ctx, struct dynbuf *b, struct prom_set *aged)
     const cJSON *run;
 
     (void)aged;
-    if (store_latest_per_card(app->store, !app->opt->metrics_peer_results, &runs) != STORE_OK)
+    if (store_latest_per_card(app->store, app->opt->metrics_peer_results ? NULL : app->host,
+                              &runs) != STORE_OK)
         return -1;
     for (size_t g = 0; g < gb_result_field_count(); g++) {
         const struct gb_result_field *f = gb_result_field_at(g);

@@ -172,6 +172,7 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b)
     struct kept *k;
     int inline_build, rc = -1;
     double now_s;
+    struct timespec until;
 
     if (c == NULL)
         return -1; /* not started: reported as a failed collector */
@@ -182,8 +183,25 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b)
      * thread's first) or builds are quick (it may have begun before the
      * latest write: the check below makes one more then) rather than a
      * second one made beside it */
-    while (k->building && (!k->built || k->took_ms < METRICS_INLINE_MS))
-        pthread_cond_wait(&c->ended, &c->lock);
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += METRICS_FIRST_WAIT_MS / 1000;
+    until.tv_nsec += (long)(METRICS_FIRST_WAIT_MS % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (k->building && (!k->built || k->took_ms < METRICS_INLINE_MS)) {
+        if (pthread_cond_timedwait(&c->ended, &c->lock, &until) == 0)
+            continue;
+        if (!k->built) {
+            /* the first build is long (a big hub just started): this
+             * scrape reports the collector as failed rather than pass
+             * Prometheus's scrape timeout */
+            pthread_mutex_unlock(&c->lock);
+            return -1;
+        }
+        break; /* what was made before is served */
+    }
     inline_build = !k->building &&
                    (!k->built ||
                     (k->changes != store_changes(c->store) && k->took_ms < METRICS_INLINE_MS));

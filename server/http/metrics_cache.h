@@ -18,7 +18,10 @@
  *     its cores judging the fleet), and, for a collector marked timed
  *     (the coverage: a cell goes stale with time alone), at least every
  *     METRICS_MAX_AGE_S;
- *   - a scrape before the first build builds it there.
+ *   - a scrape before the first build waits for the thread's first build
+ *     up to METRICS_FIRST_WAIT_MS, then reports the collector as failed
+ *     (a big hub's first build takes seconds: Prometheus's scrape timeout
+ *     is 10 s), and builds it itself where no build is under way.
  * A failed build keeps no text: the scrape reports the collector's
  * success as 0 (prom_text.h) until a build succeeds.
  *
@@ -31,9 +34,10 @@
 #include "dynbuf.h"
 #include "prom_text.h"
 
-#define METRICS_INLINE_MS 100
+#define METRICS_INLINE_MS 500
 #define METRICS_REFRESH_MIN_S 10
 #define METRICS_MAX_AGE_S 60
+#define METRICS_FIRST_WAIT_MS 2000
 
 struct store;
 

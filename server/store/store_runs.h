@@ -128,8 +128,8 @@ int store_count_by_status(struct store *s, long counts[RUN_STATUS_COUNT]);
 
 /* The newest done run of each benchmark on each card (host and device
  * UUID), as an array of runs with results.rows only (their digest);
- * own_only: only runs measured here (no origin: not pulled nor imported).
- * *out is NEW. */
-int store_latest_per_card(struct store *s, int own_only, cJSON **out);
+ * own_host (NULL: every card): only runs measured here under that host
+ * name (no origin: not pulled nor imported).  *out is NEW. */
+int store_latest_per_card(struct store *s, const char *own_host, cJSON **out);
 
 #endif
