@@ -7,6 +7,9 @@
 #include "store.h"
 #include "timeutil.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -105,6 +108,11 @@ static void *builder(void *arg)
             c->kept[i].building = 1;
             pthread_mutex_unlock(&c->lock);
             build(c, i);
+#ifdef __GLIBC__
+            /* a big hub's build makes and frees trees of hundreds of MB:
+             * handed back to the system rather than kept in the arena */
+            malloc_trim(0);
+#endif
             pthread_mutex_lock(&c->lock);
         }
         clock_gettime(CLOCK_REALTIME, &until);
