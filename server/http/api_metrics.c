@@ -454,8 +454,7 @@ static void fleet_card(struct fleet_card_series *s, const cJSON *key, const cJSO
     prom_label(line, "card_model",
                cJSON_GetStringValue(cJSON_GetObjectItem(key, "card_model")));
     prom_close(line);
-    /* the tag: the group's key, whose card_model the counts per host read */
-    (void)prom_set_put(&s->outliers, line, outliers, key);
+    (void)prom_set_put(&s->outliers, line, outliers, NULL);
 }
 
 /* Per host and card model: cards, and cards with an outlier row, from the
@@ -465,7 +464,9 @@ static void per_host_counts(struct fleet_card_series *s, struct dynbuf *line)
     for (size_t i = 0; i < s->outliers.n; i++) {
         const struct prom_entry *e = &s->outliers.e[i];
         /* the card's labels are the line's after its name: host, uuid,
-         * card_model; the count's are host and card_model */
+         * card_model; the count's are host and card_model.  An escaped
+         * value cannot hold `,uuid="` or `",card_model="` (its quotes
+         * are \" there), so the first of each is the label's own. */
         const char *labels = strchr(e->line, '{');
         const char *uuid = labels ? strstr(labels, ",uuid=\"") : NULL;
         const char *model = uuid ? strstr(uuid, "\",card_model=\"") : NULL;
