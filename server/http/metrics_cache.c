@@ -102,6 +102,7 @@ static void *builder(void *arg)
     pthread_mutex_lock(&c->lock);
     while (!c->stopping) {
         struct timespec until;
+
         for (int i = 0; i < c->n && !c->stopping; i++) {
             if (!due(c, i, time_mono_ms()))
                 continue;
@@ -115,8 +116,7 @@ static void *builder(void *arg)
 #endif
             pthread_mutex_lock(&c->lock);
         }
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 1;
+        until = time_after_ms(CLOCK_REALTIME, 1000);
         if (!c->stopping)
             pthread_cond_timedwait(&c->wake, &c->lock, &until);
     }
@@ -191,13 +191,7 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b)
      * thread's first) or builds are quick (it may have begun before the
      * latest write: the check below makes one more then) rather than a
      * second one made beside it */
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += METRICS_FIRST_WAIT_MS / 1000;
-    until.tv_nsec += (long)(METRICS_FIRST_WAIT_MS % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    until = time_after_ms(CLOCK_REALTIME, METRICS_FIRST_WAIT_MS);
     while (k->building && (!k->built || k->took_ms < METRICS_INLINE_MS)) {
         if (pthread_cond_timedwait(&c->ended, &c->lock, &until) == 0)
             continue;
