@@ -11,6 +11,7 @@
 #define GPUBENCH_STORE_STORE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <cjson/cJSON.h>
 
@@ -42,6 +43,7 @@ struct store {
     unsigned next_reader;        /* under writer.lock */
     pthread_mutex_t health_lock; /* guards health */
     struct store_health health;
+    atomic_ullong changes; /* writes that changed rows (store_changes) */
 };
 
 /* The columns every run query selects, in the order run_from_row reads. */
