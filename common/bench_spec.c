@@ -414,7 +414,7 @@ static const struct gb_method p2p_methods[] = {
     {0, NULL, NULL},
 };
 static const struct gb_method known_answer_methods[] = {
-    {1, GB_METHODS_SINCE, "FMA, integer, mma and cuBLAS answers bit for bit on every SM (issue 32)"},
+    {1, GB_METHODS_SINCE, "FMA, integer, mma, cuBLAS answers bit for bit on every SM (issue 32)"},
     {0, NULL, NULL},
 };
 static const struct gb_method memtest_methods[] = {
