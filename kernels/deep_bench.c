@@ -470,8 +470,8 @@ static void soak_summary(struct json_build *b, cJSON *summary, const struct gb_b
     positive_or_null(b, summary, "slowdown_temperature_c", slow_t);
     jb_bool(b, summary, "power_capped", (all & GB_SOAK_POWER_CAP_BIT) != 0);
     if (!any_read)
-        jb_string(b, summary, "nvml_reason", env->nvml ? "NVML gave no throttle reasons"
-                                                       : env->nvml_reason);
+        jb_string(b, summary, "nvml_reason",
+                  env->nvml ? "NVML gave no throttle reasons" : env->nvml_reason);
     jb_number(b, summary, "seconds", res->seconds);
     if (res->load[GB_SOAK_GEMM])
         jb_number(b, summary, "gemm_n", res->gemm_n);

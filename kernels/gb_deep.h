@@ -28,9 +28,9 @@ struct gb_ka_result {
     unsigned long long checked; /* results compared, over every launch */
     struct gb_ka_log log;       /* mismatches over every launch, the first noted */
     int sm_count;
-    int sms_covered;    /* SMs that ran a block (%smid); -1: not recorded (cuBLAS) */
-    uint64_t hash;      /* gb_ka_hash of the first launch's results */
-    double seconds;     /* time spent launching and checking the kind */
+    int sms_covered;      /* SMs that ran a block (%smid); -1: not recorded (cuBLAS) */
+    uint64_t hash;        /* gb_ka_hash of the first launch's results */
+    double seconds;       /* time spent launching and checking the kind */
     double setup_seconds; /* the host's reference and the uploads, before */
 };
 
@@ -43,8 +43,8 @@ int gb_known_answer_run(int device, int kind, double seconds, struct gb_ka_resul
 
 struct gb_memtest_pattern_result {
     int pattern;
-    double seconds;           /* the three passes, every chunk, every pass */
-    double bytes_moved;       /* written plus read */
+    double seconds;     /* the three passes, every chunk, every pass */
+    double bytes_moved; /* written plus read */
     unsigned long long errors;
     struct gb_mt_error first[GB_MT_MAX_RECORDS];
 };
@@ -75,7 +75,7 @@ struct gb_soak_result {
     int load[GB_SOAK_LOADS];      /* the load ran */
     int available[GB_SOAK_LOADS]; /* 0: could not run; reason says why */
     char reason[GB_SOAK_LOADS][200];
-    int seconds; /* whole seconds held (entries of rate filled) */
+    int seconds;                 /* whole seconds held (entries of rate filled) */
     double *rate[GB_SOAK_LOADS]; /* per second: TFLOP/s, GB/s (caller's arrays of cap) */
     long long launches[GB_SOAK_LOADS];
     int gemm_n;

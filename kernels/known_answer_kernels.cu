@@ -37,7 +37,8 @@ static const int kKaBlocksPerSm = 4;
 __device__ inline int ka_smid(void)
 {
     unsigned r;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+    asm volatile("mov.u32 %0, %%smid;"
+                 : "=r"(r));
     return (int)r;
 }
 

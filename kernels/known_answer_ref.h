@@ -32,7 +32,12 @@
 extern "C" {
 #endif
 
-enum gb_ka_kind { GB_KA_FP32, GB_KA_FP64, GB_KA_INT, GB_KA_MMA, GB_KA_CUBLAS, GB_KA_KINDS };
+enum gb_ka_kind { GB_KA_FP32,
+                  GB_KA_FP64,
+                  GB_KA_INT,
+                  GB_KA_MMA,
+                  GB_KA_CUBLAS,
+                  GB_KA_KINDS };
 
 /* The kinds' names as in docs/DEEP_CHECKS.md ("fp32_fma", ...); -1 / NULL
  * for what is not one. */

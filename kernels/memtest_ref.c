@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const pattern_names[GB_MT_PATTERNS] = {"inversions", "walking", "address",
-                                                         "random"};
+                                                          "random"};
 
 int gb_mt_pattern_parse(const char *name)
 {

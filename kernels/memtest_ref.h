@@ -29,7 +29,11 @@
 extern "C" {
 #endif
 
-enum gb_mt_pattern { GB_MT_INVERSIONS, GB_MT_WALKING, GB_MT_ADDRESS, GB_MT_RANDOM, GB_MT_PATTERNS };
+enum gb_mt_pattern { GB_MT_INVERSIONS,
+                     GB_MT_WALKING,
+                     GB_MT_ADDRESS,
+                     GB_MT_RANDOM,
+                     GB_MT_PATTERNS };
 
 int gb_mt_pattern_parse(const char *name);
 const char *gb_mt_pattern_name(int pattern);

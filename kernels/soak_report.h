@@ -11,7 +11,9 @@
 extern "C" {
 #endif
 
-enum gb_soak_load { GB_SOAK_GEMM, GB_SOAK_HBM, GB_SOAK_LOADS };
+enum gb_soak_load { GB_SOAK_GEMM,
+                    GB_SOAK_HBM,
+                    GB_SOAK_LOADS };
 
 /* One second of the soak.  rate[load] < 0: that load was not running; a
  * reading < 0: NVML did not give it. */

@@ -218,7 +218,8 @@ void gb_table_deep(FILE *out, const cJSON *result)
         const cJSON *v = obj(row, "verified");
         fprintf(out, "%-24.24s %12.6g %-10.10s %s\n", str(row, "label"), num(row, "value"),
                 str(row, "unit"),
-                cJSON_IsTrue(v) ? "yes" : cJSON_IsFalse(v) ? "NO" : str(row, "reason"));
+                cJSON_IsTrue(v) ? "yes" : cJSON_IsFalse(v) ? "NO"
+                                                           : str(row, "reason"));
     }
     for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++)
         if (cJSON_IsNumber(obj(summary, totals[i])))

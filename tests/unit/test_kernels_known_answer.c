@@ -107,7 +107,8 @@ static int test_mma_ref(void)
             for (int c = 0; c < 8; c++) {
                 int sum = 0;
                 for (int k = 0; k < 16; k++) {
-                    int a = gb_ka_mma_a((uint64_t)w, r, k, 9), b = gb_ka_mma_b((uint64_t)w, k, c, 9);
+                    int a = gb_ka_mma_a((uint64_t)w, r, k, 9);
+                    int b = gb_ka_mma_b((uint64_t)w, k, c, 9);
                     ASSERT(a >= -4 && a <= 4 && b >= -4 && b <= 4);
                     sum += a * b;
                 }
@@ -220,7 +221,7 @@ static int test_hash(void)
 static int test_memtest_values(void)
 {
     ASSERT(gb_mt_value(GB_MT_INVERSIONS, 0x1000, 1) == 0);
-    ASSERT(gb_mt_value(GB_MT_WALKING, 0x1000, 1) == 1);  /* word 512: 512 mod 64 = 0 */
+    ASSERT(gb_mt_value(GB_MT_WALKING, 0x1000, 1) == 1); /* word 512: 512 mod 64 = 0 */
     ASSERT(gb_mt_value(GB_MT_WALKING, 0x1008, 1) == 2);
     ASSERT(gb_mt_value(GB_MT_WALKING, 0x11f8, 1) == 1ull << 63);
     ASSERT(gb_mt_value(GB_MT_ADDRESS, 0x7f0012345678, 1) == 0x7f0012345678ull);
