@@ -2,6 +2,7 @@
  * cublas_api.cu - libcublas loaded once with dlopen; see cublas_api.cuh.
  */
 #include "cublas_api.cuh"
+#include "cuda_check.cuh"
 
 #ifdef GB_HAVE_CUBLAS
 #include <dlfcn.h>
@@ -61,5 +62,21 @@ const struct gb_cublas_api *gb_cublas(char *reason, size_t cap)
         return NULL;
     }
     return &api;
+}
+
+int gb_cublas_gemm_bf16(const struct gb_cublas_api *api, cublasHandle_t handle, int m, int n,
+                        int k, const void *a, const void *b, float *c, struct gb_cuda_error *err)
+{
+    const float one = 1.0f, zero = 0.0f;
+    cublasStatus_t st = api->gemm_ex(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a,
+                                     CUDA_R_16BF, m, b, CUDA_R_16BF, k, &zero, c, CUDA_R_32F, m,
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        gb_cuda_check(cudaErrorUnknown, "cublasGemmEx", err);
+        snprintf(err->text, sizeof(err->text), "cublasGemmEx returned status %d", (int)st);
+        return -1;
+    }
+    return 0;
 }
 #endif

@@ -33,6 +33,14 @@ struct gb_cublas_api {
  * unloaded), or NULL with the reason in reason[0..cap-1] (the same reason
  * at every later call). */
 const struct gb_cublas_api *gb_cublas(char *reason, size_t cap);
+
+struct gb_cuda_error;
+
+/* C (m x n, FP32) = A (m x k, BF16) B (k x n, BF16), column-major and
+ * packed, compute 32F, on the handle's stream.  Returns 0, or -1 with
+ * the cuBLAS status in err. */
+int gb_cublas_gemm_bf16(const struct gb_cublas_api *api, cublasHandle_t handle, int m, int n,
+                        int k, const void *a, const void *b, float *c, struct gb_cuda_error *err);
 #endif
 
 /* Why a row that needs cuBLAS cannot run in a build without its header. */

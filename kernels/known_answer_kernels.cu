@@ -194,16 +194,9 @@ static int ka_launch(struct ka_run *r, struct gb_cuda_error *err)
         break;
     default: {
 #ifdef GB_HAVE_CUBLAS
-        const float one = 1.0f, zero = 0.0f;
-        cublasStatus_t st = r->api->gemm_ex(
-            r->handle, CUBLAS_OP_N, CUBLAS_OP_N, GB_KA_GEMM_M, GB_KA_GEMM_N, GB_KA_GEMM_K, &one,
-            r->a, CUDA_R_16BF, GB_KA_GEMM_M, r->b, CUDA_R_16BF, GB_KA_GEMM_K, &zero, r->out,
-            CUDA_R_32F, GB_KA_GEMM_M, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        if (st != CUBLAS_STATUS_SUCCESS) {
-            gb_cuda_check(cudaErrorUnknown, "cublasGemmEx", err);
-            snprintf(err->text, sizeof(err->text), "cublasGemmEx returned status %d", (int)st);
+        if (gb_cublas_gemm_bf16(r->api, r->handle, GB_KA_GEMM_M, GB_KA_GEMM_N, GB_KA_GEMM_K,
+                                r->a, r->b, (float *)r->out, err) != 0)
             return -1;
-        }
         ka_compare32<<<r->sm_count * 8, 256, 0, s>>>((const uint32_t *)r->expected,
                                                      (const uint32_t *)r->out, r->count, r->log);
 #endif

@@ -236,7 +236,9 @@ int gb_memtest_run(int device, double fraction, const int *patterns, int count, 
         goto out;
     out->free_bytes = free_b;
     out->total_bytes = total_b;
-    want = (unsigned long long)(fraction * (double)free_b);
+    /* Rounded up to 2 MiB, so the region is at least the share asked. */
+    want = ((unsigned long long)(fraction * (double)free_b) + (2ull << 20) - 1) &
+           ~((2ull << 20) - 1);
     if (want + kMtHeadroom > free_b)
         want = free_b > kMtHeadroom + kMtMinChunk ? free_b - kMtHeadroom : kMtMinChunk;
     if (mt_allocate(&region, want, err) != 0)

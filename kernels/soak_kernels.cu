@@ -88,19 +88,10 @@ static int soak_unit(struct soak_ctx *c, int load, struct gb_cuda_error *err)
 
     if (load == GB_SOAK_GEMM) {
 #ifdef GB_HAVE_CUBLAS
-        const float one = 1.0f, zero = 0.0f;
-        for (int i = 0; i < kSoakGemmPerUnit; i++) {
-            cublasStatus_t st = c->api->gemm_ex(
-                c->handle, CUBLAS_OP_N, CUBLAS_OP_N, kSoakGemmN, kSoakGemmN, kSoakGemmN, &one,
-                c->ga, CUDA_R_16BF, kSoakGemmN, c->gb, CUDA_R_16BF, kSoakGemmN, &zero, c->gc,
-                CUDA_R_32F, kSoakGemmN, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-            if (st != CUBLAS_STATUS_SUCCESS) {
-                gb_cuda_check(cudaErrorUnknown, "cublasGemmEx", err);
-                snprintf(err->text, sizeof(err->text), "cublasGemmEx returned status %d",
-                         (int)st);
+        for (int i = 0; i < kSoakGemmPerUnit; i++)
+            if (gb_cublas_gemm_bf16(c->api, c->handle, kSoakGemmN, kSoakGemmN, kSoakGemmN, c->ga,
+                                    c->gb, c->gc, err) != 0)
                 return -1;
-            }
-        }
 #endif
     } else {
         long long n2 = kSoakHbmElems / 2;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
+#include "bench_spec.h"
 #include "known_answer_ref.h"
 #include "memtest_ref.h"
 #include "soak_report.h"
@@ -345,6 +347,42 @@ static int test_soak_short(void)
     return 0;
 }
 
+/* ---- without CUDA ----------------------------------------------------- */
+
+/* This test links the C-only backend (nocuda.c): each deep check fails as
+ * a CUDA failure whose message says the worker was built without CUDA,
+ * and leaves no result. */
+static int test_without_cuda(void)
+{
+    static const char *const names[] = {"known_answer", "memtest", "soak"};
+    static const gb_bench_fn fns[] = {gb_bench_known_answer, gb_bench_memtest, gb_bench_soak};
+    struct gb_device_info dev;
+    struct gb_hooks hooks;
+    struct gb_bench_env env;
+
+    memset(&dev, 0, sizeof(dev));
+    memset(&hooks, 0, sizeof(hooks));
+    memset(&env, 0, sizeof(env));
+    env.dev = &dev;
+    env.hooks = &hooks;
+    env.nvml_reason = "no NVML in this test";
+    for (int i = 0; i < 3; i++) {
+        struct gb_error spec;
+        struct gb_job_error err;
+        cJSON *params, *result = (cJSON *)&dev; /* must come back NULL */
+        memset(&spec, 0, sizeof(spec));
+        memset(&err, 0, sizeof(err));
+        params = gb_params_resolve(gb_benchmark_find(names[i]), NULL, &spec);
+        ASSERT(params != NULL);
+        ASSERT_EQ(fns[i](&env, params, &result, &err), -1);
+        cJSON_Delete(params);
+        ASSERT(result == NULL);
+        ASSERT_STR_EQ(err.code, "cuda_error");
+        ASSERT(strstr(err.message, "built without CUDA") != NULL);
+    }
+    return 0;
+}
+
 TEST_MAIN({"known_answer: host fma is fused", test_host_fma_is_fused},
           {"known_answer: mix and int chain", test_mix_and_int_chain},
           {"known_answer: fma chains", test_fma_chains},
@@ -357,4 +395,5 @@ TEST_MAIN({"known_answer: host fma is fused", test_host_fma_is_fused},
           {"memtest: planted error", test_memtest_planted_error},
           {"memtest: records sorted", test_memtest_sort},
           {"soak: windows and slowdown", test_soak_windows},
-          {"soak: short run", test_soak_short})
+          {"soak: short run", test_soak_short},
+          {"deep checks fail cleanly without CUDA", test_without_cuda})
