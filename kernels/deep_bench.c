@@ -352,6 +352,11 @@ static void soak_tick(void *arg, int second)
     if (gb_nvml_sm_clock(st->env->nvml, st->env->dev->pci_bus_id, &mhz, reason,
                          sizeof(reason)) == 0)
         s->sm_clock_mhz = mhz;
+    /* The job's card state "before" and "after" (job.c reads it in this
+     * hook), read during the first and the last second, under load. */
+    if (st->env->hooks->in_flight && (second == 0 || second == st->total - 1))
+        st->env->hooks->in_flight(st->env->hooks->arg, second == 0 ? 0 : st->total - 1,
+                                  st->total);
     progress(st->env, second + 1, st->total);
 }
 
