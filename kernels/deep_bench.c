@@ -48,6 +48,17 @@ static void hex_field(struct json_build *b, cJSON *o, const char *name, uint64_t
     jb_string(b, o, name, buf);
 }
 
+/* 0 when every field of *result made it; otherwise *result is freed and
+ * NULL, and the job fails as out of memory. */
+static int result_whole(const struct json_build *b, cJSON **result, struct gb_job_error *err)
+{
+    if (!jb_failed(b))
+        return 0;
+    cJSON_Delete(*result);
+    *result = NULL;
+    return gb_job_fail(err, "internal", "out of memory building the result");
+}
+
 static void progress(const struct gb_bench_env *env, int done, int total)
 {
     env->hooks->done = done;
@@ -149,17 +160,9 @@ int gb_bench_known_answer(const struct gb_bench_env *env, const cJSON *params, c
         jb_null(&b, summary, "sms_covered");
     jb_number(&b, summary, "sm_count", sm_count);
     jb_number(&b, summary, "seconds", spent);
-    if (jb_failed(&b)) {
-        gb_job_fail(err, "internal", "out of memory building the result");
-        goto out;
-    }
-    rc = 0;
+    rc = result_whole(&b, result, err);
 
 out:
-    if (rc != 0) {
-        cJSON_Delete(*result);
-        *result = NULL;
-    }
     free(res);
     return rc;
 }
@@ -311,12 +314,7 @@ int gb_bench_memtest(const struct gb_bench_env *env, const cJSON *params, cJSON 
     if (!read)
         jb_string(&b, summary, "ecc_reason", env->nvml ? reason : env->nvml_reason);
     free(m);
-    if (jb_failed(&b)) {
-        cJSON_Delete(*result);
-        *result = NULL;
-        return gb_job_fail(err, "internal", "out of memory building the result");
-    }
-    return 0;
+    return result_whole(&b, result, err);
 }
 
 /* ---- soak ------------------------------------------------------------- */
@@ -540,17 +538,9 @@ int gb_bench_soak(const struct gb_bench_env *env, const cJSON *params, cJSON **r
         soak_row(&b, rows, k, "worst_10s", &w, &res, any);
     }
     soak_summary(&b, summary, env, &res, s);
-    if (jb_failed(&b)) {
-        gb_job_fail(err, "internal", "out of memory building the result");
-        goto out;
-    }
-    rc = 0;
+    rc = result_whole(&b, result, err);
 
 out:
-    if (rc != 0) {
-        cJSON_Delete(*result);
-        *result = NULL;
-    }
     free(s);
     free(res.rate[0]);
     free(res.rate[1]);
