@@ -266,6 +266,7 @@ int gb_bench_memtest(const struct gb_bench_env *env, const cJSON *params, cJSON 
     double fraction = param_number(params, "fraction", 0.9), seconds = 0;
     unsigned long long errors = 0;
     cJSON *rows, *summary;
+    int rc = -1;
 
     *result = NULL;
     memset(&cuda, 0, sizeof(cuda));
@@ -282,8 +283,8 @@ int gb_bench_memtest(const struct gb_bench_env *env, const cJSON *params, cJSON 
     env->hooks->done = 0;
     if (gb_memtest_run(env->dev->index, fraction, patterns, count, passes < 1 ? 1 : passes,
                        (uint64_t)param_number(params, "seed", 1), env->hooks, m, &cuda) != 0) {
-        free(m);
-        return gb_job_fail_cuda(err, &cuda);
+        gb_job_fail_cuda(err, &cuda);
+        goto out;
     }
     read = read && gb_nvml_read_health(env->nvml, env->dev->pci_bus_id, &after, reason,
                                        sizeof(reason)) == 0;
@@ -313,8 +314,11 @@ int gb_bench_memtest(const struct gb_bench_env *env, const cJSON *params, cJSON 
     jb_bool(&b, summary, "ecc_increase", ecc_increase(&before, &after, read));
     if (!read)
         jb_string(&b, summary, "ecc_reason", env->nvml ? reason : env->nvml_reason);
+    rc = result_whole(&b, result, err);
+
+out:
     free(m);
-    return result_whole(&b, result, err);
+    return rc;
 }
 
 /* ---- soak ------------------------------------------------------------- */
