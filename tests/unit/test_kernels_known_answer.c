@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "bench_spec.h"
+#include "deep_report.h"
 #include "known_answer_ref.h"
 #include "memtest_ref.h"
 #include "soak_report.h"
@@ -347,6 +348,188 @@ static int test_soak_short(void)
     return 0;
 }
 
+/* ---- the rows (deep_report.c) -------------------------------------------- */
+
+static const cJSON *get(const cJSON *o, const char *name)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, name);
+}
+
+static const cJSON *row_at(const cJSON *result, int i)
+{
+    return cJSON_GetArrayItem(get(result, "rows"), i);
+}
+
+/* A kind with 3 wrong results names each by SM and element, hex bits;
+ * cuBLAS missing is a row unavailable with its reason; the summary's
+ * total and SMs. */
+static int test_ka_report(void)
+{
+    int kinds[3] = {GB_KA_FP32, GB_KA_INT, GB_KA_CUBLAS};
+    struct gb_ka_result res[3];
+    const cJSON *r, *m;
+    cJSON *out;
+
+    memset(res, 0, sizeof(res));
+    for (int i = 0; i < 2; i++) {
+        res[i].available = 1;
+        res[i].sm_count = 132;
+        res[i].sms_covered = 132 - i;
+        res[i].launches = 10;
+        res[i].checked = 1000;
+        res[i].hash = 0xabcdef;
+        res[i].seconds = 2;
+    }
+    res[0].log.count = 3;
+    for (int i = 0; i < 3; i++) {
+        res[0].log.first[i].sm = 17;
+        res[0].log.first[i].element = 5 + i;
+        res[0].log.first[i].expected = 0x3f800000;
+        res[0].log.first[i].got = 0x3f800001;
+    }
+    res[2].sm_count = 132;
+    snprintf(res[2].reason, sizeof(res[2].reason), "cuBLAS not loaded");
+    out = gb_ka_report(kinds, res, 3);
+    ASSERT(out != NULL);
+    r = row_at(out, 0);
+    ASSERT_STR_EQ(get(r, "label")->valuestring, "fp32_fma");
+    ASSERT_STR_EQ(get(r, "unit")->valuestring, "mismatches");
+    ASSERT_EQ(get(r, "value")->valuedouble, 3);
+    ASSERT_EQ(get(r, "mismatches")->valuedouble, 3);
+    ASSERT(cJSON_IsFalse(get(r, "verified")));
+    ASSERT_STR_EQ(get(r, "result_hash")->valuestring, "0000000000abcdef");
+    ASSERT_EQ(cJSON_GetArraySize(get(r, "first_mismatches")), 3);
+    m = cJSON_GetArrayItem(get(r, "first_mismatches"), 1);
+    ASSERT_EQ(get(m, "sm")->valuedouble, 17);
+    ASSERT_EQ(get(m, "element")->valuedouble, 6);
+    ASSERT_STR_EQ(get(m, "expected")->valuestring, "0x3f800000");
+    ASSERT_STR_EQ(get(m, "got")->valuestring, "0x3f800001");
+    r = row_at(out, 1);
+    ASSERT(cJSON_IsTrue(get(r, "verified")));
+    ASSERT_EQ(get(r, "sms_covered")->valuedouble, 131);
+    r = row_at(out, 2);
+    ASSERT(cJSON_IsFalse(get(r, "available")));
+    ASSERT(cJSON_IsNull(get(r, "value")) && cJSON_IsNull(get(r, "verified")));
+    ASSERT_STR_EQ(get(r, "reason")->valuestring, "cuBLAS not loaded");
+    r = get(out, "summary");
+    ASSERT_EQ(get(r, "mismatches")->valuedouble, 3);
+    ASSERT_EQ(get(r, "sms_covered")->valuedouble, 131); /* the least, of those recorded */
+    ASSERT_EQ(get(r, "sm_count")->valuedouble, 132);
+    cJSON_Delete(out);
+    return 0;
+}
+
+/* An error at one address, its share of memcpy, and a corrected ECC count
+ * that rose during the test. */
+static int test_memtest_report(void)
+{
+    struct gb_memtest_result m;
+    struct gb_mt_ecc ecc;
+    const cJSON *r, *e;
+    cJSON *out;
+
+    memset(&m, 0, sizeof(m));
+    memset(&ecc, 0, sizeof(ecc));
+    m.free_bytes = 1000ull << 20;
+    m.total_bytes = 2000ull << 20;
+    m.bytes_tested = 900ull << 20;
+    m.memcpy_gbps = 4000;
+    m.count = 2;
+    m.p[0].pattern = GB_MT_ADDRESS;
+    m.p[0].seconds = 1;
+    m.p[0].bytes_moved = 3600e9;
+    m.p[0].errors = 1;
+    m.p[0].first[0].address = 0x7f0000001008ull;
+    m.p[0].first[0].expected = 0x7f0000001008ull;
+    m.p[0].first[0].got = 0x7f0000001048ull;
+    m.p[1].pattern = GB_MT_RANDOM;
+    m.p[1].seconds = 1;
+    m.p[1].bytes_moved = 4400e9;
+    ecc.read = 1;
+    ecc.before.ecc_read[0] = ecc.after.ecc_read[0] = 1;
+    ecc.after.ecc[0][0] = 2;
+    out = gb_memtest_report(&m, 1, &ecc);
+    ASSERT(out != NULL);
+    r = row_at(out, 0);
+    ASSERT_STR_EQ(get(r, "pattern")->valuestring, "address");
+    ASSERT(cJSON_IsFalse(get(r, "verified")));
+    ASSERT_NEAR(get(r, "value")->valuedouble, 3600, 1e-9);
+    ASSERT_NEAR(get(r, "share_of_memcpy")->valuedouble, 0.9, 1e-12);
+    e = cJSON_GetArrayItem(get(r, "first_errors"), 0);
+    ASSERT_STR_EQ(get(e, "address")->valuestring, "0x7f0000001008");
+    ASSERT_STR_EQ(get(e, "got")->valuestring, "0x7f0000001048");
+    ASSERT(cJSON_IsTrue(get(row_at(out, 1), "verified")));
+    ASSERT_STR_EQ(get(row_at(out, 2), "label")->valuestring, "memcpy");
+    r = get(out, "summary");
+    ASSERT_EQ(get(r, "errors")->valuedouble, 1);
+    ASSERT_NEAR(get(r, "share_of_memory")->valuedouble, 0.45, 1e-12);
+    ASSERT_NEAR(get(r, "share_of_free")->valuedouble, 0.9, 1e-12);
+    ASSERT(cJSON_IsTrue(get(r, "ecc_increase")));
+    ASSERT_EQ(get(get(r, "ecc_after"), "volatile_corrected")->valuedouble, 2);
+    ASSERT(cJSON_IsNull(get(get(r, "ecc_after"), "remap_pending"))); /* not read */
+    cJSON_Delete(out);
+    /* NVML not read: counters null, no increase, the reason */
+    ecc.read = 0;
+    ecc.reason = "NVML not loaded";
+    out = gb_memtest_report(&m, 1, &ecc);
+    ASSERT(out != NULL);
+    r = get(out, "summary");
+    ASSERT(cJSON_IsFalse(get(r, "ecc_increase")));
+    ASSERT(cJSON_IsNull(get(get(r, "ecc_before"), "volatile_corrected")));
+    ASSERT_STR_EQ(get(r, "ecc_reason")->valuestring, "NVML not loaded");
+    cJSON_Delete(out);
+    return 0;
+}
+
+/* 40 s of both loads, GEMM power-capped, a thermal slowdown at second 31
+ * (reported 1-based, at the second's end), the HBM load unavailable. */
+static int test_soak_report(void)
+{
+    enum { N = 40 };
+    struct gb_soak_second s[N];
+    struct gb_soak_result res;
+    const cJSON *r, *e;
+    cJSON *out;
+
+    soak_series(s, N);
+    s[30].throttle_mask |= 0x40;
+    memset(&res, 0, sizeof(res));
+    res.load[GB_SOAK_GEMM] = res.load[GB_SOAK_HBM] = 1;
+    res.available[GB_SOAK_GEMM] = 1;
+    snprintf(res.reason[GB_SOAK_HBM], sizeof(res.reason[0]), "no arrays");
+    res.seconds = N;
+    out = gb_soak_report(&res, s, 87, "unused");
+    ASSERT(out != NULL);
+    ASSERT_EQ(cJSON_GetArraySize(get(out, "rows")), 6);
+    r = row_at(out, 1);
+    ASSERT_STR_EQ(get(r, "label")->valuestring, "gemm last_30s");
+    ASSERT_STR_EQ(get(r, "unit")->valuestring, "TFLOP/s");
+    ASSERT_NEAR(get(r, "value")->valuedouble, (10 * 100 + 20 * 80) / 30.0, 1e-9); /* s 10-39 */
+    e = get(r, "throttle_reasons");
+    ASSERT_EQ(cJSON_GetArraySize(e), 2);
+    ASSERT_STR_EQ(cJSON_GetArrayItem(e, 0)->valuestring, "sw_power_cap");
+    ASSERT_STR_EQ(cJSON_GetArrayItem(e, 1)->valuestring, "hw_thermal_slowdown");
+    r = row_at(out, 3);
+    ASSERT_STR_EQ(get(r, "label")->valuestring, "hbm first_10s");
+    ASSERT(cJSON_IsFalse(get(r, "available")) && cJSON_IsNull(get(r, "value")));
+    r = get(out, "summary");
+    ASSERT_NEAR(get(get(r, "sustained_share"), "gemm")->valuedouble, 2600 / 3000.0, 1e-12);
+    ASSERT(cJSON_IsNull(get(get(r, "sustained_share"), "hbm")));
+    ASSERT_EQ(get(r, "first_slowdown_s")->valuedouble, 31);
+    ASSERT_STR_EQ(get(r, "first_slowdown_reason")->valuestring, "hw_thermal_slowdown");
+    ASSERT_NEAR(get(r, "max_temperature_c")->valuedouble, 59.5, 1e-9);
+    ASSERT_EQ(get(r, "slowdown_temperature_c")->valuedouble, 87);
+    ASSERT(cJSON_IsTrue(get(r, "power_capped")));
+    ASSERT(get(r, "nvml_reason") == NULL); /* throttle reasons were read */
+    ASSERT_EQ(cJSON_GetArraySize(get(r, "series")), N);
+    e = cJSON_GetArrayItem(get(r, "series"), 1);
+    ASSERT_EQ(get(e, "t")->valuedouble, 2);
+    ASSERT(cJSON_IsNull(get(e, "power_w")) && cJSON_IsNull(get(e, "hbm_gbps")));
+    ASSERT_NEAR(get(e, "gemm_tflops")->valuedouble, 100, 1e-9);
+    cJSON_Delete(out);
+    return 0;
+}
+
 /* ---- without CUDA ----------------------------------------------------- */
 
 /* This test links the C-only backend (nocuda.c): each deep check fails as
@@ -396,4 +579,7 @@ TEST_MAIN({"known_answer: host fma is fused", test_host_fma_is_fused},
           {"memtest: records sorted", test_memtest_sort},
           {"soak: windows and slowdown", test_soak_windows},
           {"soak: short run", test_soak_short},
+          {"known_answer: rows and summary", test_ka_report},
+          {"memtest: rows and summary", test_memtest_report},
+          {"soak: rows and summary", test_soak_report},
           {"deep checks fail cleanly without CUDA", test_without_cuda})
