@@ -8,13 +8,8 @@
 set -u
 worker=${1:?usage: deep_check.sh WORKER}
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -n "${DEEP_CHECK_OUT:-}" ]; then
-  work=$DEEP_CHECK_OUT
-  mkdir -p "$work"
-else
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-fi
+keep=${DEEP_CHECK_OUT:-}
+. "$here/work_dir.sh"
 
 . "$here/need_gpu.sh"
 
