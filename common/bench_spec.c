@@ -27,6 +27,17 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
  * Laid out by hand: clang-format indents every initializer of a macro's
  * list but the first as a continuation line. */
 /* clang-format off */
+#define QUIET_PARAMS                                                        \
+    {.name = "quiet", .type = GB_PARAM_CHOICE,                              \
+     .help = "before the first timed sample, look through NVML for other "  \
+             "processes on the card and its utilisation: wait (until none " \
+             "and under 5% for 1 s, up to quiet_wait_s; then measure "      \
+             "anyway and say so), check (measure at once, record what was " \
+             "found), off",                                                 \
+     .choices = quiet_choices, .default_json = "\"wait\""},                 \
+    {.name = "quiet_wait_s", .type = GB_PARAM_NUMBER,                       \
+     .help = "the longest quiet: wait waits for a quiet card, in seconds",  \
+     .min = 0, .max = 600, .default_json = "30"}
 #define MEASURE_PARAMS                                                      \
     {.name = "samples", .type = GB_PARAM_INT,                               \
      .help = "timed samples after warm-up; every one is stored",            \
@@ -41,16 +52,7 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
              "the driver allows), on (fail the run if they cannot be "      \
              "read), off",                                                  \
      .choices = counters_choices, .default_json = "\"auto\""},              \
-    {.name = "quiet", .type = GB_PARAM_CHOICE,                              \
-     .help = "before the first timed sample, look through NVML for other "  \
-             "processes on the card and its utilisation: wait (until none " \
-             "and under 5% for 1 s, up to quiet_wait_s; then measure "      \
-             "anyway and say so), check (measure at once, record what was " \
-             "found), off",                                                 \
-     .choices = quiet_choices, .default_json = "\"wait\""},                 \
-    {.name = "quiet_wait_s", .type = GB_PARAM_NUMBER,                       \
-     .help = "the longest quiet: wait waits for a quiet card, in seconds",  \
-     .min = 0, .max = 600, .default_json = "30"},                           \
+    QUIET_PARAMS,                                                           \
     {.name = "precision", .type = GB_PARAM_NUMBER,                          \
      .help = "optional: take samples in rounds until every row's 95% "      \
              "interval of the median has a half-width within this share "   \
@@ -259,6 +261,114 @@ static const struct gb_param p2p_params[] = {
     {.name = NULL},
 };
 
+/* Issue 32's deep checks.  They time no samples (known_answer and memtest
+ * count wrong answers; soak samples once a second for its whole length),
+ * so they take only the quiet card parameters. */
+static const char *const known_answer_kinds[] = {"fp32_fma", "fp64_fma", "int_mix",
+                                                 "mma_bf16", "cublas_bf16", NULL};
+
+static const struct gb_param known_answer_params[] = {
+    {
+        .name = "seconds",
+        .measures = 1,
+        .type = GB_PARAM_NUMBER,
+        .help = "how long to run the kinds, shared between them; every SM gets "
+                "work in every kind",
+        .min = 1,
+        .max = 600,
+        .default_json = "20",
+    },
+    {
+        .name = "kinds",
+        .measures = 1,
+        .type = GB_PARAM_CHOICE_LIST,
+        .help = "what to check bit for bit against the host's exact answer: FP32 "
+                "and FP64 FMA chains, integer mixing, a tensor-core product "
+                "through the worker's own mma kernel and through cuBLAS",
+        .min_items = 1,
+        .max_items = 5,
+        .unique = 1,
+        .choices = known_answer_kinds,
+        .default_json = "[\"fp32_fma\",\"fp64_fma\",\"int_mix\",\"mma_bf16\","
+                        "\"cublas_bf16\"]",
+    },
+    QUIET_PARAMS,
+    {.name = NULL},
+};
+
+static const char *const memtest_patterns[] = {"inversions", "walking", "address", "random",
+                                               NULL};
+
+static const struct gb_param memtest_params[] = {
+    {
+        .name = "fraction",
+        .measures = 1,
+        .type = GB_PARAM_NUMBER,
+        .help = "share of the card's free memory to test",
+        .min = 0.001,
+        .max = 0.97,
+        .default_json = "0.9",
+    },
+    {
+        .name = "patterns",
+        .measures = 1,
+        .type = GB_PARAM_CHOICE_LIST,
+        .help = "test patterns, each written and read back: inversions (moving "
+                "inversions of all zeros and all ones), walking (a walking 64-bit "
+                "pattern and its inverse), address (each word holds its own "
+                "address), random (a seeded random sequence)",
+        .min_items = 1,
+        .max_items = 4,
+        .unique = 1,
+        .choices = memtest_patterns,
+        .default_json = "[\"inversions\",\"walking\",\"address\",\"random\"]",
+    },
+    {
+        .name = "passes",
+        .measures = 1,
+        .type = GB_PARAM_INT,
+        .help = "how many times the whole set of patterns is run",
+        .min = 1,
+        .max = 100,
+        .default_json = "1",
+    },
+    {
+        .name = "seed",
+        .type = GB_PARAM_INT,
+        .help = "seed of the random pattern",
+        .min = 0,
+        .max = 2147483647,
+        .default_json = "1",
+    },
+    QUIET_PARAMS,
+    {.name = NULL},
+};
+
+static const char *const soak_loads[] = {"gemm", "hbm", "both", NULL};
+
+static const struct gb_param soak_params[] = {
+    {
+        .name = "seconds",
+        .measures = 1,
+        .type = GB_PARAM_NUMBER,
+        .help = "how long the load is held, sampled once a second",
+        .min = 10,
+        .max = 3600,
+        .default_json = "120",
+    },
+    {
+        .name = "load",
+        .measures = 1,
+        .type = GB_PARAM_CHOICE,
+        .help = "gemm (tensor-core GEMM at full rate), hbm (a STREAM triad over "
+                "device memory) or both at once",
+        .choices = soak_loads,
+        .default_json = "\"both\"",
+    },
+    QUIET_PARAMS,
+    {.name = NULL},
+};
+
 /* Method versions (bench_spec.h, struct gb_method), one table a benchmark.
  * Every method before the last was measured by 0.1.0 only (since NULL), so
  * such runs cannot be told apart and are grouped by their build; the last
@@ -302,6 +412,18 @@ static const struct gb_method pcie_methods[] = {
 static const struct gb_method p2p_methods[] = {
     {1, NULL, "first copies between each ordered pair (ad4a989)"},
     {2, GB_METHODS_SINCE, "latency copies verified (1b42a24)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method known_answer_methods[] = {
+    {1, GB_METHODS_SINCE, "FMA, integer, mma, cuBLAS answers bit for bit on every SM (issue 32)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method memtest_methods[] = {
+    {1, GB_METHODS_SINCE, "four patterns over a share of free memory (issue 32)"},
+    {0, NULL, NULL},
+};
+static const struct gb_method soak_methods[] = {
+    {1, GB_METHODS_SINCE, "GEMM and/or triad held, NVML once a second (issue 32)"},
     {0, NULL, NULL},
 };
 static const struct gb_method test_methods[] = {
@@ -397,6 +519,32 @@ static const struct gb_benchmark benchmarks[] = {
         .all_devices = 1,
         .min_devices = 2,
         .health_params = "{\"size_mib\":64,\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "known_answer",
+        .methods = known_answer_methods,
+        .description = "Deterministic kernels on every SM whose exact results the "
+                       "host computes (FP32/FP64 FMA chains, integer mixing, BF16 "
+                       "tensor-core products through mma and cuBLAS), compared bit "
+                       "for bit; any mismatch names the SM and the element.",
+        .params = known_answer_params,
+    },
+    {
+        .name = "memtest",
+        .methods = memtest_methods,
+        .description = "Device memory test over a share of the free memory: moving "
+                       "inversions, walking 64-bit, address-in-address and seeded "
+                       "random patterns written and read back, against the memcpy "
+                       "ceiling of the same run; ECC counters before and after.",
+        .params = memtest_params,
+    },
+    {
+        .name = "soak",
+        .methods = soak_methods,
+        .description = "A sustained GEMM and/or HBM load sampled once a second (rate, "
+                       "clocks, power, temperature, throttle reasons): first 10 s, "
+                       "last 30 s, worst 10 s and the share sustained.",
+        .params = soak_params,
     },
     {
         .name = "test_fault",

@@ -57,6 +57,15 @@ int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
 int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
                            cJSON **result, struct gb_job_error *err);
 
+/* Issue 32 (deep_bench.c, docs/DEEP_CHECKS.md): known answers on every
+ * SM, a memory test, a sustained load. */
+int gb_bench_known_answer(const struct gb_bench_env *env, const cJSON *params,
+                          cJSON **result, struct gb_job_error *err);
+int gb_bench_memtest(const struct gb_bench_env *env, const cJSON *params, cJSON **result,
+                     struct gb_job_error *err);
+int gb_bench_soak(const struct gb_bench_env *env, const cJSON *params, cJSON **result,
+                  struct gb_job_error *err);
+
 /* Test only (test_benchmarks.c; the daemon offers them only when told to):
  * test_fault writes through an illegal address and fails with the sticky
  * cuda_error; test_hang launches a kernel that never ends, for the

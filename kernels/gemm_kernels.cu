@@ -4,11 +4,9 @@
  * accumulation and output, and FP32 inputs at TF32
  * (CUBLAS_COMPUTE_32F_FAST_TF32).
  *
- * cuBLAS is loaded with dlopen at run time, as libcupti is (cupti_api.cuh):
- * it ships with the toolkit, not the driver, and at over 100 MB it would
- * make the worker depend on a library a driver-only node lacks.  Where its
- * header was missing at build time or the library at run time, the row is
- * reported unavailable with the reason and the run goes on.
+ * cuBLAS is loaded with dlopen at run time (cublas_api.cuh says why).
+ * Where its header was missing at build time or the library at run time,
+ * the row is reported unavailable with the reason and the run goes on.
  *
  * Inputs are random and non-zero (hash, in [0.25, 1)), so every output is
  * a sum of n positive products and a relative tolerance means something:
@@ -16,7 +14,6 @@
  * the GPU against a reference computed in FP32 from the same (rounded)
  * inputs; a missing k-tile alone moves an element by 1/(n/64) of itself.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +21,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "cublas_api.cuh"
 #include "cuda_check.cuh"
 #include "peaks.h"
 #include "perf_common.cuh"
@@ -39,63 +37,10 @@ int gb_gemm_measure_one(int kind, int n, struct gb_timer *t, const struct gb_mea
 {
     (void)kind, (void)n, (void)t, (void)opts, (void)hooks, (void)err;
     op->available = 0;
-    snprintf(op->reason, sizeof(op->reason),
-             "built without cublas_v2.h: rebuild with the CUDA toolkit's cuBLAS headers");
+    snprintf(op->reason, sizeof(op->reason), "%s", GB_CUBLAS_NOT_BUILT);
     return 0;
 }
 #else
-#include <cublas_v2.h>
-
-struct cublas_api {
-    void *lib;
-    cublasStatus_t (*create)(cublasHandle_t *);
-    cublasStatus_t (*destroy)(cublasHandle_t);
-    cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
-    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
-                              int, const void *, const void *, cudaDataType, int, const void *,
-                              cudaDataType, int, const void *, void *, cudaDataType, int,
-                              cublasComputeType_t, cublasGemmAlgo_t);
-};
-
-static void load_sym(void *lib, const char *name, void *slot)
-{
-    void *sym = dlsym(lib, name);
-    memcpy(slot, &sym, sizeof(sym));
-}
-
-/* First GPUBENCH_CUBLAS_LIBRARY, then the versioned names, then the
- * toolkit's own folder. */
-static int cublas_load(struct cublas_api *api, char *reason, size_t cap)
-{
-    const char *env = getenv("GPUBENCH_CUBLAS_LIBRARY");
-    const char *names[] = {env, "libcublas.so.13", "libcublas.so.12", "libcublas.so",
-                           "/usr/local/cuda/lib64/libcublas.so.13",
-                           "/usr/local/cuda/lib64/libcublas.so.12"};
-
-    memset(api, 0, sizeof(*api));
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && api->lib == NULL; i++)
-        if (names[i] != NULL)
-            api->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (api->lib == NULL) {
-        const char *why = dlerror();
-        snprintf(reason, cap, "cuBLAS not loaded (libcublas.so.13/.12, /usr/local/cuda/lib64; "
-                              "set GPUBENCH_CUBLAS_LIBRARY): %s",
-                 why ? why : "not found");
-        return -1;
-    }
-    load_sym(api->lib, "cublasCreate_v2", &api->create);
-    load_sym(api->lib, "cublasDestroy_v2", &api->destroy);
-    load_sym(api->lib, "cublasSetStream_v2", &api->set_stream);
-    load_sym(api->lib, "cublasGemmEx", &api->gemm_ex);
-    if (!api->create || !api->destroy || !api->set_stream || !api->gemm_ex) {
-        snprintf(reason, cap, "cuBLAS loaded but lacks cublasCreate_v2/cublasGemmEx");
-        dlclose(api->lib);
-        api->lib = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 template <typename T>
 __global__ void fill_inputs(T *x, long long count, uint32_t seed)
 {
@@ -141,7 +86,7 @@ __global__ void gemm_compare(const float *c, const float *ref, long long count, 
 }
 
 struct gemm_ctx {
-    struct cublas_api *api;
+    const struct gb_cublas_api *api;
     cublasHandle_t handle;
     int n, kind;
     void *a, *b;
@@ -241,33 +186,29 @@ int gb_gemm_measure_one(int kind, int n, struct gb_timer *t, const struct gb_mea
                         struct gb_hooks *hooks, struct gb_perf_op *op,
                         struct gb_cuda_error *err)
 {
-    static struct cublas_api api;
-    static int loaded = 0;
-    static char why[200];
+    const struct gb_cublas_api *api;
     struct gemm_ctx g;
     size_t count = (size_t)n * n, elem = kind == GB_GEMM_TF32 ? 4 : 2;
     float *ref = NULL;
     int rc = -1, filled;
 
     memset(&g, 0, sizeof(g));
-    if (loaded == 0)
-        loaded = cublas_load(&api, why, sizeof(why)) == 0 ? 1 : -1;
-    if (loaded < 0) {
+    api = gb_cublas(op->reason, sizeof(op->reason));
+    if (api == NULL) {
         op->available = 0;
-        snprintf(op->reason, sizeof(op->reason), "%s", why);
         hooks->total -= opts->samples;
         return 0;
     }
-    g.api = &api;
+    g.api = api;
     g.n = n;
     g.kind = kind;
-    if (api.create(&g.handle) != CUBLAS_STATUS_SUCCESS || g.handle == NULL) {
+    if (api->create(&g.handle) != CUBLAS_STATUS_SUCCESS || g.handle == NULL) {
         op->available = 0;
         snprintf(op->reason, sizeof(op->reason), "cublasCreate failed");
         hooks->total -= opts->samples;
         return 0;
     }
-    if (api.set_stream(g.handle, t->stream) != CUBLAS_STATUS_SUCCESS) {
+    if (api->set_stream(g.handle, t->stream) != CUBLAS_STATUS_SUCCESS) {
         gb_cuda_check(cudaErrorUnknown, "cublasSetStream", err);
         goto out;
     }
@@ -290,7 +231,7 @@ int gb_gemm_measure_one(int kind, int n, struct gb_timer *t, const struct gb_mea
 
 out:
     if (g.handle)
-        (void)api.destroy(g.handle);
+        (void)api->destroy(g.handle);
     if (g.a)
         (void)cudaFree(g.a);
     if (g.b)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gb_kernels.h"
+#include "gb_deep.h"
 #include "gb_perf.h"
 
 #define NO_CUDA "gpubench-worker was built without CUDA (CUDA disabled or no " \
@@ -134,5 +135,30 @@ int gb_p2p_measure(int device, long long bytes, const struct gb_measure_opts *op
     (void)device, (void)bytes, (void)opts, (void)hooks, (void)ops, (void)cap;
     *op_count = 0;
     *devices = 0;
+    return no_cuda(err, __func__);
+}
+
+int gb_known_answer_run(int device, int kind, double seconds, struct gb_ka_result *out,
+                        struct gb_cuda_error *err)
+{
+    (void)device, (void)kind, (void)seconds;
+    memset(out, 0, sizeof(*out));
+    return no_cuda(err, __func__);
+}
+
+int gb_memtest_run(int device, double fraction, const int *patterns, int count, int passes,
+                   uint64_t seed, struct gb_hooks *hooks, struct gb_memtest_result *out,
+                   struct gb_cuda_error *err)
+{
+    (void)device, (void)fraction, (void)patterns, (void)count, (void)passes, (void)seed;
+    (void)hooks;
+    memset(out, 0, sizeof(*out));
+    return no_cuda(err, __func__);
+}
+
+int gb_soak_run(int device, double seconds, int cap, gb_soak_tick_fn tick, void *arg,
+                struct gb_soak_result *out, struct gb_cuda_error *err)
+{
+    (void)device, (void)seconds, (void)cap, (void)tick, (void)arg, (void)out;
     return no_cuda(err, __func__);
 }

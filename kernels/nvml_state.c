@@ -22,6 +22,7 @@ typedef struct nvml_device_opaque *nvml_device;
 #define NVML_CLOCK_SM 1
 #define NVML_CLOCK_MEM 2
 #define NVML_TEMPERATURE_GPU 0
+#define NVML_TEMPERATURE_THRESHOLD_SLOWDOWN 1 /* nvmlTemperatureThresholds_t */
 #define NVML_SUCCESS 0
 /* nvmlMemoryErrorType_t, nvmlEccCounterType_t */
 #define NVML_MEMORY_ERROR_TYPE_CORRECTED 0
@@ -81,6 +82,7 @@ struct gb_nvml {
     int (*clock)(nvml_device, int, unsigned int *);
     int (*max_clock)(nvml_device, int, unsigned int *);
     int (*temperature)(nvml_device, int, unsigned int *);
+    int (*temperature_threshold)(nvml_device, int, unsigned int *);
     int (*power_usage)(nvml_device, unsigned int *);
     int (*power_limit)(nvml_device, unsigned int *);
     int (*enforced_power_limit)(nvml_device, unsigned int *);
@@ -181,6 +183,7 @@ struct gb_nvml *gb_nvml_open(char *reason, size_t reason_cap)
     load(n->lib, "nvmlDeviceGetP2PStatus", &n->p2p_status);
     load(n->lib, "nvmlDeviceGetMaxClockInfo", &n->max_clock);
     load(n->lib, "nvmlDeviceGetTemperature", &n->temperature);
+    load(n->lib, "nvmlDeviceGetTemperatureThreshold", &n->temperature_threshold);
     load(n->lib, "nvmlDeviceGetPowerUsage", &n->power_usage);
     load(n->lib, "nvmlDeviceGetPowerManagementLimit", &n->power_limit);
     load(n->lib, "nvmlDeviceGetEnforcedPowerLimit", &n->enforced_power_limit);
@@ -515,6 +518,27 @@ int gb_nvml_sm_clock(struct gb_nvml *n, const char *pci_bus_id, double *mhz, cha
         return -1;
     }
     *mhz = v;
+    return 0;
+}
+
+int gb_nvml_slowdown_temperature(struct gb_nvml *n, const char *pci_bus_id, double *celsius,
+                                 char *reason, size_t reason_cap)
+{
+    nvml_device dev = NULL;
+    unsigned int v = 0;
+    int rc;
+
+    if (find_device(n, pci_bus_id, &dev, reason, reason_cap) != 0)
+        return -1;
+    rc = n->temperature_threshold
+             ? n->temperature_threshold(dev, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v)
+             : -1;
+    if (rc != NVML_SUCCESS) {
+        snprintf(reason, reason_cap, "nvmlDeviceGetTemperatureThreshold(SLOWDOWN): %s",
+                 rc < 0 ? "not in this NVML" : n->error_string(rc));
+        return -1;
+    }
+    *celsius = v;
     return 0;
 }
 

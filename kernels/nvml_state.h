@@ -128,6 +128,13 @@ int gb_nvml_sm_clock(struct gb_nvml *nvml, const char *pci_bus_id, double *mhz, 
 int gb_nvml_enforced_power_limit(struct gb_nvml *nvml, const char *pci_bus_id, double *watts,
                                  char *reason, size_t reason_cap);
 
+/* The temperature at which the driver starts to slow the GPU at
+ * pci_bus_id down (nvmlDeviceGetTemperatureThreshold,
+ * NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, degrees C).  Returns 0, or -1 with
+ * reason. */
+int gb_nvml_slowdown_temperature(struct gb_nvml *nvml, const char *pci_bus_id, double *celsius,
+                                 char *reason, size_t reason_cap);
+
 /* NVLink from the GPU at pci_a towards the one at pci_b. */
 struct gb_nvml_link {
     int p2p_read;     /* nvmlDeviceGetP2PStatus(NVLINK) answered */

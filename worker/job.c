@@ -57,7 +57,7 @@ cJSON *gb_job_resolve(const char *benchmark, const cJSON *params,
 
     b = gb_benchmark_find(benchmark);
     if (gb_bench_impl_for(b) == NULL) {
-        char names[160];
+        char names[320]; /* every name of bench_table.c, room to grow */
         gb_bench_impl_names(names, sizeof(names));
         gb_job_fail(err, "unknown_benchmark",
                     "unknown benchmark \"%.60s\"; this worker runs %s",

@@ -206,6 +206,26 @@ void gb_table_peaks(FILE *out, const cJSON *result)
     }
 }
 
+void gb_table_deep(FILE *out, const cJSON *result)
+{
+    const cJSON *row, *summary = obj(result, "summary");
+    static const char *const totals[] = {"mismatches", "sms_covered", "sm_count", "errors",
+                                         "share_of_memory", "memcpy_gbps", "max_temperature_c",
+                                         "first_slowdown_s", "seconds"};
+
+    fprintf(out, "%-24s %12s %-10s %s\n", "row", "value", "unit", "verified");
+    cJSON_ArrayForEach(row, obj(result, "rows")) {
+        const cJSON *v = obj(row, "verified");
+        fprintf(out, "%-24.24s %12.6g %-10.10s %s\n", str(row, "label"), num(row, "value"),
+                str(row, "unit"),
+                cJSON_IsTrue(v) ? "yes" : cJSON_IsFalse(v) ? "NO"
+                                                           : str(row, "reason"));
+    }
+    for (size_t i = 0; i < sizeof(totals) / sizeof(totals[0]); i++)
+        if (cJSON_IsNumber(obj(summary, totals[i])))
+            fprintf(out, "%s: %.6g\n", totals[i], num(summary, totals[i]));
+}
+
 void gb_print_table(FILE *out, const char *benchmark, const cJSON *result,
                     const cJSON *meta)
 {

@@ -23,4 +23,8 @@ void gb_table_transpose(FILE *out, const cJSON *result);
  * pcie_bandwidth, p2p_bandwidth. */
 void gb_table_peaks(FILE *out, const cJSON *result);
 
+/* known_answer, memtest, soak (docs/DEEP_CHECKS.md): each row's value and
+ * unit, what it checked and whether it passed; the summary's totals. */
+void gb_table_deep(FILE *out, const cJSON *result);
+
 #endif

@@ -17,13 +17,8 @@ worker=${1:?usage: perf_check.sh WORKER HEALTH_PARAMS [JUDGE]}
 health_params=${2:?usage: perf_check.sh WORKER HEALTH_PARAMS [JUDGE]}
 judge=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
-if [ -n "${PERF_CHECK_OUT:-}" ]; then
-  work=$PERF_CHECK_OUT
-  mkdir -p "$work"
-else
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-fi
+keep=${PERF_CHECK_OUT:-}
+. "$here/work_dir.sh"
 
 . "$here/need_gpu.sh"
 
