@@ -54,7 +54,9 @@ cJSON *card_floor_fault(const cJSON *alert);
 int card_repeat_faults(const cJSON *pairs, const cJSON *alerts, cJSON *faults);
 
 /* The line of a missed check of benchmark: "BENCHMARK ROW VALUE UNIT <
- * FLOOR UNIT floor", into buf (cap). */
+ * FLOOR UNIT floor" (a ceiling's: "> CEILING UNIT ceiling"), or the
+ * check's own "message" where it has one (a deep check's, naming the SM or
+ * the address: common/expect_deep.h), into buf (cap). */
 void card_check_line(const char *benchmark, const cJSON *check, char *buf, size_t cap);
 
 /* The learned value of row of benchmark: the median of that row's value

@@ -89,7 +89,7 @@ int judge_run_record(struct run_record *r)
         rc = 0;
         goto done;
     }
-    if ((validity = gb_validity_judge(r->results, r->meta)) == NULL)
+    if ((validity = gb_validity_judge_benchmark(r->benchmark, r->results, r->meta)) == NULL)
         goto done;
     j->valid = gb_validity_flag(validity);
     if (print_into(&j->validity, validity) != 0)

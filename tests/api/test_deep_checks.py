@@ -1,0 +1,248 @@
+"""Issue 32, deep checks: known_answer, memtest and soak through the daemon
+and the worker TEST DOUBLE (tests/fake_deep.c draws their rows as
+docs/DEEP_CHECKS.md has them; every number is synthetic).
+
+- each benchmark runs and is stored valid, with its checks passed;
+- a known_answer mismatch planted on one SM (the double's control word
+  mismatch_sm=N) or a memtest error at one address (memtest_error=0xA) is
+  a finding, not an invalid run: the card is degraded at once, the reason
+  names the SM or the address, the floor alert is confirmed at once with no
+  confirming run queued (the daemon runs with --confirm-runs 1), and it
+  heals only once a later run of the benchmark passes AND a person
+  acknowledges it, in either order;
+- memtest's ECC counters going up are the same;
+- soak's floors (sustained_share, the highest temperature under NVML's
+  slowdown threshold) and its slowdown check are judged as floors are: a
+  thermal slowdown is confirmed by a rerun; a power-capped GEMM is a note.
+"""
+import os
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import Daemon  # noqa: E402
+
+H200 = {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200", "GPUBENCH_FAKE_SM_COUNT": "132"}
+KINDS = ["fp32_fma", "fp64_fma", "int_mix", "mma_bf16", "cublas_bf16"]
+PATTERNS = ["inversions", "walking", "address", "random"]
+
+
+def post_run(d, benchmark, params=None):
+    body = {"benchmark": benchmark}
+    if params is not None:
+        body["params"] = params
+    r = d.post("/runs?wait=30", body)
+    assert r.status == 200, r.body
+    assert r.json()["status"] == "done", r.body
+    return d.get("/runs/" + r.json()["id"]).json()
+
+
+def check(run_json, row):
+    return next(c for c in run_json["checks"] if c["row"] == row)
+
+
+def alerts_of(d, row, wait_for=None):
+    """The alerts of row, waiting up to 10 s for one in state wait_for."""
+    deadline = time.time() + 10
+    while True:
+        found = [a for a in d.get("/alerts").json()["alerts"] if a["row"] == row]
+        if wait_for is None or any(a["state"] == wait_for for a in found) or time.time() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def card_of(d):
+    uuid = d.get("/devices").json()["devices"][0]["uuid"]
+    r = d.get("/cards/" + uuid)
+    assert r.status == 200, r.body
+    return r.json()
+
+
+class DeepRunsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(env=H200).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def stored_valid(self, run):
+        self.assertIs(run["validity"]["valid"], True, run["validity"])
+        self.assertEqual(run["validity"]["reasons"], [])
+        self.assertEqual(self.d.sql("SELECT valid FROM runs WHERE id = '%s'" % run["id"]), [(1,)])
+
+    def test_known_answer(self):
+        run = post_run(self.d, "known_answer")
+        self.stored_valid(run)
+        rows = run["results"]["rows"]
+        self.assertEqual([r["kind"] for r in rows], KINDS)
+        for r in rows:
+            self.assertEqual((r["mismatches"], r["sms_covered"], r["sm_count"]), (0, 132, 132))
+            self.assertIs(r["verified"], True)
+            self.assertRegex(r["result_hash"], "^[0-9a-f]{16}$")
+        self.assertEqual(run["results"]["summary"]["seconds"], 20)
+        self.assertEqual([c["row"] for c in run["checks"]], KINDS)
+        for c in run["checks"]:
+            self.assertEqual((c["value"], c["ceiling"], c["pass"], c["exact"]), (0, 0, True, True))
+            self.assertNotIn("message", c)
+
+    def test_memtest(self):
+        run = post_run(self.d, "memtest")
+        self.stored_valid(run)
+        rows = run["results"]["rows"]
+        self.assertEqual([r["pattern"] for r in rows], PATTERNS + ["memcpy"])
+        s = run["results"]["summary"]
+        self.assertGreaterEqual(s["share_of_memory"] / (s["free_bytes"] / s["total_bytes"]), 0.9 - 1e-9)
+        for r in rows[:4]:
+            self.assertGreaterEqual(r["share_of_memcpy"], 0.7)
+        self.assertEqual([c["row"] for c in run["checks"]], PATTERNS + ["memcpy", "ecc"])
+        self.assertTrue(all(c["pass"] for c in run["checks"]), run["checks"])
+
+    def test_soak(self):
+        run = post_run(self.d, "soak", {"seconds": 30})
+        self.stored_valid(run)
+        s = run["results"]["summary"]
+        self.assertEqual(len(s["series"]), 30)
+        self.assertEqual([r["label"] for r in run["results"]["rows"]],
+                         ["gemm first_10s", "gemm last_30s", "gemm worst_10s",
+                          "hbm first_10s", "hbm last_30s", "hbm worst_10s"])
+        # the GEMM at its power cap is a note, not a reason
+        self.assertIn("throttled", [n["code"] for n in run["validity"]["notes"]])
+        rows = {c["row"]: c for c in run["checks"]}
+        self.assertEqual(sorted(rows), ["gemm sustained_share", "hbm sustained_share",
+                                        "max_temperature_c", "slowdown"])
+        self.assertTrue(all(c["pass"] for c in rows.values()), rows)
+        self.assertEqual(rows["gemm sustained_share"]["floor"], 0.9)
+        self.assertEqual(rows["max_temperature_c"]["ceiling"], 87)
+        self.assertIn("H200 SXM", rows["max_temperature_c"]["source"])
+
+    def test_unknown_model_still_exact(self):
+        # exact checks need no card model: another daemon, a card no table knows
+        d = Daemon(env={"GPUBENCH_FAKE_SM_COUNT": "132"}).start()
+        try:
+            d.set_mode("mismatch_sm=5")
+            run = post_run(d, "known_answer", {"seconds": 2, "kinds": ["int_mix"]})
+            self.assertIs(check(run, "int_mix")["pass"], False)
+            self.assertEqual(card_of(d)["state"], "degraded")
+            self.assertEqual(card_of(d)["reason"], "known_answer int_mix: 3 mismatches on SM 5")
+            soak = post_run(d, "soak", {"seconds": 20})
+            rows = {c["row"]: c for c in soak["checks"]}
+            self.assertIsNone(rows["gemm sustained_share"]["pass"])  # no floors of the model
+            self.assertIs(rows["slowdown"]["pass"], True)  # but slowdowns are judged
+        finally:
+            assert d.stop() == 0
+
+
+class WrongResultTest(unittest.TestCase):
+    """A planted wrong result degrades the card at once; healed only by a
+    passing run and an acknowledgement."""
+
+    def setUp(self):
+        self.d = Daemon(env=H200, args=["--confirm-runs", "1"]).start()
+
+    def tearDown(self):
+        assert self.d.stop() == 0
+
+    def found_at_once(self, benchmark, params, plant, row, reason, note="unverified"):
+        self.d.set_mode("once:" + plant)
+        bad = post_run(self.d, benchmark, params)
+        # a finding, not an invalid run
+        self.assertIs(bad["validity"]["valid"], True, bad["validity"])
+        self.assertIn(note, [n["code"] for n in bad["validity"]["notes"]])
+        c = check(bad, row)
+        self.assertIs(c["pass"], False)
+        self.assertIs(c["exact"], True)
+        self.assertEqual(c["message"], reason)
+        alerts = alerts_of(self.d, row, "confirmed")
+        self.assertEqual(len(alerts), 1, alerts)
+        a = alerts[0]
+        self.assertEqual((a["kind"], a["state"], a["verdict"]), ("floor", "confirmed", "wrong_result"))
+        card = card_of(self.d)
+        self.assertEqual(card["state"], "degraded", card)
+        self.assertEqual(card["reason"], reason)
+        # no confirming run: only the one run of the benchmark
+        time.sleep(0.5)
+        runs = self.d.sql("SELECT count(*), count(confirms) FROM runs WHERE benchmark = '%s'"
+                          % benchmark)
+        self.assertEqual(runs, [(1, 0)])
+        return a
+
+    def test_mismatch_pass_then_ack(self):
+        a = self.found_at_once("known_answer", {"seconds": 2}, "mismatch_sm=17", "fp32_fma",
+                               "known_answer fp32_fma: 3 mismatches on SM 17")
+        good = post_run(self.d, "known_answer", {"seconds": 3})  # other params: same benchmark
+        self.assertIs(check(good, "fp32_fma")["pass"], True)
+        # a passing run alone does not heal it
+        self.assertEqual(alerts_of(self.d, "fp32_fma")[0]["state"], "confirmed")
+        self.assertEqual(card_of(self.d)["state"], "degraded")
+        ack = self.d.post("/alerts/%d/ack" % a["id"], {"reason": "reseated, known_answer passes"})
+        self.assertEqual(ack.status, 200, ack.body)
+        self.assertEqual(ack.json()["state"], "cleared", ack.body)
+        self.assertEqual(ack.json()["runs"]["cleared"], good["id"])
+        self.assertNotEqual(card_of(self.d)["state"], "degraded")
+
+    def test_memtest_error_ack_then_pass(self):
+        a = self.found_at_once("memtest", {"fraction": 0.5}, "memtest_error=0x1f4000", "walking",
+                               "memtest walking: 2 errors, first at 0x1f4000")
+        ack = self.d.post("/alerts/%d/ack" % a["id"], {"reason": "RMA asked"})
+        self.assertEqual(ack.status, 200, ack.body)
+        self.assertEqual(ack.json()["state"], "acknowledged")
+        # an acknowledgement alone does not heal it
+        self.assertEqual(card_of(self.d)["state"], "degraded")
+        self.assertEqual(card_of(self.d)["reason"], "memtest walking: 2 errors, first at 0x1f4000")
+        post_run(self.d, "memtest", {"fraction": 0.5})
+        self.assertEqual(alerts_of(self.d, "walking", "cleared")[0]["state"], "cleared")
+        self.assertNotEqual(card_of(self.d)["state"], "degraded")
+
+    def test_memtest_ecc_increase(self):
+        self.found_at_once("memtest", {"fraction": 0.2, "patterns": ["address"]}, "memtest_ecc",
+                           "ecc", "memtest ecc: the ECC counters rose during the test "
+                           "(volatile_corrected +1)", note="ecc_errors")
+
+    def test_mismatch_in_an_invalid_run_still_degrades(self):
+        # another process on the card spoils the run, not the wrong answer:
+        # ",contended" after the planted word makes the double's watch see one
+        self.d.set_mode("once:mismatch_sm=3,contended")
+        run = post_run(self.d, "known_answer", {"seconds": 1, "kinds": ["fp64_fma"]})
+        self.assertIs(run["validity"]["valid"], False)
+        self.assertEqual([r["code"] for r in run["validity"]["reasons"]], ["contended"])
+        self.assertEqual(alerts_of(self.d, "fp64_fma", "confirmed")[0]["state"], "confirmed")
+        self.assertEqual(card_of(self.d)["state"], "degraded")
+        self.assertEqual(card_of(self.d)["reason"], "known_answer fp64_fma: 3 mismatches on SM 3")
+
+    def test_planted_sm_past_the_card_is_its_last(self):
+        self.d.set_mode("once:mismatch_sm=999")
+        run = post_run(self.d, "known_answer", {"seconds": 1, "kinds": ["fp32_fma"]})
+        self.assertEqual(check(run, "fp32_fma")["message"],
+                         "known_answer fp32_fma: 3 mismatches on SM 131")
+
+
+class SoakFloorsTest(unittest.TestCase):
+    def test_thermal_slowdown_is_a_finding_confirmed_by_a_rerun(self):
+        d = Daemon(env=H200, args=["--confirm-runs", "1"]).start()
+        try:
+            d.set_mode("soak_thermal")
+            run = post_run(d, "soak", {"seconds": 90})
+            self.assertIs(run["validity"]["valid"], True, run["validity"])
+            rows = {c["row"]: c for c in run["checks"]}
+            self.assertIs(rows["gemm sustained_share"]["pass"], False)
+            self.assertIs(rows["max_temperature_c"]["pass"], False)
+            self.assertIs(rows["slowdown"]["pass"], False)
+            self.assertNotIn("exact", [k for k, v in rows["slowdown"].items() if v is True])
+            self.assertEqual(rows["slowdown"]["message"],
+                             "soak: hw_thermal_slowdown from 60 s (30 s of slowdown)")
+            # judged as floors are: detected, then confirmed by its rerun
+            alerts = alerts_of(d, "slowdown", "confirmed")
+            self.assertEqual(alerts[0]["state"], "confirmed", alerts)
+            self.assertEqual(alerts[0]["verdict"], "below_floor")
+            confirms = d.sql("SELECT count(*) FROM runs WHERE confirms = '%s'" % run["id"])
+            self.assertEqual(confirms, [(1,)])
+            self.assertEqual(card_of(d)["state"], "degraded")
+        finally:
+            assert d.stop() == 0
+
+
+if __name__ == "__main__":
+    unittest.main()
