@@ -244,5 +244,56 @@ class SoakFloorsTest(unittest.TestCase):
             assert d.stop() == 0
 
 
+class HealthDeepSuiteTest(unittest.TestCase):
+    def test_suite_runs_every_member_and_says_how_long(self):
+        d = Daemon(env=H200).start()
+        try:
+            suites = {s["name"]: s for s in d.get("/benchmarks").json()["suites"]}
+            deep, health = suites["health_deep"], suites["health"]
+            names = [m["name"] for m in deep["members"]]
+            self.assertEqual(names[:3], ["known_answer", "memtest", "soak"])
+            self.assertEqual(names[3:], [m["name"] for m in health["members"]])
+            self.assertLess(deep["expected_s"], 300)
+            self.assertGreater(deep["expected_s"], health["expected_s"])
+            self.assertIn("pending", deep["expected_source"])
+            self.assertEqual(deep["members"][2]["health_params"]["seconds"], 120)
+            r = d.post("/runs?wait=60", {"benchmark": "health_deep"})
+            self.assertIn(r.status, (200, 202), r.body)
+            batch = r.json()["batch"] if "batch" in r.json() else r.json()["id"]
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                runs = d.get("/runs?batch=%s&limit=50" % batch).json()["runs"]
+                if runs and all(x["status"] in ("done", "failed") for x in runs):
+                    break
+                time.sleep(0.2)
+            ran = {x["benchmark"]: x for x in runs}
+            # p2p_bandwidth is left out on a node of one GPU
+            self.assertEqual(sorted(ran), sorted(n for n in names if n != "p2p_bandwidth"))
+            self.assertTrue(all(x["status"] == "done" for x in runs), runs)
+            self.assertEqual(ran["known_answer"]["params"]["seconds"], 20)
+            self.assertEqual(ran["soak"]["params"]["seconds"], 120)
+            self.assertEqual(ran["memtest"]["params"]["fraction"], 0.9)
+            for b in ("known_answer", "memtest", "soak"):
+                run = d.get("/runs/" + ran[b]["id"]).json()
+                self.assertIs(run["validity"]["valid"], True, (b, run["validity"]))
+        finally:
+            assert d.stop() == 0
+
+    def test_canary_periods_side_by_side(self):
+        d = Daemon(args=["--canary", "health_deep@7d", "--canary", "health@24h",
+                         "--canary-idle", "1h"]).start()
+        try:
+            listed = d.get("/canaries").json()["cards"][0]["canaries"]
+            periods = {c["benchmark"]: c["period_s"] for c in listed}
+            self.assertEqual(periods, {"health_deep": 7 * 86400, "health": 86400})
+        finally:
+            assert d.stop() == 0
+        # a member alone beside its suite is still refused
+        bad = Daemon(args=["--canary", "health_deep@7d", "--canary", "soak@1d"])
+        with self.assertRaises(RuntimeError) as e:
+            bad.start()
+        self.assertIn("the canary health_deep runs soak already", str(e.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
