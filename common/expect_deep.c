@@ -40,7 +40,8 @@ static double num_of(const cJSON *o, const char *name)
 
 int gb_deep_exact(const char *benchmark)
 {
-    return benchmark && (strcmp(benchmark, "known_answer") == 0 || strcmp(benchmark, "memtest") == 0);
+    return benchmark &&
+           (strcmp(benchmark, "known_answer") == 0 || strcmp(benchmark, "memtest") == 0);
 }
 
 /* A check against a ceiling ({"row", "value", "unit", "ceiling", "source",

@@ -311,7 +311,8 @@ static cJSON *soak(const cJSON *params, const char *mode)
     share = cJSON_AddObjectToObject(summary, "sustained_share");
     for (int l = 0; l < 2; l++) {
         const char *name = l == 0 ? "gemm" : "hbm";
-        size_t field = l == 0 ? offsetof(struct soak_second, gemm) : offsetof(struct soak_second, hbm);
+        size_t field =
+            l == 0 ? offsetof(struct soak_second, gemm) : offsetof(struct soak_second, hbm);
         int worst = worst_window(series, n, field), last = n >= 30 ? n - 30 : 0;
         if (!(l == 0 ? gemm_on : hbm_on)) {
             cJSON_AddNullToObject(share, name);

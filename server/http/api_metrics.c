@@ -478,7 +478,7 @@ static void coverage_card_labels(struct dynbuf *b, const cJSON *card)
 static int coverage_metrics(struct http_request *req, struct dynbuf *b)
 {
     int rc;
-    cJSON *cov = coverage_read(req->app, NULL, COVERAGE_MAX_AGE_DEFAULT_S, &rc);
+    cJSON *cov = coverage_read(req->app, NULL, COVERAGE_MAX_AGE_DEFAULT_S, 0, &rc);
     const cJSON *card, *cell;
 
     if (cov == NULL)

@@ -22,6 +22,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
+from test_client import Client  # noqa: E402
 
 H200 = {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200", "GPUBENCH_FAKE_SM_COUNT": "132"}
 KINDS = ["fp32_fma", "fp64_fma", "int_mix", "mma_bf16", "cublas_bf16"]
@@ -276,6 +277,28 @@ class HealthDeepSuiteTest(unittest.TestCase):
             for b in ("known_answer", "memtest", "soak"):
                 run = d.get("/runs/" + ran[b]["id"]).json()
                 self.assertIs(run["validity"]["valid"], True, (b, run["validity"]))
+            # GET /coverage counts the deep checks against their own window
+            cov = d.get("/coverage").json()
+            self.assertEqual(cov["deep_benchmarks"], ["known_answer", "memtest", "soak"])
+            self.assertEqual(cov["deep_max_age_s"], 7 * 86400)
+            card = cov["cards"][0]
+            self.assertEqual({c["benchmark"]: c["state"] for c in card["deep_cells"]},
+                             {"known_answer": "fresh", "memtest": "fresh", "soak": "fresh"})
+            self.assertEqual(cov["deep_totals"]["fresh"], 3)
+            self.assertNotIn("soak", cov["benchmarks"])
+            self.assertEqual(card["state"], "healthy", card)
+            stale = d.get("/coverage?deep_max_age=1s")
+            self.assertEqual(stale.status, 200)
+            time.sleep(1.2)
+            stale = d.get("/coverage?deep_max_age=1s").json()
+            self.assertEqual(stale["deep_totals"]["stale"], 3)
+            self.assertEqual(stale["cards"][0]["state"], "healthy")  # never the state
+            self.assertEqual(d.get("/coverage?deep_max_age=soon").status, 400)
+            # gpubench check shows them on the card's line
+            rc, out, _ = Client(d)("check")
+            self.assertEqual(rc, 0, out)
+            self.assertIn("; deep: known_answer fresh, memtest fresh, soak fresh",
+                          out.splitlines()[1])
         finally:
             assert d.stop() == 0
 
