@@ -115,7 +115,7 @@ static const struct gb_result_field fields[] = {
     {"sms_covered", GB_FIELD_INT, "", "SMs covered", "SMs covered", 0, known_answer,
      LATE | REPORT, "SMs that ran at least one block of the kind"},
     {"result_hash", GB_FIELD_TEXT, "", "Result hash", "result hash", 0, known_answer,
-     LATE | REPORT, "FNV-1a 64 of one launch's results: the same on every good card of a model"},
+     LATE | REPORT | GB_USE_DIGEST, "FNV-1a 64 of one launch's results: the same on every good card of a model"},
     {"errors", GB_FIELD_INT, "", "Errors", "errors", 0, memtest, LATE | GAUGE | REPORT,
      "words that read back other than they were written"},
     {"bytes_tested", GB_FIELD_INT, "", "Bytes tested", "bytes tested", 0, memtest, LATE,

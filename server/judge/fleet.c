@@ -10,6 +10,7 @@
 
 #include "bench_spec.h"
 #include "compare.h"
+#include "fleet_hash.h"
 #include "json_build.h"
 #include "shift.h"
 #include "work_units.h"
@@ -135,6 +136,7 @@ cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *pe
     int n = 1 + cJSON_GetArraySize(peers), c = 1;
     const cJSON **cards = calloc((size_t)n, sizeof(*cards));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
+    cJSON **differs = calloc((size_t)n, sizeof(*differs));
     double *worst = calloc((size_t)n, sizeof(double));
     struct json_build jb = {0};
     cJSON *out = jb_new_object(&jb), *ids, *keyed = jb_new_array(&jb), *outl;
@@ -279,13 +281,14 @@ static cJSON *build_group(struct json_build *jb, const cJSON *cards, const int *
     static const char *const copied[] = {"host", "device_uuid", "run_id", NULL};
     const cJSON **rows = calloc((size_t)n, sizeof(*rows));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
+    cJSON **differs = calloc((size_t)n, sizeof(*differs));
     double *worst = calloc((size_t)n, sizeof(double));
     int *order = calloc((size_t)n, sizeof(int));
     cJSON *g = jb_new_object(jb), *list, *key;
     const cJSON *first = cJSON_GetArrayItem(cards, idx[0]);
     const char *benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(first, "benchmark"));
 
-    if (rows == NULL || per_card == NULL || worst == NULL || order == NULL) {
+    if (rows == NULL || per_card == NULL || differs == NULL || worst == NULL || order == NULL) {
         jb_fail(jb);
         goto done;
     }
@@ -308,6 +311,8 @@ static cJSON *build_group(struct json_build *jb, const cJSON *cards, const int *
         jb_fail(jb);
         goto done;
     }
+    /* known_answer: the cards whose exact answers are not the model's */
+    fleet_hash_judge(jb, g, rows, n, differs);
     /* outliers first, the farthest first; then as stored (by card) */
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && worst[order[j - 1]] < worst[order[j]]; j--) {
@@ -324,13 +329,20 @@ static cJSON *build_group(struct json_build *jb, const cJSON *cards, const int *
         jb_bool(jb, card, "outlier", worst[order[i]] > 0);
         jb_item(jb, card, "rows", per_card[order[i]]); /* owned or deleted */
         per_card[order[i]] = NULL;
+        if (differs[order[i]]) {
+            jb_item(jb, card, "hash_differs", differs[order[i]]);
+            differs[order[i]] = NULL;
+        }
         jb_push(jb, list, card);
     }
 
 done:
     for (int i = 0; per_card && i < n; i++)
         cJSON_Delete(per_card[i]);
+    for (int i = 0; differs && i < n; i++)
+        cJSON_Delete(differs[i]);
     free(per_card);
+    free(differs);
     free(rows);
     free(worst);
     free(order);

@@ -136,6 +136,48 @@ class DeepRunsTest(unittest.TestCase):
             assert d.stop() == 0
 
 
+class ReadersTest(unittest.TestCase):
+    """The client, /metrics and the fleet view read the deep checks."""
+
+    def test_show_metrics_and_the_fleets_hashes(self):
+        d = Daemon(env=H200, gpus=3).start()
+        try:
+            d.set_mode("mismatch_sm=5")
+            bad = d.post("/runs?wait=30", {"benchmark": "known_answer", "device": 0,
+                                           "params": {"seconds": 2}}).json()
+            d.set_mode("normal")
+            for dev in (1, 2):
+                r = d.post("/runs?wait=30", {"benchmark": "known_answer", "device": dev,
+                                             "params": {"seconds": 2}})
+                self.assertEqual(r.json()["status"], "done", r.body)
+            rc, out, err = Client(d)("show", bad["id"])
+            self.assertEqual(rc, 0, err)
+            self.assertIn("checked: 3 mismatches, 132 of 132 SMs covered in 2 s", out)
+            self.assertRegex(out, r"fp32_fma\s+.*FAIL: known_answer fp32_fma: 3 mismatches on SM 5")
+            self.assertRegex(out, r"fp64_fma\s+.*pass \(<= ceiling\)")
+            metrics = d.get("/metrics").body
+            line = [x for x in metrics.splitlines()
+                    if x.startswith("gpubench_result_mismatches{") and 'label="fp32_fma"' in x
+                    and bad["device"]["uuid"] in x]
+            self.assertEqual(len(line), 1, metrics)
+            self.assertTrue(line[0].endswith(" 3"), line)
+            fleet = d.get("/fleet?benchmark=known_answer").json()
+            group = fleet["groups"][0]
+            hashes = {h["key"]: h for h in group["result_hashes"]}
+            self.assertEqual((hashes["fp32_fma"]["cards"], hashes["fp32_fma"]["differ"]), (3, 1))
+            self.assertEqual(hashes["fp64_fma"]["differ"], 0)
+            differs = {c["device_uuid"]: c["hash_differs"] for c in group["cards"]}
+            self.assertEqual(differs[bad["device"]["uuid"]], ["fp32_fma"])
+            self.assertEqual(sorted(len(v) for v in differs.values()), [0, 0, 1])
+            good = [r for r in self.rows(d, group) if r != bad["id"]]
+            self.assertEqual(len(good), 2)
+        finally:
+            assert d.stop() == 0
+
+    def rows(self, d, group):
+        return [c["run_id"] for c in group["cards"]]
+
+
 class WrongResultTest(unittest.TestCase):
     """A planted wrong result degrades the card at once; healed only by a
     passing run and an acknowledgement."""
