@@ -155,6 +155,12 @@ class ReadersTest(unittest.TestCase):
             self.assertIn("checked: 3 mismatches, 132 of 132 SMs covered in 2 s", out)
             self.assertRegex(out, r"fp32_fma\s+.*FAIL: known_answer fp32_fma: 3 mismatches on SM 5")
             self.assertRegex(out, r"fp64_fma\s+.*pass \(<= ceiling\)")
+            md = d.get("/runs/%s.md" % bad["id"]).body
+            self.assertIn("Failed: known_answer fp32_fma: 3 mismatches on SM 5.", md)
+            self.assertIn("| Mismatches |", md)
+            csv_text = d.get("/runs/%s.csv" % bad["id"]).body
+            header = csv_text.splitlines()[0].split(",")
+            self.assertEqual(header[-10:-6], ["mismatches", "checked", "sms_covered", "result_hash"])
             metrics = d.get("/metrics").body
             line = [x for x in metrics.splitlines()
                     if x.startswith("gpubench_result_mismatches{") and 'label="fp32_fma"' in x
