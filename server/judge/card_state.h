@@ -50,7 +50,11 @@ cJSON *card_floor_fault(const cJSON *alert);
  * that failed its floor in both is a fault {"kind": "floor", "message"
  * (card_check_line of the newest), "at" (the newest's end)} appended to
  * faults, unless alerts (store_card_floor_alerts' list) has an open one of
- * that benchmark and row already.  0, or -1 out of memory. */
+ * that benchmark and row already.  A failed exact check (a wrong result:
+ * common/expect_deep.h) is a fault in the newest run alone, as a wrong
+ * result measured here is confirmed at once; such a card heals when its
+ * newest valid run of the benchmark passes (no alert to acknowledge).  0,
+ * or -1 out of memory. */
 int card_repeat_faults(const cJSON *pairs, const cJSON *alerts, cJSON *faults);
 
 /* The line of a missed check of benchmark: "BENCHMARK ROW VALUE UNIT <

@@ -15,6 +15,7 @@ docs/DEEP_CHECKS.md has them; every number is synthetic).
   slowdown threshold) and its slowdown check are judged as floors are: a
   thermal slowdown is confirmed by a rerun; a power-capped GEMM is a note.
 """
+import json
 import os
 import sys
 import time
@@ -133,6 +134,34 @@ class DeepRunsTest(unittest.TestCase):
             self.assertIsNone(rows["gemm sustained_share"]["pass"])  # no floors of the model
             self.assertIs(rows["slowdown"]["pass"], True)  # but slowdowns are judged
         finally:
+            assert d.stop() == 0
+
+
+class ImportedWrongResultTest(unittest.TestCase):
+    """A wrong result this daemon did not measure (an import; a hub's
+    pulled run) raises no alert, but the card is degraded by that one run
+    all the same, and heals when its newest run of the benchmark passes."""
+
+    def test_imported_mismatch_degrades_at_once(self):
+        src = Daemon(env=dict(H200, GPUBENCH_FAKE_UUID_BASE="5")).start()
+        d = Daemon(env=H200).start()
+        try:
+            src.set_mode("once:mismatch_sm=9")
+            bad = post_run(src, "known_answer", {"seconds": 1})
+            good = post_run(src, "known_answer", {"seconds": 1})
+            lines = {json.loads(x)["id"]: x for x in src.get("/runs.ndjson").body.splitlines()}
+            r = d.post("/runs/import", lines[bad["id"]] + "\n")
+            self.assertEqual(r.status, 200, r.body)
+            uuid = bad["device"]["uuid"]
+            card = d.get("/cards/" + uuid).json()
+            self.assertEqual(card["state"], "degraded", card)
+            self.assertEqual(card["reason"], "known_answer fp32_fma: 3 mismatches on SM 9")
+            self.assertEqual(d.get("/alerts").json()["alerts"], [])
+            r = d.post("/runs/import", lines[good["id"]] + "\n")
+            self.assertEqual(r.status, 200, r.body)
+            self.assertNotEqual(d.get("/cards/" + uuid).json()["state"], "degraded")
+        finally:
+            assert src.stop() == 0
             assert d.stop() == 0
 
 
