@@ -62,6 +62,8 @@ def card_of(d):
 
 
 class DeepRunsTest(unittest.TestCase):
+    """Each deep check through the double, stored valid, its checks passed."""
+
     @classmethod
     def setUpClass(cls):
         cls.d = Daemon(env=H200).start()

@@ -1121,6 +1121,12 @@ def test_run_checks(d, b):
     assert_clean(b)
 
 
+def first_wrong(b, field):
+    """The cells of field in the run page's first mismatches or errors."""
+    return b.eval("Array.from(document.querySelectorAll('#run-first-wrong td[data-field=%s]'))"
+                  ".map(td => td.textContent)" % field)
+
+
 def test_deep_checks(d, b):
     """Issue 32: soak's one-second series drawn on its run page (rate, then
     clock, temperature and power against time); a known_answer mismatch
@@ -1148,7 +1154,7 @@ def test_deep_checks(d, b):
     open_page(b, d, "?run=" + bad["id"], "known_answer run")
     text = b.eval("document.getElementById('run-wrong-results').textContent")
     check("known_answer fp32_fma: 3 mismatches on SM 1" in text, "the wrong results are not said: %r" % text)
-    sms = b.eval("Array.from(document.querySelectorAll('#run-first-wrong td[data-field=sm]')).map(td => td.textContent)")
+    sms = first_wrong(b, "sm")
     check(sms == ["1", "1", "1"], "first mismatches show SMs %s" % sms)
     check(b.eval("document.querySelector('td[data-field=mismatches].bad').dataset.value") == "3",
           "the mismatches cell is not marked")
@@ -1158,7 +1164,7 @@ def test_deep_checks(d, b):
     d.set_mode("once:memtest_error=0x2000")
     mem = post_run(d, {"benchmark": "memtest", "device": 1, "params": {"fraction": 0.1}}, wait=30)
     open_page(b, d, "?run=" + mem["id"], "memtest run")
-    addr = b.eval("Array.from(document.querySelectorAll('#run-first-wrong td[data-field=address]')).map(td => td.textContent)")
+    addr = first_wrong(b, "address")
     check(addr[:1] == ["0x2000"], "first errors show %s" % addr)
 
     print("card page: the deep checks' coverage")

@@ -13,12 +13,11 @@
 
 #include <stdlib.h>
 
+/* The check of row in checks, or NULL (a check's row is its label). */
 static const cJSON *check_of(const cJSON *checks, const char *row)
 {
-    const cJSON *c;
-
-    cJSON_ArrayForEach(c, checks)
-        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "row")), row) == 0)
+    for (const cJSON *c = checks ? checks->child : NULL; c; c = c->next)
+        if (row && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "row")), row) == 0)
             return c;
     return NULL;
 }
