@@ -23,6 +23,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
+from test_cards import card_of as card_of_uuid  # noqa: E402
 from test_client import Client  # noqa: E402
 
 H200 = {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200", "GPUBENCH_FAKE_SM_COUNT": "132"}
@@ -55,10 +56,8 @@ def alerts_of(d, row, wait_for=None):
 
 
 def card_of(d):
-    uuid = d.get("/devices").json()["devices"][0]["uuid"]
-    r = d.get("/cards/" + uuid)
-    assert r.status == 200, r.body
-    return r.json()
+    """GET /cards/UUID of the daemon's first GPU."""
+    return card_of_uuid(d, d.get("/devices").json()["devices"][0]["uuid"])
 
 
 class DeepRunsTest(unittest.TestCase):
