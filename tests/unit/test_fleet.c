@@ -401,7 +401,8 @@ static int test_allocation_fails_in_turn(void)
     return 0;
 }
 
-TEST_MAIN({"result_hashes", test_result_hashes}, {"judge_run_robust_z", test_judge_run_robust_z}, {"too_few_cards", test_too_few_cards},
+TEST_MAIN({"result_hashes", test_result_hashes},
+          {"judge_run_robust_z", test_judge_run_robust_z}, {"too_few_cards", test_too_few_cards},
           {"mad_zero_margin_decides", test_mad_zero_margin_decides},
           {"within_margin_not_outlier", test_within_margin_not_outlier},
           {"build_order", test_build_order}, {"missing_row", test_missing_row},
