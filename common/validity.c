@@ -588,8 +588,19 @@ static void move_findings(struct json_build *b, const char *benchmark, cJSON *re
         const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(r, "message"));
         if (own_finding(benchmark, code)) {
             char text[400];
-            /* unverified's own words speak of a time; these rows time nothing */
-            if (strcmp(code, "unverified") == 0)
+            const cJSON *names = cJSON_GetObjectItem(r, "reasons");
+            const char *only = cJSON_GetArraySize(names) == 1
+                                   ? cJSON_GetStringValue(cJSON_GetArrayItem(names, 0))
+                                   : NULL;
+            /* a soak's GEMM at the card's cap and nothing else: the note
+             * compute_peak's GEMM rows get, by its name */
+            if (strcmp(code, "throttled") == 0 && only && strcmp(only, POWER_CAP_REASON) == 0) {
+                cJSON_DeleteItemFromObjectCaseSensitive(r, "code"); /* code: no longer read */
+                jb_string(b, r, "code", "power_capped");
+                snprintf(text, sizeof(text),
+                         "the load ran at the card's power cap (sw_power_cap), as a GEMM at full "
+                         "rate does: a note, not a slowdown");
+            } else if (strcmp(code, "unverified") == 0)
                 snprintf(text, sizeof(text),
                          "%d row(s) found wrong results (verified: false): what %s is there "
                          "to find, judged by its checks (the card is degraded), not a reason "

@@ -186,6 +186,19 @@ static int test_validity_notes(void)
     cJSON_Delete(v);
     v = gb_validity_judge_benchmark("soak", results, meta);
     ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(v, "reasons")), 2); /* unverified, ecc */
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(
+                      cJSON_GetArrayItem(cJSON_GetObjectItem(v, "notes"), 0), "code")),
+                  "throttled"); /* a thermal slowdown: judged by its checks */
+    cJSON_Delete(v);
+    /* a soak's GEMM at the power cap and nothing else: compute_peak's note */
+    cJSON_Delete(meta);
+    meta = cJSON_Parse("{\"watch\": {\"available\": true, \"throttle_reasons\": "
+                       "[\"sw_power_cap\"], \"throttle_reasons_outside_rows\": [\"sw_power_cap\"]}}");
+    v = gb_validity_judge_benchmark("soak", NULL, meta);
+    ASSERT_EQ(gb_validity_flag(v), 1);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(
+                      cJSON_GetArrayItem(cJSON_GetObjectItem(v, "notes"), 0), "code")),
+                  "power_capped");
     cJSON_Delete(v);
     /* the same rows of another benchmark: unverified is a reason */
     v = gb_validity_judge(results, NULL);
