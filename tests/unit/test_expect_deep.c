@@ -192,8 +192,9 @@ static int test_validity_notes(void)
     cJSON_Delete(v);
     /* a soak's GEMM at the power cap and nothing else: compute_peak's note */
     cJSON_Delete(meta);
-    meta = cJSON_Parse("{\"watch\": {\"available\": true, \"throttle_reasons\": "
-                       "[\"sw_power_cap\"], \"throttle_reasons_outside_rows\": [\"sw_power_cap\"]}}");
+    meta = cJSON_Parse("{\"watch\": {\"available\": true, "
+                       "\"throttle_reasons\": [\"sw_power_cap\"], "
+                       "\"throttle_reasons_outside_rows\": [\"sw_power_cap\"]}}");
     v = gb_validity_judge_benchmark("soak", NULL, meta);
     ASSERT_EQ(gb_validity_flag(v), 1);
     ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(
