@@ -55,6 +55,9 @@ static int judge_results(struct run_record *r, struct run_judged *j)
         if ((slim = cJSON_Duplicate(summary, 1)) == NULL)
             goto done;
         drop_samples(slim);
+        /* soak's one-second series (up to an hour of entries) stays in the
+         * results, for its run page: a list of runs does without it */
+        cJSON_DeleteItemFromObjectCaseSensitive(slim, "series");
         if ((j->summary = cJSON_PrintUnformatted(slim)) == NULL)
             goto done;
     }

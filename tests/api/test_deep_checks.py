@@ -108,6 +108,11 @@ class DeepRunsTest(unittest.TestCase):
         self.stored_valid(run)
         s = run["results"]["summary"]
         self.assertEqual(len(s["series"]), 30)
+        # a list of runs carries the summary without the series
+        listed = [x for x in self.d.get("/runs?benchmark=soak").json()["runs"]
+                  if x["id"] == run["id"]]
+        self.assertNotIn("series", listed[0]["summary"])
+        self.assertEqual(listed[0]["summary"]["max_temperature_c"], s["max_temperature_c"])
         self.assertEqual([r["label"] for r in run["results"]["rows"]],
                          ["gemm first_10s", "gemm last_30s", "gemm worst_10s",
                           "hbm first_10s", "hbm last_30s", "hbm worst_10s"])
