@@ -423,15 +423,17 @@ done:
 }
 
 /* The newest valid done run of an alert's card and benchmark after the
- * run that found it whose check of the alert's row passed, or NULL (SQL,
- * correlated to alerts). */
-#define PASSED_SINCE                                                          \
-    "SELECT max(r.id) FROM runs r, json_each(r.checks) c "                    \
+ * run that found it with a check of the alert's row: its COLUMN (r.id, or
+ * the check's pass), or NULL (SQL, correlated to alerts).  A wrong result
+ * is cleared by an acknowledgement only where that newest check passed: a
+ * pass followed by another failure is no pass. */
+#define NEWEST_CHECK(column)                                                  \
+    "SELECT " column " FROM runs r, json_each(r.checks) c "                   \
     "WHERE r.host = alerts.host AND r.device_uuid = alerts.device_uuid "      \
     "AND r.benchmark = alerts.benchmark AND r.id > alerts.run_id "            \
     "AND r.status = 'done' AND r.valid IS NOT 0 AND r.checks IS NOT NULL "    \
     "AND json_extract(c.value, '$.row') = json_extract(alerts.row_key, '$') " \
-    "AND json_extract(c.value, '$.pass') = 1"
+    "ORDER BY r.id DESC LIMIT 1"
 
 int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **alert)
 {
@@ -454,9 +456,9 @@ int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **a
     if (rc == STORE_OK && changes == 1)
         rc = store_query_run(&q,
             "UPDATE alerts SET state = 'cleared', cleared_at = ?2, "
-            "clear_run_id = (" PASSED_SINCE ") "
+            "clear_run_id = (" NEWEST_CHECK("r.id") ") "
             "WHERE id = ?1 AND verdict = '" ALERT_WRONG_RESULT "' AND state = 'acknowledged' "
-            "AND (" PASSED_SINCE ") IS NOT NULL",
+            "AND (" NEWEST_CHECK("json_extract(c.value, '$.pass')") ") = 1",
                              NULL, STORE_INT(id), STORE_TEXT(now));
     /* clang-format on */
     if (rc != STORE_OK || (rc = alert_by_id(&q, id, &list)) != STORE_OK)

@@ -267,6 +267,19 @@ class WrongResultTest(unittest.TestCase):
         self.assertEqual(ack.json()["runs"]["cleared"], good["id"])
         self.assertNotEqual(card_of(self.d)["state"], "degraded")
 
+    def test_pass_then_fail_again_then_ack_stays(self):
+        a = self.found_at_once("known_answer", {"seconds": 1}, "mismatch_sm=2", "fp32_fma",
+                               "known_answer fp32_fma: 3 mismatches on SM 2")
+        post_run(self.d, "known_answer", {"seconds": 1})  # passes
+        self.d.set_mode("once:mismatch_sm=4")
+        post_run(self.d, "known_answer", {"seconds": 1})  # fails again: no new alert, one open
+        ack = self.d.post("/alerts/%d/ack" % a["id"], {"reason": "seen"})
+        self.assertEqual(ack.json()["state"], "acknowledged", ack.body)  # its newest check failed
+        self.assertEqual(card_of(self.d)["state"], "degraded")
+        post_run(self.d, "known_answer", {"seconds": 1})
+        self.assertEqual(alerts_of(self.d, "fp32_fma", "cleared")[0]["state"], "cleared")
+        self.assertNotEqual(card_of(self.d)["state"], "degraded")
+
     def test_memtest_error_ack_then_pass(self):
         a = self.found_at_once("memtest", {"fraction": 0.5}, "memtest_error=0x1f4000", "walking",
                                "memtest walking: 2 errors, first at 0x1f4000")
