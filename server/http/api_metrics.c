@@ -578,7 +578,7 @@ static int coverage_metrics(void *ctx, struct dynbuf *b, struct prom_set *aged)
 {
     int rc;
     double now_s = (double)time_now_unix_ms() / 1000.0;
-    cJSON *cov = coverage_read(APP(ctx), NULL, COVERAGE_MAX_AGE_DEFAULT_S, &rc);
+    cJSON *cov = coverage_read(APP(ctx), NULL, COVERAGE_MAX_AGE_DEFAULT_S, 0, &rc);
     const cJSON *card, *cell;
     struct dynbuf line;
 

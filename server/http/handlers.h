@@ -55,11 +55,13 @@ void api_card_faults_get(struct http_request *req, struct http_reply *rep);
 
 /* api_coverage.c: GET /coverage; coverage_read is its answer, which
  * /metrics prints too: a NEW object (coverage.h), or NULL with *store_rc
- * a store failure (or STORE_OK: out of memory).  host NULL: every host. */
+ * a store failure (or STORE_OK: out of memory).  host NULL: every host;
+ * deep_max_age_s 0: the deep checks' default window (coverage.h). */
 #define COVERAGE_MAX_AGE_DEFAULT_S (24 * 3600LL)
 struct app;
 void api_coverage_get(struct http_request *req, struct http_reply *rep);
-cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int *store_rc);
+cJSON *coverage_read(struct app *app, const char *host, long long max_age_s,
+                     long long deep_max_age_s, int *store_rc);
 
 /* api_info.c: GET /benchmarks, POST /predict, GET /healthz; api_devices.c,
  * api_peers.c, api_metrics.c: GET /devices, /peers, /metrics. */

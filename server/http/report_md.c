@@ -469,6 +469,23 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
     }
 }
 
+/* The lines of a deep check's failed checks (issue 32: "known_answer
+ * fp32_fma: 3 mismatches on SM 17"), which name where the card went
+ * wrong. */
+static void failed_check_lines(struct dynbuf *out, const cJSON *checks)
+{
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, checks) {
+        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(c, "message"));
+        if (msg == NULL || !cJSON_IsFalse(cJSON_GetObjectItem(c, "pass")))
+            continue;
+        (void)!dynbuf_printf(out, "\nFailed: ");
+        md_text(out, msg);
+        (void)!dynbuf_printf(out, ".\n");
+    }
+}
+
 int report_md_run(const cJSON *run, struct dynbuf *out)
 {
     const cJSON *results = cJSON_GetObjectItem(run, "results");
@@ -479,6 +496,7 @@ int report_md_run(const cJSON *run, struct dynbuf *out)
                   run);
     (void)!dynbuf_printf(out, ".\n\n");
     run_status_sentence(out, run);
+    failed_check_lines(out, cJSON_GetObjectItem(run, "checks"));
     if (cJSON_GetArraySize(rows) > 0) {
         rows_table(out, rows, summary);
         peak_sources(out, rows);

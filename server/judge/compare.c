@@ -88,11 +88,13 @@ cJSON *compare_row_digest(const char *benchmark, const cJSON *rows, const cJSON 
         if (!unit->per_unit && unit->row_field)
             add_number(&jb, d, unit->row_field, gb_work_units(benchmark, summary, row));
         /* The row's own members, each looked up in the field table once
-         * (a row holds a few of its many fields), in the row's order. */
+         * (a row holds a few of its many fields), in the row's order: those
+         * comparisons, /metrics' gauges and the fleet's hashes read. */
         const cJSON *v;
         cJSON_ArrayForEach(v, row) {
             const struct gb_result_field *f = v->string ? gb_result_field_find(v->string) : NULL;
-            if (f == NULL || !(f->uses & (GB_USE_KEY | AGGREGATED)) || cJSON_IsNull(v))
+            if (f == NULL || cJSON_IsNull(v) ||
+                !(f->uses & (GB_USE_KEY | AGGREGATED | GB_USE_GAUGE | GB_USE_DIGEST)))
                 continue;
             /* Numbers with the nine digits a comparison shows: a
              * shorter text, read back faster, many times. */

@@ -10,6 +10,7 @@
 
 #include "bench_spec.h"
 #include "compare.h"
+#include "fleet_hash.h"
 #include "json_build.h"
 #include "shift.h"
 #include "work_units.h"
@@ -161,6 +162,7 @@ cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *pe
     int n = 1 + cJSON_GetArraySize(peers), c = 1;
     const cJSON **cards = calloc((size_t)n, sizeof(*cards));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
+    cJSON **differs = calloc((size_t)n, sizeof(*differs));
     double *worst = calloc((size_t)n, sizeof(double));
     struct json_build jb = {0};
     cJSON *out = jb_new_object(&jb), *ids, *keyed = jb_new_array(&jb), *outl;
@@ -323,13 +325,14 @@ static cJSON *build_group(struct json_build *jb, const cJSON *const *cards, cons
     static const char *const copied[] = {"host", "device_uuid", "run_id", NULL};
     const cJSON **rows = calloc((size_t)n, sizeof(*rows));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
+    cJSON **differs = calloc((size_t)n, sizeof(*differs));
     double *worst = calloc((size_t)n, sizeof(double));
     struct ranked *order = calloc((size_t)n, sizeof(*order));
     cJSON *g = jb_new_object(jb), *list, *key;
     const cJSON *first = cards[idx[0]];
     const char *benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(first, "benchmark"));
 
-    if (rows == NULL || per_card == NULL || worst == NULL || order == NULL) {
+    if (rows == NULL || per_card == NULL || differs == NULL || worst == NULL || order == NULL) {
         jb_fail(jb);
         goto done;
     }
@@ -351,6 +354,8 @@ static cJSON *build_group(struct json_build *jb, const cJSON *const *cards, cons
         jb_fail(jb);
         goto done;
     }
+    /* known_answer: the cards whose exact answers are not the model's */
+    fleet_hash_judge(jb, g, rows, n, differs);
     /* outliers first, the farthest first; then as stored (by card) */
     for (int i = 0; i < n; i++)
         order[i] = (struct ranked){worst[i], i};
@@ -364,13 +369,20 @@ static cJSON *build_group(struct json_build *jb, const cJSON *const *cards, cons
         jb_bool(jb, card, "outlier", order[i].worst > 0);
         jb_item(jb, card, "rows", per_card[order[i].index]); /* owned or deleted */
         per_card[order[i].index] = NULL;
+        if (differs[order[i].index]) {
+            jb_item(jb, card, "hash_differs", differs[order[i].index]);
+            differs[order[i].index] = NULL;
+        }
         jb_push(jb, list, card);
     }
 
 done:
     for (int i = 0; per_card && i < n; i++)
         cJSON_Delete(per_card[i]);
+    for (int i = 0; differs && i < n; i++)
+        cJSON_Delete(differs[i]);
     free(per_card);
+    free(differs);
     free(rows);
     free(worst);
     free(order);

@@ -57,8 +57,10 @@ static int holds_samples(const cJSON *item)
     return 0;
 }
 
-/* The summary as reads keep it, into *text: without its samples.  A
- * summary that holds none (most do) is the results text's own bytes
+/* The summary as reads keep it, into *text: without its samples, and
+ * without soak's one-second series (up to an hour of entries: it stays in
+ * the results, for its run page; a list of runs does without it).  A
+ * summary that holds neither (most do) is the results text's own bytes
  * (json_span.h), not printed again; one that does is copied, pruned and
  * printed.  *slim is the pruned copy (NULL where the summary itself
  * serves).  0, or -1 when memory ran out. */
@@ -68,7 +70,7 @@ static int judge_summary(const struct run_record *r, const cJSON *summary, cJSON
     size_t start, len;
 
     *slim = NULL;
-    if (!holds_samples(summary)) {
+    if (!holds_samples(summary) && !cJSON_GetObjectItemCaseSensitive(summary, "series")) {
         if (r->results_text &&
             json_member_span(r->results_text, strlen(r->results_text), "summary", &start,
                              &len) == 0)
@@ -78,6 +80,7 @@ static int judge_summary(const struct run_record *r, const cJSON *summary, cJSON
     if ((*slim = cJSON_Duplicate(summary, 1)) == NULL)
         return -1;
     drop_samples(*slim);
+    cJSON_DeleteItemFromObjectCaseSensitive(*slim, "series");
     return (*text = cJSON_PrintUnformatted(*slim)) ? 0 : -1;
 }
 
@@ -124,7 +127,7 @@ int judge_run_record(struct run_record *r)
         rc = 0;
         goto done;
     }
-    if ((validity = gb_validity_judge(r->results, r->meta)) == NULL)
+    if ((validity = gb_validity_judge_benchmark(r->benchmark, r->results, r->meta)) == NULL)
         goto done;
     j->valid = gb_validity_flag(validity);
     if (print_into(&j->validity, validity) != 0)

@@ -279,7 +279,10 @@ static int test_measures_flags(void)
 {
     static const char *const measure[] = {"strides", "words", "n", "variants", "array_mib",
                                           "kinds", "gemm_n", "sizes_kib", "memory", "size_mib",
-                                          "footprint_mib", "l2_fetch_bytes", NULL};
+                                          "footprint_mib", "l2_fetch_bytes",
+                                          /* issue 32's deep checks */
+                                          "seconds", "fraction", "patterns", "passes", "load",
+                                          NULL};
     int seen = 0;
 
     for (size_t i = 0; i < gb_benchmark_count(); i++)
@@ -293,7 +296,7 @@ static int test_measures_flags(void)
             ASSERT_EQ(p->measures, want);
             seen += want;
         }
-    ASSERT_EQ(seen, 13); /* strides twice */
+    ASSERT_EQ(seen, 20); /* strides, kinds and seconds twice */
     return 0;
 }
 
