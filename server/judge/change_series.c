@@ -94,6 +94,7 @@ int change_series_step(struct change_series *s, double t, double x, const char *
     struct cp_sums total = {0};
 
     memset(found, 0, sizeof(*found));
+    memset(&s->last, 0, sizeof(s->last));
     if (strlen(run_id) >= CS_RUN_ID_MAX || !isfinite(t) || !isfinite(x))
         return -1;
     s->runs++;
@@ -131,6 +132,7 @@ int change_series_step(struct change_series *s, double t, double x, const char *
     } else {
         s->drifting = 0;
     }
+    s->last = *found;
     return 0;
 }
 
@@ -149,12 +151,13 @@ int change_series_encode(const struct change_series *s, unsigned char *buf, size
                           0, s->t0};
     size_t pts = sizeof(s->pts[0]) * (size_t)s->n, days = sizeof(s->days[0]) * (size_t)s->ndays;
 
-    *len = sizeof(h) + pts + days;
+    *len = sizeof(h) + pts + days + sizeof(s->last);
     if (*len > cap)
         return -1;
     memcpy(buf, &h, sizeof(h));
     memcpy(buf + sizeof(h), s->pts, pts);
     memcpy(buf + sizeof(h) + pts, s->days, days);
+    memcpy(buf + sizeof(h) + pts + days, &s->last, sizeof(s->last));
     return 0;
 }
 
@@ -168,7 +171,8 @@ int change_series_decode(struct change_series *s, const unsigned char *buf, size
     memcpy(&h, buf, sizeof(h));
     if (h.magic != CS_MAGIC || h.size != sizeof(*s) || h.n < 0 || h.n > CP_WINDOW ||
         h.ndays < 0 || h.ndays > CS_DAYS ||
-        len != sizeof(h) + sizeof(s->pts[0]) * (size_t)h.n + sizeof(s->days[0]) * (size_t)h.ndays)
+        len != sizeof(h) + sizeof(s->pts[0]) * (size_t)h.n + sizeof(s->days[0]) * (size_t)h.ndays +
+                   sizeof(s->last))
         return -1;
     s->runs = h.runs;
     s->n = h.n;
@@ -178,6 +182,10 @@ int change_series_decode(struct change_series *s, const unsigned char *buf, size
     memcpy(s->pts, buf + sizeof(h), sizeof(s->pts[0]) * (size_t)h.n);
     memcpy(s->days, buf + sizeof(h) + sizeof(s->pts[0]) * (size_t)h.n,
            sizeof(s->days[0]) * (size_t)h.ndays);
+    memcpy(&s->last,
+           buf + sizeof(h) + sizeof(s->pts[0]) * (size_t)h.n + sizeof(s->days[0]) * (size_t)h.ndays,
+           sizeof(s->last));
+    s->last.step_run_id[CS_RUN_ID_MAX - 1] = '\0';
     for (int i = 0; i < s->n; i++)
         s->pts[i].run_id[CS_RUN_ID_MAX - 1] = '\0';
     return 0;

@@ -35,16 +35,6 @@ struct cs_day {
     struct cp_sums sums;
 };
 
-struct change_series {
-    long long runs; /* every run stepped, joined or not */
-    int n;          /* points in the window, oldest first */
-    struct cs_point pts[CP_WINDOW];
-    int ndays; /* the segment's daily sums, oldest first */
-    struct cs_day days[CS_DAYS];
-    double t0;    /* the days' origin (their sums are of t - t0) */
-    int drifting; /* a drift reported and still there */
-};
-
 /* What a step found. */
 struct cs_found {
     int step, drift; /* which of the two below were found */
@@ -53,6 +43,17 @@ struct cs_found {
     double step_t;                   /* its time, days */
     int n_before, n_after;
     struct cp_drift d;
+};
+
+struct change_series {
+    long long runs; /* every run stepped, joined or not */
+    int n;          /* points in the window, oldest first */
+    struct cs_point pts[CP_WINDOW];
+    int ndays; /* the segment's daily sums, oldest first */
+    struct cs_day days[CS_DAYS];
+    double t0;            /* the days' origin (their sums are of t - t0) */
+    int drifting;         /* a drift reported and still there */
+    struct cs_found last; /* what the last step found (gb_change_found) */
 };
 
 /* Adds a run (its time t in days, its value x, its id) to s and looks for
