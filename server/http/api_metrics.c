@@ -22,6 +22,7 @@
 #include "peers.h"
 #include "result_fields.h"
 #include "store_alerts.h"
+#include "store_changes.h"
 #include "store_card_events.h"
 #include "store_queue.h"
 #include "store_runs.h"
@@ -350,6 +351,39 @@ static int card_event_metrics(struct http_request *req, struct dynbuf *b)
     return 0;
 }
 
+/* Issue 34: gpubench_changes_recent, each card's change points (kind
+ * step) and drifts (kind drift) of the last CHANGES_WINDOW_DAYS days
+ * (GET /cards/UUID/changes), by card and kind: a gauge, since old ones
+ * leave the window.  Self-contained: one store read, one family.  0, or
+ * -1 on a store error. */
+#define CHANGES_WINDOW_DAYS 30
+static int change_metrics(struct http_request *req, struct dynbuf *b)
+{
+    char since[32];
+    cJSON *counts = NULL;
+    const cJSON *c;
+
+    time_format_rfc3339(time_now_unix_ms() - (int64_t)CHANGES_WINDOW_DAYS * 86400000, since,
+                        sizeof(since));
+    if (store_changes_counts(req->app->store, since, &counts) != STORE_OK)
+        return -1;
+    help(b, "gpubench_changes_recent", "gauge",
+         "Change points (kind step) and drifts (kind drift) found in the last 30 days, by card "
+         "(GET /cards/UUID/changes).");
+    cJSON_ArrayForEach(c, counts) {
+        add_text(b, "gpubench_changes_recent{host=\"");
+        label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")));
+        add_text(b, "\",uuid=\"");
+        label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "device_uuid")));
+        add_text(b, "\",kind=\"");
+        label_value(b, cJSON_GetStringValue(cJSON_GetObjectItem(c, "kind")));
+        (void)!dynbuf_printf(b, "\"} %.0f\n",
+                             cJSON_GetNumberValue(cJSON_GetObjectItem(c, "count")));
+    }
+    cJSON_Delete(counts);
+    return 0;
+}
+
 /* gpubench_alert_open: open confirmed (or acknowledged) alerts counted by
  * kind, state, card and row (store_alerts_open_counts counts them in SQL);
  * never an alert's id, which is new per alert.  0, or -1 when memory ran
@@ -535,6 +569,7 @@ void api_metrics_get(struct http_request *req, struct http_reply *rep)
     if (gpu_metrics(req, &b) != 0 || run_metrics(req, &b) != 0 ||
         result_metrics(req, &b) != 0 || alert_metrics(req, &b) != 0 ||
         coverage_metrics(req, &b) != 0 || card_event_metrics(req, &b) != 0 ||
+        change_metrics(req, &b) != 0 ||
         canaries_metrics(req->app->canaries, &b) != STORE_OK) {
         dynbuf_free(&b);
         reply_error(rep, 500, "internal", "", "the metrics could not be read from the database");
