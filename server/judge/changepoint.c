@@ -8,7 +8,6 @@
 #include "changepoint.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The continued fraction of the incomplete beta I_x(a, b) (modified
@@ -199,20 +198,19 @@ static int test_step(const double *x, int n, int index, double max_p, struct cp_
            not_a_slope(x, n, index, ssl + ssr);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Each point's distances to every other summed (row[k]), and all pairs'
  * sum, from the sorted values and their prefix sums: O(n log n). */
 static double distance_rows(const double *x, int n, double *row)
 {
     double sorted[CP_WINDOW], prefix[CP_WINDOW + 1], pairs = 0;
 
-    memcpy(sorted, x, sizeof(double) * (size_t)n);
-    qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+    /* insertion sort: 50 values at most, inlined, faster than qsort's calls */
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        for (; j > 0 && sorted[j - 1] > x[i]; j--)
+            sorted[j] = sorted[j - 1];
+        sorted[j] = x[i];
+    }
     prefix[0] = 0;
     for (int i = 0; i < n; i++) {
         prefix[i + 1] = prefix[i] + sorted[i];
@@ -263,7 +261,10 @@ int cp_find_step(const double *x, int n, int min_seg, double max_p, struct cp_st
             best_index = nl;
         }
     }
-    int found = test_step(x, n, best_index, max_p, out);
+    /* A best split at the last place it may be, min_seg from the end, may
+     * be a step still coming in (its first runs after, with runs before
+     * it on the right): wait for one more run before placing it. */
+    int found = test_step(x, n, best_index, max_p, out) && best_index < n - min_seg;
     out->q = best;
     return found;
 }

@@ -20,7 +20,10 @@
  * changes, where the original permutation test is random).  Parameters
  * (Otava's defaults: window 50, max p-value 0.001, min magnitude 0):
  *   CP_WINDOW 50           the newest runs since the last change searched
- *   CP_MIN_SEGMENT 5       runs on each side of a change, at least
+ *   CP_MIN_SEGMENT 5       runs on each side of a change, at least, and
+ *                          one more after it: a split at the last place it
+ *                          may be waits a run (it may be a step whose
+ *                          first runs are still coming in)
  *   CP_MAX_PVALUE 1e-6     calibrated by seeded simulation at the H200's
  *                          run-to-run spread (tests/unit/test_changepoint.c:
  *                          a t-test of the best of ~40 splits, redone at
