@@ -36,6 +36,7 @@ CREATE TABLE changes (
 );
 CREATE INDEX changes_by_card ON changes (device_uuid, at);
 CREATE INDEX changes_by_at ON changes (at);
+CREATE INDEX changes_by_found_run ON changes (found_run_id);
 
 -- A step opens an alert of kind 'change', a drift one of kind 'drift';
 -- SQLite cannot change a CHECK, so the table is copied (as 0013 did).

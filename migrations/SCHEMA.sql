@@ -180,6 +180,8 @@ CREATE INDEX changes_by_card ON changes (device_uuid, at);
 
 CREATE INDEX changes_by_at ON changes (at);
 
+CREATE INDEX changes_by_found_run ON changes (found_run_id);
+
 CREATE TABLE "alerts" (
     id             INTEGER PRIMARY KEY AUTOINCREMENT,
     kind           TEXT NOT NULL CHECK (kind IN

@@ -568,6 +568,21 @@ static void clear_one_offs(struct alerts *a, const cJSON *run, const char *id)
     free(closing);
 }
 
+/* The steps and drifts run id's arrival found (store_changes.c opened
+ * their alerts, confirmed, as it stored the run) told to the webhook. */
+static void post_changes(struct alerts *a, const char *id)
+{
+    cJSON *found = NULL;
+
+    if (store_alerts_found_changes(a->store, id, &found) != STORE_OK)
+        log_warn("run %s: the change alerts it found could not be read; they are posted at the "
+                 "next start",
+                 id);
+    else
+        post_alerts(a, found);
+    cJSON_Delete(found);
+}
+
 void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
 {
     const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
@@ -578,6 +593,7 @@ void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
     if (id == NULL)
         return;
     clear_one_offs(a, run, id);
+    post_changes(a, id);
     if (!cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged"))) {
         if (confirms)
             alerts_on_unjudged(a, id, "was not valid");

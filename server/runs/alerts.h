@@ -36,6 +36,12 @@
  * altogether (the daemon killed between an alert and its queueing, or
  * between a confirmation's end and its judgement) are queued again too.
  *
+ * A step or a drift in a card's series (issue 34, store_changes.h) opens
+ * its alert of kind change or drift, confirmed, as the run that found it
+ * is stored, wherever that run came from; a run measured here posts its
+ * ones to the webhook (alerts_on_run), an imported or pulled run's are
+ * posted at the next start (alerts_recover).
+ *
  * The webhook posts each confirmed alert as JSON to --alert-webhook from a
  * thread of its own, retried with back-off (ALERTS_WEBHOOK_TRIES), so a
  * slow or dead receiver never holds up a run; the queue is bounded and an

@@ -13,6 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
+from test_client import Client  # noqa: E402
 from test_verdicts import MODEL, make_run, uuid_of  # noqa: E402
 
 DAY0 = datetime.datetime(2026, 3, 1, 10, 0, 0)
@@ -123,6 +124,23 @@ class ChangesTest(unittest.TestCase):
         self.assertEqual(self.d.get("/changes?since=2030-01-01").json()["changes"], [])
         r = self.d.get("/changes?since=yesterday")
         self.assertEqual(r.status, 400, r)
+
+    def test_client_lists_them(self):
+        gb = Client(self.d)
+        rc, out, err = gb("changes")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("step", out)
+        self.assertIn("drift", out)
+        self.assertIn(uuid_of(1)[:20], out)
+        rc, out, err = gb("changes", "--host", "synth-b")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn(uuid_of(1)[:20], out)
+        self.assertIn(uuid_of(3)[:20], out)
+        rc, out, err = gb("changes", "--since", "2030-01-01")
+        self.assertEqual((rc, out), (0, "no change points or drifts found\n"), err)
+        rc, out, err = gb("changes", "--since", "soon")
+        self.assertEqual(rc, 3)
+        self.assertIn("since", err)
 
     def test_metrics_count_recent_changes(self):
         # the made runs are in 2026-03: outside the last 30 days unless
