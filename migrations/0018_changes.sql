@@ -14,7 +14,7 @@ CREATE TABLE change_series (
     row_key     TEXT NOT NULL,      -- JSON: the row's key value
     state       BLOB NOT NULL,      -- gb_change_step's
     PRIMARY KEY (host, device_uuid, verdict_key, row_key)
-) WITHOUT ROWID;
+);  -- not WITHOUT ROWID: a state is ~5 kB, more than such a table's rows should be
 
 -- What the series found: a step (its first run after, the levels before
 -- and after, the shift with its interval and p-value) or the start of a

@@ -158,7 +158,7 @@ CREATE TABLE change_series (
     row_key     TEXT NOT NULL,      -- JSON: the row's key value
     state       BLOB NOT NULL,      -- gb_change_step's
     PRIMARY KEY (host, device_uuid, verdict_key, row_key)
-) WITHOUT ROWID;
+);
 
 CREATE TABLE changes (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,
