@@ -82,3 +82,10 @@ CREATE INDEX alerts_by_card ON alerts (device_uuid, kind) WHERE state <> 'cleare
 -- starts at the newest one's first run.
 CREATE INDEX alerts_acked_change ON alerts (host, device_uuid, verdict_key, run_id)
     WHERE kind = 'change' AND state = 'acknowledged';
+
+-- --keep-samples (store_retention.c): a run older than it loses its rows'
+-- per-sample arrays (its medians, intervals, digest and everything a
+-- verdict or a series reads stay); samples_dropped marks it, and the
+-- partial index finds those still whole without reading the others.
+ALTER TABLE run_results ADD COLUMN samples_dropped INTEGER;
+CREATE INDEX run_results_with_samples ON run_results (run_id) WHERE samples_dropped IS NULL;

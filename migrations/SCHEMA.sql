@@ -36,7 +36,7 @@ CREATE TABLE run_results (
     run_id  TEXT PRIMARY KEY NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     results TEXT NOT NULL,                  -- JSON {"rows": [...], "summary": {...}}
     meta    TEXT NOT NULL                   -- JSON
-);
+, samples_dropped INTEGER);
 
 CREATE UNIQUE INDEX runs_by_final_seq ON runs (final_seq) WHERE final_seq IS NOT NULL;
 
@@ -220,3 +220,5 @@ CREATE INDEX alerts_by_card ON alerts (device_uuid, kind) WHERE state <> 'cleare
 
 CREATE INDEX alerts_acked_change ON alerts (host, device_uuid, verdict_key, run_id)
     WHERE kind = 'change' AND state = 'acknowledged';
+
+CREATE INDEX run_results_with_samples ON run_results (run_id) WHERE samples_dropped IS NULL;

@@ -9,6 +9,7 @@ import datetime
 import json
 import os
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -189,6 +190,31 @@ class AckRebaselinesTest(unittest.TestCase):
         self.assertTrue(history)
         self.assertFalse(set(history) & set(before), history)
         self.assertTrue(set(history) <= set(after), history)
+
+
+class KeepSamplesTest(unittest.TestCase):
+    """--keep-samples: old runs lose their samples after a database check,
+    their medians stay; a card's newest --history-runs runs stay whole."""
+
+    def test_old_samples_dropped_medians_kept(self):
+        d = Daemon(gpus=0, args=["--keep-samples", "1d", "--db-check-delay", "0",
+                                 "--db-check-interval", "1", "--history-runs", "8"]).start()
+        self.addCleanup(lambda: self.assertEqual(d.stop(), 0))
+        runs = series(5, [1.0] * 20)
+        r = d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
+        self.assertEqual(r.status, 200, r)
+        deadline = time.time() + 30
+        while time.time() < deadline and "lost their samples" not in d.read_log():
+            time.sleep(0.2)
+        self.assertIn("lost their samples", d.read_log())
+        for i, run in enumerate(runs):
+            got = d.get("/runs/%s" % run["id"]).json()
+            for row, made in zip(got["results"]["rows"], run["results"]["rows"]):
+                self.assertAlmostEqual(row["median_ms"], made["median_ms"])
+                if i < 12:
+                    self.assertNotIn("samples", row)
+                else:  # the card's newest 8 are its history: whole
+                    self.assertEqual(len(row["samples"]), len(made["samples"]))
 
 
 if __name__ == "__main__":
