@@ -192,6 +192,34 @@ class AckRebaselinesTest(unittest.TestCase):
         self.assertTrue(set(history) <= set(after), history)
 
 
+class HubTest(unittest.TestCase):
+    """A hub that pulls a node's runs finds the node's card's step too, and
+    raises its one alert (the series are stepped as pulled runs are
+    stored, as for every run)."""
+
+    def test_pulled_runs_find_the_step(self):
+        node = Daemon(gpus=0).start()
+        self.addCleanup(lambda: self.assertEqual(node.stop(), 0))
+        runs = series(6, [1.0] * 30 + [0.95] * 15)
+        r = node.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
+        self.assertEqual(r.status, 200, r)
+        hub = Daemon(gpus=0, args=["--peer", "http://127.0.0.1:%d" % node.port,
+                                   "--peer-interval", "1"]).start()
+        self.addCleanup(lambda: self.assertEqual(hub.stop(), 0))
+        deadline = time.time() + 30
+        while time.time() < deadline and hub.sql("SELECT count(*) FROM runs") != [(len(runs),)]:
+            time.sleep(0.2)
+        at_node = node.get("/cards/%s/changes" % uuid_of(6)).json()["changes"]
+        at_hub = hub.get("/cards/%s/changes" % uuid_of(6)).json()["changes"]
+        self.assertEqual(len(at_node), 1, at_node)
+        self.assertEqual([(c["run_id"], c["shift"]) for c in at_hub],
+                         [(c["run_id"], c["shift"]) for c in at_node])
+        self.assertEqual(at_hub[0]["run_id"], runs[30]["id"])
+        alerts = [a for a in hub.get("/alerts").json()["alerts"] if a["kind"] == "change"]
+        self.assertEqual(len(alerts), 1, alerts)
+        self.assertEqual(alerts[0]["verdict"], "faster")
+
+
 class KeepSamplesTest(unittest.TestCase):
     """--keep-samples: old runs lose their samples after a database check,
     their medians stay; a card's newest --history-runs runs stay whole."""
