@@ -8,9 +8,12 @@
  * with the records' series points taken out before the write (no series).
  * The difference is the series' whole cost; the changes found are listed.
  *
- *   gpubench-change-time DIR TEMPLATES.ndjson [RUNS]
+ *   gpubench-change-time DIR TEMPLATES.ndjson [RUNS [BIG-DB]]
  *
- * DIR gets two databases (removed first).  Synthetic filler, not results.
+ * DIR gets two databases (removed first); with BIG-DB (a store made by
+ * gpubench-make-db), both imports go into it instead, each on a card of
+ * its own, to show that a run's series cost does not grow with the store.
+ * Synthetic filler, not results.
  */
 #include "judge_sql.h"
 #include "run_finish.h"
@@ -86,7 +89,7 @@ static void scale_number(cJSON *obj, const char *name, double f)
 }
 
 /* Run i: the template at day i, its times scaled by the run's level. */
-static cJSON *make_run(const cJSON *tmpl, long i, long count, int64_t t0_ms)
+static cJSON *make_run(const cJSON *tmpl, long i, long count, int64_t t0_ms, const char *uuid)
 {
     cJSON *run = cJSON_Duplicate(tmpl, 1), *row, *s;
     int64_t ms = t0_ms + (int64_t)i * 86400000LL;
@@ -95,9 +98,11 @@ static cJSON *make_run(const cJSON *tmpl, long i, long count, int64_t t0_ms)
     char id[UUID7_STRLEN + 1], when[32];
 
     memcpy(rnd, &i, sizeof(i) < sizeof(rnd) ? sizeof(i) : sizeof(rnd));
+    rnd[7] = (uint8_t)uuid[strlen(uuid) - 1]; /* the two cards' runs differ */
     uuid7_format((uint64_t)ms, (uint16_t)(i & 0x0fff), rnd, id);
     time_format_rfc3339(ms, when, sizeof(when));
     cJSON_ReplaceItemInObject(run, "id", cJSON_CreateString(id));
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(run, "device"), "uuid", cJSON_CreateString(uuid));
     cJSON_ReplaceItemInObject(run, "created_at", cJSON_CreateString(when));
     cJSON_ReplaceItemInObject(run, "started_at", cJSON_CreateString(when));
     cJSON_ReplaceItemInObject(run, "finished_at", cJSON_CreateString(when));
@@ -116,9 +121,11 @@ static cJSON *make_run(const cJSON *tmpl, long i, long count, int64_t t0_ms)
 /* Imports count runs into a new database at path; without_series takes
  * each record's points out before the write.  Milliseconds spent in the
  * writes (run_batch_store), or -1. */
-static double import_all(const char *path, const cJSON *tmpl, long count, int without_series,
-                         double *judge_ms)
+static double import_all(const char *path, int fresh, const cJSON *tmpl, long count,
+                         int without_series, double *judge_ms)
 {
+    const char *uuid = without_series ? "GPU-change-time-0000-4000-8000-000000000000"
+                                      : "GPU-change-time-0000-4000-8000-000000000001";
     struct store *s = NULL;
     struct run_batch b = {0};
     char err[512];
@@ -127,7 +134,8 @@ static double import_all(const char *path, const cJSON *tmpl, long count, int wi
 
     *judge_ms = 0;
     rng = 88172645463325252ull;
-    unlink(path);
+    if (fresh)
+        unlink(path);
     if (store_open(path, &s, err, sizeof(err)) != STORE_OK) {
         fprintf(stderr, "gpubench-change-time: %s\n", err);
         return -1;
@@ -135,7 +143,7 @@ static double import_all(const char *path, const cJSON *tmpl, long count, int wi
     for (long done = 0; done < count;) {
         double a = cpu_ms();
         for (int k = 0; k < BATCH && done < count; k++, done++) {
-            cJSON *run = make_run(tmpl, done, count, t0);
+            cJSON *run = make_run(tmpl, done, count, t0, uuid);
             if (run == NULL || run_batch_add(&b, run, NULL, 0, "bench") != 0)
                 return -1;
             cJSON_Delete(run);
@@ -157,7 +165,7 @@ static double import_all(const char *path, const cJSON *tmpl, long count, int wi
     }
     run_batch_clear(&b);
     if (!without_series) {
-        struct change_select sel = {.limit = 100};
+        struct change_select sel = {.uuid = uuid, .limit = 100};
         cJSON *list = NULL, *c;
         if (store_changes_list(s, &sel, &list) == STORE_OK) {
             printf("changes found: %d\n", cJSON_GetArraySize(list));
@@ -195,13 +203,15 @@ int main(int argc, char **argv)
     snprintf(with_path, sizeof(with_path), "%s/change-time-with.db", argv[1]);
     snprintf(without_path, sizeof(without_path), "%s/change-time-without.db", argv[1]);
     store_functions_set(judge_sql_functions);
-    double without = import_all(without_path, tmpl, count, 1, &judge_without);
-    double with = import_all(with_path, tmpl, count, 0, &judge_with);
+    const char *big = argc > 4 ? argv[4] : NULL;
+    double without = import_all(big ? big : without_path, !big, tmpl, count, 1, &judge_without);
+    double with = import_all(big ? big : with_path, !big, tmpl, count, 0, &judge_with);
     if (with < 0 || without < 0)
         return 1;
     int rows = cJSON_GetArraySize(
         cJSON_GetObjectItem(cJSON_GetObjectItem(tmpl, "results"), "rows"));
-    printf("%ld runs of one card x key (%d rows), imported %d a batch:\n", count, rows, BATCH);
+    printf("%ld runs of one card x key (%d rows), imported %d a batch into %s:\n", count, rows,
+           BATCH, big ? big : "a new database");
     printf("  writes (CPU) with the series %.0f ms, without %.0f ms: the series cost %.0f ms "
            "(%.1f us a run, %.1f us a row)\n",
            with, without, with - without, 1e3 * (with - without) / count,

@@ -76,10 +76,11 @@ static void add_point(struct change_series *s, double t, double x, const char *r
 
     if (s->n == CP_WINDOW)
         memmove(&s->pts[0], &s->pts[1], sizeof(s->pts[0]) * (size_t)(--s->n));
-    for (at = s->n; at > 0 && (s->pts[at - 1].t > t ||
-                               (s->pts[at - 1].t == t && strcmp(s->pts[at - 1].run_id, run_id) > 0));
-         at--)
-        ;
+    for (at = s->n; at > 0; at--) {
+        const struct cs_point *p = &s->pts[at - 1];
+        if (p->t < t || (p->t == t && strcmp(p->run_id, run_id) <= 0))
+            break;
+    }
     memmove(&s->pts[at + 1], &s->pts[at], sizeof(s->pts[0]) * (size_t)(s->n - at));
     s->pts[at].t = t;
     s->pts[at].x = x;

@@ -99,9 +99,9 @@ static void found_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_result_error_nomem(ctx);
         return;
     }
+    size_t len = (size_t)sqlite3_value_bytes(argv[0]);
     if (sqlite3_value_type(argv[0]) == SQLITE_BLOB &&
-        change_series_decode(s, sqlite3_value_blob(argv[0]), (size_t)sqlite3_value_bytes(argv[0])) ==
-            0 &&
+        change_series_decode(s, sqlite3_value_blob(argv[0]), len) == 0 &&
         (s->last.step || s->last.drift)) {
         if ((found = change_found_json(&s->last)) == NULL ||
             (text = cJSON_PrintUnformatted(found)) == NULL) {

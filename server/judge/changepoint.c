@@ -300,6 +300,7 @@ int cp_drift_of(const struct cp_sums *s, double span_days, double threshold,
     out->ci_high = expm1((slope + tq * se) * CP_DRIFT_DAYS);
     double t = se > 0 ? slope / se : (slope != 0 ? INFINITY : 0);
     out->p_value = fabs(t) >= CP_P_EXACT_FROM_T ? cp_t_two_sided_p(t, df) : NAN;
-    out->reported = !isnan(out->p_value) && out->p_value <= CP_DRIFT_MAX_PVALUE && fabs(out->per_month) >= threshold;
+    out->reported = !isnan(out->p_value) && out->p_value <= CP_DRIFT_MAX_PVALUE &&
+                    fabs(out->per_month) >= threshold;
     return 0;
 }
