@@ -16,6 +16,7 @@
  * Synthetic filler, not results.
  */
 #include "judge_sql.h"
+#include "seeded_rng.h"
 #include "run_finish.h"
 #include "store.h"
 #include "store_changes.h"
@@ -33,28 +34,12 @@
 
 #define BATCH 1000
 
-static uint64_t rng = 88172645463325252ull;
-
 /* This process's CPU time, ms: the machine's other load is not counted. */
 static double cpu_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double uniform01(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return ((rng * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double gaussian(void)
-{
-    double u = uniform01(), v = uniform01();
-    return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(2.0 * M_PI * v);
 }
 
 static const cJSON *find_template(const char *path, cJSON **all)
@@ -133,7 +118,7 @@ static double import_all(const char *path, int fresh, const cJSON *tmpl, long co
     int64_t t0 = 1700000000000LL;
 
     *judge_ms = 0;
-    rng = 88172645463325252ull;
+    rng_state = 88172645463325252ull;
     if (fresh)
         unlink(path);
     if (store_open(path, &s, err, sizeof(err)) != STORE_OK) {

@@ -14,6 +14,7 @@
  * decline reported as drift and not as a step in at least 95%.
  */
 #include "test.h"
+#include "seeded_rng.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -26,22 +27,6 @@
 #define SIGMA_WIDE 0.0109
 #define SIGMA_NARROW 0.0053
 #define YEAR 365
-
-static uint64_t rng_state;
-
-static double uniform01(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double gaussian(void)
-{
-    double u = uniform01(), v = uniform01();
-    return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(2.0 * M_PI * v);
-}
 
 /* One run's id, as a run's would be: ordered with its index. */
 static void run_id(char *buf, int trial, int i)
