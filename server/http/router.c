@@ -51,6 +51,7 @@ static const struct route routes[] = {
     {"GET",    "/cards/*/events",   api_card_events_get,   ROUTE_READ,   &JSON,   NOT_LIMITED},
     {"GET",    "/cards/*/changes",  api_card_changes_get,  ROUTE_READ,   &JSON,   NOT_LIMITED},
     {"GET",    "/changes",          api_changes_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
+    {"GET",    "/changes.md",       api_changes_md_get,    ROUTE_READ,   &JSON,   NOT_LIMITED},
     {"GET",    "/cards/*",          api_cards_get_one,     ROUTE_READ,   &JSON,   NOT_LIMITED},
     {"GET",    "/card_faults",      api_card_faults_get,   ROUTE_READ,   &JSON,   NOT_LIMITED},
     {"GET",    "/peers",            api_peers_get,         ROUTE_READ,   &JSON,   NOT_LIMITED},

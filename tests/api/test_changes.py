@@ -126,6 +126,18 @@ class ChangesTest(unittest.TestCase):
         r = self.d.get("/changes?since=yesterday")
         self.assertEqual(r.status, 400, r)
 
+    def test_markdown_report(self):
+        r = self.d.get("/changes.md?host=synth")
+        self.assertEqual(r.status, 200, r)
+        self.assertTrue(r.header("Content-Type").startswith("text/markdown"), r)
+        text = r.body
+        step = [c for c in self.changes(1) if c["kind"] == "step"][0]
+        self.assertIn("| step |", text)
+        self.assertIn("%+.2f%%" % (100 * step["shift"]), text)
+        self.assertIn(step["run_id"], text)
+        self.assertNotIn(uuid_of(3), text)  # the drift's card is on synth-b
+        self.assertEqual(self.d.get("/changes.md?since=never").status, 400)
+
     def test_client_lists_them(self):
         gb = Client(self.d)
         rc, out, err = gb("changes")
