@@ -84,7 +84,10 @@ static void add_point(struct change_series *s, double t, double x, const char *r
     memmove(&s->pts[at + 1], &s->pts[at], sizeof(s->pts[0]) * (size_t)(s->n - at));
     s->pts[at].t = t;
     s->pts[at].x = x;
-    strcpy(s->pts[at].run_id, run_id);
+    /* zero-filled: the blob keeps all CS_RUN_ID_MAX bytes, and none of
+     * them may be whatever the heap held before */
+    memset(s->pts[at].run_id, 0, sizeof(s->pts[at].run_id));
+    memcpy(s->pts[at].run_id, run_id, strlen(run_id));
     s->n++;
 }
 
