@@ -316,6 +316,7 @@ int main(int argc, char **argv)
     peers.tls = opt.peer_tls;
     peers.test_benchmarks = opt.test_benchmarks;
     peers.max_clock_skew_ms = opt.max_clock_skew_s * 1000;
+    peers.alerts = app.alerts;
     app.peers = peers_start(&peers);
     canaries.runs = &runs;
     canaries.specs = opt.canaries;

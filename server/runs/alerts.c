@@ -568,19 +568,27 @@ static void clear_one_offs(struct alerts *a, const cJSON *run, const char *id)
     free(closing);
 }
 
-/* The steps and drifts run id's arrival found (store_changes.c opened
- * their alerts, confirmed, as it stored the run) told to the webhook. */
-static void post_changes(struct alerts *a, const char *id)
+void alerts_on_stored(struct alerts *a, const char *run_ids)
 {
     cJSON *found = NULL;
 
-    if (store_alerts_found_changes(a->store, id, &found) != STORE_OK)
-        log_warn("run %s: the change alerts it found could not be read; they are posted at the "
-                 "next start",
-                 id);
+    if (a == NULL)
+        return;
+    if (store_alerts_found_changes(a->store, run_ids, &found) != STORE_OK)
+        log_warn("the change alerts of the runs just stored could not be read; they are posted "
+                 "at the next start");
     else
         post_alerts(a, found);
     cJSON_Delete(found);
+}
+
+/* The steps and drifts run id's arrival found, told to the webhook. */
+static void post_changes(struct alerts *a, const char *id)
+{
+    char ids[128];
+
+    if (snprintf(ids, sizeof(ids), "[\"%s\"]", id) < (int)sizeof(ids))
+        alerts_on_stored(a, ids);
 }
 
 void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)

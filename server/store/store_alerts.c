@@ -415,18 +415,19 @@ done:
     return store_query_end(&q, rc);
 }
 
-int store_alerts_found_changes(struct store *s, const char *run_id, cJSON **alerts)
+int store_alerts_found_changes(struct store *s, const char *run_ids, cJSON **alerts)
 {
     struct store_query q;
     int rc = STORE_ERROR;
 
     *alerts = NULL;
-    store_query_begin(&q, store_reader(s), "read the change alerts a run found");
+    store_query_begin(&q, store_reader(s), "read the change alerts runs found");
     if (store_query_prepare(&q, "SELECT " ALERT_COLUMNS " FROM alerts WHERE change_id IN "
-                                "(SELECT id FROM changes WHERE found_run_id = ?1) "
+                                "(SELECT c.id FROM json_each(?1) j JOIN changes c "
+                                "ON c.found_run_id = j.value) "
                                 "AND webhook IS NULL ORDER BY id") != STORE_OK)
         goto done;
-    store_bind_text(&q, 1, run_id);
+    store_bind_text(&q, 1, run_ids);
     rc = alerts_of_rows(&q, alerts);
 
 done:

@@ -6,9 +6,11 @@ change; a 0.1%-a-run decline is a drift and one drift alert; GET /changes
 filters by host, model and since; /metrics counts them; an acknowledged
 step makes the new level the card's baseline for its history verdicts."""
 import datetime
+import http.server
 import json
 import os
 import sys
+import threading
 import time
 import unittest
 
@@ -204,22 +206,45 @@ class AckRebaselinesTest(unittest.TestCase):
         self.assertTrue(set(history) <= set(after), history)
 
 
+class Hook(http.server.BaseHTTPRequestHandler):
+    """An --alert-webhook receiver: each post's path and alert kept."""
+    posts = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        Hook.posts.append((self.path, body))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
 class HubTest(unittest.TestCase):
     """A hub that pulls a node's runs finds the node's card's step too, and
     raises its one alert (the series are stepped as pulled runs are
-    stored, as for every run)."""
+    stored, as for every run); the node (an import) and the hub (a pull)
+    each post their one change alert to their webhook."""
 
     def test_pulled_runs_find_the_step(self):
-        node = Daemon(gpus=0).start()
+        Hook.posts = []
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        hook = "http://127.0.0.1:%d" % server.server_address[1]
+        node = Daemon(gpus=0, args=["--alert-webhook", hook + "/node"]).start()
         self.addCleanup(lambda: self.assertEqual(node.stop(), 0))
         runs = series(6, [1.0] * 30 + [0.95] * 15)
         r = node.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
         self.assertEqual(r.status, 200, r)
         hub = Daemon(gpus=0, args=["--peer", "http://127.0.0.1:%d" % node.port,
-                                   "--peer-interval", "1"]).start()
+                                   "--peer-interval", "1", "--alert-webhook", hook + "/hub"]).start()
         self.addCleanup(lambda: self.assertEqual(hub.stop(), 0))
         deadline = time.time() + 30
-        while time.time() < deadline and hub.sql("SELECT count(*) FROM runs") != [(len(runs),)]:
+        while time.time() < deadline and (hub.sql("SELECT count(*) FROM runs") != [(len(runs),)]
+                                          or len(Hook.posts) < 2):
             time.sleep(0.2)
         at_node = node.get("/cards/%s/changes" % uuid_of(6)).json()["changes"]
         at_hub = hub.get("/cards/%s/changes" % uuid_of(6)).json()["changes"]
@@ -230,6 +255,9 @@ class HubTest(unittest.TestCase):
         alerts = [a for a in hub.get("/alerts").json()["alerts"] if a["kind"] == "change"]
         self.assertEqual(len(alerts), 1, alerts)
         self.assertEqual(alerts[0]["verdict"], "faster")
+        time.sleep(0.5)  # a second post of either would have come by now
+        self.assertEqual(sorted((path, a["kind"], a["runs"]["detected"]) for path, a in Hook.posts),
+                         [("/hub", "change", runs[30]["id"]), ("/node", "change", runs[30]["id"])])
 
 
 class KeepSamplesTest(unittest.TestCase):
