@@ -230,6 +230,32 @@ static double distance_rows(const double *x, int n, double *row)
     return pairs;
 }
 
+/* The largest |t| of the pooled two-sample t-test over every split of
+ * x[0..n) with at least min_seg points a side, from prefix sums. */
+static double max_split_t(const double *x, int n, int min_seg)
+{
+    double sum = 0, sq = 0, left = 0, left_sq = 0, best = 0;
+
+    for (int i = 0; i < n; i++) {
+        sum += x[i];
+        sq += x[i] * x[i];
+    }
+    for (int k = 0; k < n - min_seg; k++) {
+        left += x[k];
+        left_sq += x[k] * x[k];
+        int nl = k + 1, nr = n - nl;
+        if (nl < min_seg)
+            continue;
+        double ml = left / nl, mr = (sum - left) / nr;
+        double ss = (left_sq - left * ml) + ((sq - left_sq) - (sum - left) * mr);
+        double se = sqrt((ss > 0 ? ss : 0) / (n - 2) * (1.0 / nl + 1.0 / nr));
+        double t = se > 0 ? fabs(mr - ml) / se : (mr != ml ? INFINITY : 0);
+        if (t > best)
+            best = t;
+    }
+    return best;
+}
+
 int cp_find_step(const double *x, int n, int min_seg, double max_p, struct cp_step *out)
 {
     double within_l = 0, within_r, across = 0, best = -INFINITY, row[CP_WINDOW];
@@ -239,6 +265,11 @@ int cp_find_step(const double *x, int n, int min_seg, double max_p, struct cp_st
     out->index = -1;
     out->p_value = 1.0;
     if (min_seg < 2 || n < 2 * min_seg || n > CP_WINDOW)
+        return 0;
+    /* Whatever split E-divisive picks, its t-test cannot pass when no
+     * split's can: an O(n) look first, so a steady series (nearly every
+     * run) costs no O(n^2) sweep. */
+    if (max_p <= CP_SHORTCUT_MAX_P && max_split_t(x, n, min_seg) < CP_SHORTCUT_T)
         return 0;
     within_r = distance_rows(x, n, row);
     /* Move x[k] from the right to the left: the left is x[0..k] after. */

@@ -50,6 +50,11 @@
 #define CP_STEP_OVER_LINE_P 1e-5
 #define CP_STEP_OVER_LINE_RSS 1.3
 #define CP_DRIFT_MAX_PVALUE 1e-6
+/* No |t| under CP_SHORTCUT_T (the normal's two-sided quantile of 1e-8;
+ * Student's are larger) has p <= CP_SHORTCUT_MAX_P: where no split of a
+ * window reaches it, cp_find_step skips the E-divisive sweep. */
+#define CP_SHORTCUT_T 5.7307
+#define CP_SHORTCUT_MAX_P 1e-8
 /* Below this |t| a p-value is not computed (NAN): it is above 1e-5 at any
  * degrees of freedom, far from either threshold. */
 #define CP_P_EXACT_FROM_T 4.4
@@ -73,7 +78,7 @@ struct cp_step {
  * points a side: 1 with *out filled when it is significant (p_value <=
  * max_p, |shift| >= CP_MIN_MAGNITUDE, a better fit than a line), 0 when
  * there is no such step (*out still has the best split where n allows
- * one, index -1 otherwise). */
+ * one and a split's t could pass, index -1 otherwise). */
 int cp_find_step(const double *x, int n, int min_seg, double max_p, struct cp_step *out);
 
 /* Least squares over sums (running sums of a window): n points of time t
