@@ -109,13 +109,16 @@ static cJSON *make_run(const cJSON *tmpl, long i, long count, int64_t t0_ms, con
 static double import_all(const char *path, int fresh, const cJSON *tmpl, long count,
                          int without_series, double *judge_ms)
 {
-    const char *uuid = without_series ? "GPU-change-time-0000-4000-8000-000000000000"
-                                      : "GPU-change-time-0000-4000-8000-000000000001";
+    /* a card of its own for each import (and each run of the bench) */
+    char uuid[64];
+    snprintf(uuid, sizeof(uuid), "GPU-change-time-%04lld-4000-8000-%012d",
+             (long long)(time_now_unix_ms() / 1000 % 10000), without_series ? 0 : 1);
     struct store *s = NULL;
     struct run_batch b = {0};
     char err[512];
     double store_ms = 0;
-    int64_t t0 = 1700000000000LL;
+    /* into a big store, times of its own each time: its runs are new ids */
+    int64_t t0 = fresh ? 1700000000000LL : time_now_unix_ms() - count * 86400000LL;
 
     *judge_ms = 0;
     rng_state = 88172645463325252ull;
