@@ -92,8 +92,9 @@ void run_batch_clear(struct run_batch *b);
 /* An import's runs (an array of run objects checked by import_check_run;
  * their results and meta are taken from them) made into records, each
  * judged once, and stored in one transaction: run_batch_add each, then
- * run_batch_store (alerts, or NULL: the batch's alerts).  STORE_OK with *inserted and *existing, or a STORE_*
- * code (memory running out is STORE_ERROR): nothing is stored then. */
+ * run_batch_store (alerts, or NULL: the batch's alerts).  STORE_OK with
+ * *inserted and *existing, or a STORE_* code (memory running out is
+ * STORE_ERROR): nothing is stored then. */
 int run_finish_import(struct store *store, struct alerts *alerts, cJSON *runs,
                       const char *origin, int *inserted, int *existing);
 
