@@ -83,6 +83,7 @@ int cmd_compare(struct cli *c);
 int cmd_fleet(struct cli *c);
 int cmd_import(struct cli *c);
 int cmd_check(struct cli *c);
+int cmd_changes(struct cli *c);
 
 /* GETs path (with its query) and parses the JSON answer into a NEW *out
  * the caller deletes.  On --json prints the daemon's text as it is.  A

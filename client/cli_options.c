@@ -26,6 +26,7 @@ enum {
     SUB_FLEET = 1u << 4,
     SUB_IMPORT = 1u << 5,
     SUB_CHECK = 1u << 6,
+    SUB_CHANGES = 1u << 7,
     SUB_ALL = 0xffffu,
 };
 
@@ -45,6 +46,9 @@ static const struct cli_subcommand subcommands[] = {
      "whether a node's cards may take jobs, for Slurm's HealthCheckProgram; the exit status "
      "answers",
      cmd_check, SUB_CHECK},
+    {"changes", "[--host NAME] [--since DATE]",
+     "the fleet's change points and drifts, newest first (README: change points and drift)",
+     cmd_changes, SUB_CHANGES},
 };
 
 enum option_kind {
@@ -120,6 +124,9 @@ static const struct cli_option_spec option_table[] = {
     {"since", "DATE", "only runs made on or after (2026-01-31 or a UTC date-time)", OPT_STRING,
      FIELD(since), SUB_COMPARE},
     {"until", "DATE", "only runs made on or before", OPT_STRING, FIELD(until), SUB_COMPARE},
+    {"host", "NAME", "only this node's cards", OPT_STRING, FIELD(host), SUB_CHANGES},
+    {"since", "DATE", "only changes at or after (2026-01-31 or a UTC date-time)", OPT_STRING,
+     FIELD(since), SUB_CHANGES},
 };
 
 #define OPTION_COUNT (sizeof(option_table) / sizeof(option_table[0]))

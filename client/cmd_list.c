@@ -1,6 +1,7 @@
 /*
  * cmd_list.c - the read-only listings: `gpubench runs` (GET /runs with its
- * filters) and `gpubench fleet` (GET /fleet).  Filters go to the daemon
+ * filters), `gpubench fleet` (GET /fleet) and `gpubench changes` (GET
+ * /changes, issue 34).  Filters go to the daemon
  * as they were typed: the daemon checks them and its refusal is passed on.
  *
  * Cards are named as the page names them (web/lib/format.js uuidTag): the
@@ -294,6 +295,60 @@ int cmd_fleet(struct cli *c)
                    : 0.0);
     if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "groups")) == 0)
         printf("no cards with done, valid runs yet\n");
+done:
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* A change's size as a person reads it: "+3.02% (+2.51% to +3.53%)". */
+static void print_size(const cJSON *ch, const char *field)
+{
+    const cJSON *v = cJSON_GetObjectItem(ch, field), *lo = cJSON_GetObjectItem(ch, "ci_low"),
+                *hi = cJSON_GetObjectItem(ch, "ci_high");
+
+    if (!cJSON_IsNumber(v)) {
+        printf("%-30s", "?");
+        return;
+    }
+    if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi))
+        printf("%+7.2f%% (%+.2f%% to %+.2f%%)  ", 100 * v->valuedouble, 100 * lo->valuedouble,
+               100 * hi->valuedouble);
+    else
+        printf("%+7.2f%%%-23s", 100 * v->valuedouble, "");
+}
+
+int cmd_changes(struct cli *c)
+{
+    const char *const names[] = {"host", "since"};
+    const char *const values[] = {c->opt.host, c->opt.since};
+    const cJSON *ch;
+    cJSON *doc = NULL;
+    int rc;
+
+    if (c->nargs != 0) {
+        fprintf(stderr, "gpubench changes: %s: unexpected (gpubench changes --help)\n",
+                c->args[0]);
+        return CLI_ERROR;
+    }
+    if ((rc = get_filtered(c, "/changes", names, values, 2, &doc)) != CLI_OK || c->opt.json)
+        goto done;
+    if (cJSON_GetArraySize(cJSON_GetObjectItem(doc, "changes")) == 0) {
+        printf("no change points or drifts found\n");
+        goto done;
+    }
+    printf("%-24s %-6s %-30s %-28s %-14s %s\n", "at", "kind", "size (95% interval)", "card",
+           "benchmark", "row");
+    cJSON_ArrayForEach(ch, cJSON_GetObjectItem(doc, "changes")) {
+        const char *kind = cli_json_text(ch, "kind", NULL);
+        char *row = cJSON_PrintUnformatted(cJSON_GetObjectItem(ch, "row"));
+        int step = kind && strcmp(kind, "step") == 0;
+        printf("%-24s %-6s ", cli_json_text(ch, "at", NULL), kind ? kind : "?");
+        print_size(ch, step ? "shift" : "per_month");
+        printf("%s %.20s %-14s %s%s\n", cli_json_text(ch, "card", "host", NULL),
+               cli_json_text(ch, "card", "device_uuid", NULL),
+               cli_json_text(ch, "benchmark", NULL), row ? row : "?", step ? "" : " a month");
+        free(row);
+    }
 done:
     cJSON_Delete(doc);
     return rc;

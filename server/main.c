@@ -144,6 +144,7 @@ int main(int argc, char **argv)
     struct MHD_Daemon *http = NULL;
     struct db_lock *db_lock = NULL;
     struct store_checker *checker = NULL;
+    struct store_retention retention;
     int listen_fd = -1;
     char bound[80];
     sigset_t stop_signals;
@@ -256,8 +257,10 @@ int main(int argc, char **argv)
         log_warn("%d run(s) were running when the daemon last stopped; marked "
                  "failed (interrupted)",
                  recovered);
+    retention.keep_samples_s = opt.keep_samples_s;
+    retention.keep_newest = opt.history_runs;
     checker = store_checker_start(app.store, app.db_path, opt.db_check_delay_s,
-                                  opt.db_check_interval_s);
+                                  opt.db_check_interval_s, &retention);
     if (checker == NULL)
         goto done;
     waiters = waiters_new(http_park, http_resume);
@@ -314,6 +317,7 @@ int main(int argc, char **argv)
     peers.tls = opt.peer_tls;
     peers.test_benchmarks = opt.test_benchmarks;
     peers.max_clock_skew_ms = opt.max_clock_skew_s * 1000;
+    peers.alerts = app.alerts;
     app.peers = peers_start(&peers);
     canaries.runs = &runs;
     canaries.specs = opt.canaries;

@@ -197,6 +197,17 @@ static int set_duration(struct options *opt, const struct option_spec *spec, con
     return 0;
 }
 
+/* --keep-samples: a duration, or 0 for never. */
+static int set_keep_samples(struct options *opt, const struct option_spec *spec,
+                            const char *text, FILE *err)
+{
+    if (strcmp(text, "0") == 0) {
+        opt->keep_samples_s = 0;
+        return 0;
+    }
+    return set_duration(opt, spec, text, err);
+}
+
 /* --web-allowed-origins: each one scheme://host[:port], as a browser's
  * Origin header says it (no path, no trailing "/"). */
 static int set_origins(struct options *opt, const struct option_spec *spec, const char *text,
@@ -375,6 +386,12 @@ static const struct option_spec option_table[] = {
     {"db-check-interval", "SECONDS", "86400", NULL,
      "and again this often (0: only once)", set_int, FIELD(db_check_interval_s), 0,
      31 * 86400},
+    {"keep-samples", "DURATION", "180d", NULL,
+     "after each check that finds the database whole, runs older than this lose their raw "
+     "samples (medians, intervals, digests, verdicts and change points are kept; a card's "
+     "newest --history-runs runs of each key stay whole) and the file is vacuumed (0: keep "
+     "every sample)",
+     set_keep_samples, FIELD(keep_samples_s), 0, 0},
     {"canary", "BENCHMARK@PERIOD", NULL, "none",
      "check each card of the node with this benchmark or suite at most once a PERIOD (s, m, "
      "h or d: health@24h), on a card that has been quiet for --canary-idle with nothing "

@@ -59,6 +59,7 @@ struct options {
     const char *recover;     /* --recover DAMAGED: read it into --db and exit */
     int db_check_delay_s;    /* the background check's first run after start */
     int db_check_interval_s; /* and between runs; 0: only once */
+    int64_t keep_samples_s;  /* --keep-samples: older runs lose their samples; 0: never */
 
     /* Checks on idle cards (runs/canaries.h) */
     struct canary_spec canaries[CANARY_MAX]; /* --canary, canary_count of them */

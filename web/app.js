@@ -24,9 +24,10 @@ import { showNodes, initNodes } from "./views/nodes.js";
 import { showAlerts } from "./views/alerts.js";
 import { showCoverage, initCoverage } from "./views/coverage.js";
 import { showCard } from "./views/card.js";
+import { showChanges, initChanges } from "./views/changes.js";
 import { showPost, initPost } from "./views/post.js";
 
-const VIEWS = { runs: showRuns, run: showRun, compare: showCompare, post: showPost, fleet: showFleet, nodes: showNodes, alerts: showAlerts, coverage: showCoverage, card: showCard };
+const VIEWS = { runs: showRuns, run: showRun, compare: showCompare, post: showPost, fleet: showFleet, nodes: showNodes, alerts: showAlerts, coverage: showCoverage, card: showCard, changes: showChanges };
 
 // A token entered in the token bar: what was read without it is read again.
 onNewToken(() => {
@@ -92,6 +93,7 @@ initFleet();
 initNodes();
 initCoverage();
 initPost();
+initChanges();
 
 function start() {
   if (!GBCharts.available()) {

@@ -56,6 +56,9 @@ void run_record_clear_judged(struct run_record *r)
     free(j->cuda_version);
     free(j->build);
     free(j->verdicts);
+    for (int i = 0; i < j->n_points; i++)
+        free(j->points[i].row_key);
+    free(j->points);
     memset(j, 0, sizeof(*j));
 }
 

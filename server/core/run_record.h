@@ -22,6 +22,14 @@
 
 #include <cjson/cJSON.h>
 
+/* One row of a valid done run as its change-point series takes it
+ * (judge/change_series.h): the row's key value as JSON text and the log
+ * of its median per unit of work. */
+struct run_point {
+    char *row_key;
+    double x;
+};
+
 /* What judging found, as the store keeps it: texts to write, numbers to
  * bind.  Nothing here is read back from SQL. */
 struct run_judged {
@@ -37,6 +45,10 @@ struct run_judged {
     char *cuda_version;
     char *build;
     char *verdicts; /* history and fleet verdicts (measured here only) */
+    /* A valid done run's rows for its change-point series (issue 34):
+     * none for a run that is not valid, not done, or has no card UUID. */
+    struct run_point *points;
+    int n_points;
 };
 
 struct run_record {

@@ -39,7 +39,8 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
         reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);
         return;
     }
-    rc = run_finish_import(req->app->store, runs, "import", &inserted, &existing);
+    rc = run_finish_import(req->app->store, req->app->alerts, runs, "import", &inserted,
+                           &existing);
     if (rc != STORE_OK) {
         reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
         goto done;

@@ -35,6 +35,7 @@
 #include "prom_text.h"
 #include "result_fields.h"
 #include "store_alerts.h"
+#include "store_changes.h"
 #include "store_card_events.h"
 #include "store_queue.h"
 #include "store_runs.h"
@@ -315,6 +316,37 @@ static int card_event_metrics(void *ctx, struct dynbuf *b)
         prom_label(b, "kind", cJSON_GetStringValue(cJSON_GetObjectItem(c, "kind")));
         prom_label(b, "critical",
                    cJSON_GetNumberValue(cJSON_GetObjectItem(c, "critical")) ? "true" : "false");
+        prom_close(b);
+        prom_sample(b, cJSON_GetNumberValue(cJSON_GetObjectItem(c, "count")));
+    }
+    cJSON_Delete(counts);
+    return 0;
+}
+
+/* Issue 34: gpubench_changes_recent, each card's change points (kind
+ * step) and drifts (kind drift) of the last CHANGES_WINDOW_DAYS days
+ * (GET /cards/UUID/changes), by card and kind: a gauge, since old ones
+ * leave the window.  Self-contained: one store read, one family.  0, or
+ * -1 on a store error. */
+#define CHANGES_WINDOW_DAYS 30
+static int change_metrics(void *ctx, struct dynbuf *b)
+{
+    char since[32];
+    cJSON *counts = NULL;
+    const cJSON *c;
+
+    time_format_rfc3339(time_now_unix_ms() - (int64_t)CHANGES_WINDOW_DAYS * 86400000, since,
+                        sizeof(since));
+    if (store_changes_counts(APP(ctx)->store, since, &counts) != STORE_OK)
+        return -1;
+    prom_help(b, "gpubench_changes_recent", "gauge",
+              "Change points (kind step) and drifts (kind drift) found in the last 30 days, by "
+              "card (GET /cards/UUID/changes).");
+    cJSON_ArrayForEach(c, counts) {
+        prom_open(b, "gpubench_changes_recent");
+        prom_label(b, "host", cJSON_GetStringValue(cJSON_GetObjectItem(c, "host")));
+        prom_label(b, "uuid", cJSON_GetStringValue(cJSON_GetObjectItem(c, "device_uuid")));
+        prom_label(b, "kind", cJSON_GetStringValue(cJSON_GetObjectItem(c, "kind")));
         prom_close(b);
         prom_sample(b, cJSON_GetNumberValue(cJSON_GetObjectItem(c, "count")));
     }
@@ -681,6 +713,7 @@ static const struct prom_collector collectors[] = {
     {"fleet", fleet_kept},
     {"coverage", coverage_kept},
     {"card_events", card_event_metrics},
+    {"changes", change_metrics},
     {"canaries", canary_metrics},
     {"peers", peer_metrics},
     {"tls", tls_metrics},

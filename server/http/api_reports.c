@@ -4,10 +4,13 @@
  *   GET /compare.md     the same query and the same errors as GET /compare
  *                       (api_compare_get answers it), its JSON then written as
  *                       markdown
+ *   GET /changes.md     the same query as GET /changes (api_changes.c), its
+ *                       change points and drifts as a table
  * Errors stay JSON like every other error of the API.
  */
 #include "handlers.h"
 #include "report_md.h"
+#include "store_changes.h"
 #include "store_runs.h"
 #include "uuid7.h"
 
@@ -82,4 +85,24 @@ void api_compare_md_get(struct http_request *req, struct http_reply *rep)
     dynbuf_init(&out, REPORT_CAP);
     reply_markdown(rep, report_md_compare(answer, run_from_store, req->app->store, &out), &out);
     cJSON_Delete(answer);
+}
+
+void api_changes_md_get(struct http_request *req, struct http_reply *rep)
+{
+    struct change_select sel = {0};
+    struct dynbuf out;
+    cJSON *list = NULL;
+    char since[32];
+    int rc;
+
+    if (changes_query(req, rep, &sel, since) != 0)
+        return;
+    rc = store_changes_list(req->app->store, &sel, &list);
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the changes could not be read");
+        return;
+    }
+    dynbuf_init(&out, REPORT_CAP);
+    reply_markdown(rep, report_md_changes(list, &out), &out);
+    cJSON_Delete(list);
 }

@@ -93,9 +93,9 @@ static int parse_date(const char *text, int end_of_day, char out[32])
     return 0;
 }
 
-/* since/until from the query (or a body), parsed; 0, or -1 answered. */
-static int read_dates(struct http_reply *rep, const char *since, const char *until,
-                      char since_out[32], char until_out[32])
+/* handlers.h */
+int read_dates(struct http_reply *rep, const char *since, const char *until,
+               char since_out[32], char until_out[32])
 {
     since_out[0] = until_out[0] = '\0';
     if (since && parse_date(since, 0, since_out) != 0) {

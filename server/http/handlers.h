@@ -42,6 +42,21 @@ void api_baselines_delete(struct http_request *req, struct http_reply *rep);
 
 /* api_alerts.c: alerts (issue 14); api_fleet.c: the fleet view. */
 void api_alerts_get(struct http_request *req, struct http_reply *rep);
+/* GET /cards/UUID/changes and GET /changes (api_changes.c, issue 34). */
+void api_card_changes_get(struct http_request *req, struct http_reply *rep);
+void api_changes_get(struct http_request *req, struct http_reply *rep);
+void api_changes_md_get(struct http_request *req, struct http_reply *rep);
+/* GET /changes's query (since, host, model, limit) into sel, its since
+ * parsed into since (sel keeps pointers into req and since): 0, or -1
+ * answered 400. */
+struct change_select;
+int changes_query(struct http_request *req, struct http_reply *rep, struct change_select *sel,
+                  char since[32]);
+/* since/until (either NULL: not given) as a date (2026-01-31: until is its
+ * day's end) or a UTC date-time, into RFC 3339 text with milliseconds
+ * ("" when not given); 0, or -1 answered 400 (api_verdicts.c). */
+int read_dates(struct http_reply *rep, const char *since, const char *until, char since_out[32],
+               char until_out[32]);
 void api_alerts_ack(struct http_request *req, struct http_reply *rep);
 void api_fleet_get(struct http_request *req, struct http_reply *rep);
 

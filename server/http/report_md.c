@@ -20,6 +20,7 @@
 #include "result_fields.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,5 +673,55 @@ int report_md_compare(const cJSON *answer, report_run_fn run_of, void *ctx, stru
         verdicts_md(answer, run_of, ctx, out);
     else
         series_md(answer, run_of, ctx, out);
+    return dynbuf_failed(out) ? -1 : 0;
+}
+
+int report_md_changes(const cJSON *changes, struct dynbuf *out)
+{
+    const cJSON *c;
+
+    (void)!dynbuf_printf(out, "## Change points and drifts\n\n");
+    if (cJSON_GetArraySize(changes) == 0) {
+        (void)!dynbuf_printf(out, "No change point or drift found.\n");
+        return dynbuf_failed(out) ? -1 : 0;
+    }
+    (void)!dynbuf_printf(out, "| When | Card | Benchmark | Row | Kind | Size | 95%% interval | "
+                              "Levels (ms per unit) | First run after |\n"
+                              "|---|---|---|---|---|---:|---|---|---|\n");
+    cJSON_ArrayForEach(c, changes) {
+        const char *kind = text_at(c, "kind", NULL, NULL);
+        int step = kind && strcmp(kind, "step") == 0;
+        char *row = cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "row"));
+        (void)!dynbuf_printf(out, "| ");
+        md_text(out, text_at(c, "at", NULL, NULL));
+        (void)!dynbuf_printf(out, " | ");
+        md_text(out, text_at(c, "card", "device_name", NULL));
+        (void)!dynbuf_printf(out, " ");
+        md_text(out, text_at(c, "card", "device_uuid", NULL));
+        (void)!dynbuf_printf(out, " on ");
+        md_text(out, text_at(c, "card", "host", NULL));
+        (void)!dynbuf_printf(out, " | ");
+        md_text(out, text_at(c, "benchmark", NULL, NULL));
+        (void)!dynbuf_printf(out, " | ");
+        md_text(out, row);
+        (void)!dynbuf_printf(out, " | %s | ", step ? "step" : "drift");
+        shift_percent(out, cJSON_GetObjectItem(c, step ? "shift" : "per_month"));
+        (void)!dynbuf_printf(out, "%s | ", step ? "" : " a month");
+        shift_percent(out, cJSON_GetObjectItem(c, "ci_low"));
+        (void)!dynbuf_printf(out, " to ");
+        shift_percent(out, cJSON_GetObjectItem(c, "ci_high"));
+        (void)!dynbuf_printf(out, " | ");
+        if (step) {
+            md_number(out, cJSON_GetNumberValue(cJSON_GetObjectItem(c, "level_before")), 4);
+            (void)!dynbuf_printf(out, " to ");
+            md_number(out, cJSON_GetNumberValue(cJSON_GetObjectItem(c, "level_after")), 4);
+        } else {
+            (void)!dynbuf_printf(out, "-");
+        }
+        (void)!dynbuf_printf(out, " | ");
+        md_text(out, text_at(c, step ? "run_id" : "found_by", NULL, NULL));
+        (void)!dynbuf_printf(out, " |\n");
+        free(row);
+    }
     return dynbuf_failed(out) ? -1 : 0;
 }

@@ -26,4 +26,8 @@ typedef cJSON *(*report_run_fn)(void *ctx, const char *id);
  * are left out).  0, or -1 as above. */
 int report_md_compare(const cJSON *answer, report_run_fn run_of, void *ctx, struct dynbuf *out);
 
+/* GET /changes's list (store_changes.h) as a table, newest first,
+ * appended to out.  0, or -1 as above. */
+int report_md_changes(const cJSON *changes, struct dynbuf *out);
+
 #endif

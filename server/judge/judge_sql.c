@@ -16,6 +16,7 @@
 #include "judge_sql.h"
 
 #include "bench_spec.h"
+#include "change_sql.h"
 #include "compare.h"
 #include "expect.h"
 #include "json_build.h"
@@ -124,7 +125,8 @@ int judge_sql_functions(sqlite3 *db)
         sqlite3_create_function(db, "gb_method", 2, flags, NULL, method_fn, NULL, NULL) !=
             SQLITE_OK ||
         sqlite3_create_function(db, "gb_checks", 3, flags, NULL, checks_fn, NULL, NULL) !=
-            SQLITE_OK)
+            SQLITE_OK ||
+        change_sql_functions(db) != 0)
         return -1;
     return 0;
 }

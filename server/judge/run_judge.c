@@ -10,7 +10,9 @@
 #include "json_span.h"
 #include "judge_sql.h"
 #include "validity.h"
+#include "work_units.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +107,33 @@ done:
     return rc;
 }
 
+/* A valid done run's rows as points of its card x key x row series
+ * (change_series.h): each row with a key and a positive median, per unit
+ * of work (work_units.h), in log.  0, or -1 when memory ran out. */
+static int judge_points(struct run_record *r, struct run_judged *j)
+{
+    const cJSON *summary = cJSON_GetObjectItem(r->results, "summary");
+    const cJSON *rows = cJSON_GetObjectItem(r->results, "rows"), *row;
+    int n = cJSON_GetArraySize(rows);
+
+    if (j->valid == 0 || j->verdict_key == NULL || r->device_uuid == NULL || n == 0)
+        return 0;
+    if ((j->points = calloc((size_t)n, sizeof(*j->points))) == NULL)
+        return -1;
+    cJSON_ArrayForEach(row, rows) {
+        const char *field = compare_row_key(row);
+        const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
+        if (field == NULL || !cJSON_IsNumber(m) || !(m->valuedouble > 0))
+            continue;
+        struct run_point *p = &j->points[j->n_points];
+        if ((p->row_key = cJSON_PrintUnformatted(cJSON_GetObjectItem(row, field))) == NULL)
+            return -1;
+        p->x = log(m->valuedouble / gb_work_units(r->benchmark, summary, row));
+        j->n_points++;
+    }
+    return 0;
+}
+
 int judge_run_record(struct run_record *r)
 {
     struct run_judged *j = &r->judged;
@@ -148,6 +177,8 @@ int judge_run_record(struct run_record *r)
     if (r->status && strcmp(r->status, "done") == 0 &&
         (j->verdict_key = judge_verdict_key(r->benchmark, r->device_name, r->params,
                                             j->method, j->build)) == NULL)
+        goto done;
+    if (judge_points(r, j) != 0)
         goto done;
     rc = 0;
 

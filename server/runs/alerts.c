@@ -620,6 +620,29 @@ static void open_exact(struct alerts *a, const char *id, const struct finding *f
                      f[i].row_key);
 }
 
+void alerts_on_stored(struct alerts *a, const char *run_ids)
+{
+    cJSON *found = NULL;
+
+    if (a == NULL)
+        return;
+    if (store_alerts_found_changes(a->store, run_ids, &found) != STORE_OK)
+        log_warn("the change alerts of the runs just stored could not be read; they are posted "
+                 "at the next start");
+    else
+        post_alerts(a, found);
+    cJSON_Delete(found);
+}
+
+/* The steps and drifts run id's arrival found, told to the webhook. */
+static void post_changes(struct alerts *a, const char *id)
+{
+    char ids[128];
+
+    if (snprintf(ids, sizeof(ids), "[\"%s\"]", id) < (int)sizeof(ids))
+        alerts_on_stored(a, ids);
+}
+
 void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
 {
     const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
@@ -630,6 +653,7 @@ void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
     if (id == NULL)
         return;
     clear_one_offs(a, run, id);
+    post_changes(a, id);
     /* This run's own findings: runners of several GPUs end runs at once,
      * each with its own, and nothing is held across the store's writes
      * (the writer's lock orders them there). */

@@ -44,6 +44,12 @@
  * altogether (the daemon killed between an alert and its queueing, or
  * between a confirmation's end and its judgement) are queued again too.
  *
+ * A step or a drift in a card's series (issue 34, store_changes.h) opens
+ * its alert of kind change or drift, confirmed, as the run that found it
+ * is stored, wherever that run came from; a run measured here posts its
+ * ones to the webhook (alerts_on_run), a batch of imported or pulled runs
+ * its ones once stored (alerts_on_stored, through run_batch's alerts).
+ *
  * The webhook posts each confirmed alert as JSON to --alert-webhook from a
  * thread of its own, retried with back-off (ALERTS_WEBHOOK_TRIES), so a
  * slow or dead receiver never holds up a run; the queue is bounded and an
@@ -103,6 +109,11 @@ void alerts_on_unjudged(struct alerts *a, const char *run_id, const char *what);
  * (store_alert_card_event).  Failures are logged. */
 struct alert_card_event;
 void alerts_on_card_event(struct alerts *a, const struct alert_card_event *e);
+
+/* Runs just stored (run_ids: a JSON array of their ids, as text): the
+ * alerts of kinds change and drift their arrival opened (store_changes.h)
+ * told to the webhook.  a NULL: nothing.  Failures are logged. */
+void alerts_on_stored(struct alerts *a, const char *run_ids);
 
 /* Webhook posts delivered and given up on, for /metrics. */
 void alerts_webhook_counts(struct alerts *a, long *delivered, long *failed);

@@ -72,6 +72,7 @@ struct peers *peers_start(const struct peers_config *cfg)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     pthread_mutex_init(&p->lock, NULL);
     p->store = cfg->store;
+    p->alerts = cfg->alerts;
     p->interval_s = cfg->interval_s;
     p->concurrency = cfg->concurrency > 0 ? cfg->concurrency : 1;
     p->test_benchmarks = cfg->test_benchmarks;

@@ -116,6 +116,7 @@ struct peers_config {
     struct curl_tls tls;       /* --peer-ca-file, --peer-cert-file, --peer-key-file */
     int test_benchmarks;       /* --test-benchmarks: the test-only runs are known here */
     int64_t max_clock_skew_ms; /* --max-clock-skew: a run no further ahead is taken */
+    struct alerts *alerts;     /* the change alerts pulled runs find go to its webhook */
 };
 
 /* Starts the puller for cfg's peers.  NULL when there are none (no --peer

@@ -41,6 +41,7 @@ static int flush(struct transfer *t, int always)
     pull.cursor = t->cursor;
     pull.skipped = t->skipped;
     pull.skip_reason = t->skipped ? t->skip_reason : NULL;
+    t->batch.alerts = all->alerts;
     if (run_batch_store_pull(&t->batch, all->store, &pull, &inserted, &existing) != STORE_OK) {
         snprintf(t->err, sizeof(t->err), "the runs could not be stored here");
         t->stopped = 1;

@@ -101,6 +101,7 @@ struct transfer {
 
 struct peers {
     struct store *store;
+    struct alerts *alerts; /* pulled runs' change alerts (alerts_on_stored) */
     int interval_s;
     int concurrency;
     int test_benchmarks;

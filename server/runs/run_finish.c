@@ -3,6 +3,7 @@
  */
 #include "run_finish.h"
 
+#include "alerts.h"
 #include "json_build.h"
 #include "json_span.h"
 #include "log.h"
@@ -209,6 +210,34 @@ int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
     return 0;
 }
 
+/* The stored batch's runs that joined a change-point series, as a JSON
+ * array handed to alerts_on_stored: their steps and drifts told to the
+ * webhook.  Memory running out only loses the posts (logged). */
+static void post_changes(struct run_batch *b)
+{
+    cJSON *ids;
+    char *text = NULL;
+
+    if (b->alerts == NULL)
+        return;
+    if ((ids = cJSON_CreateArray()) != NULL) {
+        for (int i = 0; i < b->n; i++)
+            if (b->recs[i].judged.n_points > 0 &&
+                !cJSON_AddItemToArray(ids, cJSON_CreateString(b->recs[i].id)))
+                break;
+        if (cJSON_GetArraySize(ids) > 0)
+            text = cJSON_PrintUnformatted(ids);
+    }
+    if (text)
+        alerts_on_stored(b->alerts, text);
+    else if (cJSON_GetArraySize(ids) > 0 || ids == NULL)
+        log_warn("out of memory: the change alerts of %d stored run(s) are posted at the next "
+                 "start",
+                 b->n);
+    free(text);
+    cJSON_Delete(ids);
+}
+
 /* Clears every record, keeping the array for the next batch. */
 static void batch_empty(struct run_batch *b)
 {
@@ -220,6 +249,8 @@ int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int
 {
     int rc = store_import_runs(store, b->recs, b->n, inserted, existing);
 
+    if (rc == STORE_OK)
+        post_changes(b);
     batch_empty(b);
     return rc;
 }
@@ -229,6 +260,8 @@ int run_batch_store_pull(struct run_batch *b, struct store *store,
 {
     int rc = store_pull_runs(store, pull, b->recs, b->n, inserted, existing);
 
+    if (rc == STORE_OK)
+        post_changes(b);
     batch_empty(b);
     return rc;
 }
@@ -240,10 +273,10 @@ void run_batch_clear(struct run_batch *b)
     memset(b, 0, sizeof(*b));
 }
 
-int run_finish_import(struct store *store, cJSON *runs, const char *origin, int *inserted,
-                      int *existing)
+int run_finish_import(struct store *store, struct alerts *alerts, cJSON *runs,
+                      const char *origin, int *inserted, int *existing)
 {
-    struct run_batch b = {0};
+    struct run_batch b = {.alerts = alerts};
     cJSON *run;
     int rc = STORE_ERROR;
 

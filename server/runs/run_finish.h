@@ -19,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 
+struct alerts;
 struct store;
 struct store_pull;
 
@@ -62,6 +63,9 @@ struct run_batch {
     struct run_record *recs;
     int n;
     int cap;
+    /* Set by the caller, or NULL: once stored, the change alerts the
+     * runs' series found are told to its webhook (alerts_on_stored). */
+    struct alerts *alerts;
 };
 
 /* Adds run (checked by import_check_run; its results and meta taken, the
@@ -88,9 +92,10 @@ void run_batch_clear(struct run_batch *b);
 /* An import's runs (an array of run objects checked by import_check_run;
  * their results and meta are taken from them) made into records, each
  * judged once, and stored in one transaction: run_batch_add each, then
- * run_batch_store.  STORE_OK with *inserted and *existing, or a STORE_*
- * code (memory running out is STORE_ERROR): nothing is stored then. */
-int run_finish_import(struct store *store, cJSON *runs, const char *origin, int *inserted,
-                      int *existing);
+ * run_batch_store (alerts, or NULL: the batch's alerts).  STORE_OK with
+ * *inserted and *existing, or a STORE_* code (memory running out is
+ * STORE_ERROR): nothing is stored then. */
+int run_finish_import(struct store *store, struct alerts *alerts, cJSON *runs,
+                      const char *origin, int *inserted, int *existing);
 
 #endif

@@ -435,6 +435,25 @@ done:
     "AND json_extract(c.value, '$.row') = json_extract(alerts.row_key, '$') " \
     "ORDER BY r.id DESC LIMIT 1"
 
+int store_alerts_found_changes(struct store *s, const char *run_ids, cJSON **alerts)
+{
+    struct store_query q;
+    int rc = STORE_ERROR;
+
+    *alerts = NULL;
+    store_query_begin(&q, store_reader(s), "read the change alerts runs found");
+    if (store_query_prepare(&q, "SELECT " ALERT_COLUMNS " FROM alerts WHERE change_id IN "
+                                "(SELECT c.id FROM json_each(?1) j JOIN changes c "
+                                "ON c.found_run_id = j.value) "
+                                "AND webhook IS NULL ORDER BY id") != STORE_OK)
+        goto done;
+    store_bind_text(&q, 1, run_ids);
+    rc = alerts_of_rows(&q, alerts);
+
+done:
+    return store_query_end(&q, rc);
+}
+
 int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **alert)
 {
     struct store_query q;

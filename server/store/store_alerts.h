@@ -84,6 +84,10 @@ int store_alert_webhook_done(struct store *s, long long id, const char *outcome)
 /* The confirmed alerts the webhook has not been told of yet (a stop or a
  * crash came first), oldest first, at most limit: a NEW array. */
 int store_alerts_unposted(struct store *s, int limit, cJSON **alerts);
+/* The alerts of kinds change and drift that the arrival of the runs
+ * run_ids (a JSON array of ids, as text) opened (store_changes.c), not yet
+ * posted: a NEW array. */
+int store_alerts_found_changes(struct store *s, const char *run_ids, cJSON **alerts);
 /* detected or confirmed -> acknowledged with reason (a wrong result that a
  * later valid run passed: -> cleared by that run); *alert gets the alert
  * as it is now (NEW) unless STORE_NOT_FOUND; STORE_CONFLICT when it was

@@ -28,6 +28,7 @@ struct store_checker {
     struct store *store;
     const char *path;
     int delay_s, interval_s;
+    struct store_retention retention;
     pthread_t thread;
     pthread_mutex_t lock; /* guards stop */
     pthread_cond_t wake;
@@ -102,6 +103,25 @@ done:
     return rc;
 }
 
+/* --keep-samples: old runs' samples dropped, the file vacuumed. */
+static void drop_samples(struct store_checker *c)
+{
+    int64_t before, after, started = time_mono_ms();
+    long dropped = 0;
+
+    if (c->retention.keep_samples_s <= 0)
+        return;
+    if (store_drop_samples(c->store, &c->retention, &dropped, &before, &after) != STORE_OK)
+        log_warn("--keep-samples: old runs' samples could not all be dropped (%ld were); "
+                 "tried again after the next check",
+                 dropped);
+    else if (dropped > 0)
+        log_info("--keep-samples: %ld run(s) lost their samples; the database went from %.1f "
+                 "to %.1f MB (%.1f s)",
+                 dropped, (double)before / 1e6, (double)after / 1e6,
+                 (double)(time_mono_ms() - started) / 1000.0);
+}
+
 /* One whole check.  1 when told to stop in the middle. */
 static int check_once(struct store_checker *c)
 {
@@ -151,6 +171,7 @@ done:
         note_result(c->store, STORE_CHECK_OK, NULL);
         log_info("database check: no damage found (%d tables, %.1f s)", ntables,
                  (double)(time_mono_ms() - started) / 1000.0);
+        drop_samples(c);
     } else if (result > 0) {
         note_result(c->store, STORE_CHECK_DAMAGED, finding);
         log_error("database check: the database %s is DAMAGED: %s; stop the daemon and run "
@@ -175,7 +196,7 @@ static void *checker_main(void *arg)
 }
 
 struct store_checker *store_checker_start(struct store *s, const char *path, int delay_s,
-                                          int interval_s)
+                                          int interval_s, const struct store_retention *retention)
 {
     struct store_checker *c = calloc(1, sizeof(*c));
     pthread_condattr_t attr;
@@ -189,6 +210,8 @@ struct store_checker *store_checker_start(struct store *s, const char *path, int
     c->path = path;
     c->delay_s = delay_s;
     c->interval_s = interval_s;
+    if (retention)
+        c->retention = *retention;
     if (pthread_mutex_init(&c->lock, NULL) != 0)
         goto failed;
     made = 1;

@@ -11,19 +11,25 @@
  * the CPU; in WAL mode it never blocks them.  Then again every interval_s.
  * Its result goes into the store's health (store_health: check, and
  * corrupt with the finding), which /healthz and /metrics show, and into
- * the log.
+ * the log.  A database found whole then has its old samples dropped
+ * (--keep-samples, store_retention.h): the daemon's one maintenance pass.
  */
 #ifndef GPUBENCH_STORE_STORE_CHECK_H
 #define GPUBENCH_STORE_STORE_CHECK_H
+
+#include "store_retention.h"
 
 struct store;
 struct store_checker;
 
 /* Starts the check of the database at path (the file s has open).  s and
- * path must outlive the checker.  interval_s 0: one check only.  NULL when
- * the thread could not start (said in the log). */
+ * path must outlive the checker.  interval_s 0: one check only.  After
+ * each check that found no damage, the same thread drops old runs'
+ * samples as retention says (store_retention.h; copied; NULL or
+ * keep_samples_s 0: never).  NULL when the thread could not start (said
+ * in the log). */
 struct store_checker *store_checker_start(struct store *s, const char *path, int delay_s,
-                                          int interval_s);
+                                          int interval_s, const struct store_retention *retention);
 
 /* Stops the thread (a check under way ends at its next table) and frees
  * it.  NULL: nothing. */

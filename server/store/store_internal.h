@@ -359,6 +359,12 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
  * checks, checks_failed, verdict_key (8 parameters). */
 void store_bind_judged(struct store_query *q, int first, const struct run_judged *j);
 
+/* Steps run r's change-point series with its points (r->judged.points;
+ * none: nothing) inside q's transaction on the writer, and stores what
+ * they found with its alerts (store_changes.c).  STORE_OK or
+ * STORE_ERROR. */
+int store_put_changes(struct store_query *q, const struct run_record *r);
+
 /* The rows of q's prepared, bound statement as a NEW array *out, one
  * object a row: a column's name is its field's, a column named *_json is
  * parsed (the field loses the suffix).  STORE_OK or STORE_ERROR. */

@@ -3,7 +3,8 @@
  * judged (core/run_record.h): the results and meta texts, the columns that
  * reads use without parsing them (the summary, the digest, the driver and
  * CUDA versions, validity, checks, the comparability key), and the
- * per-card tables kept as runs finish (latest_by_card, fleet_latest).
+ * per-card tables kept as runs finish (latest_by_card, fleet_latest) and
+ * the change-point series (store_changes.c).
  * Nothing here judges or parses: the record says it all, and the writer's
  * lock is held only for the writes.
  */
@@ -82,13 +83,16 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
         return STORE_ERROR;
     /* The fleet's newest valid run of the key on its card
      * (migrations/0007_run_verdicts.sql). */
-    return store_query_run(q,
-                           "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
-                           "device_uuid, run_id) "
-                           "SELECT verdict_key, benchmark, host, device_uuid, id FROM runs "
-                           "WHERE id = ?1 AND verdict_key IS NOT NULL AND valid IS NOT 0 "
-                           "AND device_uuid IS NOT NULL "
-                           "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
-                           "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
-                           NULL, STORE_TEXT(r->id));
+    if (store_query_run(q,
+                        "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
+                        "device_uuid, run_id) "
+                        "SELECT verdict_key, benchmark, host, device_uuid, id FROM runs "
+                        "WHERE id = ?1 AND verdict_key IS NOT NULL AND valid IS NOT 0 "
+                        "AND device_uuid IS NOT NULL "
+                        "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
+                        "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                        NULL, STORE_TEXT(r->id)) != STORE_OK)
+        return STORE_ERROR;
+    /* Its change-point series, one step each (store_changes.c). */
+    return store_put_changes(q, r);
 }

@@ -162,6 +162,11 @@ int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
         /* a confirming run is judged against the history before the run
          * it confirms: not against that run, nor its other confirmations */
         "AND r.id IS NOT j.confirms AND (j.confirms IS NULL OR r.confirms IS NOT j.confirms) "
+        /* an acknowledged step of the card and key is its new baseline:
+         * the history starts at its first run (migrations/0018) */
+        "AND r.id >= coalesce((SELECT max(a.run_id) FROM alerts a WHERE a.kind = 'change' "
+        "AND a.state = 'acknowledged' AND a.host = r.host AND a.device_uuid = r.device_uuid "
+        "AND a.verdict_key = r.verdict_key), '') "
         "ORDER BY r.id DESC LIMIT ?2";
     /* clang-format on */
     cJSON *out = cJSON_CreateArray();

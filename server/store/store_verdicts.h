@@ -57,6 +57,8 @@ int store_select_verdict_runs(struct store *s, const struct run_select *sel,
 /* What a run is judged against at its end (store_verdicts.c), by run id:
  * history: the card's (host, device UUID) newest valid done runs of the
  * run's key (benchmark, card model, params), at most limit, newest first,
+ * from the first run of its newest acknowledged step on (an alert of kind
+ * change acknowledged: the new level is the baseline; store_changes.h),
  * as store_get_verdict_run reads them.  peers: each other card's newest
  * valid done run of the key, as {"host", "device_uuid", "run_id", "rows"}
  * (rows: the digest).  cards:

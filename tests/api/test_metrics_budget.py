@@ -27,7 +27,7 @@ from harness import Daemon  # noqa: E402
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 HEALTH = os.path.join(TOP, "examples", "h200_daemon_health", "health_runs.ndjson")
-COLLECTORS = ["daemon", "gpus", "runs", "results", "alerts", "fleet", "coverage", "card_events",
+COLLECTORS = ["daemon", "gpus", "runs", "results", "alerts", "fleet", "coverage", "card_events", "changes",
               "canaries", "peers", "tls"]
 HOSTS, CARDS = 10, 2
 

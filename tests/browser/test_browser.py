@@ -687,6 +687,49 @@ def test_verdicts(d, b):
     assert_clean(b)
 
 
+def test_changes(d, b):
+    """Issue 34 on the page: the fleet's Changes view lists GET /changes's
+    rows, its filters narrow them, and a card's page lists its changes and
+    charts its runs with each step a vertical line with its shift.  The
+    histories are SYNTHETIC (tests/api/test_changes.py's series)."""
+    from test_changes import series
+    from test_verdicts import uuid_of
+    runs = series(1, [1.0] * 40 + [1.03] * 20) + series(3, [1.001 ** i for i in range(90)], host="synth-b")
+    runs.sort(key=lambda r: r["created_at"])
+    r = d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
+    check(r.status == 200, "import of the made histories: %r" % r)
+    api = d.get("/changes").json()["changes"]
+    check({c["kind"] for c in api} == {"step", "drift"}, "the API found %s" % api)
+
+    print("the fleet's changes")
+    open_page(b, d, "?view=changes", "changes")
+    shown = b.eval("Array.from(document.querySelectorAll('table.changes tbody tr')).map(tr => [Number(tr.dataset.id), tr.dataset.kind])")
+    check(shown == [[c["id"], c["kind"]] for c in api], "changes %s != API %s" % (shown, api))
+    check(b.eval("document.getElementById('nav-changes').getAttribute('aria-current')") == "page", "nav not marked")
+    b.eval("document.querySelector('#changes-form [name=host]').value = 'synth-b'")
+    b.eval("document.querySelector('#changes-form button').click()")
+    b.wait_for("location.search.includes('host=synth-b') && %s" % READY, what="filtered by host")
+    b.wait_for("document.querySelectorAll('table.changes tbody tr').length > 0", what="filtered rows")
+    kinds = b.eval("Array.from(document.querySelectorAll('table.changes tbody tr')).map(tr => tr.dataset.kind)")
+    want = [c["kind"] for c in d.get("/changes?host=synth-b").json()["changes"]]
+    check(kinds == want and "step" not in kinds, "host filter: %s != %s" % (kinds, want))
+    shot(b, "changes")
+
+    print("a card's changes, marked on its runs")
+    open_page(b, d, "?view=card&uuid=%s&host=synth" % uuid_of(1), "card with a step")
+    b.wait_for("document.getElementById('card-changes-chart')?.dataset.chart === 'drawn'", what="card changes chart drawn")
+    step = [c for c in api if c["card"]["device_uuid"] == uuid_of(1)][0]
+    check(b.eval("document.getElementById('card-changes-chart').dataset.changes") == "1",
+          "the step is not marked on the card's chart")
+    rows = b.eval("Array.from(document.querySelectorAll('#card table.changes tbody tr')).map(tr => tr.dataset.run)")
+    check(rows == [step["run_id"]], "card changes %s != API %s" % (rows, step))
+    size = b.eval("Number(document.querySelector('#card table.changes [data-field=size]').dataset.value)")
+    check(size == step["shift"], "the shift shown %s != API %s" % (size, step["shift"]))
+    check("step" in b.eval("document.querySelector('#card table.changes').innerText"), "the kind is not said")
+    shot(b, "card-changes")
+    assert_clean(b)
+
+
 # Every table at the browser's width (1400 px): it fits inside the page, or
 # the box around it scrolls; the page itself never scrolls sideways and no
 # column is cut off by a box that hides what overflows.
@@ -1531,6 +1574,7 @@ def main():
         ("peaks", test_peaks, {}, []),
         ("copy_markdown", test_copy_markdown, {}, []),
         ("verdicts", test_verdicts, {}, ["--confirm-runs", "1", "--history-runs", "8"]),
+        ("changes", test_changes, {}, []),
         ("newcomer", test_newcomer, {}, EXAMPLE_ARGS),
         ("no_gpu", test_no_gpu, {"GPUBENCH_FAKE_GPUS": "0"}, []),
         ("layout", test_layout, {}, EXAMPLE_ARGS),

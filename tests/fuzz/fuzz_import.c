@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * so that what was sent can be compared with what reads back */
         copy = cJSON_Duplicate(runs, 1);
         CHECK(copy != NULL);
-        CHECK(run_finish_import(store, copy, "import", &inserted, &existing) == STORE_OK);
+        CHECK(run_finish_import(store, NULL, copy, "import", &inserted, &existing) == STORE_OK);
         cJSON_Delete(copy);
         CHECK(inserted == cJSON_GetArraySize(fresh));
         CHECK(inserted + existing == cJSON_GetArraySize(runs));

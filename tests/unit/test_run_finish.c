@@ -110,7 +110,7 @@ static int test_import_under_failing_allocations(void)
     copy = cJSON_Duplicate(runs, 1);
     ASSERT(copy && fresh_ids(copy) == 0);
     alloc_fail_arm(0);
-    ASSERT_EQ(run_finish_import(t.s, copy, "import", &inserted, &existing), STORE_OK);
+    ASSERT_EQ(run_finish_import(t.s, NULL, copy, "import", &inserted, &existing), STORE_OK);
     total = alloc_fail_count();
     ASSERT_EQ(inserted, 6);
     cJSON_ArrayForEach(run, copy)
@@ -121,7 +121,7 @@ static int test_import_under_failing_allocations(void)
         copy = cJSON_Duplicate(runs, 1);
         ASSERT(copy && fresh_ids(copy) == 0);
         alloc_fail_arm(n);
-        rc = run_finish_import(t.s, copy, "import", &inserted, &existing);
+        rc = run_finish_import(t.s, NULL, copy, "import", &inserted, &existing);
         alloc_fail_arm(0);
         want = rc == STORE_OK ? 1 : 0;
         ok += rc == STORE_OK;
@@ -266,7 +266,7 @@ static int test_stored_key_is_the_sql_key(void)
 
     ASSERT(runs != NULL);
     ASSERT_EQ(tmp_store_open(&t, "unit-finish-key"), 0);
-    ASSERT_EQ(run_finish_import(t.s, runs, "import", &inserted, &existing), STORE_OK);
+    ASSERT_EQ(run_finish_import(t.s, NULL, runs, "import", &inserted, &existing), STORE_OK);
     ASSERT_EQ(inserted, 6);
     {
         sqlite3 *db = NULL;

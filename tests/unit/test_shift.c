@@ -12,6 +12,7 @@
  * minimum card count (FLEET_MIN_CARDS, hence this test links the judge).
  */
 #include "test.h"
+#include "seeded_rng.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,26 +24,6 @@
 #define SAMPLES 20
 #define NOISE 0.005 /* lognormal sigma: 0.5% */
 #define CARDS 16
-
-/* xorshift64* and Box-Muller: seeded, the same numbers on every machine. */
-static uint64_t rng_state;
-
-static double uniform01(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return ((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double gaussian(void)
-{
-    double u = uniform01(), v = uniform01();
-
-    if (u < 1e-300)
-        u = 1e-300;
-    return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
 
 static void draw(double *v, int n, double centre)
 {

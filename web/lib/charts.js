@@ -91,6 +91,36 @@ const refLine = {
   },
 };
 
+// Change points (issue 34): a solid vertical line at each marked x index
+// with its shift written at its top ("step +3.0%"), for the charts of a
+// card's runs over time.  opts.marks: [{index, text}].
+const changeLines = {
+  id: "gbChangeLines",
+  afterDatasetsDraw(chart, _args, opts) {
+    if (!opts || !Array.isArray(opts.marks) || !opts.marks.length) return;
+    const scale = chart.scales.x;
+    const area = chart.chartArea;
+    const ctx = chart.ctx;
+    ctx.save();
+    ctx.strokeStyle = "#b91c1c";
+    ctx.fillStyle = "#b91c1c";
+    ctx.lineWidth = 2;
+    ctx.font = "600 12px " + window.Chart.defaults.font.family;
+    ctx.textBaseline = "top";
+    for (const m of opts.marks) {
+      // between the run before the change and its first run after
+      const pos = scale.getPixelForValue(m.index) - (m.index > 0 ? (scale.getPixelForValue(m.index) - scale.getPixelForValue(m.index - 1)) / 2 : 0);
+      ctx.beginPath();
+      ctx.moveTo(pos, area.top);
+      ctx.lineTo(pos, area.bottom);
+      ctx.stroke();
+      ctx.textAlign = pos > area.left + (area.right - area.left) * 0.6 ? "right" : "left";
+      ctx.fillText(m.text, pos + (ctx.textAlign === "right" ? -4 : 4), area.top + 2);
+    }
+    ctx.restore();
+  },
+};
+
 // Text at the end of each bar of the first dataset (e.g. "87 % of ceiling").
 const barLabels = {
   id: "gbBarLabels",
@@ -135,7 +165,7 @@ function setDefaults() {
 
 function make(canvas, config) {
   setDefaults();
-  config.plugins = [drawnFlag, refLine, barLabels].concat(config.plugins || []);
+  config.plugins = [drawnFlag, refLine, barLabels, changeLines].concat(config.plugins || []);
   const chart = new window.Chart(canvas, config);
   live.add(chart);
   return chart;
@@ -521,8 +551,10 @@ export function fleet(canvas, keys, cards, threshold) {
 
 // A card's history: each row's median per run as a share off the
 // history's median (%), one line per row (colour, shape and dash differ),
-// the last point this run, and the ±margin band (same) dashed.
-export function history(canvas, labels, series, margin) {
+// the last point this run, and the ±margin band (same) dashed; marks:
+// the card's change points among these runs ([{index, text}], changeLines);
+// xTitle: the x axis's title, where the last run is not "this run".
+export function history(canvas, labels, series, margin, marks, xTitle) {
   const flat = (v) => labels.map(() => v);
   // the same picker as compare's: no two of the first 64 lines look alike
   const datasets = series.map((s, i) => {
@@ -542,9 +574,10 @@ export function history(canvas, labels, series, margin) {
     options: {
       interaction: { mode: "index", intersect: false },
       scales: {
-        x: { title: { display: true, text: "run, oldest first (last: this run)" } },
+        x: { title: { display: true, text: xTitle || "run, oldest first (last: this run)" } },
         y: { title: { display: true, text: "off the history's median (%; + is slower)" } },
       },
+      plugins: { gbChangeLines: { marks: marks || [] } },
     },
   });
 }

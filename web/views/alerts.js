@@ -13,11 +13,12 @@ const ALERT_STATES = {
 };
 
 // Each alert kind in words, as GET /alerts names them (history, fleet,
-// floor, card_event). A card event's alert has no run or benchmark: the
+// floor, card_event, change, drift). A card event's alert has no run or benchmark: the
 // watch found it.
 const KIND_TEXT = {
   history: "slower than its history", fleet: "fleet outlier",
   floor: "below its model's floor", card_event: "card event",
+  change: "a step in its history", drift: "drifting",
 };
 
 export function alertsTable(list, here, withAck) {

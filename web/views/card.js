@@ -3,8 +3,8 @@
 // latest checks against its model's floors with the fleet's learned
 // median beside them (GET /cards/UUID), its canaries (GET /canaries, for
 // this daemon's own cards: the node that runs them is the one that knows),
-// its newest events from the watch (GET /cards/UUID/events), its recent
-// runs and its alerts.  The reads are made side by side and each part
+// its newest events from the watch (GET /cards/UUID/events), its change
+// points and drifts (changes.js), its recent runs and its alerts.  The reads are made side by side and each part
 // shows what it got: a daemon that does not judge floors still shows the
 // rest, saying so.
 
@@ -15,6 +15,7 @@ import { state, ready, current, errorBox } from "../lib/page.js";
 import { timeEl, runLink, statusBadge, validityBadge, checksTable } from "../lib/widgets.js";
 import { alertsTable } from "./alerts.js";
 import { ageText, cardStateBadge, coverageCell, COVERAGE_STATES } from "./coverage.js";
+import { cardChangesPart } from "./changes.js";
 
 const HISTORY = 20;
 const EVENTS = 5; // the newest few; the route pages the rest
@@ -132,13 +133,14 @@ export async function showCard(q) {
   }
   const runs = new URLSearchParams({ device: uuid, limit: String(HISTORY) });
   if (host) runs.set("host", host);
-  const [cov, cardInfo, history, alerts, canaries, events] = await Promise.all([
+  const [cov, cardInfo, history, alerts, canaries, events, changes] = await Promise.all([
     read("/coverage" + (host ? "?host=" + encodeURIComponent(host) : "")),
     read("/cards/" + encodeURIComponent(uuid)),
     read("/runs?" + runs.toString()),
     read("/alerts"),
     read("/canaries"),
     read("/cards/" + encodeURIComponent(uuid) + "/events?limit=" + EVENTS),
+    read("/cards/" + encodeURIComponent(uuid) + "/changes"),
   ]);
   if (!current(gen)) return;
   const parts = [];
@@ -168,7 +170,8 @@ export async function showCard(q) {
   }
   parts.push(...checksPart(cardInfo));
   if (card && card.own) parts.push(...canariesPart(canaries, uuid));
-  parts.push(...eventsPart(events, uuid, cardInfo.body, !!(card && card.own)), ...historyPart(history), ...alertsPart(alerts, uuid));
+  parts.push(...eventsPart(events, uuid, cardInfo.body, !!(card && card.own)), ...cardChangesPart(changes, uuid, host),
+    ...historyPart(history), ...alertsPart(alerts, uuid));
   out.replaceChildren(...parts);
   ready();
 }

@@ -68,9 +68,10 @@ function historyPart(run, v) {
 // as a share off the history's median, against the ±margin band.
 async function cardHistory(run, h, margin, box) {
   const gen = state.generation;
-  let past;
+  let past, changes;
   try {
     past = await Promise.all(h.runs.map((id) => api("/runs/" + encodeURIComponent(id))));
+    changes = run.device && run.device.uuid ? await api("/cards/" + encodeURIComponent(run.device.uuid) + "/changes") : { changes: [] };
     await benchmarks();
   } catch (e) {
     if (current(gen)) box.replaceChildren(errorBox(e));
@@ -94,8 +95,12 @@ async function cardHistory(run, h, margin, box) {
   const series = keys.map((k, j) => ({ label: (key || "row") + " " + rowKeyText(k),
     values: all.map((x) => { const m = medianOf(x, k); return isNum(m) && isNum(base[j]) ? m / base[j] - 1 : null; }) }));
   const labels = all.map((x, i) => (i === all.length - 1 ? "this run" : x.id.slice(-6)));
+  // the card's steps whose first run after is among these runs (issue 34)
+  const ids = all.map((x) => x.id);
+  const steps = (changes.changes || []).filter((c) => c.kind === "step" && c.benchmark === run.benchmark && ids.includes(c.run_id));
+  const marks = steps.map((c) => ({ index: ids.indexOf(c.run_id), text: "step " + rowKeyText(c.row) + " " + signedPct(c.shift) }));
   const fig = chartFigure(`This card's medians per ${key || "row"} over its last ${past.length} valid run(s) and this one, as a share off the history's median, with the ±margin band`,
-    (c) => GBCharts.history(c, labels, series, margin));
+    (c) => GBCharts.history(c, labels, series, margin, marks));
   const body = keys.map((k, j) => el("tr", { dataset: { key: rowKeyText(k) } },
     el("th", { scope: "row" }, rowKeyText(k)),
     el("td", { class: "num", dataset: { field: "history_median", value: String(base[j]) } }, num(base[j], 4)),
@@ -105,6 +110,7 @@ async function cardHistory(run, h, margin, box) {
         num(m, 4), isNum(m) && isNum(base[j]) ? el("span", { class: "spread" }, " " + signedPct(m / base[j] - 1)) : null);
     })));
   const heads = [key || "row", `History median (${per})`].concat(all.map((x, i) => (i === all.length - 1 ? "This run" : el("span", {}, "Run ", runLink(x.id)))));
+  fig.fig.dataset.changes = String(marks.length);
   box.replaceChildren(fig.fig, table("card-history", `Median time (${per}) per row of each run` + ", oldest first, and its share off the history's median; the band is ±" + pct(margin, 2), heads, body));
   fig.draw();
 }
