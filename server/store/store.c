@@ -32,7 +32,7 @@ static void conn_close(struct conn *c)
     pthread_mutex_destroy(&c->lock);
 }
 
-/* The reader this thread keeps to (chosen round robin on first use). */
+/* The reader this thread starts from (chosen round robin on first use). */
 struct conn *store_reader(struct store *s)
 {
     static _Thread_local int mine = -1;
