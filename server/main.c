@@ -360,7 +360,7 @@ done:
         log_warn("%d request(s) waiting on a running run answered with the run still "
                  "running: it was neither ended nor put back %d ms after the grace",
                  left, SETTLE_MS);
-    http_stop(http);
+    http_stop(http, &app);
     peers_stop(app.peers);
     canaries_stop(app.canaries); /* before the pool and the store it reads */
     gpu_pool_stop(app.gpus);

@@ -344,6 +344,10 @@ static const struct option_spec option_table[] = {
      "may call the API; any other page's request, by its Origin header, is answered 403",
      set_origins, FIELD(web_allowed_origins), 0, 0},
     {"http-threads", "N", "4", NULL, "HTTP threads", set_int, FIELD(http_threads), 1, 64},
+    {"heavy-threads", "N", "2", NULL,
+     "threads for the heavy reads (/coverage, /cards, /fleet, /metrics, /compare, exports), "
+     "apart from the HTTP threads, so that /healthz and single runs never wait behind them",
+     set_int, FIELD(heavy_threads), 1, 64},
     {"test-benchmarks", NULL, NULL, "off",
      "offer test_fault (an illegal address) and test_hang (a kernel that never ends), to "
      "show the daemon surviving both",
@@ -587,6 +591,7 @@ void options_http(const struct options *opt, struct http_options *http)
     http->max_clock_skew_s = opt->max_clock_skew_s;
     http->auth_reads = opt->auth_reads;
     http->http_threads = opt->http_threads;
+    http->heavy_threads = opt->heavy_threads;
     http->max_connections = opt->max_connections;
     http->max_connections_per_ip = opt->max_connections_per_ip;
     http->web_hosts = opt->web_hosts;

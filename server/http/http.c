@@ -9,6 +9,7 @@
 #include "http.h"
 #include "auth.h"
 #include "dynbuf.h"
+#include "heavy_pool.h"
 #include "log.h"
 #include "ratelimit.h"
 #include "request_guard.h"
@@ -42,7 +43,21 @@ struct conn_ctx {
     int over_budget;
     int suspended;
     int parked; /* it was suspended once: counted in parked_requests */
+    /* A heavy route's: HEAVY_NONE until queued, HEAVY_DONE once the pool
+     * has made heavy_rep (written by the pool thread before it resumes
+     * the connection, read by libmicrohttpd's after). */
+    atomic_int heavy;
+    struct http_reply heavy_rep;
 };
+
+enum {
+    HEAVY_NONE,
+    HEAVY_QUEUED,
+    HEAVY_DONE,
+};
+
+/* What the heavy pool's threads answer when they cannot take more. */
+#define HEAVY_QUEUE 256
 
 /* Takes n more bytes of the daemon's body budget for ctx: 1, or 0 when
  * they do not fit now. */
@@ -271,18 +286,82 @@ cJSON *body_json(struct http_request *req, struct http_reply *rep)
     return v;
 }
 
+/* A streamed answer.  On a heavy route (pool not NULL) each chunk is made
+ * by a pool thread into chunk while the connection is suspended: state
+ * says whose turn it is (CHUNK_*), and the resume orders the chunk's
+ * writing before its sending. */
+#define STREAM_CHUNK (64 * 1024)
 struct stream_ctx {
     long (*fn)(void *cls, char *buf, size_t max);
     void *cls;
     void (*free_fn)(void *cls);
+    struct heavy_pool *pool;
+    struct MHD_Connection *conn;
+    atomic_int state;
+    long len, sent; /* the chunk's bytes, and those sent of them */
+    char *chunk;    /* STREAM_CHUNK bytes; with pool only */
 };
+
+enum {
+    CHUNK_NONE,    /* none made: the next read asks the pool */
+    CHUNK_PENDING, /* the pool is making it, the connection suspended */
+    CHUNK_READY,   /* made: sent piece by piece, then NONE */
+    CHUNK_END,     /* the stream has ended (len 0) or failed (len < 0) */
+};
+
+/* A pool thread's: the next chunk of sc, then the connection resumed. */
+static void stream_chunk_job(void *cls)
+{
+    struct stream_ctx *sc = cls;
+
+    sc->len = sc->fn(sc->cls, sc->chunk, STREAM_CHUNK);
+    sc->sent = 0;
+    atomic_store(&sc->state, sc->len > 0 ? CHUNK_READY : CHUNK_END);
+    MHD_resume_connection(sc->conn);
+}
+
+/* A heavy stream's read: a chunk made on the pool, sent; or the connection
+ * suspended (returning 0, which libmicrohttpd asks again once resumed)
+ * while the pool makes the next. */
+static ssize_t stream_read_heavy(struct stream_ctx *sc, char *buf, size_t max)
+{
+    size_t n;
+
+    switch (atomic_load(&sc->state)) {
+    case CHUNK_READY:
+        n = (size_t)(sc->len - sc->sent) < max ? (size_t)(sc->len - sc->sent) : max;
+        memcpy(buf, sc->chunk + sc->sent, n);
+        sc->sent += (long)n;
+        if (sc->sent == sc->len)
+            atomic_store(&sc->state, CHUNK_NONE);
+        return (ssize_t)n;
+    case CHUNK_END:
+        return sc->len == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                            : MHD_CONTENT_READER_END_WITH_ERROR;
+    case CHUNK_NONE:
+        atomic_store(&sc->state, CHUNK_PENDING);
+        MHD_suspend_connection(sc->conn);
+        if (heavy_pool_submit(sc->pool, stream_chunk_job, sc) != 0) {
+            /* stopping or full: the answer ends short, as an error */
+            sc->len = -1;
+            atomic_store(&sc->state, CHUNK_END);
+            MHD_resume_connection(sc->conn);
+        }
+        return 0;
+    default:
+        return 0; /* never: suspended until the chunk is made */
+    }
+}
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     struct stream_ctx *sc = cls;
-    long n = sc->fn(sc->cls, buf, max);
+    long n;
 
     (void)pos;
+    if (sc->pool)
+        return stream_read_heavy(sc, buf, max);
+    n = sc->fn(sc->cls, buf, max);
     if (n == 0)
         return MHD_CONTENT_READER_END_OF_STREAM;
     if (n < 0)
@@ -296,10 +375,14 @@ static void stream_done(void *cls)
 
     if (sc->free_fn)
         sc->free_fn(sc->cls);
+    free(sc->chunk);
     free(sc);
 }
 
-static struct MHD_Response *make_response(struct http_reply *rep)
+/* The response for rep; a stream's chunks made on pool (NULL: on the
+ * calling thread), for conn. */
+static struct MHD_Response *make_response(struct http_reply *rep, struct heavy_pool *pool,
+                                          struct MHD_Connection *conn)
 {
     struct MHD_Response *resp;
     struct stream_ctx *sc;
@@ -315,15 +398,20 @@ static struct MHD_Response *make_response(struct http_reply *rep)
             rep->body = NULL; /* the response owns it now */
         return resp;
     }
-    sc = malloc(sizeof(*sc));
+    sc = calloc(1, sizeof(*sc));
     if (sc == NULL)
         return NULL;
     sc->fn = rep->stream;
     sc->cls = rep->stream_cls;
     sc->free_fn = rep->stream_free;
-    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
-                                             stream_read, sc, stream_done);
+    if (pool && (sc->chunk = malloc(STREAM_CHUNK)) != NULL) {
+        sc->pool = pool;
+        sc->conn = conn;
+    }
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_CHUNK, stream_read, sc,
+                                             stream_done);
     if (resp == NULL) {
+        free(sc->chunk);
         free(sc);
         return NULL;
     }
@@ -342,14 +430,14 @@ static void reply_release(struct http_reply *rep)
     rep->stream_cls = NULL;
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *conn,
-                                  struct http_reply *rep)
+static enum MHD_Result send_reply(struct MHD_Connection *conn, struct http_reply *rep,
+                                  struct heavy_pool *pool)
 {
     struct MHD_Response *resp;
     enum MHD_Result ret;
     char retry[16];
 
-    resp = make_response(rep);
+    resp = make_response(rep, pool, conn);
     if (resp == NULL)
         return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -534,6 +622,55 @@ static int check_headers(struct conn_ctx *ctx, struct http_reply *rep)
     return 0;
 }
 
+/* Counts ctx in parked_requests, once: http_stop lets its answer out. */
+static void note_parked(struct conn_ctx *ctx)
+{
+    if (!ctx->parked) {
+        ctx->parked = 1;
+        atomic_fetch_add(&parked_requests, 1);
+    }
+}
+
+/* A pool thread's: the heavy route's handler, then the connection
+ * resumed to send what it made. */
+static void heavy_job(void *cls)
+{
+    struct conn_ctx *ctx = cls;
+    struct http_reply *rep = &ctx->heavy_rep;
+
+    ctx->route->handler(&ctx->req, rep);
+    if (rep->suspended) {
+        /* a heavy route never waits (router.c): no resume would come */
+        rep->suspended = 0;
+        reply_error(rep, 500, "internal", "", "%s %s tried to wait on the heavy pool",
+                    ctx->req.method, ctx->req.url);
+    }
+    atomic_store(&ctx->heavy, HEAVY_DONE);
+    MHD_resume_connection(ctx->req.conn);
+}
+
+/* Hands a heavy route's request to the pool, its connection suspended
+ * until heavy_job resumes it; when the pool cannot take it, the answer is
+ * a 503 sent on the resume just the same. */
+static void heavy_start(struct conn_ctx *ctx)
+{
+    struct app *app = ctx->req.app;
+
+    ctx->heavy_rep = (struct http_reply){.status = 200};
+    atomic_store(&ctx->heavy, HEAVY_QUEUED);
+    note_parked(ctx);
+    MHD_suspend_connection(ctx->req.conn);
+    if (heavy_pool_submit(app->heavy, heavy_job, ctx) == 0)
+        return;
+    ctx->heavy_rep.retry_after = 1;
+    reply_error(&ctx->heavy_rep, 503, "busy", "",
+                "the daemon is answering %d heavy reads (/coverage, /cards, /fleet, "
+                "/metrics, exports) already, or stopping; try again in a moment",
+                HEAVY_QUEUE);
+    atomic_store(&ctx->heavy, HEAVY_DONE);
+    MHD_resume_connection(ctx->req.conn);
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
                                  const char *url, const char *method,
                                  const char *version, const char *upload_data,
@@ -595,18 +732,28 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
     ctx->suspended = 0;
     ctx->req.body = ctx->body.len ? ctx->body.data : NULL;
     ctx->req.body_len = ctx->body.len;
+    if (ctx->route->weight == ROUTE_HEAVY && ctx->req.app->heavy) {
+        if (atomic_load(&ctx->heavy) == HEAVY_NONE) {
+            heavy_start(ctx);
+            return MHD_YES;
+        }
+        if (atomic_load(&ctx->heavy) != HEAVY_DONE)
+            return MHD_YES; /* never: suspended until done */
+        rep = ctx->heavy_rep;
+        ctx->heavy_rep = (struct http_reply){0};
+        ret = send_reply(conn, &rep, ctx->req.app->heavy);
+        goto sent;
+    }
     ctx->route->handler(&ctx->req, &rep);
     if (rep.suspended) {
         ctx->suspended = 1;
-        if (!ctx->parked) {
-            ctx->parked = 1;
-            atomic_fetch_add(&parked_requests, 1);
-        }
+        note_parked(ctx);
         reply_release(&rep);
         return MHD_YES;
     }
 send:
-    ret = send_reply(conn, &rep);
+    ret = send_reply(conn, &rep, NULL);
+sent:
     log_debug("%s %s %d", ctx->req.method, ctx->req.url, rep.status);
     reply_release(&rep);
     return ret;
@@ -626,6 +773,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
         atomic_fetch_sub(&parked_requests, 1);
     if (ctx->req.state && ctx->req.free_state)
         ctx->req.free_state(ctx->req.state);
+    reply_release(&ctx->heavy_rep);
     dynbuf_free(&ctx->body);
     guard_budget_give(ctx->reserved);
     free(ctx);
@@ -851,6 +999,17 @@ int http_bound_address(int listen_fd, char *out, size_t cap)
     return 0;
 }
 
+/* GPUBENCH_TEST_HEAVY_HOLD_MS: how long each heavy job first sleeps, so a
+ * test can fill the pool (tests/api/test_heavy_reads.py); read only with
+ * --test-benchmarks. */
+static int heavy_hold_ms(const struct app *app)
+{
+    const char *v = app->opt->test_benchmarks ? getenv("GPUBENCH_TEST_HEAVY_HOLD_MS") : NULL;
+    long ms = v ? strtol(v, NULL, 10) : 0;
+
+    return ms > 0 && ms < 600000 ? (int)ms : 0;
+}
+
 struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap)
 {
@@ -883,6 +1042,12 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
         snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
         return NULL;
     }
+    app->heavy = heavy_pool_new(app->opt->heavy_threads, HEAVY_QUEUE, heavy_hold_ms(app));
+    if (app->heavy == NULL) {
+        snprintf(errbuf, cap, "cannot start the %d threads of the heavy reads (--heavy-threads)",
+                 app->opt->heavy_threads);
+        return NULL;
+    }
     /* The logger first: libmicrohttpd logs options after it only. */
     d = MHD_start_daemon(flags, 0, admit, app, on_access, app,
                          MHD_OPTION_EXTERNAL_LOGGER, mhd_says, NULL,
@@ -891,23 +1056,31 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                          MHD_OPTION_NOTIFY_CONNECTION, note_connection, app,
                          MHD_OPTION_ARRAY, items,
                          MHD_OPTION_END);
-    if (d == NULL)
+    if (d == NULL) {
         snprintf(errbuf, cap, "cannot serve HTTP on %s (libmicrohttpd would "
                               "not start; see its message above)",
                  app->opt->listen);
+        heavy_pool_free(app->heavy);
+        app->heavy = NULL;
+    }
     return d;
 }
 
-void http_stop(struct MHD_Daemon *d)
+void http_stop(struct MHD_Daemon *d, struct app *app)
 {
     int64_t until = time_mono_ms() + STOP_ANSWERS_MS;
     const struct timespec tick = {.tv_sec = 0, .tv_nsec = 10 * 1000000L};
 
     if (d == NULL)
         return;
+    /* The heavy reads under way end and resume their connections; the
+     * pool takes no more (a stream's next chunk ends it as an error). */
+    heavy_pool_stop(app->heavy);
     /* libmicrohttpd closes every connection when it stops, whether its
      * answer went out or not: a resumed wait's answer goes out first. */
     while (atomic_load(&parked_requests) > 0 && time_mono_ms() < until)
         nanosleep(&tick, NULL);
     MHD_stop_daemon(d);
+    heavy_pool_free(app->heavy);
+    app->heavy = NULL;
 }

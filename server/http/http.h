@@ -148,16 +148,19 @@ int http_listen(const char *addr, char *errbuf, size_t cap);
  * and this is the only place it is known.  Returns 0, or -1 (out empty). */
 int http_bound_address(int listen_fd, char *out, size_t cap);
 
-/* Serves HTTP on listen_fd (from http_listen), which it then owns: the
+/* Serves HTTP on listen_fd (from http_listen), which it then owns, with
+ * the heavy pool of --heavy-threads threads in app->heavy: the
  * daemon closes it in http_stop.  Returns NULL with a sentence in errbuf
  * on failure; whether libmicrohttpd closed the socket then is not said, so
  * the caller leaves it to the process's exit. */
 struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap);
 
-/* Stops serving: first, for up to half a second, lets the requests that
- * were parked and have been resumed (waiters_drain) send their answers;
- * then stops libmicrohttpd, closing every connection.  NULL d: nothing. */
-void http_stop(struct MHD_Daemon *d);
+/* Stops serving: first the heavy pool ends what it runs and has queued
+ * (heavy_pool.h), then, for up to half a second, the requests that were
+ * parked and have been resumed (waiters_drain, the heavy reads) send
+ * their answers; then libmicrohttpd stops, closing every connection, and
+ * the pool is freed.  NULL d: nothing. */
+void http_stop(struct MHD_Daemon *d, struct app *app);
 
 #endif
