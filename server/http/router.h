@@ -2,7 +2,8 @@
  * router.h - the one table of routes (router.c).  A route entry says
  * everything about its route: method, path pattern, handler, who may call
  * it, how large a body it takes and of what type, whether it is
- * rate-limited, and whether it is a heavy read (enum route_weight); http.c applies those, on the headers before any of the
+ * rate-limited, and whether it is a heavy read (enum route_weight);
+ * http.c applies those, on the headers before any of the
  * body is read, and names no URL itself.
  *
  * A pattern's "*" matches exactly one non-empty path segment; text after
