@@ -9,6 +9,7 @@
 #include "http.h"
 #include "auth.h"
 #include "dynbuf.h"
+#include "hash.h"
 #include "heavy_pool.h"
 #include "log.h"
 #include "ratelimit.h"
@@ -131,6 +132,70 @@ void reply_error(struct http_reply *rep, int status, const char *code,
     else
         cJSON_AddNullToObject(err, "field");
     reply_json(rep, status, root);
+}
+
+/* 1 when the If-None-Match list inm names etag: the weak comparison, W/
+ * ignored on both sides. */
+static int etag_listed(const char *inm, const char *etag)
+{
+    size_t n;
+
+    if (strncmp(etag, "W/", 2) == 0)
+        etag += 2;
+    n = strlen(etag);
+    while (*inm) {
+        const char *end;
+        inm += strspn(inm, " \t,");
+        if (*inm == '*')
+            return 1;
+        if (strncmp(inm, "W/", 2) == 0)
+            inm += 2;
+        if (*inm != '"')
+            return 0; /* not a list of entity tags: nothing matches */
+        end = strchr(inm + 1, '"');
+        if (end == NULL)
+            return 0;
+        if ((size_t)(end + 1 - inm) == n && strncmp(inm, etag, n) == 0)
+            return 1;
+        inm = end + 1;
+    }
+    return 0;
+}
+
+int reply_etag(struct http_request *req, struct http_reply *rep, const char *etag)
+{
+    const char *inm =
+        MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+
+    snprintf(rep->etag, sizeof(rep->etag), "%s", etag);
+    if (inm == NULL || !etag_listed(inm, etag))
+        return 0;
+    reply_body(rep, 304, rep->content_type, NULL, 0);
+    return 1;
+}
+
+/* Adds key=value& to the hash h (FNV-1a, 32 bits, as hash.c). */
+static enum MHD_Result hash_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                const char *value)
+{
+    uint32_t *h = cls;
+    const char *parts[] = {key, "=", value ? value : "", "&"};
+
+    (void)kind;
+    for (int i = 0; i < 4; i++)
+        for (const char *c = parts[i]; *c; c++)
+            *h = (*h ^ (unsigned char)*c) * 16777619u;
+    return MHD_YES;
+}
+
+int reply_state_etag(struct http_request *req, struct http_reply *rep, const char *state)
+{
+    uint32_t h = hash_fnv1a(req->url);
+    char etag[sizeof(rep->etag)];
+
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, hash_arg, &h);
+    snprintf(etag, sizeof(etag), "W/\"%.40s-%08x\"", state, h);
+    return reply_etag(req, rep, etag);
 }
 
 const char *query_get(struct http_request *req, const char *name)
@@ -445,6 +510,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct http_reply
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     if (rep->location[0])
         MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, rep->location);
+    if (rep->etag[0])
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, rep->etag);
     if (rep->allow[0])
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, rep->allow);
     if (rep->www_authenticate[0])

@@ -141,14 +141,17 @@ enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out
 
 /* Run id's JSON as text with a trailing newline (a malloc'ed string the
  * caller frees, its length in *len), from the cache of finished runs when
- * there, and put there when the run has ended. */
+ * there, and put there when the run has ended; *tag gets the text's
+ * hash_fnv1a64 (its ETag: it changes whenever the run's JSON does). */
 enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_t *len,
-                           struct runs_error *err);
+                           uint64_t *tag, struct runs_error *err);
 
-/* A page of runs (store_list_runs), finished runs' entries through the
- * cache.  *out is a NEW array the caller deletes; next as the store's. */
-enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, char next[40],
-                       struct runs_error *err);
+/* A page of runs (store_list_page) as the text of a JSON array, appended
+ * to out; finished runs' entries as the cache keeps them, printed once.
+ * next as the store's. */
+struct dynbuf;
+enum runs_rc runs_page(struct runs *runs, struct run_filter *f, struct dynbuf *out,
+                       char next[40], struct runs_error *err);
 
 /* Run id's URL ("/runs/ID"): what its "url" field and a Location say.
  * The store knows no URLs; the runs layer adds them where it shows runs. */

@@ -11,6 +11,7 @@
 #define GPUBENCH_STORE_STORE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <cjson/cJSON.h>
 
@@ -49,6 +50,10 @@ struct store {
     unsigned next_reader;        /* under writer.lock */
     pthread_mutex_t health_lock; /* guards health */
     struct store_health health;
+    /* store_state_tag's: writes that changed rows (store_wrote), and what
+     * tells this opening of the database from the last one */
+    atomic_llong writes;
+    unsigned opened;
 };
 
 /* The columns every run query selects, in the order run_from_row reads. */

@@ -289,7 +289,7 @@ static int test_damaged_run_served(void)
     ASSERT(cJSON_GetObjectItem(run, "damaged_columns") == NULL);
     cJSON_Delete(run);
 
-    ASSERT_EQ(store_list_runs(s, &full, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(store_list_runs(s, &full, &runs, next), STORE_OK);
     ASSERT_EQ(cJSON_GetArraySize(runs), 3);
     cJSON_ArrayForEach(r, runs) {
         if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "id")), three_ids[1]) == 0) {
@@ -302,7 +302,7 @@ static int test_damaged_run_served(void)
     }
     ASSERT_EQ(damaged, 1);
     cJSON_Delete(runs);
-    ASSERT_EQ(store_list_runs(s, &list, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(store_list_runs(s, &list, &runs, next), STORE_OK);
     ASSERT_EQ(cJSON_GetArraySize(runs), 3);
     cJSON_Delete(runs);
 
@@ -336,7 +336,7 @@ static int test_reads_under_failing_allocs(void)
     whole_run = cJSON_PrintUnformatted(run);
     cJSON_Delete(run);
     alloc_fail_arm(0);
-    ASSERT_EQ(store_list_runs(s, &full, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(store_list_runs(s, &full, &runs, next), STORE_OK);
     total_list = alloc_fail_count();
     whole_list = cJSON_PrintUnformatted(runs);
     cJSON_Delete(runs);
@@ -348,7 +348,7 @@ static int test_reads_under_failing_allocs(void)
 
         alloc_fail_arm(list ? n - total_run : n);
         run = NULL;
-        rc = list ? store_list_runs(s, &full, NULL, &run, next)
+        rc = list ? store_list_runs(s, &full, &run, next)
                   : store_get_run(s, three_ids[0], &run);
         alloc_fail_arm(0);
         if (rc != STORE_OK) {
