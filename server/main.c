@@ -125,6 +125,8 @@ static int recover_db(const char *damaged, const char *db)
 
 /* Finished runs' JSON kept ready to send (run_cache.h). */
 #define RUN_CACHE_BYTES (8 * 1024 * 1024)
+/* Whole list pages, kept while nothing is written (runs_page_kept). */
+#define PAGE_CACHE_BYTES (4 * 1024 * 1024)
 
 int main(int argc, char **argv)
 {
@@ -138,7 +140,7 @@ int main(int argc, char **argv)
     struct peers_config peers = {0};
     struct canaries_config canaries = {0};
     struct waiters *waiters = NULL;
-    struct run_cache *run_cache = NULL;
+    struct run_cache *run_cache = NULL, *page_cache = NULL;
     const char *worker_owner = NULL;
     struct MHD_Daemon *http = NULL;
     struct db_lock *db_lock = NULL;
@@ -245,6 +247,7 @@ int main(int argc, char **argv)
     worker_strays_end(worker_owner);
     app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
     run_cache = run_cache_new(RUN_CACHE_BYTES);
+    page_cache = run_cache_new(PAGE_CACHE_BYTES);
     if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {
         log_error("%s", err);
         goto done;
@@ -276,6 +279,7 @@ int main(int argc, char **argv)
     runs.store = app.store;
     runs.waiters = waiters;
     runs.cache = run_cache;
+    runs.pages = page_cache;
     runs.alerts = app.alerts;
     runs.host = app.host;
     runs.max_queue = opt.max_queue;
@@ -372,6 +376,7 @@ done:
     store_close(app.store);
     ratelimit_free(app.post_limit);
     run_cache_free(run_cache);
+    run_cache_free(page_cache);
     auth_free(app.auth);
     http_tls_free(app.tls); /* after http_stop: the handshakes use it */
     if (listen_fd >= 0)

@@ -297,7 +297,8 @@ static void add_next_url(struct dynbuf *body, struct http_request *req,
 /* GET /runs: the page is text from the start (runs_page: finished runs'
  * entries as kept, printed once), never a tree of every run; its weak
  * ETag is the store's state and the query, so a page that has not changed
- * is answered 304 without a read. */
+ * is answered 304 without a read, and, to another client, with the page
+ * kept under that ETag (runs_page_kept). */
 void api_runs_list(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {RUN_FILTER_ARGS, "limit", "cursor", NULL};
@@ -324,6 +325,11 @@ void api_runs_list(struct http_request *req, struct http_reply *rep)
     store_state_tag(req->app->store, state);
     if (reply_state_etag(req, rep, state))
         return;
+    /* Unchanged since a page was made: that page, as made. */
+    if ((text = runs_page_kept(req->app->runs, rep->etag, &len)) != NULL) {
+        reply_body(rep, 200, "application/json", text, len);
+        return;
+    }
     dynbuf_init(&body, LIST_PAGE_CAP);
     (void)!dynbuf_add(&body, "{\"runs\":", 8);
     if (runs_page(req->app->runs, &f, &body, next, &err) != RUNS_OK) {
@@ -343,6 +349,7 @@ void api_runs_list(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 500, "internal", "", "the page could not be made (out of memory)");
         return;
     }
+    runs_page_keep(req->app->runs, rep->etag, text, len);
     reply_body(rep, 200, "application/json", text, len);
 }
 

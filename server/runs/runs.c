@@ -421,6 +421,16 @@ static int entry_put(void *ctx, const char *id, int final, cJSON *entry, struct 
     return rc;
 }
 
+char *runs_page_kept(struct runs *runs, const char *key, size_t *len)
+{
+    return run_cache_get(runs->pages, key, len, NULL);
+}
+
+void runs_page_keep(struct runs *runs, const char *key, const char *text, size_t len)
+{
+    run_cache_put(runs->pages, key, text, len);
+}
+
 enum runs_rc runs_page(struct runs *runs, struct run_filter *f, struct dynbuf *out,
                        char next[40], struct runs_error *err)
 {
