@@ -327,7 +327,9 @@ static const struct option_spec option_table[] = {
      FIELD(rate_burst), 1, 1000000},
     {"max-connections", "N", "256", NULL, "connections at once, the whole daemon's", set_int,
      FIELD(max_connections), 1, 100000},
-    {"max-connections-per-ip", "N", "64", NULL, "connections at once from one client address",
+    {"max-connections-per-ip", "N", "64", NULL,
+     "connections at once from one client address (those just answered and closing counted "
+     "apart: up to as many again for a moment)",
      set_int, FIELD(max_connections_per_ip), 1, 100000},
     {"max-body-memory", "MIB", "256", NULL,
      "request bodies buffered at once, all requests together; an upload past it is answered "

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 /* How much lower the heavy threads' priority is than the daemon's. */
-#define HEAVY_NICE 5
+#define HEAVY_NICE 10
 
 struct job {
     void (*fn)(void *arg);

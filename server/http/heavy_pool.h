@@ -9,7 +9,7 @@
  * A fixed set of threads takes jobs in order from one bounded queue; a
  * job is refused when the queue is full or the pool is stopping (the
  * request is then answered 503 at once).  The threads run at a lower
- * priority (nice HEAVY_NICE): on a busy machine the light threads come
+ * priority (nice +10, HEAVY_NICE): on a busy machine the light threads come
  * first.  heavy_pool_stop runs what is queued, then joins the threads;
  * heavy_pool_free, once nothing can submit any more, frees it.
  */
