@@ -17,9 +17,10 @@ long.
     python3 bench/http/healthz_under_load.py --build build [--cards 8000]
         [--duration 30] [--keep DIR [--reuse]] [--out results.json]
 
---keep DIR keeps the database (DIR/hub.db); --reuse measures the one an
-earlier run left there, so that two builds (before and after a change) are
-measured on the same store.  Everything it starts it stops.
+--idle leaves the heavy reads out: the probes alone, what the machine's own
+load does to them.  --keep DIR keeps the database (DIR/hub.db); --reuse
+measures the one an earlier run left there, so that two builds (before and
+after a change) are measured on the same store.  Everything it starts it stops.
 """
 import argparse
 import http.client
@@ -95,11 +96,14 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--reuse", action="store_true")
     ap.add_argument("--out")
+    ap.add_argument("--idle", action="store_true",
+                    help="no heavy reads: the probes alone, the machine's own noise")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     work = a.keep or tempfile.mkdtemp(prefix="gpubench-healthz-")
     os.makedirs(work, exist_ok=True)
-    result = {"cards": a.cards, "duration_s": a.duration, "period_ms": a.period_ms}
+    result = {"cards": a.cards, "duration_s": a.duration, "period_ms": a.period_ms,
+              "heavy_reads": not a.idle}
     try:
         if not a.reuse:
             for f in ("hub.db", "hub.db-wal", "hub.db-shm"):
@@ -126,7 +130,8 @@ def main():
                 s, secs = get(port, path, 600)
                 heavy[path].append((s, secs))
 
-        threads = [threading.Thread(target=loop, args=(p,), daemon=True) for p in HEAVY]
+        threads = [threading.Thread(target=loop, args=(p,), daemon=True)
+                   for p in ([] if a.idle else HEAVY)]
         for th in threads:
             th.start()
         time.sleep(1)  # the heavy reads under way
