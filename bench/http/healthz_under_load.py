@@ -7,15 +7,18 @@ node), as a hub holds what it pulled: the H200 health suite's six one-card
 runs on every card and the node's p2p run (examples/h200_daemon_health,
 examples/h200x2_daemon_health), each copy with its own host, card UUID and
 id, imported through POST /runs/import (bench/check's copies).  Then, for
-DURATION seconds, three clients read /metrics, /coverage and /cards in a
-loop, one request after another each, while a prober asks GET /healthz and
+DURATION seconds, CLIENTS clients of each of /metrics, /coverage and /cards
+(default 2: six heavy reads at once, more than the 4 HTTP threads) read in
+a loop, one request after another each, while a prober asks GET /healthz and
 GET /runs/ID (a run of the hub, on a new connection each, as a monitor
-does) every PERIOD ms.  Printed: the probes' p50, p99 and worst, how many
-timed out (TIMEOUT s), and how many heavy reads were answered and in how
-long.
+does) every PERIOD ms; the heavy reads are curl loops in processes of their
+own, so that the probe's timings are the daemon's, not this script's.
+Printed: the probes' p50, p99 and worst, how many failed or timed out
+(TIMEOUT s), and how many heavy reads were answered and in how long.
 
     python3 bench/http/healthz_under_load.py --build build [--cards 8000]
-        [--duration 30] [--keep DIR [--reuse]] [--out results.json]
+        [--duration 30] [--clients 2] [--idle] [--daemon-args ARGS]
+        [--keep DIR [--reuse]] [--out results.json]
 
 --idle leaves the heavy reads out: the probes alone, what the machine's own
 load does to them.  --keep DIR keeps the database (DIR/hub.db); --reuse
@@ -29,8 +32,9 @@ import json
 import os
 import statistics
 import sys
+import signal
+import subprocess
 import tempfile
-import threading
 import time
 import uuid
 
@@ -96,6 +100,11 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--reuse", action="store_true")
     ap.add_argument("--out")
+    ap.add_argument("--clients", type=int, default=2,
+                    help="reading loops of each heavy path (default 2: 6 in all, more "
+                         "than the daemon's 4 HTTP threads)")
+    ap.add_argument("--daemon-args", default="",
+                    help="more options for the measured daemon, e.g. --db-check-delay 3600")
     ap.add_argument("--idle", action="store_true",
                     help="no heavy reads: the probes alone, the machine's own noise")
     a = ap.parse_args()
@@ -103,7 +112,7 @@ def main():
     work = a.keep or tempfile.mkdtemp(prefix="gpubench-healthz-")
     os.makedirs(work, exist_ok=True)
     result = {"cards": a.cards, "duration_s": a.duration, "period_ms": a.period_ms,
-              "heavy_reads": not a.idle}
+              "heavy_clients": 0 if a.idle else a.clients * len(HEAVY)}
     try:
         if not a.reuse:
             for f in ("hub.db", "hub.db-wal", "hub.db-shm"):
@@ -116,24 +125,21 @@ def main():
             result["import_s"] = round(time.time() - t, 1)
             log("%d cards imported in %.0f s" % (a.cards, result["import_s"]))
             d.stop()
-        d = fleet.Daemon(build, work, "hub", [])
+        d = fleet.Daemon(build, work, "hub", a.daemon_args.split())
         port = d.wait_port(time.time() + 120)
         while get(port, "/healthz", 5)[0] != 200:
             time.sleep(0.1)
         status, body = d.request("GET", "/runs?limit=1")
         run_path = "/runs/" + json.loads(body)["runs"][0]["id"]
-        stop = threading.Event()
-        heavy = {p: [] for p in HEAVY}
-
-        def loop(path):
-            while not stop.is_set():
-                s, secs = get(port, path, 600)
-                heavy[path].append((s, secs))
-
-        threads = [threading.Thread(target=loop, args=(p,), daemon=True)
-                   for p in ([] if a.idle else HEAVY)]
-        for th in threads:
-            th.start()
+        # The heavy reads from processes of their own (curl in a loop), so
+        # that reading their megabytes never holds up the probe's thread.
+        loops = []
+        for p in ([] if a.idle else HEAVY * a.clients):
+            out = open(os.path.join(work, "heavy%s-%d.txt" % (p.replace("/", "_"), len(loops))), "w")
+            loops.append((p, out.name, subprocess.Popen(
+                ["sh", "-c", "while :; do curl -s -o /dev/null -m 600 -w '%%{http_code} "
+                 "%%{time_total}\\n' http://127.0.0.1:%d%s; done" % (port, p)],
+                stdout=out, start_new_session=True)))
         time.sleep(1)  # the heavy reads under way
         probes = {"/healthz": [], run_path: []}
         end = time.monotonic() + a.duration
@@ -141,7 +147,9 @@ def main():
             for p in probes:
                 probes[p].append(get(port, p))
             time.sleep(a.period_ms / 1000.0)
-        stop.set()
+        for _, _, proc in loops:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         for name, xs in probes.items():
             ok = [s for st, s in xs if st == 200]
             key = "healthz" if name == "/healthz" else "run"
@@ -149,8 +157,12 @@ def main():
                            "p50_ms": round(pct(ok, 50) * 1000, 2) if ok else None,
                            "p99_ms": round(pct(ok, 99) * 1000, 2) if ok else None,
                            "max_ms": round(max(ok) * 1000, 2) if ok else None}
-        for p, xs in heavy.items():
-            done = [s for st, s in xs if st == 200]
+        for p in ([] if a.idle else HEAVY):
+            done = []
+            for path in (name for q, name, _ in loops if q == p):
+                with open(path) as f:
+                    done += [float(t) for st, t in (l.split() for l in f if l.strip())
+                             if st == "200"]
             result[p] = {"answered": len(done),
                          "median_s": round(statistics.median(done), 3) if done else None}
         result["load"] = open("/proc/loadavg").read().split()[:3]

@@ -38,6 +38,7 @@ static void *worker(void *cls)
 {
     struct heavy_pool *p = cls;
 
+    (void)pthread_setname_np(pthread_self(), "heavy-reads"); /* for top and perf */
     /* Linux: a thread's nice value is its own. */
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), HEAVY_NICE) != 0)
         log_debug("heavy reads: their threads keep the daemon's priority");

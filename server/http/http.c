@@ -57,7 +57,8 @@ enum {
     HEAVY_DONE,
 };
 
-/* What the heavy pool's threads answer when they cannot take more. */
+/* The most heavy reads waiting for a pool thread at once; past it one is
+ * answered 503 with Retry-After. */
 #define HEAVY_QUEUE 256
 
 /* Takes n more bytes of the daemon's body budget for ctx: 1, or 0 when
