@@ -18,7 +18,7 @@
 #define HEAVY_NICE 10
 
 struct job {
-    void (*fn)(void *arg);
+    void (*fn)(void *arg, int cancelled);
     void *arg;
 };
 
@@ -45,6 +45,7 @@ static void *worker(void *cls)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         struct job j;
+        int cancelled;
         while (p->count == 0 && !p->stopping)
             pthread_cond_wait(&p->wake, &p->lock);
         if (p->count == 0)
@@ -53,12 +54,13 @@ static void *worker(void *cls)
         p->head = (p->head + 1) % p->queue_cap;
         p->count--;
         p->running++;
+        cancelled = p->stopping; /* still queued at the stop */
         pthread_mutex_unlock(&p->lock);
-        if (p->hold_ms > 0) {
+        if (p->hold_ms > 0 && !cancelled) {
             struct timespec t = {p->hold_ms / 1000, (long)(p->hold_ms % 1000) * 1000000L};
             nanosleep(&t, NULL);
         }
-        j.fn(j.arg);
+        j.fn(j.arg, cancelled);
         pthread_mutex_lock(&p->lock);
         p->running--;
     }
@@ -92,7 +94,7 @@ struct heavy_pool *heavy_pool_new(int threads, int queue_cap, int hold_ms)
     return p;
 }
 
-int heavy_pool_submit(struct heavy_pool *p, void (*fn)(void *arg), void *arg)
+int heavy_pool_submit(struct heavy_pool *p, void (*fn)(void *arg, int cancelled), void *arg)
 {
     int rc = -1;
 

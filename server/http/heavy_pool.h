@@ -10,7 +10,8 @@
  * job is refused when the queue is full or the pool is stopping (the
  * request is then answered 503 at once).  The threads run at a lower
  * priority (nice +10, HEAVY_NICE): on a busy machine the light threads come
- * first.  heavy_pool_stop runs what is queued, then joins the threads;
+ * first.  heavy_pool_stop has what is queued end at once (cancelled),
+ * then joins the threads;
  * heavy_pool_free, once nothing can submit any more, frees it.
  */
 #ifndef GPUBENCH_HTTP_HEAVY_POOL_H
@@ -32,9 +33,11 @@ struct heavy_pool_load {
  * made or memory ran out. */
 struct heavy_pool *heavy_pool_new(int threads, int queue_cap, int hold_ms);
 
-/* Queues fn(arg): 0, or -1 when the queue is full or the pool is stopping
- * (fn is then never called). */
-int heavy_pool_submit(struct heavy_pool *p, void (*fn)(void *arg), void *arg);
+/* Queues fn(arg, cancelled): 0, or -1 when the queue is full or the pool
+ * is stopping (fn is then never called).  cancelled is 1 for a job that
+ * was still queued when heavy_pool_stop began: it should end at once
+ * (answer that the daemon is stopping) instead of doing its work. */
+int heavy_pool_submit(struct heavy_pool *p, void (*fn)(void *arg, int cancelled), void *arg);
 
 void heavy_pool_load(struct heavy_pool *p, struct heavy_pool_load *out);
 

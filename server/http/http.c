@@ -376,11 +376,13 @@ enum {
 };
 
 /* A pool thread's: the next chunk of sc, then the connection resumed. */
-static void stream_chunk_job(void *cls)
+static void stream_chunk_job(void *cls, int cancelled)
 {
     struct stream_ctx *sc = cls;
 
-    sc->len = sc->fn(sc->cls, sc->chunk, STREAM_CHUNK);
+    /* At shutdown the answer ends short, as an error, not after the
+     * whole export. */
+    sc->len = cancelled ? -1 : sc->fn(sc->cls, sc->chunk, STREAM_CHUNK);
     sc->sent = 0;
     atomic_store(&sc->state, sc->len > 0 ? CHUNK_READY : CHUNK_END);
     MHD_resume_connection(sc->conn);
@@ -701,12 +703,18 @@ static void note_parked(struct conn_ctx *ctx)
 
 /* A pool thread's: the heavy route's handler, then the connection
  * resumed to send what it made. */
-static void heavy_job(void *cls)
+static void heavy_job(void *cls, int cancelled)
 {
     struct conn_ctx *ctx = cls;
     struct http_reply *rep = &ctx->heavy_rep;
 
-    ctx->route->handler(&ctx->req, rep);
+    if (cancelled) {
+        /* queued when the daemon began to stop: answered, not read */
+        rep->retry_after = 1;
+        reply_error(rep, 503, "busy", "", "the daemon is stopping; try again in a moment");
+    } else {
+        ctx->route->handler(&ctx->req, rep);
+    }
     if (rep->suspended) {
         /* a heavy route never waits (router.c): no resume would come */
         rep->suspended = 0;
@@ -1148,8 +1156,9 @@ void http_stop(struct MHD_Daemon *d, struct app *app)
 
     if (d == NULL)
         return;
-    /* The heavy reads under way end and resume their connections; the
-     * pool takes no more (a stream's next chunk ends it as an error). */
+    /* The heavy reads under way end and resume their connections, those
+     * still queued are answered 503; the pool takes no more (a stream's
+     * next chunk ends it as an error). */
     heavy_pool_stop(app->heavy);
     /* libmicrohttpd closes every connection when it stops, whether its
      * answer went out or not: a resumed wait's answer goes out first. */

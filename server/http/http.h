@@ -171,8 +171,8 @@ int http_bound_address(int listen_fd, char *out, size_t cap);
 struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap);
 
-/* Stops serving: first the heavy pool ends what it runs and has queued
- * (heavy_pool.h), then, for up to half a second, the requests that were
+/* Stops serving: first the heavy pool ends what it runs and answers what
+ * is still queued 503 (heavy_pool.h), then, for up to half a second, the requests that were
  * parked and have been resumed (waiters_drain, the heavy reads) send
  * their answers; then libmicrohttpd stops, closing every connection, and
  * the pool is freed.  NULL d: nothing. */

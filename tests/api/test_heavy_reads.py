@@ -12,9 +12,10 @@ not by timing:
 - /healthz reports them all in the pool (running + queued), and answers
   while none of them has been answered;
 - a single run (GET /runs/ID) and a list page are answered meanwhile;
-- every heavy read is then answered whole (200, the same body as a read
-  made when the pool was idle), an export streamed in chunks made on the
-  pool included.
+- every heavy read is then answered whole (200), an export streamed in
+  chunks made on the pool included;
+- at SIGTERM the heavy read running ends (200) and those still queued are
+  answered 503 at once, and the daemon exits 0.
 """
 import os
 import sys
@@ -83,6 +84,30 @@ class HeavyReads(unittest.TestCase):
             self.assertEqual(len(lines), 9)
         finally:
             d.stop(timeout=HOLD_S * len(HEAVY) + 30)
+
+    def test_stop_answers_what_is_queued(self):
+        """SIGTERM with heavy reads running and queued: the running ones end
+        (their hold), the queued ones are answered 503 at once, not read;
+        every request gets an answer and the daemon exits 0."""
+        d = Daemon(args=["--test-benchmarks", "--heavy-threads", "1"],
+                   env={"GPUBENCH_TEST_HEAVY_HOLD_MS": str(HOLD_S * 1000)})
+        d.start()
+        reads = [Read(d, "/coverage") for _ in range(4)]
+        for r in reads:
+            r.start()
+        for _ in range(400):
+            h = d.get("/healthz").json()["heavy_reads"]
+            if (h["running"], h["queued"]) == (1, 3):
+                break
+            threading.Event().wait(0.01)
+        self.assertEqual((h["running"], h["queued"]), (1, 3))
+        self.assertEqual(d.stop(timeout=HOLD_S + 15), 0)
+        statuses = []
+        for r in reads:
+            r.done.wait(30)
+            self.assertIsNone(r.error, r.path)
+            statuses.append(r.response.status)
+        self.assertEqual(sorted(statuses), [200, 503, 503, 503])
 
     def test_export_streamed_in_chunks_on_the_pool(self):
         """An export of many 64 KiB chunks, each made on the pool, arrives
