@@ -126,6 +126,8 @@ static int recover_db(const char *damaged, const char *db)
 
 /* Finished runs' JSON kept ready to send (run_cache.h). */
 #define RUN_CACHE_BYTES (8 * 1024 * 1024)
+/* Whole list pages, kept while nothing is written (runs_page_kept). */
+#define PAGE_CACHE_BYTES (4 * 1024 * 1024)
 
 int main(int argc, char **argv)
 {
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
     struct peers_config peers = {0};
     struct canaries_config canaries = {0};
     struct waiters *waiters = NULL;
-    struct run_cache *run_cache = NULL;
+    struct run_cache *run_cache = NULL, *page_cache = NULL;
     const char *worker_owner = NULL;
     struct MHD_Daemon *http = NULL;
     struct db_lock *db_lock = NULL;
@@ -247,6 +249,7 @@ int main(int argc, char **argv)
     worker_strays_end(worker_owner);
     app.post_limit = ratelimit_new(opt.rate_per_minute, opt.rate_burst);
     run_cache = run_cache_new(RUN_CACHE_BYTES);
+    page_cache = run_cache_new(PAGE_CACHE_BYTES);
     if (store_open(opt.db, &app.store, err, sizeof(err)) != STORE_OK) {
         log_error("%s", err);
         goto done;
@@ -280,6 +283,7 @@ int main(int argc, char **argv)
     runs.store = app.store;
     runs.waiters = waiters;
     runs.cache = run_cache;
+    runs.pages = page_cache;
     runs.alerts = app.alerts;
     runs.host = app.host;
     runs.max_queue = opt.max_queue;
@@ -368,7 +372,7 @@ done:
         log_warn("%d request(s) waiting on a running run answered with the run still "
                  "running: it was neither ended nor put back %d ms after the grace",
                  left, SETTLE_MS);
-    http_stop(http);
+    http_stop(http, &app);
     metrics_cache_stop(app.metrics); /* after http_stop: scrapes read it */
     peers_stop(app.peers);
     canaries_stop(app.canaries); /* before the pool and the store it reads */
@@ -381,6 +385,7 @@ done:
     store_close(app.store);
     ratelimit_free(app.post_limit);
     run_cache_free(run_cache);
+    run_cache_free(page_cache);
     auth_free(app.auth);
     http_tls_free(app.tls); /* after http_stop: the handshakes use it */
     if (listen_fd >= 0)

@@ -342,7 +342,9 @@ static const struct option_spec option_table[] = {
      FIELD(rate_burst), 1, 1000000},
     {"max-connections", "N", "256", NULL, "connections at once, the whole daemon's", set_int,
      FIELD(max_connections), 1, 100000},
-    {"max-connections-per-ip", "N", "64", NULL, "connections at once from one client address",
+    {"max-connections-per-ip", "N", "64", NULL,
+     "connections at once from one client address (those just answered and closing counted "
+     "apart: up to as many again for a moment)",
      set_int, FIELD(max_connections_per_ip), 1, 100000},
     {"max-body-memory", "MIB", "256", NULL,
      "request bodies buffered at once, all requests together; an upload past it is answered "
@@ -359,6 +361,10 @@ static const struct option_spec option_table[] = {
      "may call the API; any other page's request, by its Origin header, is answered 403",
      set_origins, FIELD(web_allowed_origins), 0, 0},
     {"http-threads", "N", "4", NULL, "HTTP threads", set_int, FIELD(http_threads), 1, 64},
+    {"heavy-threads", "N", "2", NULL,
+     "threads for the heavy reads (/coverage, /cards, /fleet, /metrics, /compare, exports), "
+     "apart from the HTTP threads, so that /healthz and single runs never wait behind them",
+     set_int, FIELD(heavy_threads), 1, 64},
     {"test-benchmarks", NULL, NULL, "off",
      "offer test_fault (an illegal address) and test_hang (a kernel that never ends), to "
      "show the daemon surviving both",
@@ -609,6 +615,7 @@ void options_http(const struct options *opt, struct http_options *http)
     http->auth_reads = opt->auth_reads;
     http->metrics_peer_results = opt->metrics_peer_results;
     http->http_threads = opt->http_threads;
+    http->heavy_threads = opt->heavy_threads;
     http->max_connections = opt->max_connections;
     http->max_connections_per_ip = opt->max_connections_per_ip;
     http->web_hosts = opt->web_hosts;

@@ -39,6 +39,7 @@ struct options {
     int watch_interval_s; /* between watch probes of an idle GPU; 0: none */
     int shutdown_grace_s;
     int http_threads;
+    int heavy_threads;
     int verbose;
     int auth_reads;            /* reads need a token too */
     int metrics_peer_results;  /* /metrics: result gauges for peers' cards too */

@@ -27,7 +27,7 @@ WRK_CURL="--cacert $dir/ca.crt"
 
 pd=$(port)
 "$build/bin/gpubenchd" --listen 127.0.0.1:$pd --db "$dir/gpubench.db" --web-config "$dir/web.yml" \
-  --worker "$build/tests/gpubench-fake-worker" --rate-limit 0 --test-benchmarks \
+  --worker "$build/tests/gpubench-fake-worker" --rate-limit 0 --test-benchmarks ${DAEMON_ARGS:-} \
   >"$dir/daemon.log" 2>&1 &
 pids+=($!)
 daemon_pid=$!

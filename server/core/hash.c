@@ -11,3 +11,13 @@ uint32_t hash_fnv1a(const char *s)
         h = (h ^ (unsigned char)*s) * 16777619u;
     return h;
 }
+
+uint64_t hash_fnv1a64(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 14695981039346656037ull;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}

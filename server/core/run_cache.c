@@ -19,6 +19,7 @@ struct entry {
     struct entry *newer, *older; /* the LRU list */
     char id[ID_LEN];
     size_t len;
+    uint64_t tag; /* hash_fnv1a64 of body */
     char body[];
 };
 
@@ -102,7 +103,7 @@ static void drop(struct run_cache *c, struct entry *e)
     free(e);
 }
 
-char *run_cache_get(struct run_cache *c, const char *id, size_t *len)
+char *run_cache_get(struct run_cache *c, const char *id, size_t *len, uint64_t *tag)
 {
     struct entry *e;
     char *copy = NULL;
@@ -116,6 +117,8 @@ char *run_cache_get(struct run_cache *c, const char *id, size_t *len)
         if (copy) {
             memcpy(copy, e->body, e->len + 1);
             *len = e->len;
+            if (tag)
+                *tag = e->tag;
             unlink_lru(c, e);
             push_newest(c, e);
         }
@@ -136,6 +139,7 @@ void run_cache_put(struct run_cache *c, const char *id, const char *body, size_t
     memset(e, 0, sizeof(*e));
     strcpy(e->id, id);
     e->len = len;
+    e->tag = hash_fnv1a64(body, len);
     memcpy(e->body, body, len);
     e->body[len] = '\0';
     pthread_mutex_lock(&c->lock);

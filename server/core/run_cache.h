@@ -10,6 +10,7 @@
 #define GPUBENCH_CORE_RUN_CACHE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct run_cache;
 
@@ -18,8 +19,10 @@ struct run_cache *run_cache_new(size_t max_bytes);
 void run_cache_free(struct run_cache *c);
 
 /* A malloc'ed copy of the body kept for id (the caller frees it), with its
- * length in *len; NULL when there is none.  c may be NULL. */
-char *run_cache_get(struct run_cache *c, const char *id, size_t *len);
+ * length in *len and, when tag is not NULL, its hash_fnv1a64 in *tag
+ * (computed once, when it was put: an ETag costs nothing on a hit); NULL
+ * when there is none.  c may be NULL. */
+char *run_cache_get(struct run_cache *c, const char *id, size_t *len, uint64_t *tag);
 
 /* Keeps a copy of body for id.  c may be NULL. */
 void run_cache_put(struct run_cache *c, const char *id, const char *body, size_t len);

@@ -19,6 +19,9 @@
  * "damaged": true and "damaged_columns", its CSV lines name them in the
  * last column, damaged; the export goes on past it.
  *
+ * An export's weak ETag is the store's state and its query (reply_state_etag):
+ * If-None-Match with it answers 304 while nothing was written since.
+ *
  * An export never ends short and clean: a run that cannot be printed
  * within the buffer's cap, or a store error, ends the stream with a last
  * line that says why and then without the chunked body's end, so that the
@@ -378,7 +381,7 @@ static void export_next_page(struct export_stream *x)
 
     dynbuf_reset(&x->pending);
     x->sent = 0;
-    if (store_list_runs(x->store, &f, NULL, &runs, next) != STORE_OK) {
+    if (store_list_runs(x->store, &f, &runs, next) != STORE_OK) {
         export_fail(x, 0, "the runs could not be read from the database");
         return;
     }
@@ -444,8 +447,14 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
     long long remaining = 1LL << 40, after_seq = 0;
     struct run_filter f = {0};
     struct export_stream *x;
+    char state[STORE_STATE_TAG];
 
     if (query_check(req, rep, filter_args) != 0 || run_filter_from_query(req, rep, &f) != 0)
+        return;
+    /* The store's state before the first page is read: an export that has
+     * not changed is answered 304 without reading it again. */
+    store_state_tag(req->app->store, state);
+    if (reply_state_etag(req, rep, state))
         return;
     x = calloc(1, sizeof(*x));
     if (x == NULL) {

@@ -10,6 +10,7 @@
 #include "bench_suite.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "heavy_pool.h"
 #include "predict.h"
 #include "result_fields.h"
 #include "run_status.h"
@@ -316,6 +317,20 @@ static void add_tls(cJSON *body, struct http_tls *tls)
     cJSON_AddNumberToObject(o, "reload_failures", (double)st.reload_failures);
 }
 
+/* "heavy_reads": the heavy pool's load (heavy_pool.h). */
+static void add_heavy_reads(cJSON *body, struct heavy_pool *pool)
+{
+    struct heavy_pool_load load = {0};
+    cJSON *o = cJSON_AddObjectToObject(body, "heavy_reads");
+
+    if (pool)
+        heavy_pool_load(pool, &load);
+    cJSON_AddNumberToObject(o, "threads", load.threads);
+    cJSON_AddNumberToObject(o, "running", load.running);
+    cJSON_AddNumberToObject(o, "queued", load.queued);
+    cJSON_AddNumberToObject(o, "queue_cap", load.queue_cap);
+}
+
 void api_healthz_get(struct http_request *req, struct http_reply *rep)
 {
     struct app *app = req->app;
@@ -345,6 +360,7 @@ void api_healthz_get(struct http_request *req, struct http_reply *rep)
     else
         cJSON_AddNullToObject(body, "database_checked_at");
     add_tls(body, app->tls);
+    add_heavy_reads(body, app->heavy);
     if (problem) {
         reason = cJSON_AddObjectToObject(body, "reason");
         cJSON_AddStringToObject(reason, "check", check);

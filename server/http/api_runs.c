@@ -28,6 +28,7 @@
 #include "run_filter.h"
 #include "run_request.h"
 #include "runs.h"
+#include "store.h"
 #include "store_runs.h"
 #include "timeutil.h"
 #include "uuid7.h"
@@ -254,6 +255,50 @@ static void add_query(struct dynbuf *b, const char *name, const char *value)
     curl_free(escaped);
 }
 
+/* The most a list page's text may take: 500 runs' entries, each a run
+ * with its summary, many times over. */
+#define LIST_PAGE_CAP (32 * 1024 * 1024)
+
+/* The next page's URL: this page's filters and limit, and cursor next,
+ * percent-encoded, as a JSON string appended to body. */
+static void add_next_url(struct dynbuf *body, struct http_request *req,
+                         const struct run_filter *f, const char *next)
+{
+    const char *limit = query_get(req, "limit");
+    struct dynbuf url;
+    char *quoted = NULL;
+    cJSON *s = NULL;
+
+    /* Room for every filter at its longest, each byte %-encoded. */
+    dynbuf_init(&url, 8 * 3 * RUN_FILTER_VALUE_MAX + 256);
+    (void)!dynbuf_add(&url, "/runs?", 6);
+    add_query(&url, "benchmark", f->benchmark);
+    add_query(&url, "device", query_get(req, "device"));
+    add_query(&url, "host", f->host);
+    add_query(&url, "status", f->status);
+    add_query(&url, "label", f->label);
+    add_query(&url, "batch", f->batch);
+    add_query(&url, "valid", query_get(req, "valid"));
+    if (limit)
+        add_query(&url, "limit", limit);
+    add_query(&url, "cursor", next);
+    if (url.len && url.data[url.len - 1] == '&')
+        url.data[--url.len] = '\0';
+    if (!dynbuf_failed(&url) && (s = cJSON_CreateString(url.data ? url.data : "")) != NULL &&
+        (quoted = cJSON_PrintUnformatted(s)) != NULL)
+        (void)!dynbuf_add(body, quoted, strlen(quoted));
+    else
+        body->failed = 1;
+    free(quoted);
+    cJSON_Delete(s);
+    dynbuf_free(&url);
+}
+
+/* GET /runs: the page is text from the start (runs_page: finished runs'
+ * entries as kept, printed once), never a tree of every run; its weak
+ * ETag is the store's state and the query, so a page that has not changed
+ * is answered 304 without a read, and, to another client, with the page
+ * kept under that ETag (runs_page_kept). */
 void api_runs_list(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {RUN_FILTER_ARGS, "limit", "cursor", NULL};
@@ -261,11 +306,11 @@ void api_runs_list(struct http_request *req, struct http_reply *rep)
         .cursor = query_get(req, "cursor"),
         .limit = 50,
     };
-    const char *limit = query_get(req, "limit");
-    char next[40];
-    cJSON *runs = NULL, *body;
-    struct dynbuf url;
+    char next[40], state[STORE_STATE_TAG];
+    struct dynbuf body;
     struct runs_error err;
+    size_t len;
+    char *text;
 
     if (query_check(req, rep, query) != 0 || run_filter_from_query(req, rep, &f) != 0)
         return;
@@ -277,40 +322,35 @@ void api_runs_list(struct http_request *req, struct http_reply *rep)
                     "URL of the previous page");
         return;
     }
-    if (runs_page(req->app->runs, &f, &runs, next, &err) != RUNS_OK) {
+    store_state_tag(req->app->store, state);
+    if (reply_state_etag(req, rep, state))
+        return;
+    /* Unchanged since a page was made: that page, as made. */
+    if ((text = runs_page_kept(req->app->runs, rep->etag, &len)) != NULL) {
+        reply_body(rep, 200, "application/json", text, len);
+        return;
+    }
+    dynbuf_init(&body, LIST_PAGE_CAP);
+    (void)!dynbuf_add(&body, "{\"runs\":", 8);
+    if (runs_page(req->app->runs, &f, &body, next, &err) != RUNS_OK) {
+        dynbuf_free(&body);
         reply_runs_error(rep, &err);
         return;
     }
-    body = cJSON_CreateObject();
-    cJSON_AddItemToObject(body, "runs", runs);
-    if (next[0]) {
-        /* Room for every filter at its longest, each byte %-encoded. */
-        dynbuf_init(&url, 8 * 3 * RUN_FILTER_VALUE_MAX + 256);
-        (void)!dynbuf_add(&url, "/runs?", 6);
-        add_query(&url, "benchmark", f.benchmark);
-        add_query(&url, "device", query_get(req, "device"));
-        add_query(&url, "host", f.host);
-        add_query(&url, "status", f.status);
-        add_query(&url, "label", f.label);
-        add_query(&url, "batch", f.batch);
-        add_query(&url, "valid", query_get(req, "valid"));
-        if (limit)
-            add_query(&url, "limit", limit);
-        add_query(&url, "cursor", next);
-        if (url.len && url.data[url.len - 1] == '&')
-            url.data[--url.len] = '\0';
-        if (dynbuf_failed(&url)) {
-            dynbuf_free(&url);
-            cJSON_Delete(body);
-            reply_error(rep, 500, "internal", "", "the next page's URL could not be made");
-            return;
-        }
-        cJSON_AddStringToObject(body, "next", url.data ? url.data : "");
-        dynbuf_free(&url);
-    } else {
-        cJSON_AddNullToObject(body, "next");
+    (void)!dynbuf_add(&body, ",\"next\":", 8);
+    if (next[0])
+        add_next_url(&body, req, &f, next);
+    else
+        (void)!dynbuf_add(&body, "null", 4);
+    (void)!dynbuf_add(&body, "}\n", 2);
+    text = dynbuf_failed(&body) ? NULL : dynbuf_take(&body, &len);
+    dynbuf_free(&body);
+    if (text == NULL) {
+        reply_error(rep, 500, "internal", "", "the page could not be made (out of memory)");
+        return;
     }
-    reply_json(rep, 200, body);
+    runs_page_keep(req->app->runs, rep->etag, text, len);
+    reply_body(rep, 200, "application/json", text, len);
 }
 
 void api_runs_get(struct http_request *req, struct http_reply *rep)
@@ -324,7 +364,8 @@ void api_runs_get(struct http_request *req, struct http_reply *rep)
     };
     struct runs_error err;
     double wait_s;
-    char *text;
+    char *text, etag[24];
+    uint64_t tag;
     size_t len;
 
     if (req->resumed) {
@@ -343,10 +384,15 @@ void api_runs_get(struct http_request *req, struct http_reply *rep)
         rep->location[0] = '\0';
         return;
     }
-    if (runs_get_text(req->app->runs, ws.set.ids[0], &text, &len, &err) != RUNS_OK)
+    if (runs_get_text(req->app->runs, ws.set.ids[0], &text, &len, &tag, &err) != RUNS_OK) {
         reply_runs_error(rep, &err);
-    else
-        reply_body(rep, 200, "application/json", text, len);
+        return;
+    }
+    /* A strong ETag, the hash of the bytes: it changes whenever the run's
+     * answer does (a status, a verdict, a damaged column). */
+    reply_body(rep, 200, "application/json", text, len);
+    snprintf(etag, sizeof(etag), "\"%016llx\"", (unsigned long long)tag);
+    reply_etag(req, rep, etag);
 }
 
 void api_runs_delete(struct http_request *req, struct http_reply *rep)

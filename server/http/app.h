@@ -22,6 +22,7 @@ struct alerts;
 struct http_tls;
 struct canaries;
 struct metrics_cache;
+struct heavy_pool;
 
 /* The command-line settings the HTTP layer reads (main copies them from
  * its options, options.h, which this layer does not see). */
@@ -35,6 +36,7 @@ struct http_options {
     int auth_reads;                  /* --auth-reads: reads need a token too */
     int metrics_peer_results;        /* --metrics-peer-results: result gauges of every card */
     int http_threads;                /* libmicrohttpd's thread pool */
+    int heavy_threads;               /* the heavy reads' pool (heavy_pool.h) */
     int max_connections;             /* in all */
     int max_connections_per_ip;      /* from one address */
     const char *web_hosts;           /* --web-host: more names Host may give; NULL: none */
@@ -55,6 +57,7 @@ struct app {
     struct http_tls *tls;          /* NULL: plain HTTP (tls.h) */
     struct canaries *canaries;     /* the checks on idle cards (canaries.h) */
     struct metrics_cache *metrics; /* /metrics' heavy collectors (metrics_cache.h) */
+    struct heavy_pool *heavy;      /* the heavy routes' threads: http_start's */
     char host[256];
     int check_host; /* loopback or unauthenticated: Host must name us (http_start) */
     int64_t started_mono_ms;

@@ -9,6 +9,8 @@
 #include "http.h"
 #include "auth.h"
 #include "dynbuf.h"
+#include "hash.h"
+#include "heavy_pool.h"
 #include "log.h"
 #include "ratelimit.h"
 #include "request_guard.h"
@@ -42,7 +44,22 @@ struct conn_ctx {
     int over_budget;
     int suspended;
     int parked; /* it was suspended once: counted in parked_requests */
+    /* A heavy route's: HEAVY_NONE until queued, HEAVY_DONE once the pool
+     * has made heavy_rep (written by the pool thread before it resumes
+     * the connection, read by libmicrohttpd's after). */
+    atomic_int heavy;
+    struct http_reply heavy_rep;
 };
+
+enum {
+    HEAVY_NONE,
+    HEAVY_QUEUED,
+    HEAVY_DONE,
+};
+
+/* The most heavy reads waiting for a pool thread at once; past it one is
+ * answered 503 with Retry-After. */
+#define HEAVY_QUEUE 256
 
 /* Takes n more bytes of the daemon's body budget for ctx: 1, or 0 when
  * they do not fit now. */
@@ -116,6 +133,70 @@ void reply_error(struct http_reply *rep, int status, const char *code,
     else
         cJSON_AddNullToObject(err, "field");
     reply_json(rep, status, root);
+}
+
+/* 1 when the If-None-Match list inm names etag: the weak comparison, W/
+ * ignored on both sides. */
+static int etag_listed(const char *inm, const char *etag)
+{
+    size_t n;
+
+    if (strncmp(etag, "W/", 2) == 0)
+        etag += 2;
+    n = strlen(etag);
+    while (*inm) {
+        const char *end;
+        inm += strspn(inm, " \t,");
+        if (*inm == '*')
+            return 1;
+        if (strncmp(inm, "W/", 2) == 0)
+            inm += 2;
+        if (*inm != '"')
+            return 0; /* not a list of entity tags: nothing matches */
+        end = strchr(inm + 1, '"');
+        if (end == NULL)
+            return 0;
+        if ((size_t)(end + 1 - inm) == n && strncmp(inm, etag, n) == 0)
+            return 1;
+        inm = end + 1;
+    }
+    return 0;
+}
+
+int reply_etag(struct http_request *req, struct http_reply *rep, const char *etag)
+{
+    const char *inm =
+        MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+
+    snprintf(rep->etag, sizeof(rep->etag), "%s", etag);
+    if (inm == NULL || !etag_listed(inm, etag))
+        return 0;
+    reply_body(rep, 304, rep->content_type, NULL, 0);
+    return 1;
+}
+
+/* Adds key=value& to the hash h (FNV-1a, 32 bits, as hash.c). */
+static enum MHD_Result hash_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                const char *value)
+{
+    uint32_t *h = cls;
+    const char *parts[] = {key, "=", value ? value : "", "&"};
+
+    (void)kind;
+    for (int i = 0; i < 4; i++)
+        for (const char *c = parts[i]; *c; c++)
+            *h = (*h ^ (unsigned char)*c) * 16777619u;
+    return MHD_YES;
+}
+
+int reply_state_etag(struct http_request *req, struct http_reply *rep, const char *state)
+{
+    uint32_t h = hash_fnv1a(req->url);
+    char etag[sizeof(rep->etag)];
+
+    MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, hash_arg, &h);
+    snprintf(etag, sizeof(etag), "W/\"%.40s-%08x\"", state, h);
+    return reply_etag(req, rep, etag);
 }
 
 const char *query_get(struct http_request *req, const char *name)
@@ -271,18 +352,84 @@ cJSON *body_json(struct http_request *req, struct http_reply *rep)
     return v;
 }
 
+/* A streamed answer.  On a heavy route (pool not NULL) each chunk is made
+ * by a pool thread into chunk while the connection is suspended: state
+ * says whose turn it is (CHUNK_*), and the resume orders the chunk's
+ * writing before its sending. */
+#define STREAM_CHUNK (64 * 1024)
 struct stream_ctx {
     long (*fn)(void *cls, char *buf, size_t max);
     void *cls;
     void (*free_fn)(void *cls);
+    struct heavy_pool *pool;
+    struct MHD_Connection *conn;
+    atomic_int state;
+    long len, sent; /* the chunk's bytes, and those sent of them */
+    char *chunk;    /* STREAM_CHUNK bytes; with pool only */
 };
+
+enum {
+    CHUNK_NONE,    /* none made: the next read asks the pool */
+    CHUNK_PENDING, /* the pool is making it, the connection suspended */
+    CHUNK_READY,   /* made: sent piece by piece, then NONE */
+    CHUNK_END,     /* the stream has ended (len 0) or failed (len < 0) */
+};
+
+/* A pool thread's: the next chunk of sc, then the connection resumed. */
+static void stream_chunk_job(void *cls, int cancelled)
+{
+    struct stream_ctx *sc = cls;
+
+    /* At shutdown the answer ends short, as an error, not after the
+     * whole export. */
+    sc->len = cancelled ? -1 : sc->fn(sc->cls, sc->chunk, STREAM_CHUNK);
+    sc->sent = 0;
+    atomic_store(&sc->state, sc->len > 0 ? CHUNK_READY : CHUNK_END);
+    MHD_resume_connection(sc->conn);
+}
+
+/* A heavy stream's read: a chunk made on the pool, sent; or the connection
+ * suspended (returning 0, which libmicrohttpd asks again once resumed)
+ * while the pool makes the next. */
+static ssize_t stream_read_heavy(struct stream_ctx *sc, char *buf, size_t max)
+{
+    size_t n;
+
+    switch (atomic_load(&sc->state)) {
+    case CHUNK_READY:
+        n = (size_t)(sc->len - sc->sent) < max ? (size_t)(sc->len - sc->sent) : max;
+        memcpy(buf, sc->chunk + sc->sent, n);
+        sc->sent += (long)n;
+        if (sc->sent == sc->len)
+            atomic_store(&sc->state, CHUNK_NONE);
+        return (ssize_t)n;
+    case CHUNK_END:
+        return sc->len == 0 ? MHD_CONTENT_READER_END_OF_STREAM
+                            : MHD_CONTENT_READER_END_WITH_ERROR;
+    case CHUNK_NONE:
+        atomic_store(&sc->state, CHUNK_PENDING);
+        MHD_suspend_connection(sc->conn);
+        if (heavy_pool_submit(sc->pool, stream_chunk_job, sc) != 0) {
+            /* stopping or full: the answer ends short, as an error */
+            sc->len = -1;
+            atomic_store(&sc->state, CHUNK_END);
+            MHD_resume_connection(sc->conn);
+        }
+        return 0;
+    default:
+        return 0; /* never: suspended until the chunk is made */
+    }
+}
 
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     struct stream_ctx *sc = cls;
-    long n = sc->fn(sc->cls, buf, max);
+    long n;
 
     (void)pos;
+    if (sc->pool)
+        return stream_read_heavy(sc, buf, max);
+    n = sc->fn(sc->cls, buf, max);
     if (n == 0)
         return MHD_CONTENT_READER_END_OF_STREAM;
     if (n < 0)
@@ -296,10 +443,14 @@ static void stream_done(void *cls)
 
     if (sc->free_fn)
         sc->free_fn(sc->cls);
+    free(sc->chunk);
     free(sc);
 }
 
-static struct MHD_Response *make_response(struct http_reply *rep)
+/* The response for rep; a stream's chunks made on pool (NULL: on the
+ * calling thread), for conn. */
+static struct MHD_Response *make_response(struct http_reply *rep, struct heavy_pool *pool,
+                                          struct MHD_Connection *conn)
 {
     struct MHD_Response *resp;
     struct stream_ctx *sc;
@@ -315,15 +466,20 @@ static struct MHD_Response *make_response(struct http_reply *rep)
             rep->body = NULL; /* the response owns it now */
         return resp;
     }
-    sc = malloc(sizeof(*sc));
+    sc = calloc(1, sizeof(*sc));
     if (sc == NULL)
         return NULL;
     sc->fn = rep->stream;
     sc->cls = rep->stream_cls;
     sc->free_fn = rep->stream_free;
-    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
-                                             stream_read, sc, stream_done);
+    if (pool && (sc->chunk = malloc(STREAM_CHUNK)) != NULL) {
+        sc->pool = pool;
+        sc->conn = conn;
+    }
+    resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_CHUNK, stream_read, sc,
+                                             stream_done);
     if (resp == NULL) {
+        free(sc->chunk);
         free(sc);
         return NULL;
     }
@@ -342,14 +498,14 @@ static void reply_release(struct http_reply *rep)
     rep->stream_cls = NULL;
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *conn,
-                                  struct http_reply *rep)
+static enum MHD_Result send_reply(struct MHD_Connection *conn, struct http_reply *rep,
+                                  struct heavy_pool *pool)
 {
     struct MHD_Response *resp;
     enum MHD_Result ret;
     char retry[16];
 
-    resp = make_response(rep);
+    resp = make_response(rep, pool, conn);
     if (resp == NULL)
         return MHD_NO;
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -357,6 +513,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn,
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     if (rep->location[0])
         MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, rep->location);
+    if (rep->etag[0])
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, rep->etag);
     if (rep->allow[0])
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, rep->allow);
     if (rep->www_authenticate[0])
@@ -534,6 +692,61 @@ static int check_headers(struct conn_ctx *ctx, struct http_reply *rep)
     return 0;
 }
 
+/* Counts ctx in parked_requests, once: http_stop lets its answer out. */
+static void note_parked(struct conn_ctx *ctx)
+{
+    if (!ctx->parked) {
+        ctx->parked = 1;
+        atomic_fetch_add(&parked_requests, 1);
+    }
+}
+
+/* A pool thread's: the heavy route's handler, then the connection
+ * resumed to send what it made. */
+static void heavy_job(void *cls, int cancelled)
+{
+    struct conn_ctx *ctx = cls;
+    struct http_reply *rep = &ctx->heavy_rep;
+
+    if (cancelled) {
+        /* queued when the daemon began to stop: answered, not read */
+        rep->retry_after = 1;
+        reply_error(rep, 503, "busy", "", "the daemon is stopping; try again in a moment");
+    } else {
+        ctx->route->handler(&ctx->req, rep);
+    }
+    if (rep->suspended) {
+        /* a heavy route never waits (router.c): no resume would come */
+        rep->suspended = 0;
+        reply_error(rep, 500, "internal", "", "%s %s tried to wait on the heavy pool",
+                    ctx->req.method, ctx->req.url);
+    }
+    atomic_store(&ctx->heavy, HEAVY_DONE);
+    MHD_resume_connection(ctx->req.conn);
+}
+
+/* Hands a heavy route's request to the pool, its connection suspended
+ * until heavy_job resumes it; when the pool cannot take it, the answer is
+ * a 503 sent on the resume just the same. */
+static void heavy_start(struct conn_ctx *ctx)
+{
+    struct app *app = ctx->req.app;
+
+    ctx->heavy_rep = (struct http_reply){.status = 200};
+    atomic_store(&ctx->heavy, HEAVY_QUEUED);
+    note_parked(ctx);
+    MHD_suspend_connection(ctx->req.conn);
+    if (heavy_pool_submit(app->heavy, heavy_job, ctx) == 0)
+        return;
+    ctx->heavy_rep.retry_after = 1;
+    reply_error(&ctx->heavy_rep, 503, "busy", "",
+                "the daemon is answering %d heavy reads (/coverage, /cards, /fleet, "
+                "/metrics, exports) already, or stopping; try again in a moment",
+                HEAVY_QUEUE);
+    atomic_store(&ctx->heavy, HEAVY_DONE);
+    MHD_resume_connection(ctx->req.conn);
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
                                  const char *url, const char *method,
                                  const char *version, const char *upload_data,
@@ -595,18 +808,28 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn,
     ctx->suspended = 0;
     ctx->req.body = ctx->body.len ? ctx->body.data : NULL;
     ctx->req.body_len = ctx->body.len;
+    if (ctx->route->weight == ROUTE_HEAVY && ctx->req.app->heavy) {
+        if (atomic_load(&ctx->heavy) == HEAVY_NONE) {
+            heavy_start(ctx);
+            return MHD_YES;
+        }
+        if (atomic_load(&ctx->heavy) != HEAVY_DONE)
+            return MHD_YES; /* never: suspended until done */
+        rep = ctx->heavy_rep;
+        ctx->heavy_rep = (struct http_reply){0};
+        ret = send_reply(conn, &rep, ctx->req.app->heavy);
+        goto sent;
+    }
     ctx->route->handler(&ctx->req, &rep);
     if (rep.suspended) {
         ctx->suspended = 1;
-        if (!ctx->parked) {
-            ctx->parked = 1;
-            atomic_fetch_add(&parked_requests, 1);
-        }
+        note_parked(ctx);
         reply_release(&rep);
         return MHD_YES;
     }
 send:
-    ret = send_reply(conn, &rep);
+    ret = send_reply(conn, &rep, NULL);
+sent:
     log_debug("%s %s %d", ctx->req.method, ctx->req.url, rep.status);
     reply_release(&rep);
     return ret;
@@ -626,6 +849,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
         atomic_fetch_sub(&parked_requests, 1);
     if (ctx->req.state && ctx->req.free_state)
         ctx->req.free_state(ctx->req.state);
+    reply_release(&ctx->heavy_rep);
     dynbuf_free(&ctx->body);
     guard_budget_give(ctx->reserved);
     free(ctx);
@@ -716,12 +940,19 @@ int http_mhd_options(const struct http_options *opt, struct MHD_OptionItem *item
      * and connections do not spread evenly: a busy thread would refuse a
      * client while the daemon is far under --max-connections.  So each
      * thread may hold them all, and the daemon-wide count is kept by
-     * admit() and note_connection() below. */
+     * admit() and note_connection() below.  Its per-address count, too,
+     * goes on counting a connection that was answered and closed until
+     * the end of its thread's loop, while the client has already opened
+     * the next: at --max-connections-per-ip connections, each closed and
+     * opened again as it is answered (Connection: close, bench/http's
+     * handshake rounds), the new one was refused and reset (issue 33: 391
+     * socket errors in run_tls.sh).  So the closed ones may be as many
+     * again as the open ones, no more. */
     const struct MHD_OptionItem all[] = {
         {MHD_OPTION_THREAD_POOL_SIZE, opt->http_threads, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, 30, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)opt->max_connections * opt->http_threads, NULL},
-        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, opt->max_connections_per_ip, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)opt->max_connections_per_ip * 2, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     int n = (int)(sizeof(all) / sizeof(all[0]));
@@ -851,6 +1082,17 @@ int http_bound_address(int listen_fd, char *out, size_t cap)
     return 0;
 }
 
+/* GPUBENCH_TEST_HEAVY_HOLD_MS: how long each heavy job first sleeps, so a
+ * test can fill the pool (tests/api/test_heavy_reads.py); read only with
+ * --test-benchmarks. */
+static int heavy_hold_ms(const struct app *app)
+{
+    const char *v = app->opt->test_benchmarks ? getenv("GPUBENCH_TEST_HEAVY_HOLD_MS") : NULL;
+    long ms = v ? strtol(v, NULL, 10) : 0;
+
+    return ms > 0 && ms < 600000 ? (int)ms : 0;
+}
+
 struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap)
 {
@@ -883,6 +1125,12 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
         snprintf(errbuf, cap, "internal: too many libmicrohttpd options");
         return NULL;
     }
+    app->heavy = heavy_pool_new(app->opt->heavy_threads, HEAVY_QUEUE, heavy_hold_ms(app));
+    if (app->heavy == NULL) {
+        snprintf(errbuf, cap, "cannot start the %d threads of the heavy reads (--heavy-threads)",
+                 app->opt->heavy_threads);
+        return NULL;
+    }
     /* The logger first: libmicrohttpd logs options after it only. */
     d = MHD_start_daemon(flags, 0, admit, app, on_access, app,
                          MHD_OPTION_EXTERNAL_LOGGER, mhd_says, NULL,
@@ -891,23 +1139,32 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                          MHD_OPTION_NOTIFY_CONNECTION, note_connection, app,
                          MHD_OPTION_ARRAY, items,
                          MHD_OPTION_END);
-    if (d == NULL)
+    if (d == NULL) {
         snprintf(errbuf, cap, "cannot serve HTTP on %s (libmicrohttpd would "
                               "not start; see its message above)",
                  app->opt->listen);
+        heavy_pool_free(app->heavy);
+        app->heavy = NULL;
+    }
     return d;
 }
 
-void http_stop(struct MHD_Daemon *d)
+void http_stop(struct MHD_Daemon *d, struct app *app)
 {
     int64_t until = time_mono_ms() + STOP_ANSWERS_MS;
     const struct timespec tick = {.tv_sec = 0, .tv_nsec = 10 * 1000000L};
 
     if (d == NULL)
         return;
+    /* The heavy reads under way end and resume their connections, those
+     * still queued are answered 503; the pool takes no more (a stream's
+     * next chunk ends it as an error). */
+    heavy_pool_stop(app->heavy);
     /* libmicrohttpd closes every connection when it stops, whether its
      * answer went out or not: a resumed wait's answer goes out first. */
     while (atomic_load(&parked_requests) > 0 && time_mono_ms() < until)
         nanosleep(&tick, NULL);
     MHD_stop_daemon(d);
+    heavy_pool_free(app->heavy);
+    app->heavy = NULL;
 }

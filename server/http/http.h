@@ -48,6 +48,7 @@ struct http_reply {
     char www_authenticate[96];
     const char *csp; /* Content-Security-Policy, static text */
     int retry_after; /* seconds; 0 sends no Retry-After */
+    char etag[64];   /* the ETag header, quotes and all; "" sends none (reply_etag) */
     /* A body made as it is sent (exports): stream() fills buf with up to
      * max bytes and returns how many, 0 at the end, -1 on error; the
      * reply takes stream_cls and frees it with stream_free. */
@@ -73,6 +74,20 @@ void reply_error(struct http_reply *rep, int status, const char *code,
 /* Takes a malloc'ed body of len bytes with its content type. */
 void reply_body(struct http_reply *rep, int status, const char *content_type,
                 char *body, size_t len);
+
+/* Gives the answer etag (its quotes and any W/ included) and, when the
+ * request's If-None-Match names it (weak comparison, RFC 9110 13.1.2;
+ * "*" too), turns the reply into a 304 without a body and returns 1: the
+ * handler then answers nothing more.  0 otherwise.  A handler that can
+ * tag its answer before making it (reply_state_etag) calls this first, so
+ * that a 304 costs no read at all. */
+int reply_etag(struct http_request *req, struct http_reply *rep, const char *etag);
+
+/* reply_etag with a weak ETag for an answer made from the database alone:
+ * the store's state tag (store_state_tag, read before the reads) and the
+ * request's path and query, so that it changes with any write and differs
+ * between two pages or filters. */
+int reply_state_etag(struct http_request *req, struct http_reply *rep, const char *state);
 
 /* The query argument name, or NULL. Borrowed from the connection. */
 const char *query_get(struct http_request *req, const char *name);
@@ -148,16 +163,19 @@ int http_listen(const char *addr, char *errbuf, size_t cap);
  * and this is the only place it is known.  Returns 0, or -1 (out empty). */
 int http_bound_address(int listen_fd, char *out, size_t cap);
 
-/* Serves HTTP on listen_fd (from http_listen), which it then owns: the
+/* Serves HTTP on listen_fd (from http_listen), which it then owns, with
+ * the heavy pool of --heavy-threads threads in app->heavy: the
  * daemon closes it in http_stop.  Returns NULL with a sentence in errbuf
  * on failure; whether libmicrohttpd closed the socket then is not said, so
  * the caller leaves it to the process's exit. */
 struct MHD_Daemon *http_start(struct app *app, int listen_fd,
                               char *errbuf, size_t cap);
 
-/* Stops serving: first, for up to half a second, lets the requests that
- * were parked and have been resumed (waiters_drain) send their answers;
- * then stops libmicrohttpd, closing every connection.  NULL d: nothing. */
-void http_stop(struct MHD_Daemon *d);
+/* Stops serving: first the heavy pool ends what it runs and answers what
+ * is still queued 503 (heavy_pool.h), then, for up to half a second, the requests that were
+ * parked and have been resumed (waiters_drain, the heavy reads) send
+ * their answers; then libmicrohttpd stops, closing every connection, and
+ * the pool is freed.  NULL d: nothing. */
+void http_stop(struct MHD_Daemon *d, struct app *app);
 
 #endif

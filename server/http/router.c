@@ -1,8 +1,8 @@
 /*
  * router.c - the route table and its dispatcher; see router.h.  Adding an
  * endpoint is adding a line here, with its limits: a newcomer finds the
- * route for a path, its access, body (cap and type), rate limit and handler
- * on one line.
+ * route for a path, its access, body (cap and type), rate limit, weight
+ * (where its handler runs: heavy_pool.h) and handler on one line.
  */
 #include "router.h"
 #include "handlers.h"
@@ -19,50 +19,54 @@ static const struct route_body NDJSON = {64 * 1024 * 1024,
 
 /* The table's rate column. */
 #define LIMITED 1 /* counted by --rate-limit */
-#define NOT_LIMITED 0
+#define FREE 0    /* not counted */
+
+/* The table's weight column (enum route_weight). */
+#define LIGHT ROUTE_LIGHT
+#define HEAVY ROUTE_HEAVY
 
 // clang-format off
 static const struct route routes[] = {
-    /* method  pattern              handler                access        body     rate */
-    {"POST",   "/runs",             api_runs_post,         ROUTE_WRITE,  &JSON,   LIMITED},
-    {"GET",    "/runs",             api_runs_list,         ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/runs.ndjson",      api_runs_ndjson,       ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/runs.csv",         api_runs_csv,          ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"POST",   "/runs/import",      api_runs_import,       ROUTE_WRITE,  &NDJSON, LIMITED},
-    {"GET",    "/runs/*.csv",       api_run_csv,           ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/runs/*.md",        api_run_md,            ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/runs/*",           api_runs_get,          ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"DELETE", "/runs/*",           api_runs_delete,       ROUTE_WRITE,  &JSON,   NOT_LIMITED},
-    {"GET",    "/benchmarks",       api_benchmarks_get,    ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"POST",   "/predict",          api_predict_post,      ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/compare",          api_compare_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/compare.md",       api_compare_md_get,    ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"POST",   "/baselines",        api_baselines_post,    ROUTE_WRITE,  &JSON,   NOT_LIMITED},
-    {"GET",    "/baselines",        api_baselines_list,    ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/baselines/*",      api_baselines_get,     ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"DELETE", "/baselines/*",      api_baselines_delete,  ROUTE_WRITE,  &JSON,   NOT_LIMITED},
-    {"GET",    "/alerts",           api_alerts_get,        ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"POST",   "/alerts/*/ack",     api_alerts_ack,        ROUTE_WRITE,  &JSON,   NOT_LIMITED},
-    {"GET",    "/fleet",            api_fleet_get,         ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/coverage",         api_coverage_get,      ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/devices",          api_devices_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/canaries",         api_canaries_get,      ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/cards",            api_cards_get_all,     ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/cards/*/events",   api_card_events_get,   ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/cards/*/changes",  api_card_changes_get,  ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/changes",          api_changes_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/changes.md",       api_changes_md_get,    ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/cards/*",          api_cards_get_one,     ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/card_faults",      api_card_faults_get,   ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/peers",            api_peers_get,         ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/metrics",          api_metrics_get,       ROUTE_READ,   &JSON,   NOT_LIMITED},
-    {"GET",    "/openapi.json",     api_openapi_get,       ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
-    {"GET",    "/healthz",          api_healthz_get,       ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
-    {"GET",    "/",                 api_static_index,      ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
-    {"GET",    "/static/*",         api_static_file,       ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
-    {"GET",    "/static/lib/*",     api_static_lib_file,   ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
-    {"GET",    "/static/views/*",   api_static_view_file,  ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
-    {"GET",    "/vendor/chart.js",  api_static_chartjs,    ROUTE_PUBLIC, &JSON,   NOT_LIMITED},
+    /* method  pattern            handler               access        body     rate     weight */
+    {"POST",   "/runs",           api_runs_post,        ROUTE_WRITE,  &JSON,   LIMITED, LIGHT},
+    {"GET",    "/runs",           api_runs_list,        ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/runs.ndjson",    api_runs_ndjson,      ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/runs.csv",       api_runs_csv,         ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"POST",   "/runs/import",    api_runs_import,      ROUTE_WRITE,  &NDJSON, LIMITED, LIGHT},
+    {"GET",    "/runs/*.csv",     api_run_csv,          ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/runs/*.md",      api_run_md,           ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/runs/*",         api_runs_get,         ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"DELETE", "/runs/*",         api_runs_delete,      ROUTE_WRITE,  &JSON,   FREE,    LIGHT},
+    {"GET",    "/benchmarks",     api_benchmarks_get,   ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"POST",   "/predict",        api_predict_post,     ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/compare",        api_compare_get,      ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/compare.md",     api_compare_md_get,   ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"POST",   "/baselines",      api_baselines_post,   ROUTE_WRITE,  &JSON,   FREE,    LIGHT},
+    {"GET",    "/baselines",      api_baselines_list,   ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/baselines/*",    api_baselines_get,    ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"DELETE", "/baselines/*",    api_baselines_delete, ROUTE_WRITE,  &JSON,   FREE,    LIGHT},
+    {"GET",    "/alerts",         api_alerts_get,       ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"POST",   "/alerts/*/ack",   api_alerts_ack,       ROUTE_WRITE,  &JSON,   FREE,    LIGHT},
+    {"GET",    "/fleet",          api_fleet_get,        ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/coverage",       api_coverage_get,     ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/devices",        api_devices_get,      ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/canaries",       api_canaries_get,     ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/cards",          api_cards_get_all,    ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/cards/*/events", api_card_events_get,  ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/cards/*/changes", api_card_changes_get, ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/changes",        api_changes_get,      ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/changes.md",     api_changes_md_get,   ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/cards/*",        api_cards_get_one,    ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/card_faults",    api_card_faults_get,  ROUTE_READ,   &JSON,   FREE,    HEAVY},
+    {"GET",    "/peers",          api_peers_get,        ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/metrics",        api_metrics_get,      ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"GET",    "/openapi.json",   api_openapi_get,      ROUTE_PUBLIC, &JSON,   FREE,    LIGHT},
+    {"GET",    "/healthz",        api_healthz_get,      ROUTE_PUBLIC, &JSON,   FREE,    LIGHT},
+    {"GET",    "/",               api_static_index,     ROUTE_PUBLIC, &JSON,   FREE,    LIGHT},
+    {"GET",    "/static/*",       api_static_file,      ROUTE_PUBLIC, &JSON,   FREE,    LIGHT},
+    {"GET",    "/static/lib/*",   api_static_lib_file,  ROUTE_PUBLIC, &JSON,   FREE,    LIGHT},
+    {"GET",    "/static/views/*", api_static_view_file, ROUTE_PUBLIC, &JSON,   FREE,    LIGHT},
+    {"GET",    "/vendor/chart.js", api_static_chartjs,   ROUTE_PUBLIC, &JSON,   FREE,    LIGHT},
 };
 // clang-format on
 

@@ -1,8 +1,9 @@
 /*
  * router.h - the one table of routes (router.c).  A route entry says
  * everything about its route: method, path pattern, handler, who may call
- * it, how large a body it takes and of what type, and whether it is
- * rate-limited; http.c applies those, on the headers before any of the
+ * it, how large a body it takes and of what type, whether it is
+ * rate-limited, and whether it is a heavy read (enum route_weight);
+ * http.c applies those, on the headers before any of the
  * body is read, and names no URL itself.
  *
  * A pattern's "*" matches exactly one non-empty path segment; text after
@@ -26,6 +27,16 @@ enum route_access {
     ROUTE_PUBLIC = 2, /* never needs a token: liveness, and the page itself */
 };
 
+/* Where a route's handler runs.  A light one runs on libmicrohttpd's
+ * thread that holds the connection; a heavy one (a reading of every card,
+ * every run, or every peer's: what grows with the fleet) on the heavy
+ * pool's (heavy_pool.h), the connection suspended meanwhile, so that light
+ * requests (/healthz, a single run, a write) never wait behind it. */
+enum route_weight {
+    ROUTE_LIGHT = 0,
+    ROUTE_HEAVY = 1,
+};
+
 /* What a route's body may be: its cap, and the media types it is read as
  * ("application/json", or a comma list of them), first the one to name
  * when another is refused. */
@@ -41,6 +52,7 @@ struct route {
     enum route_access access;
     const struct route_body *body; /* static */
     int rate_limited;              /* counted by the post rate limit (--rate-limit) */
+    enum route_weight weight;
 };
 
 /* The route for method and path, with what "*" matched copied to arg.

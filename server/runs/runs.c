@@ -14,6 +14,8 @@
 #include "alerts.h"
 #include "bench_spec.h"
 #include "gpu_pool.h"
+#include "dynbuf.h"
+#include "hash.h"
 #include "run_cache.h"
 #include "run_status.h"
 #include "store.h"
@@ -348,7 +350,7 @@ enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out
 }
 
 enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_t *len,
-                           struct runs_error *err)
+                           uint64_t *tag, struct runs_error *err)
 {
     struct run_set one = {.n = 1};
     cJSON *list = NULL;
@@ -356,7 +358,7 @@ enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_
     int finished;
     enum runs_rc rc;
 
-    *text = run_cache_get(runs->cache, id, len);
+    *text = run_cache_get(runs->cache, id, len, tag);
     if (*text)
         return RUNS_OK;
     snprintf(one.ids[0], sizeof(one.ids[0]), "%.36s", id);
@@ -374,6 +376,7 @@ enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_
     *len = strlen(body);
     body[*len] = '\n';
     body[++*len] = '\0';
+    *tag = hash_fnv1a64(body, *len);
     if (finished)
         run_cache_put(runs->cache, id, body, *len);
     *text = body;
@@ -381,58 +384,62 @@ enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_
 }
 
 /* A finished run's list entry as last shown ("l" and its id in the run
- * cache), as raw JSON; NULL when not kept. */
-static cJSON *entry_get(void *ctx, const char *id)
+ * cache), appended to out: 1, or 0 when not kept. */
+static int entry_get(void *ctx, const char *id, struct dynbuf *out)
 {
     struct runs *runs = ctx;
     char key[48], *text;
     size_t len;
-    cJSON *raw;
 
     snprintf(key, sizeof(key), "l%s", id);
-    text = run_cache_get(runs->cache, key, &len);
+    text = run_cache_get(runs->cache, key, &len, NULL);
     if (text == NULL)
-        return NULL;
-    raw = cJSON_CreateRaw(text);
+        return 0;
+    (void)!dynbuf_add(out, text, len); /* a failure sticks: the page fails */
     free(text);
-    return raw;
+    return 1;
 }
 
-/* A finished run's list entry as the store built it, with its "url",
- * kept printed for the next page that lists it. */
-static cJSON *entry_keep(void *ctx, const char *id, cJSON *entry)
+/* A run's list entry as the store built it, with its "url", printed onto
+ * the page, and kept for the next page that lists it when final. */
+static int entry_put(void *ctx, const char *id, int final, cJSON *entry, struct dynbuf *out)
 {
     struct runs *runs = ctx;
     char key[48], *text = NULL;
-    cJSON *raw = NULL;
+    int rc = -1;
 
     if (runs_add_url(entry) == 0 && (text = cJSON_PrintUnformatted(entry)) != NULL &&
-        (raw = cJSON_CreateRaw(text)) != NULL) {
-        snprintf(key, sizeof(key), "l%s", id);
-        run_cache_put(runs->cache, key, text, strlen(text));
+        dynbuf_add(out, text, strlen(text)) == 0) {
+        if (final) {
+            snprintf(key, sizeof(key), "l%s", id);
+            run_cache_put(runs->cache, key, text, strlen(text));
+        }
+        rc = 0;
     }
     free(text);
     cJSON_Delete(entry);
-    return raw;
+    return rc;
 }
 
-enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, char next[40],
-                       struct runs_error *err)
+char *runs_page_kept(struct runs *runs, const char *key, size_t *len)
 {
-    const struct store_entries entries = {runs, entry_get, entry_keep};
-    cJSON *run;
-    int rc;
+    return run_cache_get(runs->pages, key, len, NULL);
+}
 
-    rc = store_list_runs(runs->store, f, runs->cache ? &entries : NULL, out, next);
-    if (rc != STORE_OK)
-        return fail(err, RUNS_STORE, rc, "", "the runs could not be read");
-    /* the entries not kept (runs that can still change) get theirs here */
-    cJSON_ArrayForEach(run, *out) {
-        if (cJSON_IsObject(run) && runs_add_url(run) != 0) {
-            cJSON_Delete(*out);
-            *out = NULL;
-            return fail(err, RUNS_INTERNAL, 0, "", "out of memory");
-        }
-    }
-    return RUNS_OK;
+void runs_page_keep(struct runs *runs, const char *key, const char *text, size_t len)
+{
+    run_cache_put(runs->pages, key, text, len);
+}
+
+enum runs_rc runs_page(struct runs *runs, struct run_filter *f, struct dynbuf *out,
+                       char next[40], struct runs_error *err)
+{
+    const struct store_entries entries = {runs, entry_get, entry_put};
+    int rc = store_list_page(runs->store, f, &entries, out, next);
+
+    if (rc == STORE_OK)
+        return RUNS_OK;
+    if (dynbuf_failed(out))
+        return fail(err, RUNS_INTERNAL, 0, "", "the page is over its buffer, or memory ran out");
+    return fail(err, RUNS_STORE, rc, "", "the runs could not be read");
 }

@@ -15,7 +15,8 @@
  *             shutdown, answer every wait but those on a running run
  *   get/page  a run's JSON and list pages, through the one cache of
  *             finished runs (run_cache.c): a finished run's answer and its
- *             list entry are both kept there, and nothing else uses it
+ *             list entry are both kept there, and nothing else uses it;
+ *             whole list pages in another, under the store's state
  */
 #ifndef GPUBENCH_RUNS_RUNS_H
 #define GPUBENCH_RUNS_RUNS_H
@@ -61,6 +62,7 @@ struct runs {
     struct gpu_pool *gpus;
     struct waiters *waiters;
     struct run_cache *cache; /* finished runs' JSON; NULL: none */
+    struct run_cache *pages; /* whole list pages by their ETag (runs_page_kept); NULL: none */
     struct alerts *alerts;   /* what a run's end or cancel settles (alerts.h) */
     const char *host;        /* this node's name, given to every run */
     int max_queue;           /* --max-queue */
@@ -141,14 +143,26 @@ enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out
 
 /* Run id's JSON as text with a trailing newline (a malloc'ed string the
  * caller frees, its length in *len), from the cache of finished runs when
- * there, and put there when the run has ended. */
+ * there, and put there when the run has ended; *tag gets the text's
+ * hash_fnv1a64 (its ETag: it changes whenever the run's JSON does). */
 enum runs_rc runs_get_text(struct runs *runs, const char *id, char **text, size_t *len,
-                           struct runs_error *err);
+                           uint64_t *tag, struct runs_error *err);
 
-/* A page of runs (store_list_runs), finished runs' entries through the
- * cache.  *out is a NEW array the caller deletes; next as the store's. */
-enum runs_rc runs_page(struct runs *runs, struct run_filter *f, cJSON **out, char next[40],
-                       struct runs_error *err);
+/* A page of runs (store_list_page) as the text of a JSON array, appended
+ * to out; finished runs' entries as the cache keeps them, printed once.
+ * next as the store's. */
+struct dynbuf;
+enum runs_rc runs_page(struct runs *runs, struct run_filter *f, struct dynbuf *out,
+                       char next[40], struct runs_error *err);
+
+/* A whole list page's answer kept under key, the value of its ETag (the
+ * store's state when it was read and its query: a page is kept only as
+ * long as nothing was written, since any write makes a new key), as a
+ * malloc'ed copy the caller frees; NULL when none is kept. */
+char *runs_page_kept(struct runs *runs, const char *key, size_t *len);
+
+/* Keeps a list page's answer under key (as runs_page_kept's). */
+void runs_page_keep(struct runs *runs, const char *key, const char *text, size_t len);
 
 /* Run id's URL ("/runs/ID"): what its "url" field and a Location say.
  * The store knows no URLs; the runs layer adds them where it shows runs. */

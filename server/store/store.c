@@ -17,9 +17,13 @@
 #include "store_queue.h"
 #include "migrate.h"
 
+#include "hash.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void conn_close(struct conn *c)
 {
@@ -32,7 +36,7 @@ static void conn_close(struct conn *c)
     pthread_mutex_destroy(&c->lock);
 }
 
-/* The reader this thread keeps to (chosen round robin on first use). */
+/* The reader this thread starts from (chosen round robin on first use). */
 struct conn *store_reader(struct store *s)
 {
     static _Thread_local int mine = -1;
@@ -101,6 +105,25 @@ static void name_the_file(const char *path, char *errbuf, size_t cap)
     snprintf(errbuf, cap, "database %s: %s", path, why);
 }
 
+/* What tells this opening of the database from another: the time and
+ * the process, mixed. */
+static unsigned opening_stamp(void)
+{
+    struct timespec t;
+    char text[64];
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    snprintf(text, sizeof(text), "%lld.%ld.%ld", (long long)t.tv_sec, t.tv_nsec,
+             (long)getpid());
+    return hash_fnv1a(text);
+}
+
+void store_state_tag(struct store *s, char out[STORE_STATE_TAG])
+{
+    snprintf(out, STORE_STATE_TAG, "%08x-%llx", s->opened,
+             (unsigned long long)atomic_load(&s->writes));
+}
+
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
 {
     struct store *s = calloc(1, sizeof(*s));
@@ -112,6 +135,8 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
         return STORE_ERROR;
     }
     pthread_mutex_init(&s->health_lock, NULL);
+    atomic_init(&s->writes, 0);
+    s->opened = opening_stamp();
     if (conn_open(s, &s->writer, path, 1, errbuf, cap) != 0 ||
         migrate_apply(s->writer.db, errbuf, cap) != 0)
         goto done;

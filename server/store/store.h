@@ -81,6 +81,14 @@ void store_close(struct store *s);
  * failed with code "interrupted".  *count gets how many. */
 int store_recover(struct store *s, int *count);
 
+/* What the database holds now, as a short tag (an ETag's, for answers
+ * made from the database alone: list pages, exports): it changes with
+ * every write that changed rows and with every opening of the database,
+ * and stays the same otherwise.  Read it BEFORE reading what it tags, so
+ * that a write in between makes the tag older, never the answer. */
+#define STORE_STATE_TAG 40
+void store_state_tag(struct store *s, char out[STORE_STATE_TAG]);
+
 /* A trivial query, for /healthz. */
 int store_ping(struct store *s);
 

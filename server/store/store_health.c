@@ -176,7 +176,7 @@ void store_wrote(struct conn *c)
     if (total == c->changes_seen)
         return; /* nothing reached the disk: it proves nothing */
     c->changes_seen = total;
-    atomic_fetch_add(&s->changes, 1);
+    atomic_fetch_add(&s->writes, 1);
     pthread_mutex_lock(&s->health_lock);
     was_full = s->health.no_space;
     s->health.no_space = 0;
@@ -189,7 +189,7 @@ void store_wrote(struct conn *c)
 
 unsigned long long store_changes(struct store *s)
 {
-    return atomic_load(&s->changes);
+    return (unsigned long long)atomic_load(&s->writes);
 }
 
 const char *const store_check_words[] = {

@@ -18,20 +18,27 @@
 #include "run_record.h"
 #include "store.h"
 
-#define STORE_READERS 4
+/* Reader connections: a query takes whichever is free (store_query_begin),
+ * so a long read holds one of them, never a thread's only one. */
+#define STORE_READERS 8
+/* Prepared statements a connection keeps; past it, the least recently
+ * used one not in use is finalized for the new one (store_query.c). */
 #define STMT_CACHE 64
 
 struct cached_stmt {
     const char *sql; /* a static string: its address is the key */
     sqlite3_stmt *st;
+    unsigned long used; /* the connection's tick at its last prepare */
+    int busy;           /* prepared and not yet released: never evicted */
 };
 
 struct conn {
     struct store *owner;
     sqlite3 *db;
     pthread_mutex_t lock;
-    struct cached_stmt cache[STMT_CACHE];
+    struct cached_stmt cache[STMT_CACHE]; /* under lock, as everything here */
     int ncache;
+    unsigned long tick;         /* counts prepares: the cache's clock */
     sqlite3_int64 changes_seen; /* sqlite3_total_changes64 at the last
                                  * store_wrote */
 };
@@ -43,7 +50,10 @@ struct store {
     unsigned next_reader;        /* under writer.lock */
     pthread_mutex_t health_lock; /* guards health */
     struct store_health health;
-    atomic_ullong changes; /* writes that changed rows (store_changes) */
+    /* store_state_tag's: writes that changed rows (store_wrote), and what
+     * tells this opening of the database from the last one */
+    atomic_llong writes;
+    unsigned opened;
 };
 
 /* The columns every run query selects, in the order run_from_row reads. */
@@ -273,7 +283,9 @@ int store_error_is_damage(sqlite3 *db);
  * the disk), a full disk noted before is over. */
 void store_wrote(struct conn *c);
 
-/* The reader connection this thread keeps to. */
+/* A reader connection for store_query_begin, which takes the first of the
+ * readers that is free, starting from this one (the thread's own), and
+ * waits on this one only when every reader is busy. */
 struct conn *store_reader(struct store *s);
 
 /* Row helpers: a column's text (NULL for NULL), a JSON column parsed (a

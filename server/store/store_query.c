@@ -5,9 +5,10 @@
  * (store_query_end), maps a failure through store_fail (store_health.c),
  * releases (resets) the statement, rolls back what was not committed and
  * unlocks: no statement holds a read transaction open after the call.
- * Statements are prepared once per connection and kept (a small cache
- * keyed by the SQL text's address), then only reset and re-bound; values
- * are bound by their type.
+ * Statements are prepared once per connection and kept (a cache of
+ * STMT_CACHE keyed by the SQL text's address, the least recently used
+ * going first), then only reset and re-bound; values are bound by their
+ * type.  A read takes whichever reader connection is free.
  */
 #include "store_internal.h"
 #include "log.h"
@@ -15,25 +16,39 @@
 #include <math.h>
 #include <string.h>
 
-/* The prepared statement for sql on c, prepared on first use.  sql must be
- * a string with static storage.  Returns SQLITE_OK or the prepare error;
- * release the statement with conn_release. */
+/* The prepared statement for sql on c, prepared on first use and kept;
+ * when the cache is full, the least recently used statement that no query
+ * holds now is finalized to make room (a connection serves one query at a
+ * time, but a nested query holds its outer query's statement).  sql must
+ * be a string with static storage.  Returns SQLITE_OK or the prepare
+ * error; release the statement with conn_release. */
 static int conn_prepare(struct conn *c, const char *sql, sqlite3_stmt **st)
 {
-    int rc;
+    int rc, victim = -1;
 
+    c->tick++;
     for (int i = 0; i < c->ncache; i++) {
         if (c->cache[i].sql == sql) {
+            c->cache[i].used = c->tick;
+            c->cache[i].busy = 1;
             *st = c->cache[i].st;
             return SQLITE_OK;
         }
     }
     rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
-    if (rc != SQLITE_OK || c->ncache == STMT_CACHE)
-        return rc; /* a full cache still works, only without keeping it */
-    c->cache[c->ncache].sql = sql;
-    c->cache[c->ncache].st = *st;
-    c->ncache++;
+    if (rc != SQLITE_OK)
+        return rc;
+    if (c->ncache < STMT_CACHE) {
+        victim = c->ncache++;
+    } else {
+        for (int i = 0; i < c->ncache; i++)
+            if (!c->cache[i].busy && (victim < 0 || c->cache[i].used < c->cache[victim].used))
+                victim = i;
+        if (victim < 0)
+            return SQLITE_OK; /* every one in use: this one is finalized after */
+        sqlite3_finalize(c->cache[victim].st);
+    }
+    c->cache[victim] = (struct cached_stmt){.sql = sql, .st = *st, .used = c->tick, .busy = 1};
     return SQLITE_OK;
 }
 
@@ -48,18 +63,40 @@ static void conn_release(struct conn *c, sqlite3_stmt *st)
         if (c->cache[i].st == st) {
             sqlite3_reset(st);
             sqlite3_clear_bindings(st);
+            c->cache[i].busy = 0;
             return;
         }
     }
     sqlite3_finalize(st);
 }
 
+/* c locked, or for a reader, the first free reader from c on (c itself,
+ * waited for, when all are busy): a long read on one never holds up the
+ * threads that happened to choose it. */
+static struct conn *conn_lock(struct conn *c)
+{
+    struct store *s = c->owner;
+    int first, n = s ? s->nreaders : 0;
+
+    if (s == NULL || c == &s->writer || n < 2) {
+        pthread_mutex_lock(&c->lock);
+        return c;
+    }
+    first = (int)(c - s->readers);
+    for (int i = 0; i < n; i++) {
+        struct conn *r = &s->readers[(first + i) % n];
+        if (pthread_mutex_trylock(&r->lock) == 0)
+            return r;
+    }
+    pthread_mutex_lock(&c->lock);
+    return c;
+}
+
 void store_query_begin(struct store_query *q, struct conn *c, const char *what)
 {
     memset(q, 0, sizeof(*q));
-    q->c = c;
     q->what = what;
-    pthread_mutex_lock(&c->lock);
+    q->c = conn_lock(c);
     store_damage_reset(); /* what an earlier query noted is not this one's */
 }
 

@@ -35,7 +35,8 @@ enum {
     L_VALID = 1024,
     L_INVALID = 2048,
     L_INDEX = 4096,
-    L_VARIANTS = 8192
+    L_IDS = 8192, /* only r.id and r.status (store_list_page) */
+    L_VARIANTS = 16384
 };
 
 static pthread_mutex_t list_sql_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -182,7 +183,9 @@ static const char *list_sql_for(unsigned bits)
     pthread_mutex_lock(&list_sql_lock);
     if (list_sql[bits] == NULL) {
         dynbuf_init(&b, 4096);
-        if (bits & L_FULL)
+        if (bits & L_IDS)
+            (void)!dynbuf_printf(&b, "SELECT r.id, r.status FROM runs r WHERE 1");
+        else if (bits & L_FULL)
             (void)!dynbuf_printf(&b, "SELECT %s, NULL, res.results, res.meta, NULL, "
                                      "json_valid(res.results), json_valid(res.meta) FROM runs r "
                                      "LEFT JOIN run_results res ON res.run_id = r.id WHERE 1",
@@ -222,20 +225,10 @@ int store_status_final(const char *status)
     return run_status_is_final(status);
 }
 
-int store_list_runs(struct store *s, const struct run_filter *f,
-                    const struct store_entries *entries, cJSON **out, char next_cursor[40])
+/* The bits of list_sql_for that f asks for. */
+static unsigned list_bits(const struct run_filter *f)
 {
-    struct store_query q;
-    const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
-                           f->label, f->batch, f->cursor};
-    struct json_build b = {0};
-    char last_id[40] = "";
-    size_t bytes = 0;
     unsigned bits = 0;
-    const char *sql;
-    cJSON *runs = jb_new_array(&b);
-    int rc = STORE_ERROR;
-    int n = 0, step, final;
 
     bits |= given(f->benchmark) ? L_BENCH : 0;
     bits |= given(f->device) ? (is_device_uuid(f->device) ? L_UUID : L_NAME) : 0;
@@ -249,20 +242,113 @@ int store_list_runs(struct store *s, const struct run_filter *f,
     bits |= f->full ? L_FULL : 0;
     bits |= f->valid == RUN_VALID_TRUE ? L_VALID : f->valid == RUN_VALID_FALSE ? L_INVALID
                                                                                : 0;
-    sql = list_sql_for(bits);
+    return bits;
+}
+
+/* Binds f's values to q's statement, a text of list_sql_for: one more row
+ * than the page, which tells whether another page exists. */
+static void list_bind(struct store_query *q, const struct run_filter *f)
+{
+    const char *vals[7] = {f->benchmark, f->device, f->host, f->status,
+                           f->label, f->batch, f->cursor};
+
+    for (int i = 0; i < 7; i++)
+        if (given(vals[i]))
+            store_bind_text(q, i + 1, vals[i]);
+    store_bind_int64(q, 8, f->after_seq);
+    if (f->by_device_index)
+        store_bind_int64(q, 10, f->device_index);
+    store_bind_int64(q, 9, (sqlite3_int64)f->limit + 1);
+}
+
+/* Run id's list entry (the run with its results' summary), built on q, a
+ * query nested in the page's: NEW into *out.  A damaged value is null and
+ * the run marked (store_row.c): the page goes on past it. */
+static int list_entry(struct store_query *q, const char *id, cJSON **out)
+{
+    struct json_build b = {0};
+    cJSON *run;
+
+    *out = NULL;
+    if (store_query_prepare(q, "SELECT " RUN_COLUMNS ", d.summary, NULL, NULL, "
+                               "json_valid(d.summary) FROM runs r "
+                               "LEFT JOIN run_digests d ON d.run_id = r.id "
+                               "WHERE r.id = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, id);
+    /* the page's snapshot: the run is there */
+    if (store_query_one(q) != STORE_OK || (run = store_run_from_row(q->st)) == NULL)
+        return STORE_ERROR;
+    store_add_json(&b, run, "summary", q->st, C_COUNT, C_COUNT + 3, 1);
+    if (jb_failed(&b)) {
+        cJSON_Delete(run);
+        return STORE_ERROR;
+    }
+    *out = run;
+    return STORE_OK;
+}
+
+int store_list_page(struct store *s, const struct run_filter *f,
+                    const struct store_entries *entries, struct dynbuf *out,
+                    char next_cursor[40])
+{
+    struct store_query q, row;
+    const char *sql = list_sql_for(list_bits(f) | L_IDS);
+    char id[40] = "";
+    int rc = STORE_ERROR;
+    int n = 0, step, final;
+
+    next_cursor[0] = '\0';
+    store_query_begin(&q, store_reader(s), "list runs");
+    if (sql == NULL || f->full || store_query_prepare(&q, sql) != STORE_OK)
+        goto done;
+    list_bind(&q, f);
+    (void)!dynbuf_add(out, "[", 1);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        cJSON *entry = NULL;
+        if (n == f->limit) {
+            snprintf(next_cursor, 40, "%s", id);
+            break;
+        }
+        snprintf(id, sizeof(id), "%s", store_col_text(q.st, 0));
+        final = store_status_final(store_col_text(q.st, 1));
+        if (n++ > 0)
+            (void)!dynbuf_add(out, ",", 1);
+        if (final && entries->get(entries->ctx, id, out))
+            continue;
+        /* Not kept: read whole, beside the page's statement (its snapshot). */
+        store_query_nest(&row, &q);
+        if (store_query_end(&row, list_entry(&row, id, &entry)) != STORE_OK ||
+            entries->put(entries->ctx, id, final, entry, out) != 0)
+            goto done;
+    }
+    if (step != STORE_STEP_ROW && step != STORE_STEP_DONE)
+        goto done;
+    (void)!dynbuf_add(out, "]", 1);
+    rc = dynbuf_failed(out) ? STORE_ERROR : STORE_OK;
+
+done:
+    return store_query_end(&q, rc);
+}
+
+int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
+                    char next_cursor[40])
+{
+    struct store_query q;
+    struct json_build b = {0};
+    char last_id[40] = "";
+    size_t bytes = 0;
+    const char *sql = list_sql_for(list_bits(f));
+    cJSON *runs = jb_new_array(&b);
+    int rc = STORE_ERROR;
+    int n = 0, step;
+
     *out = NULL;
     next_cursor[0] = '\0';
     store_query_begin(&q, store_reader(s), "list runs");
     if (runs == NULL || sql == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
-    for (int i = 0; i < 7; i++)
-        if (given(vals[i]))
-            store_bind_text(&q, i + 1, vals[i]);
-    store_bind_int64(&q, 8, f->after_seq);
-    if (f->by_device_index)
-        store_bind_int64(&q, 10, f->device_index);
-    /* One more than asked for tells whether another page exists. */
-    store_bind_int64(&q, 9, (sqlite3_int64)f->limit + 1);
+    list_bind(&q, f);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         sqlite3_stmt *st = q.st;
         cJSON *run;
@@ -271,13 +357,6 @@ int store_list_runs(struct store *s, const struct run_filter *f,
             break;
         }
         snprintf(last_id, sizeof(last_id), "%s", store_col_text(st, C_ID));
-        final = store_status_final(store_col_text(st, C_STATUS));
-        if (!f->full && entries && final &&
-            (run = entries->get(entries->ctx, store_col_text(st, C_ID))) != NULL) {
-            jb_push(&b, runs, run);
-            n++;
-            continue;
-        }
         run = store_run_from_row(st);
         if (run == NULL)
             goto done;
@@ -295,9 +374,6 @@ int store_list_runs(struct store *s, const struct run_filter *f,
             cJSON_Delete(run);
             goto done;
         }
-        if (!f->full && entries && final &&
-            (run = entries->keep(entries->ctx, store_col_text(st, C_ID), run)) == NULL)
-            goto done;
         jb_push(&b, runs, run);
         n++;
         if (f->full && f->max_bytes && bytes >= f->max_bytes) {

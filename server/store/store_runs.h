@@ -78,26 +78,37 @@ int store_get_run_raw(struct store *s, const char *id, cJSON **out);
 /* Just its status ("queued", ...), into status[16]. */
 int store_run_status(struct store *s, const char *id, char status[16]);
 
-/* How a list page reuses finished runs' entries (a finished run never
- * changes): the layer above keeps them, and decides what an entry holds
- * beyond the store's fields (runs.c adds the run's "url").  Both are
- * called for finished runs only, under the store's read lock, so they
- * must not call the store.  get: the entry of run id as a NEW item (raw
- * JSON), or NULL when none is kept.  keep: takes the entry the store
- * built (consumed), keeps it, and answers what the page lists (NEW), or
- * NULL when out of memory (the page fails). */
+/* How a list page is made of its entries' text: the layer above keeps
+ * finished runs' entries (a finished run never changes) and decides what
+ * an entry holds beyond the store's fields (runs.c adds the run's "url").
+ * Both are called under the store's read lock, so they must not call the
+ * store.  get: for a finished run, appends the entry kept for run id to
+ * out and answers 1, or 0 when none is kept.  put: takes the entry the
+ * store built (consumed), appends what the page lists to out, keeps it
+ * when final, and answers 0, or -1 when memory ran out (the page fails). */
+struct dynbuf;
 struct store_entries {
     void *ctx;
-    cJSON *(*get)(void *ctx, const char *id);
-    cJSON *(*keep)(void *ctx, const char *id, cJSON *entry);
+    int (*get)(void *ctx, const char *id, struct dynbuf *out);
+    int (*put)(void *ctx, const char *id, int final, cJSON *entry, struct dynbuf *out);
 };
 
+/* A page of runs, newest first, with only their results' summary, as the
+ * text of a JSON array appended to out: the page's ids are read first
+ * (the index alone), and only the runs entries does not keep are read
+ * whole and built, in the same snapshot.  *next_cursor is set to the
+ * cursor of the following page, or "" on the last page.  f->full is not
+ * taken (store_list_runs).  STORE_OK, or a failure (out then holds part
+ * of a page, or has failed: the caller answers an error). */
+int store_list_page(struct store *s, const struct run_filter *f,
+                    const struct store_entries *entries, struct dynbuf *out,
+                    char next_cursor[40]);
+
 /* A page of runs, newest first: with only their results' summary, or
- * whole (f->full); *next_cursor is set to the cursor of the following
- * page, or "" on the last page.  entries: when not full, where finished
- * runs' entries come from and go (NULL: each is built, as is). */
-int store_list_runs(struct store *s, const struct run_filter *f,
-                    const struct store_entries *entries, cJSON **out, char next_cursor[40]);
+ * whole (f->full: what the exports send); *next_cursor is set to the
+ * cursor of the following page, or "" on the last page. */
+int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
+                    char next_cursor[40]);
 
 /* queued -> cancelled.  STORE_CONFLICT if it is no longer queued (its
  * status is put in status). */

@@ -160,7 +160,7 @@ static int confirming_runs(struct fixture *f, const char *run, char ids[][40], i
     const cJSON *r;
     int n = 0;
 
-    if (store_list_runs(f->t.s, &filter, NULL, &list, next) != STORE_OK)
+    if (store_list_runs(f->t.s, &filter, &list, next) != STORE_OK)
         return -1;
     cJSON_ArrayForEach(r, list) {
         if (!is_str(r, "confirms", run) || !is_str(r, "status", "queued"))

@@ -1,5 +1,6 @@
 /* The finished-runs cache: hits are exact copies, the byte bound holds,
  * and the least recently used entry is the one that goes. */
+#include "hash.h"
 #include "run_cache.h"
 #include "test.h"
 
@@ -9,21 +10,25 @@ static int test_hit_and_miss(void)
 {
     struct run_cache *c = run_cache_new(1 << 20);
     size_t len = 0;
+    uint64_t tag = 0;
     char *body;
 
-    ASSERT(run_cache_get(c, "a", &len) == NULL);
+    ASSERT(run_cache_get(c, "a", &len, NULL) == NULL);
     run_cache_put(c, "a", "{\"id\":\"a\"}", 10);
-    body = run_cache_get(c, "a", &len);
+    body = run_cache_get(c, "a", &len, NULL);
     ASSERT(body != NULL);
     ASSERT_EQ(len, 10);
     ASSERT_STR_EQ(body, "{\"id\":\"a\"}");
     free(body);
-    /* Replacing keeps one entry with the new body. */
+    /* Replacing keeps one entry with the new body, and its tag (the
+     * ETag's hash) is the new body's. */
     run_cache_put(c, "a", "{}", 2);
-    body = run_cache_get(c, "a", &len);
+    body = run_cache_get(c, "a", &len, &tag);
     ASSERT_STR_EQ(body, "{}");
+    ASSERT(tag == hash_fnv1a64("{}", 2));
+    ASSERT(tag != hash_fnv1a64("{\"id\":\"a\"}", 10));
     free(body);
-    ASSERT(run_cache_get(NULL, "a", &len) == NULL);
+    ASSERT(run_cache_get(NULL, "a", &len, NULL) == NULL);
     run_cache_free(c);
     return 0;
 }
@@ -40,20 +45,20 @@ static int test_bound_and_lru(void)
     run_cache_put(c, "first", big, sizeof(big));
     run_cache_put(c, "second", big, sizeof(big));
     /* Touch "first" so that "second" is the least recently used. */
-    free(run_cache_get(c, "first", &len));
+    free(run_cache_get(c, "first", &len, NULL));
     for (int i = 0; i < 3; i++) {
         snprintf(id, sizeof(id), "n%d", i);
         run_cache_put(c, id, big, sizeof(big));
     }
-    b = run_cache_get(c, "second", &len);
+    b = run_cache_get(c, "second", &len, NULL);
     ASSERT(b == NULL);
-    b = run_cache_get(c, "first", &len);
+    b = run_cache_get(c, "first", &len, NULL);
     ASSERT(b != NULL);
     free(b);
     /* Never more than the bound: at most 4 entries of ~1 KB fit in 5000. */
     for (int i = 0; i < 3; i++) {
         snprintf(id, sizeof(id), "n%d", i);
-        b = run_cache_get(c, id, &len);
+        b = run_cache_get(c, id, &len, NULL);
         kept += b != NULL;
         free(b);
     }
@@ -64,7 +69,7 @@ static int test_bound_and_lru(void)
         run_cache_put(c, "huge", huge, 5999);
         free(huge);
     }
-    ASSERT(run_cache_get(c, "huge", &len) == NULL);
+    ASSERT(run_cache_get(c, "huge", &len, NULL) == NULL);
     run_cache_free(c);
     return 0;
 }

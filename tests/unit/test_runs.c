@@ -18,6 +18,7 @@
  */
 #include "alerts.h"
 #include "gpu_pool.h"
+#include "hash.h"
 #include "run_cache.h"
 #include "run_request.h"
 #include "runs.h"
@@ -293,6 +294,7 @@ static int check_cancel_and_text(struct fixture *f)
     char id[40], queued[40], status[16];
     char *text = NULL, *again = NULL, *cached = NULL, *open_text = NULL;
     size_t len = 0, again_len = 0, cached_len = 0, open_len = 0;
+    uint64_t tag = 0, again_tag = 0;
     struct runs_error err;
     int64_t deadline = time_mono_ms() + 10 * WAIT_MS; /* never reached in a test */
     int same;
@@ -312,14 +314,15 @@ static int check_cancel_and_text(struct fixture *f)
 
     /* The first read puts the finished run's text in the cache; the
      * second is served from there, the same bytes. */
-    ASSERT(run_cache_get(f->runs.cache, id, &cached_len) == NULL);
-    ASSERT_EQ(runs_get_text(&f->runs, id, &text, &len, &err), RUNS_OK);
+    ASSERT(run_cache_get(f->runs.cache, id, &cached_len, NULL) == NULL);
+    ASSERT_EQ(runs_get_text(&f->runs, id, &text, &len, &tag, &err), RUNS_OK);
     ASSERT(len > 2 && text[len - 1] == '\n' && strlen(text) == len);
+    ASSERT(tag == hash_fnv1a64(text, len));
     ASSERT(strstr(text, "\"status\":\"done\"") != NULL);
-    cached = run_cache_get(f->runs.cache, id, &cached_len);
-    ASSERT_EQ(runs_get_text(&f->runs, id, &again, &again_len, &err), RUNS_OK);
+    cached = run_cache_get(f->runs.cache, id, &cached_len, NULL);
+    ASSERT_EQ(runs_get_text(&f->runs, id, &again, &again_len, &again_tag, &err), RUNS_OK);
     same = cached && cached_len == len && memcmp(cached, text, len) == 0 && again_len == len &&
-           memcmp(again, text, len) == 0;
+           memcmp(again, text, len) == 0 && again_tag == tag;
     free(cached);
     free(again);
     free(text);
@@ -328,11 +331,11 @@ static int check_cancel_and_text(struct fixture *f)
     /* A run that can still change is not kept. */
     ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{}", ABSENT_GPU, TEST_FAKE_UUID(7), queued),
               STORE_OK);
-    ASSERT_EQ(runs_get_text(&f->runs, queued, &open_text, &open_len, &err), RUNS_OK);
+    ASSERT_EQ(runs_get_text(&f->runs, queued, &open_text, &open_len, &tag, &err), RUNS_OK);
     same = strstr(open_text, "\"status\":\"queued\"") != NULL;
     free(open_text);
     ASSERT(same);
-    ASSERT(run_cache_get(f->runs.cache, queued, &cached_len) == NULL);
+    ASSERT(run_cache_get(f->runs.cache, queued, &cached_len, NULL) == NULL);
     return 0;
 }
 

@@ -5,6 +5,7 @@
  * the reads under a failing allocator (a whole run or an error, never a
  * run with a field missing). */
 #include "alloc_fail.h"
+#include "dynbuf.h"
 #include "store.h"
 #include "store_copy.h"
 #include "store_queue.h"
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void temp_path(char *buf, size_t cap, const char *what)
@@ -289,7 +291,7 @@ static int test_damaged_run_served(void)
     ASSERT(cJSON_GetObjectItem(run, "damaged_columns") == NULL);
     cJSON_Delete(run);
 
-    ASSERT_EQ(store_list_runs(s, &full, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(store_list_runs(s, &full, &runs, next), STORE_OK);
     ASSERT_EQ(cJSON_GetArraySize(runs), 3);
     cJSON_ArrayForEach(r, runs) {
         if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "id")), three_ids[1]) == 0) {
@@ -302,7 +304,7 @@ static int test_damaged_run_served(void)
     }
     ASSERT_EQ(damaged, 1);
     cJSON_Delete(runs);
-    ASSERT_EQ(store_list_runs(s, &list, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(store_list_runs(s, &list, &runs, next), STORE_OK);
     ASSERT_EQ(cJSON_GetArraySize(runs), 3);
     cJSON_Delete(runs);
 
@@ -336,7 +338,7 @@ static int test_reads_under_failing_allocs(void)
     whole_run = cJSON_PrintUnformatted(run);
     cJSON_Delete(run);
     alloc_fail_arm(0);
-    ASSERT_EQ(store_list_runs(s, &full, NULL, &runs, next), STORE_OK);
+    ASSERT_EQ(store_list_runs(s, &full, &runs, next), STORE_OK);
     total_list = alloc_fail_count();
     whole_list = cJSON_PrintUnformatted(runs);
     cJSON_Delete(runs);
@@ -348,7 +350,7 @@ static int test_reads_under_failing_allocs(void)
 
         alloc_fail_arm(list ? n - total_run : n);
         run = NULL;
-        rc = list ? store_list_runs(s, &full, NULL, &run, next)
+        rc = list ? store_list_runs(s, &full, &run, next)
                   : store_get_run(s, three_ids[0], &run);
         alloc_fail_arm(0);
         if (rc != STORE_OK) {
@@ -371,7 +373,69 @@ static int test_reads_under_failing_allocs(void)
     return 0;
 }
 
+/* A list page's entries without a cache: none kept, each printed as built. */
+static int no_entry_kept(void *ctx, const char *id, struct dynbuf *out)
+{
+    (void)ctx, (void)id, (void)out;
+    return 0;
+}
+
+static int entry_printed(void *ctx, const char *id, int final, cJSON *entry, struct dynbuf *out)
+{
+    char *text = entry ? cJSON_PrintUnformatted(entry) : NULL;
+    int rc = text && dynbuf_add(out, text, strlen(text)) == 0 ? 0 : -1;
+
+    (void)ctx, (void)id, (void) final;
+    free(text);
+    cJSON_Delete(entry);
+    return rc;
+}
+
+/* store_list_page, the text of a page, under a failing allocator: each
+ * answer is the whole page or an error, never a page with an entry or a
+ * field missing. */
+static int test_list_page_under_failing_allocs(void)
+{
+    const struct store_entries entries = {NULL, no_entry_kept, entry_printed};
+    struct run_filter list = {.limit = 10};
+    char path[160], err[256], next[40];
+    struct dynbuf whole, page;
+    struct store *s = NULL;
+    long total;
+
+    temp_path(path, sizeof(path), "alloc_page");
+    ASSERT_EQ(three_done_runs(path, three_ids), 0);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
+    dynbuf_init(&whole, 1 << 20);
+    alloc_fail_arm(0);
+    ASSERT_EQ(store_list_page(s, &list, &entries, &whole, next), STORE_OK);
+    total = alloc_fail_count();
+    ASSERT(total > 30 && whole.len > 100 && whole.data[0] == '[' &&
+           whole.data[whole.len - 1] == ']');
+    for (int i = 0; i < 3; i++)
+        ASSERT(strstr(whole.data, three_ids[i]) != NULL);
+    for (long n = 1; n <= total; n++) {
+        int rc, same;
+
+        dynbuf_init(&page, 1 << 20);
+        alloc_fail_arm(n);
+        rc = store_list_page(s, &list, &entries, &page, next);
+        alloc_fail_arm(0);
+        same = page.len == whole.len && memcmp(page.data, whole.data, whole.len) == 0;
+        dynbuf_free(&page);
+        if (rc == STORE_OK && !same) {
+            fprintf(stderr, "allocation %ld failed unseen in a list page\n", n);
+            return 1;
+        }
+    }
+    dynbuf_free(&whole);
+    store_close(s);
+    remove_db(path);
+    return 0;
+}
+
 TEST_MAIN({"mapping", test_mapping}, {"end_needs_running", test_end_needs_running},
           {"check_file", test_check_file}, {"damaged_json_value", test_damaged_json_value},
           {"damaged_run_served", test_damaged_run_served},
-          {"reads_under_failing_allocs", test_reads_under_failing_allocs})
+          {"reads_under_failing_allocs", test_reads_under_failing_allocs},
+          {"list_page_under_failing_allocs", test_list_page_under_failing_allocs})

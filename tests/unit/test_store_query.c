@@ -9,6 +9,7 @@
 #include "test_store_tmp.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* 1 when nobody holds c's lock (store_query_end gave it back). */
@@ -234,5 +235,116 @@ static int test_relaxed(void)
     return with_store(test_relaxed_is_one_transaction);
 }
 
+/* Statements prepared on c now: the cache's and any not yet finalized. */
+static int prepared(struct conn *c)
+{
+    int n = 0;
+
+    for (sqlite3_stmt *st = sqlite3_next_stmt(c->db, NULL); st; st = sqlite3_next_stmt(c->db, st))
+        n++;
+    return n;
+}
+
+/* The cache slot of sql on c, or -1. */
+static int cached(struct conn *c, const char *sql)
+{
+    for (int i = 0; i < c->ncache; i++)
+        if (c->cache[i].sql == sql)
+            return i;
+    return -1;
+}
+
+/* Three times the cache's worth of distinct statements: each still runs
+ * and answers its own value, the connection never holds more than the
+ * cache's capacity, and it is the most recently used that stay (issue 33:
+ * the first 64 stayed for ever, and every later one was prepared anew on
+ * each use).  A statement in use is never evicted from under its query. */
+#define N_SQL (3 * STMT_CACHE)
+static int test_evicts_least_recent(struct store *s)
+{
+    static char sql[N_SQL][32]; /* static: the cache keys on the address */
+    struct store_query q, inner;
+    struct conn *c = &s->writer;
+
+    for (int i = 0; i < N_SQL; i++)
+        snprintf(sql[i], sizeof(sql[i]), "SELECT %d", i);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N_SQL; i++) {
+            store_query_begin(&q, c, "test the statement cache");
+            ASSERT_EQ(store_query_prepare(&q, sql[i]), STORE_OK);
+            ASSERT_EQ(store_query_one(&q), STORE_OK);
+            ASSERT_EQ(sqlite3_column_int(q.st, 0), i);
+            ASSERT_EQ(store_query_end(&q, STORE_OK), STORE_OK);
+            ASSERT(c->ncache <= STMT_CACHE);
+            ASSERT(prepared(c) <= STMT_CACHE);
+        }
+    }
+    /* The last STMT_CACHE are kept, the first gone. */
+    ASSERT(cached(c, sql[N_SQL - 1]) >= 0);
+    ASSERT(cached(c, sql[N_SQL - STMT_CACHE]) >= 0);
+    ASSERT_EQ(cached(c, sql[0]), -1);
+    /* A hit makes a statement the newest: sql[N_SQL - STMT_CACHE], the
+     * oldest kept, survives the next new one once used again. */
+    store_query_begin(&q, c, "test a hit");
+    ASSERT_EQ(store_query_prepare(&q, sql[N_SQL - STMT_CACHE]), STORE_OK);
+    ASSERT_EQ(store_query_end(&q, STORE_OK), STORE_OK);
+    store_query_begin(&q, c, "test an eviction");
+    ASSERT_EQ(store_query_prepare(&q, sql[0]), STORE_OK);
+    ASSERT_EQ(store_query_end(&q, STORE_OK), STORE_OK);
+    ASSERT(cached(c, sql[N_SQL - STMT_CACHE]) >= 0);
+    ASSERT_EQ(cached(c, sql[N_SQL - STMT_CACHE + 1]), -1);
+    /* The outer statement of a nested query is in use: the nested
+     * prepares, many of them new, evict others and it steps on. */
+    store_query_begin(&q, c, "test an outer statement");
+    ASSERT_EQ(store_query_prepare(&q, "WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL "
+                                      "SELECT v + 1 FROM n WHERE v < 3) SELECT v FROM n"),
+              STORE_OK);
+    for (int row = 1; row <= 3; row++) {
+        ASSERT_EQ(store_query_step(&q), STORE_STEP_ROW);
+        ASSERT_EQ(sqlite3_column_int(q.st, 0), row);
+        for (int i = 0; i < STMT_CACHE; i++) {
+            store_query_nest(&inner, &q);
+            ASSERT_EQ(store_query_prepare(&inner, sql[(row * STMT_CACHE + i) % N_SQL]),
+                      STORE_OK);
+            ASSERT_EQ(store_query_one(&inner), STORE_OK);
+            ASSERT_EQ(store_query_end(&inner, STORE_OK), STORE_OK);
+        }
+    }
+    ASSERT_EQ(store_query_step(&q), STORE_STEP_DONE);
+    ASSERT_EQ(store_query_end(&q, STORE_OK), STORE_OK);
+    ASSERT(prepared(c) <= STMT_CACHE);
+    return 0;
+}
+
+static int test_stmt_cache_evicts(void)
+{
+    return with_store(test_evicts_least_recent);
+}
+
+/* A query on a reader takes a free one: with the thread's own reader held
+ * (a long read elsewhere), the next query runs on another reader at once. */
+static int test_reader_not_pinned(struct store *s)
+{
+    struct store_query q;
+    struct conn *mine = store_reader(s);
+
+    ASSERT(s->nreaders > 1);
+    pthread_mutex_lock(&mine->lock);
+    store_query_begin(&q, mine, "test a free reader");
+    ASSERT(q.c != mine);
+    ASSERT_EQ(store_query_prepare(&q, "SELECT 1"), STORE_OK);
+    ASSERT_EQ(store_query_one(&q), STORE_OK);
+    ASSERT_EQ(store_query_end(&q, STORE_OK), STORE_OK);
+    pthread_mutex_unlock(&mine->lock);
+    return 0;
+}
+
+static int test_readers_not_pinned(void)
+{
+    return with_store(test_reader_not_pinned);
+}
+
 TEST_MAIN({"binds", test_binds}, {"relaxed", test_relaxed}, {"bind_refused", test_bind_refused},
-          {"no_space", test_no_space}, {"damage_per_query", test_damage_per_query})
+          {"no_space", test_no_space}, {"damage_per_query", test_damage_per_query},
+          {"stmt_cache_evicts", test_stmt_cache_evicts},
+          {"readers_not_pinned", test_readers_not_pinned})
