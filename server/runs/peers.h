@@ -12,9 +12,9 @@
  * as it streams in: each complete line is checked and the runs are stored
  * in small transactions (PEER_BATCH_RUNS, _BYTES, _MS), the cursor moving
  * with them, so memory holds one line and one batch per transfer whatever
- * the page's size or the number of peers.  A transfer slower than
- * PEER_LOW_SPEED bytes a second for PEER_LOW_SPEED_S seconds, or longer
- * than PEER_TRANSFER_S, is ended and counts as a failed pull.
+ * the page's size or the number of peers.  A transfer that falls under
+ * PEER_MIN_RATE after PEER_GRACE_S, or outlasts its deadline (scaled to
+ * its cap), is ended and counts as a failed pull.
  *
  * Peers come from --peer and from --peers-file (Prometheus file_sd,
  * peers_file.h), which is read again when it changes (checked every
@@ -94,12 +94,16 @@
 #define PEER_BATCH_BYTES (2 * 1024 * 1024)
 #define PEER_BATCH_MS 1000
 
-/* A transfer slower than PEER_LOW_SPEED bytes a second for PEER_LOW_SPEED_S
- * seconds is ended (a daemon sends a page far faster), as is one that
- * lasts PEER_TRANSFER_S in all. */
-#define PEER_LOW_SPEED 1024
-#define PEER_LOW_SPEED_S 10
-#define PEER_TRANSFER_S 120
+/* A transfer holds a pull slot only as long as its bytes justify: past
+ * PEER_GRACE_S it must have averaged PEER_MIN_RATE bytes a second since
+ * that grace ended (a daemon sends a page far faster), else it is cut as
+ * too slow; a peer dripping a few KB a second loses its slot after the
+ * grace, not after minutes.  And it ends in any case by its deadline,
+ * scaled to what it may bring: PEER_GRACE_S plus its cap (PEER_BODY_CAP
+ * for a page, PEER_FAULTS_CAP for GET /card_faults or /peers) at
+ * PEER_MIN_RATE, about 5 minutes for a full page. */
+#define PEER_GRACE_S 10
+#define PEER_MIN_RATE (256 * 1024)
 
 struct peers;
 struct store;

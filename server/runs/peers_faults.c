@@ -65,6 +65,8 @@ void peers_faults_done(struct transfer *t, CURLcode rc)
                  (size_t)PEER_FAULTS_CAP / (1024 * 1024));
     else if (status != 200 && status != 0)
         snprintf(err, sizeof(err), "HTTP %ld", status);
+    else if (rc != CURLE_OK && t->err[0]) /* cut as too slow (peers_transfer.c) */
+        snprintf(err, sizeof(err), "%s", t->err);
     else if (rc != CURLE_OK)
         curl_failure_reason(rc, t->curl_err, err, sizeof(err));
     else if (card_faults_parse(t->line.data ? t->line.data : "", t->line.len, &rows, err,

@@ -80,6 +80,7 @@ struct transfer {
     CURL *easy;
     struct curl_slist *headers;
     char curl_err[CURL_ERROR_SIZE];
+    int64_t started_ms; /* monotonic: its slot's deadline runs from then */
     struct dynbuf line; /* the line being received */
     size_t body_bytes;
     int status_checked;

@@ -73,6 +73,26 @@ void peers_pull_ended(struct peers *all, struct peer *peer, int got, const char 
         peer->page_limit = PEER_PAGE; /* caught up: full pages again */
 }
 
+/* libcurl's progress callback (cls the transfer): ends a transfer that,
+ * past PEER_GRACE_S, has not averaged PEER_MIN_RATE bytes a second since
+ * the grace ended (peers.h), with the reason in t->err. */
+static int on_progress(void *cls, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    struct transfer *t = cls;
+    int64_t past = time_mono_ms() - t->started_ms - (int64_t)PEER_GRACE_S * 1000;
+
+    (void)dltotal, (void)ultotal, (void)ulnow;
+    if (past <= 0 || (double)dlnow >= (double)PEER_MIN_RATE * (double)past / 1000.0)
+        return 0;
+    snprintf(t->err, sizeof(t->err),
+             "too slow: %lld bytes in %lld s, under the %d KiB/s a peer must average after "
+             "its first %d s; the slot is given to others",
+             (long long)dlnow, (long long)((past / 1000) + PEER_GRACE_S), PEER_MIN_RATE / 1024,
+             PEER_GRACE_S);
+    return 1;
+}
+
 /* Makes t->easy a GET of url with what every request to a peer gets (TLS,
  * the token, the time and speed limits, at most cap bytes of body, which
  * on_data is given) and starts it on the multi handle as peer's transfer.
@@ -100,9 +120,12 @@ int peers_transfer_open(struct peers *all, struct peer *peer, struct transfer *t
     curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
     curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(t->easy, CURLOPT_CONNECTTIMEOUT, 5L);
-    curl_easy_setopt(t->easy, CURLOPT_TIMEOUT, (long)PEER_TRANSFER_S);
-    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_LIMIT, (long)PEER_LOW_SPEED);
-    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_TIME, (long)PEER_LOW_SPEED_S);
+    /* the slot's deadline: the grace, then the cap at the least rate */
+    t->started_ms = time_mono_ms();
+    curl_easy_setopt(t->easy, CURLOPT_TIMEOUT, (long)(PEER_GRACE_S + cap / PEER_MIN_RATE));
+    curl_easy_setopt(t->easy, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(t->easy, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(t->easy, CURLOPT_XFERINFODATA, t);
     curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
     /* An answer that says at once it is over the cap is refused unread. */
     curl_easy_setopt(t->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cap);

@@ -145,35 +145,48 @@ enum {
     PEER_SKIPPED_REASON,
 };
 
-int store_peer_load(struct store *s, const char *url, struct peer_row *row)
+/* Reads url's row on q (made first if new) into row. */
+static int load_one(struct store_query *q, const char *url, struct peer_row *row)
+{
+    memset(row, 0, sizeof(*row));
+    if (store_query_run(q, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", NULL,
+                        STORE_TEXT(url)) != STORE_OK ||
+        store_query_prepare(q, "SELECT cursor, runs_pulled, last_success_at, "
+                               "last_error, last_error_at, skipped, skipped_reason "
+                               "FROM peers WHERE url = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, url);
+    if (store_query_step(q) != STORE_STEP_ROW)
+        return STORE_ERROR;
+    row->cursor = sqlite3_column_int64(q->st, PEER_CURSOR);
+    row->runs_pulled = sqlite3_column_int64(q->st, PEER_PULLED);
+    snprintf(row->last_success_at, sizeof(row->last_success_at), "%s",
+             store_col_text(q->st, PEER_SUCCESS_AT) ? store_col_text(q->st, PEER_SUCCESS_AT)
+                                                    : "");
+    snprintf(row->last_error, sizeof(row->last_error), "%s",
+             store_col_text(q->st, PEER_ERROR) ? store_col_text(q->st, PEER_ERROR) : "");
+    snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
+             store_col_text(q->st, PEER_ERROR_AT) ? store_col_text(q->st, PEER_ERROR_AT) : "");
+    row->skipped = sqlite3_column_int64(q->st, PEER_SKIPPED);
+    snprintf(row->skipped_reason, sizeof(row->skipped_reason), "%s",
+             store_col_text(q->st, PEER_SKIPPED_REASON)
+                 ? store_col_text(q->st, PEER_SKIPPED_REASON)
+                 : "");
+    return STORE_OK;
+}
+
+int store_peer_load_many(struct store *s, const char *const *urls, int n, struct peer_row *rows)
 {
     struct store_query q;
     int rc = STORE_ERROR;
 
-    memset(row, 0, sizeof(*row));
-    store_query_begin(&q, &s->writer, "read a peer's pull state");
-    if (store_query_run(&q, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", NULL,
-                        STORE_TEXT(url)) != STORE_OK ||
-        store_query_prepare(&q, "SELECT cursor, runs_pulled, last_success_at, "
-                                "last_error, last_error_at, skipped, skipped_reason "
-                                "FROM peers WHERE url = ?1") != STORE_OK)
+    store_query_begin(&q, &s->writer, "read the peers' pull state");
+    if (store_query_transaction(&q) != STORE_OK)
         goto done;
-    store_bind_text(&q, 1, url);
-    if (store_query_step(&q) != STORE_STEP_ROW)
-        goto done;
-    row->cursor = sqlite3_column_int64(q.st, PEER_CURSOR);
-    row->runs_pulled = sqlite3_column_int64(q.st, PEER_PULLED);
-    snprintf(row->last_success_at, sizeof(row->last_success_at), "%s",
-             store_col_text(q.st, PEER_SUCCESS_AT) ? store_col_text(q.st, PEER_SUCCESS_AT) : "");
-    snprintf(row->last_error, sizeof(row->last_error), "%s",
-             store_col_text(q.st, PEER_ERROR) ? store_col_text(q.st, PEER_ERROR) : "");
-    snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
-             store_col_text(q.st, PEER_ERROR_AT) ? store_col_text(q.st, PEER_ERROR_AT) : "");
-    row->skipped = sqlite3_column_int64(q.st, PEER_SKIPPED);
-    snprintf(row->skipped_reason, sizeof(row->skipped_reason), "%s",
-             store_col_text(q.st, PEER_SKIPPED_REASON) ? store_col_text(q.st, PEER_SKIPPED_REASON)
-                                                       : "");
-    rc = STORE_OK;
+    for (int i = 0; i < n; i++)
+        if (load_one(&q, urls[i], &rows[i]) != STORE_OK)
+            goto done;
+    rc = store_query_commit(&q);
 
 done:
     return store_query_end(&q, rc);

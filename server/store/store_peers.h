@@ -10,7 +10,7 @@
 #include "run_record.h"
 #include "store.h"
 
-/* A peer's pull state, made if new. */
+/* A peer's pull state. */
 struct peer_row {
     long long cursor;
     long long runs_pulled;
@@ -20,7 +20,10 @@ struct peer_row {
     char last_error[256];
     char last_error_at[32];
 };
-int store_peer_load(struct store *s, const char *url, struct peer_row *row);
+/* The pull state of n peers (urls[i] into rows[i]), each row made if
+ * new, in one transaction: a hub given 10,000 new peers at once pays one
+ * commit, not 10,000. */
+int store_peer_load_many(struct store *s, const char *const *urls, int n, struct peer_row *rows);
 
 /* What a good pull moves on with the runs it brought: the peer (url), its
  * new cursor, and how many runs it skipped (skip_reason: why the last of

@@ -147,6 +147,13 @@ class PeersFileTest(unittest.TestCase):
         wait_for(lambda: "ftp://" in (peers(hub)["peers_file"]["error"] or ""), timeout=10,
                  what="the bad target named")
         self.assertEqual(sorted(by_url(hub)), sorted([url(a), url(b)]))
+        # Issue 35, point 9: a target held to what --listen is (a port in
+        # range), the whole file refused with the target named.
+        write_file(self.path, [{"targets": ["127.0.0.1:%d" % a.port, "127.0.0.1:99999"]}])
+        wait_for(lambda: "99999" in (peers(hub)["peers_file"]["error"] or ""), timeout=10,
+                 what="the bad port named")
+        self.assertIn("port out of range (1 to 65535)", peers(hub)["peers_file"]["error"])
+        self.assertEqual(sorted(by_url(hub)), sorted([url(a), url(b)]))
         late_b = b.post("/runs?wait=10", BODY).json()["id"]
         wait_for(lambda: hub.get("/runs/" + late_b).status == 200, timeout=10,
                  what="B still pulled on the last good list")
@@ -268,6 +275,24 @@ class TricklePeer(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class DripPeer(http.server.BaseHTTPRequestHandler):
+    """Starts a page and then drips 1.2 KB a second (a run's worth of
+    spaces), for two minutes: over the 1 KB/s a low-speed limit asks."""
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        try:
+            for _ in range(1200):
+                self.wfile.write(b" " * 120)
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            self.cut_at.append(time.time())
+
+    def log_message(self, *args):
+        pass
+
+
 class StreamTest(unittest.TestCase):
     def test_a_large_page_is_stored_as_it_streams(self):
         rng = random.Random(22)
@@ -328,8 +353,8 @@ class StreamTest(unittest.TestCase):
             self.assertEqual(by_url(hub)[slow_url]["state"], "pulling")
             err = wait_for(lambda: by_url(hub)[slow_url]["last_error"], timeout=25,
                            what="the slow peer's pull ended")
-            # cut after the low-speed time (10 s), long before the trickle
-            # (60 s) or the transfer's limit (120 s) would have ended it
+            # cut after the grace (10 s), long before the trickle (60 s)
+            # or the transfer's deadline would have ended it
             self.assertLess(time.time() - started, 40)
             self.assertIn("too slow", err)
             self.assertEqual(by_url(hub)[slow_url]["failures_in_row"], 1)
@@ -339,6 +364,27 @@ class StreamTest(unittest.TestCase):
         finally:
             self.assertEqual(hub.stop(), 0)
             self.assertEqual(node.stop(), 0)
+
+
+    def test_a_dripping_peer_loses_its_slot_after_the_grace(self):
+        """Issue 35, point 9: a peer dripping 1.2 KB/s held a pull slot for
+        the transfer's 120 s; it must average 256 KiB/s after 10 s."""
+        slow = serve(DripPeer, cut_at=[])
+        self.addCleanup(slow.server_close)
+        self.addCleanup(slow.shutdown)
+        slow_url = "http://127.0.0.1:%d" % slow.server_address[1]
+        hub = Daemon(gpus=0, args=["--peer", slow_url, "--peer-interval", "60"]).start()
+        started = time.time()
+        try:
+            err = wait_for(lambda: by_url(hub)[slow_url]["last_error"], timeout=60,
+                           what="the dripping peer's pull ended")
+            self.assertLess(time.time() - started, 20, err)
+            self.assertIn("too slow", err)
+            self.assertIn("256 KiB/s", err)
+            wait_for(lambda: slow.RequestHandlerClass.cut_at, timeout=5,
+                     what="the peer to see its connection closed")
+        finally:
+            self.assertEqual(hub.stop(), 0)
 
 
 class TiersTest(unittest.TestCase):
