@@ -88,6 +88,11 @@
  * each (card_faults.h), a few hundred bytes a fault. */
 #define PEER_FAULTS_CAP (8 * 1024 * 1024)
 
+/* The most cards a peer's GET /card_faults may fault here (of those it
+ * speaks for: the cards its runs came from), each with at most
+ * CARD_FAULTS_PER_CARD faults. */
+#define PEER_FAULT_CARDS 512
+
 /* A page is stored in transactions of at most this many runs, or bytes
  * of their lines, or after this long since the batch's first run. */
 #define PEER_BATCH_RUNS 50

@@ -55,6 +55,7 @@ static struct peer *peer_new(const char *url, const cJSON *labels, int from_flag
     peer->from_flag = from_flag;
     peer->kept = 1;
     peer->page_limit = PEER_PAGE;
+    peer->subtree_wanted = 1; /* its GET /peers before its first pull */
     peer->due_ms = time_mono_ms();
     peer->next_pull_unix_ms = time_now_unix_ms();
     return peer;
@@ -62,6 +63,7 @@ static struct peer *peer_new(const char *url, const cJSON *labels, int from_flag
 
 void peer_free(struct peer *peer)
 {
+    peer_subtree_free(peer);
     cJSON_Delete(peer->labels);
     free(peer);
 }

@@ -2,8 +2,9 @@
  * peers_faults.c - a peer's GET /card_faults, fetched after a good pull
  * once an interval, in the slot the pull freed and through the same
  * transfer set-up (peers_transfer.c).  Its body is kept whole (up to
- * PEER_FAULTS_CAP), read with card_faults_parse at its end and stored in
- * place of what the peer said before; a failure keeps the last answer, so
+ * PEER_FAULTS_CAP), read with card_faults_parse at its end, kept to the
+ * cards the peer speaks for (the cards its runs came from, capped:
+ * kept_rows) and stored in place of what the peer said before; a failure keeps the last answer, so
  * a card does not turn healthy here because its node could not say.
  * Runs on the puller thread; what GET /peers shows of it is written under
  * peers->lock (peers_internal.h).
@@ -20,20 +21,79 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static size_t on_faults_body(char *data, size_t size, size_t n, void *cls)
+/* 1 when peer may speak for the card (uuid on host): the first run of it
+ * stored here came from the peer or from an origin the peer may relay
+ * (README "A fleet"); a run sent later naming the card makes no peer its
+ * speaker.  0 when not (no run of it here, or measured here), -1 when
+ * its runs could not be read. */
+static int card_owned(struct peers *all, const struct peer *peer, const char *uuid,
+                      const char *host)
 {
-    struct transfer *t = cls;
-    long status = 0;
+    cJSON *first = NULL;
+    const char *origin;
+    int owned;
 
-    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-    if (status != 200)
-        return 0; /* peers_faults_done judges the status */
-    if (dynbuf_add(&t->line, data, size * n) != 0) {
-        t->over_cap = 1;
-        return 0;
+    if (store_card_first_origin(all->store, uuid, host, &first) != STORE_OK)
+        return -1;
+    origin = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(first, 0), "origin"));
+    owned = origin != NULL && peer_relays(peer, origin);
+    cJSON_Delete(first);
+    return owned;
+}
+
+/* The rows of a peer's answer (card_faults_parse's, a card's rows
+ * together) it may give: those of cards it speaks for (card_owned), at
+ * most CARD_FAULTS_PER_CARD a card and PEER_FAULT_CARDS cards, so that
+ * no peer can fault another node's cards or fill this daemon's own
+ * answer (card_faults.h).  A NEW array, or NULL with err set. */
+static cJSON *kept_rows(struct peers *all, struct peer *peer, const cJSON *rows, char *err,
+                        size_t cap)
+{
+    cJSON *kept = cJSON_CreateArray();
+    const cJSON *r;
+    const char *uuid = NULL, *host = NULL, *first = NULL;
+    int owned = 0, in_card = 0, cards = 0, ignored = 0;
+
+    if (kept == NULL) {
+        snprintf(err, cap, "out of memory");
+        return NULL;
     }
-    return size * n;
+    cJSON_ArrayForEach(r, rows) {
+        const char *u = cJSON_GetStringValue(cJSON_GetObjectItem(r, "uuid"));
+        const char *h = cJSON_GetStringValue(cJSON_GetObjectItem(r, "host"));
+
+        if (uuid == NULL || strcmp(u, uuid) != 0 || strcmp(h, host) != 0) {
+            uuid = u;
+            host = h;
+            in_card = 0;
+            if ((owned = cards < PEER_FAULT_CARDS ? card_owned(all, peer, u, h) : 0) < 0) {
+                snprintf(err, cap, "the cards' runs could not be read here");
+                cJSON_Delete(kept);
+                return NULL;
+            }
+            cards += owned;
+        }
+        if (!owned || in_card >= CARD_FAULTS_PER_CARD) {
+            ignored++;
+            first = first ? first : u;
+            continue;
+        }
+        in_card++;
+        if (!cJSON_AddItemToArray(kept, cJSON_Duplicate(r, 1))) {
+            snprintf(err, cap, "out of memory");
+            cJSON_Delete(kept);
+            return NULL;
+        }
+    }
+    if (ignored && ignored != peer->faults_ignored)
+        log_warn("peer %s: GET /card_faults: %d fault(s) ignored (the first of card %s): a "
+                 "peer speaks only for the cards its runs came from, at most %d faults a card "
+                 "and %d cards",
+                 peer->url, ignored, first, CARD_FAULTS_PER_CARD, PEER_FAULT_CARDS);
+    peer->faults_ignored = ignored;
+    return kept;
 }
 
 /* The end of peer's GET /card_faults: a good answer replaces what is
@@ -44,7 +104,7 @@ static size_t on_faults_body(char *data, size_t size, size_t n, void *cls)
 void peers_faults_done(struct transfer *t, CURLcode rc)
 {
     struct peer *peer = t->peer;
-    cJSON *rows = NULL;
+    cJSON *rows = NULL, *kept = NULL;
     long status = 0;
     char err[300] = "";
 
@@ -66,12 +126,13 @@ void peers_faults_done(struct transfer *t, CURLcode rc)
     else if (status != 200 && status != 0)
         snprintf(err, sizeof(err), "HTTP %ld", status);
     else if (rc != CURLE_OK && t->err[0]) /* cut as too slow (peers_transfer.c) */
-        snprintf(err, sizeof(err), "%s", t->err);
+        snprintf(err, sizeof(err), "%.290s", t->err);
     else if (rc != CURLE_OK)
         curl_failure_reason(rc, t->curl_err, err, sizeof(err));
     else if (card_faults_parse(t->line.data ? t->line.data : "", t->line.len, &rows, err,
                                sizeof(err)) == 0 &&
-             store_peer_faults_replace(t->all->store, peer->url, rows) != STORE_OK)
+             (kept = kept_rows(t->all, peer, rows, err, sizeof(err))) != NULL &&
+             store_peer_faults_replace(t->all->store, peer->url, kept) != STORE_OK)
         snprintf(err, sizeof(err), "the faults could not be stored here");
     if (err[0])
         log_warn("peer %s: GET /card_faults: %s; its cards' last known faults are kept",
@@ -83,6 +144,7 @@ void peers_faults_done(struct transfer *t, CURLcode rc)
         time_now_rfc3339(peer->faults_at, sizeof(peer->faults_at));
     pthread_mutex_unlock(&t->all->lock);
     cJSON_Delete(rows);
+    cJSON_Delete(kept);
 }
 
 /* Starts peer's GET /card_faults, and makes the next one due an interval
@@ -102,7 +164,7 @@ void peers_faults_start(struct peers *all, struct peer *peer)
     t->faults = 1;
     dynbuf_init(&t->line, PEER_FAULTS_CAP);
     snprintf(url, sizeof(url), "%s/card_faults", peer->url);
-    if (peers_transfer_open(all, peer, t, url, on_faults_body, PEER_FAULTS_CAP, err,
+    if (peers_transfer_open(all, peer, t, url, peers_on_whole_body, PEER_FAULTS_CAP, err,
                             sizeof(err)) == 0)
         return;
 

@@ -52,9 +52,9 @@ void peers_pull_ended(struct peers *all, struct peer *peer, int got, const char 
     }
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&all->lock);
-    if (got != PULL_SMALLER)
+    if (got != PULL_SMALLER && got != PULL_AGAIN)
         peer->failures_in_row = got == PULL_FAILED ? peer->failures_in_row + 1 : 0;
-    if (got > 0 || got == PULL_SMALLER) {
+    if (got > 0 || got == PULL_SMALLER || got == PULL_AGAIN) {
         wait = 0; /* there may be more right now */
     } else if (got == PULL_FAILED) {
         for (int i = 1; i < peer->failures_in_row && wait < PEER_MAX_BACKOFF_MS; i++)
@@ -71,6 +71,21 @@ void peers_pull_ended(struct peers *all, struct peer *peer, int got, const char 
     peer->due_ms = time_mono_ms() + wait;
     if (got == 0)
         peer->page_limit = PEER_PAGE; /* caught up: full pages again */
+}
+
+size_t peers_on_whole_body(char *data, size_t size, size_t n, void *cls)
+{
+    struct transfer *t = cls;
+    long status = 0;
+
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200)
+        return 0; /* the transfer's end judges the status */
+    if (dynbuf_add(&t->line, data, size * n) != 0) {
+        t->over_cap = 1;
+        return 0;
+    }
+    return size * n;
 }
 
 /* libcurl's progress callback (cls the transfer): ends a transfer that,
@@ -139,20 +154,26 @@ int peers_transfer_open(struct peers *all, struct peer *peer, struct transfer *t
     return 0;
 }
 
-/* Starts a pull of peer on the multi handle.  On failure the pull is
+/* Starts a pull of peer on the multi handle, or first its GET /peers
+ * when that is wanted or due (peers_subtree.c).  On failure the pull is
  * recorded as failed. */
 static void transfer_start(struct peers *all, struct peer *peer)
 {
-    struct transfer *t = calloc(1, sizeof(*t));
+    struct transfer *t;
     char url[PEER_URL_CAP + 80], err[300];
 
-    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
+    if ((peer->subtree_wanted || time_mono_ms() >= peer->subtree_due_ms) &&
+        peers_subtree_start(all, peer) == 0)
+        return;
+    if ((t = calloc(1, sizeof(*t))) == NULL || (t->easy = curl_easy_init()) == NULL) {
         snprintf(err, sizeof(err), "out of memory starting a pull");
         goto failed;
     }
     t->all = all;
     t->peer = peer;
     t->cursor = peer->row.cursor;
+    t->subtree_fresh = peer->subtree_fresh;
+    peer->subtree_fresh = 0;
     dynbuf_init(&t->line, PEER_LINE_CAP);
     snprintf(url, sizeof(url), "%s/runs.ndjson?after_seq=%lld&limit=%d", peer->url, t->cursor,
              peer->page_limit);
@@ -218,6 +239,8 @@ static void reap(struct peers *all)
         peer = t->peer;
         if (t->faults)
             peers_faults_done(t, msg->data.result);
+        else if (t->subtree)
+            peers_subtree_done(t, msg->data.result);
         else
             pulled = peers_transfer_done(t, msg->data.result);
         peer->xfer = NULL;

@@ -58,11 +58,11 @@ static int bind_import(struct store_query *q, const struct run_record *r)
 #define PEER_PULLED_SQL                                                       \
     "UPDATE peers SET cursor = ?4, runs_pulled = runs_pulled + ?5, "          \
     "skipped = skipped + ?6, skipped_reason = COALESCE(?7, skipped_reason), " \
-    "last_success_at = ?3 WHERE url = ?1"
+    "conflicts = conflicts + ?8, last_success_at = ?3 WHERE url = ?1"
 
 static void bind_pulled(struct store_query *q, const char *url, const char *now,
                         long long cursor, long long pulled, long long skipped,
-                        const char *skip_reason)
+                        const char *skip_reason, long long conflicts)
 {
     store_bind_text(q, 1, url);
     store_bind_text(q, 3, now);
@@ -70,40 +70,71 @@ static void bind_pulled(struct store_query *q, const char *url, const char *now,
     store_bind_int64(q, 5, pulled);
     store_bind_int64(q, 6, skipped);
     store_bind_text(q, 7, skip_reason);
+    store_bind_int64(q, 8, conflicts);
+}
+
+/* Whether the run id (held here) is held with origin (NULL: measured
+ * here): 1 the same, 0 another (its origin copied into held), or -1 when
+ * it could not be read. */
+static int same_origin(struct store_query *q, const char *id, const char *origin, char *held,
+                       size_t cap)
+{
+    const char *was;
+
+    if (store_query_prepare(q, "SELECT origin FROM runs WHERE id = ?1") != STORE_OK)
+        return -1;
+    store_bind_text(q, 1, id);
+    if (store_query_step(q) != STORE_STEP_ROW)
+        return -1;
+    was = store_col_text(q->st, 0);
+    if (was == NULL ? origin == NULL : origin != NULL && strcmp(was, origin) == 0)
+        return 1;
+    snprintf(held, cap, "%s", was ? was : "");
+    return 0;
 }
 
 /* Inserts runs on q, inside its transaction: a run whose id is here
- * already is counted in *existing and left as it is. */
+ * already is left as it is, counted in tally as existing (same origin)
+ * or a conflict (another). */
 static int insert_runs(struct store_query *q, const struct run_record *runs, int n,
-                       int *inserted, int *existing)
+                       struct import_tally *tally)
 {
     for (int i = 0; i < n; i++) {
         const struct run_record *r = &runs[i];
-        int changes = 0;
+        char held[sizeof(tally->conflict_held)];
+        int changes = 0, same;
 
         if (bind_import(q, r) != STORE_OK || store_query_exec(q, &changes) != STORE_OK)
             return STORE_ERROR;
         if (changes == 0) {
-            (*existing)++;
+            if ((same = same_origin(q, r->id, r->origin, held, sizeof(held))) < 0)
+                return STORE_ERROR;
+            if (same) {
+                tally->existing++;
+                continue;
+            }
+            if (tally->conflicts++ == 0) {
+                snprintf(tally->conflict_id, sizeof(tally->conflict_id), "%s", r->id);
+                memcpy(tally->conflict_held, held, sizeof(held));
+            }
             continue;
         }
-        (*inserted)++;
+        tally->inserted++;
         if (r->results_text && store_put_results(q, r) != STORE_OK)
             return STORE_ERROR;
     }
     return STORE_OK;
 }
 
-int store_import_runs(struct store *s, const struct run_record *runs, int n, int *inserted,
-                      int *existing)
+int store_import_runs(struct store *s, const struct run_record *runs, int n,
+                      struct import_tally *tally)
 {
     struct store_query q;
     int rc = STORE_ERROR;
 
-    *inserted = *existing = 0;
+    memset(tally, 0, sizeof(*tally));
     store_query_begin(&q, &s->writer, "import runs");
-    if (store_query_transaction(&q) != STORE_OK ||
-        insert_runs(&q, runs, n, inserted, existing) != STORE_OK)
+    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, tally) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
 
@@ -112,20 +143,20 @@ done:
 }
 
 int store_pull_runs(struct store *s, const struct store_pull *pull, const struct run_record *runs,
-                    int n, int *inserted, int *existing)
+                    int n, struct import_tally *tally)
 {
     struct store_query q;
     char now[32];
     int rc = STORE_ERROR;
 
-    *inserted = *existing = 0;
+    memset(tally, 0, sizeof(*tally));
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
-    if (store_query_transaction(&q) != STORE_OK ||
-        insert_runs(&q, runs, n, inserted, existing) != STORE_OK ||
+    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, tally) != STORE_OK ||
         store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;
-    bind_pulled(&q, pull->url, now, pull->cursor, *inserted, pull->skipped, pull->skip_reason);
+    bind_pulled(&q, pull->url, now, pull->cursor, tally->inserted, pull->skipped,
+                pull->skip_reason, tally->conflicts);
     if (store_query_exec(&q, NULL) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
@@ -143,6 +174,7 @@ enum {
     PEER_ERROR_AT,
     PEER_SKIPPED,
     PEER_SKIPPED_REASON,
+    PEER_CONFLICTS,
 };
 
 /* Reads url's row on q (made first if new) into row. */
@@ -152,8 +184,8 @@ static int load_one(struct store_query *q, const char *url, struct peer_row *row
     if (store_query_run(q, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", NULL,
                         STORE_TEXT(url)) != STORE_OK ||
         store_query_prepare(q, "SELECT cursor, runs_pulled, last_success_at, "
-                               "last_error, last_error_at, skipped, skipped_reason "
-                               "FROM peers WHERE url = ?1") != STORE_OK)
+                               "last_error, last_error_at, skipped, skipped_reason, "
+                               "conflicts FROM peers WHERE url = ?1") != STORE_OK)
         return STORE_ERROR;
     store_bind_text(q, 1, url);
     if (store_query_step(q) != STORE_STEP_ROW)
@@ -168,6 +200,7 @@ static int load_one(struct store_query *q, const char *url, struct peer_row *row
     snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
              store_col_text(q->st, PEER_ERROR_AT) ? store_col_text(q->st, PEER_ERROR_AT) : "");
     row->skipped = sqlite3_column_int64(q->st, PEER_SKIPPED);
+    row->conflicts = sqlite3_column_int64(q->st, PEER_CONFLICTS);
     snprintf(row->skipped_reason, sizeof(row->skipped_reason), "%s",
              store_col_text(q->st, PEER_SKIPPED_REASON)
                  ? store_col_text(q->st, PEER_SKIPPED_REASON)
@@ -210,7 +243,7 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
     }
     if (store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;
-    bind_pulled(&q, url, now, cursor, pulled, skipped, skip_reason);
+    bind_pulled(&q, url, now, cursor, pulled, skipped, skip_reason, 0);
     rc = store_query_exec(&q, NULL);
 
 done:
