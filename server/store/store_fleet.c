@@ -95,9 +95,11 @@ static int same_origin(struct store_query *q, const char *id, const char *origin
 
 /* Inserts runs on q, inside its transaction: a run whose id is here
  * already is left as it is, counted in tally as existing (same origin)
- * or a conflict (another). */
+ * or a conflict (another).  via: the peer a pull's runs came from, or
+ * NULL: a run measured here that came back relayed through it (an echo
+ * of this node's own run, origin not via's) is existing too. */
 static int insert_runs(struct store_query *q, const struct run_record *runs, int n,
-                       struct import_tally *tally)
+                       const char *via, struct import_tally *tally)
 {
     for (int i = 0; i < n; i++) {
         const struct run_record *r = &runs[i];
@@ -109,7 +111,7 @@ static int insert_runs(struct store_query *q, const struct run_record *runs, int
         if (changes == 0) {
             if ((same = same_origin(q, r->id, r->origin, held, sizeof(held))) < 0)
                 return STORE_ERROR;
-            if (same) {
+            if (same || (held[0] == '\0' && via && r->origin && strcmp(r->origin, via) != 0)) {
                 tally->existing++;
                 continue;
             }
@@ -134,7 +136,7 @@ int store_import_runs(struct store *s, const struct run_record *runs, int n,
 
     memset(tally, 0, sizeof(*tally));
     store_query_begin(&q, &s->writer, "import runs");
-    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, tally) != STORE_OK)
+    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, NULL, tally) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
 
@@ -152,7 +154,7 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
     memset(tally, 0, sizeof(*tally));
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
-    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, tally) != STORE_OK ||
+    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, pull->url, tally) != STORE_OK ||
         store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;
     bind_pulled(&q, pull->url, now, pull->cursor, tally->inserted, pull->skipped,

@@ -340,7 +340,7 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("imported 0 runs; 2 were already here", out)
         rc, out, err = self.gb("import", f.name, "--json")
-        self.assertEqual(json.loads(out), {"imported": 0, "already_here": 2})
+        self.assertEqual(json.loads(out), {"imported": 0, "already_here": 2, "conflicts": 0})
         with open(f.name, "a") as g:
             g.write("{not json\n")
         with open(f.name) as g:
