@@ -5,7 +5,8 @@
  * twice changes nothing.  Every run imported is stored with origin
  * "import", whatever origin it names (a run's word about where it was
  * measured is not believed: README "A fleet"); one whose id is held here
- * with another origin is left as it is and counted in "conflicts".  The body's cap is the route's (router.c).
+ * with another origin is left as it is and counted in "conflicts".  The
+ * body's cap is the route's (router.c).
  */
 #include "handlers.h"
 #include "import_check.h"

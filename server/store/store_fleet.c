@@ -136,7 +136,8 @@ int store_import_runs(struct store *s, const struct run_record *runs, int n,
 
     memset(tally, 0, sizeof(*tally));
     store_query_begin(&q, &s->writer, "import runs");
-    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, NULL, tally) != STORE_OK)
+    if (store_query_transaction(&q) != STORE_OK ||
+        insert_runs(&q, runs, n, NULL, tally) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
 
@@ -154,7 +155,8 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
     memset(tally, 0, sizeof(*tally));
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
-    if (store_query_transaction(&q) != STORE_OK || insert_runs(&q, runs, n, pull->url, tally) != STORE_OK ||
+    if (store_query_transaction(&q) != STORE_OK ||
+        insert_runs(&q, runs, n, pull->url, tally) != STORE_OK ||
         store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;
     bind_pulled(&q, pull->url, now, pull->cursor, tally->inserted, pull->skipped,
