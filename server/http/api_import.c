@@ -45,7 +45,7 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
         return;
     }
     /* The origin is this daemon's word, never the run's (README "A fleet"). */
-    rc = run_finish_import(req->app->store, runs, "import", &tally);
+    rc = run_finish_import(req->app->store, runs, RUN_ORIGIN_IMPORT, &tally);
     if (rc != STORE_OK) {
         reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
         goto done;

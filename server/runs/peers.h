@@ -1,10 +1,13 @@
 /*
  * peers.h - the fleet: this daemon pulls other daemons' finished runs, in
  * the order they became final there (GET /runs.ndjson?after_seq=N), checks
- * each line (import_check.c) and stores them with their origin.  Run ids
- * are global, so a run is never stored twice, whoever it came through; a
- * run keeps the origin it came with, so a hub that pulls hubs (tiers)
- * still names the node a run was measured on.
+ * each line (import_check.c) and stores them with the origin it decides
+ * (peers_subtree.c): the peer's URL for a run it measured, the origin a
+ * relayed run names where that lies in the peer's published subtree, so
+ * a hub that pulls hubs (tiers) still names the node a run was measured
+ * on.  Run ids are global, so a run is never stored twice, whoever it
+ * came through; one held here with another origin is a conflict, refused
+ * and counted (README "A fleet").
  *
  * One thread drives every transfer through one libcurl multi handle, at
  * most --peer-concurrency at once, the peer that has waited longest

@@ -105,7 +105,8 @@ enum origin_verdict { ORIGIN_TAKEN,
 
 /* The origin run is stored with (README "A fleet"; peers_subtree.c): one
  * that names none was measured by the peer and gets its URL; one that
- * names an origin keeps it only when the peer may relay it.  An origin
+ * names an origin keeps it only when the peer may relay it, or when it is
+ * "import" (imported there, and so here).  An origin
  * not known cuts the page before the run, for the peer's GET /peers to be
  * read first, unless it was read just before this pull: then the run is
  * skipped (t->skip_reason says why), or, where GET /peers could not be
@@ -120,7 +121,9 @@ static enum origin_verdict decide_origin(struct transfer *t, const cJSON *run,
     *origin = peer->url;
     if (named == NULL)
         return ORIGIN_TAKEN;
-    if (peer_relays(peer, named)) {
+    /* imported where the peer holds it: no node vouches for it, here no
+     * more than there */
+    if (peer_relays(peer, named) || strcmp(named, RUN_ORIGIN_IMPORT) == 0) {
         *origin = named;
         return ORIGIN_TAKEN;
     }

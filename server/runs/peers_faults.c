@@ -151,26 +151,15 @@ void peers_faults_done(struct transfer *t, CURLcode rc)
  * from now.  One that cannot start is logged; the faults stored stay. */
 void peers_faults_start(struct peers *all, struct peer *peer)
 {
-    struct transfer *t = calloc(1, sizeof(*t));
-    char url[PEER_URL_CAP + 20], err[300];
+    char err[300];
+    struct transfer *t = peers_get_whole(all, peer, "/card_faults", err, sizeof(err));
 
     peer->faults_due_ms = time_mono_ms() + (int64_t)all->interval_s * 1000;
-    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto failed;
-    }
-    t->all = all;
-    t->peer = peer;
-    t->faults = 1;
-    dynbuf_init(&t->line, PEER_FAULTS_CAP);
-    snprintf(url, sizeof(url), "%s/card_faults", peer->url);
-    if (peers_transfer_open(all, peer, t, url, peers_on_whole_body, PEER_FAULTS_CAP, err,
-                            sizeof(err)) == 0)
+    if (t) {
+        t->faults = 1;
         return;
-
-failed:
+    }
     log_warn("peer %s: GET /card_faults could not start: %s; its cards' last known faults "
              "are kept",
              peer->url, err);
-    peers_transfer_free(t);
 }

@@ -159,6 +159,11 @@ void peers_transfer_drop(struct peers *all, struct peer *peer);
 /* libcurl's write callback that keeps the whole body in t->line (its cap
  * the transfer's), for answers read at their end. */
 size_t peers_on_whole_body(char *data, size_t size, size_t n, void *cls);
+/* Starts a GET of peer's path (a "/..." after its URL) whose answer is
+ * kept whole, up to PEER_FAULTS_CAP, and read at its end: the transfer,
+ * started (the caller marks what it is), or NULL with err set. */
+struct transfer *peers_get_whole(struct peers *all, struct peer *peer, const char *path,
+                                 char *err, size_t err_cap);
 
 /* peers_batch.c: a pull's body (libcurl's write callback, cls the
  * transfer), its end, and the batches that waited PEER_BATCH_MS. */

@@ -184,24 +184,13 @@ void peers_subtree_done(struct transfer *t, CURLcode rc)
 
 int peers_subtree_start(struct peers *all, struct peer *peer)
 {
-    struct transfer *t = calloc(1, sizeof(*t));
-    char url[PEER_URL_CAP + 20], err[300];
+    char err[300];
+    struct transfer *t = peers_get_whole(all, peer, "/peers", err, sizeof(err));
 
-    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto failed;
-    }
-    t->all = all;
-    t->peer = peer;
-    t->subtree = 1;
-    dynbuf_init(&t->line, PEER_FAULTS_CAP);
-    snprintf(url, sizeof(url), "%s/peers", peer->url);
-    if (peers_transfer_open(all, peer, t, url, peers_on_whole_body, PEER_FAULTS_CAP, err,
-                            sizeof(err)) == 0)
+    if (t) {
+        t->subtree = 1;
         return 0;
-
-failed:
-    peers_transfer_free(t);
+    }
     subtree_read(all, peer, NULL, 0, 0, err);
     return -1;
 }

@@ -154,6 +154,29 @@ int peers_transfer_open(struct peers *all, struct peer *peer, struct transfer *t
     return 0;
 }
 
+struct transfer *peers_get_whole(struct peers *all, struct peer *peer, const char *path,
+                                 char *err, size_t err_cap)
+{
+    struct transfer *t = calloc(1, sizeof(*t));
+    char url[PEER_URL_CAP + 40];
+
+    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
+        snprintf(err, err_cap, "out of memory");
+        peers_transfer_free(t);
+        return NULL;
+    }
+    t->all = all;
+    t->peer = peer;
+    dynbuf_init(&t->line, PEER_FAULTS_CAP);
+    snprintf(url, sizeof(url), "%s%s", peer->url, path);
+    if (peers_transfer_open(all, peer, t, url, peers_on_whole_body, PEER_FAULTS_CAP, err,
+                            err_cap) != 0) {
+        peers_transfer_free(t);
+        return NULL;
+    }
+    return t;
+}
+
 /* Starts a pull of peer on the multi handle, or first its GET /peers
  * when that is wanted or due (peers_subtree.c).  On failure the pull is
  * recorded as failed. */

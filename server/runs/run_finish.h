@@ -19,6 +19,10 @@
 
 #include <cjson/cJSON.h>
 
+/* The origin of an imported run (POST /runs/import), wherever it was
+ * imported: no node vouches for it. */
+#define RUN_ORIGIN_IMPORT "import"
+
 struct store;
 struct store_pull;
 struct import_tally;

@@ -259,33 +259,18 @@ class StreamingPeer(http.server.BaseHTTPRequestHandler):
 
 
 class TricklePeer(http.server.BaseHTTPRequestHandler):
-    """Starts a page and then sends a byte a second, for a minute."""
+    """Starts a page and then sends chunk every pause seconds, count times
+    (by default a byte a second, for a minute)."""
+    chunk, pause, count = b" ", 1, 60
+
     def do_GET(self):
         self.send_response(200)
         self.end_headers()
         try:
-            for _ in range(60):
-                self.wfile.write(b" ")
+            for _ in range(self.count):
+                self.wfile.write(self.chunk)
                 self.wfile.flush()
-                time.sleep(1)
-        except OSError:
-            self.cut_at.append(time.time())
-
-    def log_message(self, *args):
-        pass
-
-
-class DripPeer(http.server.BaseHTTPRequestHandler):
-    """Starts a page and then drips 1.2 KB a second (a run's worth of
-    spaces), for two minutes: over the 1 KB/s a low-speed limit asks."""
-    def do_GET(self):
-        self.send_response(200)
-        self.end_headers()
-        try:
-            for _ in range(1200):
-                self.wfile.write(b" " * 120)
-                self.wfile.flush()
-                time.sleep(0.1)
+                time.sleep(self.pause)
         except OSError:
             self.cut_at.append(time.time())
 
@@ -369,7 +354,9 @@ class StreamTest(unittest.TestCase):
     def test_a_dripping_peer_loses_its_slot_after_the_grace(self):
         """Issue 35, point 9: a peer dripping 1.2 KB/s held a pull slot for
         the transfer's 120 s; it must average 256 KiB/s after 10 s."""
-        slow = serve(DripPeer, cut_at=[])
+        # 1.2 KB/s (a run's worth of spaces a tenth of a second), for two
+        # minutes: over the 1 KB/s a low-speed limit asks
+        slow = serve(TricklePeer, cut_at=[], chunk=b" " * 120, pause=0.1, count=1200)
         self.addCleanup(slow.server_close)
         self.addCleanup(slow.shutdown)
         slow_url = "http://127.0.0.1:%d" % slow.server_address[1]

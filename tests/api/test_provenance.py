@@ -92,18 +92,20 @@ class OriginTest(ImportFixture):
         outside = self.run_like(origin=NODE_B)
         own = self.run_like()
         own.pop("origin", None)
-        peer = serve_peer(self, [inside, outside, own],
+        imported = self.run_like(origin="import")  # imported there: so here too
+        peer = serve_peer(self, [inside, outside, own, imported],
                           {"/peers": {"peers": [{"url": NODE_A}], "total": 1}})
         hub = Daemon(gpus=0, args=["--peer", peer, "--peer-interval", "1"]).start()
         try:
-            got = cursor_at(hub, peer, 3)
+            got = cursor_at(hub, peer, 4)
             self.assertEqual(hub.get("/runs/" + inside["id"]).json()["origin"], NODE_A)
+            self.assertEqual(hub.get("/runs/" + imported["id"]).json()["origin"], "import")
             self.assertEqual(hub.get("/runs/" + own["id"]).json()["origin"], peer)
             self.assertEqual(hub.get("/runs/" + outside["id"]).status, 404)
             self.assertEqual(got["skipped"]["count"], 1, got)
             self.assertIn(outside["id"], got["skipped"]["last_reason"])
             self.assertIn("published subtree", got["skipped"]["last_reason"])
-            self.assertEqual(got["runs_pulled"], 2)
+            self.assertEqual(got["runs_pulled"], 3)
             # what the hub itself publishes: its peer and what that relays
             self.assertEqual(hub.get("/peers").json()["subtree"], sorted([peer, NODE_A]))
         finally:
