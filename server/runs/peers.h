@@ -91,10 +91,13 @@
  * each (card_faults.h), a few hundred bytes a fault. */
 #define PEER_FAULTS_CAP (8 * 1024 * 1024)
 
-/* The most cards a peer's GET /card_faults may fault here (of those it
- * speaks for: the cards its runs came from), each with at most
- * CARD_FAULTS_PER_CARD faults. */
+/* What a peer's GET /card_faults may fault here, of the cards it speaks
+ * for (the cards whose first run came through it): at most
+ * PEER_FAULT_CARDS cards of any one origin (a hub relays many nodes'), each
+ * with at most CARD_FAULTS_PER_CARD faults, and PEER_FAULT_ROWS faults in
+ * all. */
 #define PEER_FAULT_CARDS 512
+#define PEER_FAULT_ROWS 65536
 
 /* A page is stored in transactions of at most this many runs, or bytes
  * of their lines, or after this long since the batch's first run. */

@@ -25,11 +25,12 @@
 
 /* 1 when peer may speak for the card (uuid on host): the first run of it
  * stored here came from the peer or from an origin the peer may relay
- * (README "A fleet"); a run sent later naming the card makes no peer its
- * speaker.  0 when not (no run of it here, or measured here), -1 when
- * its runs could not be read. */
-static int card_owned(struct peers *all, const struct peer *peer, const char *uuid,
-                      const char *host)
+ * (README "A fleet"); that origin, the card's, into owner (cap bytes).  A
+ * run sent later naming the card makes no peer its speaker.  0 when not
+ * (no run of it here, or measured here), -1 when its runs could not be
+ * read. */
+static int card_owner(struct peers *all, const struct peer *peer, const char *uuid,
+                      const char *host, char *owner, size_t cap)
 {
     cJSON *first = NULL;
     const char *origin;
@@ -39,27 +40,45 @@ static int card_owned(struct peers *all, const struct peer *peer, const char *uu
         return -1;
     origin = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(first, 0), "origin"));
     owned = origin != NULL && peer_relays(peer, origin);
+    if (owned)
+        snprintf(owner, cap, "%s", origin);
     cJSON_Delete(first);
     return owned;
 }
 
+/* Whether one more card of owner fits: at most PEER_FAULT_CARDS cards an
+ * origin, counted in per_origin ({origin: n}).  1 counted, 0 over, -1
+ * out of memory. */
+static int owner_room(cJSON *per_origin, const char *owner)
+{
+    cJSON *n = cJSON_GetObjectItem(per_origin, owner);
+
+    if (n == NULL)
+        return cJSON_AddNumberToObject(per_origin, owner, 1) ? 1 : -1;
+    if (n->valuedouble >= PEER_FAULT_CARDS)
+        return 0;
+    cJSON_SetNumberValue(n, n->valuedouble + 1);
+    return 1;
+}
+
 /* The rows of a peer's answer (card_faults_parse's, a card's rows
- * together) it may give: those of cards it speaks for (card_owned), at
- * most CARD_FAULTS_PER_CARD a card and PEER_FAULT_CARDS cards, so that
- * no peer can fault another node's cards or fill this daemon's own
- * answer (card_faults.h).  A NEW array, or NULL with err set. */
+ * together) it may give: those of cards it speaks for (card_owner), at
+ * most CARD_FAULTS_PER_CARD a card, PEER_FAULT_CARDS cards an origin (a
+ * hub relays many nodes' cards; one node's many cards must not push out
+ * another's) and PEER_FAULT_ROWS in all, so that no peer can fault
+ * another node's cards or fill this daemon's own answer (card_faults.h).
+ * A NEW array, or NULL with err set. */
 static cJSON *kept_rows(struct peers *all, struct peer *peer, const cJSON *rows, char *err,
                         size_t cap)
 {
-    cJSON *kept = cJSON_CreateArray();
+    cJSON *kept = cJSON_CreateArray(), *per_origin = cJSON_CreateObject();
     const cJSON *r;
     const char *uuid = NULL, *host = NULL, *first = NULL;
-    int owned = 0, in_card = 0, cards = 0, ignored = 0;
+    char owner[PEER_URL_CAP];
+    int owned = 0, in_card = 0, n_kept = 0, ignored = 0;
 
-    if (kept == NULL) {
-        snprintf(err, cap, "out of memory");
-        return NULL;
-    }
+    if (kept == NULL || per_origin == NULL)
+        goto oom;
     cJSON_ArrayForEach(r, rows) {
         const char *u = cJSON_GetStringValue(cJSON_GetObjectItem(r, "uuid"));
         const char *h = cJSON_GetStringValue(cJSON_GetObjectItem(r, "host"));
@@ -68,32 +87,40 @@ static cJSON *kept_rows(struct peers *all, struct peer *peer, const cJSON *rows,
             uuid = u;
             host = h;
             in_card = 0;
-            if ((owned = cards < PEER_FAULT_CARDS ? card_owned(all, peer, u, h) : 0) < 0) {
+            if ((owned = card_owner(all, peer, u, h, owner, sizeof(owner))) < 0) {
                 snprintf(err, cap, "the cards' runs could not be read here");
-                cJSON_Delete(kept);
-                return NULL;
+                goto failed;
             }
-            cards += owned;
+            if (owned && (owned = owner_room(per_origin, owner)) < 0)
+                goto oom;
         }
-        if (!owned || in_card >= CARD_FAULTS_PER_CARD) {
+        if (!owned || in_card >= CARD_FAULTS_PER_CARD || n_kept >= PEER_FAULT_ROWS) {
             ignored++;
             first = first ? first : u;
             continue;
         }
         in_card++;
-        if (!cJSON_AddItemToArray(kept, cJSON_Duplicate(r, 1))) {
-            snprintf(err, cap, "out of memory");
-            cJSON_Delete(kept);
-            return NULL;
-        }
+        n_kept++;
+        if (!cJSON_AddItemToArray(kept, cJSON_Duplicate(r, 1)))
+            goto oom;
     }
     if (ignored && ignored != peer->faults_ignored)
         log_warn("peer %s: GET /card_faults: %d fault(s) ignored (the first of card %s): a "
-                 "peer speaks only for the cards its runs came from, at most %d faults a card "
-                 "and %d cards",
-                 peer->url, ignored, first, CARD_FAULTS_PER_CARD, PEER_FAULT_CARDS);
+                 "peer speaks only for the cards its runs came from, at most %d faults a card, "
+                 "%d cards an origin and %d faults in all",
+                 peer->url, ignored, first, CARD_FAULTS_PER_CARD, PEER_FAULT_CARDS,
+                 PEER_FAULT_ROWS);
     peer->faults_ignored = ignored;
+    cJSON_Delete(per_origin);
     return kept;
+
+oom:
+    snprintf(err, cap, "out of memory");
+
+failed:
+    cJSON_Delete(per_origin);
+    cJSON_Delete(kept);
+    return NULL;
 }
 
 /* The end of peer's GET /card_faults: a good answer replaces what is

@@ -7,7 +7,7 @@ counted per peer in GET /peers and /metrics, logged once; an import is
 stored as "import" whatever it names, and "origin": "" is refused.  A
 peer's card faults count only for the cards whose first run came through
 it (a hostile peer's XID 79 for another node's card leaves that card
-healthy at the hub), at most 512 cards of 64 faults each, and a hub's own
+healthy at the hub), at most 512 cards an origin of 64 faults each, and a hub's own
 GET /card_faults stays within 4 MiB, every card keeping its newest fault,
 so one peer's huge list cannot keep another node's fault from the lab
 hub.  Each test is a hostile peer of the tests' own (a stand-in HTTP
@@ -207,17 +207,20 @@ class FaultsTest(unittest.TestCase):
 
 class FaultsCapTest(ImportFixture):
     def test_a_huge_fault_list_does_not_hide_another_nodes_fault(self):
-        # The hostile peer: runs of 170 cards of its own, 64 faults each of
-        # the largest a fault may be: 8.2 MB, under a hub's 8 MiB cap.
-        cards, runs = [], []
-        for i in range(170):
-            uuid = "GPU-%08d-0000-0000-0000-000000000000" % i
+        # The hostile peer: runs of its own on many cards, and 64 small
+        # faults on each, 8.2 MB in all, under a hub's 8 MiB cap; a hub that
+        # relays them whole adds a source and hops to each (over 11 MB).
+        def card(i):
+            return ("hostile", "GPU-%08d-0000-0000-0000-000000000000" % i,
+                    [("xid %d" % j, "m") for j in range(64)])
+        per_card = len(json.dumps(card_faults_body([card(0)])))
+        n = int(8.2e6 / per_card)
+        cards, runs = [card(i) for i in range(n)], []
+        for _, uuid, _ in cards:
             r = self.run_like(host="hostile")
             r["device"] = dict(r["device"], uuid=uuid)
             r.pop("origin", None)
             runs.append(r)
-            cards.append(("hostile", uuid, [("s%03d" % j + "x" * 124, "m" * 512)
-                                            for j in range(64)]))
         body = card_faults_body(cards)
         size = len(json.dumps(body))
         self.assertTrue(8.0e6 < size < 8 * 1024 * 1024, size)
@@ -241,12 +244,14 @@ class FaultsCapTest(ImportFixture):
                      what="node C's XID 79 at the lab hub")
             answer = rack.get("/card_faults")
             self.assertLess(len(answer.body), 4.5 * 1024 * 1024)
+            # the hostile's 512 cards (at most, of one origin) and node C's,
+            # each with its newest faults, as many as fit for all
             got = answer.json()["cards"]
-            self.assertEqual(len(got), 171)
+            self.assertEqual(len(got), 513)
             self.assertTrue(all(len(c["faults"]) >= 1 for c in got))
             self.assertEqual(faults(lab)[real["device"]["uuid"]]["faults"][0]["message"],
                              "XID 79 on node C")
-            self.assertEqual(len(faults(lab)), 171)
+            self.assertEqual(len(faults(lab)), 513)
             lab_peer = lab.get("/peers").json()["peers"][0]
             self.assertIsNone(lab_peer["card_faults"]["error"], lab_peer)
         finally:
