@@ -47,8 +47,9 @@ static int flush(struct transfer *t, int always)
         return -1;
     }
     if (t->skipped)
-        log_warn("peer %s: skipped %lld run(s) of a benchmark not known here or damaged on "
-                 "the peer; the last: %s",
+        log_warn("peer %s: skipped %lld run(s) (of a benchmark not known here, damaged on the "
+                 "peer, dated ahead of this clock or relayed from outside its subtree); the "
+                 "last: %s",
                  peer->url, t->skipped, t->skip_reason);
     if (tally.inserted)
         log_info("peer %s: stored %d run(s) (%d already here)", peer->url, tally.inserted,

@@ -147,6 +147,7 @@ static void subtree_read(struct peers *all, struct peer *peer, char **list, int 
         peer->subtree_known = 1;
     }
     snprintf(peer->subtree_error, sizeof(peer->subtree_error), "%s", err);
+    peer->next_pull_unix_ms = time_now_unix_ms(); /* its pull, at once */
     pthread_mutex_unlock(&all->lock);
     for (int i = 0; i < old_count; i++)
         free(old[i]);
@@ -189,6 +190,9 @@ int peers_subtree_start(struct peers *all, struct peer *peer)
 
     if (t) {
         t->subtree = 1;
+        pthread_mutex_lock(&all->lock);
+        peer->next_pull_unix_ms = 0; /* pulling: this read is its first step */
+        pthread_mutex_unlock(&all->lock);
         return 0;
     }
     subtree_read(all, peer, NULL, 0, 0, err);

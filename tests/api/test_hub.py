@@ -264,6 +264,11 @@ class TricklePeer(http.server.BaseHTTPRequestHandler):
     chunk, pause, count = b" ", 1, 60
 
     def do_GET(self):
+        if self.path.startswith("/peers"):  # it relays nothing: only its pull trickles
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         self.send_response(200)
         self.end_headers()
         try:
