@@ -69,6 +69,10 @@ void api_devices_get(struct http_request *req, struct http_reply *rep);
 void api_healthz_get(struct http_request *req, struct http_reply *rep);
 void api_peers_get(struct http_request *req, struct http_reply *rep);
 void api_metrics_get(struct http_request *req, struct http_reply *rep);
+/* /metrics' heavy collectors kept ready for app (metrics_cache.h): started
+ * once app's store, pool, peers and canaries are, stopped with
+ * metrics_cache_stop after http_stop.  NULL when it could not start. */
+struct metrics_cache *api_metrics_start(struct app *app);
 /* api_canaries.c: GET /canaries, the checks on idle cards. */
 void api_canaries_get(struct http_request *req, struct http_reply *rep);
 /* api_openapi.c: api/openapi.json, embedded at build time. */

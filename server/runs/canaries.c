@@ -19,6 +19,7 @@
 #include "dynbuf.h"
 #include "gpu_pool.h"
 #include "log.h"
+#include "prom_text.h"
 #include "runs.h"
 #include "store.h"
 #include "store_canary.h"
@@ -676,13 +677,26 @@ static void canary_series(struct dynbuf *fam, const char *host, const char *gpu,
                           const struct store_canary_run *last, const struct canary_record *rec,
                           int64_t now_ms)
 {
-    char labels[400];
+    struct dynbuf lb;
+    const char *labels;
     int64_t due = canary_due_ms(rc == STORE_OK ? last->created_ms : -1, period_s);
 
-    /* the names and UUIDs are the driver's and the benchmark table's:
-     * no quote or backslash to escape, but a host name is checked */
-    snprintf(labels, sizeof(labels), "{host=\"%s\",uuid=\"%s\",gpu=\"%s\",canary=\"%s\"}",
-             strpbrk(host, "\"\\\n") ? "?" : host, uuid, gpu, canary);
+    /* the labels once, written by the one escaper of /metrics
+     * (prom_text.h); a refused append fails the families' buffers */
+    dynbuf_init(&lb, 4096);
+    (void)!dynbuf_add(&lb, "{", 1);
+    prom_label(&lb, "host", host);
+    prom_label(&lb, "uuid", uuid);
+    prom_label(&lb, "gpu", gpu);
+    prom_label(&lb, "canary", canary);
+    prom_close(&lb);
+    labels = dynbuf_failed(&lb) || lb.data == NULL ? NULL : lb.data;
+    if (labels == NULL) {
+        for (int f = 0; f < FAMILIES; f++)
+            fam[f].failed = 1;
+        dynbuf_free(&lb);
+        return;
+    }
     if (rc == STORE_OK)
         (void)!dynbuf_printf(&fam[FAMILY_LAST_RUN], "%s%s %.3f\n", families[FAMILY_LAST_RUN].name,
                              labels, (double)last->created_ms / 1000.0);
@@ -692,6 +706,7 @@ static void canary_series(struct dynbuf *fam, const char *host, const char *gpu,
                          rec->kind != CANARY_DEFER_NONE);
     (void)!dynbuf_printf(&fam[FAMILY_DEFERRALS], "%s%s %ld\n", families[FAMILY_DEFERRALS].name,
                          labels, rec->deferred);
+    dynbuf_free(&lb);
 }
 
 int canaries_metrics(struct canaries *c, struct dynbuf *b)
@@ -749,8 +764,7 @@ int canaries_metrics(struct canaries *c, struct dynbuf *b)
             rc = STORE_ERROR;
             break;
         }
-        (void)!dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
-                             families[f].name, families[f].type);
+        prom_help(b, families[f].name, families[f].type, families[f].help);
         (void)!dynbuf_add(b, fam[f].data ? fam[f].data : "", fam[f].len);
     }
 
