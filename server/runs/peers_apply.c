@@ -243,6 +243,8 @@ static int merge(struct peers *all, struct peer_set *fresh, struct peer_set *gon
     all->list = list;
     all->count = k;
     all->alloc = n + 1;
+    cJSON_Delete(all->published); /* GET /peers' subtree made again */
+    all->published = NULL;
     pthread_mutex_unlock(&all->lock);
     return 0;
 }

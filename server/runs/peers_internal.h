@@ -145,6 +145,9 @@ struct peers {
     char file_loaded_at[32]; /* the last good read, or "" */
     int file_targets;
     char file_error[300]; /* why the last read was refused, or "" */
+    /* GET /peers' subtree as last made (peers_subtree_publish), or NULL:
+     * made again only once the list or a peer's subtree changed */
+    cJSON *published;
 };
 
 /* peers_transfer.c: the thread (pthread_create's start routine, arg the
@@ -178,12 +181,14 @@ void peers_faults_done(struct transfer *t, CURLcode rc);
 /* peers_subtree.c: a peer's GET /peers started (0; -1 when it could not
  * start, which is recorded) and ended; whether the peer may relay runs
  * of origin (its own URL, or one in its subtree); its subtree freed; and
- * this daemon's own, published in GET /peers (under the lock). */
+ * this daemon's own, published in GET /peers (under the lock: a NEW
+ * copy of what is kept in p->published, which whoever changes the list
+ * or a subtree drops under the lock). */
 int peers_subtree_start(struct peers *all, struct peer *peer);
 void peers_subtree_done(struct transfer *t, CURLcode rc);
 int peer_relays(const struct peer *peer, const char *origin);
 void peer_subtree_free(struct peer *peer);
-cJSON *peers_subtree_publish(const struct peers *p);
+cJSON *peers_subtree_publish(struct peers *p);
 
 /* peers_apply.c: the list made from --peer and targets (NULL: the file's
  * part as it was), the peers file read again when it changed (or forced),

@@ -145,6 +145,8 @@ static void subtree_read(struct peers *all, struct peer *peer, char **list, int 
         peer->subtree = list;
         peer->subtree_count = count;
         peer->subtree_known = 1;
+        cJSON_Delete(all->published);
+        all->published = NULL;
     }
     snprintf(peer->subtree_error, sizeof(peer->subtree_error), "%s", err);
     peer->next_pull_unix_ms = time_now_unix_ms(); /* its pull, at once */
@@ -199,7 +201,8 @@ int peers_subtree_start(struct peers *all, struct peer *peer)
     return -1;
 }
 
-cJSON *peers_subtree_publish(const struct peers *p)
+/* The subtree made anew from p's list. */
+static cJSON *publish(const struct peers *p)
 {
     const char **names;
     cJSON *list = cJSON_CreateArray();
@@ -226,4 +229,13 @@ cJSON *peers_subtree_publish(const struct peers *p)
     }
     free(names);
     return list;
+}
+
+cJSON *peers_subtree_publish(struct peers *p)
+{
+    if (p == NULL)
+        return cJSON_CreateArray();
+    if (p->published == NULL)
+        p->published = publish(p);
+    return p->published ? cJSON_Duplicate(p->published, 1) : NULL;
 }
