@@ -111,6 +111,26 @@ class OriginTest(ImportFixture):
         finally:
             self.assertEqual(hub.stop(), 0)
 
+    def test_a_node_added_to_the_hub_since_is_read_again_not_skipped(self):
+        """The puller's copy of a hub's subtree is read again when a page
+        names an origin it does not know, before the run is judged."""
+        first = self.run_like(origin=NODE_A)
+        peer = serve_peer(self, [first], {"/peers": {"subtree": [NODE_A]}})
+        handler = [h for h in RoutesHandler.__subclasses__() if h.lines and
+                   json.loads(h.lines[0][1])["id"] == first["id"]][0]
+        hub = Daemon(gpus=0, args=["--peer", peer, "--peer-interval", "1"]).start()
+        try:
+            cursor_at(hub, peer, 1)
+            late = self.run_like(origin=NODE_B)  # a node the hub added since
+            handler.routes = {"/peers": json.dumps({"subtree": [NODE_A, NODE_B]}).encode()}
+            handler.lines = handler.lines + [(2, json.dumps(dict(late, seq=2)))]
+            got = cursor_at(hub, peer, 2)
+            self.assertEqual(hub.get("/runs/" + late["id"]).json()["origin"], NODE_B)
+            self.assertEqual(got["skipped"]["count"], 0, got)
+            self.assertEqual(hub.get("/peers").json()["subtree"], sorted([peer, NODE_A, NODE_B]))
+        finally:
+            self.assertEqual(hub.stop(), 0)
+
     def test_an_import_is_stored_as_import_and_an_empty_origin_refused(self):
         claimed = self.run_like(origin=NODE_B)
         r = self.d.post("/runs/import", ndjson([claimed]))
