@@ -21,6 +21,7 @@
 #include "store.h"
 #include "store_changes.h"
 #include "store_functions.h"
+#include "store_runs.h"
 #include "timeutil.h"
 #include "uuid7.h"
 
@@ -145,8 +146,8 @@ static double import_all(const char *path, int fresh, const cJSON *tmpl, long co
             j->n_points = 0;
         }
         double m = cpu_ms();
-        int ins = 0, ex = 0;
-        if (run_batch_store(&b, s, &ins, &ex) != STORE_OK)
+        struct import_tally tally;
+        if (run_batch_store(&b, s, &tally) != STORE_OK)
             return -1;
         *judge_ms += m - a;
         store_ms += cpu_ms() - m;

@@ -121,10 +121,10 @@ int main(int argc, char **argv)
     }
     while (done < count) {
         cJSON *batch = cJSON_CreateArray();
-        int inserted = 0, existing = 0;
+        struct import_tally tally;
         for (int k = 0; k < BATCH && done + k < count; k++)
             cJSON_AddItemToArray(batch, make_run(templates, done + k, count, t0));
-        if (run_finish_import(s, NULL, batch, "bench-fill", &inserted, &existing) != STORE_OK) {
+        if (run_finish_import(s, NULL, batch, "bench-fill", &tally) != STORE_OK) {
             fprintf(stderr, "gpubench-make-db: import failed at run %ld\n", done);
             return 1;
         }

@@ -2,7 +2,11 @@
  * api_import.c - POST /runs/import: NDJSON back in, as GET /runs.ndjson
  * (api_exports.c) gives it.  Checked whole first (import_check.c), then
  * stored in one transaction; a run already here is skipped, so importing
- * twice changes nothing.  The body's cap is the route's (router.c).
+ * twice changes nothing.  Every run imported is stored with origin
+ * "import", whatever origin it names (a run's word about where it was
+ * measured is not believed: README "A fleet"); one whose id is held here
+ * with another origin is left as it is and counted in "conflicts".  The
+ * body's cap is the route's (router.c).
  */
 #include "handlers.h"
 #include "import_check.h"
@@ -20,7 +24,8 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
     struct import_rules rules;
     struct gb_error gerr;
     cJSON *runs = NULL, *body;
-    int inserted = 0, existing = 0, rc;
+    struct import_tally tally;
+    int rc;
 
     if (query_check(req, rep, no_query) != 0)
         return;
@@ -39,15 +44,16 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
         reply_error(rep, internal ? 500 : 400, gerr.code, gerr.field, "%s", gerr.message);
         return;
     }
-    rc = run_finish_import(req->app->store, req->app->alerts, runs, "import", &inserted,
-                           &existing);
+    /* The origin is this daemon's word, never the run's (README "A fleet"). */
+    rc = run_finish_import(req->app->store, req->app->alerts, runs, RUN_ORIGIN_IMPORT, &tally);
     if (rc != STORE_OK) {
         reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
         goto done;
     }
     body = cJSON_CreateObject();
-    cJSON_AddNumberToObject(body, "imported", inserted);
-    cJSON_AddNumberToObject(body, "already_here", existing);
+    cJSON_AddNumberToObject(body, "imported", tally.inserted);
+    cJSON_AddNumberToObject(body, "already_here", tally.existing + tally.conflicts);
+    cJSON_AddNumberToObject(body, "conflicts", tally.conflicts);
     reply_json(rep, 200, body);
 
 done:

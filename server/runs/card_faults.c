@@ -7,6 +7,7 @@
 #include "card_faults.h"
 
 #include "cards.h"
+#include "log.h"
 #include "run_request.h"
 #include "store.h"
 #include "store_peer_faults.h"
@@ -75,6 +76,63 @@ done:
     return rc;
 }
 
+/* About what fault f takes printed: its names and texts and their marks. */
+static size_t fault_bytes(const cJSON *f)
+{
+    const cJSON *m;
+    size_t n = 2;
+
+    cJSON_ArrayForEach(m, f) {
+        n += strlen(m->string) + 6;
+        n += cJSON_IsString(m) ? strlen(m->valuestring) : 24;
+    }
+    return n;
+}
+
+/* The answer made to fit CARD_FAULTS_ANSWER_BYTES, fairly: every card
+ * keeps its newest faults, as many a card as fit for all (at least one),
+ * so no card with many faults, nor a peer's many cards, push the others
+ * out of what a hub pulling this daemon accepts; past even one each, the
+ * last cards (by uuid) go, logged.  cards: the answer's list. */
+static void fit_answer(cJSON *cards)
+{
+    size_t total, base = 2;
+    int keep = CARD_FAULTS_PER_CARD, n = cJSON_GetArraySize(cards), dropped = 0;
+    const cJSON *c, *f;
+
+    for (;; keep--) {
+        total = base;
+        cJSON_ArrayForEach(c, cards) {
+            int i = 0;
+
+            total += fault_bytes(c) + 16; /* host, uuid and marks; faults below */
+            cJSON_ArrayForEach(f, cJSON_GetObjectItem(c, "faults")) {
+                if (i++ == keep)
+                    break;
+                total += fault_bytes(f) + 1;
+            }
+        }
+        if (total <= CARD_FAULTS_ANSWER_BYTES || keep == 1)
+            break;
+    }
+    cJSON_ArrayForEach(c, cards) {
+        cJSON *faults = cJSON_GetObjectItem(c, "faults");
+
+        while (cJSON_GetArraySize(faults) > keep)
+            cJSON_DeleteItemFromArray(faults, keep);
+    }
+    while (total > CARD_FAULTS_ANSWER_BYTES && n > 1) {
+        c = cJSON_GetArrayItem(cards, --n);
+        total -= fault_bytes(c) + 16;
+        cJSON_DeleteItemFromArray(cards, n);
+        dropped++;
+    }
+    if (dropped || keep < CARD_FAULTS_PER_CARD)
+        log_warn("GET /card_faults: %d fault(s) a card kept and %d card(s) left out, to stay "
+                 "within %d MiB",
+                 keep, dropped, CARD_FAULTS_ANSWER_BYTES / (1024 * 1024));
+}
+
 int card_faults_report(struct store *s, cJSON **answer)
 {
     cJSON *candidates = NULL, *list, *entry;
@@ -97,6 +155,8 @@ int card_faults_report(struct store *s, cJSON **answer)
         }
     }
     cJSON_Delete(candidates);
+    if (rc == STORE_OK)
+        fit_answer(list);
     if (rc != STORE_OK) {
         cJSON_Delete(*answer);
         *answer = NULL;

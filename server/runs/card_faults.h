@@ -32,6 +32,12 @@ struct store;
  * storm on one card does not make the answer large. */
 #define CARD_FAULTS_PER_CARD 64
 
+/* The most an answer takes (about), half a hub's cap on it (PEER_FAULTS_CAP,
+ * peers.h), so that what a hub adds (source, hops) never takes it over:
+ * when the cards' faults would take more, each card keeps only its
+ * newest, as many as fit for all (card_faults.c). */
+#define CARD_FAULTS_ANSWER_BYTES (4 * 1024 * 1024)
+
 /* GET /card_faults: {"cards": [{"host", "uuid", "faults": [{"kind":
  * "card_event", "subject", "message", "at", "source", "hops"}]}]}, one
  * entry per card with at least one open critical event, by uuid; its own

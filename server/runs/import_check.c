@@ -322,6 +322,13 @@ static int check_run(const cJSON *run, const struct import_rules *rules, int asc
         time_field(run, "started_at", 1, &at[1], err) ||
         time_field(run, "finished_at", 1, &at[2], err) || times_check(at, rules, err))
         return -1;
+    /* "" would read as "measured here" wherever origin is tested for
+     * truth (the page); a run's origin is not believed anyway (README "A
+     * fleet"), but one that names none must say null. */
+    if (cJSON_IsString(cJSON_GetObjectItem(run, "origin")) &&
+        cJSON_GetObjectItem(run, "origin")->valuestring[0] == '\0')
+        return gb_error_set(err, "invalid_run", "origin",
+                            "origin must be null or name where the run came from, not \"\"");
     if (batch && !cJSON_IsNull(batch) &&
         !(cJSON_IsString(batch) && uuid_is_valid(batch->valuestring)))
         return gb_error_set(err, "invalid_run", "batch", "batch must be a UUID or null");

@@ -48,6 +48,7 @@ static void peers_free(struct peers *p)
         peer_free(p->list[i]);
     }
     free(p->list);
+    cJSON_Delete(p->published);
     if (p->multi)
         curl_multi_cleanup(p->multi);
     pthread_mutex_destroy(&p->lock);

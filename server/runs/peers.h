@@ -1,10 +1,13 @@
 /*
  * peers.h - the fleet: this daemon pulls other daemons' finished runs, in
  * the order they became final there (GET /runs.ndjson?after_seq=N), checks
- * each line (import_check.c) and stores them with their origin.  Run ids
- * are global, so a run is never stored twice, whoever it came through; a
- * run keeps the origin it came with, so a hub that pulls hubs (tiers)
- * still names the node a run was measured on.
+ * each line (import_check.c) and stores them with the origin it decides
+ * (peers_subtree.c): the peer's URL for a run it measured, the origin a
+ * relayed run names where that lies in the peer's published subtree, so
+ * a hub that pulls hubs (tiers) still names the node a run was measured
+ * on.  Run ids are global, so a run is never stored twice, whoever it
+ * came through; one held here with another origin is a conflict, refused
+ * and counted (README "A fleet").
  *
  * One thread drives every transfer through one libcurl multi handle, at
  * most --peer-concurrency at once, the peer that has waited longest
@@ -12,9 +15,9 @@
  * as it streams in: each complete line is checked and the runs are stored
  * in small transactions (PEER_BATCH_RUNS, _BYTES, _MS), the cursor moving
  * with them, so memory holds one line and one batch per transfer whatever
- * the page's size or the number of peers.  A transfer slower than
- * PEER_LOW_SPEED bytes a second for PEER_LOW_SPEED_S seconds, or longer
- * than PEER_TRANSFER_S, is ended and counts as a failed pull.
+ * the page's size or the number of peers.  A transfer that falls under
+ * PEER_MIN_RATE after PEER_GRACE_S, or outlasts its deadline (scaled to
+ * its cap), is ended and counts as a failed pull.
  *
  * Peers come from --peer and from --peers-file (Prometheus file_sd,
  * peers_file.h), which is read again when it changes (checked every
@@ -88,18 +91,30 @@
  * each (card_faults.h), a few hundred bytes a fault. */
 #define PEER_FAULTS_CAP (8 * 1024 * 1024)
 
+/* What a peer's GET /card_faults may fault here, of the cards it speaks
+ * for (the cards whose first run came through it): at most
+ * PEER_FAULT_CARDS cards of any one origin (a hub relays many nodes'), each
+ * with at most CARD_FAULTS_PER_CARD faults, and PEER_FAULT_ROWS faults in
+ * all. */
+#define PEER_FAULT_CARDS 512
+#define PEER_FAULT_ROWS 65536
+
 /* A page is stored in transactions of at most this many runs, or bytes
  * of their lines, or after this long since the batch's first run. */
 #define PEER_BATCH_RUNS 50
 #define PEER_BATCH_BYTES (2 * 1024 * 1024)
 #define PEER_BATCH_MS 1000
 
-/* A transfer slower than PEER_LOW_SPEED bytes a second for PEER_LOW_SPEED_S
- * seconds is ended (a daemon sends a page far faster), as is one that
- * lasts PEER_TRANSFER_S in all. */
-#define PEER_LOW_SPEED 1024
-#define PEER_LOW_SPEED_S 10
-#define PEER_TRANSFER_S 120
+/* A transfer holds a pull slot only as long as its bytes justify: past
+ * PEER_GRACE_S it must have averaged PEER_MIN_RATE bytes a second since
+ * that grace ended (a daemon sends a page far faster), else it is cut as
+ * too slow; a peer dripping a few KB a second loses its slot after the
+ * grace, not after minutes.  And it ends in any case by its deadline,
+ * scaled to what it may bring: PEER_GRACE_S plus its cap (PEER_BODY_CAP
+ * for a page, PEER_FAULTS_CAP for GET /card_faults or /peers) at
+ * PEER_MIN_RATE, about 5 minutes for a full page. */
+#define PEER_GRACE_S 10
+#define PEER_MIN_RATE (256 * 1024)
 
 struct peers;
 struct store;

@@ -30,7 +30,7 @@ static int flush(struct transfer *t, int always)
     struct peer *peer = t->peer;
     struct peers *all = t->all;
     struct store_pull pull;
-    int inserted = 0, existing = 0;
+    struct import_tally tally;
     char now[32];
 
     if (!always && t->batch_runs == 0 && t->skipped == 0)
@@ -42,21 +42,35 @@ static int flush(struct transfer *t, int always)
     pull.skipped = t->skipped;
     pull.skip_reason = t->skipped ? t->skip_reason : NULL;
     t->batch.alerts = all->alerts;
-    if (run_batch_store_pull(&t->batch, all->store, &pull, &inserted, &existing) != STORE_OK) {
+    if (run_batch_store_pull(&t->batch, all->store, &pull, &tally) != STORE_OK) {
         snprintf(t->err, sizeof(t->err), "the runs could not be stored here");
         t->stopped = 1;
         return -1;
     }
     if (t->skipped)
-        log_warn("peer %s: skipped %lld run(s) of a benchmark not known here or damaged on "
-                 "the peer; the last: %s",
+        log_warn("peer %s: skipped %lld run(s) (of a benchmark not known here, damaged on the "
+                 "peer, dated ahead of this clock or relayed from outside its subtree); the "
+                 "last: %s",
                  peer->url, t->skipped, t->skip_reason);
-    if (inserted)
-        log_info("peer %s: stored %d run(s) (%d already here)", peer->url, inserted, existing);
+    if (tally.inserted)
+        log_info("peer %s: stored %d run(s) (%d already here)", peer->url, tally.inserted,
+                 tally.existing);
+    if (tally.conflicts && !peer->conflict_logged)
+        log_warn("peer %s: run %s is held here from %s; the peer's copy is refused (a conflict, "
+                 "never a replacement), as are any more, counted in GET /peers' conflicts",
+                 peer->url, tally.conflict_id,
+                 tally.conflict_held[0] ? tally.conflict_held : "this node (measured here)");
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&all->lock);
     peer->row.cursor = t->cursor;
-    peer->row.runs_pulled += inserted;
+    peer->row.runs_pulled += tally.inserted;
+    peer->row.conflicts += tally.conflicts;
+    if (tally.conflicts) {
+        peer->conflict_logged = 1;
+        snprintf(peer->conflict_reason, sizeof(peer->conflict_reason),
+                 "run %s is held here from %.200s", tally.conflict_id,
+                 tally.conflict_held[0] ? tally.conflict_held : "this node (measured here)");
+    }
     peer->row.skipped += t->skipped;
     if (t->skipped)
         snprintf(peer->row.skipped_reason, sizeof(peer->row.skipped_reason), "%s",
@@ -75,12 +89,73 @@ static int flush(struct transfer *t, int always)
     return 0;
 }
 
+/* Passes over run (line seq), its reason in t->skip_reason: counted, the
+ * cursor moved past it, so a pull never sticks on it.  0. */
+static int skip(struct transfer *t, cJSON *run, const cJSON *seq)
+{
+    t->skipped++;
+    t->cursor = (long long)seq->valuedouble;
+    t->moved++;
+    cJSON_Delete(run);
+    return 0;
+}
+
+enum origin_verdict { ORIGIN_TAKEN,
+                      ORIGIN_SKIP,
+                      ORIGIN_CUT,
+                      ORIGIN_BAD };
+
+/* The origin run is stored with (README "A fleet"; peers_subtree.c): one
+ * that names none was measured by the peer and gets its URL; one that
+ * names an origin keeps it only when the peer may relay it, or when it is
+ * "import" (imported there, and so here).  An origin
+ * not known cuts the page before the run, for the peer's GET /peers to be
+ * read first, unless it was read just before this pull: then the run is
+ * skipped (t->skip_reason says why), or, where GET /peers could not be
+ * read, the pull fails (t->err) to come back to the run later. */
+static enum origin_verdict decide_origin(struct transfer *t, const cJSON *run,
+                                         const char **origin)
+{
+    struct peer *peer = t->peer;
+    const char *named = cJSON_GetStringValue(cJSON_GetObjectItem(run, "origin"));
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+
+    *origin = peer->url;
+    if (named == NULL)
+        return ORIGIN_TAKEN;
+    /* imported where the peer holds it: no node vouches for it, here no
+     * more than there */
+    if (peer_relays(peer, named) || strcmp(named, RUN_ORIGIN_IMPORT) == 0) {
+        *origin = named;
+        return ORIGIN_TAKEN;
+    }
+    if (!t->subtree_fresh) {
+        peer->subtree_wanted = 1;
+        t->recheck = 1;
+        return ORIGIN_CUT;
+    }
+    if (!peer->subtree_known) {
+        peer->subtree_wanted = 1;
+        snprintf(t->err, sizeof(t->err),
+                 "line %d: run %.36s was relayed from %.100s, and the peer's GET /peers, "
+                 "which says whose runs it may relay, could not be read: %.80s",
+                 t->lines, id, named, peer->subtree_error);
+        return ORIGIN_BAD;
+    }
+    snprintf(t->skip_reason, sizeof(t->skip_reason),
+             "run %.36s: its origin %.120s is not in the peer's published subtree (its GET "
+             "/peers): a peer relays only its own peers' runs",
+             id, named);
+    return ORIGIN_SKIP;
+}
+
 /* take_line's work (see it), on the line still in t->line. */
 static int take_run(struct transfer *t)
 {
     size_t at, len = t->line.len;
     cJSON *run;
     const cJSON *seq;
+    const char *origin = NULL;
     struct import_rules rules;
     struct gb_error why;
     int trailing;
@@ -113,11 +188,19 @@ static int take_run(struct transfer *t)
         }
         snprintf(t->skip_reason, sizeof(t->skip_reason), "run %.36s: %.200s",
                  cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")), why.message);
-        t->skipped++;
-        t->cursor = (long long)seq->valuedouble;
-        t->moved++;
+        return skip(t, run, seq);
+    }
+    switch (decide_origin(t, run, &origin)) {
+    case ORIGIN_CUT:
         cJSON_Delete(run);
-        return 0;
+        t->stopped = 1;
+        return -1;
+    case ORIGIN_BAD:
+        goto bad;
+    case ORIGIN_SKIP:
+        return skip(t, run, seq);
+    default:
+        break;
     }
     t->cursor = (long long)seq->valuedouble;
     t->moved++;
@@ -129,7 +212,7 @@ static int take_run(struct transfer *t)
                  : "");
     if (t->batch_runs == 0)
         t->batch_started_ms = time_mono_ms();
-    if (run_batch_add(&t->batch, run, t->line.data, len, t->peer->url) != 0) {
+    if (run_batch_add(&t->batch, run, t->line.data, len, origin) != 0) {
         snprintf(t->err, sizeof(t->err), "out of memory");
         goto bad;
     }
@@ -222,6 +305,12 @@ int peers_transfer_done(struct transfer *t, CURLcode rc)
     /* Runs before a bad line or a cut are kept: they were checked one by
      * one.  A clean page is recorded even when it brought nothing. */
     flush(t, !t->stopped && rc == CURLE_OK);
+    if (t->recheck && t->err[0] == '\0') {
+        /* cut before a run relayed from an origin not known yet: the
+         * peer's GET /peers, then the rest (peers_subtree.c) */
+        peers_pull_ended(t->all, peer, PULL_AGAIN, "");
+        return 0;
+    }
     if (t->err[0] == '\0' && rc != CURLE_OK) {
         if (t->over_cap)
             snprintf(t->err, sizeof(t->err), "the answer was over the %zu MiB cap",

@@ -1,6 +1,7 @@
 /*
  * peers_describe.c - GET /peers' answer (peers_describe) and a peer's
- * state, which /metrics counts too.  Read under peers->lock from what the
+ * state, which /metrics counts too; with the subtree this daemon may
+ * relay (peers_subtree.c) and each peer's conflicts.  Read under peers->lock from what the
  * puller keeps in memory, so answering for a thousand peers costs no
  * query; nothing but copying is done under the lock.
  */
@@ -82,6 +83,10 @@ static cJSON *describe_peer(const struct peer *peer)
         cJSON_AddNumberToObject(s, "count", (double)peer->row.skipped);
         add_text_or_null(s, "last_reason", peer->row.skipped_reason);
     }
+    if ((s = cJSON_AddObjectToObject(o, "conflicts")) != NULL) {
+        cJSON_AddNumberToObject(s, "count", (double)peer->row.conflicts);
+        add_text_or_null(s, "last_reason", peer->conflict_reason);
+    }
     add_text_or_null(o, "last_success_at", peer->row.last_success_at);
     add_text_or_null(o, "last_error", peer->row.last_error);
     add_text_or_null(o, "last_error_at", peer->row.last_error_at);
@@ -138,6 +143,8 @@ cJSON *peers_describe(struct peers *p, const struct peers_filter *f)
             cJSON_AddItemToArray(list, describe_peer(peer));
     }
     add_peers_file(root, p);
+    /* whose runs this daemon may relay, for its own pullers */
+    cJSON_AddItemToObject(root, "subtree", peers_subtree_publish(p));
     if (p)
         pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < PEER_STATES; i++)

@@ -2,8 +2,9 @@
  * peers_faults.c - a peer's GET /card_faults, fetched after a good pull
  * once an interval, in the slot the pull freed and through the same
  * transfer set-up (peers_transfer.c).  Its body is kept whole (up to
- * PEER_FAULTS_CAP), read with card_faults_parse at its end and stored in
- * place of what the peer said before; a failure keeps the last answer, so
+ * PEER_FAULTS_CAP), read with card_faults_parse at its end, kept to the
+ * cards the peer speaks for (the cards its runs came from, capped:
+ * kept_rows) and stored in place of what the peer said before; a failure keeps the last answer, so
  * a card does not turn healthy here because its node could not say.
  * Runs on the puller thread; what GET /peers shows of it is written under
  * peers->lock (peers_internal.h).
@@ -20,20 +21,106 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static size_t on_faults_body(char *data, size_t size, size_t n, void *cls)
+/* 1 when peer may speak for the card (uuid on host): the first run of it
+ * stored here came from the peer or from an origin the peer may relay
+ * (README "A fleet"); that origin, the card's, into owner (cap bytes).  A
+ * run sent later naming the card makes no peer its speaker.  0 when not
+ * (no run of it here, or measured here), -1 when its runs could not be
+ * read. */
+static int card_owner(struct peers *all, const struct peer *peer, const char *uuid,
+                      const char *host, char *owner, size_t cap)
 {
-    struct transfer *t = cls;
-    long status = 0;
+    cJSON *first = NULL;
+    const char *origin;
+    int owned;
 
-    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-    if (status != 200)
-        return 0; /* peers_faults_done judges the status */
-    if (dynbuf_add(&t->line, data, size * n) != 0) {
-        t->over_cap = 1;
+    if (store_card_first_origin(all->store, uuid, host, &first) != STORE_OK)
+        return -1;
+    origin = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(first, 0), "origin"));
+    owned = origin != NULL && peer_relays(peer, origin);
+    if (owned)
+        snprintf(owner, cap, "%s", origin);
+    cJSON_Delete(first);
+    return owned;
+}
+
+/* Whether one more card of owner fits: at most PEER_FAULT_CARDS cards an
+ * origin, counted in per_origin ({origin: n}).  1 counted, 0 over, -1
+ * out of memory. */
+static int owner_room(cJSON *per_origin, const char *owner)
+{
+    cJSON *n = cJSON_GetObjectItem(per_origin, owner);
+
+    if (n == NULL)
+        return cJSON_AddNumberToObject(per_origin, owner, 1) ? 1 : -1;
+    if (n->valuedouble >= PEER_FAULT_CARDS)
         return 0;
+    cJSON_SetNumberValue(n, n->valuedouble + 1);
+    return 1;
+}
+
+/* The rows of a peer's answer (card_faults_parse's, a card's rows
+ * together) it may give: those of cards it speaks for (card_owner), at
+ * most CARD_FAULTS_PER_CARD a card, PEER_FAULT_CARDS cards an origin (a
+ * hub relays many nodes' cards; one node's many cards must not push out
+ * another's) and PEER_FAULT_ROWS in all, so that no peer can fault
+ * another node's cards or fill this daemon's own answer (card_faults.h).
+ * A NEW array, or NULL with err set. */
+static cJSON *kept_rows(struct peers *all, struct peer *peer, const cJSON *rows, char *err,
+                        size_t cap)
+{
+    cJSON *kept = cJSON_CreateArray(), *per_origin = cJSON_CreateObject();
+    const cJSON *r;
+    const char *uuid = NULL, *host = NULL, *first = NULL;
+    char owner[PEER_URL_CAP];
+    int owned = 0, in_card = 0, n_kept = 0, ignored = 0;
+
+    if (kept == NULL || per_origin == NULL)
+        goto oom;
+    cJSON_ArrayForEach(r, rows) {
+        const char *u = cJSON_GetStringValue(cJSON_GetObjectItem(r, "uuid"));
+        const char *h = cJSON_GetStringValue(cJSON_GetObjectItem(r, "host"));
+
+        if (uuid == NULL || strcmp(u, uuid) != 0 || strcmp(h, host) != 0) {
+            uuid = u;
+            host = h;
+            in_card = 0;
+            if ((owned = card_owner(all, peer, u, h, owner, sizeof(owner))) < 0) {
+                snprintf(err, cap, "the cards' runs could not be read here");
+                goto failed;
+            }
+            if (owned && (owned = owner_room(per_origin, owner)) < 0)
+                goto oom;
+        }
+        if (!owned || in_card >= CARD_FAULTS_PER_CARD || n_kept >= PEER_FAULT_ROWS) {
+            ignored++;
+            first = first ? first : u;
+            continue;
+        }
+        in_card++;
+        n_kept++;
+        if (!cJSON_AddItemToArray(kept, cJSON_Duplicate(r, 1)))
+            goto oom;
     }
-    return size * n;
+    if (ignored && ignored != peer->faults_ignored)
+        log_warn("peer %s: GET /card_faults: %d fault(s) ignored (the first of card %s): a "
+                 "peer speaks only for the cards its runs came from, at most %d faults a card, "
+                 "%d cards an origin and %d faults in all",
+                 peer->url, ignored, first, CARD_FAULTS_PER_CARD, PEER_FAULT_CARDS,
+                 PEER_FAULT_ROWS);
+    peer->faults_ignored = ignored;
+    cJSON_Delete(per_origin);
+    return kept;
+
+oom:
+    snprintf(err, cap, "out of memory");
+
+failed:
+    cJSON_Delete(per_origin);
+    cJSON_Delete(kept);
+    return NULL;
 }
 
 /* The end of peer's GET /card_faults: a good answer replaces what is
@@ -44,7 +131,7 @@ static size_t on_faults_body(char *data, size_t size, size_t n, void *cls)
 void peers_faults_done(struct transfer *t, CURLcode rc)
 {
     struct peer *peer = t->peer;
-    cJSON *rows = NULL;
+    cJSON *rows = NULL, *kept = NULL;
     long status = 0;
     char err[300] = "";
 
@@ -65,11 +152,14 @@ void peers_faults_done(struct transfer *t, CURLcode rc)
                  (size_t)PEER_FAULTS_CAP / (1024 * 1024));
     else if (status != 200 && status != 0)
         snprintf(err, sizeof(err), "HTTP %ld", status);
+    else if (rc != CURLE_OK && t->err[0]) /* cut as too slow (peers_transfer.c) */
+        snprintf(err, sizeof(err), "%.290s", t->err);
     else if (rc != CURLE_OK)
         curl_failure_reason(rc, t->curl_err, err, sizeof(err));
     else if (card_faults_parse(t->line.data ? t->line.data : "", t->line.len, &rows, err,
                                sizeof(err)) == 0 &&
-             store_peer_faults_replace(t->all->store, peer->url, rows) != STORE_OK)
+             (kept = kept_rows(t->all, peer, rows, err, sizeof(err))) != NULL &&
+             store_peer_faults_replace(t->all->store, peer->url, kept) != STORE_OK)
         snprintf(err, sizeof(err), "the faults could not be stored here");
     if (err[0])
         log_warn("peer %s: GET /card_faults: %s; its cards' last known faults are kept",
@@ -81,32 +171,22 @@ void peers_faults_done(struct transfer *t, CURLcode rc)
         time_now_rfc3339(peer->faults_at, sizeof(peer->faults_at));
     pthread_mutex_unlock(&t->all->lock);
     cJSON_Delete(rows);
+    cJSON_Delete(kept);
 }
 
 /* Starts peer's GET /card_faults, and makes the next one due an interval
  * from now.  One that cannot start is logged; the faults stored stay. */
 void peers_faults_start(struct peers *all, struct peer *peer)
 {
-    struct transfer *t = calloc(1, sizeof(*t));
-    char url[PEER_URL_CAP + 20], err[300];
+    char err[300];
+    struct transfer *t = peers_get_whole(all, peer, "/card_faults", err, sizeof(err));
 
     peer->faults_due_ms = time_mono_ms() + (int64_t)all->interval_s * 1000;
-    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto failed;
-    }
-    t->all = all;
-    t->peer = peer;
-    t->faults = 1;
-    dynbuf_init(&t->line, PEER_FAULTS_CAP);
-    snprintf(url, sizeof(url), "%s/card_faults", peer->url);
-    if (peers_transfer_open(all, peer, t, url, on_faults_body, PEER_FAULTS_CAP, err,
-                            sizeof(err)) == 0)
+    if (t) {
+        t->faults = 1;
         return;
-
-failed:
+    }
     log_warn("peer %s: GET /card_faults could not start: %s; its cards' last known faults "
              "are kept",
              peer->url, err);
-    peers_transfer_free(t);
 }

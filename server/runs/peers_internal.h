@@ -7,7 +7,9 @@
  *                     started, reaped and scheduled (the back-off)
  *   peers_batch.c     a pull's answer as it streams in: lines checked,
  *                     runs stored in batches, the page's end
- *   peers_faults.c    a peer's GET /card_faults after a good pull
+ *   peers_faults.c    a peer's GET /card_faults after a good pull, kept to
+ *                     the cards its runs came from
+ *   peers_subtree.c   a peer's GET /peers: the origins it may relay
  *   peers_apply.c     the list of peers from --peer and --peers-file
  *   peers_describe.c  GET /peers (peers_describe) and the peers' states
  *   peers_metrics.c   the peers' /metrics lines
@@ -38,6 +40,7 @@
 /* What a pull brought, besides a count of runs moved (peers_pull_ended). */
 #define PULL_FAILED (-1)
 #define PULL_SMALLER (-2) /* over the cap: asking again for a smaller page */
+#define PULL_AGAIN (-3)   /* cut to read the peer's GET /peers first: again at once */
 
 enum peer_state {
     PEER_NEW,
@@ -68,6 +71,18 @@ struct peer {
     int faults_missing;     /* answered 404 (logged once) */
     char faults_at[40];     /* the last good answer stored, or "" */
     char faults_error[300]; /* why the last one was not stored, or "" */
+    int faults_ignored;     /* faults of cards it does not speak for, last answer */
+    /* its GET /peers (peers_subtree.c): the origins it may relay, sorted;
+     * the array replaced under peers->lock */
+    char **subtree;
+    int subtree_count;
+    int subtree_known;         /* read at least once (a 404 reads as none) */
+    int subtree_wanted;        /* read it before the next pull */
+    int subtree_fresh;         /* read since the last pull started */
+    int64_t subtree_due_ms;    /* monotonic: read again then */
+    char subtree_error[300];   /* why the last read failed, or "" */
+    char conflict_reason[300]; /* the last run refused as a conflict, or "" */
+    int conflict_logged;       /* the first conflict is logged, the rest counted */
 };
 
 /* One pull in flight: the page is checked line by line as it comes and
@@ -76,10 +91,12 @@ struct peer {
 struct transfer {
     struct peers *all;
     struct peer *peer;
-    int faults;
+    int faults;  /* GET /card_faults */
+    int subtree; /* GET /peers */
     CURL *easy;
     struct curl_slist *headers;
     char curl_err[CURL_ERROR_SIZE];
+    int64_t started_ms; /* monotonic: its slot's deadline runs from then */
     struct dynbuf line; /* the line being received */
     size_t body_bytes;
     int status_checked;
@@ -89,14 +106,16 @@ struct transfer {
     int64_t batch_started_ms;
     long long cursor;  /* past the last line checked */
     long long skipped; /* runs skipped since the last record */
-    char skip_reason[256];
+    char skip_reason[400];
     char newest_id[64]; /* the batch's last run */
     char newest_finished_at[40];
     int moved; /* runs and skips the page brought */
     int lines;
     int over_cap;
-    int stopped; /* a bad line, an HTTP status or a store failure: err says */
-    char err[300];
+    int subtree_fresh; /* the peer's GET /peers was read just before it */
+    int recheck;       /* cut at a run relayed from an origin not known: GET /peers first */
+    int stopped;       /* a bad line, an HTTP status or a store failure: err says */
+    char err[400];
 };
 
 struct peers {
@@ -127,6 +146,9 @@ struct peers {
     char file_loaded_at[32]; /* the last good read, or "" */
     int file_targets;
     char file_error[300]; /* why the last read was refused, or "" */
+    /* GET /peers' subtree as last made (peers_subtree_publish), or NULL:
+     * made again only once the list or a peer's subtree changed */
+    cJSON *published;
 };
 
 /* peers_transfer.c: the thread (pthread_create's start routine, arg the
@@ -138,6 +160,14 @@ int peers_transfer_open(struct peers *all, struct peer *peer, struct transfer *t
                         const char *url, curl_write_callback on_data, size_t cap, char *err,
                         size_t err_cap);
 void peers_transfer_drop(struct peers *all, struct peer *peer);
+/* libcurl's write callback that keeps the whole body in t->line (its cap
+ * the transfer's), for answers read at their end. */
+size_t peers_on_whole_body(char *data, size_t size, size_t n, void *cls);
+/* Starts a GET of peer's path (a "/..." after its URL) whose answer is
+ * kept whole, up to PEER_FAULTS_CAP, and read at its end: the transfer,
+ * started (the caller marks what it is), or NULL with err set. */
+struct transfer *peers_get_whole(struct peers *all, struct peer *peer, const char *path,
+                                 char *err, size_t err_cap);
 
 /* peers_batch.c: a pull's body (libcurl's write callback, cls the
  * transfer), its end, and the batches that waited PEER_BATCH_MS. */
@@ -148,6 +178,18 @@ void peers_flush_stale(struct peers *all);
 /* peers_faults.c: a peer's GET /card_faults, started and ended. */
 void peers_faults_start(struct peers *all, struct peer *peer);
 void peers_faults_done(struct transfer *t, CURLcode rc);
+
+/* peers_subtree.c: a peer's GET /peers started (0; -1 when it could not
+ * start, which is recorded) and ended; whether the peer may relay runs
+ * of origin (its own URL, or one in its subtree); its subtree freed; and
+ * this daemon's own, published in GET /peers (under the lock: a NEW
+ * copy of what is kept in p->published, which whoever changes the list
+ * or a subtree drops under the lock). */
+int peers_subtree_start(struct peers *all, struct peer *peer);
+void peers_subtree_done(struct transfer *t, CURLcode rc);
+int peer_relays(const struct peer *peer, const char *origin);
+void peer_subtree_free(struct peer *peer);
+cJSON *peers_subtree_publish(struct peers *p);
 
 /* peers_apply.c: the list made from --peer and targets (NULL: the file's
  * part as it was), the peers file read again when it changed (or forced),

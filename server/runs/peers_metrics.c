@@ -1,6 +1,7 @@
 /*
- * peers_metrics.c - the peers' Prometheus lines for /metrics: runs pulled
- * and failures in a row per peer, labelled with the peer's URL and its
+ * peers_metrics.c - the peers' Prometheus lines for /metrics: runs pulled,
+ * conflicts (runs refused: their id held here with another origin) and
+ * failures in a row per peer, labelled with the peer's URL and its
  * group labels from the peers file, and the count of peers by state.
  * Read under peers->lock, as GET /peers is (peers_describe.c); labels
  * are written by prom_text.h, the one escaper of /metrics.
@@ -64,6 +65,14 @@ void peers_metrics(struct peers *p, struct dynbuf *b)
         (void)!dynbuf_printf(b, "gpubench_peer_runs_pulled_total");
         add_series_labels(b, p->list[i]);
         (void)!dynbuf_printf(b, " %lld\n", p->list[i]->row.runs_pulled);
+    }
+    (void)!dynbuf_printf(b, "# HELP gpubench_peer_conflicts_total Runs a peer served whose id is "
+                            "held here with another origin: refused.\n"
+                            "# TYPE gpubench_peer_conflicts_total counter\n");
+    for (int i = 0; i < p->count; i++) {
+        (void)!dynbuf_printf(b, "gpubench_peer_conflicts_total");
+        add_series_labels(b, p->list[i]);
+        (void)!dynbuf_printf(b, " %lld\n", p->list[i]->row.conflicts);
     }
     (void)!dynbuf_printf(
         b, "# HELP gpubench_peer_failures_in_row Failed pulls since the last good one.\n"

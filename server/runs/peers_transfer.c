@@ -52,9 +52,9 @@ void peers_pull_ended(struct peers *all, struct peer *peer, int got, const char 
     }
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&all->lock);
-    if (got != PULL_SMALLER)
+    if (got != PULL_SMALLER && got != PULL_AGAIN)
         peer->failures_in_row = got == PULL_FAILED ? peer->failures_in_row + 1 : 0;
-    if (got > 0 || got == PULL_SMALLER) {
+    if (got > 0 || got == PULL_SMALLER || got == PULL_AGAIN) {
         wait = 0; /* there may be more right now */
     } else if (got == PULL_FAILED) {
         for (int i = 1; i < peer->failures_in_row && wait < PEER_MAX_BACKOFF_MS; i++)
@@ -71,6 +71,41 @@ void peers_pull_ended(struct peers *all, struct peer *peer, int got, const char 
     peer->due_ms = time_mono_ms() + wait;
     if (got == 0)
         peer->page_limit = PEER_PAGE; /* caught up: full pages again */
+}
+
+size_t peers_on_whole_body(char *data, size_t size, size_t n, void *cls)
+{
+    struct transfer *t = cls;
+    long status = 0;
+
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status != 200)
+        return 0; /* the transfer's end judges the status */
+    if (dynbuf_add(&t->line, data, size * n) != 0) {
+        t->over_cap = 1;
+        return 0;
+    }
+    return size * n;
+}
+
+/* libcurl's progress callback (cls the transfer): ends a transfer that,
+ * past PEER_GRACE_S, has not averaged PEER_MIN_RATE bytes a second since
+ * the grace ended (peers.h), with the reason in t->err. */
+static int on_progress(void *cls, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+    struct transfer *t = cls;
+    int64_t past = time_mono_ms() - t->started_ms - (int64_t)PEER_GRACE_S * 1000;
+
+    (void)dltotal, (void)ultotal, (void)ulnow;
+    if (past <= 0 || (double)dlnow >= (double)PEER_MIN_RATE * (double)past / 1000.0)
+        return 0;
+    snprintf(t->err, sizeof(t->err),
+             "too slow: %lld bytes in %lld s, under the %d KiB/s a peer must average after "
+             "its first %d s; the slot is given to others",
+             (long long)dlnow, (long long)((past / 1000) + PEER_GRACE_S), PEER_MIN_RATE / 1024,
+             PEER_GRACE_S);
+    return 1;
 }
 
 /* Makes t->easy a GET of url with what every request to a peer gets (TLS,
@@ -100,9 +135,12 @@ int peers_transfer_open(struct peers *all, struct peer *peer, struct transfer *t
     curl_easy_setopt(t->easy, CURLOPT_PRIVATE, t);
     curl_easy_setopt(t->easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(t->easy, CURLOPT_CONNECTTIMEOUT, 5L);
-    curl_easy_setopt(t->easy, CURLOPT_TIMEOUT, (long)PEER_TRANSFER_S);
-    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_LIMIT, (long)PEER_LOW_SPEED);
-    curl_easy_setopt(t->easy, CURLOPT_LOW_SPEED_TIME, (long)PEER_LOW_SPEED_S);
+    /* the slot's deadline: the grace, then the cap at the least rate */
+    t->started_ms = time_mono_ms();
+    curl_easy_setopt(t->easy, CURLOPT_TIMEOUT, (long)(PEER_GRACE_S + cap / PEER_MIN_RATE));
+    curl_easy_setopt(t->easy, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(t->easy, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(t->easy, CURLOPT_XFERINFODATA, t);
     curl_easy_setopt(t->easy, CURLOPT_PROTOCOLS_STR, "http,https");
     /* An answer that says at once it is over the cap is refused unread. */
     curl_easy_setopt(t->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)cap);
@@ -116,20 +154,49 @@ int peers_transfer_open(struct peers *all, struct peer *peer, struct transfer *t
     return 0;
 }
 
-/* Starts a pull of peer on the multi handle.  On failure the pull is
+struct transfer *peers_get_whole(struct peers *all, struct peer *peer, const char *path,
+                                 char *err, size_t err_cap)
+{
+    struct transfer *t = calloc(1, sizeof(*t));
+    char url[PEER_URL_CAP + 40];
+
+    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
+        snprintf(err, err_cap, "out of memory");
+        peers_transfer_free(t);
+        return NULL;
+    }
+    t->all = all;
+    t->peer = peer;
+    dynbuf_init(&t->line, PEER_FAULTS_CAP);
+    snprintf(url, sizeof(url), "%s%s", peer->url, path);
+    if (peers_transfer_open(all, peer, t, url, peers_on_whole_body, PEER_FAULTS_CAP, err,
+                            err_cap) != 0) {
+        peers_transfer_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* Starts a pull of peer on the multi handle, or first its GET /peers
+ * when that is wanted or due (peers_subtree.c).  On failure the pull is
  * recorded as failed. */
 static void transfer_start(struct peers *all, struct peer *peer)
 {
-    struct transfer *t = calloc(1, sizeof(*t));
+    struct transfer *t;
     char url[PEER_URL_CAP + 80], err[300];
 
-    if (t == NULL || (t->easy = curl_easy_init()) == NULL) {
+    if ((peer->subtree_wanted || time_mono_ms() >= peer->subtree_due_ms) &&
+        peers_subtree_start(all, peer) == 0)
+        return;
+    if ((t = calloc(1, sizeof(*t))) == NULL || (t->easy = curl_easy_init()) == NULL) {
         snprintf(err, sizeof(err), "out of memory starting a pull");
         goto failed;
     }
     t->all = all;
     t->peer = peer;
     t->cursor = peer->row.cursor;
+    t->subtree_fresh = peer->subtree_fresh;
+    peer->subtree_fresh = 0;
     dynbuf_init(&t->line, PEER_LINE_CAP);
     snprintf(url, sizeof(url), "%s/runs.ndjson?after_seq=%lld&limit=%d", peer->url, t->cursor,
              peer->page_limit);
@@ -195,6 +262,8 @@ static void reap(struct peers *all)
         peer = t->peer;
         if (t->faults)
             peers_faults_done(t, msg->data.result);
+        else if (t->subtree)
+            peers_subtree_done(t, msg->data.result);
         else
             pulled = peers_transfer_done(t, msg->data.result);
         peer->xfer = NULL;

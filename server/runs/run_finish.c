@@ -61,7 +61,6 @@ int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, siz
 {
     const cJSON *error = cJSON_GetObjectItem(run, "error");
     const cJSON *timeout = cJSON_GetObjectItem(run, "timeout_s");
-    const char *own = cJSON_GetStringValue(cJSON_GetObjectItem(run, "origin"));
     cJSON *results = NULL, *meta = NULL;
     char *results_text = NULL, *meta_text = NULL;
     struct json_span spans[2] = {{.name = "results"}, {.name = "meta"}};
@@ -74,7 +73,7 @@ int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, siz
         take_string(&r->finished_at, run, "finished_at") != 0 ||
         take_string(&r->error_code, error, "code") != 0 ||
         take_string(&r->error_message, error, "message") != 0 ||
-        run_record_set(&r->origin, own ? own : origin) != 0)
+        run_record_set(&r->origin, origin) != 0)
         return -1;
     r->timeout_s = cJSON_IsNumber(timeout) ? timeout->valueint : 0;
     /* Damaged where it was stored (import_check_run let it through): kept
@@ -245,9 +244,9 @@ static void batch_empty(struct run_batch *b)
         run_record_clear(&b->recs[--b->n]);
 }
 
-int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int *existing)
+int run_batch_store(struct run_batch *b, struct store *store, struct import_tally *tally)
 {
-    int rc = store_import_runs(store, b->recs, b->n, inserted, existing);
+    int rc = store_import_runs(store, b->recs, b->n, tally);
 
     if (rc == STORE_OK)
         post_changes(b);
@@ -256,9 +255,9 @@ int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int
 }
 
 int run_batch_store_pull(struct run_batch *b, struct store *store,
-                         const struct store_pull *pull, int *inserted, int *existing)
+                         const struct store_pull *pull, struct import_tally *tally)
 {
-    int rc = store_pull_runs(store, pull, b->recs, b->n, inserted, existing);
+    int rc = store_pull_runs(store, pull, b->recs, b->n, tally);
 
     if (rc == STORE_OK)
         post_changes(b);
@@ -274,17 +273,17 @@ void run_batch_clear(struct run_batch *b)
 }
 
 int run_finish_import(struct store *store, struct alerts *alerts, cJSON *runs,
-                      const char *origin, int *inserted, int *existing)
+                      const char *origin, struct import_tally *tally)
 {
     struct run_batch b = {.alerts = alerts};
     cJSON *run;
     int rc = STORE_ERROR;
 
-    *inserted = *existing = 0;
+    memset(tally, 0, sizeof(*tally));
     cJSON_ArrayForEach(run, runs)
         if (run_batch_add(&b, run, NULL, 0, origin) != 0)
             goto done;
-    rc = run_batch_store(&b, store, inserted, existing);
+    rc = run_batch_store(&b, store, tally);
 
 done:
     run_batch_clear(&b);

@@ -20,8 +20,13 @@
 #include <cjson/cJSON.h>
 
 struct alerts;
+/* The origin of an imported run (POST /runs/import), wherever it was
+ * imported: no node vouches for it. */
+#define RUN_ORIGIN_IMPORT "import"
+
 struct store;
 struct store_pull;
+struct import_tally;
 
 /* Where the records of a foreign run come from: what a judged measured
  * run needs from the store. */
@@ -36,8 +41,10 @@ struct run_finish_ctx {
  * caller still owns and frees it).  line (len bytes), when not NULL, is
  * the text run was parsed from: the results' and meta's own bytes are
  * then kept as their text rather than printed again (json_span.h).
- * origin is the run's as stored: the run's own "origin" where it names
- * one, else the given origin.  0, or -1 when memory ran out (r then holds
+ * origin is the run's as stored, decided by the caller, never taken from
+ * the run (README "A fleet": a pulled run gets its peer's URL, or the
+ * origin it names where that lies in the peer's published subtree; an
+ * imported one "import").  0, or -1 when memory ran out (r then holds
  * what it had: run_record_clear it). */
 int run_finish_from_json(struct run_record *r, cJSON *run, const char *line, size_t len,
                          const char *origin);
@@ -76,15 +83,14 @@ int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
                   const char *origin);
 
 /* Stores the batch in one transaction (store_import_runs) and empties
- * it, stored or not.  STORE_OK with *inserted and *existing, or the
- * store's code. */
-int run_batch_store(struct run_batch *b, struct store *store, int *inserted, int *existing);
+ * it, stored or not.  STORE_OK with *tally, or the store's code. */
+int run_batch_store(struct run_batch *b, struct store *store, struct import_tally *tally);
 
 /* As run_batch_store, for runs pulled from a peer: stored with the peer's
  * cursor moved on, in one transaction (store_pull_runs).  An empty batch
  * only moves the cursor. */
 int run_batch_store_pull(struct run_batch *b, struct store *store,
-                         const struct store_pull *pull, int *inserted, int *existing);
+                         const struct store_pull *pull, struct import_tally *tally);
 
 /* Frees every record and the batch's array; the batch is empty after. */
 void run_batch_clear(struct run_batch *b);
@@ -92,10 +98,11 @@ void run_batch_clear(struct run_batch *b);
 /* An import's runs (an array of run objects checked by import_check_run;
  * their results and meta are taken from them) made into records, each
  * judged once, and stored in one transaction: run_batch_add each, then
- * run_batch_store (alerts, or NULL: the batch's alerts).  STORE_OK with
- * *inserted and *existing, or a STORE_* code (memory running out is
- * STORE_ERROR): nothing is stored then. */
+ * run_batch_store (alerts, or NULL: the batch's alerts), every run with
+ * origin.  STORE_OK with *tally, or a
+ * STORE_* code (memory running out is STORE_ERROR): nothing is stored
+ * then. */
 int run_finish_import(struct store *store, struct alerts *alerts, cJSON *runs,
-                      const char *origin, int *inserted, int *existing);
+                      const char *origin, struct import_tally *tally);
 
 #endif

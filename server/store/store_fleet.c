@@ -64,11 +64,11 @@ static int bind_import(struct store_query *q, const struct run_record *r)
 #define PEER_PULLED_SQL                                                       \
     "UPDATE peers SET cursor = ?4, runs_pulled = runs_pulled + ?5, "          \
     "skipped = skipped + ?6, skipped_reason = COALESCE(?7, skipped_reason), " \
-    "last_success_at = ?3 WHERE url = ?1"
+    "conflicts = conflicts + ?8, last_success_at = ?3 WHERE url = ?1"
 
 static void bind_pulled(struct store_query *q, const char *url, const char *now,
                         long long cursor, long long pulled, long long skipped,
-                        const char *skip_reason)
+                        const char *skip_reason, long long conflicts)
 {
     store_bind_text(q, 1, url);
     store_bind_text(q, 3, now);
@@ -76,40 +76,74 @@ static void bind_pulled(struct store_query *q, const char *url, const char *now,
     store_bind_int64(q, 5, pulled);
     store_bind_int64(q, 6, skipped);
     store_bind_text(q, 7, skip_reason);
+    store_bind_int64(q, 8, conflicts);
+}
+
+/* Whether the run id (held here) is held with origin (NULL: measured
+ * here): 1 the same, 0 another (its origin copied into held), or -1 when
+ * it could not be read. */
+static int same_origin(struct store_query *q, const char *id, const char *origin, char *held,
+                       size_t cap)
+{
+    const char *was;
+
+    if (store_query_prepare(q, "SELECT origin FROM runs WHERE id = ?1") != STORE_OK)
+        return -1;
+    store_bind_text(q, 1, id);
+    if (store_query_step(q) != STORE_STEP_ROW)
+        return -1;
+    was = store_col_text(q->st, 0);
+    if (was == NULL ? origin == NULL : origin != NULL && strcmp(was, origin) == 0)
+        return 1;
+    snprintf(held, cap, "%s", was ? was : "");
+    return 0;
 }
 
 /* Inserts runs on q, inside its transaction: a run whose id is here
- * already is counted in *existing and left as it is. */
+ * already is left as it is, counted in tally as existing (same origin)
+ * or a conflict (another).  via: the peer a pull's runs came from, or
+ * NULL: a run measured here that came back relayed through it (an echo
+ * of this node's own run, origin not via's) is existing too. */
 static int insert_runs(struct store_query *q, const struct run_record *runs, int n,
-                       int *inserted, int *existing)
+                       const char *via, struct import_tally *tally)
 {
     for (int i = 0; i < n; i++) {
         const struct run_record *r = &runs[i];
-        int changes = 0;
+        char held[sizeof(tally->conflict_held)];
+        int changes = 0, same;
 
         if (bind_import(q, r) != STORE_OK || store_query_exec(q, &changes) != STORE_OK)
             return STORE_ERROR;
         if (changes == 0) {
-            (*existing)++;
+            if ((same = same_origin(q, r->id, r->origin, held, sizeof(held))) < 0)
+                return STORE_ERROR;
+            if (same || (held[0] == '\0' && via && r->origin && strcmp(r->origin, via) != 0)) {
+                tally->existing++;
+                continue;
+            }
+            if (tally->conflicts++ == 0) {
+                snprintf(tally->conflict_id, sizeof(tally->conflict_id), "%s", r->id);
+                memcpy(tally->conflict_held, held, sizeof(held));
+            }
             continue;
         }
-        (*inserted)++;
+        tally->inserted++;
         if (r->results_text && store_put_results(q, r, 1) != STORE_OK)
             return STORE_ERROR;
     }
     return STORE_OK;
 }
 
-int store_import_runs(struct store *s, const struct run_record *runs, int n, int *inserted,
-                      int *existing)
+int store_import_runs(struct store *s, const struct run_record *runs, int n,
+                      struct import_tally *tally)
 {
     struct store_query q;
     int rc = STORE_ERROR;
 
-    *inserted = *existing = 0;
+    memset(tally, 0, sizeof(*tally));
     store_query_begin(&q, &s->writer, "import runs");
     if (store_query_transaction(&q) != STORE_OK ||
-        insert_runs(&q, runs, n, inserted, existing) != STORE_OK)
+        insert_runs(&q, runs, n, NULL, tally) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
 
@@ -118,20 +152,21 @@ done:
 }
 
 int store_pull_runs(struct store *s, const struct store_pull *pull, const struct run_record *runs,
-                    int n, int *inserted, int *existing)
+                    int n, struct import_tally *tally)
 {
     struct store_query q;
     char now[32];
     int rc = STORE_ERROR;
 
-    *inserted = *existing = 0;
+    memset(tally, 0, sizeof(*tally));
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
     if (store_query_transaction_relaxed(&q) != STORE_OK ||
-        insert_runs(&q, runs, n, inserted, existing) != STORE_OK ||
+        insert_runs(&q, runs, n, pull->url, tally) != STORE_OK ||
         store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;
-    bind_pulled(&q, pull->url, now, pull->cursor, *inserted, pull->skipped, pull->skip_reason);
+    bind_pulled(&q, pull->url, now, pull->cursor, tally->inserted, pull->skipped,
+                pull->skip_reason, tally->conflicts);
     if (store_query_exec(&q, NULL) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
@@ -149,37 +184,52 @@ enum {
     PEER_ERROR_AT,
     PEER_SKIPPED,
     PEER_SKIPPED_REASON,
+    PEER_CONFLICTS,
 };
 
-int store_peer_load(struct store *s, const char *url, struct peer_row *row)
+/* Reads url's row on q (made first if new) into row. */
+static int load_one(struct store_query *q, const char *url, struct peer_row *row)
+{
+    memset(row, 0, sizeof(*row));
+    if (store_query_run(q, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", NULL,
+                        STORE_TEXT(url)) != STORE_OK ||
+        store_query_prepare(q, "SELECT cursor, runs_pulled, last_success_at, "
+                               "last_error, last_error_at, skipped, skipped_reason, "
+                               "conflicts FROM peers WHERE url = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, url);
+    if (store_query_step(q) != STORE_STEP_ROW)
+        return STORE_ERROR;
+    row->cursor = sqlite3_column_int64(q->st, PEER_CURSOR);
+    row->runs_pulled = sqlite3_column_int64(q->st, PEER_PULLED);
+    snprintf(row->last_success_at, sizeof(row->last_success_at), "%s",
+             store_col_text(q->st, PEER_SUCCESS_AT) ? store_col_text(q->st, PEER_SUCCESS_AT)
+                                                    : "");
+    snprintf(row->last_error, sizeof(row->last_error), "%s",
+             store_col_text(q->st, PEER_ERROR) ? store_col_text(q->st, PEER_ERROR) : "");
+    snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
+             store_col_text(q->st, PEER_ERROR_AT) ? store_col_text(q->st, PEER_ERROR_AT) : "");
+    row->skipped = sqlite3_column_int64(q->st, PEER_SKIPPED);
+    row->conflicts = sqlite3_column_int64(q->st, PEER_CONFLICTS);
+    snprintf(row->skipped_reason, sizeof(row->skipped_reason), "%s",
+             store_col_text(q->st, PEER_SKIPPED_REASON)
+                 ? store_col_text(q->st, PEER_SKIPPED_REASON)
+                 : "");
+    return STORE_OK;
+}
+
+int store_peer_load_many(struct store *s, const char *const *urls, int n, struct peer_row *rows)
 {
     struct store_query q;
     int rc = STORE_ERROR;
 
-    memset(row, 0, sizeof(*row));
-    store_query_begin(&q, &s->writer, "read a peer's pull state");
-    if (store_query_run(&q, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", NULL,
-                        STORE_TEXT(url)) != STORE_OK ||
-        store_query_prepare(&q, "SELECT cursor, runs_pulled, last_success_at, "
-                                "last_error, last_error_at, skipped, skipped_reason "
-                                "FROM peers WHERE url = ?1") != STORE_OK)
+    store_query_begin(&q, &s->writer, "read the peers' pull state");
+    if (store_query_transaction(&q) != STORE_OK)
         goto done;
-    store_bind_text(&q, 1, url);
-    if (store_query_step(&q) != STORE_STEP_ROW)
-        goto done;
-    row->cursor = sqlite3_column_int64(q.st, PEER_CURSOR);
-    row->runs_pulled = sqlite3_column_int64(q.st, PEER_PULLED);
-    snprintf(row->last_success_at, sizeof(row->last_success_at), "%s",
-             store_col_text(q.st, PEER_SUCCESS_AT) ? store_col_text(q.st, PEER_SUCCESS_AT) : "");
-    snprintf(row->last_error, sizeof(row->last_error), "%s",
-             store_col_text(q.st, PEER_ERROR) ? store_col_text(q.st, PEER_ERROR) : "");
-    snprintf(row->last_error_at, sizeof(row->last_error_at), "%s",
-             store_col_text(q.st, PEER_ERROR_AT) ? store_col_text(q.st, PEER_ERROR_AT) : "");
-    row->skipped = sqlite3_column_int64(q.st, PEER_SKIPPED);
-    snprintf(row->skipped_reason, sizeof(row->skipped_reason), "%s",
-             store_col_text(q.st, PEER_SKIPPED_REASON) ? store_col_text(q.st, PEER_SKIPPED_REASON)
-                                                       : "");
-    rc = STORE_OK;
+    for (int i = 0; i < n; i++)
+        if (load_one(&q, urls[i], &rows[i]) != STORE_OK)
+            goto done;
+    rc = store_query_commit(&q);
 
 done:
     return store_query_end(&q, rc);
@@ -203,7 +253,7 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
     }
     if (store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;
-    bind_pulled(&q, url, now, cursor, pulled, skipped, skip_reason);
+    bind_pulled(&q, url, now, cursor, pulled, skipped, skip_reason, 0);
     rc = store_query_exec(&q, NULL);
 
 done:

@@ -79,3 +79,14 @@ int store_fault_cards(struct store *s, cJSON **cards)
 
     return store_read_objects(s, "read the cards with card faults", sql, NULL, NULL, cards);
 }
+
+int store_card_first_origin(struct store *s, const char *uuid, const char *host, cJSON **first)
+{
+    /* final_seq is this daemon's order of storing, not a run's claim;
+     * runs_by_card_key's first columns find the card's runs */
+    static const char sql[] = "SELECT origin FROM runs WHERE device_uuid = ?1 AND host = ?2 "
+                              "ORDER BY final_seq LIMIT 1";
+
+    return store_read_objects(s, "read the origin of a card's first run", sql, uuid, host,
+                              first);
+}

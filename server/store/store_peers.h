@@ -9,18 +9,23 @@
 
 #include "run_record.h"
 #include "store.h"
+#include "store_runs.h"
 
-/* A peer's pull state, made if new. */
+/* A peer's pull state. */
 struct peer_row {
     long long cursor;
     long long runs_pulled;
     long long skipped;        /* runs passed over: benchmarks unknown here */
-    char skipped_reason[256]; /* why the last one was, "" before any */
+    char skipped_reason[400]; /* why the last one was, "" before any */
+    long long conflicts;      /* runs refused: their id held here with another origin */
     char last_success_at[32];
     char last_error[256];
     char last_error_at[32];
 };
-int store_peer_load(struct store *s, const char *url, struct peer_row *row);
+/* The pull state of n peers (urls[i] into rows[i]), each row made if
+ * new, in one transaction: a hub given 10,000 new peers at once pays one
+ * commit, not 10,000. */
+int store_peer_load_many(struct store *s, const char *const *urls, int n, struct peer_row *rows);
 
 /* What a good pull moves on with the runs it brought: the peer (url), its
  * new cursor, and how many runs it skipped (skip_reason: why the last of
@@ -35,10 +40,11 @@ struct store_pull {
 /* Stores n runs pulled from pull->url (judged records, as
  * store_import_runs takes them) and moves the peer's cursor and counts on
  * with them, in one transaction: the cursor never passes a run that is not
- * stored, and a batch costs one commit.  STORE_OK with *inserted and
- * *existing, or the store's code (nothing is written then). */
+ * stored, and a batch costs one commit.  STORE_OK with *tally (as
+ * store_import_runs fills it; the conflicts counted in the peer's row
+ * too), or the store's code (nothing is written then). */
 int store_pull_runs(struct store *s, const struct store_pull *pull, const struct run_record *runs,
-                    int n, int *inserted, int *existing);
+                    int n, struct import_tally *tally);
 
 /* Records a pull: on success (error NULL) the new cursor, how many runs
  * it stored and how many it skipped (skip_reason: why the last of them

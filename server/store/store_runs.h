@@ -114,13 +114,27 @@ int store_list_runs(struct store *s, const struct run_filter *f, cJSON **out,
  * status is put in status). */
 int store_cancel_run(struct store *s, const char *id, char status[16]);
 
+/* What storing runs made elsewhere did with them.  A run whose id is held
+ * here already is never replaced: with the same origin (NULL: measured
+ * here) it is counted existing, with another it is a conflict (a peer
+ * serving another node's run ids), refused and counted; the first
+ * conflict's id and the origin it is held with here are kept for the
+ * log. */
+struct import_tally {
+    int inserted;
+    int existing;
+    int conflicts;
+    char conflict_id[40];    /* the first conflict's run id, or "" */
+    char conflict_held[160]; /* the origin it is held with here; "" measured here */
+};
+
 /* Stores n finished runs made elsewhere (an import, a peer), all in one
  * transaction, as they were checked and judged (runs/run_finish.c: each
- * record's judged part filled where it has results; its origin decided):
- * a run whose id is already here is left as it is, so an import can be
- * repeated.  *inserted and *existing get the counts. */
-int store_import_runs(struct store *s, const struct run_record *runs, int n, int *inserted,
-                      int *existing);
+ * record's judged part filled where it has results; its origin decided
+ * there): a run whose id is already here is left as it is (*tally says
+ * how), so an import can be repeated. */
+int store_import_runs(struct store *s, const struct run_record *runs, int n,
+                      struct import_tally *tally);
 
 /* For GET /compare: the newest f->limit done runs of f->benchmark
  * (filtered by f->host, f->device, f->label), newest first, with only what

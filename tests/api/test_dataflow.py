@@ -100,7 +100,7 @@ class ImportTest(ErrorAssertions, unittest.TestCase):
         self.assertEqual(self.d.get("/runs").json()["runs"], [])
         # the same runs, one a line, go in whole
         r = self.d.post("/runs/import", ndjson([make_run(i) for i in range(1, 10)]))
-        self.assertEqual(r.json(), {"imported": 9, "already_here": 0})
+        self.assertEqual(r.json(), {"imported": 9, "already_here": 0, "conflicts": 0})
 
     def test_text_after_a_line_names_the_line_and_imports_nothing(self):
         lines = ndjson([make_run(1), make_run(2), make_run(3)]).splitlines()
@@ -117,7 +117,7 @@ class ImportTest(ErrorAssertions, unittest.TestCase):
         self.assertEqual(self.d.get("/runs").json()["runs"], [])
         # CRLF line ends and blank lines are fine
         r = self.d.post("/runs/import", "\r\n".join(lines) + "\r\n\r\n")
-        self.assertEqual(r.json(), {"imported": 3, "already_here": 0})
+        self.assertEqual(r.json(), {"imported": 3, "already_here": 0, "conflicts": 0})
 
 
 class FilterTest(ErrorAssertions, unittest.TestCase):
@@ -179,7 +179,7 @@ class ExportErrorTest(unittest.TestCase):
                            meta={"driver": {"nvidia_version": "5" * (1024 * 1024)}})
             small = [make_run(n) for n in (2, 3, 4)]
             r = d.post("/runs/import", ndjson(small + [big]))
-            self.assertEqual(r.json(), {"imported": 4, "already_here": 0})
+            self.assertEqual(r.json(), {"imported": 4, "already_here": 0, "conflicts": 0})
             status, body, complete = get_raw(d, "/runs.csv")
             self.assertEqual(status, 200)
             self.assertFalse(complete, "the CSV export ended as if whole")
@@ -271,7 +271,7 @@ class FleetPullTest(unittest.TestCase):
         b.args += ["--peer", "http://127.0.0.1:%d" % a.port, "--peer-interval", "1"]
         try:
             r = a.post("/runs/import", body)
-            self.assertEqual(r.json(), {"imported": 20, "already_here": 0})
+            self.assertEqual(r.json(), {"imported": 20, "already_here": 0, "conflicts": 0})
             # A's pages end by bytes: a page holds a few such runs, never 20
             page = a.get("/runs.ndjson?after_seq=0&limit=200").body.splitlines()
             self.assertGreater(min(len(x) for x in page), 1.3e6)

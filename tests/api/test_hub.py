@@ -147,6 +147,13 @@ class PeersFileTest(unittest.TestCase):
         wait_for(lambda: "ftp://" in (peers(hub)["peers_file"]["error"] or ""), timeout=10,
                  what="the bad target named")
         self.assertEqual(sorted(by_url(hub)), sorted([url(a), url(b)]))
+        # Issue 35, point 9: a target held to what --listen is (a port in
+        # range), the whole file refused with the target named.
+        write_file(self.path, [{"targets": ["127.0.0.1:%d" % a.port, "127.0.0.1:99999"]}])
+        wait_for(lambda: "99999" in (peers(hub)["peers_file"]["error"] or ""), timeout=10,
+                 what="the bad port named")
+        self.assertIn("port out of range (1 to 65535)", peers(hub)["peers_file"]["error"])
+        self.assertEqual(sorted(by_url(hub)), sorted([url(a), url(b)]))
         late_b = b.post("/runs?wait=10", BODY).json()["id"]
         wait_for(lambda: hub.get("/runs/" + late_b).status == 200, timeout=10,
                  what="B still pulled on the last good list")
@@ -252,15 +259,23 @@ class StreamingPeer(http.server.BaseHTTPRequestHandler):
 
 
 class TricklePeer(http.server.BaseHTTPRequestHandler):
-    """Starts a page and then sends a byte a second, for a minute."""
+    """Starts a page and then sends chunk every pause seconds, count times
+    (by default a byte a second, for a minute)."""
+    chunk, pause, count = b" ", 1, 60
+
     def do_GET(self):
+        if self.path.startswith("/peers"):  # it relays nothing: only its pull trickles
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         self.send_response(200)
         self.end_headers()
         try:
-            for _ in range(60):
-                self.wfile.write(b" ")
+            for _ in range(self.count):
+                self.wfile.write(self.chunk)
                 self.wfile.flush()
-                time.sleep(1)
+                time.sleep(self.pause)
         except OSError:
             self.cut_at.append(time.time())
 
@@ -328,8 +343,8 @@ class StreamTest(unittest.TestCase):
             self.assertEqual(by_url(hub)[slow_url]["state"], "pulling")
             err = wait_for(lambda: by_url(hub)[slow_url]["last_error"], timeout=25,
                            what="the slow peer's pull ended")
-            # cut after the low-speed time (10 s), long before the trickle
-            # (60 s) or the transfer's limit (120 s) would have ended it
+            # cut after the grace (10 s), long before the trickle (60 s)
+            # or the transfer's deadline would have ended it
             self.assertLess(time.time() - started, 40)
             self.assertIn("too slow", err)
             self.assertEqual(by_url(hub)[slow_url]["failures_in_row"], 1)
@@ -339,6 +354,29 @@ class StreamTest(unittest.TestCase):
         finally:
             self.assertEqual(hub.stop(), 0)
             self.assertEqual(node.stop(), 0)
+
+
+    def test_a_dripping_peer_loses_its_slot_after_the_grace(self):
+        """Issue 35, point 9: a peer dripping 1.2 KB/s held a pull slot for
+        the transfer's 120 s; it must average 256 KiB/s after 10 s."""
+        # 1.2 KB/s (a run's worth of spaces a tenth of a second), for two
+        # minutes: over the 1 KB/s a low-speed limit asks
+        slow = serve(TricklePeer, cut_at=[], chunk=b" " * 120, pause=0.1, count=1200)
+        self.addCleanup(slow.server_close)
+        self.addCleanup(slow.shutdown)
+        slow_url = "http://127.0.0.1:%d" % slow.server_address[1]
+        hub = Daemon(gpus=0, args=["--peer", slow_url, "--peer-interval", "60"]).start()
+        started = time.time()
+        try:
+            err = wait_for(lambda: by_url(hub)[slow_url]["last_error"], timeout=60,
+                           what="the dripping peer's pull ended")
+            self.assertLess(time.time() - started, 20, err)
+            self.assertIn("too slow", err)
+            self.assertIn("256 KiB/s", err)
+            wait_for(lambda: slow.RequestHandlerClass.cut_at, timeout=5,
+                     what="the peer to see its connection closed")
+        finally:
+            self.assertEqual(hub.stop(), 0)
 
 
 class TiersTest(unittest.TestCase):

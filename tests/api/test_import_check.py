@@ -175,6 +175,11 @@ class PeerHandler(http.server.BaseHTTPRequestHandler):
     lines = []  # (seq, text)
 
     def do_GET(self):
+        if "after_seq=" not in self.path:  # GET /peers, /card_faults: a node without them
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         after = int(self.path.split("after_seq=")[1].split("&")[0])
         body = "".join(text + "\n" for seq, text in self.lines if seq > after).encode()
         self.send_response(200)

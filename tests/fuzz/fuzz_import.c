@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                        .now_ms = 1764547200000LL, /* 2025-12-01 */
                                        .max_skew_ms = 300000};
     struct gb_error err;
-    int inserted, existing;
+    struct import_tally tally;
 
     CHECK(body && fresh);
     memcpy(body, data, size);
@@ -142,10 +142,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * so that what was sent can be compared with what reads back */
         copy = cJSON_Duplicate(runs, 1);
         CHECK(copy != NULL);
-        CHECK(run_finish_import(store, NULL, copy, "import", &inserted, &existing) == STORE_OK);
+        CHECK(run_finish_import(store, NULL, copy, "import", &tally) == STORE_OK);
         cJSON_Delete(copy);
-        CHECK(inserted == cJSON_GetArraySize(fresh));
-        CHECK(inserted + existing == cJSON_GetArraySize(runs));
+        CHECK(tally.inserted == cJSON_GetArraySize(fresh));
+        CHECK(tally.inserted + tally.existing == cJSON_GetArraySize(runs));
         cJSON_ArrayForEach(run, fresh)
             check_read_back(run);
     }

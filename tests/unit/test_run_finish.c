@@ -14,6 +14,7 @@
 #include "import_check.h"
 #include "run_finish.h"
 #include "store_queue.h"
+#include "store_runs.h"
 #include "test.h"
 #include "test_store_tmp.h"
 
@@ -103,16 +104,17 @@ static int test_import_under_failing_allocations(void)
     struct tmp_store t;
     cJSON *runs = example_runs(), *copy = NULL, *run;
     long total;
-    int inserted, existing, ok = 0, refused = 0;
+    struct import_tally tally;
+    int ok = 0, refused = 0;
 
     ASSERT(runs != NULL && cJSON_GetArraySize(runs) == 6);
     ASSERT_EQ(tmp_store_open(&t, "unit-finish-import"), 0);
     copy = cJSON_Duplicate(runs, 1);
     ASSERT(copy && fresh_ids(copy) == 0);
     alloc_fail_arm(0);
-    ASSERT_EQ(run_finish_import(t.s, NULL, copy, "import", &inserted, &existing), STORE_OK);
+    ASSERT_EQ(run_finish_import(t.s, NULL, copy, "import", &tally), STORE_OK);
     total = alloc_fail_count();
-    ASSERT_EQ(inserted, 6);
+    ASSERT_EQ(tally.inserted, 6);
     cJSON_ArrayForEach(run, copy)
         ASSERT_EQ(stored_whole(t.s, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"))), 1);
     cJSON_Delete(copy);
@@ -121,7 +123,7 @@ static int test_import_under_failing_allocations(void)
         copy = cJSON_Duplicate(runs, 1);
         ASSERT(copy && fresh_ids(copy) == 0);
         alloc_fail_arm(n);
-        rc = run_finish_import(t.s, NULL, copy, "import", &inserted, &existing);
+        rc = run_finish_import(t.s, NULL, copy, "import", &tally);
         alloc_fail_arm(0);
         want = rc == STORE_OK ? 1 : 0;
         ok += rc == STORE_OK;
@@ -155,7 +157,8 @@ static int test_pull_batch_under_failing_allocations(void)
     cJSON *runs = example_runs(), *run = NULL;
     char *line = NULL;
     long total = 0;
-    int inserted, existing, kept = 0;
+    struct import_tally tally;
+    int kept = 0;
 
     ASSERT(runs != NULL);
     ASSERT_EQ(tmp_store_open(&t, "unit-finish-pull"), 0);
@@ -183,8 +186,8 @@ static int test_pull_batch_under_failing_allocations(void)
         free(line);
     }
     ASSERT(kept < total); /* some attempts did fail */
-    ASSERT_EQ(run_batch_store(&b, t.s, &inserted, &existing), STORE_OK);
-    ASSERT_EQ(inserted, kept);
+    ASSERT_EQ(run_batch_store(&b, t.s, &tally), STORE_OK);
+    ASSERT_EQ(tally.inserted, kept);
     ASSERT_EQ(b.n, 0);
     run_batch_clear(&b);
     cJSON_Delete(runs);
@@ -261,13 +264,13 @@ static int test_stored_key_is_the_sql_key(void)
 {
     struct tmp_store t;
     cJSON *runs = example_runs();
-    int inserted, existing;
+    struct import_tally tally;
     long same = -1, total = -1;
 
     ASSERT(runs != NULL);
     ASSERT_EQ(tmp_store_open(&t, "unit-finish-key"), 0);
-    ASSERT_EQ(run_finish_import(t.s, NULL, runs, "import", &inserted, &existing), STORE_OK);
-    ASSERT_EQ(inserted, 6);
+    ASSERT_EQ(run_finish_import(t.s, NULL, runs, "import", &tally), STORE_OK);
+    ASSERT_EQ(tally.inserted, 6);
     {
         sqlite3 *db = NULL;
         sqlite3_stmt *st = NULL;
