@@ -26,6 +26,7 @@ enum {
     SUB_FLEET = 1u << 4,
     SUB_IMPORT = 1u << 5,
     SUB_CHECK = 1u << 6,
+    SUB_DEMO = 1u << 7,
     SUB_ALL = 0xffffu,
 };
 
@@ -45,6 +46,9 @@ static const struct cli_subcommand subcommands[] = {
      "whether a node's cards may take jobs, for Slurm's HealthCheckProgram; the exit status "
      "answers",
      cmd_check, SUB_CHECK},
+    {"demo", "[DIR]",
+     "import the example H200 runs as a small made-up fleet (copies marked in their label)",
+     cmd_demo, SUB_DEMO},
 };
 
 enum option_kind {

@@ -276,7 +276,7 @@ static void method_notes(struct json_build *jb, cJSON *groups)
 static cJSON *build_group(struct json_build *jb, const cJSON *cards, const int *idx, int n,
                           double margin)
 {
-    static const char *const copied[] = {"host", "device_uuid", "run_id", NULL};
+    static const char *const copied[] = {"host", "device_uuid", "run_id", "label", NULL};
     const cJSON **rows = calloc((size_t)n, sizeof(*rows));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
     double *worst = calloc((size_t)n, sizeof(double));

@@ -624,6 +624,86 @@ class ExamplesTest(unittest.TestCase):
                     self.assertTrue(close(text.rstrip(" *"), value), (got, card["device_uuid"]))
 
 
+class DemoTest(unittest.TestCase):
+    """`gpubench demo`: the example H200 runs as a small made-up fleet
+    (REAL runs, each example set on its own host, and copies of three of
+    them, marked in their label), so /fleet, /coverage and `gpubench check`
+    show something real on a daemon without a GPU."""
+
+    SETS_HOSTS = {  # the examples' hosts, as their READMEs say
+        "h200_daemon_trust": "h200-a", "h200_daemon_health": "h200-a",
+        "h200_daemon_health_i18": "h200-b", "h200_daemon_canary": "h200-c",
+        "h200_run_end": "h200-d", "h200x2_daemon": "h200x2-a",
+        "h200x2_daemon_counters": "h200x2-b", "h200x2_daemon_health": "h200x2-c",
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=0).start()
+        cls.gb = Client(cls.d)
+        cls.rc, cls.out, cls.err = cls.gb("demo")
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def test_each_example_set_has_its_own_host(self):
+        seen = {}
+        for path in sorted(glob.glob(os.path.join(EXAMPLES, "*", "*.ndjson"))):
+            folder = os.path.basename(os.path.dirname(path))
+            want = self.SETS_HOSTS[folder]
+            with open(path) as f:
+                runs = [json.loads(line) for line in f if line.strip()]
+            for r in runs:
+                self.assertEqual((r["host"], (r.get("meta") or {}).get("host", want)),
+                                 (want, want), path)
+                seen.setdefault(want, set()).add(r["device"]["uuid"])
+            with open(os.path.join(EXAMPLES, folder, "README.md")) as f:
+                self.assertIn("`%s`" % want, f.read(), folder)
+        # one host, one machine: no card shows up under two hosts
+        cards = [u for uuids in seen.values() for u in uuids]
+        self.assertEqual(len(cards), len(set(cards)), seen)
+
+    def test_demo_makes_a_fleet_of_cards_marked_as_copies(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.assertIn("demo copy of", self.out)
+        fleet = self.d.get("/fleet?benchmark=hbm_bandwidth").json()
+        judged = [g for g in fleet["groups"] if not g.get("too_few_cards")]
+        self.assertEqual(len(judged), 1, fleet)
+        cards = judged[0]["cards"]
+        self.assertEqual(len(cards), 6, cards)
+        copies = [c for c in cards if (c.get("label") or "").startswith("demo copy of ")]
+        self.assertEqual(len(copies), 3, cards)
+        self.assertEqual(len({c["host"] for c in cards}), 6)
+        self.assertEqual(len({c["device_uuid"] for c in cards}), 6)
+        by_host = {c["host"]: c for c in cards}
+        for c in copies:  # a copy's numbers are its source's, never made up
+            source = by_host[c["host"][:-len("-copy1")]]
+            self.assertIn("demo copy of %s run %s" % (source["host"], source["run_id"][:8]),
+                          c["label"])
+            self.assertEqual([r["value_ms"] for r in c["rows"]],
+                             [r["value_ms"] for r in source["rows"]])
+        # the page's other views see the same cards
+        hosts = {c["host"] for c in self.d.get("/coverage?max_age=30d").json()["cards"]}
+        self.assertEqual(hosts, {"h200-a", "h200-a-copy1", "h200-b", "h200-c", "h200-c-copy1",
+                                 "h200-d", "h200-d-copy1", "h200x2-c"})
+        rc, out, err = self.gb("check", "--host", "h200-c-copy1", "--max-age", "30d")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("healthy", out)
+
+    def test_demo_twice_changes_nothing(self):
+        n = len(self.d.get("/runs?limit=500").json()["runs"])
+        rc, out, err = self.gb("demo")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("imported 0 runs; %d were already here" % n, out)
+
+    def test_demo_from_a_folder_without_the_examples_says_so(self):
+        rc, out, err = self.gb("demo", "/nonexistent")
+        self.assertEqual(rc, 3)
+        self.assertIn("/nonexistent/h200_daemon_health/health_runs.ndjson", err)
+        self.assertIn("gpubench demo DIR", err)
+
+
 class ChecksTest(unittest.TestCase):
     """`show` prints a health run's checks against its card model's floors
     after its rows (the test double named an H200, a model with floors;
