@@ -167,6 +167,57 @@ static const cJSON *card_row(const cJSON *card, const cJSON *key)
     return NULL;
 }
 
+/* The unit of the rows' own figures (GB/s, TFLOP/s) of a group's cards,
+ * or NULL when no card row has one. */
+static const char *value_unit(const cJSON *group)
+{
+    const cJSON *card, *row;
+
+    cJSON_ArrayForEach(card, cJSON_GetObjectItem(group, "cards"))
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(card, "rows"))
+            if (cli_json_text(row, "unit", NULL))
+                return cli_json_text(row, "unit", NULL);
+    return NULL;
+}
+
+/* Beside the times, the rows' own figures (GB/s ...), each card's, where
+ * the rows have them: what bandwidths are read by. */
+static int print_values(struct cli *c, const cJSON *group, int first, int n)
+{
+    const cJSON *cards = cJSON_GetObjectItem(group, "cards"), *row;
+    const char *unit = value_unit(group);
+    struct cli_table *t;
+    char tag[TAG_CAP];
+
+    if (unit == NULL)
+        return CLI_OK;
+    if ((t = cli_table_new()) == NULL)
+        return CLI_ERROR;
+    putchar('\n');
+    cli_table_row(t);
+    cli_table_cell(t, "%s", unit);
+    for (int i = first; i < first + n; i++)
+        cli_table_cell(t, "%s",
+                       uuid_tag(cli_json_text(cJSON_GetArrayItem(cards, i), "device_uuid", NULL),
+                                tag));
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(group, "rows")) {
+        const cJSON *key = cJSON_GetObjectItem(row, "key");
+        cli_table_row(t);
+        cli_table_json(t, key, "%g");
+        for (int i = first; i < first + n; i++) {
+            const cJSON *v = cJSON_GetObjectItem(card_row(cJSON_GetArrayItem(cards, i), key),
+                                                 "value");
+            if (cJSON_IsNumber(v))
+                cli_table_number(t, v->valuedouble, 4, "");
+            else
+                cli_table_cell(t, "-");
+        }
+    }
+    cli_table_print(stdout, t, c->colour);
+    free(t);
+    return CLI_OK;
+}
+
 /* A group's cards from the first-th, at most CARDS_PER_TABLE: a line
  * each (tag, UUID, host, run, outlier), then the median time of every row,
  * the fleet's and each card's; a row that is an outlier is marked "*". */
@@ -202,7 +253,9 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
     if ((t = cli_table_new()) == NULL)
         return CLI_ERROR;
     cli_table_row(t);
-    cli_table_cell(t, "median ms");
+    cli_table_cell(t, "median ms per %s",
+                   cli_json_text(group, "time_per", NULL) ? cli_json_text(group, "time_per", NULL)
+                                                          : "sample");
     cli_table_cell(t, "fleet");
     for (int i = first; i < first + n; i++)
         cli_table_cell(t, "%s",
@@ -230,7 +283,7 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
     }
     cli_table_print(stdout, t, c->colour);
     free(t);
-    return CLI_OK;
+    return print_values(c, group, first, n);
 }
 
 int cmd_fleet(struct cli *c)

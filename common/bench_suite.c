@@ -159,3 +159,25 @@ fail:
     cJSON_Delete(obj);
     return NULL;
 }
+
+int gb_benchmark_offered(const struct gb_benchmark *b, int test_benchmarks)
+{
+    return b != NULL && (!b->test_only || test_benchmarks);
+}
+
+void gb_benchmark_names(int test_benchmarks, int suites, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    if (cap == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < gb_benchmark_count() && used < cap; i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+        if (gb_benchmark_offered(b, test_benchmarks))
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", b->name);
+    }
+    for (size_t i = 0; suites && i < gb_suite_count() && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s (a suite)", used ? ", " : "",
+                                 gb_suite_at(i)->name);
+}

@@ -36,6 +36,15 @@ const struct gb_suite *gb_suite_find(const char *name);
 const struct gb_suite *gb_suite_at(size_t i);
 size_t gb_suite_count(void);
 
+/* Whether b is offered by a daemon (test-only benchmarks only with
+ * --test-benchmarks): b NULL is not. */
+int gb_benchmark_offered(const struct gb_benchmark *b, int test_benchmarks);
+
+/* The names of the benchmarks offered, ", " between them, then (with
+ * suites set) the suites' as "NAME (a suite)", into buf (cut at cap): what
+ * a refused benchmark name is answered with. */
+void gb_benchmark_names(int test_benchmarks, int suites, char *buf, size_t cap);
+
 /* Fills members (room for cap) with the suite's benchmarks in table order,
  * test-only ones left out; returns how many.  Static storage. */
 int gb_suite_members(const struct gb_suite *s, const struct gb_benchmark **members,

@@ -39,6 +39,8 @@ void api_compare_get(struct http_request *req, struct http_reply *rep)
     long long latest = 10;
     int include_invalid, rc;
 
+    if (query_benchmark(req, rep) != 0)
+        return;
     /* Two groups judged row by row: api_verdicts.c. */
     if (query_get(req, "baseline") || query_get(req, "candidate")) {
         api_compare_verdicts(req, rep);

@@ -245,6 +245,20 @@ int query_int(struct http_request *req, struct http_reply *rep, const char *name
     return 0;
 }
 
+int query_benchmark(struct http_request *req, struct http_reply *rep)
+{
+    const char *name = query_get(req, "benchmark");
+    char names[256];
+
+    if (name == NULL || name[0] == '\0' ||
+        gb_benchmark_offered(gb_benchmark_find(name), req->app->opt->test_benchmarks))
+        return 0;
+    gb_benchmark_names(req->app->opt->test_benchmarks, 0, names, sizeof(names));
+    reply_error(rep, 400, "unknown_benchmark", "benchmark",
+                "there is no benchmark \"%.60s\" (there are: %s)", name, names);
+    return -1;
+}
+
 int query_double(struct http_request *req, struct http_reply *rep, const char *name,
                  double min, double max, const char *expected, double *out)
 {

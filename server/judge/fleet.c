@@ -31,20 +31,28 @@ static void add_too_few(struct json_build *jb, cJSON *obj, int n)
     jb_number(jb, obj, "cards_needed", FLEET_MIN_CARDS);
 }
 
-/* The median_ms of the row of rows whose key is kv, per unit of work (a
- * digest row says its units: work_units.h), NAN when none: cards whose
- * calibration landed on other work are judged on the same speed. */
-static double row_value(const char *benchmark, const cJSON *rows, const cJSON *kv)
+/* The row of rows whose key is kv, or NULL. */
+static const cJSON *row_of(const cJSON *rows, const cJSON *kv)
 {
     const cJSON *row;
 
     cJSON_ArrayForEach(row, rows) {
         const char *field = compare_row_key(row);
-        const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
-        if (field && cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1) && cJSON_IsNumber(m))
-            return m->valuedouble / gb_work_units(benchmark, NULL, row);
+        if (field && cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1))
+            return row;
     }
-    return NAN;
+    return NULL;
+}
+
+/* The median_ms of the row of rows whose key is kv, per unit of work (a
+ * digest row says its units: work_units.h), NAN when none: cards whose
+ * calibration landed on other work are judged on the same speed. */
+static double row_value(const char *benchmark, const cJSON *rows, const cJSON *kv)
+{
+    const cJSON *row = row_of(rows, kv);
+    const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
+
+    return cJSON_IsNumber(m) ? m->valuedouble / gb_work_units(benchmark, NULL, row) : NAN;
 }
 
 /* The row keys of every card, first seen first, into keys (borrowed). */
@@ -113,6 +121,17 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
             cJSON *cell = jb_new_object(jb);
             jb_item(jb, cell, "key", cJSON_Duplicate(keys[k], 0));
             jb_number(jb, cell, "value_ms", x[i]);
+            /* the row's own figure beside the time (GB/s, TFLOP/s), where
+             * it has one: what a person compares bandwidths by */
+            {
+                const cJSON *src = row_of(cards[who[i]], keys[k]);
+                const cJSON *value = cJSON_GetObjectItem(src, "value");
+                const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(src, "unit"));
+                if (cJSON_IsNumber(value) && unit) {
+                    jb_number(jb, cell, "value", value->valuedouble);
+                    jb_string(jb, cell, "unit", unit);
+                }
+            }
             jb_number_or_null(jb, cell, "z", judged ? z[i] : NAN);
             jb_bool(jb, cell, "outlier", out);
             jb_push(jb, per_card[who[i]], cell);

@@ -612,7 +612,7 @@ class ExamplesTest(unittest.TestCase):
                 self.assertIn(card["run_id"], out)
             head = cells(next(line for line in lines if line.startswith("median ms")))
             tags = ["%s…%s" % (c["device_uuid"][4:12], c["device_uuid"][-4:]) for c in g["cards"]]
-            self.assertEqual(head, ["median ms", "fleet"] + tags)
+            self.assertEqual(head, ["median ms per %s" % g["time_per"], "fleet"] + tags)
             for row in g["rows"]:
                 got = cells(next(line for line in lines if line.startswith(str(row["key"]) + " ")))
                 if row["median_ms"] is None:  # too few cards for a fleet median: "-"
@@ -690,6 +690,25 @@ class DemoTest(unittest.TestCase):
         rc, out, err = self.gb("check", "--host", "h200-c-copy1", "--max-age", "30d")
         self.assertEqual(rc, 0, out + err)
         self.assertIn("healthy", out)
+
+    def test_fleet_table_says_per_launch_and_gives_gbps(self):
+        rc, out, err = self.gb("fleet", "--benchmark", "hbm_bandwidth")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("median ms per launch", out)
+        gbps = [line for line in out.splitlines() if line.startswith("GB/s")]
+        self.assertTrue(gbps, out)
+        triad = [cells(line) for line in out.splitlines() if line.startswith("triad")]
+        # the time table's triad, then the GB/s table's: thousands of GB/s
+        self.assertGreater(float(triad[-1][1]), 1000, out)
+        rc, out, err = self.gb("fleet", "--benchmark", "nope")
+        self.assertEqual(rc, 3)
+        self.assertIn('there is no benchmark "nope" (there are: smem_stride', err)
+
+    def test_check_says_no_valid_run_rather_than_never_checked(self):
+        rc, out, err = self.gb("check", "--host", "h200x2-c", "--max-age", "30d")
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("no valid run: compute_peak throttled", out + err)
+        self.assertNotIn("never checked", out + err)
 
     def test_demo_twice_changes_nothing(self):
         n = len(self.d.get("/runs?limit=500").json()["runs"])

@@ -137,7 +137,8 @@ async function showVerdicts(q, out, gen, metricSel) {
   metricSel.value = measure;
   const parts = [];
   const side = (g) => `${g.selector}: ${g.n_runs} run(s)` + (g.excluded_invalid ? `, ${g.excluded_invalid} invalid left out` : "") +
-    (g.excluded_other_key ? `, ${g.excluded_other_key} with other parameters left out` : "");
+    (g.excluded_other_key ? `, ${g.excluded_other_key} with other parameters left out` : "") +
+    ((g.left_out || []).length ? ` (left out: ${g.left_out.map((x) => `${x.run_id.slice(0, 8)} ${x.reason.split(" ")[0] === "invalid" ? "invalid" : "other parameters"}`).join(", ")})` : "");
   parts.push(el("p", { class: "note", id: "verdict-groups" }, "Baseline " + side(data.baseline) + "; candidate " + side(data.candidate) + "."));
   if (!data.comparable) {
     parts.push(el("div", { class: "error", id: "verdict-incomparable", role: "note" },
