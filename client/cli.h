@@ -53,6 +53,8 @@ struct cli_options {
     const char *status;
     const char *valid;
     const char *limit;
+    const char *after; /* runs: the cursor a page's "more:" line gave */
+    int all;           /* runs: every page */
     const char *baseline;
     const char *candidate;
     const char *margin;

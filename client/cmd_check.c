@@ -247,9 +247,7 @@ int cmd_check(struct cli *c)
     }
     if (gb_duration_ms(window, &ms) != 0) {
         fprintf(stderr,
-                "gpubench check: --max-age %.40s: expected a duration such as 24h, 90m, 7d or "
-                "3600 (seconds)\n",
-                window);
+                "gpubench check: --max-age %.40s: expected " GB_DURATION_EXPECTED "\n", window);
         return CLI_ERROR;
     }
     dynbuf_init(&path, 4096);

@@ -97,32 +97,67 @@ static void card_cell(struct cli_table *t, const cJSON *runs, const cJSON *run)
     cli_table_cell(t, "%s%s%s", name ? name : "?", num, tag);
 }
 
+/* The cursor= of a page's "next" URL into out (a run id), or "" when none. */
+static void next_cursor(const cJSON *doc, char out[64])
+{
+    const char *next = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "next"));
+    const char *at = next ? strstr(next, "cursor=") : NULL;
+
+    out[0] = '\0';
+    if (at)
+        snprintf(out, 64, "%.*s", (int)strcspn(at + 7, "&"), at + 7);
+}
+
 int cmd_runs(struct cli *c)
 {
-    /* GET /runs's filters, then its page size. */
-    const char *const names[] = {"benchmark", "device", "host", "label",
-                                 "status", "batch", "valid", "limit"};
-    const char *const values[] = {c->opt.benchmark, c->opt.device, c->opt.host, c->opt.label,
-                                  c->opt.status, c->opt.batch, c->opt.valid, c->opt.limit};
-    struct cli_table *t;
-    const cJSON *run, *runs;
-    cJSON *doc;
+    /* GET /runs's filters, then its page size and the page's start. */
+    const char *const names[] = {"benchmark", "device", "host", "label", "status",
+                                 "batch", "valid", "limit", "cursor"};
+    const char *values[] = {c->opt.benchmark, c->opt.device, c->opt.host,
+                            c->opt.label, c->opt.status, c->opt.batch,
+                            c->opt.valid, c->opt.limit, c->opt.after};
+    struct cli_table *t = NULL;
+    const cJSON *run;
+    cJSON *doc = NULL, *runs = cJSON_CreateArray(), *page;
     const int n = (int)(sizeof(names) / sizeof(names[0]));
-    int rc, filtered = 0;
+    char cursor[64] = "";
+    int rc = CLI_ERROR, filtered = 0;
 
     if (c->nargs != 0) {
         fprintf(stderr, "gpubench runs: %s: unexpected (gpubench runs --help)\n", c->args[0]);
-        return CLI_ERROR;
+        goto done;
     }
-    for (int i = 0; i < n - 1; i++)
+    if (c->opt.all && c->opt.json) {
+        fprintf(stderr, "gpubench runs: --all prints a table; with --json, follow each page's "
+                        "\"next\" (or --after CURSOR) yourself\n");
+        goto done;
+    }
+    if (runs == NULL)
+        goto done;
+    for (int i = 0; i < n - 2; i++)
         filtered |= values[i] != NULL;
-    if ((rc = get_filtered(c, "/runs", names, values, n, &doc)) != CLI_OK || c->opt.json)
-        goto done;
-    if ((t = cli_table_new()) == NULL) {
+    /* a page, or with --all every page, each from the last one's cursor */
+    for (;;) {
+        cJSON_Delete(doc);
+        doc = NULL;
+        if ((rc = get_filtered(c, "/runs", names, values, n, &doc)) != CLI_OK || c->opt.json)
+            goto done;
         rc = CLI_ERROR;
-        goto done;
+        page = cJSON_GetObjectItem(doc, "runs");
+        while (cJSON_GetArraySize(page) > 0) {
+            cJSON *item = cJSON_DetachItemFromArray(page, 0);
+            if (!cJSON_AddItemToArray(runs, item)) {
+                cJSON_Delete(item);
+                goto done;
+            }
+        }
+        next_cursor(doc, cursor);
+        if (!c->opt.all || cursor[0] == '\0')
+            break;
+        values[n - 1] = cursor;
     }
-    runs = cJSON_GetObjectItem(doc, "runs");
+    if ((t = cli_table_new()) == NULL)
+        goto done;
     cli_table_row(t);
     for (const char *const *h = (const char *const[]){"id", "benchmark", "status", "valid",
                                                       "card", "host", "label", "created", NULL};
@@ -146,12 +181,14 @@ int cmd_runs(struct cli *c)
         printf("no runs match these filters\n");
     else
         printf("no runs yet\n");
-    if (cJSON_IsString(cJSON_GetObjectItem(doc, "next")))
-        printf("(more: --limit, or GET %s)\n",
-               cJSON_GetStringValue(cJSON_GetObjectItem(doc, "next")));
-    free(t);
+    /* the next page, as this client asks for it */
+    if (cursor[0])
+        printf("(more: the same command with --after %s, or --all for every page)\n", cursor);
+    rc = CLI_OK;
 done:
+    free(t);
     cJSON_Delete(doc);
+    cJSON_Delete(runs);
     return rc;
 }
 

@@ -710,6 +710,42 @@ class DemoTest(unittest.TestCase):
         self.assertIn("no valid run: compute_peak throttled", out + err)
         self.assertNotIn("never checked", out + err)
 
+    def test_runs_pages_with_after_and_all(self):
+        total = len(self.d.get("/runs?limit=500").json()["runs"])
+        self.assertGreater(total, 50)
+        rc, out, err = self.gb("runs", "--limit", "25")
+        self.assertEqual(rc, 0, err)
+        first = run_ids(out)
+        self.assertEqual(len(first), 25)
+        more = re.search(r"--after (\S+), or --all", out)
+        self.assertTrue(more, out)
+        self.assertNotIn("GET /runs", out)  # no hint the client cannot follow
+        rc, out, err = self.gb("runs", "--limit", "25", "--after", more.group(1))
+        self.assertEqual(rc, 0, err)
+        second = run_ids(out)
+        self.assertEqual(len(second), 25)
+        self.assertFalse(set(first) & set(second))
+        rc, out, err = self.gb("runs", "--limit", "25", "--all")
+        self.assertEqual(rc, 0, err)
+        every = run_ids(out)
+        self.assertEqual(len(every), total)
+        self.assertEqual(every[:50], first + second)
+        self.assertNotIn("--after", out)
+        rc, out, err = self.gb("runs", "--help")
+        self.assertIn("1 to 500", out)
+        rc, out, err = self.gb("runs", "--limit", "600")
+        self.assertEqual(rc, 3)
+        self.assertIn("1 to 500", err)
+
+    def test_bounds_of_durations_are_said(self):
+        rc, out, err = self.gb("check", "--max-age", "400d")
+        self.assertEqual(rc, 3)
+        self.assertIn("up to a year (366d)", err)
+        rc, out, err = self.gb("check", "--host", "h200-a", "--max-age", "700h")
+        self.assertEqual(rc, 0, out + err)  # 1.5h-style spans: the one parser
+        rc, out, err = self.gb("check", "--host", "h200-a", "--max-age", "29.5d")
+        self.assertEqual(rc, 0, out + err)
+
     def test_demo_twice_changes_nothing(self):
         n = len(self.d.get("/runs?limit=500").json()["runs"])
         rc, out, err = self.gb("demo")

@@ -110,6 +110,44 @@ class PlainWordsTest(ErrorAssertions, unittest.TestCase):
                 for row in c["rows"]:
                     self.assertNotIn("unit", row)
 
+    def test_max_age_says_its_cap(self):
+        for path in ("/coverage?max_age=400d", "/cards?max_age=400d"):
+            err = self.assertError(self.d.get(path), 400, "out_of_bounds", "max_age")
+            self.assertIn("up to a year (366d)", err["message"])
+            self.assertIn("1.5h", err["message"])
+        self.assertEqual(self.d.get("/coverage?max_age=1.5h").status, 200)
+
+    def test_after_seq_pages_200_by_default(self):
+        runs = [make_run(3, 1 + i % 28, label="many") for i in range(230)]
+        r = self.d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
+        self.assertEqual(r.status, 200, r)
+        lines = self.d.get("/runs.ndjson?after_seq=0").body.splitlines()
+        self.assertEqual(len(lines), 200)
+        last = json.loads(lines[-1])["seq"]
+        rest = self.d.get("/runs.ndjson?after_seq=%d" % last).body.splitlines()
+        self.assertGreater(len(rest), 0)
+        self.assertEqual(len(self.d.get("/runs.ndjson?after_seq=0&limit=7").body.splitlines()), 7)
+        # a whole export has no count
+        self.assertGreater(len(self.d.get("/runs.ndjson").body.splitlines()), 230)
+
+
+class CanaryDurationTest(unittest.TestCase):
+    """--canary reads its period with the parser max_age uses."""
+
+    def test_canary_takes_what_max_age_takes(self):
+        d = Daemon(gpus=1, args=["--canary", "hbm_bandwidth@1.5h"]).start()
+        try:
+            text = d.get("/canaries").body
+            self.assertIn("5400", text)
+        finally:
+            self.assertEqual(d.stop(), 0)
+        d = Daemon(gpus=1, args=["--canary", "hbm_bandwidth@400d"])
+        with self.assertRaises(Exception):
+            d.start(timeout=5)
+        with open(d.log_path) as f:
+            self.assertIn("up to a year (366d)", f.read())
+        d.stop()
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
