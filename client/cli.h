@@ -74,6 +74,9 @@ struct cli {
     struct gb_http *http;
     int tty;    /* stdout is a terminal: a progress bar may be drawn */
     int colour; /* tty and NO_COLOR unset */
+    /* where the token sent came from (the --token-file path or
+     * "GPUBENCH_TOKEN"), NULL when none is sent: a 401 says which */
+    const char *token_from;
 };
 
 /* A subcommand: returns one of enum cli_exit. */

@@ -759,6 +759,38 @@ class DemoTest(unittest.TestCase):
         self.assertIn("gpubench demo DIR", err)
 
 
+class BigImportTest(unittest.TestCase):
+    """An export larger than the daemon's 64 MiB import body: `gpubench
+    import` pages it by itself (REAL H200 health runs of examples/, each
+    line given a new run id and batch, about 7,000 runs)."""
+
+    CAP = 64 * 1024 * 1024
+
+    def test_import_over_the_cap_is_paged(self):
+        d = Daemon(gpus=0).start()
+        try:
+            gb = Client(d)
+            with open(os.path.join(EXAMPLES, "h200_daemon_health", "health_runs.ndjson")) as f:
+                runs = [json.loads(line) for line in f if line.strip()]
+            path = os.path.join(d.tmp, "big.ndjson")
+            n = 0
+            with open(path, "w") as out:
+                while out.tell() <= self.CAP + (1 << 20):
+                    for r in runs:
+                        n += 1
+                        r = dict(r, id=r["id"][:24] + "%012x" % n, batch=None,
+                                 url="/runs/" + r["id"][:24] + "%012x" % n)
+                        out.write(json.dumps(r) + "\n")
+            self.assertGreater(os.path.getsize(path), self.CAP)
+            rc, out, err = gb("import", path, timeout=600)
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"^imported %d runs; 0 were already here \(sent in [2-9] pages" % n)
+            seqs = d.get("/runs.ndjson").body.count("\n")
+            self.assertEqual(seqs, n)
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+
 class ChecksTest(unittest.TestCase):
     """`show` prints a health run's checks against its card model's floors
     after its rows (the test double named an H200, a model with floors;
@@ -924,6 +956,25 @@ class TerminalTest(unittest.TestCase):
         rc, out, err = self.gb("run", "smem_stride", "--strides", "1", env={"GPUBENCH_TOKEN": ""})
         self.assertEqual(rc, 3)
         self.assertIn("unauthorized", err)
+        # said in the client's terms, not the header's
+        self.assertIn("use --token-file FILE (its first line is the token) or GPUBENCH_TOKEN",
+                      err)
+        self.assertNotIn("Authorization", err)
+        rc, out, err = self.gb("run", "smem_stride", "--strides", "1",
+                               env={"GPUBENCH_TOKEN": "wrong"})
+        self.assertEqual(rc, 3)
+        self.assertIn("refused the token of GPUBENCH_TOKEN", err)
+        rc, out, err = self.gb("run", "smem_stride", "--token-file", "/nonexistent/token")
+        self.assertEqual(rc, 3)
+        self.assertEqual(err, "gpubench: --token-file /nonexistent/token: cannot read it: "
+                              "No such file or directory\n")
+        rc, out, err = self.gb("runs", "--cacert", "/nonexistent/ca.crt")
+        self.assertEqual(rc, 3)
+        self.assertEqual(err, "gpubench: --cacert /nonexistent/ca.crt: cannot read it: "
+                              "No such file or directory\n")
+        rc, out, err = self.gb("runs", env={"GPUBENCH_CERT": "/nonexistent/c.pem"})
+        self.assertEqual(rc, 3)
+        self.assertIn("GPUBENCH_CERT /nonexistent/c.pem: cannot read it", err)
         rc, out, err = self.gb("run", "smem_stride", "--strides", "1", "--token-file", self.tokens,
                                env={"GPUBENCH_TOKEN": "wrong"})
         self.assertEqual(rc, 0, err)
