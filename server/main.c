@@ -330,6 +330,11 @@ int main(int argc, char **argv)
     }
     log_info("listening on %s://%s (database %s, worker %s, web %s)",
              app.tls ? "https" : "http", bound, app.db_path, opt.worker, opt.web);
+    {
+        char why[512];
+        if (http_chartjs_problem(opt.chartjs, why, sizeof(why)) != 0)
+            log_warn("the page's charts are off: %s", why);
+    }
 
     for (;;) {
         if (sigwait(&stop_signals, &sig) != 0)

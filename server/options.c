@@ -241,7 +241,7 @@ static const struct option_spec option_table[] = {
     {"db", "PATH", "./gpubench.db", NULL, "the SQLite database", set_string, FIELD(db), 0, 0},
     {"web", "DIR", NULL, "the installed share/gpubench/web, else the source tree's web/",
      "the web page's files", set_path, FIELD(web), 0, 0},
-    {"chartjs", "PATH", "/usr/share/javascript/chart.js/chart.min.js", NULL,
+    {"chartjs", "PATH", HTTP_CHARTJS_DEFAULT, NULL,
      "Chart.js for the page's charts (Debian's libjs-chart.js)", set_string, FIELD(chartjs), 0,
      0},
     {"worker", "PATH", NULL, "gpubench-worker beside gpubenchd", "the worker program", set_path,

@@ -89,7 +89,9 @@ void api_compare_get(struct http_request *req, struct http_reply *rep)
     out = compare_build(bench, runs, (int)latest, include_invalid == 1,
                         rows_from_store, req->app->store);
     cJSON_Delete(runs);
-    if (out == NULL) {
+    /* how many runs a card were used at most (the page shows it) */
+    if (out == NULL || (!(ids && ids[0]) && !cJSON_AddNumberToObject(out, "latest", (double)latest))) {
+        cJSON_Delete(out);
         reply_error(rep, 500, "internal", "", "out of memory");
         return;
     }

@@ -87,5 +87,9 @@ void api_static_file(struct http_request *req, struct http_reply *rep);
 void api_static_lib_file(struct http_request *req, struct http_reply *rep);
 void api_static_view_file(struct http_request *req, struct http_reply *rep);
 void api_static_chartjs(struct http_request *req, struct http_reply *rep);
+/* Whether Chart.js can be read at path: 0, or -1 with why (the path, the
+ * system's reason and what to do) in why[cap].  Said at start (main.c) and
+ * by GET /vendor/chart.js's 404, which the page shows. */
+int http_chartjs_problem(const char *path, char *why, size_t cap);
 
 #endif

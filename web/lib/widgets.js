@@ -109,7 +109,7 @@ export function chartFigure(caption, draw) {
 export function chartOrNote(fig, draw) {
   if (!GBCharts.available()) {
     fig.dataset.chart = "unavailable";
-    $(".chart-box", fig).replaceWith(el("p", { class: "note" }, "No chart: Chart.js is not installed on this node (install the Debian package libjs-chart.js). The table has every number."));
+    $(".chart-box", fig).replaceWith(el("p", { class: "note" }, "No chart: Chart.js did not load (the note at the top of the page says why). The table has every number."));
     return;
   }
   try {

@@ -45,6 +45,9 @@ export async function showCompare(q) {
     return;
   }
   if (!current(gen)) return;
+  // The number of runs a card that was used, as the answer says it (the
+  // daemon's default when the box is empty), never "all".
+  if (isNum(data.latest)) form.elements.latest.placeholder = String(data.latest);
 
   // The metric menu offers what these rows have; the URL may choose one.
   const METRICS = compareMetrics(data.time_per);
