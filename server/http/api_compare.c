@@ -90,7 +90,12 @@ void api_compare_get(struct http_request *req, struct http_reply *rep)
                         rows_from_store, req->app->store);
     cJSON_Delete(runs);
     /* how many runs a card were used at most (the page shows it) */
-    if (out == NULL || (!(ids && ids[0]) && !cJSON_AddNumberToObject(out, "latest", (double)latest))) {
+    if (out != NULL && !(ids && ids[0]) &&
+        !cJSON_AddNumberToObject(out, "latest", (double)latest)) {
+        cJSON_Delete(out);
+        out = NULL;
+    }
+    if (out == NULL) {
         cJSON_Delete(out);
         reply_error(rep, 500, "internal", "", "out of memory");
         return;
