@@ -116,9 +116,18 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
 {
     struct store_query q;
     char now[32];
-    int rc = STORE_ERROR;
+    int rc = STORE_ERROR, newest = -1;
 
     *inserted = *existing = 0;
+    /* the batch's run that finished last (ids break a tie) */
+    for (int i = 0; i < n; i++) {
+        const char *at = runs[i].finished_at;
+        if (at == NULL || runs[i].id == NULL)
+            continue;
+        if (newest < 0 || strcmp(at, runs[newest].finished_at) > 0 ||
+            (strcmp(at, runs[newest].finished_at) == 0 && strcmp(runs[i].id, runs[newest].id) > 0))
+            newest = i;
+    }
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
     if (store_query_transaction(&q) != STORE_OK ||
@@ -127,6 +136,15 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
         goto done;
     bind_pulled(&q, pull->url, now, pull->cursor, *inserted, pull->skipped, pull->skip_reason);
     if (store_query_exec(&q, NULL) != STORE_OK)
+        goto done;
+    if (newest >= 0 &&
+        store_query_run(&q,
+                        "UPDATE peers SET newest_run_id = ?2, newest_finished_at = ?3 "
+                        "WHERE url = ?1 AND (newest_finished_at IS NULL OR "
+                        "newest_finished_at < ?3 OR (newest_finished_at = ?3 AND "
+                        "newest_run_id < ?2))",
+                        NULL, STORE_TEXT(pull->url), STORE_TEXT(runs[newest].id),
+                        STORE_TEXT(runs[newest].finished_at)) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
 
@@ -143,6 +161,8 @@ enum {
     PEER_ERROR_AT,
     PEER_SKIPPED,
     PEER_SKIPPED_REASON,
+    PEER_NEWEST_ID,
+    PEER_NEWEST_AT,
 };
 
 int store_peer_load(struct store *s, const char *url, struct peer_row *row)
@@ -155,7 +175,8 @@ int store_peer_load(struct store *s, const char *url, struct peer_row *row)
     if (store_query_run(&q, "INSERT OR IGNORE INTO peers (url) VALUES (?1)", NULL,
                         STORE_TEXT(url)) != STORE_OK ||
         store_query_prepare(&q, "SELECT cursor, runs_pulled, last_success_at, "
-                                "last_error, last_error_at, skipped, skipped_reason "
+                                "last_error, last_error_at, skipped, skipped_reason, "
+                                "newest_run_id, newest_finished_at "
                                 "FROM peers WHERE url = ?1") != STORE_OK)
         goto done;
     store_bind_text(&q, 1, url);
@@ -173,6 +194,10 @@ int store_peer_load(struct store *s, const char *url, struct peer_row *row)
     snprintf(row->skipped_reason, sizeof(row->skipped_reason), "%s",
              store_col_text(q.st, PEER_SKIPPED_REASON) ? store_col_text(q.st, PEER_SKIPPED_REASON)
                                                        : "");
+    snprintf(row->newest_run_id, sizeof(row->newest_run_id), "%s",
+             store_col_text(q.st, PEER_NEWEST_ID) ? store_col_text(q.st, PEER_NEWEST_ID) : "");
+    snprintf(row->newest_finished_at, sizeof(row->newest_finished_at), "%s",
+             store_col_text(q.st, PEER_NEWEST_AT) ? store_col_text(q.st, PEER_NEWEST_AT) : "");
     rc = STORE_OK;
 
 done:

@@ -277,7 +277,7 @@ def test_pages(d, b):
     check(b.eval("document.querySelector('#compare-form [name=baseline]').value") == "runs:" + base,
           "baseline not restored from the URL")
     labels = b.eval("Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets.map(d => d.label)")
-    check("+margin" in labels and "no change" in labels and "95% interval" in labels,
+    check("±margin (band: same)" in labels and "no change" in labels and "95% interval" in labels,
           "the shift chart lacks its band, zero line or intervals: %s" % labels)
     shot(b, "compare-verdicts")
 
