@@ -5,7 +5,7 @@
  * could still be slower than the margin (inconclusive, its interval
  * reaching above +margin: gb_shift_could_be_slower, common/shift.h);
  * else 0.  A gate stops regressions: a faster row, or an inconclusive one
- * that can only be faster or within the margin, is not one (issue 21: a
+ * that can only be faster or within the margin, is not one (a
  * row entirely faster failed CI jobs).  Groups that cannot be compared
  * (different parameters, driver, card model, or nothing valid on one
  * side) exit 2: nothing was shown to be the same.

@@ -19,7 +19,7 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
  * least time a sample must last so that launch overhead is noise,
  * whether to read the shared-memory hardware counters (in a pass of their
  * own after the timed samples; auto reads them where the driver allows),
- * whether to wait for a quiet card first (issue 13: a run beside another
+ * whether to wait for a quiet card first (a run beside another
  * process's kernels measured 47x for a 32-way conflict), and an optional
  * precision of the median that samples are added until (max_samples is
  * only read with precision; its lower bound is the samples default).

@@ -1,6 +1,6 @@
 /*
  * bench_suite.h - named suites of benchmarks: one request that expands into
- * one run per member (issue 16: the nightly `health` suite).
+ * one run per member (the nightly `health` suite).
  *
  * A suite is not a benchmark the worker knows; the daemon expands it.  Its
  * members are not listed here but read off the benchmark table

@@ -350,7 +350,7 @@ int main(int argc, char **argv)
     rc = 0;
 
 done:
-    /* Shutdown (issue 31).  First no run starts any more, a confirming or
+    /* Shutdown.  First no run starts any more, a confirming or
      * canary run queued from here on included: it waits for the next
      * start.  Then every waiting request is answered (202, its runs as
      * they stand), those on a running run once the pool has ended it or

@@ -1,5 +1,5 @@
 /*
- * api_cards.c - GET /cards and GET /cards/UUID (issue 24): parse ?max_age=,
+ * api_cards.c - GET /cards and GET /cards/UUID: parse ?max_age=,
  * ask the runs layer (cards.c, which judges each card's state with
  * server/judge/card_state.c), print the answer.
  */

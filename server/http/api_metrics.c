@@ -321,7 +321,7 @@ static void series_print(struct dynbuf *b, const cJSON *set)
         (void)!dynbuf_printf(b, "%s %.6g\n", s->string, s->valuedouble);
 }
 
-/* Issue 24: gpubench_card_events_total, what the watch found on each card
+/* gpubench_card_events_total, what the watch found on each card
  * between runs (GET /cards/UUID/events), counted by kind and whether it
  * was critical.  0, or -1 on a store error. */
 static int card_event_metrics(struct http_request *req, struct dynbuf *b)
@@ -415,7 +415,7 @@ static int fleet_z_series(const cJSON *fleet, cJSON *set)
     return rc;
 }
 
-/* Issue 14: open alerts, each card's fleet z per row, and the webhook's
+/* Open alerts, each card's fleet z per row, and the webhook's
  * posts.  0, or -1 on a store error or when memory ran out. */
 static int alert_metrics(struct http_request *req, struct dynbuf *b)
 {
@@ -470,7 +470,7 @@ static void coverage_card_labels(struct dynbuf *b, const cJSON *card)
         add_text(b, "\",gpu=\"\"");
 }
 
-/* Issue 24: GET /coverage's answer (its default window) as gauges: the age
+/* GET /coverage's answer (its default window) as gauges: the age
  * of each card's newest valid run per health benchmark (none for a cell
  * never checked: an age made up would read as a check), each card's state
  * as one series per state, and the cells per state.  0, or -1 on a store

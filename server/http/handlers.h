@@ -40,7 +40,7 @@ void api_baselines_list(struct http_request *req, struct http_reply *rep);
 void api_baselines_get(struct http_request *req, struct http_reply *rep);
 void api_baselines_delete(struct http_request *req, struct http_reply *rep);
 
-/* api_alerts.c: alerts (issue 14); api_fleet.c: the fleet view. */
+/* api_alerts.c: alerts; api_fleet.c: the fleet view. */
 void api_alerts_get(struct http_request *req, struct http_reply *rep);
 void api_alerts_ack(struct http_request *req, struct http_reply *rep);
 void api_fleet_get(struct http_request *req, struct http_reply *rep);

@@ -1,5 +1,5 @@
 /*
- * alerts.h - what a run's verdicts change (issue 14): alerts and confirming
+ * alerts.h - what a run's verdicts change: alerts and confirming
  * runs, and the webhook that tells of confirmed alerts.
  *
  * A change counts once it repeats.  A run that is not a confirmation and

@@ -7,7 +7,7 @@ screen also says what `start` does to the terminal (foreground, Ctrl-C,
 options passed through, a second terminal) and how long `test` takes, and
 keeps the older exports' caveats below it. The history words are refused in
 every other *.md of the tree too (bench/RESULTS.md, the measurements'
-record, aside).
+record, aside), and in the comments of the code outside tests/.
 
 usage: readme_guide.py SOURCE_DIR"""
 import os
@@ -33,6 +33,10 @@ NOT_FIRST_SCREEN = (
     (r"0\.1\.0", "the older exports' version"),
     (r"pageable", "the older exports' pageable memory"),
 )
+# The code a newcomer reads (its comments): the same words, but "wave" and
+# "session", which are GPU and CUPTI terms there.
+CODE_DIRS = ("server", "common", "client", "web", "worker", "kernels", "packaging", "scripts")
+CODE_EXTS = (".c", ".h", ".cu", ".cuh", ".js", ".css", ".html", ".py", ".sh", ".yml", ".txt")
 # Markdown files that record measurements as they happened, history and all.
 HISTORY_ALLOWED = ("bench/RESULTS.md",)
 SKIP_DIRS = (".git", "node_modules")
@@ -46,6 +50,7 @@ HISTORY = (
     (r"\bthe seed('s)?\b", "\"the seed\""),
     (r"\bthe project\b", "\"the project\""),
 )
+CODE_HISTORY = tuple(h for h in HISTORY if h[1] not in ('"wave"', "a session"))
 
 
 def prose_lines(text):
@@ -76,6 +81,26 @@ def history_problems(path, name):
             if m:
                 problems.append(f"{name}:{n} speaks of the project's history ({what}): "
                                 f"{line.strip()[:100]!r}")
+    return problems
+
+
+def code_files(root):
+    """The source files of CODE_DIRS, relative."""
+    for top in CODE_DIRS:
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if f.endswith(CODE_EXTS):
+                    yield os.path.relpath(os.path.join(d, f), root)
+
+
+def code_problems(path, name):
+    problems = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            for pattern, what in CODE_HISTORY:
+                if re.search(pattern, line, re.IGNORECASE):
+                    problems.append(f"{name}:{n} speaks of the project's history ({what}): "
+                                    f"{line.strip()[:100]!r}")
     return problems
 
 
@@ -140,11 +165,14 @@ def main():
     for name in files:
         if name not in HISTORY_ALLOWED:
             problems += history_problems(os.path.join(root, name), name)
+    code = sorted(code_files(root))
+    for name in code:
+        problems += code_problems(os.path.join(root, name), name)
 
     for p in problems:
         print("readme_guide:", p, file=sys.stderr)
     print(f"readme_guide: {len(headings)} headings, {len(files)} markdown files, "
-          f"{len(problems)} problem(s)")
+          f"{len(code)} source files, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

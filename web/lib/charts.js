@@ -18,7 +18,7 @@ const GLYPHS = { circle: "●", rect: "■", triangle: "▲", rectRot: "◆", cr
 
 // Series i's colour, marker and dash.  Colour and marker step together
 // and the marker moves one further every 8 series, so no two of the first
-// 64 series share both (issue 26: 13 cards on one compare chart, two with
+// 64 series share both (13 cards on one compare chart, two with
 // one look); the dash differs too.  The compare chart and its tables
 // both take it from here, so a table's swatch is its series' look.
 export function seriesStyle(i) {
@@ -287,7 +287,7 @@ export function transpose(canvas, rows, ceilingGbps, ceilingSource) {
   });
 }
 
-// Measured against its peak (issue 16: rows with value, unit, peak): a
+// Measured against its peak (rows with value, unit, peak): a
 // horizontal bar per row, the row's peak drawn as a hollow dashed bar
 // behind it (so the gap to the peak is the empty part), and each bar's
 // share of its peak written beside it.  Only rows of one unit share a

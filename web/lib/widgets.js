@@ -55,7 +55,7 @@ export function statusBadge(status) {
   return el("span", { class: "badge status-" + status }, status);
 }
 
-// The run's verdict (issue 13): valid, invalid with its reason codes, or
+// The run's verdict: valid, invalid with its reason codes, or
 // unknown (a run the worker did not watch: treated as valid).  Words first,
 // the colour only helps; the reasons' sentences are in the title.
 export function validityOf(run) {
@@ -142,7 +142,7 @@ export function runLink(id, text) {
   return id ? el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, text || id.slice(-6)) : "–";
 }
 
-// Checks against the floors (issue 24), as a run has them (GET /runs/ID's
+// Checks against the floors, as a run has them (GET /runs/ID's
 // checks) and as a card has its latest (GET /cards/UUID's, with the
 // benchmark, the fleet's learned median and the run): one table for both,
 // whose columns are these, each shown where some check has its field.  The
@@ -166,7 +166,7 @@ export function checksTable(cls, caption, checks) {
 }
 
 // What more samples would do for a verdict row: roughly how many a group
-// would decide it, or why none would (issue 21: the shift sits at the
+// would decide it, or why none would (the shift sits at the
 // margin, or the interval is too wide), or nothing for a decided row.
 export function moreSamplesText(r) {
   if (isNum(r.more_samples)) return "≈" + r.more_samples + " a group";
@@ -185,7 +185,7 @@ export function fleetWords(cell) {
   return { cls: "note", text: "not judged" };
 }
 
-// Tables that fit their box (issue 26).  Numbers never wrap, so a table
+// Tables that fit their box.  Numbers never wrap, so a table
 // of many columns (a run's 16 row fields, 27 cards on a compare, 33
 // strides in the fleet) can be wider than the page, and a column behind a
 // scroll bar is a column nobody reads.  fitTables holds the columns and

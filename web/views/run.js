@@ -87,7 +87,7 @@ function runChart(run) {
   return null;
 }
 
-// Issue 16's rows carry value, unit and peak: the rows of the unit most
+// The memory, compute and link benchmarks' rows carry value, unit and peak: the rows of the unit most
 // rows with a peak have (p2p's GB/s, not its latencies), or null.
 function peakRows(rows) {
   const counts = {};
@@ -222,7 +222,7 @@ function renderRun(box, run) {
   if (summary.ceiling_suspect) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Ceiling suspect: "), "a variant ran faster than the copy ceiling (" + (summary.over_ceiling || []).join(", ") + "), so the ceiling is wrong, not the variant fast."));
   if (rows.some((r) => r.verified === false)) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Unverified output: "), "a variant did not write the right result; its time means nothing."));
   if (run.error) warnings.push(el("p", { class: "error", role: "alert" }, el("strong", {}, "Failed: "), run.error.code + ": " + run.error.message));
-  // What the database holds of it is damaged (issue 31): shown as it was read, the damaged parts empty.
+  // What the database holds of it is damaged: shown as it was read, the damaged parts empty.
   if (run.damaged) warnings.push(el("p", { class: "error", role: "alert", id: "run-damaged" }, el("strong", {}, "Damaged: "), "the database no longer holds this run's " + (run.damaged_columns || []).join(", ") + " as written (a damaged page); they are left out here. Run gpubenchd --check-db (README, \"When things go wrong\")."));
   parts.push(...warnings);
 
@@ -353,7 +353,7 @@ function summaryPanel(benchmark, summary) {
     const pk = summary.peak;
     if (isNum(pk.baseline_gbps)) add("Stride-1 shared-memory rate", num(pk.baseline_gbps, 4) + " GB/s, " + pct(pk.baseline_fraction_of_peak, 3) + " of " + num(pk.peak_gbps, 4) + " GB/s peak at " + num(pk.sm_clock_mhz, 4) + " MHz");
   }
-  // The worker says which ratio the largest error is of (issue 13: cycles,
+  // The worker says which ratio the largest error is of (cycles,
   // the clock taken out); the time ratio's error is shown beside it.
   if (isNum(summary.max_ratio_error)) {
     const basis = summary.max_ratio_error_basis === "cycles" ? "cycle ratio" : summary.max_ratio_error_basis ? summary.max_ratio_error_basis + " ratio" : "ratio";

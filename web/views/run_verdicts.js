@@ -1,4 +1,4 @@
-// run_verdicts.js - a finished run's verdicts on its page (issue 14): its
+// run_verdicts.js - a finished run's verdicts on its page: its
 // card's history and its fleet, the card's recent medians per row against
 // the history's band, and the alerts the run opened or settled.  Every
 // verdict is in words, the colour and the point shape only help, and every
