@@ -204,6 +204,18 @@ static const cJSON *card_row(const cJSON *card, const cJSON *key)
     return NULL;
 }
 
+/* A header cell for each of the cards from the first-th, n of them: their
+ * tags (uuid_tag). */
+static void card_heads(struct cli_table *t, const cJSON *cards, int first, int n)
+{
+    char tag[TAG_CAP];
+
+    for (int i = first; i < first + n; i++)
+        cli_table_cell(t, "%s",
+                       uuid_tag(cli_json_text(cJSON_GetArrayItem(cards, i), "device_uuid", NULL),
+                                tag));
+}
+
 /* The unit of the rows' own figures (GB/s, TFLOP/s) of a group's cards,
  * or NULL when no card row has one. */
 static const char *value_unit(const cJSON *group)
@@ -224,7 +236,6 @@ static int print_values(struct cli *c, const cJSON *group, int first, int n)
     const cJSON *cards = cJSON_GetObjectItem(group, "cards"), *row;
     const char *unit = value_unit(group);
     struct cli_table *t;
-    char tag[TAG_CAP];
 
     if (unit == NULL)
         return CLI_OK;
@@ -233,10 +244,7 @@ static int print_values(struct cli *c, const cJSON *group, int first, int n)
     putchar('\n');
     cli_table_row(t);
     cli_table_cell(t, "%s", unit);
-    for (int i = first; i < first + n; i++)
-        cli_table_cell(t, "%s",
-                       uuid_tag(cli_json_text(cJSON_GetArrayItem(cards, i), "device_uuid", NULL),
-                                tag));
+    card_heads(t, cards, first, n);
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(group, "rows")) {
         const cJSON *key = cJSON_GetObjectItem(row, "key");
         cli_table_row(t);
@@ -294,10 +302,7 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
                    cli_json_text(group, "time_per", NULL) ? cli_json_text(group, "time_per", NULL)
                                                           : "sample");
     cli_table_cell(t, "fleet");
-    for (int i = first; i < first + n; i++)
-        cli_table_cell(t, "%s",
-                       uuid_tag(cli_json_text(cJSON_GetArrayItem(cards, i), "device_uuid", NULL),
-                                tag));
+    card_heads(t, cards, first, n);
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(group, "rows")) {
         const cJSON *key = cJSON_GetObjectItem(row, "key");
         const cJSON *median = cJSON_GetObjectItem(row, "median_ms");

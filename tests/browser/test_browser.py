@@ -162,6 +162,25 @@ def assert_clean(b, allowed=()):
     check(not errs, "page recorded %s script errors: %s" % (errs, b.eval("document.getElementById('page-errors').innerText")))
 
 
+# The widths every layout is looked at.
+WIDTHS = (1400, 1920)
+
+
+def set_width(b, width):
+    b.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+
+
+def problem_list():
+    """A list of problems and want(cond, msg), which adds msg when cond is
+    false: a case collects them all and says them at its end."""
+    problems = []
+
+    def want(cond, msg):
+        if not cond:
+            problems.append(msg)
+    return problems, want
+
+
 def shot(b, name):
     path = os.path.join(SHOTS, "browser-%s.png" % name)
     b.screenshot(path)
@@ -880,14 +899,10 @@ def test_layout(d, b):
     n_series = len(d.get("/compare?benchmark=smem_stride").json()["series"])
     check(n_series >= 10, "compare has only %d smem_stride series: the many-series case is not tested" % n_series)
 
-    problems = []
+    problems, want = problem_list()
 
-    def want(cond, msg):
-        if not cond:
-            problems.append(msg)
-
-    for width in (1400, 1920):
-        b.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    for width in WIDTHS:
+        set_width(b, width)
         for name, query in queries:
             open_page(b, d, query, "%s at %d px" % (name, width))
             b.wait_for("Array.from(document.querySelectorAll('figure.chart')).every(f => f.dataset.chart !== 'pending')",
@@ -1511,14 +1526,10 @@ def test_page_words(d, b):
             check(d.post("/runs/import", f.read()).status == 200, "import " + path)
     check(d.post("/runs/import", "".join(json.dumps(r) + "\n" for r in runs)).status == 200, "import the copies")
     uuid_a = json.loads(open(os.path.join(EXAMPLES, a)).readline())["device"]["uuid"]
-    problems = []
+    problems, want = problem_list()
 
-    def want(cond, msg):
-        if not cond:
-            problems.append(msg)
-
-    for width in (1400, 1920):
-        b.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    for width in WIDTHS:
+        set_width(b, width)
 
         print("compare at %d px: the runs a card used, strides as points" % width)
         open_page(b, d, "?view=compare&benchmark=smem_stride", "compare smem_stride")
