@@ -199,8 +199,8 @@ int cmd_demo(struct cli *c)
     if (!c->opt.json)
         printf("the copies' labels say \"demo copy of ...\"; now open the page, or try "
                "'gpubench fleet --benchmark hbm_bandwidth' and 'gpubench check --host "
-               "h200-a --max-age 30d' (the runs date from 2026-12-01 to 03: widen --max-age as they "
-               "age, up to 366d)\n");
+               "h200-a --max-age 30d' (the runs date from 2026-12-01 to 03: widen "
+               "--max-age as they age, up to 366d)\n");
     rc = CLI_OK;
 done:
     cli_import_free(&im);
