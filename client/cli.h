@@ -14,6 +14,7 @@
 #define GPUBENCH_CLIENT_CLI_H
 
 #include "curl_tls.h"
+#include "dynbuf.h"
 #include "http_client.h"
 
 #include <cjson/cJSON.h>
@@ -52,6 +53,8 @@ struct cli_options {
     const char *status;
     const char *valid;
     const char *limit;
+    const char *after; /* runs: the cursor a page's "more:" line gave */
+    int all;           /* runs: every page */
     const char *baseline;
     const char *candidate;
     const char *margin;
@@ -71,6 +74,9 @@ struct cli {
     struct gb_http *http;
     int tty;    /* stdout is a terminal: a progress bar may be drawn */
     int colour; /* tty and NO_COLOR unset */
+    /* where the token sent came from (the --token-file path or
+     * "GPUBENCH_TOKEN"), NULL when none is sent: a 401 says which */
+    const char *token_from;
 };
 
 /* A subcommand: returns one of enum cli_exit. */
@@ -84,6 +90,26 @@ int cmd_fleet(struct cli *c);
 int cmd_import(struct cli *c);
 int cmd_check(struct cli *c);
 int cmd_changes(struct cli *c);
+int cmd_demo(struct cli *c);
+
+/* Runs sent to POST /runs/import in pages under the daemon's body cap
+ * (cmd_import.c): init, a line at a time, finish (the last page), say,
+ * free.  Each page is stored all or nothing; a refused page is said on
+ * stderr with the lines it held.  what names the source in messages. */
+struct cli_import {
+    struct cli *c;
+    const char *what;
+    struct dynbuf page; /* owned */
+    long line;          /* lines read so far */
+    long page_lines;    /* of them, in the page held */
+    long imported, already;
+    int pages; /* sent and accepted */
+};
+void cli_import_init(struct cli_import *im, struct cli *c, const char *what);
+int cli_import_line(struct cli_import *im, const char *line, size_t len);
+int cli_import_finish(struct cli_import *im);
+void cli_import_say(const struct cli_import *im);
+void cli_import_free(struct cli_import *im);
 
 /* GETs path (with its query) and parses the JSON answer into a NEW *out
  * the caller deletes.  On --json prints the daemon's text as it is.  A

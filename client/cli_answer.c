@@ -18,7 +18,22 @@ int cli_report_error(struct cli *c, const struct gb_response *res)
 
     if (c->opt.json && res->body.len)
         printf("%s%s", res->body.data, res->body.data[res->body.len - 1] == '\n' ? "" : "\n");
-    if (msg && code)
+    /* a refused token in the client's own words, not the header's */
+    if (res->status == 401 && c->token_from == NULL && msg && strstr(msg, "bearer token"))
+        fprintf(stderr,
+                "gpubench: the daemon needs a token: use --token-file FILE (its first line is "
+                "the token) or GPUBENCH_TOKEN%s (unauthorized, HTTP 401)\n",
+                strstr(msg, "client certificate") ? ", or a client certificate: --cert FILE" : "");
+    else if (res->status == 401 && c->token_from == NULL && msg)
+        fprintf(stderr,
+                "gpubench: %s: use --cert FILE and --key FILE (or GPUBENCH_CERT, GPUBENCH_KEY) "
+                "(unauthorized, HTTP 401)\n",
+                msg);
+    else if (res->status == 401 && code && strcmp(code, "unauthorized") == 0)
+        fprintf(stderr, "gpubench: the daemon refused the token of %s%s (%s, HTTP 401)\n",
+                strcmp(c->token_from, "GPUBENCH_TOKEN") == 0 ? "" : "--token-file ",
+                c->token_from, code);
+    else if (msg && code)
         fprintf(stderr, "gpubench: %s (%s, HTTP %ld)\n", msg, code, res->status);
     else
         fprintf(stderr, "gpubench: HTTP %ld from the daemon: %.200s\n", res->status,

@@ -27,6 +27,7 @@ enum {
     SUB_IMPORT = 1u << 5,
     SUB_CHECK = 1u << 6,
     SUB_CHANGES = 1u << 7,
+    SUB_DEMO = 1u << 8,
     SUB_ALL = 0xffffu,
 };
 
@@ -49,6 +50,9 @@ static const struct cli_subcommand subcommands[] = {
     {"changes", "[--host NAME] [--since DATE]",
      "the fleet's change points and drifts, newest first (README: change points and drift)",
      cmd_changes, SUB_CHANGES},
+    {"demo", "[DIR]",
+     "import the example H200 runs as a small made-up fleet (copies marked in their label)",
+     cmd_demo, SUB_DEMO},
 };
 
 enum option_kind {
@@ -112,8 +116,12 @@ static const struct cli_option_spec option_table[] = {
     {"status", "STATUS", "queued, running, done, failed or cancelled", OPT_STRING, FIELD(status),
      SUB_RUNS},
     {"valid", "true|false", "valid runs, or invalid ones", OPT_STRING, FIELD(valid), SUB_RUNS},
-    {"limit", "N", "at most N runs (the daemon's default 50)", OPT_STRING, FIELD(limit),
-     SUB_RUNS},
+    {"limit", "N", "at most N runs a page, 1 to 500 (the daemon's default 50)", OPT_STRING,
+     FIELD(limit), SUB_RUNS},
+    {"after", "CURSOR", "the page after the one that printed \"--after CURSOR\"", OPT_STRING,
+     FIELD(after), SUB_RUNS},
+    {"all", NULL, "every page, not only the first (--limit sets the page's size)", OPT_FLAG,
+     FIELD(all), SUB_RUNS},
     {"baseline", "SEL", "card:UUID, runs:ID,..., label:TEXT, host:NAME, driver:VERSION or a "
                         "pinned baseline's name",
      OPT_STRING, FIELD(baseline), SUB_COMPARE},

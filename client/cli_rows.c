@@ -7,10 +7,13 @@
  * A terminal has less room than the page, so a column is a field the table
  * lists that some row has a value for, less the ones in left_out[] below
  * (every sample, the interval's ends, the clocks: --json and the page have
- * them).  Its header is the field's short label and unit.  The fields the
- * table marks GB_USE_ROW_UNIT (value, peak) are in the row's own unit
- * (GB/s, TFLOP/s, us), written in each cell, so rows of different units
- * (p2p's bandwidths and latencies) share columns.
+ * them).  Headers and cells are the result-field table's formatter's
+ * (common/result_fields.h), with the unit in the header: the report
+ * writes the same cells with the unit in each.  The fields the table
+ * marks GB_USE_ROW_UNIT (value, peak) are in the row's own unit (GB/s,
+ * TFLOP/s, us), written in each cell, so rows of different units (p2p's
+ * bandwidths and latencies) share columns.  The row key and p2p's list of
+ * matrices are the table's too.
  */
 #include "cli_rows.h"
 #include "cli_table.h"
@@ -33,14 +36,6 @@ static const char *const left_out[] = {
     NULL,
 };
 
-/* results.summary.matrix's tables (p2p_bandwidth), in the order shown. */
-static const struct {
-    const char *field, *title, *unit;
-} matrices[] = {
-    {"gbps", "bandwidth", "GB/s"},
-    {"latency_us", "latency", "us"},
-};
-
 static int listed(const char *const *list, const char *name)
 {
     for (; *list; list++)
@@ -61,57 +56,29 @@ static int has_value(const cJSON *rows, const char *name)
     return 0;
 }
 
-/* The row key (the first key field of the table that rows have), or NULL. */
-static const struct gb_result_field *row_key(const cJSON *rows)
-{
-    const struct gb_result_field *f;
-
-    for (size_t i = 0; (f = gb_result_field_at(i)) != NULL; i++)
-        if ((f->uses & GB_USE_KEY) && has_value(rows, f->name))
-            return f;
-    return NULL;
-}
-
+/* A column: its header, and each row's cell, as the result-field table's
+ * one formatter writes them with the unit in the header
+ * (common/result_fields.h), the row's own unit (value, peak) in the
+ * cell. */
 static void header(struct cli_table *t, const struct gb_result_field *f)
 {
-    const char *u = f->unit;
+    char text[128];
 
-    /* Shares are shown as %, ratios with ×, in the cells. */
-    if (u[0] == '\0' || strcmp(u, "share") == 0 || strcmp(u, "x") == 0 ||
-        strstr(f->short_label, u) != NULL)
-        cli_table_cell(t, "%s", f->short_label);
-    else
-        cli_table_cell(t, "%s (%s)", f->short_label, u);
+    gb_result_field_header(f, GB_UNIT_IN_HEADER, text, sizeof(text));
+    cli_table_cell(t, "%s", text);
 }
 
 static void cell(struct cli_table *t, const struct gb_result_field *f, const cJSON *row)
 {
-    const cJSON *v = cJSON_GetObjectItem(row, f->name);
-    const char *unit = NULL;
-    char suffix[32] = "";
+    char text[128];
 
-    if (f->uses & GB_USE_ROW_UNIT) /* value, peak: in the row's own unit */
-        unit = cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit"));
-    if (v == NULL || cJSON_IsNull(v)) {
-        cli_table_cell(t, "-");
-    } else if (cJSON_IsBool(v)) {
-        cli_table_cell(t, "%s", cJSON_IsTrue(v) ? "yes" : "no");
-    } else if (!cJSON_IsNumber(v)) {
-        cli_table_json(t, v, "%g");
-    } else if (strcmp(f->unit, "share") == 0) {
-        cli_table_number(t, 100 * v->valuedouble, f->digits, "%");
-    } else {
-        if (strcmp(f->unit, "x") == 0)
-            snprintf(suffix, sizeof(suffix), "×");
-        else if (unit)
-            snprintf(suffix, sizeof(suffix), " %.24s", unit);
-        cli_table_number(t, v->valuedouble, f->type == GB_FIELD_INT ? 0 : f->digits, suffix);
-    }
+    gb_result_field_format(f, row, GB_UNIT_IN_HEADER, text, sizeof(text));
+    cli_table_cell(t, "%s", text);
 }
 
 void cli_rows_table(struct cli_table *t, const cJSON *rows)
 {
-    const struct gb_result_field *key = row_key(rows), *cols[GB_RESULT_FIELDS_MAX], *f;
+    const struct gb_result_field *key = gb_result_rows_key(rows), *cols[GB_RESULT_FIELDS_MAX], *f;
     const cJSON *row;
     int n = 0;
 
@@ -147,10 +114,11 @@ static int any_number(const cJSON *matrix)
 }
 
 /* One matrix of summary.matrix: a row a source GPU, a column a destination. */
-static void print_matrix(FILE *out, const cJSON *m, size_t which, int colour)
+static void print_matrix(FILE *out, const cJSON *m, const struct gb_result_matrix *which,
+                         int colour)
 {
     const cJSON *devices = cJSON_GetObjectItem(m, "devices");
-    const cJSON *values = cJSON_GetObjectItem(m, matrices[which].field), *d, *line;
+    const cJSON *values = cJSON_GetObjectItem(m, which->field), *d, *line;
     struct cli_table *t;
 
     if (!any_number(values) || cJSON_GetArraySize(devices) == 0)
@@ -159,8 +127,8 @@ static void print_matrix(FILE *out, const cJSON *m, size_t which, int colour)
         fprintf(stderr, "gpubench: out of memory\n");
         return;
     }
-    fprintf(out, "\n%s, %s, from the GPU of a row to the GPU of a column:\n",
-            matrices[which].title, matrices[which].unit);
+    fprintf(out, "\n%s, %s, from the GPU of a row to the GPU of a column:\n", which->title,
+            which->unit ? which->unit : "");
     cli_table_row(t);
     cli_table_cell(t, "from \\ to");
     cJSON_ArrayForEach(d, devices) {
@@ -173,10 +141,13 @@ static void print_matrix(FILE *out, const cJSON *m, size_t which, int colour)
         cli_table_row(t);
         cli_table_cell(t, "GPU %d", cJSON_IsNumber(d) ? d->valueint : -1);
         cJSON_ArrayForEach(col, devices) {
-            if (cJSON_IsNumber(v))
-                cli_table_number(t, v->valuedouble, 4, "");
-            else
+            char text[64];
+            if (cJSON_IsNumber(v)) {
+                gb_format_number(v->valuedouble, 4, text, sizeof(text));
+                cli_table_cell(t, "%s", text);
+            } else {
                 cli_table_cell(t, "-");
+            }
             v = v ? v->next : NULL;
         }
         line = line ? line->next : NULL;
@@ -216,6 +187,8 @@ void cli_rows_print(FILE *out, const char *benchmark, const cJSON *results, int 
         free(t);
         print_sample(out, benchmark, results);
     }
-    for (size_t i = 0; i < sizeof(matrices) / sizeof(matrices[0]); i++)
-        print_matrix(out, matrix, i, colour);
+    /* the grids of numbers; the link grid is words, left to --json */
+    for (size_t i = 0; gb_result_matrix_at(i) != NULL; i++)
+        if (gb_result_matrix_at(i)->unit != NULL)
+            print_matrix(out, matrix, gb_result_matrix_at(i), colour);
 }

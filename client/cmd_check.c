@@ -200,7 +200,7 @@ done:
     return ok;
 }
 
-/* The card's deep checks (issue 32: GET /coverage's deep_cells), as
+/* The card's deep checks (GET /coverage's deep_cells), as
  * "; deep: known_answer fresh, memtest never, soak stale" into buf: they
  * are counted and shown, but never change the exit status (a node without
  * the weekly canary would be drained for good); a wrong result they found
@@ -269,9 +269,7 @@ int cmd_check(struct cli *c)
     }
     if (gb_duration_ms(window, &ms) != 0) {
         fprintf(stderr,
-                "gpubench check: --max-age %.40s: expected a duration such as 24h, 90m, 7d or "
-                "3600 (seconds)\n",
-                window);
+                "gpubench check: --max-age %.40s: expected " GB_DURATION_EXPECTED "\n", window);
         return CLI_ERROR;
     }
     dynbuf_init(&path, 4096);

@@ -5,7 +5,7 @@
  * could still be slower than the margin (inconclusive, its interval
  * reaching above +margin: gb_shift_could_be_slower, common/shift.h);
  * else 0.  A gate stops regressions: a faster row, or an inconclusive one
- * that can only be faster or within the margin, is not one (issue 21: a
+ * that can only be faster or within the margin, is not one (a
  * row entirely faster failed CI jobs).  Groups that cannot be compared
  * (different parameters, driver, card model, or nothing valid on one
  * side) exit 2: nothing was shown to be the same.
@@ -80,6 +80,11 @@ static void print_comparison(struct cli *c, const cJSON *doc)
         printf("%-10s %s: %d runs\n", side ? "candidate" : "baseline",
                cli_json_text(g, "selector", NULL) ? cli_json_text(g, "selector", NULL) : "?",
                cJSON_IsNumber(n) ? n->valueint : 0);
+        /* a run of the selection not judged, named with why */
+        cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "left_out"))
+            printf("  left out: %s (%s)\n",
+                   cli_json_text(d, "run_id", NULL) ? cli_json_text(d, "run_id", NULL) : "?",
+                   cli_json_text(d, "reason", NULL) ? cli_json_text(d, "reason", NULL) : "?");
     }
     if (!cJSON_IsTrue(cJSON_GetObjectItem(doc, "comparable"))) {
         printf("not comparable: %s\n", cli_json_text(doc, "reason", NULL)

@@ -1,7 +1,7 @@
 /*
  * cmd_list.c - the read-only listings: `gpubench runs` (GET /runs with its
  * filters), `gpubench fleet` (GET /fleet) and `gpubench changes` (GET
- * /changes, issue 34).  Filters go to the daemon
+ * /changes).  Filters go to the daemon
  * as they were typed: the daemon checks them and its refusal is passed on.
  *
  * Cards are named as the page names them (web/lib/format.js uuidTag): the
@@ -99,32 +99,67 @@ static void card_cell(struct cli_table *t, const cJSON *runs, const cJSON *run)
     cli_table_cell(t, "%s%s%s", name ? name : "?", num, tag);
 }
 
+/* The cursor= of a page's "next" URL into out (a run id), or "" when none. */
+static void next_cursor(const cJSON *doc, char out[64])
+{
+    const char *next = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "next"));
+    const char *at = next ? strstr(next, "cursor=") : NULL;
+
+    out[0] = '\0';
+    if (at)
+        snprintf(out, 64, "%.*s", (int)strcspn(at + 7, "&"), at + 7);
+}
+
 int cmd_runs(struct cli *c)
 {
-    /* GET /runs's filters, then its page size. */
-    const char *const names[] = {"benchmark", "device", "host", "label",
-                                 "status", "batch", "valid", "limit"};
-    const char *const values[] = {c->opt.benchmark, c->opt.device, c->opt.host, c->opt.label,
-                                  c->opt.status, c->opt.batch, c->opt.valid, c->opt.limit};
-    struct cli_table *t;
-    const cJSON *run, *runs;
-    cJSON *doc;
+    /* GET /runs's filters, then its page size and the page's start. */
+    const char *const names[] = {"benchmark", "device", "host", "label", "status",
+                                 "batch", "valid", "limit", "cursor"};
+    const char *values[] = {c->opt.benchmark, c->opt.device, c->opt.host,
+                            c->opt.label, c->opt.status, c->opt.batch,
+                            c->opt.valid, c->opt.limit, c->opt.after};
+    struct cli_table *t = NULL;
+    const cJSON *run;
+    cJSON *doc = NULL, *runs = cJSON_CreateArray(), *page;
     const int n = (int)(sizeof(names) / sizeof(names[0]));
-    int rc, filtered = 0;
+    char cursor[64] = "";
+    int rc = CLI_ERROR, filtered = 0;
 
     if (c->nargs != 0) {
         fprintf(stderr, "gpubench runs: %s: unexpected (gpubench runs --help)\n", c->args[0]);
-        return CLI_ERROR;
+        goto done;
     }
-    for (int i = 0; i < n - 1; i++)
+    if (c->opt.all && c->opt.json) {
+        fprintf(stderr, "gpubench runs: --all prints a table; with --json, follow each page's "
+                        "\"next\" (or --after CURSOR) yourself\n");
+        goto done;
+    }
+    if (runs == NULL)
+        goto done;
+    for (int i = 0; i < n - 2; i++)
         filtered |= values[i] != NULL;
-    if ((rc = get_filtered(c, "/runs", names, values, n, &doc)) != CLI_OK || c->opt.json)
-        goto done;
-    if ((t = cli_table_new()) == NULL) {
+    /* a page, or with --all every page, each from the last one's cursor */
+    for (;;) {
+        cJSON_Delete(doc);
+        doc = NULL;
+        if ((rc = get_filtered(c, "/runs", names, values, n, &doc)) != CLI_OK || c->opt.json)
+            goto done;
         rc = CLI_ERROR;
-        goto done;
+        page = cJSON_GetObjectItem(doc, "runs");
+        while (cJSON_GetArraySize(page) > 0) {
+            cJSON *item = cJSON_DetachItemFromArray(page, 0);
+            if (!cJSON_AddItemToArray(runs, item)) {
+                cJSON_Delete(item);
+                goto done;
+            }
+        }
+        next_cursor(doc, cursor);
+        if (!c->opt.all || cursor[0] == '\0')
+            break;
+        values[n - 1] = cursor;
     }
-    runs = cJSON_GetObjectItem(doc, "runs");
+    if ((t = cli_table_new()) == NULL)
+        goto done;
     cli_table_row(t);
     for (const char *const *h = (const char *const[]){"id", "benchmark", "status", "valid",
                                                       "card", "host", "label", "created", NULL};
@@ -148,12 +183,14 @@ int cmd_runs(struct cli *c)
         printf("no runs match these filters\n");
     else
         printf("no runs yet\n");
-    if (cJSON_IsString(cJSON_GetObjectItem(doc, "next")))
-        printf("(more: --limit, or GET %s)\n",
-               cJSON_GetStringValue(cJSON_GetObjectItem(doc, "next")));
-    free(t);
+    /* the next page, as this client asks for it */
+    if (cursor[0])
+        printf("(more: the same command with --after %s, or --all for every page)\n", cursor);
+    rc = CLI_OK;
 done:
+    free(t);
     cJSON_Delete(doc);
+    cJSON_Delete(runs);
     return rc;
 }
 
@@ -169,6 +206,63 @@ static const cJSON *card_row(const cJSON *card, const cJSON *key)
     return NULL;
 }
 
+/* A header cell for each of the cards from the first-th, n of them: their
+ * tags (uuid_tag). */
+static void card_heads(struct cli_table *t, const cJSON *const *cards, int first, int n)
+{
+    char tag[TAG_CAP];
+
+    for (int i = first; i < first + n; i++)
+        cli_table_cell(t, "%s", uuid_tag(cli_json_text(cards[i], "device_uuid", NULL), tag));
+}
+
+/* The unit of the rows' own figures (GB/s, TFLOP/s) of a group's cards,
+ * or NULL when no card row has one. */
+static const char *value_unit(const cJSON *group)
+{
+    const cJSON *card, *row;
+
+    cJSON_ArrayForEach(card, cJSON_GetObjectItem(group, "cards"))
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(card, "rows"))
+            if (cli_json_text(row, "unit", NULL))
+                return cli_json_text(row, "unit", NULL);
+    return NULL;
+}
+
+/* Beside the times, the rows' own figures (GB/s ...), each card's, where
+ * the rows have them: what bandwidths are read by. */
+static int print_values(struct cli *c, const cJSON *group, const cJSON *const *cards, int first,
+                        int n)
+{
+    const cJSON *row;
+    const char *unit = value_unit(group);
+    struct cli_table *t;
+
+    if (unit == NULL)
+        return CLI_OK;
+    if ((t = cli_table_new()) == NULL)
+        return CLI_ERROR;
+    putchar('\n');
+    cli_table_row(t);
+    cli_table_cell(t, "%s", unit);
+    card_heads(t, cards, first, n);
+    cJSON_ArrayForEach(row, cJSON_GetObjectItem(group, "rows")) {
+        const cJSON *key = cJSON_GetObjectItem(row, "key");
+        cli_table_row(t);
+        cli_table_json(t, key, "%g");
+        for (int i = first; i < first + n; i++) {
+            const cJSON *v = cJSON_GetObjectItem(card_row(cards[i], key), "value");
+            if (cJSON_IsNumber(v))
+                cli_table_number(t, v->valuedouble, 4, "");
+            else
+                cli_table_cell(t, "-");
+        }
+    }
+    cli_table_print(stdout, t, c->colour);
+    free(t);
+    return CLI_OK;
+}
+
 /* A group's cards from the first-th, at most CARDS_PER_TABLE: a line
  * each (tag, UUID, host, run, outlier), then the median time of every row,
  * the fleet's and each card's; a row that is an outlier is marked "*". */
@@ -180,6 +274,7 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
     const cJSON **items = json_items(cards, &all);
     struct cli_table *t = all >= 0 ? cli_table_new() : NULL;
     char tag[TAG_CAP];
+    int rc;
 
     n = all - first;
     if (t == NULL) {
@@ -211,12 +306,11 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
         return CLI_ERROR;
     }
     cli_table_row(t);
-    cli_table_cell(t, "median ms");
+    cli_table_cell(t, "median ms per %s",
+                   cli_json_text(group, "time_per", NULL) ? cli_json_text(group, "time_per", NULL)
+                                                          : "sample");
     cli_table_cell(t, "fleet");
-    for (int i = first; i < first + n; i++)
-        cli_table_cell(t, "%s",
-                       uuid_tag(cli_json_text(items[i], "device_uuid", NULL),
-                                tag));
+    card_heads(t, items, first, n);
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(group, "rows")) {
         const cJSON *key = cJSON_GetObjectItem(row, "key");
         const cJSON *median = cJSON_GetObjectItem(row, "median_ms");
@@ -239,8 +333,9 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
     }
     cli_table_print(stdout, t, c->colour);
     free(t);
+    rc = print_values(c, group, items, first, n);
     free(items);
-    return CLI_OK;
+    return rc;
 }
 
 int cmd_fleet(struct cli *c)

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "cli_options.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static int read_token_file(const char *path, char *out)
     int rc = -1;
 
     if (f == NULL) {
-        perror(path);
+        fprintf(stderr, "gpubench: --token-file %s: cannot read it: %s\n", path, strerror(errno));
         return -1;
     }
     if (fgets(out, TOKEN_CAP, f) == NULL) {
@@ -54,6 +55,25 @@ static int read_token_file(const char *path, char *out)
 done:
     fclose(f);
     return rc;
+}
+
+/* A file of --cacert, --cert or --key (or the variable that named it)
+ * that cannot be opened, said before curl says "error setting certificate
+ * file"; 0 when it reads or was not given. */
+static int check_tls_file(const char *given, const char *option, const char *variable)
+{
+    const char *path = given ? given : getenv(variable);
+    FILE *f;
+
+    if (path == NULL || path[0] == '\0')
+        return 0;
+    if ((f = fopen(path, "r")) == NULL) {
+        fprintf(stderr, "gpubench: %s %s: cannot read it: %s\n", given ? option : variable, path,
+                strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -83,6 +103,13 @@ int main(int argc, char **argv)
     }
     if (token != NULL && token[0] == '\0')
         token = NULL;
+    c.token_from = token == NULL              ? NULL
+                   : c.opt.token_file != NULL ? c.opt.token_file
+                                              : "GPUBENCH_TOKEN";
+    if (check_tls_file(c.opt.tls.ca_file, "--cacert", "GPUBENCH_CACERT") != 0 ||
+        check_tls_file(c.opt.tls.cert_file, "--cert", "GPUBENCH_CERT") != 0 ||
+        check_tls_file(c.opt.tls.key_file, "--key", "GPUBENCH_KEY") != 0)
+        return CLI_ERROR;
     c.opt.tls.ca_file = or_env(c.opt.tls.ca_file, "GPUBENCH_CACERT");
     c.opt.tls.cert_file = or_env(c.opt.tls.cert_file, "GPUBENCH_CERT");
     c.opt.tls.key_file = or_env(c.opt.tls.key_file, "GPUBENCH_KEY");

@@ -20,7 +20,7 @@ static const char *const quiet_choices[] = {"wait", "check", "off", NULL};
  * least time a sample must last so that launch overhead is noise,
  * whether to read the shared-memory hardware counters (in a pass of their
  * own after the timed samples; auto reads them where the driver allows),
- * whether to wait for a quiet card first (issue 13: a run beside another
+ * whether to wait for a quiet card first (a run beside another
  * process's kernels measured 47x for a 32-way conflict), and an optional
  * precision of the median that samples are added until (max_samples is
  * only read with precision; its lower bound is the samples default).
@@ -261,7 +261,7 @@ static const struct gb_param p2p_params[] = {
     {.name = NULL},
 };
 
-/* Issue 32's deep checks.  They time no samples (known_answer and memtest
+/* The deep checks.  They time no samples (known_answer and memtest
  * count wrong answers; soak samples once a second for its whole length),
  * so they take only the quiet card parameters. */
 static const char *const known_answer_kinds[] = {"fp32_fma", "fp64_fma", "int_mix",
@@ -415,15 +415,15 @@ static const struct gb_method p2p_methods[] = {
     {0, NULL, NULL},
 };
 static const struct gb_method known_answer_methods[] = {
-    {1, GB_METHODS_SINCE, "FMA, integer, mma, cuBLAS answers bit for bit on every SM (issue 32)"},
+    {1, GB_METHODS_SINCE, "FMA, integer, mma, cuBLAS answers bit for bit on every SM"},
     {0, NULL, NULL},
 };
 static const struct gb_method memtest_methods[] = {
-    {1, GB_METHODS_SINCE, "four patterns over a share of free memory (issue 32)"},
+    {1, GB_METHODS_SINCE, "four patterns over a share of free memory"},
     {0, NULL, NULL},
 };
 static const struct gb_method soak_methods[] = {
-    {1, GB_METHODS_SINCE, "GEMM and/or triad held, NVML once a second (issue 32)"},
+    {1, GB_METHODS_SINCE, "GEMM and/or triad held, NVML once a second"},
     {0, NULL, NULL},
 };
 static const struct gb_method test_methods[] = {

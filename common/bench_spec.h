@@ -101,7 +101,7 @@ struct gb_benchmark {
     const struct gb_param *params; /* terminated by an entry with name NULL */
     int test_only;                 /* only offered when the daemon is told so
                                     * (gpubenchd --test-benchmarks) */
-    /* Issue 16 (I16_CONTRACT.md): the short form the health suite runs, as
+    /* The short form the health suite runs, as
      * JSON params text (NULL: not in the suite); requested params go over
      * it.  See common/bench_suite.h. */
     const char *health_params;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* health_deep's own members, before the health ones: the default short
- * forms that keep the suite under 5 minutes on an H200 (issue 32). */
+ * forms that keep the suite under 5 minutes on an H200. */
 static const struct gb_suite_lead deep_lead[] = {
     {"known_answer", "{\"seconds\":20,\"quiet_wait_s\":5}"},
     {"memtest", "{\"fraction\":0.9,\"passes\":1,\"quiet_wait_s\":5}"},
@@ -28,7 +28,7 @@ static const struct gb_suite suites[] = {
      .expected_source = "the health suite of one H200, measured through the daemon "
                         "(examples/h200_daemon_health)"},
     {.name = "health_deep",
-     .description = "The weekly deep check of a card (issue 32): known_answer (20 s of "
+     .description = "The weekly deep check of a card: known_answer (20 s of "
                     "exact answers on every SM), memtest (one pass of four patterns "
                     "over 90% of the free memory), soak (120 s of GEMM and HBM load "
                     "held), then the health suite's members, under one batch.",
@@ -196,4 +196,26 @@ cJSON *gb_suite_describe(const struct gb_suite *s)
 fail:
     cJSON_Delete(obj);
     return NULL;
+}
+
+int gb_benchmark_offered(const struct gb_benchmark *b, int test_benchmarks)
+{
+    return b != NULL && (!b->test_only || test_benchmarks);
+}
+
+void gb_benchmark_names(int test_benchmarks, int suites, char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    if (cap == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < gb_benchmark_count() && used < cap; i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+        if (gb_benchmark_offered(b, test_benchmarks))
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", b->name);
+    }
+    for (size_t i = 0; suites && i < gb_suite_count() && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s (a suite)", used ? ", " : "",
+                                 gb_suite_at(i)->name);
 }

@@ -1,12 +1,12 @@
 /*
  * bench_suite.h - named suites of benchmarks: one request that expands into
- * one run per member (issue 16: the nightly `health` suite).
+ * one run per member (the nightly `health` suite).
  *
  * A suite is not a benchmark the worker knows; the daemon expands it.  Its
  * members are not listed here but read off the benchmark table
  * (common/bench_spec.c): a benchmark is in the health suite when its spec
  * has health_params, so adding a benchmark to the suite is setting that one
- * field.  health_deep (issue 32) runs its lead members first (known_answer,
+ * field.  health_deep runs its lead members first (known_answer,
  * memtest, soak, each with its params in the suite table), then the health
  * members.  A member's params are its health_params with the requested params
  * over them (each requested param goes to the members that take it).
@@ -46,6 +46,15 @@ const struct gb_suite *gb_suite_find(const char *name);
 /* The suites, in the order GET /benchmarks lists them.  Static storage. */
 const struct gb_suite *gb_suite_at(size_t i);
 size_t gb_suite_count(void);
+
+/* Whether b is offered by a daemon (test-only benchmarks only with
+ * --test-benchmarks): b NULL is not. */
+int gb_benchmark_offered(const struct gb_benchmark *b, int test_benchmarks);
+
+/* The names of the benchmarks offered, ", " between them, then (with
+ * suites set) the suites' as "NAME (a suite)", into buf (cut at cap): what
+ * a refused benchmark name is answered with. */
+void gb_benchmark_names(int test_benchmarks, int suites, char *buf, size_t cap);
 
 /* Fills members (room for cap) with the suite's benchmarks: its lead ones,
  * then the health members in table order, test-only ones left out;

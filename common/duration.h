@@ -17,6 +17,13 @@ extern "C" {
 /* The longest span accepted (a year): past it a typo, not a window. */
 #define GB_DURATION_MAX_MS (366LL * 24 * 3600 * 1000)
 
+/* What every refusal of a duration says is expected (the daemon's
+ * options, ?max_age=, --canary's periods, `gpubench check --max-age`), so
+ * that the bound is said wherever a span is refused. */
+#define GB_DURATION_EXPECTED                                                                 \
+    "a span such as 90s, 10m, 1.5h, 24h or 7d (a number, decimals allowed, then s, m, h or " \
+    "d; none: seconds), up to a year (366d)"
+
 /* text as milliseconds into *ms: a positive number (decimals allowed)
  * followed by s, m, h or d, or by nothing for seconds.  0, or -1 (*ms
  * untouched) when it is not one or is not in (0, GB_DURATION_MAX_MS]. */

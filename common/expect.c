@@ -56,7 +56,7 @@ static const char nvlink_source[] =
             "GB/s", nvlink_source                                                          \
     }
 
-/* soak (issue 32): what a card keeps under a sustained load.  The same for
+/* soak: what a card keeps under a sustained load.  The same for
  * every model: the figures are shares of the run's own first 10 s and the
  * card's own NVML threshold, so they need no datasheet. */
 static const char soak_gemm_source[] =

@@ -1,6 +1,6 @@
 /*
  * expect.h - what a healthy card of each model must reach on the health
- * suite's rows (issue 24): one table of floors per card model, each with
+ * suite's rows: one table of floors per card model, each with
  * its source, and the pure judge that checks a run's rows against them
  * (README "Expected values").
  *

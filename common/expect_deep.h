@@ -1,5 +1,5 @@
 /*
- * expect_deep.h - the checks of issue 32's deep checks (docs/DEEP_CHECKS.md),
+ * expect_deep.h - the checks of the deep checks (docs/DEEP_CHECKS.md),
  * for common/expect.c's judge.
  *
  * known_answer and memtest compare exact answers: a result that differs

@@ -2,7 +2,7 @@
  * json_items.h - a cJSON array's items as an array of pointers, built in
  * one walk.  cJSON keeps an array as a linked list, so cJSON_GetArrayItem
  * (i) walks i items: a loop indexing it is quadratic, and two nested ones
- * cubic (issue 33: /metrics over 8,000 cards).  A loop over one array
+ * cubic (/metrics over 8,000 cards).  A loop over one array
  * uses cJSON_ArrayForEach; one that needs an index, another item or a
  * walk backwards takes json_items once.
  */

@@ -40,7 +40,7 @@ int gb_shared_lanes(const long words[GB_WARP_LANES]);
 /* per_bank[b] = number of distinct words bank b is asked for. */
 void gb_bank_loads(const long words[GB_WARP_LANES], int per_bank[GB_SMEM_BANKS]);
 
-/* Global memory (issue 16, gmem_stride): a warp's load is served in
+/* Global memory (gmem_stride): a warp's load is served in
  * 32-byte sectors.  The number of DISTINCT 32-byte sectors touched when
  * lane L reads the word_bytes-wide word at index L * stride_words, the
  * first at byte 0: 4 for stride 1 of 4-byte words, 32 once the lanes are

@@ -78,7 +78,7 @@ static const struct gb_result_field fields[] = {
      CSV, "the high end of the median's 95% interval"},
     {"samples", GB_FIELD_SAMPLES, "ms", "Samples", "samples", 0, NULL, CSV,
      "every sample time, in the order taken"},
-    /* The rows of the benchmarks measured against a peak (issue 16). */
+    /* The rows of the benchmarks measured against a peak. */
     {"label", GB_FIELD_TEXT, "", "Row", "row", 0, NULL, KEY,
      "the row's name: kernel, precision, direction and size, or device pair"},
     {"predicted_sectors", GB_FIELD_INT, "", "Predicted sectors per request",
@@ -106,7 +106,7 @@ static const struct gb_result_field fields[] = {
     {"dram_bytes_per_request", GB_FIELD_NUMBER, "", "DRAM bytes per request (counter)",
      "DRAM bytes per request", 1, gmem, CSV,
      "bytes DRAM read per request, the hardware counters say (L2 hits read none)"},
-    /* The deep checks (issue 32, docs/DEEP_CHECKS.md), appended after the
+    /* The deep checks (docs/DEEP_CHECKS.md), appended after the
      * CSV's trailing run columns (GB_USE_CSV_LATE). */
     {"mismatches", GB_FIELD_INT, "", "Mismatches", "mismatches", 0, known_answer,
      LATE | GAUGE | REPORT, "results that differed from the host's exact answer in any bit"},
@@ -461,4 +461,122 @@ cJSON *gb_result_fields_describe(void)
         }
     }
     return list;
+}
+
+/* ---- showing a row: one formatter for the terminal and the report ---- */
+
+void gb_format_number(double x, int digits, char *buf, size_t cap)
+{
+    int decimals = 0;
+
+    if (digits <= 0) {
+        snprintf(buf, cap, "%.15g", x);
+        return;
+    }
+    if (x != 0)
+        decimals = digits - 1 - (int)floor(log10(fabs(x)));
+    if (decimals < 0)
+        decimals = 0;
+    snprintf(buf, cap, "%.*f", decimals > 12 ? 12 : decimals, x);
+}
+
+void gb_format_ms(double x, int digits, char *buf, size_t cap)
+{
+    int decimals = x > 0 ? (digits > 0 ? digits : 3) - 1 - (int)floor(log10(x)) : 3;
+
+    if (decimals < 3)
+        decimals = 3;
+    snprintf(buf, cap, "%.*f", decimals > 12 ? 12 : decimals, x);
+}
+
+/* Whether f's cells say its unit by themselves (shares, ratios, row units)
+ * or it has none. */
+static int unit_in_cells(const struct gb_result_field *f)
+{
+    return f->unit[0] == '\0' || strcmp(f->unit, "share") == 0 || strcmp(f->unit, "x") == 0 ||
+           (f->uses & GB_USE_ROW_UNIT);
+}
+
+void gb_result_field_header(const struct gb_result_field *f, enum gb_unit_place place,
+                            char *buf, size_t cap)
+{
+    if (place == GB_UNIT_IN_CELL)
+        snprintf(buf, cap, "%s", f->label);
+    else if (unit_in_cells(f) || strstr(f->short_label, f->unit) != NULL)
+        snprintf(buf, cap, "%s", f->short_label);
+    else
+        snprintf(buf, cap, "%s (%s)", f->short_label, f->unit);
+}
+
+int gb_result_field_format(const struct gb_result_field *f, const cJSON *row,
+                           enum gb_unit_place place, char *buf, size_t cap)
+{
+    const cJSON *v = cJSON_GetObjectItem(row, f->name);
+    const char *unit = f->unit;
+    char num[64];
+    double x;
+
+    if (f->uses & GB_USE_ROW_UNIT) /* value, peak: in the row's own unit */
+        unit = cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit"));
+    if (unit == NULL)
+        unit = "";
+    if (cJSON_IsBool(v)) {
+        snprintf(buf, cap, "%s", cJSON_IsTrue(v) ? "yes" : "no");
+        return 0;
+    }
+    if (cJSON_IsString(v)) {
+        snprintf(buf, cap, "%s", v->valuestring);
+        return 0;
+    }
+    x = cJSON_GetNumberValue(v);
+    if (!cJSON_IsNumber(v) || !isfinite(x)) {
+        snprintf(buf, cap, "-");
+        return -1;
+    }
+    if (strcmp(unit, "share") == 0) {
+        gb_format_number(100 * x, f->digits, num, sizeof(num));
+        snprintf(buf, cap, "%s%%", num);
+        return 0;
+    }
+    if (strcmp(unit, "x") == 0) {
+        gb_format_number(x, f->digits, num, sizeof(num));
+        snprintf(buf, cap, "%s×", num);
+        return 0;
+    }
+    if (strcmp(unit, "ms") == 0)
+        gb_format_ms(x, f->digits, num, sizeof(num));
+    else
+        gb_format_number(x, f->type == GB_FIELD_INT ? 0 : f->digits, num, sizeof(num));
+    if (unit[0] && (place == GB_UNIT_IN_CELL || (f->uses & GB_USE_ROW_UNIT)))
+        snprintf(buf, cap, "%s %s", num, unit);
+    else
+        snprintf(buf, cap, "%s", num);
+    return 0;
+}
+
+const struct gb_result_field *gb_result_rows_key(const cJSON *rows)
+{
+    for (size_t i = 0; i < gb_result_field_count(); i++) {
+        const struct gb_result_field *f = gb_result_field_at(i);
+        const cJSON *row;
+        if (!(f->uses & GB_USE_KEY))
+            continue;
+        cJSON_ArrayForEach(row, rows) {
+            const cJSON *v = cJSON_GetObjectItem(row, f->name);
+            if (v && !cJSON_IsNull(v))
+                return f;
+        }
+    }
+    return NULL;
+}
+
+static const struct gb_result_matrix result_matrices[] = {
+    {"gbps", "bandwidth", "GB/s"},
+    {"latency_us", "latency", "us"},
+    {"link", "link", NULL},
+};
+
+const struct gb_result_matrix *gb_result_matrix_at(size_t i)
+{
+    return i < sizeof(result_matrices) / sizeof(result_matrices[0]) ? &result_matrices[i] : NULL;
 }

@@ -106,6 +106,54 @@ int gb_result_rows_check(const char *benchmark, const cJSON *rows, struct gb_err
  * unit test holds every benchmark that is not test-only to having one). */
 int gb_result_rows_known(const char *benchmark);
 
+/* Where a field's unit is written when a row is shown: in each cell
+ * ("3843 GB/s", "0.286 ms": the markdown report) or once in the column's
+ * header ("median time (ms)" over "0.286": the terminal).  A field
+ * measured in the row's own unit (GB_USE_ROW_UNIT: value, peak) carries
+ * it in the cell either way, since rows of one column may differ. */
+enum gb_unit_place {
+    GB_UNIT_IN_CELL,
+    GB_UNIT_IN_HEADER,
+};
+
+/* x to digits significant digits, never as an exponent ("3843",
+ * "65.32", "0.002119"); digits 0: as it is ("%.15g"). */
+void gb_format_number(double x, int digits, char *buf, size_t cap);
+
+/* A time in ms as the tables have it: at least three decimals ("0.286",
+ * "33.954"), digits significant ones below that ("0.002119" at 4); no
+ * unit. */
+void gb_format_ms(double x, int digits, char *buf, size_t cap);
+
+/* f's column header for place: GB_UNIT_IN_CELL its label ("Median
+ * (ms)"); GB_UNIT_IN_HEADER its short label with the unit in brackets
+ * ("median time (ms)"), except where the cells say it (shares "%",
+ * ratios "×", row units) or the label already does. */
+void gb_result_field_header(const struct gb_result_field *f, enum gb_unit_place place,
+                            char *buf, size_t cap);
+
+/* The value of field f of row, as one cell, into buf: "yes"/"no", text as
+ * it is (the caller escapes it for its medium), a time as gb_format_ms, a
+ * share as a percentage ("79.9%"), a ratio with "×", a count whole, other
+ * numbers to f's digits; the unit after it as place says.  Returns 0, or
+ * -1 with buf "-" when the row has no value (absent, null, not finite). */
+int gb_result_field_format(const struct gb_result_field *f, const cJSON *row,
+                           enum gb_unit_place place, char *buf, size_t cap);
+
+/* The row key of rows (results.rows): the first key field of the table
+ * (stride, variant, pattern, label) that some row has, or NULL. */
+const struct gb_result_field *gb_result_rows_key(const cJSON *rows);
+
+/* p2p_bandwidth's results.summary.matrix: a grid per measure, from the
+ * row's GPU to the column's, in the order shown.  unit NULL: a grid of
+ * link objects (words, not numbers). */
+struct gb_result_matrix {
+    const char *field; /* the grid's name in summary.matrix */
+    const char *title; /* "bandwidth", "latency", "link" */
+    const char *unit;  /* "GB/s", "us", NULL */
+};
+const struct gb_result_matrix *gb_result_matrix_at(size_t i); /* NULL past the last */
+
 /* The type's name as GET /benchmarks spells it ("number", ...). */
 const char *gb_field_type_name(enum gb_field_type type);
 

@@ -1,6 +1,6 @@
 /*
  * shift.h - is one group of timings slower than another, and how sure is
- * that?  The statistics behind the verdicts of issue 14, pure C with no I/O
+ * that?  The statistics behind the verdicts, pure C with no I/O
  * and no JSON, so that GET /compare, a run judged at its end and the fleet
  * view all decide by the same rules, and the rules are measured on their
  * own by seeded simulation (tests/unit/test_shift.c).
@@ -36,7 +36,7 @@
  *   inconclusive  anything else, with a rough count of further samples a
  *                 group that would decide it (the interval's width taken
  *                 to scale as sqrt(1/m + 1/n)), or why no count would.
- * The rule is lopsided on purpose (issue 21): a false "slower" fails a CI
+ * The rule is lopsided on purpose: a false "slower" fails a CI
  * job, so slower also wants the estimate past the margin; a candidate
  * that cannot be slower at all (its whole interval below 0) is faster,
  * whatever its estimate, rather than an "inconclusive" that fails the
@@ -168,7 +168,7 @@ int gb_robust_z_among(double x, const double *h, int n, double *z, double *media
  * sample noise; on an idle, healthy H200 smem_stride's ~1 ms rows moved
  * 1.5-3% from run to run while one run's samples sat far tighter, so a
  * one-run history called a swing slower and its confirming run confirmed
- * it (issue 21).  So a history verdict also asks whether the run lies
+ * it.  So a history verdict also asks whether the run lies
  * beyond the card's own spread, and needs enough runs to know that spread.
  *
  * GB_HISTORY_MIN_RUNS: the fewest history runs a row is judged against;
@@ -191,7 +191,7 @@ int gb_robust_z_among(double x, const double *h, int n, double *z, double *media
  * 5 and 20 samples alternating as in that data.  A false alert is a run
  * and its confirming run both slower.  With one history run the pooled
  * rule alone gives a false alert in 13% of trials at stride 33's spread
- * (2.9% at stride 1's), the alert issue 21 saw.  With the z rule, from 8
+ * (2.9% at stride 1's), the alert an idle H200 raised.  With the z rule, from 8
  * to 12 runs a false alert comes in at most 0.3% of trials at stride 33's
  * spread and 0.1% at stride 1's, and a card 10% slower is confirmed in at
  * least 99.7%; a card 5% slower in at least 99.8% at stride 1's spread,

@@ -10,7 +10,7 @@
  *     same rows' middle 80% (10th to 90th percentile) is 0.01%-2.7%, and
  *     their MAD/median at most 0.8%.  A max-min bound tight enough to catch
  *     a shared card would flag idle runs whenever one sample was late.
- *   - the contended run of issue 13 moved the stride-32 MEDIAN by 48% (47.2
+ *   - the contended H200 run of examples/ moved the stride-32 MEDIAN by 48% (47.2
  *     against 31.8) with a max-min spread of 59%: another process's kernels
  *     interleave with most samples, not one, so the middle 80% widens too.
  * So a row is noisy when its middle-80% spread passes 10%: almost 4x the
@@ -443,7 +443,7 @@ static int link_number(const cJSON *link, const char *name, double *v)
     return 1;
 }
 
-/* unverified (issue 35): a row whose output check failed ("verified":
+/* unverified: a row whose output check failed ("verified":
  * false: p2p's bytes, a transpose's matrix, a GEMM's product not what was
  * sent or expected) did not measure what it says.  Its own reading, judged
  * with or without the watch, wherever the run is judged (here, an import,
@@ -472,7 +472,7 @@ static void rule_unverified(struct json_build *b, const cJSON *rows, cJSON *reas
     jb_item(b, r, "rows", bad);
 }
 
-/* link_degraded (issue 16): the PCIe link NVML reported (meta.link, read
+/* link_degraded: the PCIe link NVML reported (meta.link, read
  * by the worker during the transfers, since an idle link trains down to
  * save power) runs below the generation or width it can.  A field the
  * worker could not read is not judged. */
@@ -546,7 +546,7 @@ static void add_notes(struct json_build *b, cJSON *out, cJSON *notes, const cJSO
     jb_item(b, out, "notes", notes);
 }
 
-/* What a deep check (issue 32, docs/DEEP_CHECKS.md) is there to find:
+/* What a deep check (docs/DEEP_CHECKS.md) is there to find:
  * the reasons that, in its runs, say something about the card rather than
  * about the measurement.  known_answer and memtest report a wrong answer
  * or a bad word as verified: false, memtest an ECC count that went up, a

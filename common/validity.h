@@ -1,6 +1,6 @@
 /*
  * validity.h - whether a stored run can be trusted: the verdict the daemon
- * writes beside a run's results (issue 13; fields fixed in the worker/server
+ * writes beside a run's results (fields fixed in the worker/server
  * contract, see README "Validity").
  *
  * The worker REPORTS what it saw (meta.watch, and per row its clocks,

@@ -44,7 +44,7 @@ int gb_bench_smem_pattern(const struct gb_bench_env *env, const cJSON *params,
 int gb_bench_transpose(const struct gb_bench_env *env, const cJSON *params,
                        cJSON **result, struct gb_job_error *err);
 
-/* Issue 16 (perf_bench.c, p2p_bench.c): memory, compute, host link, peer
+/* perf_bench.c, p2p_bench.c: memory, compute, host link, peer
  * links, global-memory coalescing, each against its stated peak. */
 int gb_bench_gmem_stride(const struct gb_bench_env *env, const cJSON *params,
                          cJSON **result, struct gb_job_error *err);
@@ -57,7 +57,7 @@ int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
 int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
                            cJSON **result, struct gb_job_error *err);
 
-/* Issue 32 (deep_bench.c, docs/DEEP_CHECKS.md): known answers on every
+/* The deep checks (deep_bench.c, docs/DEEP_CHECKS.md): known answers on every
  * SM, a memory test, a sustained load. */
 int gb_bench_known_answer(const struct gb_bench_env *env, const cJSON *params,
                           cJSON **result, struct gb_job_error *err);

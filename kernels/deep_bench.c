@@ -1,5 +1,5 @@
 /*
- * deep_bench.c - issue 32's deep checks, known_answer, memtest and soak:
+ * deep_bench.c - the deep checks, known_answer, memtest and soak:
  * parameters in, the backend's work (gb_deep.h) and NVML's readings, rows
  * and summary out through deep_report.c.  A wrong answer or a memory error is
  * reported in the rows (verified: false) and the job still succeeds: the

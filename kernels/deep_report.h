@@ -1,5 +1,5 @@
 /*
- * deep_report.h - the rows and summaries of issue 32's deep checks
+ * deep_report.h - the rows and summaries of the deep checks
  * (known_answer, memtest, soak) from what their backend measured
  * (gb_deep.h), as docs/DEEP_CHECKS.md spells them.  No CUDA and no NVML
  * calls here (deep_bench.c reads NVML and hands the readings in), so the

@@ -1,5 +1,5 @@
 /*
- * gb_deep.h - the C face of the GPU backend for issue 32's deep checks
+ * gb_deep.h - the C face of the GPU backend for the deep checks
  * (known_answer, memtest, soak; docs/DEEP_CHECKS.md).  Same conventions as
  * gb_kernels.h: 0 on success, -1 on a CUDA failure described in err.  A
  * wrong answer or a memory error is not a failure: it is counted and

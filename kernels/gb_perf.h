@@ -1,5 +1,5 @@
 /*
- * gb_perf.h - the C face of the GPU backend for issue 16's benchmarks
+ * gb_perf.h - the C face of the GPU backend for the memory, compute and link benchmarks
  * (gmem_stride, hbm_bandwidth, compute_peak, pcie_bandwidth,
  * p2p_bandwidth).  Same conventions as gb_kernels.h: 0 on success, -1 on
  * a CUDA failure described in err, 1 when an output failed its check (the

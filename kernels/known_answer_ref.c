@@ -2,7 +2,7 @@
  * known_answer_ref.c - the host's exact answers for known_answer, the
  * comparison and the results' hash; see known_answer_ref.h.
  *
- * Compiled without -ffast-math (the project never sets it) and every fused
+ * Compiled without -ffast-math (the build never sets it) and every fused
  * step is an explicit fmaf()/fma() call in the header, so the compiler has
  * nothing to contract: the host's bits are IEEE's, as the GPU's must be.
  */

@@ -1,6 +1,6 @@
 /*
- * known_answer_ref.h - known_answer's inputs and exact answers (issue 32,
- * docs/DEEP_CHECKS.md).  The inline functions below are compiled both for
+ * known_answer_ref.h - known_answer's inputs and exact answers
+ * (docs/DEEP_CHECKS.md).  The inline functions below are compiled both for
  * the GPU (known_answer_kernels.cu) and for the host (known_answer_ref.c),
  * so element i starts from the same bits on both; the host then computes
  * every element's exact result, and the GPU's must equal it bit for bit.

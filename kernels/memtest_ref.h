@@ -1,6 +1,6 @@
 /*
- * memtest_ref.h - memtest's patterns and its error records (issue 32,
- * docs/DEEP_CHECKS.md).  The inline functions are compiled for the GPU
+ * memtest_ref.h - memtest's patterns and its error records
+ * (docs/DEEP_CHECKS.md).  The inline functions are compiled for the GPU
  * (memtest_kernels.cu) and the host (memtest_ref.c, the unit test), so
  * the value a word must hold is one formula on both sides.
  *
@@ -13,7 +13,7 @@
  *   inversions  0 (then all ones: moving inversions of zeros and ones)
  *   walking     1 << ((addr / 8) mod 64) (a walking one; then the walking zero)
  *   address     addr (address in address; then its complement)
- *   random      a hash of addr and the seed, regenerated on read
+ *   random      a hash of addr and `seed`, regenerated on read
  *
  * Pure (no CUDA, no JSON); unit-tested by tests/unit/test_kernels_known_answer.c.
  */

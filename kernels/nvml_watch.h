@@ -1,6 +1,6 @@
 /*
- * nvml_watch.h - one reading of an idle card for the daemon's watch probe
- * (issue 24): the line {"event":"watch","reading":{...}} the worker answers
+ * nvml_watch.h - one reading of an idle card for the daemon's watch probe:
+ * the line {"event":"watch","reading":{...}} the worker answers
  * {"watch":true} with, and what `gpubench-worker watch` prints.
  *
  * Plain C, no CUDA: the real worker and the test double (tests/fake_worker.c,

@@ -1,5 +1,5 @@
 /*
- * perf_report.c - the generic row of issue 16's benchmarks; see
+ * perf_report.c - the generic row of the memory, compute and link benchmarks; see
  * perf_report.h.
  */
 #include "perf_report.h"

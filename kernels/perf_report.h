@@ -1,5 +1,5 @@
 /*
- * perf_report.h - the rows of issue 16's benchmarks (I16_CONTRACT.md): each
+ * perf_report.h - the rows of the memory, compute and link benchmarks (I16_CONTRACT.md): each
  * row carries label, value, unit, peak, peak_source and share_of_peak
  * beside the usual timing fields, so the page draws "measured against its
  * peak" without knowing the benchmark.  Pure: ops in, JSON out.

@@ -2,7 +2,7 @@
  * smem_pattern.c - a custom warp access: 32 word indices, one a lane.
  *
  * The predicted degree is the most DISTINCT words any bank is asked for
- * (common/predict.c), so lanes that share a word count once: the seed's
+ * (common/predict.c), so lanes that share a word count once: the original example's
  * `tx * 2 % 32` pattern is a broadcast and predicts 1.  The row says how
  * many lanes share a word and how many distinct words each bank serves.
  * The ratio is to a stride-1 baseline measured in the same run, with the

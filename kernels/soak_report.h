@@ -1,6 +1,6 @@
 /*
- * soak_report.h - soak's windows over its one-second series (issue 32,
- * docs/DEEP_CHECKS.md): the first 10 s, the last 30 s, the worst 10 s of
+ * soak_report.h - soak's windows over its one-second series
+ * (docs/DEEP_CHECKS.md): the first 10 s, the last 30 s, the worst 10 s of
  * each load, the share sustained and the first slowdown.  Pure (readings
  * in, figures out); unit-tested by tests/unit/test_kernels_known_answer.c.
  */

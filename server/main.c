@@ -342,6 +342,11 @@ int main(int argc, char **argv)
     }
     log_info("listening on %s://%s (database %s, worker %s, web %s)",
              app.tls ? "https" : "http", bound, app.db_path, opt.worker, opt.web);
+    {
+        char why[512];
+        if (http_chartjs_problem(opt.chartjs, why, sizeof(why)) != 0)
+            log_warn("the page's charts are off: %s", why);
+    }
 
     for (;;) {
         if (sigwait(&stop_signals, &sig) != 0)
@@ -357,7 +362,7 @@ int main(int argc, char **argv)
     rc = 0;
 
 done:
-    /* Shutdown (issue 31).  First no run starts any more, a confirming or
+    /* Shutdown.  First no run starts any more, a confirming or
      * canary run queued from here on included: it waits for the next
      * start.  Then every waiting request is answered (202, its runs as
      * they stand), those on a running run once the pool has ended it or

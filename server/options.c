@@ -189,8 +189,7 @@ static int set_duration(struct options *opt, const struct option_spec *spec, con
 {
     if (gb_duration_s(text, (int64_t *)((char *)opt + spec->field)) != 0) {
         fprintf(err,
-                "gpubenchd: --%s %s: expected a whole number then s, m, h or d (e.g. 10m), "
-                "from 1s to 366d\n",
+                "gpubenchd: --%s %s: expected " GB_DURATION_EXPECTED ", at least 1s\n",
                 spec->name, text);
         return -1;
     }
@@ -253,7 +252,7 @@ static const struct option_spec option_table[] = {
     {"db", "PATH", "./gpubench.db", NULL, "the SQLite database", set_string, FIELD(db), 0, 0},
     {"web", "DIR", NULL, "the installed share/gpubench/web, else the source tree's web/",
      "the web page's files", set_path, FIELD(web), 0, 0},
-    {"chartjs", "PATH", "/usr/share/javascript/chart.js/chart.min.js", NULL,
+    {"chartjs", "PATH", HTTP_CHARTJS_DEFAULT, NULL,
      "Chart.js for the page's charts (Debian's libjs-chart.js)", set_string, FIELD(chartjs), 0,
      0},
     {"worker", "PATH", NULL, "gpubench-worker beside gpubenchd", "the worker program", set_path,
@@ -399,10 +398,10 @@ static const struct option_spec option_table[] = {
      "every sample)",
      set_keep_samples, FIELD(keep_samples_s), 0, 0},
     {"canary", "BENCHMARK@PERIOD", NULL, "none",
-     "check each card of the node with this benchmark or suite at most once a PERIOD (s, m, "
-     "h or d: health@24h), on a card that has been quiet for --canary-idle with nothing "
-     "queued, after any run a person posts; labelled canary, shown by GET /canaries "
-     "(repeatable)",
+     "check each card of the node with this benchmark or suite at most once a PERIOD (a "
+     "duration as --canary-idle takes: health@24h, health@1.5h), on a card that has been "
+     "quiet for --canary-idle with nothing queued, after any run a person posts; labelled "
+     "canary, shown by GET /canaries (repeatable)",
      set_canary, FIELD(canaries), 0, 0},
     {"canary-idle", "DURATION", "10m", NULL,
      "how long a card must have been quiet (no other process, under 5% busy) before a "

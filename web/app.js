@@ -97,8 +97,16 @@ initChanges();
 
 function start() {
   if (!GBCharts.available()) {
-    notice("no-chartjs", el("strong", {}, "Charts are off: "), "Chart.js is not installed on this node. Install the Debian package ",
-      el("code", {}, "libjs-chart.js"), " (or start gpubenchd with ", el("code", {}, "--chartjs PATH"), "); every number is still in the tables.");
+    // The daemon's own words for why (GET /vendor/chart.js's 404: the
+    // path it tried and the system's reason), never a guess.
+    notice("no-chartjs", el("strong", {}, "Charts are off: "), "Chart.js did not load; every number is still in the tables.");
+    fetch("/vendor/chart.js").then((r) => (r.ok ? null : r.json())).then((e) => {
+      const why = e && e.error && e.error.message, box = $("#no-chartjs");
+      if (why && box) {
+        box.replaceChildren(el("strong", {}, "Charts are off: "), why + ". Every number is still in the tables.");
+        box.dataset.reason = "daemon";
+      }
+    }).catch(() => {});
   }
   devices().then((d) => { if (d.host) $("#node").textContent = "node " + d.host; }).catch(() => {});
   render(false);

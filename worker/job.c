@@ -6,7 +6,7 @@
  * the last, so both clocks are clocks under load, and a fall between them
  * means the samples were taken at two speeds.
  *
- * Issue 13: before any of the job's own kernels (warm-up included) the
+ * before any of the job's own kernels (warm-up included) the
  * quiet check looks at the card (watch.h); between samples the card is
  * read again and what was seen goes into meta.watch and each row.
  */

@@ -1,5 +1,5 @@
 /*
- * watch.h - what a run saw of its card through NVML (issue 13): the quiet
+ * watch.h - what a run saw of its card through NVML: the quiet
  * check before the first timed sample, readings between samples (never
  * during one), and the error counters before and after.  The worker only
  * REPORTS these (meta.watch and each row's mem_clock_mhz and

@@ -45,7 +45,7 @@ struct run_judged {
     char *cuda_version;
     char *build;
     char *verdicts; /* history and fleet verdicts (measured here only) */
-    /* A valid done run's rows for its change-point series (issue 34):
+    /* A valid done run's rows for its change-point series:
      * none for a run that is not valid, not done, or has no card UUID. */
     struct run_point *points;
     int n_points;

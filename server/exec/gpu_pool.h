@@ -14,7 +14,7 @@
  * the GPU is unhealthy and new runs for it are refused until a worker comes
  * up ready again.
  *
- * The watch (issue 24): while a runner has nothing to run it writes the
+ * The watch: while a runner has nothing to run it writes the
  * probe {"watch":true} to its worker every watch_interval_s and reads one
  * {"event":"watch","reading":{...}} within GPU_WATCH_ANSWER_MS.  The pool
  * keeps each GPU's latest reading and since when the card has been quiet;

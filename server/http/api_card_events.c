@@ -1,5 +1,5 @@
 /*
- * api_card_events.c - GET /cards/UUID/events (issue 24; README "Watching
+ * api_card_events.c - GET /cards/UUID/events (README "Watching
  * cards"): what the watch found on one card between runs, newest first,
  * a page at a time (?limit=, ?cursor= from the previous page's "next").
  * Parses the query, asks the runs layer (card_watch.c), prints.

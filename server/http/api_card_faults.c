@@ -1,5 +1,5 @@
 /*
- * api_card_faults.c - GET /card_faults (issue 24; README "Watching
+ * api_card_faults.c - GET /card_faults (README "Watching
  * cards"): the open critical card events of every card this daemon knows,
  * its own watch's and those its peers report, which a hub above it fetches
  * after each pull (server/runs/peers_faults.c).  Asks the runs layer

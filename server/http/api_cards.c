@@ -1,5 +1,5 @@
 /*
- * api_cards.c - GET /cards and GET /cards/UUID (issue 24): parse ?max_age=,
+ * api_cards.c - GET /cards and GET /cards/UUID: parse ?max_age=,
  * ask the runs layer (cards.c, which judges each card's state with
  * server/judge/card_state.c), print the answer.
  */
@@ -23,9 +23,7 @@ static int max_age(struct http_request *req, struct http_reply *rep, int64_t *ms
         return -1;
     if ((v = query_get(req, "max_age")) != NULL && gb_duration_ms(v, ms) != 0) {
         reply_error(rep, 400, "out_of_bounds", "max_age",
-                    "max_age: a span such as 24h, 90m, 7d or a number of seconds, up to a year; "
-                    "not %.40s",
-                    v);
+                    "max_age=%.40s: expected " GB_DURATION_EXPECTED, v);
         return -1;
     }
     return 0;

@@ -1,5 +1,5 @@
 /*
- * api_changes.c - GET /cards/UUID/changes and GET /changes (issue 34):
+ * api_changes.c - GET /cards/UUID/changes and GET /changes:
  * the change points and drifts found in each card x key x row series
  * (judge/changepoint.h says how; store_changes.h what a change holds),
  * newest first (GET /changes.md, the same as markdown, is api_reports.c's).

@@ -39,6 +39,8 @@ void api_compare_get(struct http_request *req, struct http_reply *rep)
     long long latest = 10;
     int include_invalid, rc;
 
+    if (query_benchmark(req, rep) != 0)
+        return;
     /* Two groups judged row by row: api_verdicts.c. */
     if (query_get(req, "baseline") || query_get(req, "candidate")) {
         api_compare_verdicts(req, rep);
@@ -87,7 +89,14 @@ void api_compare_get(struct http_request *req, struct http_reply *rep)
     out = compare_build(bench, runs, (int)latest, include_invalid == 1,
                         rows_from_store, req->app->store);
     cJSON_Delete(runs);
+    /* how many runs a card were used at most (the page shows it) */
+    if (out != NULL && !(ids && ids[0]) &&
+        !cJSON_AddNumberToObject(out, "latest", (double)latest)) {
+        cJSON_Delete(out);
+        out = NULL;
+    }
     if (out == NULL) {
+        cJSON_Delete(out);
         reply_error(rep, 500, "internal", "", "out of memory");
         return;
     }

@@ -81,8 +81,7 @@ void api_coverage_get(struct http_request *req, struct http_reply *rep)
         return;
     if (max_age && gb_duration_ms(max_age, &ms) != 0) {
         reply_error(rep, 400, "out_of_bounds", "max_age",
-                    "max_age=%.40s: expected a duration such as 24h, 90m, 7d or 3600 (seconds)",
-                    max_age);
+                    "max_age=%.40s: expected " GB_DURATION_EXPECTED, max_age);
         return;
     }
     if (deep_max_age && gb_duration_ms(deep_max_age, &deep_ms) != 0) {

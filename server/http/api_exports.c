@@ -52,6 +52,8 @@
  * error. */
 #define EXPORT_BUFFER_CAP (64 * 1024 * 1024)
 
+#define SEQ_PAGE_DEFAULT 200 /* runs in an after_seq page without limit */
+
 static const char *const filter_args[] = {RUN_FILTER_ARGS, "limit", "after_seq", NULL};
 
 enum export_format {
@@ -471,6 +473,10 @@ static void export_runs(struct http_request *req, struct http_reply *rep,
         free(x);
         return;
     }
+    /* a page by seq is of SEQ_PAGE_DEFAULT runs unless limit says (README,
+     * OpenAPI); a whole export has no count */
+    if (after && query_get(req, "limit") == NULL)
+        remaining = SEQ_PAGE_DEFAULT;
     x->remaining = (long)remaining;
     if (after) {
         x->by_seq = 1;

@@ -15,7 +15,7 @@ void api_fleet_get(struct http_request *req, struct http_reply *rep)
     cJSON *cards = NULL, *out;
     int rc;
 
-    if (query_check(req, rep, query) != 0)
+    if (query_check(req, rep, query) != 0 || query_benchmark(req, rep) != 0)
         return;
     benchmark = query_get(req, "benchmark");
     if (benchmark == NULL || benchmark[0] == '\0') {

@@ -24,7 +24,7 @@
 
 static const char *const no_query[] = {NULL};
 
-/* gb_benchmark_describe with the issue 16 fields: health_params (the
+/* gb_benchmark_describe with the health fields: health_params (the
  * suite's short form, or null) and all_devices.  Set here rather than in
  * the table's describe so that either may add them without the other. */
 static cJSON *describe_benchmark(const struct gb_benchmark *b)

@@ -6,7 +6,7 @@
  * the copy ceiling), and for every card it holds its state, coverage ages,
  * fleet outliers and events.
  *
- * Collectors, as node_exporter has them (issue 33): the table `collectors`
+ * Collectors, as node_exporter has them: the table `collectors`
  * below, each writing its families through the one label writer of
  * common/prom_text.h, run by prom_collect, which reports
  * gpubench_scrape_collector_success and _duration_seconds for each.  A
@@ -296,7 +296,7 @@ static void card_labels(struct dynbuf *b, const char *benchmark, const cJSON *ro
     prom_label(b, "uuid", uuid);
 }
 
-/* Issue 24: gpubench_card_events_total, what the watch found on each card
+/* gpubench_card_events_total, what the watch found on each card
  * between runs (GET /cards/UUID/events), counted by kind and whether it
  * was critical.  0, or -1 on a store error. */
 static int card_event_metrics(void *ctx, struct dynbuf *b)
@@ -323,7 +323,7 @@ static int card_event_metrics(void *ctx, struct dynbuf *b)
     return 0;
 }
 
-/* Issue 34: gpubench_changes_recent, each card's change points (kind
+/* gpubench_changes_recent, each card's change points (kind
  * step) and drifts (kind drift) of the last CHANGES_WINDOW_DAYS days
  * (GET /cards/UUID/changes), by card and kind: a gauge, since old ones
  * leave the window.  Self-contained: one store read, one family.  0, or
@@ -382,7 +382,7 @@ static void alert_open_series(const cJSON *counts, struct prom_set *set)
     prom_set_merge(set, 1);
 }
 
-/* Issue 14: open alerts and the webhook's posts.  0, or -1 on a store
+/* open alerts and the webhook's posts.  0, or -1 on a store
  * error or when memory ran out. */
 static int alert_metrics(void *ctx, struct dynbuf *b)
 {
@@ -599,7 +599,7 @@ static void coverage_card_labels(struct dynbuf *b, const char *metric, const cJS
         prom_label(b, "gpu", "");
 }
 
-/* Issue 24: GET /coverage's answer (its default window) as gauges: the age
+/* GET /coverage's answer (its default window) as gauges: the age
  * of each card's newest valid run per health benchmark (none for a cell
  * never checked: an age made up would read as a check), each card's state
  * as one series per state, and the cells per state: every card, its own

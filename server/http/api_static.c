@@ -11,6 +11,7 @@
 #include "dynbuf.h"
 #include "handlers.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,13 +122,32 @@ void api_static_view_file(struct http_request *req, struct http_reply *rep)
     send_file(req, rep, "views/", req->arg);
 }
 
+int http_chartjs_problem(const char *path, char *why, size_t cap)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    int is_default = path && strcmp(path, HTTP_CHARTJS_DEFAULT) == 0;
+
+    if (f != NULL) {
+        fclose(f);
+        return 0;
+    }
+    snprintf(why, cap, "Chart.js cannot be read at %.200s (%s): %s",
+             path ? path : "(none)", path ? strerror(errno) : "no path",
+             is_default ? "install Debian's libjs-chart.js (apt-get install libjs-chart.js) "
+                          "or start gpubenchd with --chartjs PATH"
+                        : "--chartjs names a file that is not there; give the path of "
+                          "chart.min.js (Debian's libjs-chart.js installs " HTTP_CHARTJS_DEFAULT
+                          ")");
+    return -1;
+}
+
 void api_static_chartjs(struct http_request *req, struct http_reply *rep)
 {
+    char why[512];
+
+    if (http_chartjs_problem(req->app->opt->chartjs, why, sizeof(why)) != 0) {
+        reply_error(rep, 404, "not_found", "", "%s", why);
+        return;
+    }
     send_path(rep, req->app->opt->chartjs, "chart.js");
-    if (rep->status == 404)
-        reply_error(rep, 404, "not_found", "",
-                    "Chart.js is not at %.200s: install Debian's libjs-chart.js "
-                    "(apt-get install libjs-chart.js) or start gpubenchd with "
-                    "--chartjs PATH",
-                    req->app->opt->chartjs);
 }

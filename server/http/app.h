@@ -26,6 +26,9 @@ struct heavy_pool;
 
 /* The command-line settings the HTTP layer reads (main copies them from
  * its options, options.h, which this layer does not see). */
+/* Where Debian's libjs-chart.js puts Chart.js: --chartjs's default. */
+#define HTTP_CHARTJS_DEFAULT "/usr/share/javascript/chart.js/chart.min.js"
+
 struct http_options {
     const char *listen;              /* --listen, as given */
     const char *web;                 /* --web: the page's folder */

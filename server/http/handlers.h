@@ -40,9 +40,9 @@ void api_baselines_list(struct http_request *req, struct http_reply *rep);
 void api_baselines_get(struct http_request *req, struct http_reply *rep);
 void api_baselines_delete(struct http_request *req, struct http_reply *rep);
 
-/* api_alerts.c: alerts (issue 14); api_fleet.c: the fleet view. */
+/* api_alerts.c: alerts; api_fleet.c: the fleet view. */
 void api_alerts_get(struct http_request *req, struct http_reply *rep);
-/* GET /cards/UUID/changes and GET /changes (api_changes.c, issue 34). */
+/* GET /cards/UUID/changes and GET /changes (api_changes.c). */
 void api_card_changes_get(struct http_request *req, struct http_reply *rep);
 void api_changes_get(struct http_request *req, struct http_reply *rep);
 void api_changes_md_get(struct http_request *req, struct http_reply *rep);
@@ -108,5 +108,9 @@ void api_static_file(struct http_request *req, struct http_reply *rep);
 void api_static_lib_file(struct http_request *req, struct http_reply *rep);
 void api_static_view_file(struct http_request *req, struct http_reply *rep);
 void api_static_chartjs(struct http_request *req, struct http_reply *rep);
+/* Whether Chart.js can be read at path: 0, or -1 with why (the path, the
+ * system's reason and what to do) in why[cap].  Said at start (main.c) and
+ * by GET /vendor/chart.js's 404, which the page shows. */
+int http_chartjs_problem(const char *path, char *why, size_t cap);
 
 #endif

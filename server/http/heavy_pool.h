@@ -3,7 +3,7 @@
  * router.c: a hub's /coverage, /cards, /fleet, /metrics, the exports), so
  * that libmicrohttpd's own threads only ever run light work and a
  * /healthz, a single run or a write is never queued behind a reading of
- * the whole fleet (issue 33).  http.c suspends the connection, hands the
+ * the whole fleet.  http.c suspends the connection, hands the
  * handler to a job here and resumes the connection when it is done.
  *
  * A fixed set of threads takes jobs in order from one bounded queue; a

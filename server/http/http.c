@@ -326,6 +326,20 @@ int query_int(struct http_request *req, struct http_reply *rep, const char *name
     return 0;
 }
 
+int query_benchmark(struct http_request *req, struct http_reply *rep)
+{
+    const char *name = query_get(req, "benchmark");
+    char names[256];
+
+    if (name == NULL || name[0] == '\0' ||
+        gb_benchmark_offered(gb_benchmark_find(name), req->app->opt->test_benchmarks))
+        return 0;
+    gb_benchmark_names(req->app->opt->test_benchmarks, 0, names, sizeof(names));
+    reply_error(rep, 400, "unknown_benchmark", "benchmark",
+                "there is no benchmark \"%.60s\" (there are: %s)", name, names);
+    return -1;
+}
+
 int query_double(struct http_request *req, struct http_reply *rep, const char *name,
                  double min, double max, const char *expected, double *out)
 {
@@ -945,7 +959,7 @@ int http_mhd_options(const struct http_options *opt, struct MHD_OptionItem *item
      * the end of its thread's loop, while the client has already opened
      * the next: at --max-connections-per-ip connections, each closed and
      * opened again as it is answered (Connection: close, bench/http's
-     * handshake rounds), the new one was refused and reset (issue 33: 391
+     * handshake rounds), the new one was refused and reset (391
      * socket errors in run_tls.sh).  So the closed ones may be as many
      * again as the open ones, no more. */
     const struct MHD_OptionItem all[] = {

@@ -123,6 +123,12 @@ int query_int(struct http_request *req, struct http_reply *rep, const char *name
 int query_double(struct http_request *req, struct http_reply *rep, const char *name,
                  double min, double max, const char *expected, double *out);
 
+/* ?benchmark=NAME, when given, must name a benchmark this daemon offers
+ * (as POST /runs: test-only ones with --test-benchmarks); otherwise 400
+ * unknown_benchmark naming the benchmarks there are, and -1.  0 when
+ * absent, empty or known. */
+int query_benchmark(struct http_request *req, struct http_reply *rep);
+
 /* Parses the body as one JSON value with nothing but whitespace after it.
  * On failure answers 400 (malformed_json, the byte offset said) and
  * returns NULL.  The caller owns the result. */

@@ -9,7 +9,7 @@
  * (matrices) as tables.  The validity above the table says the reasons of
  * an invalid run and every note.  Text from a run (labels, hosts,
  * messages) is escaped so that a '|' or a line break cannot break the
- * table.  Times are "0.286 ms", as in the seed's tables (three significant
+ * table.  Times are "0.286 ms", as in the first write-ups (three significant
  * digits below that); a shift is the answer's fraction (candidate /
  * baseline - 1) written as a percentage.
  */
@@ -31,7 +31,7 @@ enum md_format {
 };
 
 /* The report's own headers where the result-field table's label is not
- * the one the seed's tables use (and people quote); a ratio's header names
+ * the one the first write-ups used (and people quote); a ratio's header names
  * the run's baseline when it has one ("vs stride 1"). */
 static const struct {
     const char *field, *header;
@@ -52,17 +52,6 @@ static const char *header_of(const char *name)
             return header_words[i].header;
     return f ? f->label : NULL;
 }
-
-/* The matrices of a p2p_bandwidth summary ("matrix": devices, then one
- * n x n array a measure, from the row's device to the column's); unit
- * NULL: a link object, written as words. */
-static const struct {
-    const char *field, *title, *unit;
-} matrices[] = {
-    {"gbps", "Peer bandwidth", "GB/s"},
-    {"latency_us", "Peer latency", "us"},
-    {"link", "Link", NULL},
-};
 
 /* Peaks a run states once, in its summary rather than in each row: the
  * object, its value in GB/s, and the field that says whence. */
@@ -95,32 +84,23 @@ static const char *text_at(const cJSON *obj, const char *a, const char *b, const
     return cJSON_GetStringValue(obj);
 }
 
-/* x to digits significant digits, never as an exponent: 3843 GB/s,
- * 65.32 TFLOP/s, 1.919 us; digits 0: as it is. */
+/* x to digits significant digits (common/result_fields.h's formatter). */
 static void md_number(struct dynbuf *out, double x, int digits)
 {
-    int decimals = 0;
+    char text[64];
 
-    if (digits <= 0) {
-        (void)!dynbuf_printf(out, "%.15g", x);
-        return;
-    }
-    if (x != 0)
-        decimals = digits - 1 - (int)floor(log10(fabs(x)));
-    if (decimals < 0)
-        decimals = 0;
-    (void)!dynbuf_printf(out, "%.*f", decimals > 12 ? 12 : decimals, x);
+    gb_format_number(x, digits, text, sizeof(text));
+    (void)!dynbuf_printf(out, "%s", text);
 }
 
-/* A time: three decimals as the seed's tables have them ("0.286 ms"), and
- * three significant digits below that ("0.00212 ms"). */
+/* A time as the tables have it ("0.286 ms"; gb_format_ms, the 4 digits
+ * of median_ms). */
 static void md_ms(struct dynbuf *out, double x)
 {
-    int decimals = x > 0 ? 2 - (int)floor(log10(x)) : 3;
+    char text[64];
 
-    if (decimals < 3)
-        decimals = 3;
-    (void)!dynbuf_printf(out, "%.*f ms", decimals > 12 ? 12 : decimals, x);
+    gb_format_ms(x, 4, text, sizeof(text));
+    (void)!dynbuf_printf(out, "%s ms", text);
 }
 
 static void md_value(struct dynbuf *out, const cJSON *v, enum md_format f)
@@ -141,40 +121,14 @@ static void md_value(struct dynbuf *out, const cJSON *v, enum md_format f)
         (void)!dynbuf_printf(out, "%.15g", x);
 }
 
-/* One cell of a result-row field, written as its unit says
- * (common/result_fields.c): a time in ms, a share as a percentage, a ratio
- * with its "×", other numbers to the field's digits with their unit, the
- * row's own unit for the fields measured in it (value, peak). */
+/* One cell of a result-row field: the result-field table's formatter
+ * with the unit in the cell (common/result_fields.h), escaped. */
 static void md_field(struct dynbuf *out, const struct gb_result_field *f, const cJSON *row)
 {
-    const cJSON *v = cJSON_GetObjectItem(row, f->name);
-    const char *unit = f->unit;
-    double x = cJSON_GetNumberValue(v);
+    char text[160];
 
-    if (f->uses & GB_USE_ROW_UNIT)
-        unit = cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit"));
-    if (unit == NULL)
-        unit = "";
-    if (cJSON_IsBool(v)) {
-        (void)!dynbuf_printf(out, cJSON_IsTrue(v) ? "yes" : "no");
-    } else if (!cJSON_IsNumber(v)) {
-        md_value(out, v, MD_NUMBER);
-    } else if (!isfinite(x)) {
-        (void)!dynbuf_printf(out, "-");
-    } else if (strcmp(unit, "ms") == 0) {
-        md_ms(out, x);
-    } else if (strcmp(unit, "share") == 0) {
-        (void)!dynbuf_printf(out, "%.1f%%", 100 * x);
-    } else if (strcmp(unit, "x") == 0) {
-        md_number(out, x, f->digits);
-        (void)!dynbuf_printf(out, "×");
-    } else {
-        md_number(out, x, f->type == GB_FIELD_INT ? 0 : f->digits);
-        if (unit[0]) {
-            (void)!dynbuf_printf(out, " ");
-            md_text(out, unit);
-        }
-    }
+    gb_result_field_format(f, row, GB_UNIT_IN_CELL, text, sizeof(text));
+    md_text(out, text);
 }
 
 static const char *key_header(const char *key)
@@ -298,7 +252,8 @@ static void column_header(struct dynbuf *out, const struct gb_result_field *f,
  * (GB_USE_REPORT) that some row has. */
 static void rows_table(struct dynbuf *out, const cJSON *rows, const cJSON *summary)
 {
-    const char *key = compare_row_key(cJSON_GetArrayItem(rows, 0));
+    const struct gb_result_field *key_field = gb_result_rows_key(rows);
+    const char *key = key_field ? key_field->name : NULL;
     const struct gb_result_field *cols[GB_RESULT_FIELDS_MAX];
     size_t n = 0;
     const cJSON *row;
@@ -339,7 +294,8 @@ static void rows_table(struct dynbuf *out, const cJSON *rows, const cJSON *summa
  * share it: "Peak of copy, scale: DRAM peak: ...". */
 static void peak_sources(struct dynbuf *out, const cJSON *rows)
 {
-    const char *key = compare_row_key(cJSON_GetArrayItem(rows, 0));
+    const struct gb_result_field *key_field = gb_result_rows_key(rows);
+    const char *key = key_field ? key_field->name : NULL;
     int n;
     const cJSON **row = json_items(rows, &n); /* indexed below: built once */
 
@@ -433,14 +389,15 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
     }
     if (!cJSON_IsArray(devices) || cJSON_GetArraySize(devices) < 2)
         return;
-    for (size_t i = 0; i < sizeof(matrices) / sizeof(matrices[0]); i++) {
-        const cJSON *grid = cJSON_GetObjectItem(m, matrices[i].field), *line;
+    for (size_t i = 0; gb_result_matrix_at(i) != NULL; i++) {
+        const struct gb_result_matrix *mx = gb_result_matrix_at(i);
+        const cJSON *grid = cJSON_GetObjectItem(m, mx->field), *line;
         const cJSON *dev;
         if (!cJSON_IsArray(grid))
             continue;
-        (void)!dynbuf_printf(out, "\n%s", matrices[i].title);
-        if (matrices[i].unit)
-            (void)!dynbuf_printf(out, " (%s)", matrices[i].unit);
+        (void)!dynbuf_printf(out, "\nPeer %s", mx->title);
+        if (mx->unit)
+            (void)!dynbuf_printf(out, " (%s)", mx->unit);
         (void)!dynbuf_printf(out, ", from the row's GPU to the column's:\n\n| From |");
         cJSON_ArrayForEach(d, devices)
             (void)!dynbuf_printf(out, " to GPU %g |", cJSON_GetNumberValue(d));
@@ -457,7 +414,7 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
                 (void)!dynbuf_printf(out, " ");
                 if (cJSON_IsNumber(cell) && isfinite(cell->valuedouble)) {
                     md_number(out, cell->valuedouble, 4);
-                    (void)!dynbuf_printf(out, " %s", matrices[i].unit ? matrices[i].unit : "");
+                    (void)!dynbuf_printf(out, " %s", mx->unit ? mx->unit : "");
                 } else if (cJSON_IsObject(cell)) {
                     link_words(out, cell);
                 } else {
@@ -470,7 +427,7 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
     }
 }
 
-/* The lines of a deep check's failed checks (issue 32: "known_answer
+/* The lines of a deep check's failed checks ("known_answer
  * fp32_fma: 3 mismatches on SM 17"), which name where the card went
  * wrong. */
 static void failed_check_lines(struct dynbuf *out, const cJSON *checks)

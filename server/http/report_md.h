@@ -1,6 +1,6 @@
 /*
  * report_md.h - runs and comparisons as markdown people paste into notes
- * and issues, in the style of the project's write-ups: a sentence with the
+ * and issues, in the style of the measurement write-ups: a sentence with the
  * card, driver, CUDA and date above a table, verdicts where there are
  * any.  Pure: it reads the JSON the API answers with and writes text; the
  * handlers (GET /runs/ID.md, GET /compare.md) fetch and send.

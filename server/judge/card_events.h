@@ -1,6 +1,6 @@
 /*
- * card_events.h - what changed on a card between two watch readings
- * (issue 24), and which changes are critical.  Pure: readings in (the
+ * card_events.h - what changed on a card between two watch readings, and which
+ * changes are critical.  Pure: readings in (the
  * worker's JSON, kernels/nvml_watch.h), events out; the runs layer stores
  * them, counts them and raises alerts for the critical ones.
  *

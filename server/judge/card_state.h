@@ -1,6 +1,6 @@
 /*
- * card_state.h - whether a card is healthy, degraded or unknown (issue 24;
- * README "Expected values"), judged from what the caller read: the card's
+ * card_state.h - whether a card is healthy, degraded or unknown (README
+ * "Expected values"), judged from what the caller read: the card's
  * newest valid health runs and a list of faults.  Pure, so GET /cards,
  * /coverage and `gpubench check` give one answer, and it is unit-tested
  * alone (tests/unit/test_card_state.c).

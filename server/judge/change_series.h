@@ -1,6 +1,6 @@
 /*
  * change_series.h - one card x key x row's change-point state, stepped one
- * run at a time (issue 34; the method is changepoint.h's).
+ * run at a time (the method is changepoint.h's).
  *
  * Incremental: a series keeps only the runs since its last change (at most
  * CP_WINDOW, the newest) and, for drift, running sums a day over the last

@@ -1,5 +1,5 @@
 /*
- * change_sql.h - the change-point series in SQL (issue 34): the functions
+ * change_sql.h - the change-point series in SQL: the functions
  * the store's statements call to step a card x key x row series with a
  * run (change_series.h) and to read what the step found.  Registered with
  * the rest of the judge's SQL functions (judge_sql.h), so only statements

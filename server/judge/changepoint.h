@@ -1,6 +1,6 @@
 /*
  * changepoint.h - when did a card's series change, and is it drifting
- * (issue 34).  Pure: numbers in, answers out; the state of a series is
+ *.  Pure: numbers in, answers out; the state of a series is
  * change_series.h's, kept by the store.
  *
  * A series is one card x comparability key x result row: the log of each

@@ -103,6 +103,10 @@ cJSON *compare_row_digest(const char *benchmark, const cJSON *rows, const cJSON 
             else
                 jb_item(&jb, d, f->name, cJSON_Duplicate(v, 0));
         }
+        /* the unit of a row's value (GB/s, TFLOP/s), for the fleet's */
+        if (cJSON_IsNumber(cJSON_GetObjectItem(row, "value")) &&
+            cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit")))
+            jb_string(&jb, d, "unit", cJSON_GetStringValue(cJSON_GetObjectItem(row, "unit")));
         jb_push(&jb, out, d);
     }
     if (jb_failed(&jb)) {

@@ -113,6 +113,11 @@ static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark
                    !cJSON_AddNullToObject(cell, "at") || !cJSON_AddNullToObject(cell, "age_s")) {
             return -1;
         }
+        /* never a valid run, but an invalid one: its reasons, said */
+        if (run == NULL && cJSON_GetStringValue(cJSON_GetObjectItem(src, "invalid")) &&
+            !cJSON_AddStringToObject(cell, "invalid",
+                                     cJSON_GetStringValue(cJSON_GetObjectItem(src, "invalid"))))
+            return -1;
         if (!cJSON_AddStringToObject(cell, "state", state_names[state]))
             return -1;
         list->totals[state]++;
@@ -152,7 +157,11 @@ static int add_state(cJSON *card, const struct card *k, int from, int n,
         if (why[0] || strcmp(state, state_names[COVERAGE_FRESH]) == 0)
             continue;
         if (strcmp(state, state_names[COVERAGE_NEVER]) == 0) {
-            snprintf(why, sizeof(why), "%s never checked", bench);
+            const char *invalid = cJSON_GetStringValue(cJSON_GetObjectItem(cell, "invalid"));
+            if (invalid)
+                snprintf(why, sizeof(why), "no valid run: %s %s", bench, invalid);
+            else
+                snprintf(why, sizeof(why), "%s never checked", bench);
         } else if (strcmp(state, state_names[COVERAGE_STALE]) == 0) {
             span_text((long long)age_s->valuedouble, age, sizeof(age));
             span_text(q->max_age_s, window, sizeof(window));

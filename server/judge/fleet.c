@@ -32,6 +32,19 @@ static void add_too_few(struct json_build *jb, cJSON *obj, int n)
     jb_number(jb, obj, "cards_needed", FLEET_MIN_CARDS);
 }
 
+/* The row of rows whose key is kv, or NULL. */
+static const cJSON *row_of(const cJSON *rows, const cJSON *kv)
+{
+    const cJSON *row;
+
+    cJSON_ArrayForEach(row, rows) {
+        const char *field = compare_row_key(row);
+        if (field && cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1))
+            return row;
+    }
+    return NULL;
+}
+
 /* The index of kv among keys[0..nkeys-1], or -1: tried first at hint
  * (the row's place: cards of one group list their rows in one order, so
  * a card's rows are matched in one pass instead of a search a row). */
@@ -139,6 +152,17 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
             cJSON *cell = jb_new_object(jb);
             jb_item(jb, cell, "key", cJSON_Duplicate(keys[k], 0));
             jb_number(jb, cell, "value_ms", x[i]);
+            /* the row's own figure beside the time (GB/s, TFLOP/s), where
+             * it has one: what a person compares bandwidths by */
+            {
+                const cJSON *src = row_of(cards[who[i]], keys[k]);
+                const cJSON *value = cJSON_GetObjectItem(src, "value");
+                const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(src, "unit"));
+                if (cJSON_IsNumber(value) && unit) {
+                    jb_number(jb, cell, "value", value->valuedouble);
+                    jb_string(jb, cell, "unit", unit);
+                }
+            }
             jb_number_or_null(jb, cell, "z", judged ? z[i] : NAN);
             jb_bool(jb, cell, "outlier", out);
             jb_push(jb, per_card[who[i]], cell);
@@ -322,7 +346,7 @@ static int by_worst(const void *a, const void *b)
 static cJSON *build_group(struct json_build *jb, const cJSON *const *cards, const int *idx,
                           int n, double margin)
 {
-    static const char *const copied[] = {"host", "device_uuid", "run_id", NULL};
+    static const char *const copied[] = {"host", "device_uuid", "run_id", "label", NULL};
     const cJSON **rows = calloc((size_t)n, sizeof(*rows));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
     cJSON **differs = calloc((size_t)n, sizeof(*differs));

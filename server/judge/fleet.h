@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-/* The fewest cards of one model and key that are judged at all (issue 21:
+/* The fewest cards of one model and key that are judged at all (on an H200 fleet,
  * three cards gave z -68.6 from a MAD of two nearly equal values).
  * Chosen by seeded simulation (tests/unit/test_shift.c, simulated_fleet_
  * minimum, which prints the table): cards of equal truth with 0.3%, 0.5%

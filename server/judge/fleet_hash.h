@@ -1,6 +1,6 @@
 /*
  * fleet_hash.h - the cards of a fleet group whose known_answer result_hash
- * differs from their model's majority (issue 32): every good card of a
+ * differs from their model's majority: every good card of a
  * model computes the same exact answers, so a card whose hash of a kind is
  * not the one most cards share computes differently, even where its own
  * mismatch count (against the host's answer) says nothing.  Pure, for

@@ -49,8 +49,9 @@ static int pool_push(struct pool *p, double x)
 
 /* One group as kept: its runs, and its key fields' values. */
 struct kept {
-    cJSON *runs; /* NEW array of borrowed-by-reference run items */
-    cJSON *key;  /* NEW object: key field -> value (first run's) */
+    cJSON *runs;     /* NEW array of borrowed-by-reference run items */
+    cJSON *key;      /* NEW object: key field -> value (most runs') */
+    cJSON *left_out; /* NEW array: {run_id, reason} of runs not kept */
     int invalid, other_key;
 };
 
@@ -85,39 +86,102 @@ static cJSON *verdict_key(const cJSON *run)
     return key;
 }
 
-/* Keeps the runs of g to judge; 0, or -1 out of memory. */
+#define LEFT_OUT_LISTED 50 /* runs named in a group's left_out; the counts go on */
+
+/* Names a run left out of a group, and why, in k->left_out (the first
+ * LEFT_OUT_LISTED); 0, or -1 out of memory. */
+static int note_left_out(struct kept *k, const cJSON *run, const char *reason)
+{
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+    cJSON *o;
+
+    if (id == NULL || cJSON_GetArraySize(k->left_out) >= LEFT_OUT_LISTED)
+        return 0;
+    if ((o = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(k->left_out, o) ||
+        !cJSON_AddStringToObject(o, "run_id", id) || !cJSON_AddStringToObject(o, "reason", reason))
+        return -1;
+    return 0;
+}
+
+/* Keeps the runs of g to judge: the done runs of the benchmark (valid ones
+ * unless include_invalid) whose key is the one most of them share, a tie
+ * going to the key of the newest run (the greatest id), so that the order
+ * the runs were listed in decides nothing.  The runs left out are counted
+ * and named (left_out).  0, or -1 out of memory. */
 static int keep_runs(const struct verdict_group *g, const char *benchmark,
                      int include_invalid, struct kept *k)
 {
+    cJSON *keys = cJSON_CreateArray(), *key;
     const cJSON *run;
+    int best = -1, best_n = 0, i, rc = -1;
+    const char *best_id = "";
 
     memset(k, 0, sizeof(*k));
-    if ((k->runs = cJSON_CreateArray()) == NULL)
-        return -1;
+    if (keys == NULL || (k->runs = cJSON_CreateArray()) == NULL ||
+        (k->left_out = cJSON_CreateArray()) == NULL)
+        goto done;
+    /* each candidate run's key (null for a run not judged at all) */
     cJSON_ArrayForEach(run, g->runs) {
-        cJSON *key;
+        key = NULL;
         if (!done_run_of(run, benchmark))
-            continue;
-        if (!include_invalid && invalid_run(run)) {
+            key = cJSON_CreateNull();
+        else if (!include_invalid && invalid_run(run)) {
             k->invalid++;
-            continue;
-        }
-        if ((key = verdict_key(run)) == NULL)
-            return -1;
-        if (k->key == NULL) {
-            k->key = key;
+            if (note_left_out(k, run, "invalid") != 0)
+                goto done;
+            key = cJSON_CreateNull();
         } else {
-            int same = cJSON_Compare(k->key, key, 1);
-            cJSON_Delete(key);
-            if (!same) {
-                k->other_key++;
-                continue;
+            key = verdict_key(run);
+        }
+        if (key == NULL || !cJSON_AddItemToArray(keys, key))
+            goto done;
+    }
+    /* the key most runs share; a tie, the newest run's */
+    i = 0;
+    cJSON_ArrayForEach(key, keys) {
+        const cJSON *other, *r;
+        int n = 0;
+        const char *newest = "";
+        if (!cJSON_IsNull(key)) {
+            r = g->runs->child;
+            cJSON_ArrayForEach(other, keys) {
+                const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(r, "id"));
+                if (!cJSON_IsNull(other) && cJSON_Compare(key, other, 1)) {
+                    n++;
+                    if (id && strcmp(id, newest) > 0)
+                        newest = id;
+                }
+                r = r->next;
+            }
+            if (n > best_n || (n == best_n && strcmp(newest, best_id) > 0)) {
+                best = i;
+                best_n = n;
+                best_id = newest;
             }
         }
-        if (!cJSON_AddItemReferenceToArray(k->runs, (cJSON *)run))
-            return -1;
+        i++;
     }
-    return 0;
+    if (best >= 0 && (k->key = cJSON_Duplicate(cJSON_GetArrayItem(keys, best), 1)) == NULL)
+        goto done;
+    key = keys->child;
+    cJSON_ArrayForEach(run, g->runs) {
+        if (!cJSON_IsNull(key)) {
+            if (cJSON_Compare(k->key, key, 1)) {
+                if (!cJSON_AddItemReferenceToArray(k->runs, (cJSON *)run))
+                    goto done;
+            } else {
+                k->other_key++;
+                if (note_left_out(k, run, "other parameters, method or card model than the "
+                                          "group's key (most of its runs')") != 0)
+                    goto done;
+            }
+        }
+        key = key->next;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(keys);
+    return rc;
 }
 
 static void add_difference(struct json_build *jb, cJSON *list, const char *field, const cJSON *a,
@@ -409,6 +473,7 @@ static cJSON *group_object(struct json_build *jb, const struct verdict_group *g,
     jb_number(jb, o, "n_runs", cJSON_GetArraySize(k->runs));
     jb_number(jb, o, "excluded_invalid", k->invalid);
     jb_number(jb, o, "excluded_other_key", k->other_key + g->other_key_unread);
+    jb_item(jb, o, "left_out", cJSON_Duplicate(k->left_out, 1));
     jb_item(jb, o, "key", k->key ? cJSON_Duplicate(k->key, 1) : cJSON_CreateNull());
     return o;
 }
@@ -529,8 +594,10 @@ done:
     cJSON_Delete(keys);
     cJSON_Delete(a.runs);
     cJSON_Delete(a.key);
+    cJSON_Delete(a.left_out);
     cJSON_Delete(b.runs);
     cJSON_Delete(b.key);
+    cJSON_Delete(b.left_out);
     if (jb_failed(&jb)) {
         cJSON_Delete(out);
         return NULL;

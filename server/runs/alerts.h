@@ -1,5 +1,5 @@
 /*
- * alerts.h - what a run's verdicts change (issue 14): alerts and confirming
+ * alerts.h - what a run's verdicts change: alerts and confirming
  * runs, and the webhook that tells of confirmed alerts.
  *
  * A change counts once it repeats.  A run that is not a confirmation and
@@ -44,7 +44,7 @@
  * altogether (the daemon killed between an alert and its queueing, or
  * between a confirmation's end and its judgement) are queued again too.
  *
- * A step or a drift in a card's series (issue 34, store_changes.h) opens
+ * A step or a drift in a card's series (store_changes.h) opens
  * its alert of kind change or drift, confirmed, as the run that found it
  * is stored, wherever that run came from; a run measured here posts its
  * ones to the webhook (alerts_on_run), a batch of imported or pulled runs

@@ -1,5 +1,5 @@
 /*
- * canaries.h - checks on idle cards (issue 24): each --canary runs on each
+ * canaries.h - checks on idle cards: each --canary runs on each
  * card of the node at most once a period, queued only when the card has
  * been quiet for --canary-idle and has nothing else queued, labelled
  * canary (STORE_CANARY_LABEL); GET /canaries shows what it did and why it

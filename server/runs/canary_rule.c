@@ -50,8 +50,7 @@ int canary_spec_parse(const char *text, struct canary_spec *spec, char *err, siz
     }
     if (gb_duration_s(at + 1, &spec->period_s) != 0) {
         snprintf(err, cap,
-                 "period '%s': expected a whole number then s, m, h or d (e.g. 24h), "
-                 "from 1s to 366d",
+                 "period '%s': expected " GB_DURATION_EXPECTED ", at least 1s",
                  at + 1);
         return -1;
     }

@@ -1,5 +1,5 @@
 /*
- * canary_rule.h - checks on idle cards (issue 24, `--canary
+ * canary_rule.h - checks on idle cards (`--canary
  * BENCHMARK@PERIOD`): what a canary is, and the rule that says, for one
  * card and one canary at one moment, whether to queue it now, and if not,
  * why.  Pure (no store, no clock, no lock), so that tests/unit/test_canary

@@ -1,7 +1,7 @@
 /*
  * card_faults.h - the open critical card events of every card this daemon
  * knows, as GET /card_faults answers them, and a peer's answer read back
- * (issue 24; README "Watching cards").  A card event is seen only by the
+ * (README "Watching cards").  A card event is seen only by the
  * watch of the node that holds the card; a hub fetches each peer's answer
  * after a pull (server/runs/peers.c) and stores it whole
  * (store_peer_faults.h), so that its cards' states (cards_faults) and so

@@ -1,6 +1,6 @@
 /*
  * card_watch.h - what the daemon does with each watch reading of a card
- * (issue 24; README "Watching cards"): the gpu_pool's card_reading hook
+ * (README "Watching cards"): the gpu_pool's card_reading hook
  * lands here.  The reading is diffed against the card's previous one
  * (server/judge/card_events.c), kept in memory and seeded from the store
  * when the card is first read after a start, so that a restart does not

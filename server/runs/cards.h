@@ -1,6 +1,6 @@
 /*
- * cards.h - the cards this daemon knows and the state of each (issue 24:
- * GET /cards, GET /cards/UUID; /coverage and `gpubench check` ask the same
+ * cards.h - the cards this daemon knows and the state of each
+ * (GET /cards, GET /cards/UUID; /coverage and `gpubench check` ask the same
  * functions).  The state itself is judged by server/judge/card_state.c from
  * what is read here: the card's newest valid health runs (the members of
  * the health suite, common/bench_suite.h) and its faults (cards_faults).

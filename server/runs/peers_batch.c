@@ -76,16 +76,22 @@ static int flush(struct transfer *t, int always)
         snprintf(peer->row.skipped_reason, sizeof(peer->row.skipped_reason), "%s",
                  t->skip_reason);
     snprintf(peer->row.last_success_at, sizeof(peer->row.last_success_at), "%s", now);
-    if (t->newest_id[0]) {
-        memcpy(peer->newest_id, t->newest_id, sizeof(peer->newest_id));
-        memcpy(peer->newest_finished_at, t->newest_finished_at,
-               sizeof(peer->newest_finished_at));
+    /* the newest run held from it: the batch's, when it finished later
+     * than the one held (as store_pull_runs keeps it) */
+    if (t->newest_id[0] &&
+        (strcmp(t->newest_finished_at, peer->row.newest_finished_at) > 0 ||
+         (strcmp(t->newest_finished_at, peer->row.newest_finished_at) == 0 &&
+          strcmp(t->newest_id, peer->row.newest_run_id) > 0))) {
+        snprintf(peer->row.newest_run_id, sizeof(peer->row.newest_run_id), "%s", t->newest_id);
+        snprintf(peer->row.newest_finished_at, sizeof(peer->row.newest_finished_at), "%s",
+                 t->newest_finished_at);
     }
     pthread_mutex_unlock(&all->lock);
     t->batch_runs = 0;
     t->batch_bytes = 0;
     t->skipped = 0;
     t->newest_id[0] = '\0';
+    t->newest_finished_at[0] = '\0';
     return 0;
 }
 
@@ -204,12 +210,18 @@ static int take_run(struct transfer *t)
     }
     t->cursor = (long long)seq->valuedouble;
     t->moved++;
-    snprintf(t->newest_id, sizeof(t->newest_id), "%s",
-             cJSON_GetStringValue(cJSON_GetObjectItem(run, "id")));
-    snprintf(t->newest_finished_at, sizeof(t->newest_finished_at), "%s",
-             cJSON_GetStringValue(cJSON_GetObjectItem(run, "finished_at"))
-                 ? cJSON_GetStringValue(cJSON_GetObjectItem(run, "finished_at"))
-                 : "");
+    /* the batch's run that finished last (not the last pulled: a page is
+     * in the order runs became final, not the order they finished) */
+    {
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
+        const char *at = cJSON_GetStringValue(cJSON_GetObjectItem(run, "finished_at"));
+        if (id && at &&
+            (strcmp(at, t->newest_finished_at) > 0 ||
+             (strcmp(at, t->newest_finished_at) == 0 && strcmp(id, t->newest_id) > 0))) {
+            snprintf(t->newest_id, sizeof(t->newest_id), "%s", id);
+            snprintf(t->newest_finished_at, sizeof(t->newest_finished_at), "%s", at);
+        }
+    }
     if (t->batch_runs == 0)
         t->batch_started_ms = time_mono_ms();
     if (run_batch_add(&t->batch, run, t->line.data, len, origin) != 0) {

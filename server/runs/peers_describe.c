@@ -13,12 +13,15 @@
 
 const char *const peers_state_names[PEER_STATES] = {"new", "ok", "failing", "pulling"};
 
+/* A peer that failed stays failing while it is tried again (a down or
+ * hung peer would otherwise read pulling for a connect timeout on every
+ * retry, and flip back): pulling is a healthy peer's pull in flight. */
 enum peer_state peer_state(const struct peer *peer)
 {
-    if (peer->next_pull_unix_ms == 0)
-        return PEER_PULLING;
     if (peer->failures_in_row > 0)
         return PEER_FAILING;
+    if (peer->next_pull_unix_ms == 0)
+        return PEER_PULLING;
     if (peer->row.last_success_at[0])
         return PEER_OK;
     return peer->row.last_error_at[0] ? PEER_FAILING : PEER_NEW;
@@ -92,13 +95,16 @@ static cJSON *describe_peer(const struct peer *peer)
     add_text_or_null(o, "last_error_at", peer->row.last_error_at);
     cJSON_AddNumberToObject(o, "failures_in_row", peer->failures_in_row);
     at[0] = '\0';
-    if (state != PEER_PULLING)
+    if (peer->next_pull_unix_ms != 0) /* 0: a pull in flight */
         time_format_rfc3339(peer->next_pull_unix_ms, at, sizeof(at));
     add_text_or_null(o, "next_pull_at", at);
-    if (peer->newest_id[0] && (newest = cJSON_AddObjectToObject(o, "newest_run")) != NULL) {
-        cJSON_AddStringToObject(newest, "id", peer->newest_id);
-        add_text_or_null(newest, "finished_at", peer->newest_finished_at);
-    } else if (!peer->newest_id[0]) {
+    /* the newest run held from it, as the store keeps it (so after a
+     * restart or a peers-file edit too) */
+    if (peer->row.newest_run_id[0] &&
+        (newest = cJSON_AddObjectToObject(o, "newest_run")) != NULL) {
+        cJSON_AddStringToObject(newest, "id", peer->row.newest_run_id);
+        add_text_or_null(newest, "finished_at", peer->row.newest_finished_at);
+    } else if (!peer->row.newest_run_id[0]) {
         cJSON_AddNullToObject(o, "newest_run");
     }
     if ((f = cJSON_AddObjectToObject(o, "card_faults")) != NULL) {

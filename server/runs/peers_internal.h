@@ -65,8 +65,6 @@ struct peer {
     struct peer_row row; /* as stored */
     int failures_in_row;
     int64_t next_pull_unix_ms; /* 0 while pulling */
-    char newest_id[64];        /* the newest run pulled since the start, or "" */
-    char newest_finished_at[40];
     /* its GET /card_faults (GET /peers' card_faults) */
     int faults_missing;     /* answered 404 (logged once) */
     char faults_at[40];     /* the last good answer stored, or "" */

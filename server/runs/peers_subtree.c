@@ -1,5 +1,5 @@
 /*
- * peers_subtree.c - whose runs a peer may hand on (issue 35; README "A
+ * peers_subtree.c - whose runs a peer may hand on (README "A
  * fleet").  A pulled run's origin is this daemon's decision: a run that
  * names none was measured by the peer and gets the peer's URL; a run that
  * names one was relayed by the peer, a hub, and keeps it only when the

@@ -10,27 +10,6 @@
 static const char *const run_fields[] = {"benchmark", "params", "device",
                                          "label", "timeout_s", NULL};
 
-static int offered(const struct gb_benchmark *b, int test_benchmarks)
-{
-    return b != NULL && (!b->test_only || test_benchmarks);
-}
-
-static void list_benchmarks(int test_benchmarks, char *buf, size_t cap)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (size_t i = 0; i < gb_benchmark_count() && used < cap; i++) {
-        const struct gb_benchmark *b = gb_benchmark_at(i);
-        if (offered(b, test_benchmarks))
-            used += (size_t)snprintf(buf + used, cap - used, "%s%s",
-                                     used ? ", " : "", b->name);
-    }
-    for (size_t i = 0; i < gb_suite_count() && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%s (a suite)",
-                                 used ? ", " : "", gb_suite_at(i)->name);
-}
-
 cJSON *json_parse_whole(const char *text, size_t len, size_t *at, int *trailing)
 {
     const char *end = NULL;
@@ -112,7 +91,7 @@ static int check_benchmark(struct run_request *r, int test_benchmarks,
     const cJSON *name = cJSON_GetObjectItem(r->body, "benchmark");
     char names[256];
 
-    list_benchmarks(test_benchmarks, names, sizeof(names));
+    gb_benchmark_names(test_benchmarks, 1, names, sizeof(names));
     if (name == NULL)
         return gb_error_set(err, "missing_field", "benchmark",
                             "benchmark is required (one of: %s)", names);
@@ -122,7 +101,7 @@ static int check_benchmark(struct run_request *r, int test_benchmarks,
     if (r->suite != NULL)
         return 0;
     r->bench = gb_benchmark_find(name->valuestring);
-    if (!offered(r->bench, test_benchmarks))
+    if (!gb_benchmark_offered(r->bench, test_benchmarks))
         return gb_error_set(err, "unknown_benchmark", "benchmark",
                             "there is no benchmark \"%.60s\" (there are: %s)",
                             name->valuestring, names);

@@ -1,5 +1,5 @@
 /*
- * run_verdicts.h - a run judged when it ends (issue 14): against the same
+ * run_verdicts.h - a run judged when it ends: against the same
  * card's own recent history and against the other cards of its model.
  *
  * The verdicts are stored with the run, in the transaction that stores its
@@ -12,7 +12,7 @@
  *       "candidate_median_ms", "cycles"}]}   (verdicts.h, per row)
  *    "fleet": {"cards", "peers", "rows": [{"key", "value_ms",
  *       "median_ms", "mad_ms", "z", "outlier"}], "outlier_rows"} (fleet.h)}
- * or {"judged": false, "reason"} for an invalid run (issue 13: left out of
+ * or {"judged": false, "reason"} for an invalid run (left out of
  * every verdict, its own included).
  *
  * The history is the card's last --history-runs valid done runs of the

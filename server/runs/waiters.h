@@ -11,7 +11,7 @@
  * that waiters_notify also takes, so an end that comes between them cannot
  * be missed.
  *
- * Shutdown (issue 31) is two steps, so that no waiting request is left
+ * Shutdown is two steps, so that no waiting request is left
  * without an answer nor kept past what it waits for: waiters_close answers
  * at once every wait but those whose run still ends by itself (a running
  * run, which the GPU pool ends or puts back within its grace), and

@@ -1,6 +1,6 @@
 /*
  * store_card_events.h - what the watch found on each card between runs
- * (issue 24; migrations/0013_card_events.sql): its events, its last
+ * (migrations/0013_card_events.sql): its events, its last
  * reading, and its open critical events as faults of its state.  What an
  * event is comes from server/judge/card_events.h; server/runs/card_watch.c
  * decides what is stored when.  See store.h for the store itself.

@@ -1,5 +1,5 @@
 /*
- * store_cards.h - what a card's state is judged from (GET /cards, issue 24;
+ * store_cards.h - what a card's state is judged from (GET /cards;
  * server/judge/card_state.h judges it, server/runs/cards.c puts it
  * together): the cards the store knows, a card's newest valid health runs
  * with their checks, its confirmed floor alerts, and the checks of every

@@ -1,6 +1,6 @@
 /*
- * store_changes.h - change points and drift (issue 34,
- * migrations/0018_changes.sql; the method is judge/changepoint.h's): the
+ * store_changes.h - change points and drift
+ * (migrations/0018_changes.sql; the method is judge/changepoint.h's): the
  * series are stepped as each run is stored (store_put_results, through
  * the judge's SQL function gb_change_step), and read here.  A change is
  * shown as {"id", "kind" ("step" or "drift"), "card": {"host",

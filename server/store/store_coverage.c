@@ -20,6 +20,7 @@ enum {
     COV_AT,
     COV_CHECKS,
     COV_FAILED,
+    COV_INVALID,
 };
 
 /* The cells' query, with a host's filter or none.  A card's newest valid
@@ -30,12 +31,17 @@ enum {
  * node's check on a hub.  A run's checks are read only where one failed
  * (or the count is not known): the card's state reads them only for a
  * failed one's line (card_state_judge), and a hub's whole coverage parsed
- * every passing run's checks for nothing (bench/RESULTS.md). */
+ * every passing run's checks for nothing (bench/RESULTS.md).  Where a
+ * benchmark has no valid run and its newest run was invalid, that run's
+ * reason codes ("throttled"), so that the card says why rather than
+ * "never checked". */
 /* clang-format off */
 #define COVERAGE_SQL(WHERE_HOST)                                                              \
     "SELECT l.host, l.device_uuid, c.device_index, c.device_name, l.benchmark, v.id, "        \
     STORE_UNIX_MS("v.finished_at")                                                            \
-    ", CASE WHEN coalesce(v.checks_failed, 1) > 0 THEN v.checks END, v.checks_failed "        \
+    ", CASE WHEN coalesce(v.checks_failed, 1) > 0 THEN v.checks END, v.checks_failed, "       \
+    "CASE WHEN v.id IS NULL AND c.valid = 0 THEN (SELECT group_concat("                      \
+    "json_extract(e.value, '$.code'), ', ') FROM json_each(c.validity, '$.reasons') e) END "  \
     "FROM latest_by_card l JOIN runs c ON c.id = l.run_id "                                   \
     "LEFT JOIN runs v ON v.id = (SELECT max(f.run_id) FROM fleet_latest f "                   \
     "WHERE f.host = l.host AND f.device_uuid = l.device_uuid AND f.benchmark = l.benchmark) " \
@@ -81,6 +87,7 @@ int store_coverage_cells(struct store *s, const char *host, cJSON **out)
         else
             cJSON_AddNumberToObject(cell, "checks_failed",
                                     (double)sqlite3_column_int64(st, COV_FAILED));
+        store_add_text_or_null(cell, "invalid", store_col_text(st, COV_INVALID));
         if (cJSON_GetObjectItem(cell, "at_ms") == NULL ||
             cJSON_GetObjectItem(cell, "checks_failed") == NULL ||
             !cJSON_AddItemToObject(cell, "checks", store_json_column(st, COV_CHECKS)))

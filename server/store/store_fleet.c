@@ -156,9 +156,18 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
 {
     struct store_query q;
     char now[32];
-    int rc = STORE_ERROR;
+    int rc = STORE_ERROR, newest = -1;
 
     memset(tally, 0, sizeof(*tally));
+    /* the batch's run that finished last (ids break a tie) */
+    for (int i = 0; i < n; i++) {
+        const char *at = runs[i].finished_at;
+        if (at == NULL || runs[i].id == NULL)
+            continue;
+        if (newest < 0 || strcmp(at, runs[newest].finished_at) > 0 ||
+            (strcmp(at, runs[newest].finished_at) == 0 && strcmp(runs[i].id, runs[newest].id) > 0))
+            newest = i;
+    }
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
     if (store_query_transaction_relaxed(&q) != STORE_OK ||
@@ -168,6 +177,15 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
     bind_pulled(&q, pull->url, now, pull->cursor, tally->inserted, pull->skipped,
                 pull->skip_reason, tally->conflicts);
     if (store_query_exec(&q, NULL) != STORE_OK)
+        goto done;
+    if (newest >= 0 &&
+        store_query_run(&q,
+                        "UPDATE peers SET newest_run_id = ?2, newest_finished_at = ?3 "
+                        "WHERE url = ?1 AND (newest_finished_at IS NULL OR "
+                        "newest_finished_at < ?3 OR (newest_finished_at = ?3 AND "
+                        "newest_run_id < ?2))",
+                        NULL, STORE_TEXT(pull->url), STORE_TEXT(runs[newest].id),
+                        STORE_TEXT(runs[newest].finished_at)) != STORE_OK)
         goto done;
     rc = store_query_commit(&q);
 
@@ -185,6 +203,8 @@ enum {
     PEER_SKIPPED,
     PEER_SKIPPED_REASON,
     PEER_CONFLICTS,
+    PEER_NEWEST_ID,
+    PEER_NEWEST_AT,
 };
 
 /* Reads url's row on q (made first if new) into row. */
@@ -195,7 +215,8 @@ static int load_one(struct store_query *q, const char *url, struct peer_row *row
                         STORE_TEXT(url)) != STORE_OK ||
         store_query_prepare(q, "SELECT cursor, runs_pulled, last_success_at, "
                                "last_error, last_error_at, skipped, skipped_reason, "
-                               "conflicts FROM peers WHERE url = ?1") != STORE_OK)
+                               "conflicts, newest_run_id, newest_finished_at "
+                               "FROM peers WHERE url = ?1") != STORE_OK)
         return STORE_ERROR;
     store_bind_text(q, 1, url);
     if (store_query_step(q) != STORE_STEP_ROW)
@@ -215,6 +236,10 @@ static int load_one(struct store_query *q, const char *url, struct peer_row *row
              store_col_text(q->st, PEER_SKIPPED_REASON)
                  ? store_col_text(q->st, PEER_SKIPPED_REASON)
                  : "");
+    snprintf(row->newest_run_id, sizeof(row->newest_run_id), "%s",
+             store_col_text(q->st, PEER_NEWEST_ID) ? store_col_text(q->st, PEER_NEWEST_ID) : "");
+    snprintf(row->newest_finished_at, sizeof(row->newest_finished_at), "%s",
+             store_col_text(q->st, PEER_NEWEST_AT) ? store_col_text(q->st, PEER_NEWEST_AT) : "");
     return STORE_OK;
 }
 

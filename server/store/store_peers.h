@@ -21,6 +21,9 @@ struct peer_row {
     char last_success_at[32];
     char last_error[256];
     char last_error_at[32];
+    /* the newest run held from the peer (finished last), "" before any */
+    char newest_run_id[64];
+    char newest_finished_at[40];
 };
 /* The pull state of n peers (urls[i] into rows[i]), each row made if
  * new, in one transaction: a hub given 10,000 new peers at once pays one
@@ -29,7 +32,9 @@ int store_peer_load_many(struct store *s, const char *const *urls, int n, struct
 
 /* What a good pull moves on with the runs it brought: the peer (url), its
  * new cursor, and how many runs it skipped (skip_reason: why the last of
- * them was, or NULL when none). */
+ * them was, or NULL when none).  The peer's newest run (store_peer_load's
+ * newest_run_id) becomes the batch's that finished last, when it finished
+ * after the one held. */
 struct store_pull {
     const char *url;
     long long cursor;

@@ -10,7 +10,7 @@
 #include "run_record.h"
 #include "store.h"
 
-/* The label of the runs the canaries queue (runs/canaries.c; issue 24).
+/* The label of the runs the canaries queue (runs/canaries.c).
  * A card's queue takes them after every other queued run of the card
  * (STORE_QUEUE_RANK), and a canary's last run is the newest run with it
  * (store_canary.h): a run a person posts with this label counts as one. */

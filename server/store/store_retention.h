@@ -1,5 +1,5 @@
 /*
- * store_retention.h - --keep-samples (issue 34): the raw per-sample arrays
+ * store_retention.h - --keep-samples: the raw per-sample arrays
  * of old runs dropped, everything else kept.  A run's samples are what
  * makes it large (20 to 2,000 numbers a row); its medians, intervals and
  * digest are what lists, comparisons by median, the fleet, the change

@@ -5,7 +5,7 @@
  * a damaged page it had to follow); that must never pass for a NULL that
  * was stored, so these helpers tell the two apart.
  *
- * Two kinds of damage, two answers (issue 31): a row SQLite cannot read
+ * Two kinds of damage, two answers: a row SQLite cannot read
  * fails the read (STORE_CORRUPT); a row it reads whose JSON text no longer
  * is JSON (a value cut short or overwritten inside a page SQLite still
  * accepts) is one damaged run, served as such: its damaged columns null,
@@ -187,7 +187,7 @@ cJSON *store_run_from_row(sqlite3_stmt *st)
         jb_null(&b, run, "error");
     }
     jb_string(&b, run, "origin", store_col_text(st, C_ORIGIN));
-    /* A confirming run (issue 14) names the run it repeats. */
+    /* A confirming run names the run it repeats. */
     jb_string(&b, run, "confirms", store_col_text(st, C_CONFIRMS));
     /* The method version it was measured by (bench_spec.h); null where
      * it cannot be known (gpubench 0.1.0). */

@@ -140,7 +140,9 @@ class AlertsTest(unittest.TestCase):
             self.assertEqual(row["cards"], 8)
             self.assertGreater(row["mad_ms"], 0)
         self.assertEqual(self.d.get("/fleet").status, 400)
-        self.assertEqual(self.d.get("/fleet?benchmark=nope").json()["groups"], [])
+        # an unknown benchmark is refused, naming the benchmarks there are
+        r = self.d.get("/fleet?benchmark=nope")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (400, "unknown_benchmark"))
 
     def test_3_life_cycle(self):
         before = len(Receiver.bodies)

@@ -286,7 +286,7 @@ class CanaryOptionsTest(unittest.TestCase):
                       self.refused("--canary", "health@24h", "--canary", "health@1h"))
         self.assertIn("--canary hbm_bandwidth@1h: the canary health runs hbm_bandwidth already",
                       self.refused("--canary", "health@24h", "--canary", "hbm_bandwidth@1h"))
-        self.assertIn("--canary-idle 0s: expected a whole number then s, m, h or d",
+        self.assertIn("--canary-idle 0s: expected a span such as 90s, 10m, 1.5h, 24h or 7d",
                       self.refused("--canary-idle", "0s"))
 
 

@@ -91,6 +91,30 @@ def run_ids(out):
     return [line.split()[0] for line in out.splitlines()[1:] if re.match(r"[0-9a-f]{8}-", line)]
 
 
+def example_age_days():
+    """Days since the newest run of the examples finished (they were
+    measured in 2026-12): a check of them needs a window at least this
+    wide, and max_age's cap is a year."""
+    newest = ""
+    for path in glob.glob(os.path.join(EXAMPLES, "*", "*.ndjson")):
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    newest = max(newest, json.loads(line).get("finished_at") or "")
+    then = time.mktime(time.strptime(newest[:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
+    return (time.time() - then) / 86400
+
+
+def example_window(test):
+    """A --max-age that holds the examples' runs (their age and a week), in
+    hours and as a decimal of days; the test is skipped, saying why, once
+    they are older than a year can hold."""
+    days = example_age_days() + 7
+    if days > 366:
+        test.skipTest("the example runs are %.0f days old: past max_age's cap of 366d" % days)
+    return "%dh" % (days * 24), "%.1fd" % days
+
+
 class ClientTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -371,7 +395,11 @@ class ClientTest(unittest.TestCase):
             cells = [c.strip() for c in line.strip("|").split("|")]
             self.assertEqual(cells[0], str(row["stride"]))
             self.assertEqual(cells[1], str(row["predicted_degree"]))
-            self.assertEqual(cells[2], "%.3f ms" % row["median_ms"])
+            # at least three decimals, median_ms's 4 significant digits below
+            # (common/result_fields.c gb_format_ms, as the terminal writes it)
+            x = row["median_ms"]
+            decimals = max(3, 3 - math.floor(math.log10(x)))
+            self.assertEqual(cells[2], "%.*f ms" % (decimals, x))
         self.assertEqual(self.d.get("/runs/01900000-0000-7000-8000-0000000000ff.md").status, 404)
         self.assertEqual(self.d.get("/runs/%s.md?x=1" % run["id"]).status, 400)
 
@@ -618,7 +646,7 @@ class ExamplesTest(unittest.TestCase):
                 self.assertIn(card["run_id"], out)
             head = cells(next(line for line in lines if line.startswith("median ms")))
             tags = ["%s…%s" % (c["device_uuid"][4:12], c["device_uuid"][-4:]) for c in g["cards"]]
-            self.assertEqual(head, ["median ms", "fleet"] + tags)
+            self.assertEqual(head, ["median ms per %s" % g["time_per"], "fleet"] + tags)
             for row in g["rows"]:
                 got = cells(next(line for line in lines if line.startswith(str(row["key"]) + " ")))
                 if row["median_ms"] is None:  # too few cards for a fleet median: "-"
@@ -628,6 +656,176 @@ class ExamplesTest(unittest.TestCase):
                 for text, card in zip(got[2:], g["cards"]):
                     value = next(c["value_ms"] for c in card["rows"] if c["key"] == row["key"])
                     self.assertTrue(close(text.rstrip(" *"), value), (got, card["device_uuid"]))
+
+
+class DemoTest(unittest.TestCase):
+    """`gpubench demo`: the example H200 runs as a small made-up fleet
+    (REAL runs, each example set on its own host, and copies of three of
+    them, marked in their label), so /fleet, /coverage and `gpubench check`
+    show something real on a daemon without a GPU."""
+
+    SETS_HOSTS = {  # the examples' hosts, as their READMEs say
+        "h200_daemon_trust": "h200-a", "h200_daemon_health": "h200-a",
+        "h200_daemon_health_i18": "h200-b", "h200_daemon_canary": "h200-c",
+        "h200_run_end": "h200-d", "h200x2_daemon": "h200x2-a",
+        "h200x2_daemon_counters": "h200x2-b", "h200x2_daemon_health": "h200x2-c",
+    }
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(gpus=0).start()
+        cls.gb = Client(cls.d)
+        cls.rc, cls.out, cls.err = cls.gb("demo")
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+    def test_each_example_set_has_its_own_host(self):
+        seen = {}
+        for path in sorted(glob.glob(os.path.join(EXAMPLES, "*", "*.ndjson"))):
+            folder = os.path.basename(os.path.dirname(path))
+            want = self.SETS_HOSTS[folder]
+            with open(path) as f:
+                runs = [json.loads(line) for line in f if line.strip()]
+            for r in runs:
+                self.assertEqual((r["host"], (r.get("meta") or {}).get("host", want)),
+                                 (want, want), path)
+                seen.setdefault(want, set()).add(r["device"]["uuid"])
+            with open(os.path.join(EXAMPLES, folder, "README.md")) as f:
+                self.assertIn("`%s`" % want, f.read(), folder)
+        # one host, one machine: no card shows up under two hosts
+        cards = [u for uuids in seen.values() for u in uuids]
+        self.assertEqual(len(cards), len(set(cards)), seen)
+
+    def test_demo_makes_a_fleet_of_cards_marked_as_copies(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.assertIn("demo copy of", self.out)
+        fleet = self.d.get("/fleet?benchmark=hbm_bandwidth").json()
+        judged = [g for g in fleet["groups"] if not g.get("too_few_cards")]
+        self.assertEqual(len(judged), 1, fleet)
+        cards = judged[0]["cards"]
+        self.assertEqual(len(cards), 6, cards)
+        copies = [c for c in cards if (c.get("label") or "").startswith("demo copy of ")]
+        self.assertEqual(len(copies), 3, cards)
+        self.assertEqual(len({c["host"] for c in cards}), 6)
+        self.assertEqual(len({c["device_uuid"] for c in cards}), 6)
+        by_host = {c["host"]: c for c in cards}
+        for c in copies:  # a copy's numbers are its source's, never made up
+            source = by_host[c["host"][:-len("-copy1")]]
+            self.assertIn("demo copy of %s run %s" % (source["host"], source["run_id"][:8]),
+                          c["label"])
+            self.assertEqual([r["value_ms"] for r in c["rows"]],
+                             [r["value_ms"] for r in source["rows"]])
+        # the page's other views see the same cards
+        hosts = {c["host"] for c in self.d.get("/coverage").json()["cards"]}
+        self.assertEqual(hosts, {"h200-a", "h200-a-copy1", "h200-b", "h200-c", "h200-c-copy1",
+                                 "h200-d", "h200-d-copy1", "h200x2-c"})
+        hours, days = example_window(self)
+        rc, out, err = self.gb("check", "--host", "h200-c-copy1", "--max-age", days)
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("healthy", out)
+
+    def test_fleet_table_says_per_launch_and_gives_gbps(self):
+        rc, out, err = self.gb("fleet", "--benchmark", "hbm_bandwidth")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("median ms per launch", out)
+        gbps = [line for line in out.splitlines() if line.startswith("GB/s")]
+        self.assertTrue(gbps, out)
+        triad = [cells(line) for line in out.splitlines() if line.startswith("triad")]
+        # the time table's triad, then the GB/s table's: thousands of GB/s
+        self.assertGreater(float(triad[-1][1]), 1000, out)
+        rc, out, err = self.gb("fleet", "--benchmark", "nope")
+        self.assertEqual(rc, 3)
+        self.assertIn('there is no benchmark "nope" (there are: smem_stride', err)
+
+    def test_check_says_no_valid_run_rather_than_never_checked(self):
+        hours, days = example_window(self)
+        rc, out, err = self.gb("check", "--host", "h200x2-c", "--max-age", hours)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("no valid run: compute_peak throttled", out + err)
+        self.assertNotIn("never checked", out + err)
+
+    def test_runs_pages_with_after_and_all(self):
+        total = len(self.d.get("/runs?limit=500").json()["runs"])
+        self.assertGreater(total, 50)
+        rc, out, err = self.gb("runs", "--limit", "25")
+        self.assertEqual(rc, 0, err)
+        first = run_ids(out)
+        self.assertEqual(len(first), 25)
+        more = re.search(r"--after (\S+), or --all", out)
+        self.assertTrue(more, out)
+        self.assertNotIn("GET /runs", out)  # no hint the client cannot follow
+        rc, out, err = self.gb("runs", "--limit", "25", "--after", more.group(1))
+        self.assertEqual(rc, 0, err)
+        second = run_ids(out)
+        self.assertEqual(len(second), 25)
+        self.assertFalse(set(first) & set(second))
+        rc, out, err = self.gb("runs", "--limit", "25", "--all")
+        self.assertEqual(rc, 0, err)
+        every = run_ids(out)
+        self.assertEqual(len(every), total)
+        self.assertEqual(every[:50], first + second)
+        self.assertNotIn("--after", out)
+        rc, out, err = self.gb("runs", "--help")
+        self.assertIn("1 to 500", out)
+        rc, out, err = self.gb("runs", "--limit", "600")
+        self.assertEqual(rc, 3)
+        self.assertIn("1 to 500", err)
+
+    def test_bounds_of_durations_are_said(self):
+        rc, out, err = self.gb("check", "--max-age", "400d")
+        self.assertEqual(rc, 3)
+        self.assertIn("up to a year (366d)", err)
+        hours, days = example_window(self)
+        rc, out, err = self.gb("check", "--host", "h200-a", "--max-age", hours)
+        self.assertEqual(rc, 0, out + err)  # 1.5h-style spans: the one parser
+        rc, out, err = self.gb("check", "--host", "h200-a", "--max-age", days)
+        self.assertEqual(rc, 0, out + err)
+
+    def test_demo_twice_changes_nothing(self):
+        n = len(self.d.get("/runs?limit=500").json()["runs"])
+        rc, out, err = self.gb("demo")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("imported 0 runs; %d were already here" % n, out)
+
+    def test_demo_from_a_folder_without_the_examples_says_so(self):
+        rc, out, err = self.gb("demo", "/nonexistent")
+        self.assertEqual(rc, 3)
+        self.assertIn("/nonexistent/h200_daemon_health/health_runs.ndjson", err)
+        self.assertIn("gpubench demo DIR", err)
+
+
+class BigImportTest(unittest.TestCase):
+    """An export larger than the daemon's 64 MiB import body: `gpubench
+    import` pages it by itself (REAL H200 health runs of examples/, each
+    line given a new run id and batch, about 7,000 runs)."""
+
+    CAP = 64 * 1024 * 1024
+
+    def test_import_over_the_cap_is_paged(self):
+        d = Daemon(gpus=0).start()
+        try:
+            gb = Client(d)
+            with open(os.path.join(EXAMPLES, "h200_daemon_health", "health_runs.ndjson")) as f:
+                runs = [json.loads(line) for line in f if line.strip()]
+            path = os.path.join(d.tmp, "big.ndjson")
+            n = 0
+            with open(path, "w") as out:
+                while out.tell() <= self.CAP + (1 << 20):
+                    for r in runs:
+                        n += 1
+                        r = dict(r, id=r["id"][:24] + "%012x" % n, batch=None,
+                                 url="/runs/" + r["id"][:24] + "%012x" % n)
+                        out.write(json.dumps(r) + "\n")
+            self.assertGreater(os.path.getsize(path), self.CAP)
+            rc, out, err = gb("import", path, timeout=600)
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"^imported %d runs; 0 were already here \(sent in [2-9] pages" % n)
+            seqs = d.get("/runs.ndjson").body.count("\n")
+            self.assertEqual(seqs, n)
+        finally:
+            self.assertEqual(d.stop(), 0)
 
 
 class ChecksTest(unittest.TestCase):
@@ -795,6 +993,25 @@ class TerminalTest(unittest.TestCase):
         rc, out, err = self.gb("run", "smem_stride", "--strides", "1", env={"GPUBENCH_TOKEN": ""})
         self.assertEqual(rc, 3)
         self.assertIn("unauthorized", err)
+        # said in the client's terms, not the header's
+        self.assertIn("use --token-file FILE (its first line is the token) or GPUBENCH_TOKEN",
+                      err)
+        self.assertNotIn("Authorization", err)
+        rc, out, err = self.gb("run", "smem_stride", "--strides", "1",
+                               env={"GPUBENCH_TOKEN": "wrong"})
+        self.assertEqual(rc, 3)
+        self.assertIn("refused the token of GPUBENCH_TOKEN", err)
+        rc, out, err = self.gb("run", "smem_stride", "--token-file", "/nonexistent/token")
+        self.assertEqual(rc, 3)
+        self.assertEqual(err, "gpubench: --token-file /nonexistent/token: cannot read it: "
+                              "No such file or directory\n")
+        rc, out, err = self.gb("runs", "--cacert", "/nonexistent/ca.crt")
+        self.assertEqual(rc, 3)
+        self.assertEqual(err, "gpubench: --cacert /nonexistent/ca.crt: cannot read it: "
+                              "No such file or directory\n")
+        rc, out, err = self.gb("runs", env={"GPUBENCH_CERT": "/nonexistent/c.pem"})
+        self.assertEqual(rc, 3)
+        self.assertIn("GPUBENCH_CERT /nonexistent/c.pem: cannot read it", err)
         rc, out, err = self.gb("run", "smem_stride", "--strides", "1", "--token-file", self.tokens,
                                env={"GPUBENCH_TOKEN": "wrong"})
         self.assertEqual(rc, 0, err)

@@ -379,6 +379,51 @@ class StreamTest(unittest.TestCase):
             self.assertEqual(hub.stop(), 0)
 
 
+class HubViewTest(unittest.TestCase):
+    """GET /peers as the Nodes view reads it: newest_run is the newest run
+    held from the peer, from the store (so after a restart too), and a peer
+    that fails stays failing while it is tried again."""
+
+    def test_newest_run_is_held_across_a_restart(self):
+        node = Daemon().start()
+        self.addCleanup(node.stop)
+        ids = [node.post("/runs?wait=10", BODY).json()["id"] for _ in range(2)]
+        newest = max(ids, key=lambda i: node.get("/runs/" + i).json()["finished_at"])
+        hub = Daemon(gpus=0, args=["--peer", url(node), "--peer-interval", "1"]).start()
+        try:
+            wait_for(lambda: peers(hub)["peers"][0]["runs_pulled"] == 2, timeout=10,
+                     what="the hub pulled both runs")
+            self.assertEqual(peers(hub)["peers"][0]["newest_run"]["id"], newest)
+            self.assertEqual(hub.stop(), 0)
+            hub.start()
+            # at once, and after pulls that bring nothing new
+            self.assertEqual((peers(hub)["peers"][0]["newest_run"] or {}).get("id"), newest)
+            seen = peers(hub)["peers"][0]["last_success_at"]
+            wait_for(lambda: peers(hub)["peers"][0]["last_success_at"] != seen, timeout=10,
+                     what="a pull after the restart")
+            self.assertEqual((peers(hub)["peers"][0]["newest_run"] or {}).get("id"), newest)
+        finally:
+            self.assertEqual(hub.stop(), 0)
+
+    def test_a_hung_peer_stays_failing_while_it_is_tried_again(self):
+        slow = serve(TricklePeer, cut_at=[])
+        self.addCleanup(slow.server_close)
+        self.addCleanup(slow.shutdown)
+        slow_url = "http://127.0.0.1:%d" % slow.server_address[1]
+        hub = Daemon(gpus=0, args=["--peer", slow_url, "--peer-interval", "1"]).start()
+        try:
+            wait_for(lambda: by_url(hub)[slow_url]["failures_in_row"] >= 1, timeout=30,
+                     what="the hung peer's first pull failed")
+            states = set()
+            deadline = time.time() + 6  # the retry is in flight for its 10 s
+            while time.time() < deadline:
+                states.add(by_url(hub)[slow_url]["state"])
+                time.sleep(0.2)
+            self.assertEqual(states, {"failing"})
+        finally:
+            self.assertEqual(hub.stop(), 0)
+
+
 class TiersTest(unittest.TestCase):
     def test_three_tiers_keep_each_runs_origin(self):
         tmp = tempfile.mkdtemp(prefix="gpubench-tiers-")

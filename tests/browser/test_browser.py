@@ -162,6 +162,25 @@ def assert_clean(b, allowed=()):
     check(not errs, "page recorded %s script errors: %s" % (errs, b.eval("document.getElementById('page-errors').innerText")))
 
 
+# The widths every layout is looked at.
+WIDTHS = (1400, 1920)
+
+
+def set_width(b, width):
+    b.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+
+
+def problem_list():
+    """A list of problems and want(cond, msg), which adds msg when cond is
+    false: a case collects them all and says them at its end."""
+    problems = []
+
+    def want(cond, msg):
+        if not cond:
+            problems.append(msg)
+    return problems, want
+
+
 def shot(b, name):
     path = os.path.join(SHOTS, "browser-%s.png" % name)
     b.screenshot(path)
@@ -277,7 +296,7 @@ def test_pages(d, b):
     check(b.eval("document.querySelector('#compare-form [name=baseline]').value") == "runs:" + base,
           "baseline not restored from the URL")
     labels = b.eval("Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets.map(d => d.label)")
-    check("+margin" in labels and "no change" in labels and "95% interval" in labels,
+    check("±margin (band: same)" in labels and "no change" in labels and "95% interval" in labels,
           "the shift chart lacks its band, zero line or intervals: %s" % labels)
     shot(b, "compare-verdicts")
 
@@ -354,7 +373,14 @@ def test_no_chartjs(d, b):
     r = post_run(d, {"benchmark": "smem_stride", "device": 0})
     open_page(b, d, "?run=" + r["id"], "run without Chart.js")
     check(b.eval("document.querySelector('figure.chart').dataset.chart") == "unavailable", "chart not marked unavailable")
-    check("libjs-chart.js" in b.eval("document.getElementById('notices').innerText"), "no notice naming libjs-chart.js")
+    # the daemon's reason, not a guess: the path tried and why it failed
+    b.wait_for("document.getElementById('no-chartjs')?.dataset.reason === 'daemon'", what="the notice's reason")
+    text = b.eval("document.getElementById('notices').innerText")
+    check("libjs-chart.js" in text, "no notice naming libjs-chart.js")
+    check("/nonexistent/chart.min.js (No such file or directory)" in text, "the notice does not say why: %r" % text)
+    check("is not installed" not in text, "the notice still blames a missing package: %r" % text)
+    check("the page's charts are off: Chart.js cannot be read at /nonexistent/chart.min.js (No such file"
+          in d.read_log(), "the daemon did not say at start why the charts are off")
     assert_rows_match(b, d.get("/runs/" + r["id"]).json()["results"]["rows"], "stride")
     shot(b, "no-chartjs")
     # The only complaint allowed is the missing script itself.
@@ -916,14 +942,10 @@ def test_layout(d, b):
     n_series = len(d.get("/compare?benchmark=smem_stride").json()["series"])
     check(n_series >= 10, "compare has only %d smem_stride series: the many-series case is not tested" % n_series)
 
-    problems = []
+    problems, want = problem_list()
 
-    def want(cond, msg):
-        if not cond:
-            problems.append(msg)
-
-    for width in (1400, 1920):
-        b.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    for width in WIDTHS:
+        set_width(b, width)
         for name, query in queries:
             open_page(b, d, query, "%s at %d px" % (name, width))
             b.wait_for("Array.from(document.querySelectorAll('figure.chart')).every(f => f.dataset.chart !== 'pending')",
@@ -1557,6 +1579,120 @@ def test_cross_site(d, b):
     check([r["label"] for r in d.get("/runs").json()["runs"]] == ["own"], "the own post is not there")
 
 
+def copied_runs(path, host, k):
+    """The runs of an example export as the K-th copy on a made-up card (as
+    `gpubench demo` makes them): new ids, card UUID and host, same numbers."""
+    out = []
+    with open(os.path.join(EXAMPLES, path)) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            flip = lambda s, at: s[:at] + "%02x" % (int(s[at:at + 2], 16) ^ (0xd0 | k)) + s[at + 2:]
+            r["id"] = flip(r["id"], 24)
+            r["url"] = "/runs/" + r["id"]
+            r["batch"] = flip(r["batch"], 24) if r.get("batch") else None
+            r["host"] = host
+            r["label"] = "demo copy %d" % k
+            r["device"]["uuid"] = flip(r["device"]["uuid"], 4)
+            r["meta"]["host"] = r["meta"]["hostname"] = host
+            r["meta"]["device"]["uuid"] = r["device"]["uuid"]
+            out.append(r)
+    return out
+
+
+# The margin band of the verdict chart at its left and right edges: painted
+# (alpha) pixels just inside the plot area, at the band's middle height.
+BAND_EDGES = """(() => { const c = Chart.getChart(document.querySelector('figure.chart canvas'));
+  const a = c.chartArea, y = c.scales.y.getPixelForValue(0.5 * %f), r = window.devicePixelRatio || 1;
+  const px = (x) => c.ctx.getImageData(Math.round(x * r), Math.round(y * r), 1, 1).data[3];
+  return [px(a.left + 2), px(a.right - 3)]; })()"""
+
+
+def test_page_words(d, b):
+    """What the page says, said plainly: the Compare box shows the number
+    of runs a card it used, strides are points, the verdict chart's margin
+    band spans the plot and intervals are whiskers, a MAD of 0 in the fleet
+    gives no "-" z and a legend whose outliers are drawn, an unknown card is
+    one clear error, an imported card's Events do not claim a node reports.
+    REAL H200 health runs (examples/), three of them copied onto made-up
+    cards so that most cards share every value (MAD 0).  Screenshots at
+    1400 and 1920 px."""
+    a = "h200_daemon_health/health_runs.ndjson"
+    runs = copied_runs(a, "h200-a-copy1", 1) + copied_runs(a, "h200-a-copy2", 2) + copied_runs(a, "h200-a-copy3", 3)
+    for path in (a, "h200_run_end/health_runs.ndjson", "h200_daemon_trust/trust_runs.ndjson"):
+        with open(os.path.join(EXAMPLES, path)) as f:
+            check(d.post("/runs/import", f.read()).status == 200, "import " + path)
+    check(d.post("/runs/import", "".join(json.dumps(r) + "\n" for r in runs)).status == 200, "import the copies")
+    uuid_a = json.loads(open(os.path.join(EXAMPLES, a)).readline())["device"]["uuid"]
+    problems, want = problem_list()
+
+    for width in WIDTHS:
+        set_width(b, width)
+
+        print("compare at %d px: the runs a card used, strides as points" % width)
+        open_page(b, d, "?view=compare&benchmark=smem_stride", "compare smem_stride")
+        assert_chart(b, "compare smem_stride")
+        want(b.eval("document.querySelector('#compare-form [name=latest]').placeholder") == "10",
+             "the Latest runs box does not show the 10 runs a card used: %r" %
+             b.eval("document.querySelector('#compare-form [name=latest]').placeholder"))
+        lines = b.eval("Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets.map(s => s.showLine)")
+        want(lines and all(x is False for x in lines), "stride series drawn as lines between strides: %s" % lines)
+        shot(b, "words-%d-compare" % width)
+
+        print("verdict chart at %d px: the band across the plot, whiskers" % width)
+        open_page(b, d, "?view=compare&benchmark=hbm_bandwidth&baseline=host:h200-a&candidate=host:h200-d", "verdicts")
+        assert_chart(b, "verdicts")
+        time.sleep(0.3)
+        margin = d.get("/compare?benchmark=hbm_bandwidth&baseline=host:h200-a&candidate=host:h200-d").json()["margin"]
+        edges = b.eval(BAND_EDGES % (margin * 100))
+        want(edges[0] > 0 and edges[1] > 0, "the margin band does not reach the plot's edges (alpha %s)" % edges)
+        thick = b.eval("Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets[0].barThickness")
+        want(isinstance(thick, (int, float)) and thick <= 4, "intervals drawn as wide boxes (barThickness %r)" % thick)
+        shot(b, "words-%d-verdicts" % width)
+
+        print("fleet at %d px: MAD 0" % width)
+        fleet = d.get("/fleet?benchmark=transpose").json()
+        judged = [g for g in fleet["groups"] if not g["too_few_cards"]]
+        check(judged and any(r["mad_ms"] == 0 for r in judged[0]["rows"]), "no row with a MAD of 0: the case is not tested")
+        open_page(b, d, "?view=fleet&benchmark=transpose", "fleet transpose")
+        assert_chart(b, "fleet transpose")
+        zs = b.eval("Array.from(document.querySelectorAll('section.fleet-group')).filter(s => !s.querySelector('[data-too-few-cards]'))"
+                    ".flatMap(s => Array.from(s.querySelectorAll('table.fleet-cards td[data-z] .spread:last-child')).map(e => e.textContent))")
+        want(zs and not [z for z in zs if z.strip() in ("z –", "z -")], "a judged card shows z '–': %s" % zs)
+        want(any("MAD 0" in z for z in zs), "no z says MAD 0: %s" % zs)
+        legend = b.eval("Chart.getChart(document.querySelector('figure.chart canvas')).data.datasets"
+                        ".filter(s => s.label.startsWith('outlier ')).map(s => [s.label, s.data.length])")
+        outliers = [c for c in judged[0]["cards"] if c["outlier"]]
+        want(len(legend) == len(outliers) and all(n > 0 for _, n in legend),
+             "the legend's outliers are not each drawn: %s (API: %d outlier cards)" % (legend, len(outliers)))
+        red = b.eval("Array.from(document.querySelectorAll('table.fleet-cards td.verdict-slower')).length")
+        flagged = sum(1 for c in judged[0]["cards"] for r in c["rows"] if r["outlier"])
+        want(b.eval("document.querySelectorAll('table.fleet-cards tr.bad').length") == 0, "whole rows painted red")
+        want(red == flagged, "%d cells red, %d outlier cells in the API" % (red, flagged))
+        shot(b, "words-%d-fleet" % width)
+
+        print("cards at %d px: unknown, and imported" % width)
+        open_page(b, d, "?view=card&uuid=nope", "unknown card")
+        want(b.eval("document.getElementById('card-title').textContent") == "Unknown card",
+             "unknown card title: %r" % b.eval("document.getElementById('card-title').textContent"))
+        want("nope…nope" not in b.eval("document.title"), "the page title says %r" % b.eval("document.title"))
+        errs = b.eval("Array.from(document.querySelectorAll('#card .error, #card [role=alert]')).length")
+        want(errs == 1, "an unknown card gives %d errors, not one" % errs)
+        shot(b, "words-%d-card-unknown" % width)
+        open_page(b, d, "?view=card&uuid=%s&host=h200-a" % uuid_a, "imported card")
+        ev = b.eval("(document.getElementById('card-events-none') || {}).innerText || ''")
+        want("imported" in ev and "reports no open critical event" not in ev, "an imported card's events say %r" % ev)
+        shot(b, "words-%d-card-imported" % width)
+
+    for p in problems:
+        print("  problem:", p)
+    check(not problems, "%d problem(s), listed above; the first: %s" % (len(problems), problems[:1]))
+    # the unknown card's reads answer 404 (the page says it once); the band
+    # check reads pixels one at a time
+    assert_clean(b, allowed=("/cards/nope", "willReadFrequently"))
+
+
 def main():
     if not cdp.find_chromium():
         print("SKIPPED: chromium not installed (apt-get install chromium)")
@@ -1585,6 +1721,7 @@ def main():
         ("deep_checks", test_deep_checks, {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}, []),
         ("tls", test_tls, {}, "tls"),
         ("cross_site", test_cross_site, {}, []),
+        ("page_words", test_page_words, {}, []),
     ]
     # test_browser.py NAME... (or GPUBENCH_BROWSER_CASES=a,b): only those
     # cases (while working on one).

@@ -2,9 +2,15 @@
 """The README stays a user's guide: its first screen starts gpubench, a
 table of contents follows, every link of it leads to a heading and every
 section is in it, and it speaks to a user rather than about the project's
-own history (which belongs in git and bench/RESULTS.md).
+own history (which belongs in git and bench/RESULTS.md). The first
+screen also says what `start` does to the terminal (foreground, Ctrl-C,
+options passed through, a second terminal) and how long `test` takes, and
+keeps the older exports' caveats below it. The history words are refused in
+every other *.md of the tree too (bench/RESULTS.md, the measurements'
+record, aside), and in the comments of the code outside tests/.
 
-usage: readme_guide.py README.md"""
+usage: readme_guide.py SOURCE_DIR"""
+import os
 import re
 import sys
 
@@ -14,6 +20,26 @@ FIRST_COMMANDS = (
     "scripts/setup.sh test    # the same set-up, then the whole test suite",
 )
 FIRST_SCREEN = 40
+# What the first screen must say (a pattern each, and what it stands for).
+FIRST_SCREEN_SAYS = (
+    (r"foreground", "that start runs in the foreground"),
+    (r"Ctrl-C stops it", "that Ctrl-C stops it"),
+    (r"setup\.sh start --listen", "that options pass through to the daemon"),
+    (r"second terminal", "that the next commands need a second terminal"),
+    (r"\d+ minutes on \d+ cores", "how long test takes"),
+)
+# What belongs below the first screen: the older exports' caveats.
+NOT_FIRST_SCREEN = (
+    (r"0\.1\.0", "the older exports' version"),
+    (r"pageable", "the older exports' pageable memory"),
+)
+# The code a newcomer reads (its comments): the same words, but "wave" and
+# "session", which are GPU and CUPTI terms there.
+CODE_DIRS = ("server", "common", "client", "web", "worker", "kernels", "packaging", "scripts")
+CODE_EXTS = (".c", ".h", ".cu", ".cuh", ".js", ".css", ".html", ".py", ".sh", ".yml", ".txt")
+# Markdown files that record measurements as they happened, history and all.
+HISTORY_ALLOWED = ("bench/RESULTS.md",)
+SKIP_DIRS = (".git", "node_modules")
 
 # Words that narrate how the project was made, not how to use it.
 HISTORY = (
@@ -24,6 +50,7 @@ HISTORY = (
     (r"\bthe seed('s)?\b", "\"the seed\""),
     (r"\bthe project\b", "\"the project\""),
 )
+CODE_HISTORY = tuple(h for h in HISTORY if h[1] not in ('"wave"', "a session"))
 
 
 def prose_lines(text):
@@ -44,8 +71,52 @@ def slug(heading):
     return s.replace(" ", "-")
 
 
+def history_problems(path, name):
+    """The lines of one markdown file that narrate the project's history."""
+    problems = []
+    text = open(path, encoding="utf-8").read()
+    for n, line in prose_lines(text):
+        for pattern, what in HISTORY:
+            m = re.search(pattern, line, re.IGNORECASE)
+            if m:
+                problems.append(f"{name}:{n} speaks of the project's history ({what}): "
+                                f"{line.strip()[:100]!r}")
+    return problems
+
+
+def code_files(root):
+    """The source files of CODE_DIRS, relative."""
+    for top in CODE_DIRS:
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if f.endswith(CODE_EXTS):
+                    yield os.path.relpath(os.path.join(d, f), root)
+
+
+def code_problems(path, name):
+    problems = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            for pattern, what in CODE_HISTORY:
+                if re.search(pattern, line, re.IGNORECASE):
+                    problems.append(f"{name}:{n} speaks of the project's history ({what}): "
+                                    f"{line.strip()[:100]!r}")
+    return problems
+
+
+def markdown_files(root):
+    """Every *.md under root, relative, build folders and .git aside."""
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if x not in SKIP_DIRS and not x.startswith("build")
+                   and not os.path.exists(os.path.join(d, x, "CMakeCache.txt"))]
+        for f in files:
+            if f.endswith(".md"):
+                yield os.path.relpath(os.path.join(d, f), root)
+
+
 def main():
-    text = open(sys.argv[1], encoding="utf-8").read()
+    root = sys.argv[1]
+    text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
     lines = text.splitlines()
     problems = []
 
@@ -53,6 +124,12 @@ def main():
     for cmd in FIRST_COMMANDS:
         if cmd not in head:
             problems.append(f"the first {FIRST_SCREEN} lines lack {cmd!r}")
+    for pattern, what in FIRST_SCREEN_SAYS:
+        if not re.search(pattern, head):
+            problems.append(f"the first {FIRST_SCREEN} lines do not say {what} ({pattern!r})")
+    for pattern, what in NOT_FIRST_SCREEN:
+        if re.search(pattern, head):
+            problems.append(f"the first {FIRST_SCREEN} lines hold {what}: move it below")
 
     headings, anchors = [], {}
     for n, line in prose_lines(text):
@@ -84,16 +161,18 @@ def main():
             if level == 2 and n > at and a not in links:
                 problems.append(f"'## {title}' (line {n}) is not in the contents")
 
-    for n, line in prose_lines(text):
-        for pattern, what in HISTORY:
-            m = re.search(pattern, line, re.IGNORECASE)
-            if m:
-                problems.append(f"line {n} speaks of the project's history ({what}): "
-                                f"{line.strip()[:100]!r}")
+    files = sorted(markdown_files(root))
+    for name in files:
+        if name not in HISTORY_ALLOWED:
+            problems += history_problems(os.path.join(root, name), name)
+    code = sorted(code_files(root))
+    for name in code:
+        problems += code_problems(os.path.join(root, name), name)
 
     for p in problems:
         print("readme_guide:", p, file=sys.stderr)
-    print(f"readme_guide: {len(headings)} headings, {len(problems)} problem(s)")
+    print(f"readme_guide: {len(headings)} headings, {len(files)} markdown files, "
+          f"{len(code)} source files, {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

@@ -137,7 +137,71 @@ static int test_find_by_name(void)
     return 0;
 }
 
+/* The one formatter of a row's fields (the terminal and the report): the
+ * unit in each cell or in the header, shares as %, ratios with ×, a
+ * row's own unit in the cell either way, "-" for no value. */
+static int test_format(void)
+{
+    cJSON *row = cJSON_Parse("{\"label\": \"triad\", \"median_ms\": 0.18492, "
+                             "\"value\": 4366.2, \"unit\": \"GB/s\", \"share_of_peak\": "
+                             "0.79919, \"ratio\": 1.98, \"verified\": true, \"gbps\": null}");
+    char buf[128];
+
+    ASSERT(row != NULL);
+    ASSERT(gb_result_field_format(gb_result_field_find("median_ms"), row, GB_UNIT_IN_CELL, buf,
+                                  sizeof(buf)) == 0);
+    ASSERT_STR_EQ(buf, "0.1849 ms");
+    gb_result_field_format(gb_result_field_find("median_ms"), row, GB_UNIT_IN_HEADER, buf,
+                           sizeof(buf));
+    ASSERT_STR_EQ(buf, "0.1849");
+    gb_result_field_header(gb_result_field_find("median_ms"), GB_UNIT_IN_HEADER, buf,
+                           sizeof(buf));
+    ASSERT_STR_EQ(buf, "median time (ms)");
+    gb_result_field_header(gb_result_field_find("median_ms"), GB_UNIT_IN_CELL, buf, sizeof(buf));
+    ASSERT_STR_EQ(buf, "Median (ms)");
+    /* the row's own unit is in the cell wherever the header is */
+    gb_result_field_format(gb_result_field_find("value"), row, GB_UNIT_IN_HEADER, buf,
+                           sizeof(buf));
+    ASSERT_STR_EQ(buf, "4366 GB/s");
+    gb_result_field_format(gb_result_field_find("share_of_peak"), row, GB_UNIT_IN_CELL, buf,
+                           sizeof(buf));
+    ASSERT_STR_EQ(buf, "79.9%");
+    gb_result_field_format(gb_result_field_find("ratio"), row, GB_UNIT_IN_HEADER, buf,
+                           sizeof(buf));
+    ASSERT_STR_EQ(buf, "1.98×"); /* ratio: 3 digits */
+    gb_result_field_format(gb_result_field_find("verified"), row, GB_UNIT_IN_CELL, buf,
+                           sizeof(buf));
+    ASSERT_STR_EQ(buf, "yes");
+    ASSERT(gb_result_field_format(gb_result_field_find("gbps"), row, GB_UNIT_IN_CELL, buf,
+                                  sizeof(buf)) == -1);
+    ASSERT_STR_EQ(buf, "-");
+    cJSON_Delete(row);
+    return 0;
+}
+
+/* The row key is the first key field some row has; p2p's grids are one
+ * list, bandwidth first, the link grid (words) last. */
+static int test_rows_key_and_matrices(void)
+{
+    cJSON *rows = cJSON_Parse("[{\"median_ms\": 1}, {\"stride\": 2, \"median_ms\": 1}]");
+    cJSON *labelled = cJSON_Parse("[{\"label\": \"copy\", \"median_ms\": 1}]");
+
+    ASSERT(rows && labelled);
+    ASSERT_STR_EQ(gb_result_rows_key(rows)->name, "stride");
+    ASSERT_STR_EQ(gb_result_rows_key(labelled)->name, "label");
+    ASSERT(gb_result_rows_key(NULL) == NULL);
+    ASSERT_STR_EQ(gb_result_matrix_at(0)->field, "gbps");
+    ASSERT_STR_EQ(gb_result_matrix_at(1)->unit, "us");
+    ASSERT(gb_result_matrix_at(2)->unit == NULL);
+    ASSERT(gb_result_matrix_at(3) == NULL);
+    cJSON_Delete(rows);
+    cJSON_Delete(labelled);
+    return 0;
+}
+
 TEST_MAIN({"shape", test_shape},
+          {"format", test_format},
+          {"rows key and matrices", test_rows_key_and_matrices},
           {"find by name", test_find_by_name},
           {"csv order", test_csv_order},
           {"describe", test_describe},

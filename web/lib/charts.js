@@ -18,7 +18,7 @@ const GLYPHS = { circle: "●", rect: "■", triangle: "▲", rectRot: "◆", cr
 
 // Series i's colour, marker and dash.  Colour and marker step together
 // and the marker moves one further every 8 series, so no two of the first
-// 64 series share both (issue 26: 13 cards on one compare chart, two with
+// 64 series share both (13 cards on one compare chart, two with
 // one look); the dash differs too.  The compare chart and its tables
 // both take it from here, so a table's swatch is its series' look.
 export function seriesStyle(i) {
@@ -91,7 +91,7 @@ const refLine = {
   },
 };
 
-// Change points (issue 34): a solid vertical line at each marked x index
+// Change points: a solid vertical line at each marked x index
 // with its shift written at its top ("step +3.0%"), for the charts of a
 // card's runs over time.  opts.marks: [{index, text}].
 const changeLines = {
@@ -317,7 +317,7 @@ export function transpose(canvas, rows, ceilingGbps, ceilingSource) {
   });
 }
 
-// Measured against its peak (issue 16: rows with value, unit, peak): a
+// Measured against its peak (rows with value, unit, peak): a
 // horizontal bar per row, the row's peak drawn as a hollow dashed bar
 // behind it (so the gap to the peak is the empty part), and each bar's
 // share of its peak written beside it.  Only rows of one unit share a
@@ -419,7 +419,10 @@ export function compare(canvas, keys, series, metric, axisTitle, predicted, styl
     borderDash: numericKeys ? look[i].dash : undefined,
     pointRadius: 5,
     borderWidth: 2,
-    spanGaps: true, // a card whose run skipped a stride still draws one line
+    // Strides are points, not a continuum: a line from stride 1 to 32
+    // would draw values at 2-16 that nobody measured (README).
+    showLine: !numericKeys,
+    spanGaps: false,
   }));
   if (predicted) {
     datasets.push({
@@ -429,9 +432,9 @@ export function compare(canvas, keys, series, metric, axisTitle, predicted, styl
       backgroundColor: "#6b7280",
       borderDash: [2, 3],
       pointStyle: "line",
-      pointRadius: 0,
+      pointRadius: 8,
       borderWidth: 2,
-      spanGaps: true,
+      showLine: false,
       type: "line",
     });
   }
@@ -491,27 +494,51 @@ export function compare(canvas, keys, series, metric, axisTitle, predicted, styl
 const VERDICT_SHAPES = { same: "circle", faster: "triangle", slower: "rectRot", inconclusive: "crossRot" };
 export function shift(canvas, keys, rows, margin, keyName) {
   const pctOf = (v) => (typeof v === "number" ? v * 100 : null);
-  const flat = (v) => keys.map(() => v);
+  const grey = "#6b7280";
+  // The ±margin band and the zero line across the whole plot, edge to
+  // edge (a dataset on the category axis would stop at the first and last
+  // row's centre): drawn under the data by this chart's own plugin.
+  const band = {
+    id: "gbMarginBand",
+    beforeDatasetsDraw(chart) {
+      const { ctx, chartArea: a, scales: { y } } = chart;
+      const top = y.getPixelForValue(margin * 100), bottom = y.getPixelForValue(-margin * 100), zero = y.getPixelForValue(0);
+      ctx.save();
+      ctx.fillStyle = "rgba(107, 114, 128, 0.12)";
+      ctx.fillRect(a.left, Math.max(a.top, top), a.right - a.left, Math.min(a.bottom, bottom) - Math.max(a.top, top));
+      ctx.strokeStyle = grey;
+      ctx.lineWidth = 1;
+      ctx.setLineDash([4, 4]);
+      for (const py of [top, bottom]) if (py >= a.top && py <= a.bottom) { ctx.beginPath(); ctx.moveTo(a.left, py); ctx.lineTo(a.right, py); ctx.stroke(); }
+      ctx.setLineDash([]);
+      ctx.strokeStyle = "#111";
+      if (zero >= a.top && zero <= a.bottom) { ctx.beginPath(); ctx.moveTo(a.left, zero); ctx.lineTo(a.right, zero); ctx.stroke(); }
+      ctx.restore();
+    },
+  };
+  const limits = rows.flatMap((r) => (r ? [pctOf(r.ci_low), pctOf(r.ci_high), pctOf(r.shift)] : [])).filter((v) => typeof v === "number");
+  const span = Math.max(margin * 100 * 1.5, ...limits.map(Math.abs));
   return make(canvas, {
     type: "bar",
     data: {
       labels: keys.map(String),
       datasets: [
+        // an interval is a thin whisker from its low to its high end, not a box
         { label: "95% interval", data: rows.map((r) => (r && typeof r.ci_low === "number" ? [pctOf(r.ci_low), pctOf(r.ci_high)] : null)),
-          backgroundColor: "rgba(0, 114, 178, 0.35)", borderColor: OKABE_ITO[1], borderWidth: 1, barPercentage: 0.4 },
+          backgroundColor: OKABE_ITO[1], borderColor: OKABE_ITO[1], borderWidth: 0, barThickness: 3, minBarLength: 2 },
         { type: "line", label: "shift (Hodges-Lehmann)", data: rows.map((r) => (r ? pctOf(r.shift) : null)), showLine: false,
           pointStyle: rows.map((r) => VERDICT_SHAPES[r && r.verdict] || "circle"), pointRadius: 7,
           borderColor: "#000", backgroundColor: OKABE_ITO[5] },
-        { type: "line", label: "+margin", data: flat(margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1 },
-        { type: "line", label: "−margin (band: same)", data: flat(-margin * 100), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1,
-          fill: "-1", backgroundColor: "rgba(107, 114, 128, 0.12)" },
-        { type: "line", label: "no change", data: flat(0), borderColor: "#111", pointRadius: 0, borderWidth: 1 },
+        // legend entries for what the plugin draws (no points of their own)
+        { type: "line", label: "±margin (band: same)", data: [], borderColor: grey, borderDash: [4, 4], backgroundColor: "rgba(107, 114, 128, 0.12)", pointRadius: 0, borderWidth: 1 },
+        { type: "line", label: "no change", data: [], borderColor: "#111", pointRadius: 0, borderWidth: 1 },
       ],
     },
+    plugins: [band],
     options: {
       scales: {
         x: { title: { display: true, text: keyName || "row" } },
-        y: { title: { display: true, text: "candidate vs baseline (%; + is slower)" } },
+        y: { suggestedMin: -span, suggestedMax: span, title: { display: true, text: "candidate vs baseline (%; + is slower)" } },
       },
     },
   });
@@ -582,7 +609,7 @@ export function history(canvas, labels, series, margin, marks, xTitle) {
   });
 }
 
-// soak (issue 32): the run's one-second series against time, as two
+// soak: the run's one-second series against time, as two
 // panels of two axes each, so no number shares an axis with another unit:
 // which says "rate" draws the loads' rates (GEMM TFLOP/s left, HBM GB/s
 // right), "card" the SM clock (MHz, left) with the temperature (°C) and

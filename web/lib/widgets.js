@@ -55,7 +55,7 @@ export function statusBadge(status) {
   return el("span", { class: "badge status-" + status }, status);
 }
 
-// The run's verdict (issue 13): valid, invalid with its reason codes, or
+// The run's verdict: valid, invalid with its reason codes, or
 // unknown (a run the worker did not watch: treated as valid).  Words first,
 // the colour only helps; the reasons' sentences are in the title.
 export function validityOf(run) {
@@ -109,7 +109,7 @@ export function chartFigure(caption, draw) {
 export function chartOrNote(fig, draw) {
   if (!GBCharts.available()) {
     fig.dataset.chart = "unavailable";
-    $(".chart-box", fig).replaceWith(el("p", { class: "note" }, "No chart: Chart.js is not installed on this node (install the Debian package libjs-chart.js). The table has every number."));
+    $(".chart-box", fig).replaceWith(el("p", { class: "note" }, "No chart: Chart.js did not load (the note at the top of the page says why). The table has every number."));
     return;
   }
   try {
@@ -142,14 +142,14 @@ export function runLink(id, text) {
   return id ? el("a", { class: "nav mono", href: "?run=" + encodeURIComponent(id) }, text || id.slice(-6)) : "–";
 }
 
-// Checks against the floors (issue 24), as a run has them (GET /runs/ID's
+// Checks against the floors, as a run has them (GET /runs/ID's
 // checks) and as a card has its latest (GET /cards/UUID's, with the
 // benchmark, the fleet's learned median and the run): one table for both,
 // whose columns are these, each shown where some check has its field.  The
 // result is in words; the badge's colour only repeats them.
 const CHECK_COLUMNS = [
   ["Value", () => true, (c) => el("td", { class: "num", dataset: { field: "value", value: String(c.value) } }, num(c.value), " ", c.unit || "")],
-  // a ceiling's check (issue 32: a count that must stay 0, a temperature
+  // a ceiling's check (a count that must stay 0, a temperature
   // under NVML's slowdown threshold) shows "≤ ceiling" in this column
   ["Floor", () => true, (c) => isNum(c.ceiling)
     ? el("td", { class: "num", dataset: { field: "ceiling", value: String(c.ceiling) }, title: c.source || undefined }, "≤ ", num(c.ceiling), " ", c.unit || "")
@@ -171,7 +171,7 @@ export function checksTable(cls, caption, checks) {
 }
 
 // What more samples would do for a verdict row: roughly how many a group
-// would decide it, or why none would (issue 21: the shift sits at the
+// would decide it, or why none would (the shift sits at the
 // margin, or the interval is too wide), or nothing for a decided row.
 export function moreSamplesText(r) {
   if (isNum(r.more_samples)) return "≈" + r.more_samples + " a group";
@@ -190,7 +190,7 @@ export function fleetWords(cell) {
   return { cls: "note", text: "not judged" };
 }
 
-// Tables that fit their box (issue 26).  Numbers never wrap, so a table
+// Tables that fit their box.  Numbers never wrap, so a table
 // of many columns (a run's 16 row fields, 27 cards on a compare, 33
 // strides in the fleet) can be wider than the page, and a column behind a
 // scroll bar is a column nobody reads.  fitTables holds the columns and

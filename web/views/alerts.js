@@ -26,7 +26,7 @@ export function alertsTable(list, here, withAck) {
   const body = list.map((a) => el("tr", { id: "alert-" + a.id, dataset: { id: String(a.id), state: a.state, kind: a.kind } },
     el("th", { scope: "row" }, "#" + a.id, here ? el("span", { class: "why" }, " " + role(a)) : null),
     el("td", { class: "badge-cell" }, el("span", { class: "badge alert-" + a.state, dataset: { field: "state", value: a.state } }, ALERT_STATES[a.state] || a.state)),
-    // a wrong result (issue 32: a known_answer mismatch, a memtest error)
+    // a wrong result (a known_answer mismatch, a memtest error)
     // was confirmed when found and clears only on a passing run and an ack
     el("td", {}, a.verdict === "wrong_result" ? "wrong result (confirmed when found; cleared by a passing run and an acknowledgement)" : KIND_TEXT[a.kind] || a.kind),
     el("td", { title: a.card.device_uuid }, (a.card.device_name || "?") + " (" + shortCard(a.card.device_uuid) + ") @ " + a.card.host),

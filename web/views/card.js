@@ -81,7 +81,7 @@ function peerFaultsPart(info) {
 // The card's newest events from the watch, with a link to them all; a
 // card of another node (not own) is watched there, not here: what its node
 // reported through the peers instead.
-function eventsPart(got, uuid, info, own) {
+function eventsPart(got, uuid, info, own, runs) {
   const all = "/cards/" + encodeURIComponent(uuid) + "/events";
   const h = el("h2", {}, "Events");
   const link = el("p", { class: "downloads" }, el("a", { id: "card-events-all", href: all, type: "application/json" }, "All its events (JSON, newest first)"));
@@ -89,9 +89,14 @@ function eventsPart(got, uuid, info, own) {
   if (got.error) return [h, errorBox(got.error), ...reported];
   const events = got.body.events || [];
   if (!events.length) {
+    // Where its runs came from says who could report: a peer's node, or
+    // nobody (runs imported from a file, whose node this daemon never hears).
+    // (origin: null made here, "import" imported, else the peer's URL)
+    const origin = (runs || []).map((r) => r.origin).find((o) => o && o !== "import");
     const none = own ? "No event: the watch has seen nothing change on this card."
-      : "No event recorded here: this daemon does not watch this card, its node does" +
-        (reported.length ? "; what its node reports open:" : ", and reports no open critical event.");
+      : reported.length ? "No event recorded here: this daemon does not watch this card, its node does; what its node reports open:"
+        : origin ? "No event recorded here: this daemon does not watch this card; its node (" + origin + ") does, and reports no open critical event."
+          : "No event recorded here: this card's runs were imported, and no node that watches it reports to this daemon, so nothing is known of its events.";
     return [h, el("p", { class: "note", id: "card-events-none" }, none), ...reported, link];
   }
   return [h, table("card-events", `The card's newest events from the watch between runs (at most ${EVENTS}), newest first`,
@@ -126,6 +131,7 @@ export async function showCard(q) {
   const uuid = q.get("uuid") || "";
   const host = q.get("host") || "";
   $("#card-title").textContent = "Card " + shortCard(uuid);
+  document.title = "gpubench: card " + shortCard(uuid);
   if (!uuid) {
     out.replaceChildren(el("p", { class: "error", role: "alert" }, "No card named: the link needs ?uuid=GPU-..."));
     ready();
@@ -145,8 +151,16 @@ export async function showCard(q) {
   if (!current(gen)) return;
   const parts = [];
   const card = cov.body && (cov.body.cards || []).find((c) => c.uuid === uuid);
+  if (!cov.error && !card) {
+    // One clear answer, not each part's own error about the same card.
+    $("#card-title").textContent = "Unknown card";
+    document.title = "gpubench: unknown card";
+    out.replaceChildren(el("p", { class: "error", role: "alert", id: "card-unknown" }, "This daemon knows no card ",
+      el("span", { class: "mono" }, uuid), host ? " on " + host : "", ": no run of it is stored here. The Coverage view lists the cards it knows."));
+    ready();
+    return;
+  }
   if (cov.error) parts.push(errorBox(cov.error));
-  else if (!card) parts.push(el("p", { class: "note", id: "card-unknown" }, "This daemon knows no card ", uuid, host ? " on " + host : "", "."));
   else {
     const info = cardInfo.body || {};
     const st = info.state || card.state || "unknown";
@@ -158,7 +172,7 @@ export async function showCard(q) {
         const cell = (card.cells || []).find((c) => c.benchmark === n);
         return el("tr", {}, el("th", { scope: "row" }, n), coverageCell(cell));
       })));
-    // the deep checks (issue 32): their own, longer window; never the card's state
+    // the deep checks: their own, longer window; never the card's state
     if ((cov.body.deep_benchmarks || []).length) {
       parts.push(table("coverage card-deep-coverage", "When each deep check (health_deep) last checked the card (window " + ageText(cov.body.deep_max_age_s) + "; a wrong result degrades the card, an old one does not)",
         ["Deep check", "State"], cov.body.deep_benchmarks.map((n) => {
@@ -170,7 +184,7 @@ export async function showCard(q) {
   }
   parts.push(...checksPart(cardInfo));
   if (card && card.own) parts.push(...canariesPart(canaries, uuid));
-  parts.push(...eventsPart(events, uuid, cardInfo.body, !!(card && card.own)), ...cardChangesPart(changes, uuid, host),
+  parts.push(...eventsPart(events, uuid, cardInfo.body, !!(card && card.own), history.body && history.body.runs), ...cardChangesPart(changes, uuid, host),
     ...historyPart(history), ...alertsPart(alerts, uuid));
   out.replaceChildren(...parts);
   ready();

@@ -1,4 +1,4 @@
-// changes.js - change points and drift (issue 34; README "Change points and
+// changes.js - change points and drift (README "Change points and
 // drift"): the fleet's "Changes" view (?view=changes&host=&model=&since=,
 // GET /changes, newest first) and the card page's part (GET
 // /cards/UUID/changes): its changes in a table, and its runs of the newest

@@ -45,6 +45,9 @@ export async function showCompare(q) {
     return;
   }
   if (!current(gen)) return;
+  // The number of runs a card that was used, as the answer says it (the
+  // daemon's default when the box is empty), never "all".
+  if (isNum(data.latest)) form.elements.latest.placeholder = String(data.latest);
 
   // The metric menu offers what these rows have; the URL may choose one.
   const METRICS = compareMetrics(data.time_per);
@@ -137,7 +140,8 @@ async function showVerdicts(q, out, gen, metricSel) {
   metricSel.value = measure;
   const parts = [];
   const side = (g) => `${g.selector}: ${g.n_runs} run(s)` + (g.excluded_invalid ? `, ${g.excluded_invalid} invalid left out` : "") +
-    (g.excluded_other_key ? `, ${g.excluded_other_key} with other parameters left out` : "");
+    (g.excluded_other_key ? `, ${g.excluded_other_key} with other parameters left out` : "") +
+    ((g.left_out || []).length ? ` (left out: ${g.left_out.map((x) => `${x.run_id.slice(0, 8)} ${x.reason.split(" ")[0] === "invalid" ? "invalid" : "other parameters"}`).join(", ")})` : "");
   parts.push(el("p", { class: "note", id: "verdict-groups" }, "Baseline " + side(data.baseline) + "; candidate " + side(data.candidate) + "."));
   if (!data.comparable) {
     parts.push(el("div", { class: "error", id: "verdict-incomparable", role: "note" },

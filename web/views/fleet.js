@@ -30,7 +30,21 @@ export async function showFleet(q) {
   ready();
 }
 
+// A cell's z as a person reads it.  With a MAD of 0 (most cards the same
+// to the last digit: copies, or one build's identical counts) a card off
+// the median has no finite z: it is "beyond ±∞" in the direction of its
+// value, not "–"; a card at the median is 0.
+function zOf(cell, median) {
+  if (isNum(cell.z)) return { z: cell.z, text: num(cell.z, 3) };
+  if (!isNum(median) || !isNum(cell.value_ms)) return { z: null, text: "–" };
+  if (cell.value_ms === median) return { z: 0, text: "0 (MAD 0)" };
+  const up = cell.value_ms > median;
+  return { z: up ? Infinity : -Infinity, text: (up ? "+∞" : "−∞") + " (MAD 0)" };
+}
+
 function fleetGroup(g, gi, data, figs) {
+  const median = (k) => { const r = g.rows.find((x) => JSON.stringify(x.key) === JSON.stringify(k)); return r ? r.median_ms : null; };
+  const mad0 = g.rows.some((r) => r.mad_ms === 0);
   const params = Object.entries(g.key.params || {}).map(([k, v]) => k + "=" + (Array.isArray(v) ? v.join(",") : v)).join(" ");
   const keys = g.rows.map((r) => r.key);
   const outliers = g.cards.filter((c) => c.outlier).length;
@@ -43,9 +57,17 @@ function fleetGroup(g, gi, data, figs) {
         `${g.cards.length} card(s); ${outliers ? outliers + " outlier(s), listed first" : "no outlier"}.`)];
   if (g.method_note) parts.push(el("p", { class: "note method-note" }, g.method_note + "."));
   if (!g.too_few_cards) {
-    const fig = chartFigure(`Robust z of each card's median per row (${data.outlier_z} and −${data.outlier_z} dashed); outliers are labelled and drawn as triangles`,
+    // An unbounded z (MAD 0) is drawn at twice the threshold, on its side,
+    // so that every outlier the legend names is on the chart.
+    const edge = 2 * data.outlier_z;
+    const fig = chartFigure(`Robust z of each card's median per row (${data.outlier_z} and −${data.outlier_z} dashed); outliers are labelled and drawn as triangles` +
+      (mad0 ? `; a row whose MAD is 0 gives a card off its median no finite z: drawn at ±${edge}` : ""),
       (c) => GBCharts.fleet(c, keys, g.cards.map((card) => ({ label: shortCard(card.device_uuid) + " @ " + card.host, outlier: card.outlier,
-        z: keys.map((k) => { const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k)); return cell && isNum(cell.z) ? cell.z : null; }) })), data.outlier_z));
+        z: keys.map((k) => {
+          const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k));
+          const z = cell ? zOf(cell, median(k)).z : null;
+          return z === null ? null : Math.max(-edge, Math.min(edge, z));
+        }) })), data.outlier_z));
     figs.push(fig);
     parts.push(fig.fig);
   }
@@ -53,21 +75,25 @@ function fleetGroup(g, gi, data, figs) {
   // rows (smem_stride's 33 strides) is split into as many tables as fit
   // (fitTables), every one with the card's columns.
   parts.push(fitTables(keys, (part, i, n) => {
-    const head = ["Card", "Host", "Judgement"].concat(part.map((k) => "row " + rowKeyText(k) + " (ms, z)"));
-    const body = g.cards.map((card) => el("tr", { dataset: { uuid: card.device_uuid, outlier: String(card.outlier) }, class: card.outlier ? "bad" : "" },
+    const withValue = g.cards.some((c) => c.rows.some((r) => r.unit));
+    const head = ["Card", "Host", "Judgement"].concat(part.map((k) => "row " + rowKeyText(k) + (withValue ? " (ms, figure, z)" : " (ms, z)")));
+    // Only what is off is red: the card's judgement, and its outlier rows.
+    const body = g.cards.map((card) => el("tr", { dataset: { uuid: card.device_uuid, outlier: String(card.outlier) } },
       el("th", { scope: "row", title: card.device_uuid }, shortCard(card.device_uuid), " ", runLink(card.run_id, "run")),
       el("td", {}, card.host),
-      el("td", { dataset: { field: "outlier", value: String(card.outlier) } }, card.outlier ? "outlier" : g.too_few_cards ? "not judged" : "within the fleet"),
+      el("td", { class: card.outlier ? "bad" : "", dataset: { field: "outlier", value: String(card.outlier) } }, card.outlier ? "outlier" : g.too_few_cards ? "not judged" : "within the fleet"),
       part.map((k) => {
         const cell = card.rows.find((r) => JSON.stringify(r.key) === JSON.stringify(k));
         if (!cell) return el("td", { class: "num" }, "–");
         const w = fleetWords(cell);
+        const z = g.too_few_cards ? { text: "–" } : zOf(cell, median(k));
         return el("td", { class: "num " + (cell.outlier ? "verdict-slower" : ""), dataset: { key: rowKeyText(k), z: String(cell.z), value: String(cell.value_ms) }, title: w.text },
-          num(cell.value_ms, 4), el("span", { class: "spread" }, " z " + (isNum(cell.z) ? num(cell.z, 3) : "–")), cell.outlier ? " (outlier)" : "");
+          num(cell.value_ms, 4), isNum(cell.value) && cell.unit ? el("span", { class: "spread" }, ` ${num(cell.value, 4)} ${cell.unit}`) : "",
+          el("span", { class: "spread" }, " z " + z.text), cell.outlier ? " (outlier)" : "");
       })));
     return table("fleet-cards", `Each card's latest valid median per row (ms per ${g.time_per}) and its z; outliers first` + (n > 1 ? ` (rows, part ${i + 1} of ${n})` : ""), head, body);
   }));
-  // known_answer (issue 32): every good card of a model computes the same
+  // known_answer: every good card of a model computes the same
   // exact answers, so a card off the majority's hash computes differently
   if (Array.isArray(g.result_hashes) && g.result_hashes.length) {
     const off = g.cards.filter((c) => (c.hash_differs || []).length);

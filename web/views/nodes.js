@@ -1,7 +1,7 @@
 // nodes.js - the nodes view (?view=nodes&state=S&label=NAME:VALUE...): every
 // peer this hub pulls from, its state, labels, last success, runs pulled,
 // last error and newest run, with the counts by state on top.
-// A lab's hub follows up to thousands of nodes (issue 22), so this is one
+// A lab's hub follows up to thousands of nodes, so this is one
 // table with no chart or request per node, and the filters work on the one
 // GET /peers answer in the page: the label choices come from the peers
 // themselves, the counts on top stay the whole fleet's while a filter

@@ -99,7 +99,7 @@ function runChart(run) {
   return null;
 }
 
-// soak's one-second series (issue 32) as two charts: the loads' rates, then
+// soak's one-second series as two charts: the loads' rates, then
 // the card's SM clock, temperature and power, against time.
 function soakFigure(summary, dev) {
   const rate = chartFigure(`Rate against time on ${dev}: GEMM TFLOP/s (left) and HBM GB/s (right), one point a second; a triangle is a second with a thermal or hardware slowdown`,
@@ -111,7 +111,7 @@ function soakFigure(summary, dev) {
   return { fig: el("div", { class: "soak-charts" }, rate.fig, card.fig), draw: () => { rate.draw(); card.draw(); } };
 }
 
-// known_answer's first mismatches and memtest's first errors (issue 32):
+// known_answer's first mismatches and memtest's first errors:
 // where the card went wrong, as the worker wrote it (at most 16 a row).
 function firstWrong(benchmark, rows) {
   const known = benchmark === "known_answer";
@@ -129,7 +129,7 @@ function firstWrong(benchmark, rows) {
       el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, body))));
 }
 
-// Issue 16's rows carry value, unit and peak: the rows of the unit most
+// The memory, compute and link benchmarks' rows carry value, unit and peak: the rows of the unit most
 // rows with a peak have (p2p's GB/s, not its latencies), or null.
 function peakRows(rows) {
   const counts = {};
@@ -270,7 +270,7 @@ function renderRun(box, run) {
       (lines.length ? lines.join("; ") : "a row did not verify") + ". The card is degraded until a later run passes and a person acknowledges its alert."));
   } else if (rows.some((r) => r.verified === false)) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Unverified output: "), "a variant did not write the right result; its time means nothing."));
   if (run.error) warnings.push(el("p", { class: "error", role: "alert" }, el("strong", {}, "Failed: "), run.error.code + ": " + run.error.message));
-  // What the database holds of it is damaged (issue 31): shown as it was read, the damaged parts empty.
+  // What the database holds of it is damaged: shown as it was read, the damaged parts empty.
   if (run.damaged) warnings.push(el("p", { class: "error", role: "alert", id: "run-damaged" }, el("strong", {}, "Damaged: "), "the database no longer holds this run's " + (run.damaged_columns || []).join(", ") + " as written (a damaged page); they are left out here. Run gpubenchd --check-db (README, \"When things go wrong\")."));
   parts.push(...warnings);
 
@@ -403,7 +403,7 @@ function summaryPanel(benchmark, summary) {
     const pk = summary.peak;
     if (isNum(pk.baseline_gbps)) add("Stride-1 shared-memory rate", num(pk.baseline_gbps, 4) + " GB/s, " + pct(pk.baseline_fraction_of_peak, 3) + " of " + num(pk.peak_gbps, 4) + " GB/s peak at " + num(pk.sm_clock_mhz, 4) + " MHz");
   }
-  // The worker says which ratio the largest error is of (issue 13: cycles,
+  // The worker says which ratio the largest error is of (cycles,
   // the clock taken out); the time ratio's error is shown beside it.
   if (isNum(summary.max_ratio_error)) {
     const basis = summary.max_ratio_error_basis === "cycles" ? "cycle ratio" : summary.max_ratio_error_basis ? summary.max_ratio_error_basis + " ratio" : "ratio";
@@ -411,7 +411,7 @@ function summaryPanel(benchmark, summary) {
     if (summary.max_ratio_error_basis === "cycles" && isNum(summary.max_ratio_error_time)) add("Largest |time ratio − degree| / degree", pct(summary.max_ratio_error_time, 3));
   }
   if (isNum(summary.address_compacted_rows) && summary.address_compacted_rows) add("Rows with compacted addresses", String(summary.address_compacted_rows));
-  // the deep checks (issue 32, docs/DEEP_CHECKS.md)
+  // the deep checks (docs/DEEP_CHECKS.md)
   if (benchmark === "known_answer" && isNum(summary.sm_count)) add("SMs covered", summary.sms_covered + " of " + summary.sm_count + " (the fewest of any kind) in " + num(summary.seconds, 3) + " s");
   if (benchmark === "memtest" && isNum(summary.share_of_memory)) {
     add("Memory tested", pct(summary.share_of_memory, 3) + " of the card's " + num(summary.total_bytes / 1e9, 4) + " GB (" + num(summary.bytes_tested / 1e9, 4) + " GB; " + num(summary.free_bytes / 1e9, 4) + " GB were free)");

@@ -1,4 +1,4 @@
-// run_verdicts.js - a finished run's verdicts on its page (issue 14): its
+// run_verdicts.js - a finished run's verdicts on its page: its
 // card's history and its fleet, the card's recent medians per row against
 // the history's band, and the alerts the run opened or settled.  Every
 // verdict is in words, the colour and the point shape only help, and every
@@ -95,7 +95,7 @@ async function cardHistory(run, h, margin, box) {
   const series = keys.map((k, j) => ({ label: (key || "row") + " " + rowKeyText(k),
     values: all.map((x) => { const m = medianOf(x, k); return isNum(m) && isNum(base[j]) ? m / base[j] - 1 : null; }) }));
   const labels = all.map((x, i) => (i === all.length - 1 ? "this run" : x.id.slice(-6)));
-  // the card's steps whose first run after is among these runs (issue 34)
+  // the card's steps whose first run after is among these runs
   const ids = all.map((x) => x.id);
   const steps = (changes.changes || []).filter((c) => c.kind === "step" && c.benchmark === run.benchmark && ids.includes(c.run_id));
   const marks = steps.map((c) => ({ index: ids.indexOf(c.run_id), text: "step " + rowKeyText(c.row) + " " + signedPct(c.shift) }));
