@@ -18,6 +18,8 @@ static const char *const stride[] = {"smem_stride", NULL};
 static const char *const transpose[] = {"transpose", NULL};
 static const char *const variant[] = {"smem_pattern", "transpose", NULL};
 static const char *const gmem[] = {"gmem_stride", NULL};
+static const char *const nccl[] = {"nccl_allreduce", NULL};
+static const char *const verified_by[] = {"transpose", "nccl_allreduce", NULL};
 
 #define CSV GB_USE_CSV
 #define KEY (GB_USE_KEY | GB_USE_CSV)
@@ -52,7 +54,7 @@ static const struct gb_result_field fields[] = {
     {"share_of_ceiling", GB_FIELD_NUMBER, "share", "Share of copy ceiling",
      "share of copy ceiling", 3, transpose, CSV | MEDIAN | GAUGE | MENU | REPORT,
      "GB/s over the card's copy ceiling measured in the same run"},
-    {"verified", GB_FIELD_BOOL, "", "Output verified", "verified", 0, transpose, CSV,
+    {"verified", GB_FIELD_BOOL, "", "Output verified", "verified", 0, verified_by, CSV,
      "every element of the output was checked"},
     {"bank_conflicts", GB_FIELD_INT, "", "Bank conflicts (counter)", "bank conflicts", 0, NULL,
      CSV | MEDIAN | MENU, "shared-memory bank conflicts the hardware counter read"},
@@ -102,6 +104,12 @@ static const struct gb_result_field fields[] = {
     {"dram_bytes_per_request", GB_FIELD_NUMBER, "", "DRAM bytes per request (counter)",
      "DRAM bytes per request", 1, gmem, CSV,
      "bytes DRAM read per request, the hardware counters say (L2 hits read none)"},
+    /* nccl_allreduce's bandwidths (issue 37), as nccl-tests defines them. */
+    {"algbw_gbps", GB_FIELD_NUMBER, "GB/s", "Algorithm bandwidth (GB/s)", "algorithm bandwidth",
+     4, nccl, CSV | MEDIAN | REPORT, "bytes / median time of one all-reduce"},
+    {"busbw_gbps", GB_FIELD_NUMBER, "GB/s", "Bus bandwidth (GB/s)", "bus bandwidth", 4, nccl,
+     CSV | MEDIAN | GAUGE | MENU | REPORT,
+     "algorithm bandwidth x 2(n-1)/n for n GPUs (nccl-tests' bus bandwidth)"},
 };
 
 #define FIELD_COUNT (sizeof(fields) / sizeof(fields[0]))
@@ -132,6 +140,7 @@ static const struct {
     {"compute_peak", peak_row, timed_row},
     {"pcie_bandwidth", peak_row, timed_row},
     {"p2p_bandwidth", peak_row, timed_row},
+    {"nccl_allreduce", peak_row, timed_row},
 };
 
 #define ROW_RULE_COUNT (sizeof(row_rules) / sizeof(row_rules[0]))

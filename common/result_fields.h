@@ -46,7 +46,7 @@ enum {
 
 /* The most fields the table may hold (readers size arrays by it; a unit
  * test holds the table to it). */
-#define GB_RESULT_FIELDS_MAX 32
+#define GB_RESULT_FIELDS_MAX 40
 
 /* A gauge's metric name is this prefix and the field's name in
  * Prometheus base units (gb_result_field_gauge). */

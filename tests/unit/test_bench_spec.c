@@ -279,7 +279,7 @@ static int test_measures_flags(void)
 {
     static const char *const measure[] = {"strides", "words", "n", "variants", "array_mib",
                                           "kinds", "gemm_n", "sizes_kib", "memory", "size_mib",
-                                          "footprint_mib", "l2_fetch_bytes", NULL};
+                                          "footprint_mib", "l2_fetch_bytes", "bytes", "dtype", NULL};
     int seen = 0;
 
     for (size_t i = 0; i < gb_benchmark_count(); i++)
@@ -293,7 +293,7 @@ static int test_measures_flags(void)
             ASSERT_EQ(p->measures, want);
             seen += want;
         }
-    ASSERT_EQ(seen, 13); /* strides twice */
+    ASSERT_EQ(seen, 15); /* strides twice; nccl_allreduce's bytes and dtype */
     return 0;
 }
 

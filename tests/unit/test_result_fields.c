@@ -32,7 +32,7 @@ static int test_csv_order(void)
         "mem_clock_mhz", "ci_low_ms", "ci_high_ms", "samples", "label",
         "predicted_sectors", "sectors_per_request", "value", "unit", "peak",
         "share_of_peak", "predicted_lines", "lines_per_request", "dram_bytes_per_request",
-        NULL};
+        "algbw_gbps", "busbw_gbps", NULL};
     const char *const *want = csv;
 
     for (size_t i = 0; i < gb_result_field_count(); i++) {
@@ -61,7 +61,7 @@ static int test_describe(void)
         if (gauge)
             ASSERT(strncmp(gauge, GB_GAUGE_PREFIX, strlen(GB_GAUGE_PREFIX)) == 0);
     }
-    ASSERT_EQ(gauges, 8);
+    ASSERT_EQ(gauges, 9); /* busbw_gbps the ninth */
     ASSERT_EQ(keys, 4);
     f = cJSON_GetArrayItem(list, 0);
     ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(f, "name")), "stride");

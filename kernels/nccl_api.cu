@@ -1,0 +1,95 @@
+/*
+ * nccl_api.cu - libnccl loaded once with dlopen; see nccl_api.cuh.
+ */
+#include "nccl_api.cuh"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void load_sym(void *lib, const char *name, void *slot)
+{
+    void *sym = dlsym(lib, name);
+    memcpy(slot, &sym, sizeof(sym));
+}
+
+/* First GPUBENCH_NCCL_LIBRARY, then the versioned name the CUDA
+ * repository's libnccl2 installs, then an unversioned one. */
+static int nccl_load(struct gb_nccl_api *api, char *reason, size_t cap)
+{
+    const char *env = getenv("GPUBENCH_NCCL_LIBRARY");
+    const char *names[] = {env, "libnccl.so.2", "libnccl.so"};
+    const char *why = NULL;
+
+    memset(api, 0, sizeof(*api));
+    if (env != NULL && env[0] != '\0') {
+        /* named: only that one, so a wrong path is not hidden by another */
+        api->lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+        why = api->lib ? NULL : dlerror();
+        snprintf(api->path, sizeof(api->path), "%s", env);
+    } else {
+        for (size_t i = 1; i < sizeof(names) / sizeof(names[0]) && api->lib == NULL; i++) {
+            api->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+            why = api->lib ? NULL : dlerror();
+            snprintf(api->path, sizeof(api->path), "%s", names[i]);
+        }
+    }
+    if (api->lib == NULL) {
+        snprintf(reason, cap,
+                 "NCCL not loaded (%s; install the CUDA repository's libnccl2, or set "
+                 "GPUBENCH_NCCL_LIBRARY to a libnccl.so.2): %s",
+                 env && env[0] ? "GPUBENCH_NCCL_LIBRARY" : "libnccl.so.2, libnccl.so",
+                 why ? why : "not found");
+        return -1;
+    }
+    load_sym(api->lib, "ncclGetVersion", &api->get_version);
+    load_sym(api->lib, "ncclCommInitAll", &api->comm_init_all);
+    load_sym(api->lib, "ncclCommDestroy", &api->comm_destroy);
+    load_sym(api->lib, "ncclAllReduce", &api->all_reduce);
+    load_sym(api->lib, "ncclGroupStart", &api->group_start);
+    load_sym(api->lib, "ncclGroupEnd", &api->group_end);
+    load_sym(api->lib, "ncclGetErrorString", &api->error_string);
+    if (!api->get_version || !api->comm_init_all || !api->comm_destroy || !api->all_reduce ||
+        !api->group_start || !api->group_end || !api->error_string ||
+        api->get_version(&api->version) != GB_NCCL_SUCCESS) {
+        snprintf(reason, cap, "%s loaded but lacks ncclCommInitAll/ncclAllReduce/"
+                              "ncclGetVersion or its version cannot be read",
+                 api->path);
+        dlclose(api->lib);
+        api->lib = NULL;
+        return -1;
+    }
+    /* bfloat16 (ncclBfloat16 9) came with 2.10: older ones are refused */
+    if (api->version < 21000) {
+        snprintf(reason, cap, "%s is NCCL version code %d; nccl_allreduce needs 2.10 or newer",
+                 api->path, api->version);
+        dlclose(api->lib);
+        api->lib = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+const struct gb_nccl_api *gb_nccl(char *reason, size_t cap)
+{
+    static struct gb_nccl_api api;
+    static int loaded = 0; /* 0 not tried, 1 loaded, -1 failed */
+    static char why[400];
+
+    if (loaded == 0)
+        loaded = nccl_load(&api, why, sizeof(why)) == 0 ? 1 : -1;
+    if (loaded < 0) {
+        snprintf(reason, cap, "%s", why);
+        return NULL;
+    }
+    return &api;
+}
+
+void gb_nccl_version_text(int code, char *buf, size_t cap)
+{
+    if (code >= 20900)
+        snprintf(buf, cap, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+    else
+        snprintf(buf, cap, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+}
