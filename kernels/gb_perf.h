@@ -102,6 +102,11 @@ int gb_p2p_measure(int device, long long bytes, const struct gb_measure_opts *op
  * on a node of one GPU nothing is measured (0, *ranks 1).  version gets
  * NCCL's ("2.21.5") or "".  The ops' labels are the caller's. */
 #define GB_NCCL_MAX_RANKS 16
+
+/* Loads NCCL as nccl_allreduce does (no GPU needed): 0 with its version
+ * ("2.28.9") in version, or -1 with why in reason (built without CUDA,
+ * library missing or too old). */
+int gb_nccl_probe(char *version, size_t version_cap, char *reason, size_t reason_cap);
 int gb_nccl_measure(int device, const long long *sizes, int count, int dtype,
                     const struct gb_measure_opts *opts, struct gb_hooks *hooks,
                     struct gb_perf_op *ops, int *ranks, char *version, size_t version_cap,

@@ -2,6 +2,7 @@
  * nccl_api.cu - libnccl loaded once with dlopen; see nccl_api.cuh.
  */
 #include "nccl_api.cuh"
+#include "gb_perf.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -88,8 +89,22 @@ const struct gb_nccl_api *gb_nccl(char *reason, size_t cap)
 
 void gb_nccl_version_text(int code, char *buf, size_t cap)
 {
+    /* nccl.h: NCCL_VERSION(X,Y,Z) is X*1000 + Y*100 + Z up to 2.8,
+     * X*10000 + Y*100 + Z after */
     if (code >= 20900)
         snprintf(buf, cap, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
     else
         snprintf(buf, cap, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+}
+
+int gb_nccl_probe(char *version, size_t version_cap, char *reason, size_t reason_cap)
+{
+    const struct gb_nccl_api *api = gb_nccl(reason, reason_cap);
+
+    if (version_cap > 0)
+        version[0] = '\0';
+    if (api == NULL)
+        return -1;
+    gb_nccl_version_text(api->version, version, version_cap);
+    return 0;
 }

@@ -42,7 +42,9 @@ enum {
 #define GB_NCCL_SUM 0
 
 /* nccl.h: NCCL_VERSION(X,Y,Z) is X*10000 + Y*100 + Z from 2.9 on,
- * X*1000 + Y*100 + Z before. */
+ * X*1000 + Y*100 + Z before (checked against NCCL 2.28.9's nccl.h, the
+ * one in the CUDA 13.0 toolkit of the build machine, which gpubench does
+ * not include). */
 
 struct gb_nccl_api {
     void *lib;

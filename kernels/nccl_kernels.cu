@@ -92,7 +92,7 @@ static int launch_all_reduce(void *p, long work, cudaStream_t stream, struct gb_
 }
 
 /* Every element of buf (count of size bytes) set to bits. */
-__global__ void nccl_fill(void *buf, size_t count, int size, unsigned long long bits)
+static __global__ void nccl_fill(void *buf, size_t count, int size, unsigned long long bits)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -106,8 +106,8 @@ __global__ void nccl_fill(void *buf, size_t count, int size, unsigned long long 
 }
 
 /* *bad += the elements of buf that are not bits. */
-__global__ void nccl_check_kernel(const void *buf, size_t count, int size,
-                                  unsigned long long bits, unsigned long long *bad)
+static __global__ void nccl_check_kernel(const void *buf, size_t count, int size,
+                                         unsigned long long bits, unsigned long long *bad)
 {
     unsigned long long mine = 0;
 

@@ -150,6 +150,14 @@ int gb_nccl_measure(int device, const long long *sizes, int count, int dtype,
     return no_cuda(err, __func__);
 }
 
+int gb_nccl_probe(char *version, size_t version_cap, char *reason, size_t reason_cap)
+{
+    if (version_cap > 0)
+        version[0] = '\0';
+    snprintf(reason, reason_cap, "%s", NO_CUDA);
+    return -1;
+}
+
 int gb_known_answer_run(int device, int kind, double seconds, struct gb_ka_result *out,
                         struct gb_cuda_error *err)
 {

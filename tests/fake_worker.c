@@ -552,6 +552,7 @@ static int run_job(const cJSON *job, int device)
     }
     samples = cJSON_GetObjectItem(params, "samples");
     finish_rows(rows, cJSON_IsNumber(samples) ? samples->valueint : 5, mode);
+    fake_peaks_finish(b->name, rows);
     replay_rows(mode, &rows);
     cJSON_AddStringToObject(out, "event", "result");
     result = cJSON_AddObjectToObject(out, "result");
