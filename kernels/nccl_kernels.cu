@@ -254,7 +254,8 @@ int gb_nccl_measure(int device, const long long *sizes, int count, int dtype,
     c.device = device;
     c.nccl_type = nccl_type_of(dtype);
     hooks->total = opts->samples * count;
-    if (setup(&c, most, err) != 0 || gb_cuda_check(cudaSetDevice(device), "cudaSetDevice", err) != 0 ||
+    if (setup(&c, most, err) != 0 ||
+        gb_cuda_check(cudaSetDevice(device), "cudaSetDevice", err) != 0 ||
         gb_timer_create(&timer, err) != 0)
         goto out;
     /* the worker device's rank runs on the timer's stream; its own is

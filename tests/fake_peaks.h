@@ -1,7 +1,8 @@
 /*
  * fake_peaks.h - the test double's SYNTHETIC rows for the issue 16
  * benchmarks (gmem_stride, hbm_bandwidth, compute_peak, pcie_bandwidth,
- * p2p_bandwidth) and issue 37's nccl_allreduce, in the row shapes of I16_CONTRACT.md: label, value, unit,
+ * p2p_bandwidth) and issue 37's nccl_allreduce, in the row shapes of
+ * I16_CONTRACT.md: label, value, unit,
  * peak, peak_source, share_of_peak and each benchmark's own fields.  The
  * numbers are made up, near an H200's; nothing here was measured.
  *

@@ -279,7 +279,8 @@ static int test_measures_flags(void)
 {
     static const char *const measure[] = {"strides", "words", "n", "variants", "array_mib",
                                           "kinds", "gemm_n", "sizes_kib", "memory", "size_mib",
-                                          "footprint_mib", "l2_fetch_bytes", "bytes", "dtype", NULL};
+                                          "footprint_mib", "l2_fetch_bytes", "bytes", "dtype",
+                                          NULL};
     int seen = 0;
 
     for (size_t i = 0; i < gb_benchmark_count(); i++)

@@ -64,7 +64,8 @@ static int test_bit_patterns(void)
     ASSERT_EQ(gb_nccl_bits(GB_NCCL_BFLOAT16, 253.0), 0x437Du);
     /* 2 and 3 differ in every dtype: a rank's own value never passes */
     for (int d = GB_NCCL_FLOAT; d <= GB_NCCL_DOUBLE; d++)
-        ASSERT(gb_nccl_bits((enum gb_nccl_dtype)d, 2.0) != gb_nccl_bits((enum gb_nccl_dtype)d, 3.0));
+        ASSERT(gb_nccl_bits((enum gb_nccl_dtype)d, 2.0) !=
+               gb_nccl_bits((enum gb_nccl_dtype)d, 3.0));
     return 0;
 }
 
