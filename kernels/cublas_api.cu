@@ -3,6 +3,7 @@
  */
 #include "cublas_api.cuh"
 #include "cuda_check.cuh"
+#include "dl_once.cuh"
 
 #ifdef GB_HAVE_CUBLAS
 #include <dlfcn.h>
@@ -52,16 +53,9 @@ static int cublas_load(struct gb_cublas_api *api, char *reason, size_t cap)
 const struct gb_cublas_api *gb_cublas(char *reason, size_t cap)
 {
     static struct gb_cublas_api api;
-    static int loaded = 0; /* 0 not tried, 1 loaded, -1 failed */
-    static char why[200];
+    static struct gb_dl_once once;
 
-    if (loaded == 0)
-        loaded = cublas_load(&api, why, sizeof(why)) == 0 ? 1 : -1;
-    if (loaded < 0) {
-        snprintf(reason, cap, "%s", why);
-        return NULL;
-    }
-    return &api;
+    return gb_dl_once(&once, &api, cublas_load, reason, cap);
 }
 
 int gb_cublas_gemm_bf16(const struct gb_cublas_api *api, cublasHandle_t handle, int m, int n,

@@ -2,6 +2,7 @@
  * nccl_api.cu - libnccl loaded once with dlopen; see nccl_api.cuh.
  */
 #include "nccl_api.cuh"
+#include "dl_once.cuh"
 #include "gb_perf.h"
 
 #include <dlfcn.h>
@@ -75,16 +76,9 @@ static int nccl_load(struct gb_nccl_api *api, char *reason, size_t cap)
 const struct gb_nccl_api *gb_nccl(char *reason, size_t cap)
 {
     static struct gb_nccl_api api;
-    static int loaded = 0; /* 0 not tried, 1 loaded, -1 failed */
-    static char why[400];
+    static struct gb_dl_once once;
 
-    if (loaded == 0)
-        loaded = nccl_load(&api, why, sizeof(why)) == 0 ? 1 : -1;
-    if (loaded < 0) {
-        snprintf(reason, cap, "%s", why);
-        return NULL;
-    }
-    return &api;
+    return gb_dl_once(&once, &api, nccl_load, reason, cap);
 }
 
 void gb_nccl_version_text(int code, char *buf, size_t cap)

@@ -18,7 +18,7 @@ import unittest
 import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import Daemon, assert_too_few_gpus  # noqa: E402
 
 MARK = 987654.125  # a number the tests replace in the NDJSON text
 
@@ -238,15 +238,7 @@ class P2pNeedsTwoGpusTest(unittest.TestCase):
         d = Daemon(gpus=1).start()
         try:
             before = count_runs(d)
-            for device in (None, 0, "all"):
-                body = {"benchmark": "p2p_bandwidth"}
-                if device is not None:
-                    body["device"] = device
-                r = d.post("/runs", body)
-                self.assertEqual(r.status, 409, (device, r))
-                err = r.json()["error"]
-                self.assertEqual((err["code"], err["field"]), ("too_few_gpus", "benchmark"))
-                self.assertIn("needs 2 GPUs; this node has 1", err["message"])
+            assert_too_few_gpus(self, d, "p2p_bandwidth")
             self.assertEqual(count_runs(d), before)
             r = d.post("/runs?wait=30", {"benchmark": "health"})
             self.assertEqual(r.status, 200, r)

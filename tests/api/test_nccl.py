@@ -6,19 +6,21 @@ algorithm bandwidth is bytes over the median time; GET /benchmarks lists
 it with its parameters, method and short form; a node of one GPU refuses
 it (409 too_few_gpus, from min_devices, as p2p_bandwidth); the health
 suite on two GPUs runs it once for the node, and the health canary's
-node canaries run it beside p2p_bandwidth; the CSV and /metrics carry
-its bandwidths."""
+node canaries run it beside p2p_bandwidth; the CSV, /metrics, the
+client's show and the markdown report carry its bandwidths."""
 import csv
 import io
 import os
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import Daemon, assert_too_few_gpus  # noqa: E402
 from test_fleet import wait_for  # noqa: E402
 
 MIB = 1 << 20
+CLIENT = os.environ.get("GPUBENCH_CLIENT", "build/bin/gpubench")
 
 
 def spec(d):
@@ -90,6 +92,16 @@ class NcclTwoGpusTest(unittest.TestCase):
         self.assertIn("algbw_gbps", table[0])
         metrics = self.d.get("/metrics").body
         self.assertIn("gpubench_result_busbw_bytes_per_second", metrics)
+        # the client's show and the markdown report have the columns
+        env = dict(os.environ, GPUBENCH_URL="http://127.0.0.1:%d" % self.d.port)
+        env.pop("GPUBENCH_TOKEN", None)
+        p = subprocess.run([CLIENT, "show", run["id"]], capture_output=True, text=True, env=env,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("bus bandwidth (GB/s)", p.stdout)
+        self.assertIn("all-reduce 1 GiB", p.stdout)
+        report = self.d.get("/runs/%s.md" % run["id"]).body
+        self.assertIn("| Bus bandwidth (GB/s) |", report)
 
     def test_dtype_half(self):
         r = self.d.post("/runs?wait=30", {"benchmark": "nccl_allreduce",
@@ -114,15 +126,7 @@ class NcclOneGpuTest(unittest.TestCase):
     def test_refused_with_409(self):
         d = Daemon(gpus=1).start()
         try:
-            for device in (None, 0, "all"):
-                body = {"benchmark": "nccl_allreduce"}
-                if device is not None:
-                    body["device"] = device
-                r = d.post("/runs", body)
-                self.assertEqual(r.status, 409, (device, r))
-                err = r.json()["error"]
-                self.assertEqual((err["code"], err["field"]), ("too_few_gpus", "benchmark"))
-                self.assertIn("needs 2 GPUs; this node has 1", err["message"])
+            assert_too_few_gpus(self, d, "nccl_allreduce")
             self.assertEqual(d.get("/runs").json()["runs"], [])
         finally:
             self.assertEqual(d.stop(), 0)
