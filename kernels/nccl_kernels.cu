@@ -81,14 +81,17 @@ static int launch_all_reduce(void *p, long work, cudaStream_t stream, struct gb_
     for (long i = 0; i < work; i++)
         if (all_reduce_once(c, err) != 0)
             return -1;
+    /* each join is recorded with its own device current, as the event
+     * and the stream are that device's */
     for (int k = 0; k < c->n; k++)
         if (k != c->device &&
-            (gb_cuda_check(cudaEventRecord(c->join[k], c->streams[k]), "cudaEventRecord(join)",
+            (gb_cuda_check(cudaSetDevice(k), "cudaSetDevice", err) != 0 ||
+             gb_cuda_check(cudaEventRecord(c->join[k], c->streams[k]), "cudaEventRecord(join)",
                            err) != 0 ||
              gb_cuda_check(cudaStreamWaitEvent(stream, c->join[k], 0),
                            "cudaStreamWaitEvent(join)", err) != 0))
             return -1;
-    return 0;
+    return gb_cuda_check(cudaSetDevice(c->device), "cudaSetDevice", err);
 }
 
 /* Every element of buf (count of size bytes) set to bits. */
@@ -146,17 +149,20 @@ static int verify_size(struct nccl_ctx *c, int dtype, struct gb_perf_op *op,
     op->mismatches = 0;
     for (int k = 0; k < c->n; k++) {
         unsigned long long bad = 0;
+        /* all on the rank's stream: it does not wait for the legacy
+         * default stream (cudaStreamNonBlocking) */
         if (gb_cuda_check(cudaSetDevice(k), "cudaSetDevice", err) != 0 ||
-            gb_cuda_check(cudaStreamSynchronize(c->streams[k]), "cudaStreamSynchronize", err) !=
-                0 ||
-            gb_cuda_check(cudaMemset(c->bad[k], 0, sizeof(*c->bad[k])), "cudaMemset(bad)",
-                          err) != 0)
+            gb_cuda_check(cudaMemsetAsync(c->bad[k], 0, sizeof(*c->bad[k]), c->streams[k]),
+                          "cudaMemsetAsync(bad)", err) != 0)
             return -1;
         nccl_check_kernel<<<1024, 256, 0, c->streams[k]>>>(c->buf[k], c->count, size, want,
                                                            c->bad[k]);
         if (gb_cuda_check_launch("nccl_check", err) != 0 ||
-            gb_cuda_check(cudaMemcpy(&bad, c->bad[k], sizeof(bad), cudaMemcpyDeviceToHost),
-                          "cudaMemcpy(bad)", err) != 0)
+            gb_cuda_check(cudaMemcpyAsync(&bad, c->bad[k], sizeof(bad), cudaMemcpyDeviceToHost,
+                                          c->streams[k]),
+                          "cudaMemcpyAsync(bad)", err) != 0 ||
+            gb_cuda_check(cudaStreamSynchronize(c->streams[k]), "cudaStreamSynchronize", err) !=
+                0)
             return -1;
         op->mismatches += (long long)bad;
         op->checked += (long long)c->count;
