@@ -152,7 +152,6 @@ static void print_matrix(FILE *out, const cJSON *m, size_t which, int colour)
     const cJSON *devices = cJSON_GetObjectItem(m, "devices");
     const cJSON *values = cJSON_GetObjectItem(m, matrices[which].field), *d, *line;
     struct cli_table *t;
-    int i = 0;
 
     if (!any_number(values) || cJSON_GetArraySize(devices) == 0)
         return; /* one GPU: no pair (summary.no_pair says why) */
@@ -167,17 +166,20 @@ static void print_matrix(FILE *out, const cJSON *m, size_t which, int colour)
     cJSON_ArrayForEach(d, devices) {
         cli_table_cell(t, "GPU %d", cJSON_IsNumber(d) ? d->valueint : -1);
     }
+    /* a line of values beside each device, the two lists walked together */
+    line = cJSON_IsArray(values) ? values->child : NULL;
     cJSON_ArrayForEach(d, devices) {
-        line = cJSON_GetArrayItem(values, i++);
+        const cJSON *v = cJSON_IsArray(line) ? line->child : NULL, *col;
         cli_table_row(t);
         cli_table_cell(t, "GPU %d", cJSON_IsNumber(d) ? d->valueint : -1);
-        for (int j = 0; j < cJSON_GetArraySize(devices); j++) {
-            const cJSON *v = cJSON_GetArrayItem(line, j);
+        cJSON_ArrayForEach(col, devices) {
             if (cJSON_IsNumber(v))
                 cli_table_number(t, v->valuedouble, 4, "");
             else
                 cli_table_cell(t, "-");
+            v = v ? v->next : NULL;
         }
+        line = line ? line->next : NULL;
     }
     cli_table_print(out, t, colour);
     free(t);

@@ -200,6 +200,26 @@ done:
     return ok;
 }
 
+/* The card's deep checks (issue 32: GET /coverage's deep_cells), as
+ * "; deep: known_answer fresh, memtest never, soak stale" into buf: they
+ * are counted and shown, but never change the exit status (a node without
+ * the weekly canary would be drained for good); a wrong result they found
+ * does, as the card's degraded state. */
+static void deep_text(const cJSON *card, char *buf, size_t cap)
+{
+    const cJSON *cell;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, "deep_cells")) {
+        const char *bench = cli_json_text(cell, "benchmark", NULL);
+        const char *state = cli_json_text(cell, "state", NULL);
+        if (used < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s %s", used ? ", " : "; deep: ",
+                                     bench ? bench : "?", state ? state : "?");
+    }
+}
+
 /* Prints the first line (the reason) and a line per card. */
 static void print_result(int rc, const cJSON *worst, const cJSON *cards, const char *host,
                          const char *window)
@@ -225,9 +245,11 @@ static void print_result(int rc, const cJSON *worst, const cJSON *cards, const c
     cJSON_ArrayForEach(card, cards) {
         const char *why = card_why(card);
         const char *model = cli_json_text(card, "name", NULL);
+        char deep[200];
         card_name(card, name, sizeof(name));
-        printf("%s %s: %s%s%s\n", name, model ? model : "?", cli_json_text(card, "state", NULL),
-               why ? ", " : "", why ? why : "");
+        deep_text(card, deep, sizeof(deep));
+        printf("%s %s: %s%s%s%s\n", name, model ? model : "?",
+               cli_json_text(card, "state", NULL), why ? ", " : "", why ? why : "", deep);
     }
 }
 

@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 #include "cli_table.h"
+#include "json_items.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,12 +174,17 @@ static const cJSON *card_row(const cJSON *card, const cJSON *key)
 static int print_cards(struct cli *c, const cJSON *group, int first, int *marked)
 {
     const cJSON *cards = cJSON_GetObjectItem(group, "cards"), *row, *card;
-    int n = cJSON_GetArraySize(cards) - first;
-    struct cli_table *t = cli_table_new();
+    int all, n;
+    /* the cards indexed in three loops: an array of pointers, built once */
+    const cJSON **items = json_items(cards, &all);
+    struct cli_table *t = all >= 0 ? cli_table_new() : NULL;
     char tag[TAG_CAP];
 
-    if (t == NULL)
+    n = all - first;
+    if (t == NULL) {
+        free(items);
         return CLI_ERROR;
+    }
     if (n > CARDS_PER_TABLE)
         n = CARDS_PER_TABLE;
     cli_table_row(t);
@@ -187,7 +193,7 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
          *h; h++)
         cli_table_cell(t, "%s", *h);
     for (int i = first; i < first + n; i++) {
-        card = cJSON_GetArrayItem(cards, i);
+        card = items[i];
         cli_table_row(t);
         cli_table_cell(t, "%s", uuid_tag(cli_json_text(card, "device_uuid", NULL), tag));
         cli_table_json(t, cJSON_GetObjectItem(card, "device_uuid"), "%g");
@@ -199,14 +205,16 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
     cli_table_print(stdout, t, c->colour);
     putchar('\n');
     free(t);
-    if ((t = cli_table_new()) == NULL)
+    if ((t = cli_table_new()) == NULL) {
+        free(items);
         return CLI_ERROR;
+    }
     cli_table_row(t);
     cli_table_cell(t, "median ms");
     cli_table_cell(t, "fleet");
     for (int i = first; i < first + n; i++)
         cli_table_cell(t, "%s",
-                       uuid_tag(cli_json_text(cJSON_GetArrayItem(cards, i), "device_uuid", NULL),
+                       uuid_tag(cli_json_text(items[i], "device_uuid", NULL),
                                 tag));
     cJSON_ArrayForEach(row, cJSON_GetObjectItem(group, "rows")) {
         const cJSON *key = cJSON_GetObjectItem(row, "key");
@@ -218,7 +226,7 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
         else
             cli_table_cell(t, "-");
         for (int i = first; i < first + n; i++) {
-            const cJSON *cell = card_row(cJSON_GetArrayItem(cards, i), key);
+            const cJSON *cell = card_row(items[i], key);
             const cJSON *v = cJSON_GetObjectItem(cell, "value_ms");
             int out = cJSON_IsTrue(cJSON_GetObjectItem(cell, "outlier"));
             *marked |= out;
@@ -230,6 +238,7 @@ static int print_cards(struct cli *c, const cJSON *group, int first, int *marked
     }
     cli_table_print(stdout, t, c->colour);
     free(t);
+    free(items);
     return CLI_OK;
 }
 

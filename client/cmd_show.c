@@ -75,7 +75,7 @@ static void print_checks(const cJSON *checks, int colour)
 {
     struct cli_table *t;
     const cJSON *ch;
-    int failed = 0;
+    int failed = 0, ceilings = 0;
 
     if (cJSON_GetArraySize(checks) == 0)
         return;
@@ -86,26 +86,40 @@ static void print_checks(const cJSON *checks, int colour)
     cli_table_row(t);
     cli_table_cell(t, "check");
     cli_table_cell(t, "value");
-    cli_table_cell(t, "floor");
+    cJSON_ArrayForEach(ch, checks)
+        ceilings |= cJSON_GetObjectItem(ch, "ceiling") != NULL;
+    cli_table_cell(t, ceilings ? "floor/ceiling" : "floor");
     cli_table_cell(t, "result");
     cJSON_ArrayForEach(ch, checks) {
         const char *unit = cli_json_text(ch, "unit", NULL);
+        const char *message = cli_json_text(ch, "message", NULL);
         const cJSON *pass = cJSON_GetObjectItem(ch, "pass");
+        /* a ceiling's check (a count that must stay 0, a temperature under
+         * NVML's slowdown threshold: common/expect_deep.h) reads the other
+         * way */
+        const cJSON *ceiling = cJSON_GetObjectItem(ch, "ceiling");
 
         cli_table_row(t);
         cli_table_cell(t, "%s", or_else(cli_json_text(ch, "row", NULL), "?"));
         unit_cell(t, cJSON_GetObjectItem(ch, "value"), unit);
-        unit_cell(t, cJSON_GetObjectItem(ch, "floor"), unit);
+        if (ceiling)
+            unit_cell(t, ceiling, unit);
+        else
+            unit_cell(t, cJSON_GetObjectItem(ch, "floor"), unit);
         if (cJSON_IsTrue(pass)) {
-            cli_table_cell(t, "pass (>= floor)");
+            cli_table_cell(t, ceiling ? "pass (<= ceiling)" : "pass (>= floor)");
+        } else if (cJSON_IsFalse(pass) && message) {
+            cli_table_cell(t, "FAIL: %s", message);
+            failed++;
         } else if (cJSON_IsFalse(pass)) {
-            cli_table_cell(t, "FAIL (below the floor)");
+            cli_table_cell(t, ceiling ? "FAIL (above the ceiling)" : "FAIL (below the floor)");
             failed++;
         } else {
             cli_table_cell(t, "not judged (no floor)");
         }
     }
-    printf("\nchecks against the card model's floors: %d of %d failed\n", failed,
+    printf("\nchecks against the card model's floors%s: %d of %d failed\n",
+           ceilings ? " and ceilings" : "", failed,
            cJSON_GetArraySize(checks));
     cli_table_print(stdout, t, colour);
     free(t);
@@ -203,6 +217,42 @@ static void print_verdicts(const cJSON *verdicts)
     }
 }
 
+/* The deep checks' run-level lines (docs/DEEP_CHECKS.md's summaries):
+ * what the rows do not say. */
+static void print_deep_summary(const char *benchmark, const cJSON *summary)
+{
+    const cJSON *share = cJSON_GetObjectItem(summary, "sustained_share");
+    const char *slow = cli_json_text(summary, "first_slowdown_reason", NULL);
+    double v;
+
+    if (benchmark == NULL || !cJSON_IsObject(summary))
+        return;
+    if (strcmp(benchmark, "known_answer") == 0) {
+        printf("checked: %.0f mismatches, %.0f of %.0f SMs covered in %.0f s\n",
+               cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "mismatches")),
+               cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "sms_covered")),
+               cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "sm_count")),
+               cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "seconds")));
+    } else if (strcmp(benchmark, "memtest") == 0) {
+        printf("tested:  %.1f%% of the card's memory (%.0f errors), memcpy ceiling %.0f GB/s, "
+               "ECC %s\n",
+               100 * cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "share_of_memory")),
+               cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "errors")),
+               cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "memcpy_gbps")),
+               cJSON_IsTrue(cJSON_GetObjectItem(summary, "ecc_increase")) ? "ROSE during the test"
+                                                                          : "unchanged");
+    } else if (strcmp(benchmark, "soak") == 0) {
+        printf("held:    %.0f s;", cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "seconds")));
+        for (const char *const *l = (const char *const[]){"gemm", "hbm", NULL}; *l; l++)
+            if (!isnan(v = cJSON_GetNumberValue(cJSON_GetObjectItem(share, *l))))
+                printf(" %s sustained %.1f%%;", *l, 100 * v);
+        v = cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "slowdown_temperature_c"));
+        printf(" hottest %.0f C (NVML's slowdown threshold %.0f C); %s\n",
+               cJSON_GetNumberValue(cJSON_GetObjectItem(summary, "max_temperature_c")), v,
+               slow ? slow : "no slowdown");
+    }
+}
+
 void cli_print_run(struct cli *c, const cJSON *run)
 {
     const char *label = cli_json_text(run, "label", NULL);
@@ -231,6 +281,8 @@ void cli_print_run(struct cli *c, const cJSON *run)
     print_verdicts(cJSON_GetObjectItem(run, "verdicts"));
     if (no_pair)
         printf("no rows: %s\n", no_pair);
+    print_deep_summary(cli_json_text(run, "benchmark", NULL),
+                       cJSON_GetObjectItem(results, "summary"));
     cli_rows_print(stdout, cli_json_text(run, "benchmark", NULL), results, c->colour);
     print_checks(cJSON_GetObjectItem(run, "checks"), c->colour);
 }

@@ -4,6 +4,7 @@
  * typed "stides" or a stride of 0 learns exactly what to change.
  */
 #include "bench_spec.h"
+#include "json_items.h"
 #include "work_units.h"
 
 #include <math.h>
@@ -897,7 +898,8 @@ static int check_value(const struct gb_param *p, const cJSON *v,
                        const char *prefix, struct gb_error *err)
 {
     char field[96];
-    int n;
+    const cJSON **items;
+    int n, rc = 0;
 
     snprintf(field, sizeof(field), "%s%s", prefix, p->name);
     if (p->type == GB_PARAM_INT || p->type == GB_PARAM_NUMBER ||
@@ -917,22 +919,30 @@ static int check_value(const struct gb_param *p, const cJSON *v,
                             "%s has %d elements; it must have %d to %d",
                             field, n, p->min_items, p->max_items);
     }
+    items = json_items(v, &n); /* indexed twice below: built once */
+    if (items == NULL && n < 0)
+        return gb_error_set(err, "internal", field, "out of memory checking %s", field);
     for (int i = 0; i < n; i++) {
-        const cJSON *item = cJSON_GetArrayItem(v, i);
+        const cJSON *item = items[i];
         char item_field[96];
 
         snprintf(item_field, sizeof(item_field), "%s%s[%d]", prefix, p->name, i);
-        if (check_scalar(p, item, item_field, err) != 0)
-            return -1;
-        for (int j = 0; p->unique && j < i; j++) {
-            if (same_value(cJSON_GetArrayItem(v, j), item))
-                return gb_error_set(err, "duplicate", item_field,
-                                    "%s repeats %s[%d]; each value may "
-                                    "appear once",
-                                    item_field, field, j);
+        if (check_scalar(p, item, item_field, err) != 0) {
+            rc = -1;
+            break;
         }
+        for (int j = 0; p->unique && j < i && rc == 0; j++) {
+            if (same_value(items[j], item))
+                rc = gb_error_set(err, "duplicate", item_field,
+                                  "%s repeats %s[%d]; each value may "
+                                  "appear once",
+                                  item_field, field, j);
+        }
+        if (rc != 0)
+            break;
     }
-    return 0;
+    free(items);
+    return rc;
 }
 
 static const struct gb_param *find_param(const struct gb_benchmark *b,

@@ -8,13 +8,37 @@
 #include <stdio.h>
 #include <string.h>
 
+/* health_deep's own members, before the health ones: the default short
+ * forms that keep the suite under 5 minutes on an H200 (issue 32). */
+static const struct gb_suite_lead deep_lead[] = {
+    {"known_answer", "{\"seconds\":20,\"quiet_wait_s\":5}"},
+    {"memtest", "{\"fraction\":0.9,\"passes\":1,\"quiet_wait_s\":5}"},
+    {"soak", "{\"seconds\":120,\"load\":\"both\",\"quiet_wait_s\":5}"},
+    {NULL, NULL},
+};
+
 static const struct gb_suite suites[] = {
     {.name = "health",
      .description = "The nightly check of a card: a short form of every benchmark "
                     "that has one (its health_params), one run each under one "
                     "batch, queued back to back; with \"device\": \"all\", on "
                     "every card (a run that needs every GPU, p2p_bandwidth, "
-                    "once for the node)."},
+                    "once for the node).",
+     .expected_s = 18,
+     .expected_source = "the health suite of one H200, measured through the daemon "
+                        "(examples/h200_daemon_health)"},
+    {.name = "health_deep",
+     .description = "The weekly deep check of a card (issue 32): known_answer (20 s of "
+                    "exact answers on every SM), memtest (one pass of four patterns "
+                    "over 90% of the free memory), soak (120 s of GEMM and HBM load "
+                    "held), then the health suite's members, under one batch.",
+     .lead = deep_lead,
+     .expected_s = 175,
+     .expected_source = "known_answer 20 s + soak 120 s (their seconds) + memtest about "
+                        "15 s (an estimate: each pattern writes and reads back 90% of an "
+                        "H200's free memory in under a second at 70% of its memcpy "
+                        "ceiling; allocation and ECC reads take the rest) + the health "
+                        "suite's 18 s; measured: see examples/h200_daemon_deep (pending)"},
 };
 
 #define SUITE_COUNT (sizeof(suites) / sizeof(suites[0]))
@@ -44,7 +68,9 @@ int gb_suite_members(const struct gb_suite *s, const struct gb_benchmark **membe
 {
     int n = 0;
 
-    (void)s; /* one suite so far: health, whose members carry health_params */
+    for (const struct gb_suite_lead *l = s ? s->lead : NULL; l && l->benchmark && n < cap; l++)
+        if (gb_benchmark_find(l->benchmark) != NULL)
+            members[n++] = gb_benchmark_find(l->benchmark);
     for (size_t i = 0; i < gb_benchmark_count() && n < cap; i++) {
         const struct gb_benchmark *b = gb_benchmark_at(i);
         if (!b->test_only && b->health_params != NULL)
@@ -61,13 +87,23 @@ static int takes_param(const struct gb_benchmark *b, const char *name)
     return 0;
 }
 
-cJSON *gb_suite_member_params(const struct gb_benchmark *member, const cJSON *params,
-                              struct gb_error *err)
+/* The params member starts from in suite s: its lead params, else its
+ * health_params, else none. */
+static const char *base_params(const struct gb_suite *s, const struct gb_benchmark *member)
+{
+    for (const struct gb_suite_lead *l = s ? s->lead : NULL; l && l->benchmark; l++)
+        if (strcmp(l->benchmark, member->name) == 0)
+            return l->params;
+    return member->health_params ? member->health_params : "{}";
+}
+
+cJSON *gb_suite_member_params(const struct gb_suite *s, const struct gb_benchmark *member,
+                              const cJSON *params, struct gb_error *err)
 {
     cJSON *merged = NULL, *out = NULL;
     const cJSON *given;
 
-    merged = cJSON_Parse(member->health_params ? member->health_params : "{}");
+    merged = cJSON_Parse(base_params(s, member));
     if (!cJSON_IsObject(merged)) {
         gb_error_set(err, "internal", "", "the health_params of %s are not a JSON object",
                      member->name);
@@ -138,11 +174,13 @@ cJSON *gb_suite_describe(const struct gb_suite *s)
         goto fail;
     if (!cJSON_AddStringToObject(obj, "name", s->name) ||
         !cJSON_AddStringToObject(obj, "description", s->description) ||
-        !cJSON_AddBoolToObject(obj, "suite", 1))
+        !cJSON_AddBoolToObject(obj, "suite", 1) ||
+        !cJSON_AddNumberToObject(obj, "expected_s", s->expected_s) ||
+        !cJSON_AddStringToObject(obj, "expected_source", s->expected_source))
         goto fail;
     for (int i = 0; i < n; i++) {
         cJSON *m = cJSON_CreateObject();
-        cJSON *hp = cJSON_Parse(members[i]->health_params);
+        cJSON *hp = cJSON_Parse(base_params(s, members[i]));
         if (m == NULL || !cJSON_AddItemToArray(list, m)) {
             cJSON_Delete(m);
             cJSON_Delete(hp);

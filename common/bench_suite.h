@@ -6,7 +6,9 @@
  * members are not listed here but read off the benchmark table
  * (common/bench_spec.c): a benchmark is in the health suite when its spec
  * has health_params, so adding a benchmark to the suite is setting that one
- * field.  A member's params are its health_params with the requested params
+ * field.  health_deep (issue 32) runs its lead members first (known_answer,
+ * memtest, soak, each with its params in the suite table), then the health
+ * members.  A member's params are its health_params with the requested params
  * over them (each requested param goes to the members that take it).
  */
 #ifndef GPUBENCH_COMMON_BENCH_SUITE_H
@@ -24,9 +26,18 @@ extern "C" {
 /* The most members a suite can have (the benchmark table is far shorter). */
 #define GB_SUITE_MAX_MEMBERS 16
 
+/* A member a suite runs before the health members, with its params. */
+struct gb_suite_lead {
+    const char *benchmark;
+    const char *params; /* JSON object text, as health_params */
+};
+
 struct gb_suite {
     const char *name;
     const char *description;
+    const struct gb_suite_lead *lead; /* NULL-ended, or NULL: none */
+    double expected_s;                /* how long one card's runs take, in seconds */
+    const char *expected_source;      /* where expected_s comes from */
 };
 
 /* The suite called name, or NULL.  Static storage. */
@@ -36,25 +47,29 @@ const struct gb_suite *gb_suite_find(const char *name);
 const struct gb_suite *gb_suite_at(size_t i);
 size_t gb_suite_count(void);
 
-/* Fills members (room for cap) with the suite's benchmarks in table order,
- * test-only ones left out; returns how many.  Static storage. */
+/* Fills members (room for cap) with the suite's benchmarks: its lead ones,
+ * then the health members in table order, test-only ones left out;
+ * returns how many.  Static storage. */
 int gb_suite_members(const struct gb_suite *s, const struct gb_benchmark **members,
                      int cap);
 
-/* The params one member runs with: member's health_params with the
- * requested params (NULL means {}) over those it takes, resolved against
- * its table (defaults filled in).  A NEW object the caller deletes, or NULL
- * with err filled (the field under "params.", the member named). */
-cJSON *gb_suite_member_params(const struct gb_benchmark *member, const cJSON *params,
-                              struct gb_error *err);
+/* The params member runs with in suite s: its lead params there, else its
+ * health_params (a NULL s: the health_params), with the requested params
+ * (NULL means {}) over those it takes, resolved against its table
+ * (defaults filled in).  A NEW object the caller deletes, or NULL with err
+ * filled (the field under "params.", the member named). */
+cJSON *gb_suite_member_params(const struct gb_suite *s, const struct gb_benchmark *member,
+                              const cJSON *params, struct gb_error *err);
 
 /* 0 when every requested param is taken by at least one member, else -1
  * with err naming the first one no member takes. */
 int gb_suite_check_params(const struct gb_suite *s, const cJSON *params,
                           struct gb_error *err);
 
-/* A NEW object for GET /benchmarks: name, description, "suite": true and
- * members [{name, health_params, all_devices}].  NULL when out of memory. */
+/* A NEW object for GET /benchmarks: name, description, "suite": true,
+ * expected_s, expected_source and members [{name, health_params (the
+ * params it runs with in this suite), all_devices}].  NULL when out of
+ * memory. */
 cJSON *gb_suite_describe(const struct gb_suite *s);
 
 #ifdef __cplusplus

@@ -30,6 +30,7 @@
  */
 #include "expect.h"
 
+#include "expect_deep.h"
 #include "json_build.h"
 #include "peaks.h"
 
@@ -68,6 +69,29 @@ static const char nvlink_source[] =
     figure " GB/s all-reduce bus bandwidth at 16 GiB over 8 GPUs with NVLink: " \
            "azurehpc-health-checks' floor for " sku " (check_nccl_allreduce " figure " 1 16G)"
 
+/* soak (issue 32): what a card keeps under a sustained load.  The same for
+ * every model: the figures are shares of the run's own first 10 s and the
+ * card's own NVML threshold, so they need no datasheet. */
+static const char soak_gemm_source[] =
+    "0.9 of the run's own first 10 s: a tensor GEMM held at the card's power cap keeps its "
+    "clock once warm (the H200 ran every compute_peak GEMM row at its cap and their runs "
+    "spread under 1%, 2026-12-01), so a card that fades by more is losing clock to heat; "
+    "the H200's soak: measured: see examples/h200_daemon_deep (pending)";
+static const char soak_hbm_source[] =
+    "0.95 of the run's own first 10 s: HBM bandwidth does not follow the SM clock and "
+    "sits under 1% spread on an idle H200 (examples/h200_health_hbm_bandwidth.json); the "
+    "H200's soak: measured: see examples/h200_daemon_deep (pending)";
+static const char soak_temp_source[] =
+    "below NVML's slowdown threshold (NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, read by the "
+    "run): a card that reaches it under a sustained load slows its clocks";
+
+#define SOAK_FLOORS                                                                         \
+    {"soak", "gemm sustained_share", GB_FLOOR_FIXED, 1, 0.9, "share", soak_gemm_source},    \
+        {"soak", "hbm sustained_share", GB_FLOOR_FIXED, 1, 0.95, "share", soak_hbm_source}, \
+    {                                                                                       \
+        "soak", "max_temperature_c", GB_CEILING_SLOWDOWN_TEMP, 1, 1, "C", soak_temp_source  \
+    }
+
 /* clang-format off */
 static const struct gb_floor h200_floors[] = {
     {"hbm_bandwidth", "memcpy", GB_FLOOR_FIXED, 4206, 0.9, "GB/s",
@@ -84,6 +108,7 @@ static const struct gb_floor h200_floors[] = {
      "at its power cap (examples/h200_health_compute_peak.json)"},
     PCIE_FLOORS,
     NVLINK_FLOOR,
+    SOAK_FLOORS,
     {"nccl_allreduce", "busbw_16g_8gpu", GB_FLOOR_NODE, 431, 1.0, "GB/s",
      NCCL_AZURE_SOURCE("431", "ND H200 v5 (conf/nd96isr_h200_v5.conf)")},
 };
@@ -100,6 +125,7 @@ static const struct gb_floor h100_floors[] = {
      "compute, reached 0.71 of it at gemm_n 4096 under its power cap, 2026-12-01)"},
     PCIE_FLOORS,
     NVLINK_FLOOR,
+    SOAK_FLOORS,
     {"nccl_allreduce", "busbw_16g_8gpu", GB_FLOOR_NODE, 460, 1.0, "GB/s",
      NCCL_AZURE_SOURCE("460", "ND H100 v5 (conf/nd96isr_h100_v5.conf)")},
 };
@@ -116,6 +142,7 @@ static const struct gb_floor a100_floors[] = {
      "gemm_n 4096 reaches about 0.7 of the dense figure)"},
     PCIE_FLOORS,
     NVLINK_FLOOR,
+    SOAK_FLOORS,
 };
 
 static const struct gb_floor l40s_floors[] = {
@@ -129,6 +156,7 @@ static const struct gb_floor l40s_floors[] = {
      "0.6 of 362.05 TFLOP/s, the L40S datasheet's dense BF16 (as for Hopper: a GEMM of "
      "gemm_n 4096 reaches about 0.7 of the dense figure)"},
     PCIE_FLOORS, /* no NVLink: its peers talk over PCIe, which has no floor */
+    SOAK_FLOORS,
 };
 /* clang-format on */
 
@@ -162,6 +190,8 @@ int gb_expect_benchmark_checked(const char *benchmark)
 {
     if (benchmark == NULL)
         return 0;
+    if (gb_deep_exact(benchmark) || strcmp(benchmark, "soak") == 0)
+        return 1; /* checks of every model: expect_deep.h */
     for (int m = 0; m < N(models); m++)
         for (int f = 0; f < models[m].nfloors; f++)
             if (strcmp(models[m].floors[f].benchmark, benchmark) == 0)
@@ -206,6 +236,8 @@ int gb_expect_row_name(const char *benchmark, const cJSON *row, double largest_p
         name = str_of(row, "kernel");
     else if (is(benchmark, "compute_peak"))
         name = str_of(row, "kind");
+    else if (is(benchmark, "soak")) /* its summary's rows, gb_deep_soak_rows */
+        name = str_of(row, "label");
     else if (is(benchmark, "pcie_bandwidth") && is(str_of(row, "memory"), "pinned") &&
              num_of(row, "bytes") == largest_pinned)
         name = str_of(row, "direction");
@@ -263,6 +295,11 @@ static int floor_of(const struct gb_floor *f, const cJSON *row, const cJSON *met
         *floor = f->figure * links * f->fraction;
         snprintf(note, cap, "; %.0f NVLink links", links);
         return 1;
+    case GB_CEILING_SLOWDOWN_TEMP:
+        *floor = num_of(row, "slowdown_temperature_c") - f->figure;
+        snprintf(note, cap, "; NVML's slowdown threshold %.0f C",
+                 num_of(row, "slowdown_temperature_c"));
+        return isfinite(*floor);
     }
     return 0;
 }
@@ -304,7 +341,8 @@ static double largest_pinned_bytes(const cJSON *rows)
  * 0 is none (unknown model: null floor and pass).  value is finite.  A
  * NEW object for jb_push, whole unless jb failed. */
 static cJSON *check_json(struct json_build *jb, const cJSON *row, const char *name,
-                         double value, const char *unit, double floor, const char *source)
+                         double value, const char *unit, double floor, const char *source,
+                         int ceiling)
 {
     cJSON *c = jb_new_object(jb);
     const char *label = str_of(row, "label");
@@ -313,13 +351,24 @@ static cJSON *check_json(struct json_build *jb, const cJSON *row, const char *na
     jb_number(jb, c, "value", value);
     jb_string(jb, c, "unit", unit);
     /* a floor made infinite by what the row says (its links) is null, as cJSON printed it */
-    jb_number_or_null(jb, c, "floor", floor >= 0 ? floor : NAN);
+    jb_number_or_null(jb, c, ceiling ? "ceiling" : "floor", floor >= 0 ? floor : NAN);
     jb_string(jb, c, "source", source);
     if (floor >= 0)
-        jb_bool(jb, c, "pass", value >= floor);
+        jb_bool(jb, c, "pass", ceiling ? value <= floor : value >= floor);
     else
         jb_null(jb, c, "pass");
     return c;
+}
+
+/* Whether any model's floor of row of benchmark is a ceiling. */
+static int is_ceiling(const char *benchmark, const char *row)
+{
+    for (int m = 0; m < N(models); m++)
+        for (int i = 0; i < models[m].nfloors; i++)
+            if (strcmp(models[m].floors[i].benchmark, benchmark) == 0 &&
+                strcmp(models[m].floors[i].row, row) == 0)
+                return models[m].floors[i].basis == GB_CEILING_SLOWDOWN_TEMP;
+    return 0;
 }
 
 cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON *meta)
@@ -330,11 +379,21 @@ cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON 
     double largest = largest_pinned_bytes(rows);
     char unknown[200];
     struct json_build jb = {0};
-    cJSON *out;
+    cJSON *out, *own_rows = NULL;
 
     if (!gb_expect_benchmark_checked(benchmark))
         return NULL;
     out = jb_new_array(&jb);
+    if (gb_deep_exact(benchmark)) {
+        gb_deep_exact_checks(&jb, out, benchmark, results);
+        goto done;
+    }
+    if (is(benchmark, "soak")) { /* judged on its summary, and its slowdowns */
+        gb_deep_soak_slowdown(&jb, out, results);
+        if ((own_rows = gb_deep_soak_rows(results)) == NULL)
+            jb_fail(&jb);
+        rows = own_rows;
+    }
     snprintf(unknown, sizeof(unknown),
              "none: the card model \"%.80s\" has no floors in common/expect.c",
              device ? device : "(no device name)");
@@ -349,16 +408,23 @@ cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON 
         if (model == NULL) {
             if (!any_floor(benchmark, name))
                 continue; /* no model has one: nothing to say */
-            jb_push(&jb, out, check_json(&jb, row, name, value, unit, -1, unknown));
+            jb_push(&jb, out,
+                    check_json(&jb, row, name, value, unit, -1, unknown,
+                               is_ceiling(benchmark, name)));
         } else {
             f = find_floor(model, benchmark, name);
             if (f == NULL || strcmp(f->unit, unit) != 0 ||
                 !floor_of(f, row, meta, &floor, note, sizeof(note)))
                 continue; /* a row without a floor gets no check */
             snprintf(source, sizeof(source), "%s: %s%s", model->model, f->source, note);
-            jb_push(&jb, out, check_json(&jb, row, name, value, unit, floor, source));
+            jb_push(&jb, out,
+                    check_json(&jb, row, name, value, unit, floor, source,
+                               f->basis == GB_CEILING_SLOWDOWN_TEMP));
         }
     }
+
+done:
+    cJSON_Delete(own_rows);
     if (jb_failed(&jb)) {
         cJSON_Delete(out);
         return NULL;

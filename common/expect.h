@@ -31,6 +31,10 @@ enum gb_floor_basis {
     GB_FLOOR_PER_NVLINK, /* figure (GB/s a link, one way) x links x fraction */
     GB_FLOOR_NODE,       /* figure x fraction, of a run over every GPU of the node
                           * (nccl_allreduce): it judges the node, not one card */
+    /* a ceiling, not a floor: the row's slowdown_temperature_c (NVML's
+     * threshold, read by the run) less figure degrees; a check of it has
+     * "ceiling" in place of "floor" and passes at or under it */
+    GB_CEILING_SLOWDOWN_TEMP,
 };
 
 /* One floor: the rows of benchmark whose row name (gb_expect_row_name) is
@@ -81,6 +85,11 @@ int gb_expect_row_name(const char *benchmark, const cJSON *row, double largest_p
  * "pass"} a checked row, in the rows' order ("row" its label; floor and
  * pass null where the card model is unknown, and the source says so), or
  * NULL where benchmark has no floors (nothing to check) or out of memory.
+ * A ceiling's check has "ceiling" in place of "floor" (the value must not
+ * pass it).  The deep checks (expect_deep.h) add their own: known_answer's
+ * and memtest's exact checks ("exact": true, "message" naming the SM or
+ * the address, for any card model) and soak's summary rows and
+ * "slowdown".
  * results is {"rows": [...]}, meta the run's (device.name, link); either
  * may be NULL. */
 cJSON *gb_checks_judge(const char *benchmark, const cJSON *results, const cJSON *meta);

@@ -20,6 +20,9 @@ static const char *const variant[] = {"smem_pattern", "transpose", NULL};
 static const char *const gmem[] = {"gmem_stride", NULL};
 static const char *const nccl[] = {"nccl_allreduce", NULL};
 static const char *const verified_by[] = {"transpose", "nccl_allreduce", NULL};
+static const char *const known_answer[] = {"known_answer", NULL};
+static const char *const memtest[] = {"memtest", NULL};
+static const char *const soak[] = {"soak", NULL};
 
 #define CSV GB_USE_CSV
 #define KEY (GB_USE_KEY | GB_USE_CSV)
@@ -28,6 +31,7 @@ static const char *const verified_by[] = {"transpose", "nccl_allreduce", NULL};
 #define MENU GB_USE_COMPARE_MENU
 #define REPORT GB_USE_REPORT
 #define ROW_UNIT GB_USE_ROW_UNIT
+#define LATE (GB_USE_CSV | GB_USE_CSV_LATE)
 
 static const struct gb_result_field fields[] = {
     {"stride", GB_FIELD_INT, "words", "Word stride", "word stride", 0, stride, KEY,
@@ -104,11 +108,35 @@ static const struct gb_result_field fields[] = {
     {"dram_bytes_per_request", GB_FIELD_NUMBER, "", "DRAM bytes per request (counter)",
      "DRAM bytes per request", 1, gmem, CSV,
      "bytes DRAM read per request, the hardware counters say (L2 hits read none)"},
-    /* nccl_allreduce's bandwidths (issue 37), as nccl-tests defines them. */
+    /* The deep checks (issue 32, docs/DEEP_CHECKS.md), appended after the
+     * CSV's trailing run columns (GB_USE_CSV_LATE). */
+    {"mismatches", GB_FIELD_INT, "", "Mismatches", "mismatches", 0, known_answer,
+     LATE | GAUGE | REPORT, "results that differed from the host's exact answer in any bit"},
+    {"checked", GB_FIELD_INT, "", "Results checked", "results checked", 0, known_answer, LATE,
+     "results compared bit for bit with the host's"},
+    {"sms_covered", GB_FIELD_INT, "", "SMs covered", "SMs covered", 0, known_answer,
+     LATE | REPORT, "SMs that ran at least one block of the kind"},
+    {"result_hash", GB_FIELD_TEXT, "", "Result hash", "result hash", 0, known_answer,
+     LATE | REPORT | GB_USE_DIGEST,
+     "FNV-1a 64 of one launch's results: the same on every good card of a model"},
+    {"errors", GB_FIELD_INT, "", "Errors", "errors", 0, memtest, LATE | GAUGE | REPORT,
+     "words that read back other than they were written"},
+    {"bytes_tested", GB_FIELD_INT, "", "Bytes tested", "bytes tested", 0, memtest, LATE,
+     "bytes of the region each pattern wrote and read back"},
+    {"share_of_memcpy", GB_FIELD_NUMBER, "share", "Share of memcpy", "share of memcpy", 3,
+     memtest, LATE | GAUGE | REPORT, "the pattern's GB/s over the memcpy ceiling of the run"},
+    {"sm_clock_mhz", GB_FIELD_NUMBER, "MHz", "SM clock (MHz)", "SM clock", 4, soak,
+     LATE | REPORT, "the window's mean SM clock NVML read"},
+    {"power_w", GB_FIELD_NUMBER, "W", "Power (W)", "power", 3, soak, LATE | REPORT,
+     "the window's mean board power NVML read"},
+    {"temperature_c", GB_FIELD_NUMBER, "C", "Temperature (C)", "temperature", 3, soak,
+     LATE | REPORT, "the window's mean GPU temperature NVML read"},
+    /* nccl_allreduce's bandwidths (issue 37), as nccl-tests defines them,
+     * after the deep checks' (GB_USE_CSV_LATE). */
     {"algbw_gbps", GB_FIELD_NUMBER, "GB/s", "Algorithm bandwidth (GB/s)", "algorithm bandwidth",
-     4, nccl, CSV | MEDIAN | REPORT, "bytes / median time of one all-reduce"},
+     4, nccl, LATE | MEDIAN | REPORT, "bytes / median time of one all-reduce"},
     {"busbw_gbps", GB_FIELD_NUMBER, "GB/s", "Bus bandwidth (GB/s)", "bus bandwidth", 4, nccl,
-     CSV | MEDIAN | GAUGE | MENU | REPORT,
+     LATE | MEDIAN | GAUGE | MENU | REPORT,
      "algorithm bandwidth x 2(n-1)/n for n GPUs (nccl-tests' bus bandwidth)"},
 };
 
@@ -126,6 +154,10 @@ static const char *const smem_stride_row[] = {"stride", NULL};
 static const char *const variant_row[] = {"variant", NULL};
 static const char *const peak_row[] = {"label", "unit", "value", NULL};
 static const char *const timed_row[] = {"median_ms", "samples", NULL};
+static const char *const known_answer_row[] = {"mismatches", "checked", "sms_covered", NULL};
+/* memtest's memcpy row (the ceiling) counts no errors: its pattern only */
+static const char *const memtest_row[] = {"pattern", NULL};
+static const char *const soak_row[] = {"load", "window", NULL};
 
 static const struct {
     const char *benchmark;
@@ -141,6 +173,10 @@ static const struct {
     {"pcie_bandwidth", peak_row, timed_row},
     {"p2p_bandwidth", peak_row, timed_row},
     {"nccl_allreduce", peak_row, timed_row},
+    /* the deep checks time no samples (docs/DEEP_CHECKS.md) */
+    {"known_answer", peak_row, known_answer_row},
+    {"memtest", peak_row, memtest_row},
+    {"soak", peak_row, soak_row},
 };
 
 #define ROW_RULE_COUNT (sizeof(row_rules) / sizeof(row_rules[0]))
@@ -403,6 +439,7 @@ static cJSON *describe(const struct gb_result_field *f)
     }
     ok = ok && cJSON_AddBoolToObject(o, "key", (f->uses & GB_USE_KEY) != 0) &&
          cJSON_AddBoolToObject(o, "csv", (f->uses & GB_USE_CSV) != 0) &&
+         cJSON_AddBoolToObject(o, "csv_late", (f->uses & GB_USE_CSV_LATE) != 0) &&
          (agg ? cJSON_AddStringToObject(o, "compare", agg)
               : cJSON_AddNullToObject(o, "compare")) &&
          ((f->uses & GB_USE_GAUGE) ? cJSON_AddStringToObject(o, "gauge", gauge)

@@ -42,11 +42,16 @@ enum {
     GB_USE_COMPARE_MENU = 1 << 6, /* the page's compare view offers it as its metric */
     GB_USE_REPORT = 1 << 7,       /* a column of a run's markdown report (GET /runs/ID.md) */
     GB_USE_ROW_UNIT = 1 << 8,     /* its unit is the row's own "unit" (GB/s, TFLOP/s, us) */
+    GB_USE_DIGEST = 1 << 10,      /* kept in a run's digest, as KEY and the aggregated
+                                   * fields are (GET /fleet reads it) */
+    GB_USE_CSV_LATE = 1 << 9,     /* with GB_USE_CSV: after the run's trailing columns
+                                   * (method, checks_failed, damaged), since it came
+                                   * after them: new columns go at the end */
 };
 
 /* The most fields the table may hold (readers size arrays by it; a unit
  * test holds the table to it). */
-#define GB_RESULT_FIELDS_MAX 40
+#define GB_RESULT_FIELDS_MAX 48
 
 /* A gauge's metric name is this prefix and the field's name in
  * Prometheus base units (gb_result_field_gauge). */

@@ -546,13 +546,93 @@ static void add_notes(struct json_build *b, cJSON *out, cJSON *notes, const cJSO
     jb_item(b, out, "notes", notes);
 }
 
+/* What a deep check (issue 32, docs/DEEP_CHECKS.md) is there to find:
+ * the reasons that, in its runs, say something about the card rather than
+ * about the measurement.  known_answer and memtest report a wrong answer
+ * or a bad word as verified: false, memtest an ECC count that went up, a
+ * soak the slowdowns that a sustained load brings; each of these is the
+ * run's result, judged by its checks (common/expect.c: a card that
+ * computes wrong is degraded at once), not a reason to set the run aside.
+ * So they are moved to the notes, and the run stays valid unless
+ * something else (another process, a busy start) spoils it. */
+static const struct {
+    const char *benchmark;
+    const char *code;
+} own_findings[] = {
+    {"known_answer", "unverified"},
+    {"memtest", "unverified"},
+    {"memtest", "ecc_errors"},
+    {"soak", "throttled"},
+};
+
+static int own_finding(const char *benchmark, const char *code)
+{
+    for (size_t i = 0; benchmark && code && i < sizeof(own_findings) / sizeof(own_findings[0]);
+         i++)
+        if (strcmp(own_findings[i].benchmark, benchmark) == 0 &&
+            strcmp(own_findings[i].code, code) == 0)
+            return 1;
+    return 0;
+}
+
+/* Moves the reasons benchmark is there to find from reasons to notes,
+ * saying so in their message. */
+static void move_findings(struct json_build *b, const char *benchmark, cJSON *reasons,
+                          cJSON *notes)
+{
+    cJSON *r = reasons ? reasons->child : NULL;
+
+    while (r) {
+        cJSON *next = r->next;
+        const char *code = cJSON_GetStringValue(cJSON_GetObjectItem(r, "code"));
+        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(r, "message"));
+        if (own_finding(benchmark, code)) {
+            char text[400];
+            const cJSON *names = cJSON_GetObjectItem(r, "reasons");
+            const char *only = cJSON_GetArraySize(names) == 1
+                                   ? cJSON_GetStringValue(cJSON_GetArrayItem(names, 0))
+                                   : NULL;
+            /* a soak's GEMM at the card's cap and nothing else: the note
+             * compute_peak's GEMM rows get, by its name */
+            if (strcmp(code, "throttled") == 0 && only && strcmp(only, POWER_CAP_REASON) == 0) {
+                cJSON_DeleteItemFromObjectCaseSensitive(r, "code"); /* code: no longer read */
+                jb_string(b, r, "code", "power_capped");
+                snprintf(text, sizeof(text),
+                         "the load ran at the card's power cap (sw_power_cap), as a GEMM at full "
+                         "rate does: a note, not a slowdown");
+            } else if (strcmp(code, "unverified") == 0)
+                snprintf(text, sizeof(text),
+                         "%d row(s) found wrong results (verified: false): what %s is there "
+                         "to find, judged by its checks (the card is degraded), not a reason "
+                         "to set the run aside",
+                         cJSON_GetArraySize(cJSON_GetObjectItem(r, "rows")), benchmark);
+            else
+                snprintf(text, sizeof(text),
+                         "%s (what %s is there to find: judged by its checks, not a reason to "
+                         "set the run aside)",
+                         msg ? msg : code, benchmark);
+            cJSON_DetachItemViaPointer(reasons, r);
+            cJSON_DeleteItemFromObjectCaseSensitive(r, "message");
+            jb_string(b, r, "message", text);
+            jb_push(b, notes, r);
+        }
+        r = next;
+    }
+}
+
 cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
+{
+    return gb_validity_judge_benchmark(NULL, results, meta);
+}
+
+cJSON *gb_validity_judge_benchmark(const char *benchmark, const cJSON *results,
+                                   const cJSON *meta)
 {
     const cJSON *watch = cJSON_GetObjectItem(meta, "watch");
     const cJSON *rows = cJSON_GetObjectItem(results, "rows");
     struct json_build b = {0};
     cJSON *out = jb_new_object(&b);
-    cJSON *reasons = jb_array(&b, out, "reasons"), *notes;
+    cJSON *reasons = jb_array(&b, out, "reasons"), *notes = jb_new_array(&b);
     int nvml;
 
     /* The link is judged with or without the watch: it is its own
@@ -563,19 +643,21 @@ cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta)
     if (!cJSON_IsObject(watch)) {
         /* Not watched: nothing else to judge it by; treated as valid,
          * shown as unknown. */
+        move_findings(&b, benchmark, reasons, notes);
         if (cJSON_GetArraySize(reasons) > 0)
             jb_bool(&b, out, "valid", 0);
         else
             jb_null(&b, out, "valid");
+        add_notes(&b, out, notes, meta); /* consumes notes */
         goto done;
     }
     if (!cJSON_IsArray(rows))
         rows = NULL;
     nvml = !cJSON_IsFalse(cJSON_GetObjectItem(watch, "available"));
-    notes = jb_new_array(&b);
     for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
         if (nvml || !rules[i].needs_nvml)
             rules[i].judge(&b, watch, rows, reasons, notes);
+    move_findings(&b, benchmark, reasons, notes);
     if (cJSON_GetArraySize(reasons) > 0) {
         jb_bool(&b, out, "valid", 0);
     } else if (!nvml) {

@@ -19,7 +19,8 @@
  *
  * Beside the reasons, "notes": [{"code", "message", ...}] (present only
  * when there is one) says what a reader should know without it making the
- * run invalid.  Code: power_capped (rows marked power_bound, compute_peak's
+ * run invalid.  Codes: a deep check's own findings under their reason's
+ * code (gb_validity_judge_benchmark); power_capped (rows marked power_bound, compute_peak's
  * tensor GEMMs, ran at the card's power cap, sw_power_cap: expected of a
  * GEMM at full rate, so not a throttled reason; details: rows, and
  * enforced_power_limit_w from meta where the worker read it).
@@ -47,6 +48,14 @@ extern "C" {
  * NULL when out of memory (never a verdict with a part missing: it is
  * stored). */
 cJSON *gb_validity_judge(const cJSON *results, const cJSON *meta);
+
+/* The same, for a run of benchmark (NULL: as gb_validity_judge): a deep
+ * check's own findings (known_answer's and memtest's verified: false,
+ * memtest's ecc_errors, soak's throttled) are notes, not reasons, since
+ * they are what the run is there to find; its checks judge them
+ * (common/expect.h). */
+cJSON *gb_validity_judge_benchmark(const char *benchmark, const cJSON *results,
+                                   const cJSON *meta);
 
 /* The verdict's valid as a stored flag: 1 (true), 0 (false), -1 (null or
  * no verdict). */

@@ -25,6 +25,7 @@
 #include "http.h"
 #include "judge_sql.h"
 #include "log.h"
+#include "metrics_cache.h"
 #include "options.h"
 #include "peers.h"
 #include "ratelimit.h"
@@ -322,6 +323,9 @@ int main(int argc, char **argv)
     app.canaries = canaries_start(&canaries);
     if (app.canaries == NULL)
         goto done;
+    app.metrics = api_metrics_start(&app);
+    if (app.metrics == NULL)
+        goto done;
     http = http_start(&app, listen_fd, err, sizeof(err));
     listen_fd = -1; /* libmicrohttpd's now, even on failure (http.h) */
     if (http == NULL) {
@@ -361,6 +365,7 @@ done:
                  "running: it was neither ended nor put back %d ms after the grace",
                  left, SETTLE_MS);
     http_stop(http);
+    metrics_cache_stop(app.metrics); /* after http_stop: scrapes read it */
     peers_stop(app.peers);
     canaries_stop(app.canaries); /* before the pool and the store it reads */
     gpu_pool_stop(app.gpus);

@@ -261,6 +261,10 @@ static const struct option_spec option_table[] = {
     {"allow-unauthenticated", NULL, NULL, "off",
      "listen beyond loopback without tokens or client certificates",
      set_flag, FIELD(allow_unauthenticated), 0, 0},
+    {"metrics-peer-results", NULL, NULL, "off",
+     "/metrics also exports per-row result gauges and robust z for cards held from peers and "
+     "imports (by default only this daemon's own cards have them; README, Prometheus)",
+     set_flag, FIELD(metrics_peer_results), 0, 0},
     {"peer", "URL", NULL, "none",
      "a peer gpubenchd to pull finished runs from (repeatable, e.g. http://node7:8080)",
      set_peer, FIELD(peers), 0, 0},
@@ -586,6 +590,7 @@ void options_http(const struct options *opt, struct http_options *http)
     http->test_benchmarks = opt->test_benchmarks;
     http->max_clock_skew_s = opt->max_clock_skew_s;
     http->auth_reads = opt->auth_reads;
+    http->metrics_peer_results = opt->metrics_peer_results;
     http->http_threads = opt->http_threads;
     http->max_connections = opt->max_connections;
     http->max_connections_per_ip = opt->max_connections_per_ip;

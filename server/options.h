@@ -41,6 +41,7 @@ struct options {
     int http_threads;
     int verbose;
     int auth_reads;            /* reads need a token too */
+    int metrics_peer_results;  /* /metrics: result gauges for peers' cards too */
     int allow_unauthenticated; /* listen beyond loopback with no tokens */
     int rate_per_minute;       /* POST /runs a client may make; 0: no limit */
     int rate_burst;

@@ -50,6 +50,14 @@
  *                               busy (the watch probe's answer: pid 4242
  *                               python3 on the card at 80%; any other word
  *                               answers an idle card; jobs run normally)
+ *                               The issue 32 deep checks' rows are drawn
+ *                               by fake_deep.c, which plants what its
+ *                               words say (mismatch_sm=N,
+ *                               memtest_error=0xA, memtest_ecc,
+ *                               soak_thermal: fake_deep.h), then
+ *                               after a comma what the watch sees
+ *                               (mismatch_sm=3,contended).
+ *   GPUBENCH_FAKE_SM_COUNT=N    the cards' SMs (default 4)
  *   GPUBENCH_FAKE_GPU_NAME=S    the cards' name (default "Fake GPU (test
  *                               double)"; slow=F divides the rates of
  *                               fake_peaks.c's rows by F too)
@@ -67,6 +75,7 @@
  *                               answers with
  */
 #include "bench_spec.h"
+#include "fake_deep.h"
 #include "fake_peaks.h"
 #include "nvml_watch.h"
 #include "predict.h"
@@ -102,7 +111,7 @@ static cJSON *device_json(int index)
                                                              : "Fake GPU (test double)");
     cJSON_AddStringToObject(d, "uuid", uuid);
     cJSON_AddStringToObject(d, "compute_capability", "0.0");
-    cJSON_AddNumberToObject(d, "sm_count", 4);
+    cJSON_AddNumberToObject(d, "sm_count", env_int("GPUBENCH_FAKE_SM_COUNT", 4));
     cJSON_AddNumberToObject(d, "memory_bytes", 4.0 * 1024 * 1024 * 1024);
     cJSON_AddBoolToObject(d, "synthetic", 1);
     return d;
@@ -450,13 +459,16 @@ static cJSON *watch_json(const char *mode, int power_capped)
     cJSON_AddItemToArray(reasons, cJSON_CreateString("gpu_idle"));
     if (is_mode(mode, "throttled") || power_capped)
         cJSON_AddItemToArray(reasons, cJSON_CreateString("sw_power_cap"));
+    if (is_mode(mode, "soak_thermal"))
+        cJSON_AddItemToArray(reasons, cJSON_CreateString("hw_thermal_slowdown"));
     reasons = cJSON_AddArrayToObject(w, "throttle_reasons_outside_rows");
     cJSON_AddItemToArray(reasons, cJSON_CreateString("gpu_idle"));
     cJSON_AddItemToObject(w, "power_w", min_max(120.5, is_mode(mode, "throttled") ? 700 : 410));
     cJSON_AddItemToObject(w, "temperature_c", min_max(41, 55));
     ecc = cJSON_AddObjectToObject(w, "ecc_volatile");
     cJSON_AddItemToObject(ecc, "before", ecc_counts(0));
-    cJSON_AddItemToObject(ecc, "after", ecc_counts(is_mode(mode, "ecc_errors") ? 1 : 0));
+    cJSON_AddItemToObject(ecc, "after",
+                          ecc_counts(is_mode(mode, "ecc_errors") || is_mode(mode, "memtest_ecc")));
     replay = cJSON_AddObjectToObject(w, "pcie_replay");
     cJSON_AddNumberToObject(replay, "before", 0);
     cJSON_AddNumberToObject(replay, "after", 0);
@@ -550,22 +562,39 @@ static int run_job(const cJSON *job, int device)
         cJSON_Delete(params);
         return -1;
     }
-    samples = cJSON_GetObjectItem(params, "samples");
-    finish_rows(rows, cJSON_IsNumber(samples) ? samples->valueint : 5, mode);
-    fake_peaks_finish(b->name, rows);
-    replay_rows(mode, &rows);
     cJSON_AddStringToObject(out, "event", "result");
-    result = cJSON_AddObjectToObject(out, "result");
-    cJSON_AddItemToObject(result, "rows", rows);
-    summary = cJSON_AddObjectToObject(result, "summary");
+    if (fake_deep_knows(b->name)) {
+        /* the deep checks time no samples: their rows are whole */
+        cJSON_Delete(rows);
+        result = fake_deep_result(b->name, params, mode, 4.0 * 1024 * 1024 * 1024,
+                                  env_int("GPUBENCH_FAKE_SM_COUNT", 4));
+        cJSON_AddItemToObject(out, "result", result);
+        rows = cJSON_GetObjectItem(result, "rows");
+        summary = cJSON_GetObjectItem(result, "summary");
+    } else {
+        samples = cJSON_GetObjectItem(params, "samples");
+        finish_rows(rows, cJSON_IsNumber(samples) ? samples->valueint : 5, mode);
+        fake_peaks_finish(b->name, rows);
+        replay_rows(mode, &rows);
+        result = cJSON_AddObjectToObject(out, "result");
+        cJSON_AddItemToObject(result, "rows", rows);
+        summary = cJSON_AddObjectToObject(result, "summary");
+    }
     cJSON_AddBoolToObject(summary, "synthetic", 1);
     meta = cJSON_AddObjectToObject(out, "meta");
     fake_peaks_summary(b->name, mode, env_int("GPUBENCH_FAKE_GPUS", 1), summary, meta);
     cJSON_AddBoolToObject(meta, "synthetic", 1);
     cJSON_AddStringToObject(meta, "worker", "fake_worker (test double)");
     cJSON_AddItemToObject(meta, "device", device_json(device));
+    /* a deep check's planted word may name what the watch sees after a
+     * comma (mismatch_sm=3,contended) */
+    if (fake_deep_knows(b->name) && strchr(mode, ',') != NULL)
+        memmove(mode, strchr(mode, ',') + 1, strlen(strchr(mode, ',') + 1) + 1);
     if (!is_mode(mode, "nowatch"))
-        cJSON_AddItemToObject(meta, "watch", watch_json(mode, any_power_bound(rows)));
+        cJSON_AddItemToObject(meta, "watch",
+                              watch_json(mode, any_power_bound(rows) ||
+                                                   cJSON_IsTrue(cJSON_GetObjectItem(
+                                                       summary, "power_capped"))));
     print_line(out);
     cJSON_Delete(params);
     return 0;

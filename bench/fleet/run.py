@@ -20,6 +20,8 @@ starts one hub with --peers-file and --peer-concurrency.  Then, in order:
              time until their runs arrive, in intervals (no restart)
   peers      GET /peers, 200 requests one after another on fresh
              connections: p50 and p99, and the counts by state
+  metrics    GET /metrics, 20 requests: p50 and p99, its series and series
+             a card, promtool's word (issue 33)
 
 Prints a table and writes it as JSON (--out).  --peer-flags gives the hub
 --peer URL flags instead of a peers file (a daemon from before --peers-file:
@@ -38,6 +40,7 @@ import os
 import re
 import resource
 import shutil
+import shlex
 import signal
 import sqlite3
 import statistics
@@ -115,7 +118,7 @@ def copies(tmpl, new_id, host, card, count, start):
 class Daemon:
     """One gpubenchd on 127.0.0.1:0 (the port read from its log)."""
 
-    def __init__(self, build, workdir, name, args, env_extra=None):
+    def __init__(self, build, workdir, name, args, env_extra=None, wrapper=None):
         self.name, self.dir = name, workdir
         self.log_path = os.path.join(workdir, name + ".log")
         self.db = os.path.join(workdir, name + ".db")
@@ -126,7 +129,7 @@ class Daemon:
         # soft limit of 1,024 descriptors.
         with open(self.log_path, "wb") as logf:
             self.proc = subprocess.Popen(
-                [os.path.join(build, "bin", "gpubenchd"), "--listen", "127.0.0.1:0", "--db", self.db,
+                (wrapper or []) + [os.path.join(build, "bin", "gpubenchd"), "--listen", "127.0.0.1:0", "--db", self.db,
                  "--worker", os.path.join(build, "tests", "gpubench-fake-worker"), "--rate-limit", "0",
                  "--confirm-runs", "0"] + args, stdout=logf, stderr=subprocess.STDOUT, env=env)
         PROCS.append(self.proc)
@@ -330,6 +333,40 @@ def backing_off(p, since, interval):
     return p.get("failures_in_row", 0) < since
 
 
+def measure_metrics(d, calls, cards):
+    """GET /metrics of d, calls times one after another (issue 33): its
+    times, bytes, series (sample lines), series a card, the largest
+    collector's duration as the daemon reports it, whether every collector
+    succeeded, and promtool's word where promtool is installed."""
+    times, body = [], b""
+    for _ in range(calls):
+        s = time.perf_counter()
+        status, body = d.request("GET", "/metrics")
+        times.append((time.perf_counter() - s) * 1000)
+        if status != 200:
+            raise RuntimeError("GET /metrics: %d %s" % (status, body[:300]))
+    text = body.decode() if isinstance(body, bytes) else body
+    series = [l for l in text.split("\n") if l and not l.startswith("#")]
+    durations = {}
+    failed = []
+    for l in series:
+        m = re.match(r'gpubench_scrape_collector_(success|duration_seconds)\{collector="([^"]+)"\} (\S+)', l)
+        if m and m.group(1) == "duration_seconds":
+            durations[m.group(2)] = float(m.group(3))
+        elif m and float(m.group(3)) != 1:
+            failed.append(m.group(2))
+    r = {"n": calls, "p50_ms": round(pctl(times, 0.5), 1), "p99_ms": round(pctl(times, 0.99), 1),
+         "bytes": len(text), "series": len(series),
+         "series_a_card": round(len(series) / max(1, cards), 2), "cards": cards,
+         "collectors_failed": failed,
+         "slowest_collectors_ms": {k: round(v * 1000, 1) for k, v in
+                                   sorted(durations.items(), key=lambda kv: -kv[1])[:4]}}
+    if shutil.which("promtool"):
+        p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+        r["promtool"] = "accepted" if p.returncode == 0 else (p.stdout + p.stderr)[:500]
+    return r
+
+
 def pctl(xs, q):
     s = sorted(xs)
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
@@ -348,6 +385,9 @@ def main():
     ap.add_argument("--limit", type=float, default=600, help="seconds a phase may take before it is called missed (default 600)")
     ap.add_argument("--peer-flags", action="store_true", help="--peer URL flags instead of --peers-file (a daemon from before it)")
     ap.add_argument("--out", default="fleet-results.json", help="the results as JSON (default fleet-results.json)")
+    ap.add_argument("--hub-wrapper", help="a command the hub is started under, e.g. "
+                    "'valgrind --tool=callgrind --callgrind-out-file=/tmp/hub.cg' to count its "
+                    "instructions a pulled run, which the machine's load does not move")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (databases, logs)")
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
@@ -383,7 +423,7 @@ def main():
             write_peers_file(peers_file, nodes)
             args += ["--peers-file", peers_file, "--peer-concurrency", str(a.concurrency)]
         total = a.nodes * a.runs
-        hub = Daemon(a.build, work, "hub", args)
+        hub = Daemon(a.build, work, "hub", args, wrapper=shlex.split(a.hub_wrapper or ""))
         sampler = Sampler(hub)
         sampler.start()
         hub.wait_port(time.time() + 60)
@@ -451,6 +491,12 @@ def main():
         res["peers_p99_ms"] = round(pctl(times, 0.99), 2)
         res["peers_counts"] = counts_of(ans)
         res["peers_counts_from"] = "the daemon" if "counts" in ans else "the page's rule (no counts in GET /peers)"
+        # GET /metrics at the hub (issue 33): time and series, a card its
+        # two cards a node (examples' runs: the health and trust cards).
+        cards = sqlite3.connect(hub.db).execute(
+            "SELECT count(*) FROM (SELECT DISTINCT host, device_uuid FROM latest_by_card)").fetchone()[0]
+        res["metrics"] = measure_metrics(hub, min(a.requests, 20), cards)
+        log("metrics: %s" % res["metrics"])
         sampler.stopping.set()
         sampler.join()
         res["hub_rss_max_mb"] = round(sampler.max_kb / 1024, 1)
@@ -491,6 +537,10 @@ def report(r, a):
          r.get("add_note") or "%s s = %s intervals" % (r.get("add_s"), r.get("add_intervals"))),
         ("GET /peers with %s peers" % r.get("peers_listed"), "p99 under 50 ms",
          "p50 %s ms, p99 %s ms; %s" % (r.get("peers_p50_ms"), r.get("peers_p99_ms"), r.get("peers_counts"))),
+        ("GET /metrics at the hub (%s cards)" % r.get("metrics", {}).get("cards"),
+         "under 0.5 s, under 20 series a peer's card, promtool accepts",
+         "p50 %s ms, p99 %s ms; %s series (%s a card), %s bytes; promtool %s" %
+         tuple(r.get("metrics", {}).get(k) for k in ("p50_ms", "p99_ms", "series", "series_a_card", "bytes", "promtool"))),
         ("CPU per pulled run", "reported", "%s ms (hub, utime+stime)" % r.get("cpu_s_per_run_ms")),
         ("one node daemon's memory", "", "%s MB RSS, %s MB PSS (median)" % (r.get("node_rss_mb"), r.get("node_pss_mb"))),
         ("hub database", "", "%s bytes a run" % r.get("hub_db_bytes_a_run")),

@@ -86,3 +86,17 @@ int time_parse_rfc3339(const char *text, int64_t *unix_ms)
     *unix_ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000 + (int64_t)s * 1000 + ms;
     return 0;
 }
+
+struct timespec time_after_ms(clockid_t clock, int64_t ms)
+{
+    struct timespec t;
+
+    clock_gettime(clock, &t);
+    t.tv_sec += (time_t)(ms / 1000);
+    t.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}

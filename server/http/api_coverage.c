@@ -1,8 +1,9 @@
 /*
- * api_coverage.c - GET /coverage?max_age=24h&host=NAME: every card this
+ * api_coverage.c - GET /coverage?max_age=24h&deep_max_age=7d&host=NAME: every card this
  * daemon knows (its own GPUs, and the cards of its store: its own runs,
  * imported and pulled) against every health benchmark, each cell fresh,
- * stale or never (server/judge/coverage.c judges; store_coverage.c
+ * stale or never, and every deep check of health_deep against its own
+ * window (server/judge/coverage.c judges; store_coverage.c
  * reads).  /metrics prints the same answer as gauges (api_metrics.c), and
  * `gpubench check` reads it, so it stays one read of the per-card tables.
  */
@@ -34,7 +35,8 @@ static int read_faults(void *ctx, const char *uuid, cJSON **faults)
     return f->store_rc == STORE_OK ? 0 : -1;
 }
 
-cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int *store_rc)
+cJSON *coverage_read(struct app *app, const char *host, long long max_age_s,
+                     long long deep_max_age_s, int *store_rc)
 {
     struct gpu_stat stats[COVERAGE_MAX_GPUS];
     struct coverage_gpu own[COVERAGE_MAX_GPUS];
@@ -47,6 +49,7 @@ cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int
         .host = host,
         .now_ms = time_now_unix_ms(),
         .max_age_s = max_age_s,
+        .deep_max_age_s = deep_max_age_s,
         .read_faults = read_faults,
         .ctx = &faults,
     };
@@ -65,11 +68,12 @@ cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int
 
 void api_coverage_get(struct http_request *req, struct http_reply *rep)
 {
-    static const char *const query[] = {"max_age", "host", NULL};
+    static const char *const query[] = {"max_age", "deep_max_age", "host", NULL};
     const char *max_age = query_get(req, "max_age");
+    const char *deep_max_age = query_get(req, "deep_max_age");
     const char *host = query_get(req, "host");
     long long max_age_s = COVERAGE_MAX_AGE_DEFAULT_S;
-    int64_t ms = 0;
+    int64_t ms = 0, deep_ms = 0;
     cJSON *out;
     int rc;
 
@@ -81,6 +85,12 @@ void api_coverage_get(struct http_request *req, struct http_reply *rep)
                     max_age);
         return;
     }
+    if (deep_max_age && gb_duration_ms(deep_max_age, &deep_ms) != 0) {
+        reply_error(rep, 400, "out_of_bounds", "deep_max_age",
+                    "deep_max_age=%.40s: expected a duration such as 7d, 24h or 3600 (seconds)",
+                    deep_max_age);
+        return;
+    }
     /* whole seconds, rounded up: "0.5s" is a window, not none */
     if (max_age)
         max_age_s = (ms + 999) / 1000;
@@ -88,7 +98,7 @@ void api_coverage_get(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 400, "out_of_bounds", "host", "host= names a host");
         return;
     }
-    out = coverage_read(req->app, host, max_age_s, &rc);
+    out = coverage_read(req->app, host, max_age_s, (deep_ms + 999) / 1000, &rc);
     if (out == NULL) {
         if (rc != STORE_OK)
             reply_store_error(rep, rc, "the coverage could not be read");

@@ -149,6 +149,13 @@ static const struct {
 
 #define CSV_RUN_COLUMNS (sizeof(csv_run_columns) / sizeof(csv_run_columns[0]))
 
+/* Whether f is a CSV column of the row's fields (late 0) or of those
+ * after the run's trailing columns (late 1: GB_USE_CSV_LATE). */
+static int csv_field(const struct gb_result_field *f, int late)
+{
+    return (f->uses & GB_USE_CSV) && !(f->uses & GB_USE_CSV_LATE) == !late;
+}
+
 /* 0, or -1 when b refused it. */
 static int csv_header(struct dynbuf *b)
 {
@@ -156,12 +163,14 @@ static int csv_header(struct dynbuf *b)
         if (!csv_run_columns[i].after_rows)
             (void)!dynbuf_printf(b, "%s,", csv_run_columns[i].column);
     (void)!dynbuf_printf(b, "validity_reasons,row");
-    for (size_t i = 0; i < gb_result_field_count(); i++)
-        if (gb_result_field_at(i)->uses & GB_USE_CSV)
-            (void)!dynbuf_printf(b, ",%s", gb_result_field_csv_name(gb_result_field_at(i)));
-    for (size_t i = 0; i < CSV_RUN_COLUMNS; i++)
-        if (csv_run_columns[i].after_rows)
-            (void)!dynbuf_printf(b, ",%s", csv_run_columns[i].column);
+    for (int late = 0; late < 2; late++) {
+        for (size_t i = 0; i < gb_result_field_count(); i++)
+            if (csv_field(gb_result_field_at(i), late))
+                (void)!dynbuf_printf(b, ",%s", gb_result_field_csv_name(gb_result_field_at(i)));
+        for (size_t i = 0; i < CSV_RUN_COLUMNS && !late; i++)
+            if (csv_run_columns[i].after_rows)
+                (void)!dynbuf_printf(b, ",%s", csv_run_columns[i].column);
+    }
     (void)!dynbuf_add(b, "\r\n", 2);
     return dynbuf_failed(b) ? -1 : 0;
 }
@@ -209,8 +218,7 @@ static void csv_run_prefix(struct dynbuf *b, const cJSON *run)
     csv_reason_codes(b, run);
 }
 
-/* The run's columns after the row's fields, each after a comma, and the
- * line's end. */
+/* The run's columns after the row's fields, each after a comma. */
 static void csv_run_suffix(struct dynbuf *b, const cJSON *run)
 {
     for (size_t i = 0; i < CSV_RUN_COLUMNS; i++) {
@@ -219,12 +227,12 @@ static void csv_run_suffix(struct dynbuf *b, const cJSON *run)
         (void)!dynbuf_add(b, ",", 1);
         csv_run_value(b, run, i);
     }
-    (void)!dynbuf_add(b, "\r\n", 2);
 }
 
-/* The row's CSV fields (common/result_fields.c), each after a comma; a
- * list of samples is ';'-joined.  row NULL: every one empty. */
-static void csv_row_fields(struct dynbuf *b, const cJSON *row)
+/* The row's CSV fields (common/result_fields.c) of late (csv_field),
+ * each after a comma; a list of samples is ';'-joined.  row NULL: every
+ * one empty. */
+static void csv_row_fields(struct dynbuf *b, const cJSON *row, int late)
 {
     for (size_t i = 0; i < gb_result_field_count(); i++) {
         const struct gb_result_field *f = gb_result_field_at(i);
@@ -232,7 +240,7 @@ static void csv_row_fields(struct dynbuf *b, const cJSON *row)
         const cJSON *s;
         int first = 1;
 
-        if (!(f->uses & GB_USE_CSV))
+        if (!csv_field(f, late))
             continue;
         (void)!dynbuf_add(b, ",", 1);
         if (f->type != GB_FIELD_SAMPLES) {
@@ -256,15 +264,19 @@ static int csv_run(struct dynbuf *b, const cJSON *run)
     if (!cJSON_IsArray(rows) || cJSON_GetArraySize(rows) == 0) {
         csv_run_prefix(b, run);
         (void)!dynbuf_add(b, ",", 1);
-        csv_row_fields(b, NULL);
+        csv_row_fields(b, NULL, 0);
         csv_run_suffix(b, run);
+        csv_row_fields(b, NULL, 1);
+        (void)!dynbuf_add(b, "\r\n", 2);
         return dynbuf_failed(b) ? -1 : 0;
     }
     cJSON_ArrayForEach(row, rows) {
         csv_run_prefix(b, run);
         (void)!dynbuf_printf(b, ",%d", i++);
-        csv_row_fields(b, row);
+        csv_row_fields(b, row, 0);
         csv_run_suffix(b, run);
+        csv_row_fields(b, row, 1);
+        (void)!dynbuf_add(b, "\r\n", 2);
     }
     return dynbuf_failed(b) ? -1 : 0;
 }

@@ -21,6 +21,7 @@ struct peers;
 struct alerts;
 struct http_tls;
 struct canaries;
+struct metrics_cache;
 
 /* The command-line settings the HTTP layer reads (main copies them from
  * its options, options.h, which this layer does not see). */
@@ -32,6 +33,7 @@ struct http_options {
     int test_benchmarks;             /* the test double's benchmarks are listed */
     int64_t max_clock_skew_s;        /* --max-clock-skew: a foreign run no further ahead */
     int auth_reads;                  /* --auth-reads: reads need a token too */
+    int metrics_peer_results;        /* --metrics-peer-results: result gauges of every card */
     int http_threads;                /* libmicrohttpd's thread pool */
     int max_connections;             /* in all */
     int max_connections_per_ip;      /* from one address */
@@ -45,13 +47,14 @@ struct app {
     const char *db_path; /* --db, absolute; owned by the db lock */
     struct store *store;
     struct gpu_pool *gpus;
-    struct runs *runs;            /* the runs layer (runs.h) */
-    struct auth *auth;            /* NULL: no tokens, everything open */
-    struct ratelimit *post_limit; /* NULL: no rate limit */
-    struct peers *peers;          /* NULL: no --peer */
-    struct alerts *alerts;        /* the alert webhook (alerts.h) */
-    struct http_tls *tls;         /* NULL: plain HTTP (tls.h) */
-    struct canaries *canaries;    /* the checks on idle cards (canaries.h) */
+    struct runs *runs;             /* the runs layer (runs.h) */
+    struct auth *auth;             /* NULL: no tokens, everything open */
+    struct ratelimit *post_limit;  /* NULL: no rate limit */
+    struct peers *peers;           /* NULL: no --peer */
+    struct alerts *alerts;         /* the alert webhook (alerts.h) */
+    struct http_tls *tls;          /* NULL: plain HTTP (tls.h) */
+    struct canaries *canaries;     /* the checks on idle cards (canaries.h) */
+    struct metrics_cache *metrics; /* /metrics' heavy collectors (metrics_cache.h) */
     char host[256];
     int check_host; /* loopback or unauthenticated: Host must name us (http_start) */
     int64_t started_mono_ms;

@@ -55,11 +55,13 @@ void api_card_faults_get(struct http_request *req, struct http_reply *rep);
 
 /* api_coverage.c: GET /coverage; coverage_read is its answer, which
  * /metrics prints too: a NEW object (coverage.h), or NULL with *store_rc
- * a store failure (or STORE_OK: out of memory).  host NULL: every host. */
+ * a store failure (or STORE_OK: out of memory).  host NULL: every host;
+ * deep_max_age_s 0: the deep checks' default window (coverage.h). */
 #define COVERAGE_MAX_AGE_DEFAULT_S (24 * 3600LL)
 struct app;
 void api_coverage_get(struct http_request *req, struct http_reply *rep);
-cJSON *coverage_read(struct app *app, const char *host, long long max_age_s, int *store_rc);
+cJSON *coverage_read(struct app *app, const char *host, long long max_age_s,
+                     long long deep_max_age_s, int *store_rc);
 
 /* api_info.c: GET /benchmarks, POST /predict, GET /healthz; api_devices.c,
  * api_peers.c, api_metrics.c: GET /devices, /peers, /metrics. */
@@ -69,6 +71,10 @@ void api_devices_get(struct http_request *req, struct http_reply *rep);
 void api_healthz_get(struct http_request *req, struct http_reply *rep);
 void api_peers_get(struct http_request *req, struct http_reply *rep);
 void api_metrics_get(struct http_request *req, struct http_reply *rep);
+/* /metrics' heavy collectors kept ready for app (metrics_cache.h): started
+ * once app's store, pool, peers and canaries are, stopped with
+ * metrics_cache_stop after http_stop.  NULL when it could not start. */
+struct metrics_cache *api_metrics_start(struct app *app);
 /* api_canaries.c: GET /canaries, the checks on idle cards. */
 void api_canaries_get(struct http_request *req, struct http_reply *rep);
 /* api_openapi.c: api/openapi.json, embedded at build time. */

@@ -14,11 +14,14 @@
  * baseline - 1) written as a percentage.
  */
 #include "report_md.h"
+
+#include "json_items.h"
 #include "compare.h"
 #include "result_fields.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum md_format {
@@ -336,13 +339,14 @@ static void rows_table(struct dynbuf *out, const cJSON *rows, const cJSON *summa
 static void peak_sources(struct dynbuf *out, const cJSON *rows)
 {
     const char *key = compare_row_key(cJSON_GetArrayItem(rows, 0));
-    int n = cJSON_GetArraySize(rows);
+    int n;
+    const cJSON **row = json_items(rows, &n); /* indexed below: built once */
 
-    for (int i = 0; i < n; i++) {
-        const char *src = text_at(cJSON_GetArrayItem(rows, i), "peak_source", NULL, NULL);
+    for (int i = 0; row && i < n; i++) {
+        const char *src = text_at(row[i], "peak_source", NULL, NULL);
         int seen = 0, all = 1, sep = 0;
         for (int j = 0; src && j < n; j++) {
-            const char *other = text_at(cJSON_GetArrayItem(rows, j), "peak_source", NULL, NULL);
+            const char *other = text_at(row[j], "peak_source", NULL, NULL);
             int same = other && strcmp(other, src) == 0;
             seen |= same && j < i;
             all &= same;
@@ -353,7 +357,7 @@ static void peak_sources(struct dynbuf *out, const cJSON *rows)
         if (all)
             (void)!dynbuf_printf(out, "every row");
         for (int j = i; !all && j < n; j++) {
-            const cJSON *r = cJSON_GetArrayItem(rows, j);
+            const cJSON *r = row[j];
             const char *other = text_at(r, "peak_source", NULL, NULL);
             if (other == NULL || strcmp(other, src) != 0)
                 continue;
@@ -364,6 +368,9 @@ static void peak_sources(struct dynbuf *out, const cJSON *rows)
         md_text(out, src);
         (void)!dynbuf_printf(out, ".\n");
     }
+    if (n < 0)
+        out->failed = 1; /* out of memory: the report is not whole (dynbuf.h) */
+    free(row);
 }
 
 /* The peaks of the summary (summary_peaks): "Peak: 33440 GB/s = 132 SMs x
@@ -462,6 +469,23 @@ static void matrix_tables(struct dynbuf *out, const cJSON *summary)
     }
 }
 
+/* The lines of a deep check's failed checks (issue 32: "known_answer
+ * fp32_fma: 3 mismatches on SM 17"), which name where the card went
+ * wrong. */
+static void failed_check_lines(struct dynbuf *out, const cJSON *checks)
+{
+    const cJSON *c;
+
+    cJSON_ArrayForEach(c, checks) {
+        const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(c, "message"));
+        if (msg == NULL || !cJSON_IsFalse(cJSON_GetObjectItem(c, "pass")))
+            continue;
+        (void)!dynbuf_printf(out, "\nFailed: ");
+        md_text(out, msg);
+        (void)!dynbuf_printf(out, ".\n");
+    }
+}
+
 int report_md_run(const cJSON *run, struct dynbuf *out)
 {
     const cJSON *results = cJSON_GetObjectItem(run, "results");
@@ -472,6 +496,7 @@ int report_md_run(const cJSON *run, struct dynbuf *out)
                   run);
     (void)!dynbuf_printf(out, ".\n\n");
     run_status_sentence(out, run);
+    failed_check_lines(out, cJSON_GetObjectItem(run, "checks"));
     if (cJSON_GetArraySize(rows) > 0) {
         rows_table(out, rows, summary);
         peak_sources(out, rows);

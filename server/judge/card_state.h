@@ -50,11 +50,17 @@ cJSON *card_floor_fault(const cJSON *alert);
  * that failed its floor in both is a fault {"kind": "floor", "message"
  * (card_check_line of the newest), "at" (the newest's end)} appended to
  * faults, unless alerts (store_card_floor_alerts' list) has an open one of
- * that benchmark and row already.  0, or -1 out of memory. */
+ * that benchmark and row already.  A failed exact check (a wrong result:
+ * common/expect_deep.h) is a fault in the newest run alone, as a wrong
+ * result measured here is confirmed at once; such a card heals when its
+ * newest valid run of the benchmark passes (no alert to acknowledge).  0,
+ * or -1 out of memory. */
 int card_repeat_faults(const cJSON *pairs, const cJSON *alerts, cJSON *faults);
 
 /* The line of a missed check of benchmark: "BENCHMARK ROW VALUE UNIT <
- * FLOOR UNIT floor", into buf (cap). */
+ * FLOOR UNIT floor" (a ceiling's: "> CEILING UNIT ceiling"), or the
+ * check's own "message" where it has one (a deep check's, naming the SM or
+ * the address: common/expect_deep.h), into buf (cap). */
 void card_check_line(const char *benchmark, const cJSON *check, char *buf, size_t cap);
 
 /* The learned value of row of benchmark: the median of that row's value

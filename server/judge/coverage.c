@@ -56,17 +56,27 @@ static int member_of(const struct gb_benchmark **members, int n, const char *nam
     return -1;
 }
 
-/* Adds one card's cells to out and counts their states into totals; 0, or
- * -1 out of memory. */
+/* Which cells of a card a list holds: the health suite's, judged against
+ * max_age_s (and deciding the card's state), or the deep checks',
+ * against deep_max_age_s (the weekly canary's window). */
+struct cell_list {
+    const char *cells, *left_out; /* the card's fields */
+    int from, to;                 /* members[from..to) */
+    long long max_age_s;
+    long *totals;
+};
+
+/* Adds one card's cells of list to out and counts their states into its
+ * totals; 0, or -1 out of memory. */
 static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark **members,
-                     int n, const struct coverage_query *q, long totals[COVERAGE_STATES])
+                     const struct cell_list *list, int64_t now_ms)
 {
-    cJSON *cells = cJSON_AddArrayToObject(out, "cells");
-    cJSON *left = cJSON_AddArrayToObject(out, "left_out");
+    cJSON *cells = cJSON_AddArrayToObject(out, list->cells);
+    cJSON *left = cJSON_AddArrayToObject(out, list->left_out);
 
     if (cells == NULL || left == NULL)
         return -1;
-    for (int m = 0; m < n; m++) {
+    for (int m = list->from; m < list->to; m++) {
         const cJSON *src = k->cell[m];
         const char *run = cJSON_GetStringValue(cJSON_GetObjectItem(src, "run_id"));
         const cJSON *at = cJSON_GetObjectItem(src, "at_ms");
@@ -87,12 +97,12 @@ static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark
             !cJSON_AddStringToObject(cell, "benchmark", members[m]->name))
             return -1;
         if (run && cJSON_IsNumber(at)) {
-            int64_t age_ms = q->now_ms - (int64_t)at->valuedouble;
+            int64_t age_ms = now_ms - (int64_t)at->valuedouble;
             char when[32];
             time_format_rfc3339((int64_t)at->valuedouble, when, sizeof(when));
             const cJSON *failed = cJSON_GetObjectItem(src, "checks_failed");
             state = cJSON_IsNumber(failed) && failed->valuedouble > 0 ? COVERAGE_FAILING
-                    : age_ms > q->max_age_s * 1000                    ? COVERAGE_STALE
+                    : age_ms > list->max_age_s * 1000                 ? COVERAGE_STALE
                                                                       : COVERAGE_FRESH;
             if (!cJSON_AddStringToObject(cell, "run_id", run) ||
                 !cJSON_AddStringToObject(cell, "at", when) ||
@@ -105,7 +115,7 @@ static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark
         }
         if (!cJSON_AddStringToObject(cell, "state", state_names[state]))
             return -1;
-        totals[state]++;
+        list->totals[state]++;
     }
     return 0;
 }
@@ -126,7 +136,8 @@ static void span_text(long long s, char *buf, size_t cap)
 /* The card's state (card_state_judge, from the runs of its cells and its
  * faults) and its coverage_reason: the first cell that is not fresh.  0,
  * or -1 out of memory or when the faults could not be read. */
-static int add_state(cJSON *card, const struct card *k, int n, const struct coverage_query *q)
+static int add_state(cJSON *card, const struct card *k, int from, int n,
+                     const struct coverage_query *q)
 {
     const cJSON *cell;
     char why[160] = "", age[24], window[24];
@@ -149,7 +160,7 @@ static int add_state(cJSON *card, const struct card *k, int n, const struct cove
         }
     }
     /* what card_state_judge reads: the newest valid run of each benchmark */
-    for (int m = 0; runs && m < n; m++) {
+    for (int m = from; runs && m < n; m++) {
         const cJSON *src = k->cell[m], *at = cJSON_GetObjectItem(src, "at_ms");
         const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(src, "benchmark"));
         cJSON *run, *checks;
@@ -281,24 +292,54 @@ static int gather(const cJSON *cells, const struct coverage_query *q,
     return count;
 }
 
+/* Adds the names of members[from..to) as the array name of out; 0 or -1. */
+static int add_names(cJSON *out, const char *name, const struct gb_benchmark **members, int from,
+                     int to)
+{
+    cJSON *names = cJSON_AddArrayToObject(out, name);
+
+    for (int m = from; names && m < to; m++)
+        if (!cJSON_AddItemToArray(names, cJSON_CreateString(members[m]->name)))
+            return -1;
+    return names ? 0 : -1;
+}
+
+/* Adds totals as the object name of out; 0 or -1. */
+static int add_totals(cJSON *out, const char *name, const long totals[COVERAGE_STATES])
+{
+    cJSON *sums = cJSON_AddObjectToObject(out, name);
+
+    for (int s = 0; sums && s < COVERAGE_STATES; s++)
+        if (!cJSON_AddNumberToObject(sums, state_names[s], (double)totals[s]))
+            return -1;
+    return sums ? 0 : -1;
+}
+
 cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q)
 {
+    /* health_deep's members: its deep checks first, then the health
+     * suite's (bench_suite.h), so one gathering serves both lists */
     const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
-    const struct gb_suite *health = gb_suite_find("health");
-    int n = health ? gb_suite_members(health, members, GB_SUITE_MAX_MEMBERS) : 0;
-    int cap = cJSON_GetArraySize(cells) + q->n_own, count;
+    const struct gb_suite *deep = gb_suite_find("health_deep");
+    int n = deep ? gb_suite_members(deep, members, GB_SUITE_MAX_MEMBERS) : 0;
+    int lead = 0, cap = cJSON_GetArraySize(cells) + q->n_own, count;
     struct card *cards = calloc((size_t)(cap ? cap : 1), sizeof(*cards));
-    long totals[COVERAGE_STATES] = {0};
-    cJSON *out = cJSON_CreateObject(), *list, *names, *sums, *result = NULL;
+    long totals[COVERAGE_STATES] = {0}, deep_totals[COVERAGE_STATES] = {0};
+    long long deep_age = q->deep_max_age_s > 0 ? q->deep_max_age_s : COVERAGE_DEEP_MAX_AGE_S;
+    cJSON *out = cJSON_CreateObject(), *list, *result = NULL;
 
+    while (deep && deep->lead && deep->lead[lead].benchmark)
+        lead++;
+    const struct cell_list health_cells = {"cells", "left_out", lead, n, q->max_age_s, totals};
+    const struct cell_list deep_cells = {"deep_cells", "deep_left_out", 0, lead, deep_age,
+                                         deep_totals};
     if (cards == NULL || out == NULL || !cJSON_AddStringToObject(out, "host", q->own_host) ||
         !cJSON_AddNumberToObject(out, "max_age_s", (double)q->max_age_s) ||
-        (names = cJSON_AddArrayToObject(out, "benchmarks")) == NULL ||
+        !cJSON_AddNumberToObject(out, "deep_max_age_s", (double)deep_age) ||
+        add_names(out, "benchmarks", members, lead, n) != 0 ||
+        add_names(out, "deep_benchmarks", members, 0, lead) != 0 ||
         (list = cJSON_AddArrayToObject(out, "cards")) == NULL)
         goto done;
-    for (int m = 0; m < n; m++)
-        if (!cJSON_AddItemToArray(names, cJSON_CreateString(members[m]->name)))
-            goto done;
     count = gather(cells, q, members, n, cards, cap);
     for (int i = 0; i < count; i++) {
         const struct card *k = &cards[i];
@@ -312,15 +353,13 @@ cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q)
             !(k->name ? cJSON_AddStringToObject(card, "name", k->name)
                       : cJSON_AddNullToObject(card, "name")) ||
             !cJSON_AddBoolToObject(card, "own", k->own) ||
-            add_cells(card, k, members, n, q, totals) != 0 ||
-            add_state(card, k, n, q) != 0)
+            add_cells(card, k, members, &health_cells, q->now_ms) != 0 ||
+            add_state(card, k, lead, n, q) != 0 ||
+            add_cells(card, k, members, &deep_cells, q->now_ms) != 0)
             goto done;
     }
-    if ((sums = cJSON_AddObjectToObject(out, "totals")) == NULL)
+    if (add_totals(out, "totals", totals) != 0 || add_totals(out, "deep_totals", deep_totals) != 0)
         goto done;
-    for (int s = 0; s < COVERAGE_STATES; s++)
-        if (!cJSON_AddNumberToObject(sums, state_names[s], (double)totals[s]))
-            goto done;
     result = out;
     out = NULL;
 

@@ -40,12 +40,18 @@ struct coverage_query {
     const char *host;    /* only this host's cards; NULL: every host */
     int64_t now_ms;      /* Unix ms */
     long long max_age_s; /* a valid run older than this is stale */
+    /* the same for the deep checks' cells; 0: COVERAGE_DEEP_MAX_AGE_S */
+    long long deep_max_age_s;
     /* The faults of card uuid (card_state.h: what makes it degraded, such
      * as a confirmed floor alert): 0 with *faults a NEW array (or NULL for
      * none), -1 when they could not be read (then so can't the coverage). */
     int (*read_faults)(void *ctx, const char *uuid, cJSON **faults);
     void *ctx;
 };
+
+/* The deep checks' window without deep_max_age_s: the weekly canary's
+ * (--canary health_deep@7d). */
+#define COVERAGE_DEEP_MAX_AGE_S (7 * 86400LL)
 
 /* The state names, in the order the totals list them. */
 enum coverage_state {
@@ -68,7 +74,11 @@ const char *coverage_state_name(enum coverage_state s);
  * state and reason are card_state_judge's (the same as GET /cards/UUID
  * says) from its cells' runs and its faults; coverage_reason names the
  * first cell that is not fresh ("hbm_bandwidth never checked",
- * "transpose last checked 30h ago (max 24h)"), null when all are. */
+ * "transpose last checked 30h ago (max 24h)"), null when all are.
+ * Beside them, the deep checks of health_deep (known_answer, memtest,
+ * soak): "deep_max_age_s", "deep_benchmarks", each card's "deep_cells"
+ * and "deep_left_out" (as cells, judged against deep_max_age_s) and
+ * "deep_totals"; they never change a card's state or coverage_reason. */
 cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "bench_spec.h"
 #include "compare.h"
+#include "fleet_hash.h"
 #include "json_build.h"
 #include "shift.h"
 #include "work_units.h"
@@ -31,20 +32,43 @@ static void add_too_few(struct json_build *jb, cJSON *obj, int n)
     jb_number(jb, obj, "cards_needed", FLEET_MIN_CARDS);
 }
 
-/* The median_ms of the row of rows whose key is kv, per unit of work (a
- * digest row says its units: work_units.h), NAN when none: cards whose
- * calibration landed on other work are judged on the same speed. */
-static double row_value(const char *benchmark, const cJSON *rows, const cJSON *kv)
+/* The index of kv among keys[0..nkeys-1], or -1: tried first at hint
+ * (the row's place: cards of one group list their rows in one order, so
+ * a card's rows are matched in one pass instead of a search a row). */
+static int key_index(const cJSON *const *keys, int nkeys, const cJSON *kv, int hint)
 {
-    const cJSON *row;
+    if (hint < nkeys && cJSON_Compare(keys[hint], kv, 1))
+        return hint;
+    for (int k = 0; k < nkeys; k++)
+        if (cJSON_Compare(keys[k], kv, 1))
+            return k;
+    return -1;
+}
 
-    cJSON_ArrayForEach(row, rows) {
-        const char *field = compare_row_key(row);
-        const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
-        if (field && cJSON_Compare(cJSON_GetObjectItem(row, field), kv, 1) && cJSON_IsNumber(m))
-            return m->valuedouble / gb_work_units(benchmark, NULL, row);
+/* Each card's median_ms per key, per unit of work (a digest row says its
+ * units: work_units.h), NAN where it has none, into value[c * nkeys + k]:
+ * cards whose calibration landed on other work are judged on the same
+ * speed.  One walk of each card's rows. */
+static void row_values(const char *benchmark, const cJSON *const *cards, int n,
+                       const cJSON *const *keys, int nkeys, double *value)
+{
+    for (int c = 0; c < n; c++) {
+        const cJSON *row;
+        int place = 0;
+        for (int k = 0; k < nkeys; k++)
+            value[(size_t)c * (size_t)nkeys + (size_t)k] = NAN;
+        cJSON_ArrayForEach(row, cards[c]) {
+            const char *field = compare_row_key(row);
+            const cJSON *m = cJSON_GetObjectItem(row, "median_ms");
+            const cJSON *kv = field ? cJSON_GetObjectItem(row, field) : NULL;
+            int k = kv ? key_index(keys, nkeys, kv, place) : -1;
+            double *v = k >= 0 ? &value[(size_t)c * (size_t)nkeys + (size_t)k] : NULL;
+            place++;
+            /* the first row of a key counts, as a search from the top found it */
+            if (v && isnan(*v) && cJSON_IsNumber(m))
+                *v = m->valuedouble / gb_work_units(benchmark, NULL, row);
+        }
     }
-    return NAN;
 }
 
 /* The row keys of every card, first seen first, into keys (borrowed). */
@@ -54,14 +78,13 @@ static int row_keys(const cJSON *const *cards, int n, const cJSON **keys)
 
     for (int c = 0; c < n; c++) {
         const cJSON *row;
+        int place = 0;
         cJSON_ArrayForEach(row, cards[c]) {
             const char *field = compare_row_key(row);
             const cJSON *kv = field ? cJSON_GetObjectItem(row, field) : NULL;
-            int seen = 0;
-            for (int k = 0; kv && k < nkeys && !seen; k++)
-                seen = cJSON_Compare(keys[k], kv, 1);
-            if (kv && !seen && nkeys < MAX_ROW_KEYS)
+            if (kv && key_index(keys, nkeys, kv, place) < 0 && nkeys < MAX_ROW_KEYS)
                 keys[nkeys++] = kv;
+            place++;
         }
     }
     return nkeys;
@@ -79,13 +102,16 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
 {
     const cJSON *keys[MAX_ROW_KEYS];
     int nkeys = row_keys(cards, n, keys);
+    double *value = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1) *
+                           (size_t)(nkeys > 0 ? nkeys : 1));
     double *x = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     double *z = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     int *who = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int rc = -1;
 
-    if (x == NULL || z == NULL || who == NULL)
+    if (value == NULL || x == NULL || z == NULL || who == NULL)
         goto done;
+    row_values(benchmark, cards, n, keys, nkeys, value);
     for (int c = 0; c < n; c++)
         worst_z[c] = 0;
     for (int k = 0; k < nkeys; k++) {
@@ -93,7 +119,7 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
         int m = 0;
         cJSON *row;
         for (int c = 0; c < n; c++) {
-            double v = row_value(benchmark, cards[c], keys[k]);
+            double v = value[(size_t)c * (size_t)nkeys + (size_t)k];
             if (isfinite(v) && v > 0) {
                 x[m] = v;
                 who[m++] = c;
@@ -123,6 +149,7 @@ static int judge_cards(struct json_build *jb, const char *benchmark, const cJSON
     rc = 0;
 
 done:
+    free(value);
     free(x);
     free(z);
     free(who);
@@ -135,6 +162,7 @@ cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *pe
     int n = 1 + cJSON_GetArraySize(peers), c = 1;
     const cJSON **cards = calloc((size_t)n, sizeof(*cards));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
+    cJSON **differs = calloc((size_t)n, sizeof(*differs));
     double *worst = calloc((size_t)n, sizeof(double));
     struct json_build jb = {0};
     cJSON *out = jb_new_object(&jb), *ids, *keyed = jb_new_array(&jb), *outl;
@@ -271,27 +299,45 @@ static void method_notes(struct json_build *jb, cJSON *groups)
     }
 }
 
-/* One group of GET /fleet: the cards of idx[0..n-1].  A NEW object for
- * jb_push, whole unless jb failed. */
-static cJSON *build_group(struct json_build *jb, const cJSON *cards, const int *idx, int n,
-                          double margin)
+/* A group's card as sorted for its list: its worst |z| and its place. */
+struct ranked {
+    double worst;
+    int index;
+};
+
+/* The largest worst |z| first, then by place (as stored). */
+static int by_worst(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+
+    if (x->worst != y->worst)
+        return x->worst < y->worst ? 1 : -1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* One group of GET /fleet: the cards of idx[0..n-1] (indexes into
+ * cards, the fleet's array of pointers, so that no card is looked up
+ * by walking the list).  A NEW object for jb_push, whole unless jb
+ * failed. */
+static cJSON *build_group(struct json_build *jb, const cJSON *const *cards, const int *idx,
+                          int n, double margin)
 {
     static const char *const copied[] = {"host", "device_uuid", "run_id", NULL};
     const cJSON **rows = calloc((size_t)n, sizeof(*rows));
     cJSON **per_card = calloc((size_t)n, sizeof(*per_card));
+    cJSON **differs = calloc((size_t)n, sizeof(*differs));
     double *worst = calloc((size_t)n, sizeof(double));
-    int *order = calloc((size_t)n, sizeof(int));
+    struct ranked *order = calloc((size_t)n, sizeof(*order));
     cJSON *g = jb_new_object(jb), *list, *key;
-    const cJSON *first = cJSON_GetArrayItem(cards, idx[0]);
+    const cJSON *first = cards[idx[0]];
     const char *benchmark = cJSON_GetStringValue(cJSON_GetObjectItem(first, "benchmark"));
 
-    if (rows == NULL || per_card == NULL || worst == NULL || order == NULL) {
+    if (rows == NULL || per_card == NULL || differs == NULL || worst == NULL || order == NULL) {
         jb_fail(jb);
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        rows[i] = cJSON_GetObjectItem(cJSON_GetArrayItem(cards, idx[i]), "rows");
-        order[i] = i;
+        rows[i] = cJSON_GetObjectItem(cards[idx[i]], "rows");
         per_card[i] = jb_new_array(jb);
     }
     key = jb_object(jb, g, "key");
@@ -308,77 +354,127 @@ static cJSON *build_group(struct json_build *jb, const cJSON *cards, const int *
         jb_fail(jb);
         goto done;
     }
+    /* known_answer: the cards whose exact answers are not the model's */
+    fleet_hash_judge(jb, g, rows, n, differs);
     /* outliers first, the farthest first; then as stored (by card) */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && worst[order[j - 1]] < worst[order[j]]; j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
+    for (int i = 0; i < n; i++)
+        order[i] = (struct ranked){worst[i], i};
+    qsort(order, (size_t)n, sizeof(*order), by_worst);
     list = jb_array(jb, g, "cards");
     for (int i = 0; i < n; i++) {
-        const cJSON *src = cJSON_GetArrayItem(cards, idx[order[i]]);
+        const cJSON *src = cards[idx[order[i].index]];
         cJSON *card = jb_new_object(jb);
         for (int f = 0; copied[f]; f++)
             jb_copy(jb, card, src, copied[f]);
-        jb_bool(jb, card, "outlier", worst[order[i]] > 0);
-        jb_item(jb, card, "rows", per_card[order[i]]); /* owned or deleted */
-        per_card[order[i]] = NULL;
+        jb_bool(jb, card, "outlier", order[i].worst > 0);
+        jb_item(jb, card, "rows", per_card[order[i].index]); /* owned or deleted */
+        per_card[order[i].index] = NULL;
+        if (differs[order[i].index]) {
+            jb_item(jb, card, "hash_differs", differs[order[i].index]);
+            differs[order[i].index] = NULL;
+        }
         jb_push(jb, list, card);
     }
 
 done:
     for (int i = 0; per_card && i < n; i++)
         cJSON_Delete(per_card[i]);
+    for (int i = 0; differs && i < n; i++)
+        cJSON_Delete(differs[i]);
     free(per_card);
+    free(differs);
     free(rows);
     free(worst);
     free(order);
     return g;
 }
 
+/* A card's group for sorting: its "group" text (NULL: a group of its
+ * own) and its place in the list. */
+struct grouped {
+    const char *group;
+    int index;
+};
+
+/* Cards of one group together, each group as its first card, then by place. */
+static int by_group(const void *a, const void *b)
+{
+    const struct grouped *x = a, *y = b;
+    int c;
+
+    if (x->group && y->group) {
+        if ((c = strcmp(x->group, y->group)) != 0)
+            return c;
+    } else if (x->group != y->group) {
+        return x->group ? -1 : 1;
+    }
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Runs of the sorted cards, by their first card's place. */
+struct span {
+    int first, start, len;
+};
+
+static int by_first(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+
+    return (x->first > y->first) - (x->first < y->first);
+}
+
 cJSON *fleet_build(const cJSON *cards, double margin)
 {
-    int n = cJSON_GetArraySize(cards);
-    int *group_of = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int n = cJSON_GetArraySize(cards), c = 0, nspans = 0;
+    size_t alloc = (size_t)(n > 0 ? n : 1);
+    const cJSON **items = malloc(sizeof(*items) * alloc);
+    struct grouped *sorted = malloc(sizeof(*sorted) * alloc);
+    struct span *spans = malloc(sizeof(*spans) * alloc);
+    int *idx = malloc(sizeof(int) * alloc);
     struct json_build jb = {0};
     cJSON *out = jb_new_object(&jb), *groups;
+    const cJSON *card;
 
-    if (group_of == NULL || idx == NULL) {
+    if (items == NULL || sorted == NULL || spans == NULL || idx == NULL) {
         jb_fail(&jb);
         goto done;
     }
     jb_number_or_null(&jb, out, "margin", margin);
     jb_number(&jb, out, "outlier_z", GB_OUTLIER_Z);
     groups = jb_array(&jb, out, "groups");
-    /* group_of[i]: the first card of i's group (cards come grouped or not) */
+    /* The cards as an array of pointers, once: the list is linked, and
+     * finding each card's group by walking it made 8,000 cards cubic.
+     * Groups come in the order of their first card (cards come grouped
+     * by the store, or not), each group's cards in their order. */
+    cJSON_ArrayForEach(card, cards) {
+        items[c] = card;
+        sorted[c] = (struct grouped){
+            cJSON_GetStringValue(cJSON_GetObjectItem(card, "group")), c};
+        c++;
+    }
+    qsort(sorted, (size_t)n, sizeof(*sorted), by_group);
     for (int i = 0; i < n; i++) {
-        const char *gi = cJSON_GetStringValue(
-            cJSON_GetObjectItem(cJSON_GetArrayItem(cards, i), "group"));
-        group_of[i] = i;
-        for (int j = 0; j < i && gi; j++) {
-            const char *gj = cJSON_GetStringValue(
-                cJSON_GetObjectItem(cJSON_GetArrayItem(cards, j), "group"));
-            if (gj && strcmp(gi, gj) == 0) {
-                group_of[i] = group_of[j];
-                break;
-            }
+        int same = nspans > 0 && sorted[i].group &&
+                   sorted[spans[nspans - 1].start].group &&
+                   strcmp(sorted[i].group, sorted[spans[nspans - 1].start].group) == 0;
+        if (same) {
+            spans[nspans - 1].len++;
+        } else {
+            spans[nspans++] = (struct span){sorted[i].index, i, 1};
         }
     }
-    for (int i = 0; i < n && !jb_failed(&jb); i++) {
-        int m = 0;
-        if (group_of[i] != i)
-            continue;
-        for (int j = i; j < n; j++)
-            if (group_of[j] == i)
-                idx[m++] = j;
-        jb_push(&jb, groups, build_group(&jb, cards, idx, m, margin));
+    qsort(spans, (size_t)nspans, sizeof(*spans), by_first);
+    for (int s = 0; s < nspans && !jb_failed(&jb); s++) {
+        for (int k = 0; k < spans[s].len; k++)
+            idx[k] = sorted[spans[s].start + k].index;
+        jb_push(&jb, groups, build_group(&jb, items, idx, spans[s].len, margin));
     }
     method_notes(&jb, groups);
 
 done:
-    free(group_of);
+    free(items);
+    free(sorted);
+    free(spans);
     free(idx);
     if (jb_failed(&jb)) {
         cJSON_Delete(out);

@@ -49,7 +49,9 @@ cJSON *fleet_judge_run(const char *benchmark, const cJSON *rows, const cJSON *pe
  * first (by largest |z|).  Cards of one model measured by different
  * methods are separate groups, never scored against each other; each such
  * group says so in "method_note" (null otherwise).  Each group also has
- * "too_few_cards", "n_cards" and "cards_needed".  A NEW object {"margin",
+ * "too_few_cards", "n_cards" and "cards_needed"; a group of known_answer
+ * runs "result_hashes" and each card "hash_differs" (fleet_hash.h).  A
+ * NEW object {"margin",
  * "groups": [...]}, or NULL out of memory. */
 cJSON *fleet_build(const cJSON *cards, double margin);
 

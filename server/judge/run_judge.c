@@ -7,6 +7,7 @@
 #include "bench_spec.h"
 #include "compare.h"
 #include "expect.h"
+#include "json_span.h"
 #include "judge_sql.h"
 #include "validity.h"
 
@@ -42,6 +43,47 @@ static int print_into(char **text, cJSON *item)
     return *text ? 0 : -1;
 }
 
+/* 1 when a member called "samples" is anywhere under item. */
+static int holds_samples(const cJSON *item)
+{
+    const cJSON *child;
+
+    cJSON_ArrayForEach(child, item) {
+        if (child->string && strcmp(child->string, "samples") == 0)
+            return 1;
+        if ((cJSON_IsObject(child) || cJSON_IsArray(child)) && holds_samples(child))
+            return 1;
+    }
+    return 0;
+}
+
+/* The summary as reads keep it, into *text: without its samples, and
+ * without soak's one-second series (up to an hour of entries: it stays in
+ * the results, for its run page; a list of runs does without it).  A
+ * summary that holds neither (most do) is the results text's own bytes
+ * (json_span.h), not printed again; one that does is copied, pruned and
+ * printed.  *slim is the pruned copy (NULL where the summary itself
+ * serves).  0, or -1 when memory ran out. */
+static int judge_summary(const struct run_record *r, const cJSON *summary, cJSON **slim,
+                         char **text)
+{
+    size_t start, len;
+
+    *slim = NULL;
+    if (!holds_samples(summary) && !cJSON_GetObjectItemCaseSensitive(summary, "series")) {
+        if (r->results_text &&
+            json_member_span(r->results_text, strlen(r->results_text), "summary", &start,
+                             &len) == 0)
+            return (*text = strndup(r->results_text + start, len)) ? 0 : -1;
+        return (*text = cJSON_PrintUnformatted(summary)) ? 0 : -1;
+    }
+    if ((*slim = cJSON_Duplicate(summary, 1)) == NULL)
+        return -1;
+    drop_samples(*slim);
+    cJSON_DeleteItemFromObjectCaseSensitive(*slim, "series");
+    return (*text = cJSON_PrintUnformatted(*slim)) ? 0 : -1;
+}
+
 /* What reads use of the results: the summary without samples and the
  * rows' digest, read through that summary as the store's readers do. */
 static int judge_results(struct run_record *r, struct run_judged *j)
@@ -51,14 +93,10 @@ static int judge_results(struct run_record *r, struct run_judged *j)
     cJSON *slim = NULL;
     int rc = -1;
 
-    if (summary) {
-        if ((slim = cJSON_Duplicate(summary, 1)) == NULL)
-            goto done;
-        drop_samples(slim);
-        if ((j->summary = cJSON_PrintUnformatted(slim)) == NULL)
-            goto done;
-    }
-    if (rows && print_into(&j->digest, compare_row_digest(r->benchmark, rows, slim)) != 0)
+    if (summary && judge_summary(r, summary, &slim, &j->summary) != 0)
+        goto done;
+    if (rows && print_into(&j->digest, compare_row_digest(r->benchmark, rows,
+                                                          slim ? slim : summary)) != 0)
         goto done;
     rc = 0;
 
@@ -89,7 +127,7 @@ int judge_run_record(struct run_record *r)
         rc = 0;
         goto done;
     }
-    if ((validity = gb_validity_judge(r->results, r->meta)) == NULL)
+    if ((validity = gb_validity_judge_benchmark(r->benchmark, r->results, r->meta)) == NULL)
         goto done;
     j->valid = gb_validity_flag(validity);
     if (print_into(&j->validity, validity) != 0)

@@ -162,6 +162,35 @@ static cJSON *differences(struct json_build *jb, const cJSON *a, const cJSON *b)
     return list;
 }
 
+static int by_number(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* keys (numbers) in ascending order: their values copied out once,
+ * sorted and written back in one walk (the list is linked: indexing it
+ * in a sort would be cubic).  Memory that ran out fails jb. */
+static void sort_numbers(struct json_build *jb, cJSON *keys)
+{
+    int n = cJSON_GetArraySize(keys), i = 0;
+    double *v = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    cJSON *k;
+
+    if (v == NULL) {
+        jb_fail(jb);
+        return;
+    }
+    cJSON_ArrayForEach(k, keys)
+        v[i++] = k->valuedouble;
+    qsort(v, (size_t)n, sizeof(double), by_number);
+    i = 0;
+    cJSON_ArrayForEach(k, keys)
+        cJSON_SetNumberValue(k, v[i++]);
+    free(v);
+}
+
 /* The row keys of the kept runs, as in /compare: numbers ascending,
  * strings first seen first.  *field gets the key's name.  A NEW array,
  * whole unless jb failed. */
@@ -170,7 +199,7 @@ static cJSON *row_keys(struct json_build *jb, const struct kept *a, const struct
 {
     cJSON *keys = jb_new_array(jb);
     const struct kept *groups[2] = {a, b};
-    int numeric = 1, n;
+    int numeric = 1;
 
     *field = NULL;
     for (int g = 0; g < 2 && keys; g++) {
@@ -192,16 +221,8 @@ static cJSON *row_keys(struct json_build *jb, const struct kept *a, const struct
                 }
             }
     }
-    n = keys ? cJSON_GetArraySize(keys) : 0;
-    for (int i = 1; numeric && i < n; i++) /* insertion sort: a few dozen keys */
-        for (int j = i; j > 0 && cJSON_GetArrayItem(keys, j - 1)->valuedouble >
-                                     cJSON_GetArrayItem(keys, j)->valuedouble;
-             j--) {
-            double t = cJSON_GetArrayItem(keys, j)->valuedouble;
-            cJSON_SetNumberValue(cJSON_GetArrayItem(keys, j),
-                                 cJSON_GetArrayItem(keys, j - 1)->valuedouble);
-            cJSON_SetNumberValue(cJSON_GetArrayItem(keys, j - 1), t);
-        }
+    if (numeric)
+        sort_numbers(jb, keys);
     return keys;
 }
 

@@ -297,6 +297,7 @@ struct finding {
     char *row_key;    /* JSON text, owned */
     int found;        /* slower / an outlier */
     int as_before;    /* same / within the fleet: clears */
+    int exact;        /* an exact check's (expect_deep.h): confirmed at once */
     double shift, z;
 };
 
@@ -323,9 +324,13 @@ static int collect_floors(const cJSON *run, struct finding *f, int cap)
             break;
         if (!cJSON_IsBool(pass))
             continue;
-        f[n] = (struct finding){"floor", cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "row")),
-                                cJSON_IsFalse(pass), cJSON_IsTrue(pass),
-                                floor > 0 ? num_or_nan(c, "value") / floor - 1 : NAN, NAN};
+        f[n] = (struct finding){"floor",
+                                cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "row")),
+                                cJSON_IsFalse(pass),
+                                cJSON_IsTrue(pass),
+                                cJSON_IsTrue(cJSON_GetObjectItem(c, "exact")),
+                                floor > 0 ? num_or_nan(c, "value") / floor - 1 : NAN,
+                                NAN};
         if (f[n].row_key)
             n++;
     }
@@ -347,7 +352,7 @@ static int collect(const cJSON *run, const cJSON *verdicts, struct finding *f, i
          * within that swing is as before */
         f[n] = (struct finding){"history", cJSON_PrintUnformatted(cJSON_GetObjectItem(row, "key")),
                                 strcmp(v, "slower") == 0,
-                                strcmp(v, "same") == 0 || strcmp(v, "within_spread") == 0,
+                                strcmp(v, "same") == 0 || strcmp(v, "within_spread") == 0, 0,
                                 num_or_nan(row, "shift"), NAN};
         if (f[n].row_key)
             n++;
@@ -360,7 +365,7 @@ static int collect(const cJSON *run, const cJSON *verdicts, struct finding *f, i
         if (!outlier && !isfinite(num_or_nan(row, "z")))
             continue; /* not judged: too few cards */
         f[n] = (struct finding){"fleet", cJSON_PrintUnformatted(cJSON_GetObjectItem(row, "key")),
-                                outlier, !outlier,
+                                outlier, !outlier, 0,
                                 isfinite(med) && med > 0 ? value / med - 1 : NAN,
                                 num_or_nan(row, "z")};
         if (f[n].row_key)
@@ -369,12 +374,16 @@ static int collect(const cJSON *run, const cJSON *verdicts, struct finding *f, i
     return n + collect_floors(run, f + n, cap - n);
 }
 
-/* The verdict an alert of kind records. */
-static const char *verdict_of(const char *kind)
+/* The verdict an alert of finding f records: an exact check's is
+ * wrong_result (store_alerts.h: cleared only by a passing run and a
+ * person's acknowledgement). */
+static const char *verdict_of(const struct finding *f)
 {
-    if (strcmp(kind, "fleet") == 0)
+    if (strcmp(f->kind, "fleet") == 0)
         return "outlier";
-    return strcmp(kind, "floor") == 0 ? "below_floor" : "slower";
+    if (f->exact)
+        return ALERT_WRONG_RESULT;
+    return strcmp(f->kind, "floor") == 0 ? "below_floor" : "slower";
 }
 
 /* Queues n confirming runs of run, each naming it. */
@@ -568,21 +577,59 @@ static void clear_one_offs(struct alerts *a, const cJSON *run, const char *id)
     free(closing);
 }
 
+/* Opens the alert of finding f of run id, confirmed at once when
+ * confirmed (--confirm-runs 0, or an exact check's), and tells the webhook
+ * of it then.  1 when one was opened. */
+static int open_alert(struct alerts *a, const char *id, const struct finding *f, int confirm_runs,
+                      int confirmed)
+{
+    struct alert_new found = {f->kind, id, f->row_key, verdict_of(f),
+                              f->shift, f->z, confirmed ? 0 : confirm_runs,
+                              confirmed};
+    long long aid = 0;
+    cJSON *alert = NULL, *list;
+
+    if (store_alert_detect(a->store, &found, &aid) != STORE_OK)
+        return 0;
+    if (!found.confirmed)
+        return 1;
+    /* confirmed at once: this alert, by its id */
+    if (store_alert_get(a->store, aid, &alert) != STORE_OK) {
+        log_warn("run %s: alert %lld is confirmed but could not be read: the webhook "
+                 "is told at the next start",
+                 id, aid);
+        return 1;
+    }
+    if ((list = cJSON_CreateArray()) != NULL && cJSON_AddItemToArray(list, alert))
+        announce(a, list);
+    else
+        cJSON_Delete(alert);
+    cJSON_Delete(list);
+    return 1;
+}
+
+/* The wrong results of run's exact checks (a known_answer mismatch, a
+ * memtest error): a fact about the card whatever else spoiled the run, so
+ * judged even where its verdicts were not (another process on the card
+ * cannot make an FMA wrong); confirmed at once, never rerun. */
+static void open_exact(struct alerts *a, const char *id, const struct finding *f, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (f[i].exact && f[i].found && open_alert(a, id, &f[i], 0, 1))
+            log_warn("run %s: %s %s is a wrong result: alert confirmed at once", id, f[i].kind,
+                     f[i].row_key);
+}
+
 void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
 {
     const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"));
     const char *confirms = cJSON_GetStringValue(cJSON_GetObjectItem(run, "confirms"));
-    int confirm_runs = a->confirm_runs, opened = 0, n;
+    int confirm_runs = a->confirm_runs, opened = 0, n = 0;
     struct finding *f;
 
     if (id == NULL)
         return;
     clear_one_offs(a, run, id);
-    if (!cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged"))) {
-        if (confirms)
-            alerts_on_unjudged(a, id, "was not valid");
-        return;
-    }
     /* This run's own findings: runners of several GPUs end runs at once,
      * each with its own, and nothing is held across the store's writes
      * (the writer's lock orders them there). */
@@ -590,6 +637,13 @@ void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
     if (f == NULL) {
         log_error("run %s: out of memory: its verdicts raise no alert", id);
         return;
+    }
+    if (!cJSON_IsTrue(cJSON_GetObjectItem(verdicts, "judged"))) {
+        if (confirms)
+            alerts_on_unjudged(a, id, "was not valid");
+        n = collect_floors(run, f, MAX_FINDINGS);
+        open_exact(a, id, f, n);
+        goto done;
     }
     n = collect(run, verdicts, f, MAX_FINDINGS);
     for (int i = 0; i < n; i++) {
@@ -600,36 +654,18 @@ void alerts_on_run(struct alerts *a, const cJSON *run, const cJSON *verdicts)
             log_info("run %s: %d %s alert(s) of row %s cleared", id, cleared, f[i].kind,
                      f[i].row_key);
     }
+    open_exact(a, id, f, n);
     if (confirms) {
         settle(a, id, confirms, f, n); /* and never a confirmation of its own */
     } else {
-        for (int i = 0; i < n; i++) {
-            struct alert_new found = {f[i].kind, id, f[i].row_key,
-                                      verdict_of(f[i].kind),
-                                      f[i].shift, f[i].z, confirm_runs, confirm_runs == 0};
-            long long aid = 0;
-            cJSON *alert = NULL, *list;
-            if (!f[i].found || store_alert_detect(a->store, &found, &aid) != STORE_OK)
-                continue;
-            opened++;
-            if (!found.confirmed)
-                continue;
-            /* confirmed at once (--confirm-runs 0): this alert, by its id */
-            if (store_alert_get(a->store, aid, &alert) != STORE_OK) {
-                log_warn("run %s: alert %lld is confirmed but could not be read: the webhook "
-                         "is told at the next start",
-                         id, aid);
-                continue;
-            }
-            if ((list = cJSON_CreateArray()) != NULL && cJSON_AddItemToArray(list, alert))
-                announce(a, list);
-            else
-                cJSON_Delete(alert);
-            cJSON_Delete(list);
-        }
+        for (int i = 0; i < n; i++)
+            if (f[i].found && !f[i].exact)
+                opened += open_alert(a, id, &f[i], confirm_runs, confirm_runs == 0);
         if (opened && confirm_runs > 0)
             queue_confirmations(a, run, confirm_runs);
     }
+
+done:
     for (int i = 0; i < n; i++)
         free(f[i].row_key);
     free(f);

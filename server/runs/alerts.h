@@ -15,6 +15,14 @@
  * cleared by the first later run that finds its row `same` (history),
  * within the fleet or over its floor again.
  *
+ * A wrong result (a failed exact check: a known_answer mismatch, a
+ * memtest error, common/expect_deep.h) is a fact, not a change to
+ * confirm: its alert (kind floor, verdict wrong_result) is confirmed when
+ * found, queues no confirming run, and is raised even from a run that is
+ * not valid for another reason; it is cleared only once a later valid run
+ * of the card's benchmark passes the row AND a person acknowledged it
+ * (store_alerts.h), whichever comes last.
+ *
  * A confirming run that ends without a verdict (failed, cancelled, not
  * valid, or not judged) counts as a confirmation that did not repeat it,
  * with its own reason: once the last one is spent the alert is cleared,

@@ -19,6 +19,7 @@
 #include "dynbuf.h"
 #include "gpu_pool.h"
 #include "log.h"
+#include "prom_text.h"
 #include "runs.h"
 #include "store.h"
 #include "store_canary.h"
@@ -283,15 +284,29 @@ static void *canaries_main(void *arg)
     return NULL;
 }
 
-/* The benchmarks a card's canary runs (not those that hold every GPU) as
- * a JSON array, for store_canary_last. */
-static int members_json(const struct canary_spec *spec, char *buf, size_t cap)
+/* Whether a suite canary that spec k holds whole (canary_spec_contains)
+ * runs b too. */
+static int held_member(const struct canaries *c, int k, const struct gb_benchmark *b)
 {
+    for (int i = 0; i < c->cfg.n_specs; i++)
+        if (i != k && canary_spec_contains(&c->specs[k], &c->specs[i]))
+            for (int m = 0; m < c->specs[i].n_members; m++)
+                if (c->specs[i].members[m] == b)
+                    return 1;
+    return 0;
+}
+
+/* The benchmarks canary k runs on a card (not those that hold every GPU,
+ * nor those of a suite canary it holds whole: its last run is its own) as
+ * a JSON array, for store_canary_last. */
+static int members_json(const struct canaries *c, int k, char *buf, size_t cap)
+{
+    const struct canary_spec *spec = &c->specs[k];
     size_t used = (size_t)snprintf(buf, cap, "[");
     int listed = 0;
 
     for (int m = 0; m < spec->n_members && used < cap; m++)
-        if (!spec->members[m]->all_devices)
+        if (!spec->members[m]->all_devices && !held_member(c, k, spec->members[m]))
             used += (size_t)snprintf(buf + used, cap - used, "%s\"%s\"", listed++ ? "," : "",
                                      spec->members[m]->name);
     if (used < cap)
@@ -330,8 +345,8 @@ static int add_node_canaries(struct canaries *c)
             const struct gb_benchmark *b = c->specs[k].members[m];
             struct node_canary *nc = &c->node[c->n_node];
 
-            if (!b->all_devices || left_out_here(c, b))
-                continue;
+            if (!b->all_devices || left_out_here(c, b) || held_member(c, k, b))
+                continue; /* a suite held whole runs it at its own period */
             nc->spec = k;
             nc->bench = b;
             snprintf(nc->members_json, sizeof(nc->members_json), "[\"%s\"]", b->name);
@@ -374,7 +389,7 @@ struct canaries *canaries_start(const struct canaries_config *cfg)
     memcpy(c->specs, cfg->specs, sizeof(c->specs[0]) * (size_t)cfg->n_specs);
     c->cfg.specs = c->specs;
     for (int k = 0; k < cfg->n_specs; k++)
-        if (members_json(&c->specs[k], c->members_json[k], MEMBERS_JSON_CAP) != 0)
+        if (members_json(c, k, c->members_json[k], MEMBERS_JSON_CAP) != 0)
             goto fail;
     n = gpu_pool_count(cfg->runs->gpus);
     stats = calloc((size_t)n + 1, sizeof(*stats));
@@ -676,13 +691,26 @@ static void canary_series(struct dynbuf *fam, const char *host, const char *gpu,
                           const struct store_canary_run *last, const struct canary_record *rec,
                           int64_t now_ms)
 {
-    char labels[400];
+    struct dynbuf lb;
+    const char *labels;
     int64_t due = canary_due_ms(rc == STORE_OK ? last->created_ms : -1, period_s);
 
-    /* the names and UUIDs are the driver's and the benchmark table's:
-     * no quote or backslash to escape, but a host name is checked */
-    snprintf(labels, sizeof(labels), "{host=\"%s\",uuid=\"%s\",gpu=\"%s\",canary=\"%s\"}",
-             strpbrk(host, "\"\\\n") ? "?" : host, uuid, gpu, canary);
+    /* the labels once, written by the one escaper of /metrics
+     * (prom_text.h); a refused append fails the families' buffers */
+    dynbuf_init(&lb, 4096);
+    (void)!dynbuf_add(&lb, "{", 1);
+    prom_label(&lb, "host", host);
+    prom_label(&lb, "uuid", uuid);
+    prom_label(&lb, "gpu", gpu);
+    prom_label(&lb, "canary", canary);
+    prom_close(&lb);
+    labels = dynbuf_failed(&lb) || lb.data == NULL ? NULL : lb.data;
+    if (labels == NULL) {
+        for (int f = 0; f < FAMILIES; f++)
+            fam[f].failed = 1;
+        dynbuf_free(&lb);
+        return;
+    }
     if (rc == STORE_OK)
         (void)!dynbuf_printf(&fam[FAMILY_LAST_RUN], "%s%s %.3f\n", families[FAMILY_LAST_RUN].name,
                              labels, (double)last->created_ms / 1000.0);
@@ -692,6 +720,7 @@ static void canary_series(struct dynbuf *fam, const char *host, const char *gpu,
                          rec->kind != CANARY_DEFER_NONE);
     (void)!dynbuf_printf(&fam[FAMILY_DEFERRALS], "%s%s %ld\n", families[FAMILY_DEFERRALS].name,
                          labels, rec->deferred);
+    dynbuf_free(&lb);
 }
 
 int canaries_metrics(struct canaries *c, struct dynbuf *b)
@@ -749,8 +778,7 @@ int canaries_metrics(struct canaries *c, struct dynbuf *b)
             rc = STORE_ERROR;
             break;
         }
-        (void)!dynbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
-                             families[f].name, families[f].type);
+        prom_help(b, families[f].name, families[f].type, families[f].help);
         (void)!dynbuf_add(b, fam[f].data ? fam[f].data : "", fam[f].len);
     }
 

@@ -9,6 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+static int runs_member(const struct canary_spec *spec, const struct gb_benchmark *b)
+{
+    for (int i = 0; i < spec->n_members; i++)
+        if (spec->members[i] == b)
+            return 1;
+    return 0;
+}
+
 int canary_spec_parse(const char *text, struct canary_spec *spec, char *err, size_t cap)
 {
     const char *at = strrchr(text, '@');
@@ -50,12 +58,15 @@ int canary_spec_parse(const char *text, struct canary_spec *spec, char *err, siz
     return 0;
 }
 
-static int runs_member(const struct canary_spec *spec, const struct gb_benchmark *b)
+int canary_spec_contains(const struct canary_spec *outer, const struct canary_spec *inner)
 {
-    for (int i = 0; i < spec->n_members; i++)
-        if (spec->members[i] == b)
-            return 1;
-    return 0;
+    if (outer->n_members <= inner->n_members || !gb_suite_find(outer->name) ||
+        !gb_suite_find(inner->name))
+        return 0;
+    for (int m = 0; m < inner->n_members; m++)
+        if (!runs_member(outer, inner->members[m]))
+            return 0;
+    return 1;
 }
 
 int canary_spec_fits(const struct canary_spec *specs, int n, const struct canary_spec *spec,
@@ -66,6 +77,9 @@ int canary_spec_fits(const struct canary_spec *specs, int n, const struct canary
             snprintf(err, cap, "a canary of %s is given twice", spec->name);
             return -1;
         }
+        /* a suite that holds another whole (health_deep and health) */
+        if (canary_spec_contains(&specs[i], spec) || canary_spec_contains(spec, &specs[i]))
+            continue;
         for (int m = 0; m < spec->n_members; m++) {
             if (runs_member(&specs[i], spec->members[m])) {
                 snprintf(err, cap, "the canary %s runs %s already", specs[i].name,

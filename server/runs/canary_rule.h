@@ -49,9 +49,17 @@ int canary_spec_parse(const char *text, struct canary_spec *spec, char *err, siz
 /* 0 when spec can join the n specs before it, else -1 with a sentence in
  * err: the same name given twice, or a benchmark that two of them would
  * run (a suite's member given alone too), which would make one card's
- * canary runs count for both. */
+ * canary runs count for both.  A suite that holds every member of another
+ * (health_deep and health) may join it: the larger one's last run is
+ * found by its own members only (canary_spec_contains), and its runs of
+ * the smaller one's members count for the smaller one too, which they
+ * are. */
 int canary_spec_fits(const struct canary_spec *specs, int n, const struct canary_spec *spec,
                      char *err, size_t cap);
+
+/* Whether outer, a suite, runs every member of inner, another suite, and
+ * more. */
+int canary_spec_contains(const struct canary_spec *outer, const struct canary_spec *inner);
 
 /* What the scheduler knows about one card, for one canary. */
 struct canary_facts {

@@ -9,6 +9,7 @@
 #include "card_state.h"
 #include "expect.h"
 #include "fleet.h"
+#include "json_items.h"
 #include "store.h"
 #include "store_alerts.h"
 #include "store_card_events.h"
@@ -377,19 +378,26 @@ static int add_checks(struct store *s, cJSON *card, const cJSON *health)
 static int add_alerts(struct store *s, cJSON *card, const char *uuid)
 {
     cJSON *open = NULL, *mine = cJSON_AddArrayToObject(card, "alerts");
-    int rc;
+    const cJSON **items;
+    int rc, n;
 
     if (mine == NULL)
         return STORE_ERROR;
     if ((rc = store_alerts_list(s, 1, CARD_ALERTS_READ, &open)) != STORE_OK)
         return rc;
-    for (int i = cJSON_GetArraySize(open) - 1; i >= 0; i--) {
-        const cJSON *a = cJSON_GetArrayItem(open, i);
-        const char *u = cJSON_GetStringValue(
-            cJSON_GetObjectItem(cJSON_GetObjectItem(a, "card"), "device_uuid"));
-        if (u && strcmp(u, uuid) == 0)
-            cJSON_AddItemToArray(mine, cJSON_DetachItemFromArray(open, i));
+    /* newest first, as they were: from the last back, through an array
+     * of pointers built once (indexing the list would be quadratic) */
+    if ((items = json_items(open, &n)) == NULL && n < 0) {
+        cJSON_Delete(open);
+        return STORE_ERROR;
     }
+    for (int i = n - 1; i >= 0; i--) {
+        const char *u = cJSON_GetStringValue(
+            cJSON_GetObjectItem(cJSON_GetObjectItem(items[i], "card"), "device_uuid"));
+        if (u && strcmp(u, uuid) == 0)
+            cJSON_AddItemToArray(mine, cJSON_DetachItemViaPointer(open, (cJSON *)items[i]));
+    }
+    free(items);
     cJSON_Delete(open);
     return STORE_OK;
 }

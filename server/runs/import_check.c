@@ -120,16 +120,19 @@ enum flaw {
                        reads the first, a browser the last) */
 };
 
-/* v's own flaw, its members not looked into. */
-static enum flaw flaw_of(const cJSON *v)
+/* v's own flaw, its members not looked into.  ascii: the text v was
+ * parsed from holds no byte of 0x80 or more, so every string in it is
+ * UTF-8 (cJSON writes its \u escapes as UTF-8 and refuses a lone
+ * surrogate), and that walk is skipped. */
+static enum flaw flaw_of(const cJSON *v, int ascii)
 {
     const cJSON *a, *b;
 
-    if (v->string && !utf8_valid((const unsigned char *)v->string))
+    if (!ascii && v->string && !utf8_valid((const unsigned char *)v->string))
         return FLAW_UTF8; /* its name, whatever its value */
     if (cJSON_IsNumber(v))
         return isfinite(v->valuedouble) ? FLAW_NONE : FLAW_NONFINITE;
-    if (cJSON_IsString(v) && !utf8_valid((const unsigned char *)v->valuestring))
+    if (!ascii && cJSON_IsString(v) && !utf8_valid((const unsigned char *)v->valuestring))
         return FLAW_UTF8;
     if (cJSON_IsObject(v))
         for (a = v->child; a; a = a->next)
@@ -143,15 +146,15 @@ static enum flaw flaw_of(const cJSON *v)
 
 /* The first flaw in v, or FLAW_NONE: the walk every run pays, which
  * builds no path (flaw_at names it only once one is known there). */
-static enum flaw first_flaw(const cJSON *v)
+static enum flaw first_flaw(const cJSON *v, int ascii)
 {
     const cJSON *c;
-    enum flaw f = flaw_of(v);
+    enum flaw f = flaw_of(v, ascii);
 
     if (f != FLAW_NONE)
         return f;
     cJSON_ArrayForEach(c, v)
-        if ((f = first_flaw(c)) != FLAW_NONE)
+        if ((f = first_flaw(c, ascii)) != FLAW_NONE)
             return f;
     return FLAW_NONE;
 }
@@ -163,7 +166,7 @@ static int flaw_at(const cJSON *v, char *path, size_t cap, size_t len)
     const cJSON *c;
     int i = 0;
 
-    if (flaw_of(v) != FLAW_NONE)
+    if (flaw_of(v, 0) != FLAW_NONE)
         return 1;
     cJSON_ArrayForEach(c, v) {
         /* a name that is not UTF-8 is named "?": the path is shown */
@@ -183,7 +186,8 @@ static int flaw_at(const cJSON *v, char *path, size_t cap, size_t len)
 /* The benchmark is one this daemon offers and the params are its own,
  * within bounds (the resolver POST /runs uses).  A parameter left out is
  * not refused: runs stored before defaults were filled in lack them. */
-static int check_measurement(const cJSON *run, int test_benchmarks, struct gb_error *err)
+static int check_measurement(const cJSON *run, int test_benchmarks, int ascii,
+                             struct gb_error *err)
 {
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
     const struct gb_benchmark *b = gb_benchmark_find(name);
@@ -203,7 +207,7 @@ static int check_measurement(const cJSON *run, int test_benchmarks, struct gb_er
     cJSON_Delete(resolved);
     if (rows != NULL && !cJSON_IsNull(rows) && gb_result_rows_check(b->name, rows, err) != 0)
         return -1;
-    switch (first_flaw(run)) {
+    switch (first_flaw(run, ascii)) {
     case FLAW_NONE:
         return 0;
     case FLAW_NONFINITE:
@@ -258,7 +262,24 @@ static int damaged_columns_check(const cJSON *run, struct gb_error *err)
                         cJSON_GetStringValue(id) ? id->valuestring : "?", why);
 }
 
-int import_check_run(const cJSON *run, const struct import_rules *rules, struct gb_error *err)
+/* 1 when none of the len bytes of text is 0x80 or more. */
+static int text_ascii(const char *text, size_t len)
+{
+    uint64_t word, high = 0;
+    size_t i = 0;
+
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&word, text + i, 8);
+        high |= word;
+    }
+    for (; i < len; i++)
+        high |= (unsigned char)text[i];
+    return (high & 0x8080808080808080ULL) == 0;
+}
+
+/* import_check_run, with ascii as flaw_of takes it. */
+static int check_run(const cJSON *run, const struct import_rules *rules, int ascii,
+                     struct gb_error *err)
 {
     const cJSON *id = cJSON_GetObjectItem(run, "id");
     const cJSON *bench = cJSON_GetObjectItem(run, "benchmark");
@@ -314,7 +335,18 @@ int import_check_run(const cJSON *run, const struct import_rules *rules, struct 
     if (error && !cJSON_IsNull(error) &&
         (str_field(error, "code", 0, 64, err) || str_field(error, "message", 1, 2048, err)))
         return -1;
-    return check_measurement(run, rules->test_benchmarks, err);
+    return check_measurement(run, rules->test_benchmarks, ascii, err);
+}
+
+int import_check_run(const cJSON *run, const struct import_rules *rules, struct gb_error *err)
+{
+    return check_run(run, rules, 0, err);
+}
+
+int import_check_line(const cJSON *run, const char *text, size_t len,
+                      const struct import_rules *rules, struct gb_error *err)
+{
+    return check_run(run, rules, text_ascii(text, len), err);
 }
 
 /* One line (len bytes) of an import as a checked run, or NULL with err. */
@@ -355,7 +387,7 @@ static cJSON *import_line(const char *p, size_t len, int line, const struct impo
                          line, at);
         return NULL;
     }
-    if (import_check_run(run, rules, &why) != 0) {
+    if (import_check_line(run, p, len, rules, &why) != 0) {
         gb_error_set(err, why.code, why.field, "line %d: %.200s; nothing was imported", line,
                      why.message);
         cJSON_Delete(run);

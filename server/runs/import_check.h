@@ -46,6 +46,12 @@ struct import_rules {
  * finished run can be copied, since only its own node can run it. */
 int import_check_run(const cJSON *run, const struct import_rules *rules, struct gb_error *err);
 
+/* import_check_run for a run parsed from text (len bytes, the whole of
+ * what was parsed): the same answer, found faster where the text is ASCII
+ * (the walk for text that is not UTF-8 is then skipped). */
+int import_check_line(const cJSON *run, const char *text, size_t len,
+                      const struct import_rules *rules, struct gb_error *err);
+
 /* An import body (len bytes, need not be NUL-terminated): one run a line;
  * blank lines are skipped.  Every line is read as one JSON value with
  * nothing after it (a line that holds several runs, as `curl -d` makes of

@@ -101,7 +101,7 @@ static int take_run(struct transfer *t)
     rules.test_benchmarks = t->all->test_benchmarks;
     rules.now_ms = time_now_unix_ms();
     rules.max_skew_ms = t->all->max_clock_skew_ms;
-    if (import_check_run(run, &rules, &why) != 0) {
+    if (import_check_line(run, t->line.data, len, &rules, &why) != 0) {
         /* A run unknown here, damaged where it was stored or dated ahead of
          * this clock is skipped and counted (the cursor moves past it: a
          * pull never sticks on it); anything else stops the page. */

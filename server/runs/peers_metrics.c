@@ -2,10 +2,12 @@
  * peers_metrics.c - the peers' Prometheus lines for /metrics: runs pulled
  * and failures in a row per peer, labelled with the peer's URL and its
  * group labels from the peers file, and the count of peers by state.
- * Read under peers->lock, as GET /peers is (peers_describe.c).
+ * Read under peers->lock, as GET /peers is (peers_describe.c); labels
+ * are written by prom_text.h, the one escaper of /metrics.
  */
 #include "peers_internal.h"
 #include "dynbuf.h"
+#include "prom_text.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -13,40 +15,14 @@
 /* Group labels a peer's /metrics series carry, at most. */
 #define PEER_METRIC_LABELS 16
 
-/* name as a Prometheus label name into out ([a-zA-Z_][a-zA-Z0-9_]*).  0,
- * or -1 when it must not be a label: reserved ("__" names, which file_sd
- * itself drops), or "peer" and "url", which name the series' peer. */
+/* name as a label name (prom_label_name), or -1 when it must not be one:
+ * reserved, or "peer" and "url", which name the series' peer. */
 static int label_name(const char *name, char *out, size_t cap)
 {
-    size_t n = 0;
-
-    for (; name[n] && n + 1 < cap; n++) {
-        char c = name[n];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-                 (n > 0 && c >= '0' && c <= '9');
-
-        out[n] = ok ? c : '_';
-    }
-    out[n] = '\0';
-    if (n == 0 || strncmp(out, "__", 2) == 0 || strcmp(out, "peer") == 0 ||
+    if (prom_label_name(name, out, cap) != 0 || strcmp(out, "peer") == 0 ||
         strcmp(out, "url") == 0)
         return -1;
     return 0;
-}
-
-/* A label value, escaped as the text format says. */
-static void add_label_value(struct dynbuf *b, const char *v)
-{
-    for (; *v; v++) {
-        if (*v == '\\')
-            (void)!dynbuf_add(b, "\\\\", 2);
-        else if (*v == '"')
-            (void)!dynbuf_add(b, "\\\"", 2);
-        else if (*v == '\n')
-            (void)!dynbuf_add(b, "\\n", 2);
-        else
-            (void)!dynbuf_add(b, v, 1);
-    }
 }
 
 /* {peer="URL",name="value",...}: the peer and its group labels, each
@@ -57,9 +33,8 @@ static void add_series_labels(struct dynbuf *b, const struct peer *peer)
     const cJSON *l;
     int used = 0;
 
-    (void)!dynbuf_add(b, "{peer=\"", 7);
-    add_label_value(b, peer->url);
-    (void)!dynbuf_add(b, "\"", 1);
+    (void)!dynbuf_add(b, "{", 1);
+    prom_label(b, "peer", peer->url);
     cJSON_ArrayForEach(l, peer->labels) {
         int dup = 0;
 
@@ -70,9 +45,8 @@ static void add_series_labels(struct dynbuf *b, const struct peer *peer)
             dup |= strcmp(names[i], names[used]) == 0;
         if (dup)
             continue;
-        (void)!dynbuf_printf(b, ",%s=\"", names[used++]);
-        add_label_value(b, l->valuestring);
-        (void)!dynbuf_add(b, "\"", 1);
+        prom_label(b, names[used], l->valuestring);
+        used++;
     }
     (void)!dynbuf_add(b, "}", 1);
 }

@@ -197,7 +197,7 @@ static int resolve_suite(struct run_request *r, struct gb_error *err)
         return -1;
     for (int i = 0; i < n; i++) {
         r->parts[i].bench = members[i];
-        r->parts[i].params = gb_suite_member_params(members[i], params, err);
+        r->parts[i].params = gb_suite_member_params(r->suite, members[i], params, err);
         if (r->parts[i].params == NULL)
             return -1;
         r->n_parts = i + 1;

@@ -84,4 +84,10 @@ int store_recover(struct store *s, int *count);
 /* A trivial query, for /healthz. */
 int store_ping(struct store *s);
 
+/* A count that grows with every committed write that changed rows (runs
+ * stored, imported or pulled, card events, alerts...): a reader that keeps
+ * something made from the store (the /metrics cache, metrics_cache.h)
+ * compares it to know whether to make it again. */
+unsigned long long store_changes(struct store *s);
+
 #endif

@@ -200,11 +200,18 @@ int store_alerts_clear(struct store *s, const char *run_id, const char *kind,
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "clear an alert");
     /* clang-format off */
+    /* A wrong result (an exact check's) is cleared by a passing run of
+     * the same benchmark, whatever its params, once a person has
+     * acknowledged it; an acknowledgement after the passing run clears it
+     * then (store_alert_ack). */
     rc = store_query_run(&q,
         "UPDATE alerts SET state = 'cleared', cleared_at = ?4, clear_run_id = ?1 "
         "WHERE state IN ('confirmed', 'acknowledged') AND kind = ?2 AND row_key = ?3 "
-        "AND (host, device_uuid, verdict_key) = (SELECT host, device_uuid, "
-        STORE_VERDICT_KEY("") " FROM runs WHERE id = ?1)",
+        "AND CASE WHEN verdict = '" ALERT_WRONG_RESULT "' THEN state = 'acknowledged' "
+        "AND (host, device_uuid, benchmark) = "
+        "(SELECT host, device_uuid, benchmark FROM runs WHERE id = ?1) "
+        "ELSE (host, device_uuid, verdict_key) = (SELECT host, device_uuid, "
+        STORE_VERDICT_KEY("") " FROM runs WHERE id = ?1) END",
                          cleared, STORE_TEXT(run_id), STORE_TEXT(kind), STORE_TEXT(row_key),
                          STORE_TEXT(now));
     /* clang-format on */
@@ -415,6 +422,19 @@ done:
     return store_query_end(&q, rc);
 }
 
+/* The newest valid done run of an alert's card and benchmark after the
+ * run that found it with a check of the alert's row: its COLUMN (r.id, or
+ * the check's pass), or NULL (SQL, correlated to alerts).  A wrong result
+ * is cleared by an acknowledgement only where that newest check passed: a
+ * pass followed by another failure is no pass. */
+#define NEWEST_CHECK(column)                                                  \
+    "SELECT " column " FROM runs r, json_each(r.checks) c "                   \
+    "WHERE r.host = alerts.host AND r.device_uuid = alerts.device_uuid "      \
+    "AND r.benchmark = alerts.benchmark AND r.id > alerts.run_id "            \
+    "AND r.status = 'done' AND r.valid IS NOT 0 AND r.checks IS NOT NULL "    \
+    "AND json_extract(c.value, '$.row') = json_extract(alerts.row_key, '$') " \
+    "ORDER BY r.id DESC LIMIT 1"
+
 int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **alert)
 {
     struct store_query q;
@@ -430,6 +450,17 @@ int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **a
                          "acknowledged_at = ?3 "
                          "WHERE id = ?1 AND state IN ('detected', 'confirmed')",
                          &changes, STORE_INT(id), STORE_TEXT(reason), STORE_TEXT(now));
+    /* A wrong result that a later run of its benchmark passed already is
+     * cleared by this acknowledgement (store_alerts_clear waits for it). */
+    /* clang-format off */
+    if (rc == STORE_OK && changes == 1)
+        rc = store_query_run(&q,
+            "UPDATE alerts SET state = 'cleared', cleared_at = ?2, "
+            "clear_run_id = (" NEWEST_CHECK("r.id") ") "
+            "WHERE id = ?1 AND verdict = '" ALERT_WRONG_RESULT "' AND state = 'acknowledged' "
+            "AND (" NEWEST_CHECK("json_extract(c.value, '$.pass')") ") = 1",
+                             NULL, STORE_INT(id), STORE_TEXT(now));
+    /* clang-format on */
     if (rc != STORE_OK || (rc = alert_by_id(&q, id, &list)) != STORE_OK)
         goto done;
     if (cJSON_GetArraySize(list) == 0) {

@@ -12,11 +12,18 @@
 
 #include "store.h"
 
+/* The verdict of an exact check's alert (a known_answer mismatch, a
+ * memtest error: common/expect_deep.h): confirmed when found, and cleared
+ * only when a later valid run of its card and benchmark passes the row AND
+ * a person has acknowledged it, in either order (store_alerts_clear,
+ * store_alert_ack). */
+#define ALERT_WRONG_RESULT "wrong_result"
+
 struct alert_new {
     const char *kind;    /* "history", "fleet" or "floor" */
     const char *run_id;  /* the run that found it (card and key are its) */
     const char *row_key; /* the row's key value as JSON text */
-    const char *verdict; /* "slower", "outlier" or "below_floor" */
+    const char *verdict; /* "slower", "outlier", "below_floor", ALERT_WRONG_RESULT */
     double shift, z;     /* NAN: none */
     int confirms_left;   /* confirming runs queued to judge it */
     int confirmed;       /* 1: confirmed at once (no confirming runs) */
@@ -37,7 +44,8 @@ struct alert_card_event {
  * card and subject is open (not cleared). */
 int store_alert_card_event(struct store *s, const struct alert_card_event *e, long long *id);
 /* Clears the confirmed or acknowledged alerts of run_id's card and key of
- * kind and row (a later run found the row as it was); *cleared: how many. */
+ * kind and row (a later run found the row as it was); a wrong result's
+ * only when acknowledged, and by card and benchmark; *cleared: how many. */
 int store_alerts_clear(struct store *s, const char *run_id, const char *kind,
                        const char *row_key, int *cleared);
 /* The alerts run_id found that wait for a confirming run (NEW array). */
@@ -76,7 +84,8 @@ int store_alert_webhook_done(struct store *s, long long id, const char *outcome)
 /* The confirmed alerts the webhook has not been told of yet (a stop or a
  * crash came first), oldest first, at most limit: a NEW array. */
 int store_alerts_unposted(struct store *s, int limit, cJSON **alerts);
-/* detected or confirmed -> acknowledged with reason; *alert gets the alert
+/* detected or confirmed -> acknowledged with reason (a wrong result that a
+ * later valid run passed: -> cleared by that run); *alert gets the alert
  * as it is now (NEW) unless STORE_NOT_FOUND; STORE_CONFLICT when it was
  * acknowledged or cleared already (nothing changed). */
 int store_alert_ack(struct store *s, long long id, const char *reason, cJSON **alert);

@@ -146,7 +146,9 @@ int store_card_floor_alerts(struct store *s, const char *uuid, cJSON **alerts)
                         uuid, NULL, alerts);
 }
 
-/* Only the card's runs that missed a floor are read
+/* A wrong result (an exact check's, common/expect_deep.h) needs no run
+ * before it: the newest run alone is read, previous_checks null.
+ * Only the card's runs that missed a floor are read
  * (runs_failed_checks_by_card, migrations/0016: few, most cards none),
  * kept where one is its newest valid run of a benchmark (asked per
  * failing run: the list of a card's newest runs, grouped, cost 30 us a
@@ -161,14 +163,16 @@ int store_card_repeat_misses(struct store *s, const char *uuid, cJSON **pairs)
                         "SELECT n.benchmark AS benchmark, n.id AS run_id, "
                         "n.finished_at AS at, n.checks AS checks_json, "
                         "p.id AS previous_run_id, p.checks AS previous_checks_json "
-                        "FROM runs n JOIN runs p ON p.id = ("
+                        "FROM runs n LEFT JOIN runs p ON p.id = ("
                         "SELECT max(q.id) FROM runs q WHERE q.device_uuid = n.device_uuid "
                         "AND q.host = n.host AND q.verdict_key = n.verdict_key "
                         "AND q.valid IS NOT 0 AND q.id < n.id AND q.status = 'done') "
                         "WHERE n.device_uuid = ?1 AND n.checks_failed > 0 "
                         "AND n.id = (SELECT max(f.run_id) FROM fleet_latest f "
                         "WHERE f.device_uuid = ?1 AND f.benchmark = n.benchmark) "
-                        "AND p.checks_failed > 0 ORDER BY n.id DESC",
+                        "AND (p.checks_failed > 0 OR EXISTS (SELECT 1 FROM json_each(n.checks) c "
+                        "WHERE json_extract(c.value, '$.exact') = 1 "
+                        "AND json_extract(c.value, '$.pass') = 0)) ORDER BY n.id DESC",
                         uuid, NULL, pairs);
     /* clang-format on */
 }

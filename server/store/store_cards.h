@@ -29,8 +29,10 @@ int store_card_health(struct store *s, const char *uuid, const char *members, cJ
 /* Card uuid's benchmarks whose newest valid run and the valid run of the
  * same request before it (same host and verdict key) both missed a floor:
  * a NEW array of {"benchmark", "run_id", "at" (its finished_at), "checks",
- * "previous_run_id", "previous_checks"}, newest first.  Which rows missed
- * in both is card_repeat_faults' to say. */
+ * "previous_run_id", "previous_checks"}, newest first; and those whose
+ * newest valid run failed an exact check (a wrong result: "exact": true),
+ * with or without a run before it (previous_* null then).  Which rows
+ * count is card_repeat_faults' to say. */
 int store_card_repeat_misses(struct store *s, const char *uuid, cJSON **pairs);
 
 /* Card uuid's open floor alerts that were confirmed (alerts.h), whether

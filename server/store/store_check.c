@@ -40,13 +40,7 @@ static int rest(struct store_checker *c, long ms)
     struct timespec until;
     int stop;
 
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    until = time_after_ms(CLOCK_MONOTONIC, ms);
     pthread_mutex_lock(&c->lock);
     while (!c->stop && pthread_cond_timedwait(&c->wake, &c->lock, &until) != ETIMEDOUT)
         ;

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Prepares the INSERT of store_import_runs on q with run r bound.
+/* Prepares the INSERT of store_import_runs on q with run r bound, its
+ * judged columns with it (a foreign run's row is written once, whole: an
+ * UPDATE after it would write the row and four of its indexes twice).
  * STORE_OK or STORE_ERROR. */
 static int bind_import(struct store_query *q, const struct run_record *r)
 {
@@ -24,14 +26,18 @@ static int bind_import(struct store_query *q, const struct run_record *r)
                                "label, batch_id, host, device_index, device_uuid, "
                                "device_name, status, timeout_s, created_at, "
                                "started_at, finished_at, error_code, error_message, "
-                               "origin, final_seq, method, damaged_at_origin) VALUES (?1, ?2, "
+                               "origin, final_seq, method, damaged_at_origin, "
+                               "driver_version, cuda_version, build, validity, valid, "
+                               "checks, checks_failed, verdict_key) VALUES (?1, ?2, "
                                "?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
-                               "?17, " NEXT_SEQ ", ?18, ?19)") != STORE_OK)
+                               "?17, " NEXT_SEQ ", ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+                               "?26, CASE WHEN ?10 = 'done' THEN ?27 END)") != STORE_OK)
         return STORE_ERROR;
     /* The method it carries, else the one judging found from its gpubench
      * version (bench_spec.h); NULL where neither is known. */
     if (r->judged.method > 0)
         store_bind_int64(q, 18, r->judged.method);
+    store_bind_judged(q, 20, &r->judged);
     store_bind_text(q, 1, r->id);
     store_bind_text(q, 2, r->benchmark);
     store_bind_text(q, 3, r->params);
@@ -88,7 +94,7 @@ static int insert_runs(struct store_query *q, const struct run_record *runs, int
             continue;
         }
         (*inserted)++;
-        if (r->results_text && store_put_results(q, r) != STORE_OK)
+        if (r->results_text && store_put_results(q, r, 1) != STORE_OK)
             return STORE_ERROR;
     }
     return STORE_OK;
@@ -121,7 +127,7 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
     *inserted = *existing = 0;
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
-    if (store_query_transaction(&q) != STORE_OK ||
+    if (store_query_transaction_relaxed(&q) != STORE_OK ||
         insert_runs(&q, runs, n, inserted, existing) != STORE_OK ||
         store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;

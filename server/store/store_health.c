@@ -176,6 +176,7 @@ void store_wrote(struct conn *c)
     if (total == c->changes_seen)
         return; /* nothing reached the disk: it proves nothing */
     c->changes_seen = total;
+    atomic_fetch_add(&s->changes, 1);
     pthread_mutex_lock(&s->health_lock);
     was_full = s->health.no_space;
     s->health.no_space = 0;
@@ -184,6 +185,11 @@ void store_wrote(struct conn *c)
     pthread_mutex_unlock(&s->health_lock);
     if (was_full)
         log_info("store: writes succeed again (there is space on the disk)");
+}
+
+unsigned long long store_changes(struct store *s)
+{
+    return atomic_load(&s->changes);
 }
 
 const char *const store_check_words[] = {

@@ -11,6 +11,7 @@
 #define GPUBENCH_STORE_STORE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <cjson/cJSON.h>
 
@@ -42,6 +43,7 @@ struct store {
     unsigned next_reader;        /* under writer.lock */
     pthread_mutex_t health_lock; /* guards health */
     struct store_health health;
+    atomic_ullong changes; /* writes that changed rows (store_changes) */
 };
 
 /* The columns every run query selects, in the order run_from_row reads. */
@@ -147,6 +149,9 @@ struct store_query {
     int in_tx;        /* 1: inside BEGIN IMMEDIATE: store_query_end rolls
                        * it back */
     int bind_failed;  /* a bind was refused: the next step fails */
+    int relaxed;      /* 1: its transaction commits without an fsync
+                       * (store_query_transaction_relaxed); store_query_end
+                       * puts the connection back to synchronous FULL */
 };
 
 /* What store_query_step answers besides STORE_ERROR. */
@@ -184,6 +189,16 @@ int store_query_prepare(struct store_query *q, const char *sql);
  * A transaction not committed is rolled back by store_query_end. */
 int store_query_transaction(struct store_query *q);
 int store_query_commit(struct store_query *q);
+
+/* store_query_transaction for writes that may be lost to a power cut
+ * (never to a crash of the daemon: SQLite's WAL is written before COMMIT
+ * answers) because they can be made again: PRAGMA synchronous = NORMAL for
+ * this transaction only, so its COMMIT does not wait for fsync (the WAL is
+ * synced at the next checkpoint or the next FULL commit).  A hub's pulled
+ * runs are such writes: they and the peer's cursor commit together, so a
+ * lost commit moves the cursor back and the runs are pulled again.
+ * store_query_end restores FULL. */
+int store_query_transaction_relaxed(struct store_query *q);
 
 /* Bind ?i of q's statement by type: text (NULL binds SQL NULL), an
  * integer, a real (NaN or infinity binds SQL NULL), SQL NULL.  A refused
@@ -332,9 +347,17 @@ void store_damage_served(struct conn *c, const char *what);
 
 /* A finished run's results, meta, digests and what its judging decided
  * (r->judged, which must be filled: a run is never stored unjudged),
- * inside the transaction of q on the writer.  STORE_OK or STORE_ERROR (for
- * q's end to map). */
-int store_put_results(struct store_query *q, const struct run_record *r);
+ * inside the transaction of q on the writer.  row_judged: r's row was
+ * inserted with its judged columns bound already (store_bind_judged: an
+ * import or a pulled run, written once); else they are updated here (a
+ * run measured here, whose row was written when it was queued).
+ * STORE_OK or STORE_ERROR (for q's end to map). */
+int store_put_results(struct store_query *q, const struct run_record *r, int row_judged);
+
+/* Binds j's columns to q's prepared statement from parameter first on, in
+ * this order: driver_version, cuda_version, build, validity, valid,
+ * checks, checks_failed, verdict_key (8 parameters). */
+void store_bind_judged(struct store_query *q, int first, const struct run_judged *j);
 
 /* The rows of q's prepared, bound statement as a NEW array *out, one
  * object a row: a column's name is its field's, a column named *_json is

@@ -10,6 +10,7 @@
  * are bound by their type.
  */
 #include "store_internal.h"
+#include "log.h"
 
 #include <math.h>
 #include <string.h>
@@ -84,6 +85,14 @@ int store_query_transaction(struct store_query *q)
         return STORE_ERROR;
     q->in_tx = 1;
     return STORE_OK;
+}
+
+int store_query_transaction_relaxed(struct store_query *q)
+{
+    if (sqlite3_exec(q->c->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+        return STORE_ERROR;
+    q->relaxed = 1;
+    return store_query_transaction(q);
 }
 
 int store_query_commit(struct store_query *q)
@@ -203,6 +212,13 @@ int store_query_end(struct store_query *q, int rc)
     if (q->in_tx)
         sqlite3_exec(c->db, "ROLLBACK", NULL, NULL, NULL);
     q->in_tx = 0;
+    /* Every other write on the connection is durable at COMMIT. */
+    if (q->relaxed &&
+        sqlite3_exec(c->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK) {
+        log_msg(LOG_ERROR, "store: cannot restore synchronous = FULL on the writer: %s",
+                sqlite3_errmsg(c->db));
+        rc = STORE_ERROR;
+    }
     pthread_mutex_unlock(&c->lock);
     return rc;
 }

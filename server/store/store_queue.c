@@ -258,7 +258,7 @@ int store_finish_run(struct store *s, const struct run_record *r)
         rc = STORE_CONFLICT;
         goto done;
     }
-    if (r->results_text && store_put_results(&q, r) != STORE_OK)
+    if (r->results_text && store_put_results(&q, r, 0) != STORE_OK)
         goto done;
     if (r->judged.verdicts &&
         store_query_run(&q,

@@ -441,16 +441,24 @@ done:
     return store_query_end(&q, rc);
 }
 
-int store_latest_per_card(struct store *s, cJSON **out)
+int store_latest_per_card(struct store *s, const char *own_host, cJSON **out)
 {
     struct store_query q;
     /* latest_by_card is kept as runs finish (store_put_results), so this
-     * reads one row a card and benchmark, whatever the number of runs. */
-    static const char sql[] =
-        "SELECT " RUN_COLUMNS ", coalesce(d.rows, (SELECT json_extract(results, '$.rows') "
-        "                         FROM run_results WHERE run_id = r.id)) "
-        "FROM latest_by_card l JOIN runs r ON r.id = l.run_id "
-        "LEFT JOIN run_digests d ON d.run_id = r.id";
+     * reads one row a card and benchmark, whatever the number of runs;
+     * own_host reads those measured here (origin NULL, under that host), a
+     * text of its own so that each keeps its plan. */
+#define LATEST_PER_CARD                                                                 \
+    "SELECT " RUN_COLUMNS ", coalesce(d.rows, (SELECT json_extract(results, '$.rows') " \
+    "                         FROM run_results WHERE run_id = r.id)) "                  \
+    "FROM latest_by_card l JOIN runs r ON r.id = l.run_id "                             \
+    "LEFT JOIN run_digests d ON d.run_id = r.id"
+    static const char every[] = LATEST_PER_CARD;
+    /* through latest_by_card_by_host: a hub of 8,000 peers' cards reads
+     * only its own host's rows */
+    static const char own[] = LATEST_PER_CARD " WHERE l.host = ?1 AND r.origin IS NULL";
+#undef LATEST_PER_CARD
+    const char *sql = own_host ? own : every;
     struct json_build b = {0};
     cJSON *runs = jb_new_array(&b);
     int rc = STORE_ERROR, step;
@@ -459,6 +467,8 @@ int store_latest_per_card(struct store *s, cJSON **out)
     store_query_begin(&q, store_reader(s), "read the latest run of each card");
     if (runs == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
+    if (own_host)
+        store_bind_text(&q, 1, own_host);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         cJSON *run = store_run_from_row(q.st);
 

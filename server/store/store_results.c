@@ -18,7 +18,41 @@ static void bind_flag(struct store_query *q, int i, int v)
         store_bind_int64(q, i, v);
 }
 
-int store_put_results(struct store_query *q, const struct run_record *r)
+void store_bind_judged(struct store_query *q, int first, const struct run_judged *j)
+{
+    store_bind_text(q, first, j->driver_version);
+    store_bind_text(q, first + 1, j->cuda_version);
+    store_bind_text(q, first + 2, j->build);
+    store_bind_text(q, first + 3, j->validity);
+    bind_flag(q, first + 4, j->valid < 0 ? -1 : j->valid != 0);
+    store_bind_text(q, first + 5, j->checks);
+    bind_flag(q, first + 6, j->checks_failed);
+    store_bind_text(q, first + 7, j->verdict_key);
+}
+
+/* The judged columns of a run whose row was written before it ended (one
+ * measured here): r's row updated on q. */
+static int update_judged(struct store_query *q, const struct run_record *r)
+{
+    const struct run_judged *j = &r->judged;
+
+    if (store_query_prepare(q, "UPDATE runs SET driver_version = ?2, cuda_version = ?3, "
+                               "build = ?4, validity = ?5, valid = ?6, checks = ?7, "
+                               "checks_failed = ?8, "
+                               "verdict_key = CASE WHEN status = 'done' THEN ?9 END, "
+                               "method = coalesce(method, ?10) "
+                               "WHERE id = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, r->id);
+    store_bind_judged(q, 2, j);
+    if (j->method > 0)
+        store_bind_int64(q, 10, j->method);
+    else
+        store_bind_null(q, 10);
+    return store_query_exec(q, NULL);
+}
+
+int store_put_results(struct store_query *q, const struct run_record *r, int row_judged)
 {
     const struct run_judged *j = &r->judged;
 
@@ -44,26 +78,7 @@ int store_put_results(struct store_query *q, const struct run_record *r)
                         "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
                         NULL, STORE_TEXT(r->id)) != STORE_OK)
         return STORE_ERROR;
-    if (store_query_prepare(q, "UPDATE runs SET driver_version = ?2, cuda_version = ?3, "
-                               "build = ?4, method = coalesce(method, ?5), "
-                               "validity = ?6, valid = ?7, checks = ?8, checks_failed = ?9, "
-                               "verdict_key = CASE WHEN status = 'done' THEN ?10 END "
-                               "WHERE id = ?1") != STORE_OK)
-        return STORE_ERROR;
-    store_bind_text(q, 1, r->id);
-    store_bind_text(q, 2, j->driver_version);
-    store_bind_text(q, 3, j->cuda_version);
-    store_bind_text(q, 4, j->build);
-    if (j->method > 0)
-        store_bind_int64(q, 5, j->method);
-    else
-        store_bind_null(q, 5);
-    store_bind_text(q, 6, j->validity);
-    bind_flag(q, 7, j->valid < 0 ? -1 : j->valid != 0);
-    store_bind_text(q, 8, j->checks);
-    bind_flag(q, 9, j->checks_failed);
-    store_bind_text(q, 10, j->verdict_key);
-    if (store_query_exec(q, NULL) != STORE_OK)
+    if (!row_judged && update_judged(q, r) != STORE_OK)
         return STORE_ERROR;
     /* The fleet's newest valid run of the key on its card
      * (migrations/0007_run_verdicts.sql). */

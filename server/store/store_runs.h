@@ -127,7 +127,9 @@ int store_run_rows(struct store *s, const char *id, cJSON **rows);
 int store_count_by_status(struct store *s, long counts[RUN_STATUS_COUNT]);
 
 /* The newest done run of each benchmark on each card (host and device
- * UUID), as an array of runs with results.rows only (their digest). */
-int store_latest_per_card(struct store *s, cJSON **out);
+ * UUID), as an array of runs with results.rows only (their digest);
+ * own_host (NULL: every card): only runs measured here under that host
+ * name (no origin: not pulled nor imported).  *out is NEW. */
+int store_latest_per_card(struct store *s, const char *own_host, cJSON **out);
 
 #endif

@@ -240,13 +240,13 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
      * index, or every key (/metrics). */
     static const char by_bench[] =
         "SELECT f.verdict_key, f.benchmark, r.device_name, r.params, f.host, f.device_uuid, "
-        "f.run_id, " FLEET_ROWS ", r.method, r.build FROM fleet_latest f "
+        "f.run_id, " FLEET_ROWS ", r.method, r.build, r.origin IS NULL FROM fleet_latest f "
         "JOIN runs r ON r.id = f.run_id "
         "LEFT JOIN run_digests d ON d.run_id = f.run_id WHERE f.benchmark = ?1 "
         "ORDER BY f.verdict_key, f.host, f.device_uuid";
     static const char every[] =
         "SELECT f.verdict_key, f.benchmark, r.device_name, r.params, f.host, f.device_uuid, "
-        "f.run_id, " FLEET_ROWS ", r.method, r.build FROM fleet_latest f "
+        "f.run_id, " FLEET_ROWS ", r.method, r.build, r.origin IS NULL FROM fleet_latest f "
         "JOIN runs r ON r.id = f.run_id "
         "LEFT JOIN run_digests d ON d.run_id = f.run_id "
         "ORDER BY f.verdict_key, f.host, f.device_uuid";
@@ -282,6 +282,8 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
         else
             cJSON_AddNumberToObject(card, "method", (double)sqlite3_column_int64(st, 8));
         store_add_text_or_null(card, "build", store_col_text(st, 9));
+        /* measured here (no origin), or held from a peer or an import */
+        cJSON_AddBoolToObject(card, "own", sqlite3_column_int(st, 10));
     }
     if (step != STORE_STEP_DONE)
         goto done;

@@ -62,8 +62,9 @@ int store_select_verdict_runs(struct store *s, const struct run_select *sel,
  * (rows: the digest).  cards:
  * every card's newest valid done run of each key of benchmark (NULL: of
  * every benchmark), as {"group" (the key), "benchmark", "card_model",
- * "params", "host", "device_uuid", "run_id", "rows"}, grouped by key.  All
- * NEW arrays. */
+ * "params", "host", "device_uuid", "run_id", "rows", "method", "build",
+ * "own" (true: measured here; false: pulled or imported)}, grouped by key.
+ * All NEW arrays. */
 int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs);
 int store_fleet_peers(struct store *s, const char *id, cJSON **peers);
 int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards);

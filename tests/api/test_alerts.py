@@ -176,12 +176,17 @@ class AlertsTest(unittest.TestCase):
         self.assertEqual(sorted(b["id"] for b in got), sorted(a["id"] for a in mine))
         self.assertTrue(all(b["state"] == "confirmed" for b in got))
 
-        # /metrics: a gauge per confirmed alert, the fleet z per card and row
+        # /metrics: a gauge per confirmed alert, the fleet z per row of
+        # this daemon's own card only (issue 33's series budget: the seven
+        # imported cards have their outlier rows, not their z)
         text = self.d.get("/metrics").body
         open_lines = [l for l in text.splitlines() if l.startswith("gpubench_alert_open{")]
         self.assertEqual(len(open_lines), 6)
         z = [l for l in text.splitlines() if l.startswith("gpubench_fleet_robust_z{")]
-        self.assertEqual(len(z), 8 * 3)
+        self.assertEqual(len(z), 1 * 3)
+        self.assertTrue(all('uuid="%s"' % slow["device"]["uuid"] in l for l in z), z)
+        outl = [l for l in text.splitlines() if l.startswith("gpubench_card_outlier_rows{")]
+        self.assertEqual(len(outl), 8)
         self.assertIn('gpubench_alert_webhook_posts_total{result="delivered"} 6', text)
         for l in z + open_lines:
             self.assertRegex(l, r'^[a-z_]+\{([a-z_]+="[^"]*",?)+\} -?[0-9.e+-]+$')

@@ -199,8 +199,11 @@ class ExportErrorTest(unittest.TestCase):
         finally:
             self.assertEqual(d.stop(), 0)
 
-    def test_metrics_over_the_cap_is_500_not_a_part(self):
-        d = Daemon(gpus=0).start()
+    def test_metrics_collector_over_the_cap_left_out_not_a_part(self):
+        """Issue 33: a collector whose families pass the cap reports
+        success 0 and leaves all of them out; the other collectors are
+        served (before collectors, the whole scrape answered 500)."""
+        d = Daemon(gpus=0, args=["--metrics-peer-results"]).start()
         try:
             # The latest run of each of 150 cards, each with 64 rows of five
             # gauges, long labels on every line: over /metrics' 32 MiB cap.
@@ -213,8 +216,15 @@ class ExportErrorTest(unittest.TestCase):
             # about a second here, far longer under ThreadSanitizer on a busy
             # machine: a test of what comes back, not of how fast
             r = d.get("/metrics", timeout=180)
-            self.assertEqual(r.status, 500, r.body[:200])
-            self.assertEqual(r.json()["error"]["code"], "internal")
+            self.assertEqual(r.status, 200, r.body[:200])
+            text = r.body
+            self.assertIn('gpubench_scrape_collector_success{collector="results"} 0', text)
+            self.assertIn('gpubench_scrape_collector_success{collector="runs"} 1', text)
+            self.assertIn('gpubench_runs{status="done"} 150', text)
+            # none of the failed collector's families, not a part of them
+            self.assertFalse([l for l in text.splitlines() if l.startswith("gpubench_result_")])
+            self.assertFalse([l for l in text.splitlines()
+                              if l.startswith("# TYPE gpubench_result_")])
         finally:
             self.assertEqual(d.stop(), 0)
 

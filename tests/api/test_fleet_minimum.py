@@ -29,7 +29,9 @@ def fleet_z_lines(d):
 
 class FleetMinimumTest(unittest.TestCase):
     def test_too_few_cards_flag_nobody_and_enough_do(self):
-        d = Daemon(args=["--confirm-runs", "0"]).start()
+        # the synthetic cards are imported: their z is on /metrics with
+        # --metrics-peer-results (issue 33's series budget)
+        d = Daemon(args=["--confirm-runs", "0", "--metrics-peer-results"]).start()
         try:
             first = run_once(d)
             # Three cards of the model: the double's, one alike, one 7% slow.

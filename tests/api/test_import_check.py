@@ -135,6 +135,20 @@ class ImportRefusesTest(ImportFixture):
         body = ndjson([run]).encode().replace(b'"zz_key"', b'"k\xc0\xafy"')  # overlong '/'
         self.refused(None, 1, "meta.?", "invalid_run", text=body)
 
+    def test_escapes_in_ascii_text(self):
+        """A line of ASCII bytes skips the UTF-8 walk (import_check_line):
+        its \\u escapes are decoded as UTF-8, kept, and a lone surrogate
+        is still refused."""
+        run = self.run_like(label="zz-escaped")
+        text = ndjson([run]).replace("zz-escaped", "caf\\u00e9 \\ud83d\\ude80")
+        self.assertTrue(text.isascii())
+        r = self.d.post("/runs/import", text)
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(self.d.get("/runs/" + run["id"]).json()["label"], "caf\u00e9 \U0001f680")
+        run = self.run_like(label="zz-escaped")
+        text = ndjson([run]).replace("zz-escaped", "lone \\ud800 half")
+        self.refused(None, 1, "", "malformed_json", text=text)
+
     def test_test_only_benchmark_without_the_flag(self):
         bad = self.run_like(benchmark="test_hang", params={})
         bad["results"]["rows"] = []

@@ -33,7 +33,9 @@ class MethodKeyTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         global SMEM_METHOD
-        cls.d = Daemon().start()
+        # the synthetic cards are imported: their gauges are on /metrics
+        # with --metrics-peer-results (issue 33's series budget)
+        cls.d = Daemon(args=["--metrics-peer-results"]).start()
         cls.bench = {b["name"]: b for b in cls.d.get("/benchmarks").json()["benchmarks"]}
         SMEM_METHOD = cls.bench["smem_stride"]["method"]
         m, old = SMEM_METHOD, SMEM_METHOD - 1
@@ -165,7 +167,7 @@ class MethodKeyTest(unittest.TestCase):
     def test_history_verdicts_do_not_cross_methods(self):
         # The test double's card, earlier runs on another method: a run
         # posted now has no history of its key, and a fleet of its own.
-        d = Daemon().start()
+        d = Daemon(args=["--metrics-peer-results"]).start()
         try:
             first = d.post("/runs?wait=20", {"benchmark": "smem_stride"}).json()
             old = json.loads(json.dumps(first))

@@ -1121,6 +1121,62 @@ def test_run_checks(d, b):
     assert_clean(b)
 
 
+def first_wrong(b, field):
+    """The cells of field in the run page's first mismatches or errors."""
+    return b.eval("Array.from(document.querySelectorAll('#run-first-wrong td[data-field=%s]'))"
+                  ".map(td => td.textContent)" % field)
+
+
+def test_deep_checks(d, b):
+    """Issue 32: soak's one-second series drawn on its run page (rate, then
+    clock, temperature and power against time); a known_answer mismatch
+    and a memtest error shown where they are (SM, address), the card page's
+    deep checks."""
+    print("run page: soak's series against time")
+    soak = post_run(d, {"benchmark": "soak", "device": 0, "params": {"seconds": 60}}, wait=30)
+    series = soak["results"]["summary"]["series"]
+    open_page(b, d, "?run=" + soak["id"], "soak run")
+    for fig in ("soak-rate", "soak-card"):
+        b.wait_for("document.getElementById('%s').dataset.chart === 'drawn'" % fig, what=fig + " drawn")
+    drawn = b.eval("Chart.getChart(document.querySelector('#soak-rate canvas')).data.datasets.map(d => d.data)")
+    check(drawn[0] == [s["gemm_tflops"] for s in series], "the rate chart's GEMM series is not the run's")
+    check(drawn[1] == [s["hbm_gbps"] for s in series], "the rate chart's HBM series is not the run's")
+    card = b.eval("Chart.getChart(document.querySelector('#soak-card canvas')).data.datasets.map(d => d.label)")
+    check(card[:3] == ["SM clock (MHz)", "temperature (°C)", "power (W)"], "the card chart draws %s" % card)
+    labels = b.eval("Chart.getChart(document.querySelector('#soak-card canvas')).data.labels")
+    check(labels == [s["t"] for s in series], "the x axis is not the series' seconds")
+    check("Sustained" in b.eval("document.querySelector('section.summary').textContent"), "no sustained share said")
+    shot(b, "run-soak")
+
+    print("run page: a known_answer mismatch names its SM")
+    d.set_mode("once:mismatch_sm=1")
+    bad = post_run(d, {"benchmark": "known_answer", "device": 0, "params": {"seconds": 1}}, wait=30)
+    open_page(b, d, "?run=" + bad["id"], "known_answer run")
+    text = b.eval("document.getElementById('run-wrong-results').textContent")
+    check("known_answer fp32_fma: 3 mismatches on SM 1" in text, "the wrong results are not said: %r" % text)
+    sms = first_wrong(b, "sm")
+    check(sms == ["1", "1", "1"], "first mismatches show SMs %s" % sms)
+    check(b.eval("document.querySelector('td[data-field=mismatches].bad').dataset.value") == "3",
+          "the mismatches cell is not marked")
+    shot(b, "run-known-answer")
+
+    print("run page: a memtest error names its address")
+    d.set_mode("once:memtest_error=0x2000")
+    mem = post_run(d, {"benchmark": "memtest", "device": 1, "params": {"fraction": 0.1}}, wait=30)
+    open_page(b, d, "?run=" + mem["id"], "memtest run")
+    addr = first_wrong(b, "address")
+    check(addr[:1] == ["0x2000"], "first errors show %s" % addr)
+
+    print("card page: the deep checks' coverage")
+    uuid = bad["device"]["uuid"]
+    open_page(b, d, "?view=card&uuid=" + uuid, "card page")
+    deep = b.eval("Array.from(document.querySelectorAll('table.card-deep-coverage tbody tr')).map(tr => tr.dataset.benchmark)")
+    check(deep == ["known_answer", "memtest", "soak"], "the card page's deep checks: %s" % deep)
+    check("3 mismatches on SM 1" in b.eval("document.getElementById('card-reason').textContent"),
+          "the card page does not give the mismatch as its reason")
+    assert_clean(b)
+
+
 def watched_card_env():
     """The stand-in NVML (test_card_events.py) for the watch and the
     canaries' quiet check, reading a file that starts with the recorded
@@ -1482,6 +1538,7 @@ def main():
         ("coverage", test_coverage, {}, []),
         ("card_watch", test_card_watch, "watched", CANARY_ARGS),
         ("run_checks", test_run_checks, {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}, []),
+        ("deep_checks", test_deep_checks, {"GPUBENCH_FAKE_GPU_NAME": "NVIDIA H200"}, []),
         ("tls", test_tls, {}, "tls"),
         ("cross_site", test_cross_site, {}, []),
     ]

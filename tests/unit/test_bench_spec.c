@@ -279,7 +279,10 @@ static int test_measures_flags(void)
 {
     static const char *const measure[] = {"strides", "words", "n", "variants", "array_mib",
                                           "kinds", "gemm_n", "sizes_kib", "memory", "size_mib",
-                                          "footprint_mib", "l2_fetch_bytes", "bytes", "dtype",
+                                          "footprint_mib", "l2_fetch_bytes",
+                                          /* issue 32's deep checks */
+                                          "seconds", "fraction", "patterns", "passes", "load",
+                                          /* issue 37 */ "bytes", "dtype",
                                           NULL};
     int seen = 0;
 
@@ -294,7 +297,7 @@ static int test_measures_flags(void)
             ASSERT_EQ(p->measures, want);
             seen += want;
         }
-    ASSERT_EQ(seen, 15); /* strides twice; nccl_allreduce's bytes and dtype */
+    ASSERT_EQ(seen, 22); /* strides, kinds and seconds twice; nccl_allreduce's two */
     return 0;
 }
 

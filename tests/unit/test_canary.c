@@ -98,6 +98,16 @@ static int test_spec_fits(void)
     ASSERT_EQ(canary_spec_parse("hbm_bandwidth@1h", &member, err, sizeof(err)), 0);
     ASSERT_EQ(canary_spec_fits(specs, 1, &member, err, sizeof(err)), -1);
     ASSERT_STR_EQ(err, "the canary health runs hbm_bandwidth already");
+    /* a suite that holds another whole joins it, either order (issue 32);
+     * a member of it alone still does not */
+    ASSERT_EQ(canary_spec_parse("health_deep@7d", &again, err, sizeof(err)), 0);
+    ASSERT(canary_spec_contains(&again, &specs[0]));
+    ASSERT(!canary_spec_contains(&specs[0], &again));
+    ASSERT_EQ(canary_spec_fits(specs, 1, &again, err, sizeof(err)), 0);
+    ASSERT_EQ(canary_spec_fits(&again, 1, &specs[0], err, sizeof(err)), 0);
+    ASSERT_EQ(canary_spec_parse("soak@1d", &member, err, sizeof(err)), 0);
+    ASSERT_EQ(canary_spec_fits(&again, 1, &member, err, sizeof(err)), -1);
+    ASSERT_STR_EQ(err, "the canary health_deep runs soak already");
     return 0;
 }
 

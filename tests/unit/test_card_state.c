@@ -140,6 +140,12 @@ static int test_check_line(void)
          "hbm_bandwidth h2d pinned 64 MiB 30.2 GB/s < 41.4 GB/s floor"},
         {"{\"row\":\"bandwidth\",\"value\":300,\"unit\":\"GB/s\",\"floor\":337.5}",
          "hbm_bandwidth bandwidth 300 GB/s < 338 GB/s floor"},
+        /* a ceiling's (soak's hottest second) and a deep check's own line */
+        {"{\"row\":\"max_temperature_c\",\"value\":89,\"unit\":\"C\",\"ceiling\":87}",
+         "hbm_bandwidth max_temperature_c 89.0 C > 87.0 C ceiling"},
+        {"{\"row\":\"fp32_fma\",\"value\":3,\"ceiling\":0,\"message\":"
+         "\"known_answer fp32_fma: 3 mismatches on SM 17\"}",
+         "known_answer fp32_fma: 3 mismatches on SM 17"},
     };
     char line[200];
 

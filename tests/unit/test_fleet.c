@@ -214,6 +214,67 @@ static int test_build_order(void)
     return 0;
 }
 
+/* known_answer's cards: three share each kind's hash, one computes fp32
+ * otherwise (issue 32); a group of two that disagree has no majority. */
+static cJSON *hash_card(const char *uuid, const char *fp32)
+{
+    char text[512];
+
+    snprintf(text, sizeof(text),
+             "{\"group\": \"k\", \"benchmark\": \"known_answer\", \"card_model\": \"H\","
+             " \"host\": \"h\", \"device_uuid\": \"%s\", \"run_id\": \"r%s\", \"rows\": ["
+             "{\"label\": \"fp32_fma\", \"result_hash\": \"%s\"},"
+             "{\"label\": \"int_mix\", \"result_hash\": \"aaaa\"}]}",
+             uuid, uuid, fp32);
+    return cJSON_Parse(text);
+}
+
+static int test_result_hashes(void)
+{
+    cJSON *cards = cJSON_CreateArray(), *out;
+    const cJSON *g, *h, *c;
+
+    cJSON_AddItemToArray(cards, hash_card("a", "1111"));
+    cJSON_AddItemToArray(cards, hash_card("b", "2222"));
+    cJSON_AddItemToArray(cards, hash_card("c", "1111"));
+    cJSON_AddItemToArray(cards, hash_card("d", "1111"));
+    out = fleet_build(cards, MARGIN);
+    g = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "groups"), 0);
+    h = cJSON_GetObjectItem(g, "result_hashes");
+    ASSERT_EQ(cJSON_GetArraySize(h), 2);
+    ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(h, 0), "majority")),
+                  "1111");
+    ASSERT_EQ(num(cJSON_GetArrayItem(h, 0), "cards"), 4);
+    ASSERT_EQ(num(cJSON_GetArrayItem(h, 0), "differ"), 1);
+    ASSERT_EQ(num(cJSON_GetArrayItem(h, 1), "differ"), 0);
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(g, "cards")) {
+        int off = strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "device_uuid")), "b") == 0;
+        ASSERT_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(c, "hash_differs")), off);
+    }
+    cJSON_Delete(out);
+    /* two cards that disagree: no majority, both differ */
+    cJSON_DeleteItemFromArray(cards, 3);
+    cJSON_DeleteItemFromArray(cards, 2);
+    out = fleet_build(cards, MARGIN);
+    g = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "groups"), 0);
+    h = cJSON_GetArrayItem(cJSON_GetObjectItem(g, "result_hashes"), 0);
+    ASSERT(cJSON_IsNull(cJSON_GetObjectItem(h, "majority")));
+    ASSERT_EQ(num(h, "differ"), 2);
+    cJSON_Delete(out);
+    /* rows without a hash: no such part */
+    cJSON_Delete(cards);
+    cards = cJSON_CreateArray();
+    cJSON_AddItemToArray(cards, card("A", "x", 1.0, 1.0));
+    out = fleet_build(cards, MARGIN);
+    g = cJSON_GetArrayItem(cJSON_GetObjectItem(out, "groups"), 0);
+    ASSERT(cJSON_GetObjectItem(g, "result_hashes") == NULL);
+    ASSERT(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(g, "cards"), 0),
+                               "hash_differs") == NULL);
+    cJSON_Delete(out);
+    cJSON_Delete(cards);
+    return 0;
+}
+
 /* A card without a row the others have is judged on the rows it has. */
 static int test_missing_row(void)
 {
@@ -340,7 +401,8 @@ static int test_allocation_fails_in_turn(void)
     return 0;
 }
 
-TEST_MAIN({"judge_run_robust_z", test_judge_run_robust_z}, {"too_few_cards", test_too_few_cards},
+TEST_MAIN({"result_hashes", test_result_hashes},
+          {"judge_run_robust_z", test_judge_run_robust_z}, {"too_few_cards", test_too_few_cards},
           {"mad_zero_margin_decides", test_mad_zero_margin_decides},
           {"within_margin_not_outlier", test_within_margin_not_outlier},
           {"build_order", test_build_order}, {"missing_row", test_missing_row},

@@ -218,7 +218,7 @@ static int test_health_suite_expands(void)
     }
     ASSERT(found_stride);
     given = cJSON_Parse("{\"samples\":7}");
-    p = gb_suite_member_params(gb_benchmark_find("smem_stride"), given, &err);
+    p = gb_suite_member_params(s, gb_benchmark_find("smem_stride"), given, &err);
     ASSERT(p != NULL);
     ASSERT_EQ(cJSON_GetObjectItem(p, "samples")->valueint, 7);
     /* the short form's strides, not the benchmark's default */

@@ -32,6 +32,9 @@ static int test_csv_order(void)
         "mem_clock_mhz", "ci_low_ms", "ci_high_ms", "samples", "label",
         "predicted_sectors", "sectors_per_request", "value", "unit", "peak",
         "share_of_peak", "predicted_lines", "lines_per_request", "dram_bytes_per_request",
+        /* after the run's trailing columns (GB_USE_CSV_LATE) */
+        "mismatches", "checked", "sms_covered", "result_hash", "errors", "bytes_tested",
+        "share_of_memcpy", "sm_clock_mhz", "power_w", "temperature_c",
         "algbw_gbps", "busbw_gbps", NULL};
     const char *const *want = csv;
 
@@ -61,7 +64,7 @@ static int test_describe(void)
         if (gauge)
             ASSERT(strncmp(gauge, GB_GAUGE_PREFIX, strlen(GB_GAUGE_PREFIX)) == 0);
     }
-    ASSERT_EQ(gauges, 9); /* busbw_gbps the ninth */
+    ASSERT_EQ(gauges, 12); /* with mismatches, errors, share_of_memcpy (issue 32), busbw_gbps */
     ASSERT_EQ(keys, 4);
     f = cJSON_GetArrayItem(list, 0);
     ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(f, "name")), "stride");

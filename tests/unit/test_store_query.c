@@ -198,5 +198,41 @@ static int test_damage_per_query(void)
     return with_store(test_damage_noted_before);
 }
 
-TEST_MAIN({"binds", test_binds}, {"bind_refused", test_bind_refused},
+/* PRAGMA synchronous on q's connection, read through q. */
+static int synchronous_of(struct store_query *q)
+{
+    int level = -1;
+
+    if (store_query_prepare(q, "PRAGMA synchronous") == STORE_OK &&
+        store_query_step(q) == STORE_STEP_ROW)
+        level = sqlite3_column_int(q->st, 0);
+    return level;
+}
+
+/* A relaxed transaction (a hub's pulled runs) commits without waiting for
+ * fsync, and only it: the writer is back at FULL (2) after it, whether it
+ * committed or was rolled back. */
+static int test_relaxed_is_one_transaction(struct store *s)
+{
+    struct store_query q;
+
+    for (int commit = 0; commit < 2; commit++) {
+        store_query_begin(&q, &s->writer, "test a relaxed transaction");
+        ASSERT_EQ(store_query_transaction_relaxed(&q), STORE_OK);
+        ASSERT_EQ(synchronous_of(&q), 1);
+        ASSERT_EQ(store_query_end(&q, commit ? store_query_commit(&q) : STORE_ERROR),
+                  commit ? STORE_OK : STORE_ERROR);
+        store_query_begin(&q, &s->writer, "test the writer after it");
+        ASSERT_EQ(synchronous_of(&q), 2);
+        ASSERT_EQ(store_query_end(&q, STORE_OK), STORE_OK);
+    }
+    return 0;
+}
+
+static int test_relaxed(void)
+{
+    return with_store(test_relaxed_is_one_transaction);
+}
+
+TEST_MAIN({"binds", test_binds}, {"relaxed", test_relaxed}, {"bind_refused", test_bind_refused},
           {"no_space", test_no_space}, {"damage_per_query", test_damage_per_query})

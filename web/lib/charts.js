@@ -548,3 +548,45 @@ export function history(canvas, labels, series, margin) {
     },
   });
 }
+
+// soak (issue 32): the run's one-second series against time, as two
+// panels of two axes each, so no number shares an axis with another unit:
+// which says "rate" draws the loads' rates (GEMM TFLOP/s left, HBM GB/s
+// right), "card" the SM clock (MHz, left) with the temperature (°C) and
+// board power (W) on the right.  A second with a thermal or hardware
+// slowdown is a filled triangle on every line; the temperature panel
+// draws NVML's slowdown threshold dashed.
+export function soak(canvas, series, which, slowdownC) {
+  const t = series.map((s) => s.t);
+  const slowed = series.map((s) => (s.throttle_reasons || []).some((r) => r !== "sw_power_cap" && r !== "gpu_idle"));
+  const line = (label, field, i, axis) => {
+    const st = seriesStyle(i);
+    return {
+      label, yAxisID: axis, data: series.map((s) => (typeof s[field] === "number" ? s[field] : null)),
+      borderColor: st.colour, backgroundColor: st.colour, borderDash: st.dash, borderWidth: 2, spanGaps: false,
+      pointStyle: slowed.map((x) => (x ? "triangle" : st.shape)), pointRadius: slowed.map((x) => (x ? 4 : 0)),
+    };
+  };
+  const datasets = which === "rate"
+    ? [line("GEMM (TFLOP/s)", "gemm_tflops", 0, "y"), line("HBM (GB/s)", "hbm_gbps", 1, "y1")]
+    : [line("SM clock (MHz)", "sm_clock_mhz", 2, "y"), line("temperature (°C)", "temperature_c", 3, "y1"), line("power (W)", "power_w", 4, "y1")];
+  if (which !== "rate" && typeof slowdownC === "number") {
+    datasets.push({ label: "NVML slowdown threshold (°C)", yAxisID: "y1", data: t.map(() => slowdownC), borderColor: "#6b7280", borderDash: [4, 4], pointRadius: 0, borderWidth: 1 });
+  }
+  const axis = (text, position) => ({ position, title: { display: true, text }, grid: { drawOnChartArea: position === "left" } });
+  return make(canvas, {
+    type: "line",
+    data: { labels: t, datasets: datasets.filter((d) => d.data.some((v) => v !== null)) },
+    options: {
+      interaction: { mode: "index", intersect: false },
+      scales: {
+        x: { title: { display: true, text: "time (s)" }, ticks: { maxTicksLimit: 13 } },
+        y: which === "rate" ? axis("GEMM (TFLOP/s)", "left") : axis("SM clock (MHz)", "left"),
+        y1: which === "rate" ? axis("HBM (GB/s)", "right") : axis("°C / W", "right"),
+      },
+      plugins: {
+        tooltip: { callbacks: { footer: (items) => (items.length && slowed[items[0].dataIndex] ? "slowdown: " + series[items[0].dataIndex].throttle_reasons.join(", ") : "") } },
+      },
+    },
+  });
+}

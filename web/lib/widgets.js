@@ -149,11 +149,16 @@ export function runLink(id, text) {
 // result is in words; the badge's colour only repeats them.
 const CHECK_COLUMNS = [
   ["Value", () => true, (c) => el("td", { class: "num", dataset: { field: "value", value: String(c.value) } }, num(c.value), " ", c.unit || "")],
-  ["Floor", () => true, (c) => el("td", { class: "num", dataset: { field: "floor", value: String(c.floor) }, title: c.source || undefined },
-    isNum(c.floor) ? [num(c.floor), " ", c.unit || ""] : "–")],
+  // a ceiling's check (issue 32: a count that must stay 0, a temperature
+  // under NVML's slowdown threshold) shows "≤ ceiling" in this column
+  ["Floor", () => true, (c) => isNum(c.ceiling)
+    ? el("td", { class: "num", dataset: { field: "ceiling", value: String(c.ceiling) }, title: c.source || undefined }, "≤ ", num(c.ceiling), " ", c.unit || "")
+    : el("td", { class: "num", dataset: { field: "floor", value: String(c.floor) }, title: c.source || undefined },
+      isNum(c.floor) ? [num(c.floor), " ", c.unit || ""] : "–")],
   ["Learned (fleet median)", (c) => "learned" in c, (c) => el("td", { class: "num", title: c.learned ? "over " + c.learned.n_cards + " cards of its model" : "too few cards of its model have a valid run" },
     c.learned && isNum(c.learned.value) ? [num(c.learned.value), " ", c.unit || ""] : "–")],
-  ["Result", () => true, (c) => el("td", { class: "badge-cell", dataset: { field: "pass" } }, c.pass === false ? el("span", { class: "badge card-degraded" }, "below the floor")
+  ["Result", () => true, (c) => el("td", { class: "badge-cell", dataset: { field: "pass" } }, c.pass === false
+    ? [el("span", { class: "badge card-degraded" }, isNum(c.ceiling) ? (c.exact ? "wrong" : "over the ceiling") : "below the floor"), c.message ? el("span", { class: "small check-message" }, " " + c.message) : ""]
     : c.pass === true ? el("span", { class: "badge card-healthy" }, "pass") : "not judged")],
   ["Source of the floor", () => true, (c) => el("td", { class: "note small" }, c.source || "–")],
   ["Run", (c) => "run_id" in c, (c) => el("td", {}, runLink(c.run_id))],

@@ -25,12 +25,14 @@ export function alertsTable(list, here, withAck) {
   const body = list.map((a) => el("tr", { id: "alert-" + a.id, dataset: { id: String(a.id), state: a.state, kind: a.kind } },
     el("th", { scope: "row" }, "#" + a.id, here ? el("span", { class: "why" }, " " + role(a)) : null),
     el("td", { class: "badge-cell" }, el("span", { class: "badge alert-" + a.state, dataset: { field: "state", value: a.state } }, ALERT_STATES[a.state] || a.state)),
-    el("td", {}, KIND_TEXT[a.kind] || a.kind),
+    // a wrong result (issue 32: a known_answer mismatch, a memtest error)
+    // was confirmed when found and clears only on a passing run and an ack
+    el("td", {}, a.verdict === "wrong_result" ? "wrong result (confirmed when found; cleared by a passing run and an acknowledgement)" : KIND_TEXT[a.kind] || a.kind),
     el("td", { title: a.card.device_uuid }, (a.card.device_name || "?") + " (" + shortCard(a.card.device_uuid) + ") @ " + a.card.host),
     el("td", {}, a.benchmark === null ? "watch · " + rowKeyText(a.row) : a.benchmark + " · row " + rowKeyText(a.row)),
     el("td", { class: "num" }, signedPct(a.shift), isNum(a.z) ? el("span", { class: "spread" }, " z " + num(a.z, 3)) : null),
     a.runs.detected === null ? el("td", {}, "found by the card's watch (GET /cards/UUID/events)") : el("td", {}, "found by ", runLink(a.runs.detected),
-      a.runs.confirmed ? [", confirmed by ", runLink(a.runs.confirmed)] : a.state === "detected" ? ", confirming run queued" : "",
+      a.runs.confirmed ? [", confirmed by ", runLink(a.runs.confirmed)] : a.state === "detected" ? ", confirming run queued" : a.verdict === "wrong_result" ? ", confirmed at once" : "",
       a.runs.cleared ? [", cleared by ", runLink(a.runs.cleared)] : ""),
     el("td", {}, a.reason || "–"),
     el("td", {}, timeEl(a.detected_at)),

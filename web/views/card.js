@@ -1,5 +1,5 @@
 // card.js - one card's page (?view=card&uuid=UUID&host=NAME): its state and
-// the reason, its health benchmarks' coverage cells (coverage.js), its
+// the reason, its health benchmarks' and deep checks' coverage cells (coverage.js), its
 // latest checks against its model's floors with the fleet's learned
 // median beside them (GET /cards/UUID), its canaries (GET /canaries, for
 // this daemon's own cards: the node that runs them is the one that knows),
@@ -156,6 +156,14 @@ export async function showCard(q) {
         const cell = (card.cells || []).find((c) => c.benchmark === n);
         return el("tr", {}, el("th", { scope: "row" }, n), coverageCell(cell));
       })));
+    // the deep checks (issue 32): their own, longer window; never the card's state
+    if ((cov.body.deep_benchmarks || []).length) {
+      parts.push(table("coverage card-deep-coverage", "When each deep check (health_deep) last checked the card (window " + ageText(cov.body.deep_max_age_s) + "; a wrong result degrades the card, an old one does not)",
+        ["Deep check", "State"], cov.body.deep_benchmarks.map((n) => {
+          const cell = (card.deep_cells || []).find((c) => c.benchmark === n);
+          return el("tr", { dataset: { benchmark: n } }, el("th", { scope: "row" }, n), coverageCell(cell));
+        })));
+    }
     parts.push(el("p", { class: "note small" }, Object.entries(COVERAGE_STATES).map(([k, v]) => k + ": " + v).join("; "), "."));
   }
   parts.push(...checksPart(cardInfo));

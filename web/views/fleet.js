@@ -67,6 +67,18 @@ function fleetGroup(g, gi, data, figs) {
       })));
     return table("fleet-cards", `Each card's latest valid median per row (ms per ${g.time_per}) and its z; outliers first` + (n > 1 ? ` (rows, part ${i + 1} of ${n})` : ""), head, body);
   }));
+  // known_answer (issue 32): every good card of a model computes the same
+  // exact answers, so a card off the majority's hash computes differently
+  if (Array.isArray(g.result_hashes) && g.result_hashes.length) {
+    const off = g.cards.filter((c) => (c.hash_differs || []).length);
+    parts.push(el("p", { id: "fleet-hashes-" + gi, class: off.length ? "verdict verdict-slower" : "verdict verdict-same", dataset: { differ: String(off.length) } },
+      off.length ? `${off.length} card(s) computed a result hash other than the model's majority: ` + off.map((c) => shortCard(c.device_uuid) + " @ " + c.host + " (" + c.hash_differs.join(", ") + ")").join("; ") + "."
+        : "Every card computed the model's majority result hash for every kind."));
+    parts.push(table("fleet-hashes", "The result hash of each kind: the one most cards share, and how many cards do not",
+      ["Kind", "Majority hash", "Cards", "Differ"], g.result_hashes.map((h) => el("tr", { dataset: { key: rowKeyText(h.key) }, class: h.differ ? "bad" : "" },
+        el("th", { scope: "row" }, rowKeyText(h.key)), el("td", { class: "mono" }, h.majority || "none (no majority)"),
+        el("td", { class: "num" }, String(h.cards)), el("td", { class: "num" }, String(h.differ))))));
+  }
   parts.push(table("fleet-rows", "The fleet per row: median and MAD (median absolute deviation) of the cards' medians",
     ["row", "Cards", `Median (ms per ${g.time_per})`, `MAD (ms per ${g.time_per})`],
     g.rows.map((r) => el("tr", { dataset: { key: rowKeyText(r.key) } }, el("th", { scope: "row" }, rowKeyText(r.key)),

@@ -43,6 +43,7 @@ function rowsTable(rows, key, caption, benchmark) {
         if (typeof v === "number" || typeof v === "boolean") attrs.dataset.value = String(v);
         if (Array.isArray(v)) { attrs.dataset.value = String(v.length); attrs.title = v.map((x) => num(x, 4)).join(", ") + " ms"; }
         if (f === "verified" && v === false) attrs.class = "bad";
+        if ((f === "mismatches" || f === "errors") && typeof v === "number" && v > 0) attrs.class = "num bad";
         return el("td", attrs, show(v));
       })));
     return el("div", { class: "table-wrap" }, el("table", { class: "rows" },
@@ -55,6 +56,17 @@ function runChart(run) {
   if (!rows.length) return null;
   const summary = run.results.summary || {};
   const dev = (run.device && run.device.name) || "this card";
+  if (run.benchmark === "soak" && Array.isArray(summary.series) && summary.series.length) {
+    return soakFigure(summary, dev);
+  }
+  if (run.benchmark === "known_answer") {
+    return chartFigure(`Mismatches per kind on ${dev} (any bar is a wrong result; 0 is a card that computed every answer exactly)`,
+      (c) => GBCharts.bars(c, rows.map((r) => r.label), [{ label: "mismatches", data: rows.map((r) => r.mismatches) }], "mismatches"));
+  }
+  if (run.benchmark === "memtest") {
+    return chartFigure(`GB/s per pattern on ${dev}, the memcpy ceiling of the same run last`,
+      (c) => GBCharts.bars(c, rows.map((r) => r.label), [{ label: "GB/s (written plus read)", data: rows.map((r) => r.value) }], "GB/s"));
+  }
   if (run.benchmark === "smem_stride" && rows.some((r) => isNum(r.ratio))) {
     return strideFigure(rows, dev);
   }
@@ -85,6 +97,36 @@ function runChart(run) {
       (c) => GBCharts.bars(c, keys, [{ label: "median (ms)", data: rows.map((r) => r.median_ms) }], "median time (ms)"));
   }
   return null;
+}
+
+// soak's one-second series (issue 32) as two charts: the loads' rates, then
+// the card's SM clock, temperature and power, against time.
+function soakFigure(summary, dev) {
+  const rate = chartFigure(`Rate against time on ${dev}: GEMM TFLOP/s (left) and HBM GB/s (right), one point a second; a triangle is a second with a thermal or hardware slowdown`,
+    (c) => GBCharts.soak(c, summary.series, "rate"));
+  const card = chartFigure(`SM clock (left), temperature and power (right) against time on ${dev}; NVML's slowdown threshold dashed`,
+    (c) => GBCharts.soak(c, summary.series, "card", summary.slowdown_temperature_c));
+  rate.fig.id = "soak-rate";
+  card.fig.id = "soak-card";
+  return { fig: el("div", { class: "soak-charts" }, rate.fig, card.fig), draw: () => { rate.draw(); card.draw(); } };
+}
+
+// known_answer's first mismatches and memtest's first errors (issue 32):
+// where the card went wrong, as the worker wrote it (at most 16 a row).
+function firstWrong(benchmark, rows) {
+  const known = benchmark === "known_answer";
+  const list = known ? "first_mismatches" : "first_errors";
+  const found = rows.flatMap((r) => (Array.isArray(r[list]) ? r[list] : []).map((x) => ({ row: r.label, ...x })));
+  if (!found.length) return null;
+  const head = known ? ["Kind", "SM", "Element", "Expected", "Got"] : ["Pattern", "Address", "Expected", "Got"];
+  const body = found.map((x) => el("tr", {}, el("th", { scope: "row" }, x.row),
+    known ? [el("td", { class: "num", dataset: { field: "sm" } }, String(x.sm)), el("td", { class: "num" }, String(x.element))]
+      : el("td", { class: "mono", dataset: { field: "address" } }, x.address),
+    el("td", { class: "mono" }, x.expected), el("td", { class: "mono bad" }, x.got)));
+  return el("section", { id: "run-first-wrong" }, el("h2", {}, known ? "First mismatches" : "First errors"),
+    el("div", { class: "table-wrap" }, el("table", { class: "rows" },
+      el("caption", {}, known ? "Results that differed from the host's exact answer: the SM that computed each, bits as hex" : "Words that read back other than written: their byte address on the card, bits as hex"),
+      el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col" }, h)))), el("tbody", {}, body))));
 }
 
 // Issue 16's rows carry value, unit and peak: the rows of the unit most
@@ -220,7 +262,13 @@ function renderRun(box, run) {
   // throttled reason) is said there, once, not contradicted here.
   if (meta.clock_dropped === true && !clock) warnings.push(el("p", { class: "warn", id: "clock-dropped" }, el("strong", {}, "Clock dropped: "), "the SM clock fell during the measurement (see the card's state below); times may be inflated."));
   if (summary.ceiling_suspect) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Ceiling suspect: "), "a variant ran faster than the copy ceiling (" + (summary.over_ceiling || []).join(", ") + "), so the ceiling is wrong, not the variant fast."));
-  if (rows.some((r) => r.verified === false)) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Unverified output: "), "a variant did not write the right result; its time means nothing."));
+  const deep = run.benchmark === "known_answer" || run.benchmark === "memtest";
+  if (deep && rows.some((r) => r.verified === false)) {
+    // a wrong answer or a bad word is what the check is there to find: a fact about the card
+    const lines = (run.checks || []).filter((c) => c.pass === false && c.message).map((c) => c.message);
+    warnings.push(el("p", { class: "error", role: "alert", id: "run-wrong-results" }, el("strong", {}, "Wrong results: "),
+      (lines.length ? lines.join("; ") : "a row did not verify") + ". The card is degraded until a later run passes and a person acknowledges its alert."));
+  } else if (rows.some((r) => r.verified === false)) warnings.push(el("p", { class: "warn" }, el("strong", {}, "Unverified output: "), "a variant did not write the right result; its time means nothing."));
   if (run.error) warnings.push(el("p", { class: "error", role: "alert" }, el("strong", {}, "Failed: "), run.error.code + ": " + run.error.message));
   // What the database holds of it is damaged (issue 31): shown as it was read, the damaged parts empty.
   if (run.damaged) warnings.push(el("p", { class: "error", role: "alert", id: "run-damaged" }, el("strong", {}, "Damaged: "), "the database no longer holds this run's " + (run.damaged_columns || []).join(", ") + " as written (a damaged page); they are left out here. Run gpubenchd --check-db (README, \"When things go wrong\")."));
@@ -237,6 +285,8 @@ function renderRun(box, run) {
   if (fig) results.append(fig.fig);
   if (rows.length) results.append(rowsTable(rows, rowKey(rows), "Rows of this run: every sample's time in ms is in the Samples cell's tooltip and the CSV", run.benchmark));
   else if (run.status === "done") results.append(noRows(summary));
+  const wrong = deep ? firstWrong(run.benchmark, rows) : null;
+  if (wrong) results.append(wrong);
   const matrixHas = (f) => ((summary.matrix || {})[f] || []).flat().some(isNum);
   if (summary.matrix && Array.isArray(summary.matrix.devices) && matrixHas("gbps")) {
     results.append(matrixFigure(summary.matrix, "gbps", "GB/s", "Peer bandwidth, GB/s from each GPU (row) to each (column); darker is faster, every cell holds its number"));
@@ -361,6 +411,21 @@ function summaryPanel(benchmark, summary) {
     if (summary.max_ratio_error_basis === "cycles" && isNum(summary.max_ratio_error_time)) add("Largest |time ratio − degree| / degree", pct(summary.max_ratio_error_time, 3));
   }
   if (isNum(summary.address_compacted_rows) && summary.address_compacted_rows) add("Rows with compacted addresses", String(summary.address_compacted_rows));
+  // the deep checks (issue 32, docs/DEEP_CHECKS.md)
+  if (benchmark === "known_answer" && isNum(summary.sm_count)) add("SMs covered", summary.sms_covered + " of " + summary.sm_count + " (the fewest of any kind) in " + num(summary.seconds, 3) + " s");
+  if (benchmark === "memtest" && isNum(summary.share_of_memory)) {
+    add("Memory tested", pct(summary.share_of_memory, 3) + " of the card's " + num(summary.total_bytes / 1e9, 4) + " GB (" + num(summary.bytes_tested / 1e9, 4) + " GB; " + num(summary.free_bytes / 1e9, 4) + " GB were free)");
+    add("memcpy ceiling", num(summary.memcpy_gbps, 4) + " GB/s, measured in the same run");
+    const ecc = (o) => (o ? ["volatile_corrected", "volatile_uncorrected", "remapped_rows_correctable", "remapped_rows_uncorrectable"].map((k) => k + " " + (isNum(o[k]) ? o[k] : "unread")).join(", ") : "unread");
+    add("ECC counters", (summary.ecc_increase ? "ROSE during the test: " : "unchanged: ") + "before " + ecc(summary.ecc_before) + "; after " + ecc(summary.ecc_after));
+  }
+  if (benchmark === "soak" && summary.sustained_share) {
+    const sh = summary.sustained_share;
+    add("Sustained (last 30 s ÷ first 10 s)", ["gemm", "hbm"].filter((k) => isNum(sh[k])).map((k) => k + " " + pct(sh[k], 3)).join(", "));
+    add("First slowdown", summary.first_slowdown_reason ? summary.first_slowdown_reason + " at " + num(summary.first_slowdown_s, 3) + " s" : "none (a power-capped GEMM, sw_power_cap, is not one)");
+    add("Hottest", num(summary.max_temperature_c, 3) + " °C" + (isNum(summary.slowdown_temperature_c) ? " (NVML's slowdown threshold " + num(summary.slowdown_temperature_c, 3) + " °C)" : ""));
+    add("Power-capped GEMM", summary.power_capped ? "yes: expected of a GEMM at full rate (a note)" : "no");
+  }
   add("Prediction", summary.prediction);
   add("Method", summary.method);
   if (!items.length) return el("div");

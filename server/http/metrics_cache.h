@@ -1,0 +1,71 @@
+/*
+ * metrics_cache.h - the heavy /metrics collectors' text kept ready (issue
+ * 33), so that a scrape of a hub holding thousands of cards reads what was
+ * made when its runs were written instead of judging the fleet again.
+ *
+ * A heavy collector (the results, the fleet's outliers, the coverage)
+ * builds its families into a text, and optionally "aged" series whose
+ * value is a time (Unix seconds): they are printed as now minus that time,
+ * so a cached coverage age is still the age at the scrape.
+ *
+ * When a collector's text is made again:
+ *   - at the scrape, when the store changed since it was made
+ *     (store_changes) and its last build took under METRICS_INLINE_MS: a
+ *     small daemon's scrape is always fresh;
+ *   - otherwise in the background (one thread), after the store changed,
+ *     no sooner than METRICS_REFRESH_MIN_S after the last build nor than
+ *     four times its duration (a hub pulling all the time does not spend
+ *     its cores judging the fleet), and, for a collector marked timed
+ *     (the coverage: a cell goes stale with time alone), at least every
+ *     METRICS_MAX_AGE_S;
+ *   - a scrape before the first build waits for the thread's first build
+ *     up to METRICS_FIRST_WAIT_MS, then reports the collector as failed
+ *     (a big hub's first build takes seconds: Prometheus's scrape timeout
+ *     is 10 s), and builds it itself where no build is under way.
+ * A failed build keeps no text: the scrape reports the collector's
+ * success as 0 (prom_text.h) until a build succeeds.
+ *
+ * Locking: one mutex guards every entry; a build runs without it, on its
+ * own buffers, and swaps them in.
+ */
+#ifndef GPUBENCH_HTTP_METRICS_CACHE_H
+#define GPUBENCH_HTTP_METRICS_CACHE_H
+
+#include "dynbuf.h"
+#include "prom_text.h"
+
+#define METRICS_INLINE_MS 500
+#define METRICS_REFRESH_MIN_S 10
+#define METRICS_MAX_AGE_S 60
+#define METRICS_FIRST_WAIT_MS 2000
+
+struct store;
+
+/* One heavy collector: build writes its text into text and its aged
+ * series into aged (Unix seconds as values), reading ctx; 0, or -1 when a
+ * read failed.  aged_metric and aged_help name the aged family (NULL:
+ * none), printed before the text. */
+struct metrics_heavy {
+    const char *aged_metric, *aged_help;
+    int timed; /* what it says moves with time alone: made again each METRICS_MAX_AGE_S */
+    int (*build)(void *ctx, struct dynbuf *text, struct prom_set *aged);
+};
+
+struct metrics_cache;
+
+/* Starts the background builder over the n collectors of h (borrowed,
+ * static) with ctx (borrowed: it must outlive metrics_cache_stop) and
+ * store (whose changes it follows).  NULL when memory ran out or the
+ * thread could not start. */
+struct metrics_cache *metrics_cache_start(const struct metrics_heavy *h, int n, void *ctx,
+                                          struct store *store);
+
+/* Stops the thread and frees everything; NULL does nothing. */
+void metrics_cache_stop(struct metrics_cache *c);
+
+/* Collector i's families into b, as kept, made again first where the
+ * rules above say so.  0, or -1 when it has no text (its last build
+ * failed). */
+int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b);
+
+#endif
