@@ -11,12 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void load_sym(void *lib, const char *name, void *slot)
-{
-    void *sym = dlsym(lib, name);
-    memcpy(slot, &sym, sizeof(sym));
-}
-
 /* First GPUBENCH_CUBLAS_LIBRARY, then the versioned names, then the
  * toolkit's own folder. */
 static int cublas_load(struct gb_cublas_api *api, char *reason, size_t cap)
@@ -37,10 +31,10 @@ static int cublas_load(struct gb_cublas_api *api, char *reason, size_t cap)
                  why ? why : "not found");
         return -1;
     }
-    load_sym(api->lib, "cublasCreate_v2", &api->create);
-    load_sym(api->lib, "cublasDestroy_v2", &api->destroy);
-    load_sym(api->lib, "cublasSetStream_v2", &api->set_stream);
-    load_sym(api->lib, "cublasGemmEx", &api->gemm_ex);
+    gb_dl_sym(api->lib, "cublasCreate_v2", &api->create);
+    gb_dl_sym(api->lib, "cublasDestroy_v2", &api->destroy);
+    gb_dl_sym(api->lib, "cublasSetStream_v2", &api->set_stream);
+    gb_dl_sym(api->lib, "cublasGemmEx", &api->gemm_ex);
     if (!api->create || !api->destroy || !api->set_stream || !api->gemm_ex) {
         snprintf(reason, cap, "cuBLAS loaded but lacks cublasCreate_v2/cublasGemmEx");
         dlclose(api->lib);

@@ -1,15 +1,27 @@
 /*
  * dl_once.cuh - a library loaded with dlopen once a process, shared by
  * cublas_api.cu and nccl_api.cu: the first call runs the loader, every
- * later one answers as it did (the loaded API, or the same reason).
+ * later one answers as it did (the loaded API, or the same reason); and
+ * its symbols read into function pointers.
  * Internal to the CUDA backend; the worker runs one job at a time, so the
  * state is not locked.
  */
 #ifndef GPUBENCH_KERNELS_DL_ONCE_CUH
 #define GPUBENCH_KERNELS_DL_ONCE_CUH
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+
+/* dlsym(lib, name) into the function pointer at slot (NULL when absent);
+ * through memcpy, as ISO C++ has no cast from an object pointer to a
+ * function pointer. */
+static inline void gb_dl_sym(void *lib, const char *name, void *slot)
+{
+    void *sym = dlsym(lib, name);
+    memcpy(slot, &sym, sizeof(sym));
+}
 
 struct gb_dl_once {
     int loaded;    /* 0 not tried, 1 loaded, -1 failed */

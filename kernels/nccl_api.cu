@@ -10,12 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void load_sym(void *lib, const char *name, void *slot)
-{
-    void *sym = dlsym(lib, name);
-    memcpy(slot, &sym, sizeof(sym));
-}
-
 /* First GPUBENCH_NCCL_LIBRARY, then the versioned name the CUDA
  * repository's libnccl2 installs, then an unversioned one. */
 static int nccl_load(struct gb_nccl_api *api, char *reason, size_t cap)
@@ -45,32 +39,27 @@ static int nccl_load(struct gb_nccl_api *api, char *reason, size_t cap)
                  why ? why : "not found");
         return -1;
     }
-    load_sym(api->lib, "ncclGetVersion", &api->get_version);
-    load_sym(api->lib, "ncclCommInitAll", &api->comm_init_all);
-    load_sym(api->lib, "ncclCommDestroy", &api->comm_destroy);
-    load_sym(api->lib, "ncclAllReduce", &api->all_reduce);
-    load_sym(api->lib, "ncclGroupStart", &api->group_start);
-    load_sym(api->lib, "ncclGroupEnd", &api->group_end);
-    load_sym(api->lib, "ncclGetErrorString", &api->error_string);
+    gb_dl_sym(api->lib, "ncclGetVersion", &api->get_version);
+    gb_dl_sym(api->lib, "ncclCommInitAll", &api->comm_init_all);
+    gb_dl_sym(api->lib, "ncclCommDestroy", &api->comm_destroy);
+    gb_dl_sym(api->lib, "ncclAllReduce", &api->all_reduce);
+    gb_dl_sym(api->lib, "ncclGroupStart", &api->group_start);
+    gb_dl_sym(api->lib, "ncclGroupEnd", &api->group_end);
+    gb_dl_sym(api->lib, "ncclGetErrorString", &api->error_string);
     if (!api->get_version || !api->comm_init_all || !api->comm_destroy || !api->all_reduce ||
         !api->group_start || !api->group_end || !api->error_string ||
-        api->get_version(&api->version) != GB_NCCL_SUCCESS) {
+        api->get_version(&api->version) != GB_NCCL_SUCCESS)
         snprintf(reason, cap, "%s loaded but lacks ncclCommInitAll/ncclAllReduce/"
                               "ncclGetVersion or its version cannot be read",
                  api->path);
-        dlclose(api->lib);
-        api->lib = NULL;
-        return -1;
-    }
-    /* bfloat16 (ncclBfloat16 9) came with 2.10: older ones are refused */
-    if (api->version < 21000) {
+    else if (api->version < 21000) /* bfloat16 (ncclBfloat16 9) came with 2.10 */
         snprintf(reason, cap, "%s is NCCL version code %d; nccl_allreduce needs 2.10 or newer",
                  api->path, api->version);
-        dlclose(api->lib);
-        api->lib = NULL;
-        return -1;
-    }
-    return 0;
+    else
+        return 0;
+    dlclose(api->lib);
+    api->lib = NULL;
+    return -1;
 }
 
 const struct gb_nccl_api *gb_nccl(char *reason, size_t cap)
