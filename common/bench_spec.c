@@ -261,6 +261,39 @@ static const struct gb_param p2p_params[] = {
     {.name = NULL},
 };
 
+/* nccl_allreduce: sizes in bytes, a multiple of 8 (the widest
+ * dtype) from 8 KiB to 16 GiB (Azure's health checks judge an 8-GPU node
+ * at 16 GiB, common/expect.c); the default sweep is 8 MiB to 4 GiB, x4
+ * then x2. */
+static const char *const nccl_dtypes[] = {"float", "bfloat16", "half", "double", NULL};
+
+static const struct gb_param nccl_params[] = {
+    {
+        .name = "bytes",
+        .measures = 1,
+        .type = GB_PARAM_INT_LIST,
+        .help = "buffer sizes in bytes, one row each: every GPU all-reduces a buffer of "
+                "this size in place (sum)",
+        .min = 8192,
+        .max = 17179869184.0,
+        .min_items = 1,
+        .max_items = 16,
+        .multiple_of = 8,
+        .unique = 1,
+        .default_json = "[8388608,33554432,134217728,536870912,2147483648,4294967296]",
+    },
+    {
+        .name = "dtype",
+        .measures = 1,
+        .type = GB_PARAM_CHOICE,
+        .help = "element type summed: float, bfloat16, half or double",
+        .choices = nccl_dtypes,
+        .default_json = "\"float\"",
+    },
+    MEASURE_PARAMS,
+    {.name = NULL},
+};
+
 /* The deep checks.  They time no samples (known_answer and memtest
  * count wrong answers; soak samples once a second for its whole length),
  * so they take only the quiet card parameters. */
@@ -414,6 +447,10 @@ static const struct gb_method p2p_methods[] = {
     {2, GB_METHODS_SINCE, "latency copies verified (1b42a24)"},
     {0, NULL, NULL},
 };
+static const struct gb_method nccl_methods[] = {
+    {1, GB_METHODS_SINCE, "ncclAllReduce in place, one communicator a GPU, verified"},
+    {0, NULL, NULL},
+};
 static const struct gb_method known_answer_methods[] = {
     {1, GB_METHODS_SINCE, "FMA, integer, mma, cuBLAS answers bit for bit on every SM"},
     {0, NULL, NULL},
@@ -519,6 +556,18 @@ static const struct gb_benchmark benchmarks[] = {
         .all_devices = 1,
         .min_devices = 2,
         .health_params = "{\"size_mib\":64,\"samples\":5,\"quiet_wait_s\":5}",
+    },
+    {
+        .name = "nccl_allreduce",
+        .methods = nccl_methods,
+        .description = "NCCL all-reduce (sum, in place) over every GPU of the node, one "
+                       "communicator a GPU (ncclCommInitAll), over a size sweep: time, "
+                       "algorithm bandwidth (bytes / time) and bus bandwidth (x 2(n-1)/n, "
+                       "as nccl-tests), every element of the result checked.",
+        .params = nccl_params,
+        .all_devices = 1,
+        .min_devices = 2,
+        .health_params = "{\"bytes\":[33554432,1073741824],\"samples\":5,\"quiet_wait_s\":5}",
     },
     {
         .name = "known_answer",

@@ -18,6 +18,15 @@
  *     (55.1 h2d, 54.9 d2h GB/s) and 388 GB/s one way over 18 NVLink 4 links
  *     through NVSwitch (0.86 of 450); 0.75 x 18 x 25 = 337.5 GB/s, close to
  *     the 335 GB/s azurehpc-health-checks asks of H100/H200 nodes.
+ *   - nccl_allreduce: azurehpc-health-checks' floors, as
+ *     published, for 8 GPUs over NVLink at 16 GiB (the only topology and
+ *     size they judge): 460 GB/s bus bandwidth on ND H100 v5, 431 on ND
+ *     H200 v5 (conf/nd96isr_h100_v5.conf, conf/nd96isr_h200_v5.conf:
+ *     check_nccl_allreduce 460.0 / 431.0 1 16G).  No floor for other GPU
+ *     counts: no published source gives one for 2 or 4 GPUs, and the bus
+ *     bandwidth of a ring over fewer GPUs through NVSwitch is not the
+ *     8-GPU figure (NVLS, the NVSwitch reduction, needs more ranks), so
+ *     such rows are reported and not judged.
  */
 #include "expect.h"
 
@@ -55,6 +64,10 @@ static const char nvlink_source[] =
         "p2p_bandwidth", "peer", GB_FLOOR_PER_NVLINK, NVLINK_GBPS_PER_LINK, LINK_FRACTION, \
             "GB/s", nvlink_source                                                          \
     }
+
+#define NCCL_AZURE_SOURCE(figure, sku)                                          \
+    figure " GB/s all-reduce bus bandwidth at 16 GiB over 8 GPUs with NVLink: " \
+           "azurehpc-health-checks' floor for " sku " (check_nccl_allreduce " figure " 1 16G)"
 
 /* soak: what a card keeps under a sustained load.  The same for
  * every model: the figures are shares of the run's own first 10 s and the
@@ -96,6 +109,8 @@ static const struct gb_floor h200_floors[] = {
     PCIE_FLOORS,
     NVLINK_FLOOR,
     SOAK_FLOORS,
+    {"nccl_allreduce", "busbw_16g_8gpu", GB_FLOOR_NODE, 431, 1.0, "GB/s",
+     NCCL_AZURE_SOURCE("431", "ND H200 v5 (conf/nd96isr_h200_v5.conf)")},
 };
 
 static const struct gb_floor h100_floors[] = {
@@ -111,6 +126,8 @@ static const struct gb_floor h100_floors[] = {
     PCIE_FLOORS,
     NVLINK_FLOOR,
     SOAK_FLOORS,
+    {"nccl_allreduce", "busbw_16g_8gpu", GB_FLOOR_NODE, 460, 1.0, "GB/s",
+     NCCL_AZURE_SOURCE("460", "ND H100 v5 (conf/nd96isr_h100_v5.conf)")},
 };
 
 static const struct gb_floor a100_floors[] = {
@@ -187,7 +204,7 @@ int gb_expect_card_floored(const struct gb_card_model *m, const char *benchmark)
     if (m == NULL || benchmark == NULL)
         return 0;
     for (int f = 0; f < m->nfloors; f++)
-        if (m->floors[f].basis != GB_FLOOR_PER_NVLINK &&
+        if (m->floors[f].basis != GB_FLOOR_PER_NVLINK && m->floors[f].basis != GB_FLOOR_NODE &&
             strcmp(m->floors[f].benchmark, benchmark) == 0)
             return 1;
     return 0;
@@ -227,6 +244,9 @@ int gb_expect_row_name(const char *benchmark, const cJSON *row, double largest_p
     else if (is(benchmark, "p2p_bandwidth") && is(str_of(row, "direction"), "uni") &&
              is(str_of(row, "unit"), "GB/s"))
         name = "peer";
+    else if (is(benchmark, "nccl_allreduce") && num_of(row, "bytes") == 17179869184.0 &&
+             num_of(row, "ranks") == 8 && is(str_of(row, "link_type"), "nvlink"))
+        name = "busbw_16g_8gpu";
     if (name == NULL || (size_t)snprintf(buf, cap, "%s", name) >= cap)
         return 0;
     return 1;
@@ -261,6 +281,7 @@ static int floor_of(const struct gb_floor *f, const cJSON *row, const cJSON *met
     note[0] = '\0';
     switch (f->basis) {
     case GB_FLOOR_FIXED:
+    case GB_FLOOR_NODE:
         *floor = f->figure * f->fraction;
         return 1;
     case GB_FLOOR_PCIE_LINK:

@@ -29,6 +29,8 @@ enum gb_floor_basis {
     GB_FLOOR_FIXED,      /* figure x fraction */
     GB_FLOOR_PCIE_LINK,  /* fraction x gb_pcie_link_gbps(gen, width) of meta.link */
     GB_FLOOR_PER_NVLINK, /* figure (GB/s a link, one way) x links x fraction */
+    GB_FLOOR_NODE,       /* figure x fraction, of a run over every GPU of the node
+                          * (nccl_allreduce): it judges the node, not one card */
     /* a ceiling, not a floor: the row's slowdown_temperature_c (NVML's
      * threshold, read by the run) less figure degrees; a check of it has
      * "ceiling" in place of "floor" and passes at or under it */
@@ -72,7 +74,9 @@ int gb_expect_card_floored(const struct gb_card_model *m, const char *benchmark)
  * kernel of hbm_bandwidth ("triad"), the kind of compute_peak
  * ("gemm_bf16"), the direction of pcie_bandwidth's pinned rows of the
  * run's largest size ("h2d"), "peer" for p2p_bandwidth's one-way bandwidth
- * rows.  0 when the row has none (it is not checked), else 1.  largest_pinned
+ * rows, "busbw_16g_8gpu" for nccl_allreduce's row of 16 GiB over 8 GPUs
+ * whose links are NVLink (the one size and topology with a published
+ * floor).  0 when the row has none (it is not checked), else 1.  largest_pinned
  * is the largest bytes of the run's pinned rows. */
 int gb_expect_row_name(const char *benchmark, const cJSON *row, double largest_pinned,
                        char *buf, size_t cap);

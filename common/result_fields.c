@@ -18,6 +18,8 @@ static const char *const stride[] = {"smem_stride", NULL};
 static const char *const transpose[] = {"transpose", NULL};
 static const char *const variant[] = {"smem_pattern", "transpose", NULL};
 static const char *const gmem[] = {"gmem_stride", NULL};
+static const char *const nccl[] = {"nccl_allreduce", NULL};
+static const char *const verified_by[] = {"transpose", "nccl_allreduce", NULL};
 static const char *const known_answer[] = {"known_answer", NULL};
 static const char *const memtest[] = {"memtest", NULL};
 static const char *const soak[] = {"soak", NULL};
@@ -56,7 +58,7 @@ static const struct gb_result_field fields[] = {
     {"share_of_ceiling", GB_FIELD_NUMBER, "share", "Share of copy ceiling",
      "share of copy ceiling", 3, transpose, CSV | MEDIAN | GAUGE | MENU | REPORT,
      "GB/s over the card's copy ceiling measured in the same run"},
-    {"verified", GB_FIELD_BOOL, "", "Output verified", "verified", 0, transpose, CSV,
+    {"verified", GB_FIELD_BOOL, "", "Output verified", "verified", 0, verified_by, CSV,
      "every element of the output was checked"},
     {"bank_conflicts", GB_FIELD_INT, "", "Bank conflicts (counter)", "bank conflicts", 0, NULL,
      CSV | MEDIAN | MENU, "shared-memory bank conflicts the hardware counter read"},
@@ -129,6 +131,13 @@ static const struct gb_result_field fields[] = {
      "the window's mean board power NVML read"},
     {"temperature_c", GB_FIELD_NUMBER, "C", "Temperature (C)", "temperature", 3, soak,
      LATE | REPORT, "the window's mean GPU temperature NVML read"},
+    /* nccl_allreduce's bandwidths, as nccl-tests defines them,
+     * after the deep checks' (GB_USE_CSV_LATE). */
+    {"algbw_gbps", GB_FIELD_NUMBER, "GB/s", "Algorithm bandwidth (GB/s)", "algorithm bandwidth",
+     4, nccl, LATE | MEDIAN | REPORT, "bytes / median time of one all-reduce"},
+    {"busbw_gbps", GB_FIELD_NUMBER, "GB/s", "Bus bandwidth (GB/s)", "bus bandwidth", 4, nccl,
+     LATE | MEDIAN | GAUGE | MENU | REPORT,
+     "algorithm bandwidth x 2(n-1)/n for n GPUs (nccl-tests' bus bandwidth)"},
 };
 
 #define FIELD_COUNT (sizeof(fields) / sizeof(fields[0]))
@@ -163,6 +172,7 @@ static const struct {
     {"compute_peak", peak_row, timed_row},
     {"pcie_bandwidth", peak_row, timed_row},
     {"p2p_bandwidth", peak_row, timed_row},
+    {"nccl_allreduce", peak_row, timed_row},
     /* the deep checks time no samples (docs/DEEP_CHECKS.md) */
     {"known_answer", peak_row, known_answer_row},
     {"memtest", peak_row, memtest_row},

@@ -33,6 +33,8 @@ static const struct gb_work_unit units[] = {
      "one cudaMemcpyAsync of the row's size"},
     {"p2p_bandwidth", "copy", "work_per_sample", NULL, NULL, 1,
      "one copy of the row's size (both directions at once where bidirectional)"},
+    {"nccl_allreduce", "all-reduce", "work_per_sample", NULL, NULL, 1,
+     "one ncclAllReduce of the row's bytes on every GPU (one group)"},
 };
 
 static const struct gb_work_unit per_sample = {

@@ -57,6 +57,10 @@ int gb_bench_pcie_bandwidth(const struct gb_bench_env *env, const cJSON *params,
 int gb_bench_p2p_bandwidth(const struct gb_bench_env *env, const cJSON *params,
                            cJSON **result, struct gb_job_error *err);
 
+/* nccl_allreduce (nccl_bench.c): NCCL all-reduce over every GPU of the node. */
+int gb_bench_nccl_allreduce(const struct gb_bench_env *env, const cJSON *params,
+                            cJSON **result, struct gb_job_error *err);
+
 /* The deep checks (deep_bench.c, docs/DEEP_CHECKS.md): known answers on every
  * SM, a memory test, a sustained load. */
 int gb_bench_known_answer(const struct gb_bench_env *env, const cJSON *params,

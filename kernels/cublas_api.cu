@@ -3,18 +3,13 @@
  */
 #include "cublas_api.cuh"
 #include "cuda_check.cuh"
+#include "dl_once.cuh"
 
 #ifdef GB_HAVE_CUBLAS
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void load_sym(void *lib, const char *name, void *slot)
-{
-    void *sym = dlsym(lib, name);
-    memcpy(slot, &sym, sizeof(sym));
-}
 
 /* First GPUBENCH_CUBLAS_LIBRARY, then the versioned names, then the
  * toolkit's own folder. */
@@ -36,10 +31,10 @@ static int cublas_load(struct gb_cublas_api *api, char *reason, size_t cap)
                  why ? why : "not found");
         return -1;
     }
-    load_sym(api->lib, "cublasCreate_v2", &api->create);
-    load_sym(api->lib, "cublasDestroy_v2", &api->destroy);
-    load_sym(api->lib, "cublasSetStream_v2", &api->set_stream);
-    load_sym(api->lib, "cublasGemmEx", &api->gemm_ex);
+    gb_dl_sym(api->lib, "cublasCreate_v2", &api->create);
+    gb_dl_sym(api->lib, "cublasDestroy_v2", &api->destroy);
+    gb_dl_sym(api->lib, "cublasSetStream_v2", &api->set_stream);
+    gb_dl_sym(api->lib, "cublasGemmEx", &api->gemm_ex);
     if (!api->create || !api->destroy || !api->set_stream || !api->gemm_ex) {
         snprintf(reason, cap, "cuBLAS loaded but lacks cublasCreate_v2/cublasGemmEx");
         dlclose(api->lib);
@@ -52,16 +47,9 @@ static int cublas_load(struct gb_cublas_api *api, char *reason, size_t cap)
 const struct gb_cublas_api *gb_cublas(char *reason, size_t cap)
 {
     static struct gb_cublas_api api;
-    static int loaded = 0; /* 0 not tried, 1 loaded, -1 failed */
-    static char why[200];
+    static struct gb_dl_once once;
 
-    if (loaded == 0)
-        loaded = cublas_load(&api, why, sizeof(why)) == 0 ? 1 : -1;
-    if (loaded < 0) {
-        snprintf(reason, cap, "%s", why);
-        return NULL;
-    }
-    return &api;
+    return gb_dl_once(&once, &api, cublas_load, reason, cap);
 }
 
 int gb_cublas_gemm_bf16(const struct gb_cublas_api *api, cublasHandle_t handle, int m, int n,

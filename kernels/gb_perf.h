@@ -89,6 +89,29 @@ int gb_p2p_measure(int device, long long bytes, const struct gb_measure_opts *op
                    struct gb_hooks *hooks, struct gb_perf_op *ops, int cap, int *op_count,
                    int *devices, struct gb_cuda_error *err);
 
+/* nccl_allreduce (nccl_kernels.cu): every GPU of the node (*ranks of
+ * them, at most GB_NCCL_MAX_RANKS), one communicator a GPU
+ * (ncclCommInitAll), ops[i] for sizes[i] bytes of dtype (enum
+ * gb_nccl_dtype), summed in place.  Each size is verified before it is
+ * timed: rank r fills r + 1, one all-reduce, every element of every rank
+ * must hold n(n+1)/2 bit for bit (checked, mismatches).  A sample is
+ * `work` all-reduces (each one group over every rank) between events on
+ * the device's stream, which waits for every rank's; amount = bytes x
+ * 2(n-1)/n, so the op's rate is the bus bandwidth.  Where NCCL cannot be
+ * loaded every op is left available = 0 with the reason and 0 returned;
+ * on a node of one GPU nothing is measured (0, *ranks 1).  version gets
+ * NCCL's ("2.21.5") or "".  The ops' labels are the caller's. */
+#define GB_NCCL_MAX_RANKS 16
+
+/* Loads NCCL as nccl_allreduce does (no GPU needed): 0 with its version
+ * ("2.28.9") in version, or -1 with why in reason (built without CUDA,
+ * library missing or too old). */
+int gb_nccl_probe(char *version, size_t version_cap, char *reason, size_t reason_cap);
+int gb_nccl_measure(int device, const long long *sizes, int count, int dtype,
+                    const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                    struct gb_perf_op *ops, int *ranks, char *version, size_t version_cap,
+                    struct gb_cuda_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -138,6 +138,26 @@ int gb_p2p_measure(int device, long long bytes, const struct gb_measure_opts *op
     return no_cuda(err, __func__);
 }
 
+int gb_nccl_measure(int device, const long long *sizes, int count, int dtype,
+                    const struct gb_measure_opts *opts, struct gb_hooks *hooks,
+                    struct gb_perf_op *ops, int *ranks, char *version, size_t version_cap,
+                    struct gb_cuda_error *err)
+{
+    (void)device, (void)sizes, (void)count, (void)dtype, (void)opts, (void)hooks, (void)ops;
+    *ranks = 0;
+    if (version_cap > 0)
+        version[0] = '\0';
+    return no_cuda(err, __func__);
+}
+
+int gb_nccl_probe(char *version, size_t version_cap, char *reason, size_t reason_cap)
+{
+    if (version_cap > 0)
+        version[0] = '\0';
+    snprintf(reason, reason_cap, "%s", NO_CUDA);
+    return -1;
+}
+
 int gb_known_answer_run(int device, int kind, double seconds, struct gb_ka_result *out,
                         struct gb_cuda_error *err)
 {

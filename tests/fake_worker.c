@@ -574,6 +574,7 @@ static int run_job(const cJSON *job, int device)
     } else {
         samples = cJSON_GetObjectItem(params, "samples");
         finish_rows(rows, cJSON_IsNumber(samples) ? samples->valueint : 5, mode);
+        fake_peaks_finish(b->name, rows);
         replay_rows(mode, &rows);
         result = cJSON_AddObjectToObject(out, "result");
         cJSON_AddItemToObject(result, "rows", rows);

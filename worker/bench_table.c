@@ -18,6 +18,7 @@ static const struct gb_bench_impl impls[] = {
     {"compute_peak", gb_bench_compute_peak, gb_table_peaks},
     {"pcie_bandwidth", gb_bench_pcie_bandwidth, gb_table_peaks},
     {"p2p_bandwidth", gb_bench_p2p_bandwidth, gb_table_peaks},
+    {"nccl_allreduce", gb_bench_nccl_allreduce, gb_table_peaks},
     {"known_answer", gb_bench_known_answer, gb_table_deep},
     {"memtest", gb_bench_memtest, gb_table_deep},
     {"soak", gb_bench_soak, gb_table_deep},

@@ -210,6 +210,21 @@ def daemon_with_many_runs(batches=40):
     return d
 
 
+def assert_too_few_gpus(test, d, benchmark):
+    """A benchmark that needs two GPUs (min_devices) posted alone on a
+    daemon of one, on its GPU, by default and on "all": 409 too_few_gpus
+    every time."""
+    for device in (None, 0, "all"):
+        body = {"benchmark": benchmark}
+        if device is not None:
+            body["device"] = device
+        r = d.post("/runs", body)
+        test.assertEqual(r.status, 409, (benchmark, device, r))
+        err = r.json()["error"]
+        test.assertEqual((err["code"], err["field"]), ("too_few_gpus", "benchmark"))
+        test.assertIn("needs 2 GPUs; this node has 1", err["message"])
+
+
 def daemon_sanitizer():
     """"address" or "thread" when gpubenchd was built with that sanitizer,
     else None.  Memory figures mean nothing under them (AddressSanitizer

@@ -56,8 +56,8 @@ class ApiTest(ErrorAssertions, unittest.TestCase):
         by_name = {b["name"]: b for b in r.json()["benchmarks"]}
         self.assertEqual(set(by_name), {"smem_stride", "smem_pattern", "transpose",
                                         "gmem_stride", "hbm_bandwidth", "compute_peak",
-                                        "pcie_bandwidth", "p2p_bandwidth", "known_answer",
-                                        "memtest", "soak"})
+                                        "pcie_bandwidth", "p2p_bandwidth", "nccl_allreduce",
+                                        "known_answer", "memtest", "soak"})
         self.assertTrue(by_name["p2p_bandwidth"]["all_devices"])
         self.assertEqual(by_name["gmem_stride"]["health_params"]["samples"], 5)
         strides = next(p for p in by_name["smem_stride"]["params"] if p["name"] == "strides")

@@ -84,12 +84,15 @@ class CoverageTest(unittest.TestCase):
             self.assertEqual(cell["run_id"], ran[b], b)
             self.assertLess(cell["age_s"], 120)
         # the GPU with no run of its own is listed, every cell never but
-        # p2p_bandwidth's: one run measures every GPU of the node
+        # p2p_bandwidth's and nccl_allreduce's: one run measures every GPU
+        # of the node
         self.assertEqual(set(c1), set(self.health))
-        self.assertEqual(c1["p2p_bandwidth"]["run_id"], ran["p2p_bandwidth"])
-        self.assertEqual(c1["p2p_bandwidth"]["state"], "fresh")
+        node = ("p2p_bandwidth", "nccl_allreduce")
+        for b in node:
+            self.assertEqual(c1[b]["run_id"], ran[b], b)
+            self.assertEqual(c1[b]["state"], "fresh", b)
         for b, cell in c1.items():
-            if b != "p2p_bandwidth":
+            if b not in node:
                 self.assertEqual((cell["state"], cell["run_id"], cell["age_s"]),
                                  ("never", None, None), b)
         self.assertEqual((own[0]["state"], own[0]["coverage_reason"]), ("healthy", None))
@@ -112,7 +115,9 @@ class CoverageTest(unittest.TestCase):
         self.assertEqual(old["coverage_reason"], "smem_stride last checked 3d ago (max 24h)")
         # p2p needs two GPUs: on a host with one known card it is left out
         self.assertNotIn("p2p_bandwidth", c)
-        self.assertEqual(old["left_out"][0]["benchmark"], "p2p_bandwidth")
+        self.assertNotIn("nccl_allreduce", c)
+        self.assertEqual([x["benchmark"] for x in old["left_out"]],
+                         ["p2p_bandwidth", "nccl_allreduce"])
         # the card whose only run is invalid: known, never checked
         bad = cells(cards_by_uuid(a)[uuid_of(8)])
         self.assertEqual(bad["smem_stride"]["state"], "never")
@@ -128,7 +133,7 @@ class CoverageTest(unittest.TestCase):
         for k, v in counted.items():
             self.assertEqual(a["totals"][k], v, k)
         n = len(self.health)
-        self.assertEqual(counted["fresh"], n + 1)  # and GPU 1's p2p
+        self.assertEqual(counted["fresh"], n + 2)  # and GPU 1's p2p and all-reduce
         self.assertEqual(counted["stale"], 1)
 
     def test_max_age(self):

@@ -195,7 +195,9 @@ class ReadersTest(unittest.TestCase):
             self.assertIn("| Mismatches |", md)
             csv_text = d.get("/runs/%s.csv" % bad["id"]).body
             header = csv_text.splitlines()[0].split(",")
-            self.assertEqual(header[-10:-6], ["mismatches", "checked", "sms_covered", "result_hash"])
+            # the deep checks' ten, then nccl_allreduce's two (issue 37)
+            self.assertEqual(header[-12:-8], ["mismatches", "checked", "sms_covered", "result_hash"])
+            self.assertEqual(header[-2:], ["algbw_gbps", "busbw_gbps"])
             metrics = d.get("/metrics").body
             line = [x for x in metrics.splitlines()
                     if x.startswith("gpubench_result_mismatches{") and 'label="fp32_fma"' in x
@@ -364,8 +366,9 @@ class HealthDeepSuiteTest(unittest.TestCase):
                     break
                 time.sleep(0.2)
             ran = {x["benchmark"]: x for x in runs}
-            # p2p_bandwidth is left out on a node of one GPU
-            self.assertEqual(sorted(ran), sorted(n for n in names if n != "p2p_bandwidth"))
+            # p2p_bandwidth and nccl_allreduce are left out on a node of one GPU
+            self.assertEqual(sorted(ran), sorted(n for n in names
+                                                 if n not in ("p2p_bandwidth", "nccl_allreduce")))
             self.assertTrue(all(x["status"] == "done" for x in runs), runs)
             self.assertEqual(ran["known_answer"]["params"]["seconds"], 20)
             self.assertEqual(ran["soak"]["params"]["seconds"], 120)

@@ -282,6 +282,7 @@ static int test_measures_flags(void)
                                           "footprint_mib", "l2_fetch_bytes",
                                           /* issue 32's deep checks */
                                           "seconds", "fraction", "patterns", "passes", "load",
+                                          /* issue 37 */ "bytes", "dtype",
                                           NULL};
     int seen = 0;
 
@@ -296,7 +297,7 @@ static int test_measures_flags(void)
             ASSERT_EQ(p->measures, want);
             seen += want;
         }
-    ASSERT_EQ(seen, 20); /* strides, kinds and seconds twice */
+    ASSERT_EQ(seen, 22); /* strides, kinds and seconds twice; nccl_allreduce's two */
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static cJSON *load_example(const char *name)
 {
@@ -216,12 +217,57 @@ static int test_card_floored(void)
         ASSERT(gb_expect_card_floored(m, "compute_peak"));
         ASSERT(gb_expect_card_floored(m, "pcie_bandwidth"));
         ASSERT(!gb_expect_card_floored(m, "p2p_bandwidth"));
+        ASSERT(!gb_expect_card_floored(m, "nccl_allreduce")); /* the node's */
         ASSERT(!gb_expect_card_floored(m, "smem_stride"));
         ASSERT(!gb_expect_card_floored(m, NULL));
     }
     /* p2p_bandwidth has a floor, of a pair: checked, not the card's own */
     ASSERT(gb_expect_benchmark_checked("p2p_bandwidth"));
     ASSERT(!gb_expect_card_floored(NULL, "hbm_bandwidth"));
+    return 0;
+}
+
+/* nccl_allreduce (issue 37): Azure's 8-GPU floors at 16 GiB over NVLink,
+ * and nothing judged at another size, rank count or link. */
+static int test_nccl_floor(void)
+{
+    static const char rows_json[] =
+        "{\"rows\":["
+        "{\"label\":\"a\",\"value\":440,\"unit\":\"GB/s\",\"bytes\":17179869184,"
+        "\"ranks\":8,\"link_type\":\"nvlink\"},"
+        "{\"label\":\"b\",\"value\":420,\"unit\":\"GB/s\",\"bytes\":17179869184,"
+        "\"ranks\":8,\"link_type\":\"nvlink\"},"
+        "{\"label\":\"c\",\"value\":100,\"unit\":\"GB/s\",\"bytes\":17179869184,"
+        "\"ranks\":2,\"link_type\":\"nvlink\"},"
+        "{\"label\":\"d\",\"value\":100,\"unit\":\"GB/s\",\"bytes\":4294967296,"
+        "\"ranks\":8,\"link_type\":\"nvlink\"},"
+        "{\"label\":\"e\",\"value\":100,\"unit\":\"GB/s\",\"bytes\":17179869184,"
+        "\"ranks\":8,\"link_type\":\"pcie\"}]}";
+    cJSON *results = cJSON_Parse(rows_json);
+    cJSON *h200 = cJSON_Parse("{\"device\":{\"name\":\"NVIDIA H200\"}}");
+    cJSON *h100 = cJSON_Parse("{\"device\":{\"name\":\"NVIDIA H100 80GB HBM3\"}}");
+    cJSON *checks;
+
+    ASSERT(results != NULL && h200 != NULL && h100 != NULL);
+    ASSERT(gb_expect_benchmark_checked("nccl_allreduce"));
+    checks = gb_checks_judge("nccl_allreduce", results, h200);
+    ASSERT_EQ(cJSON_GetArraySize(checks), 2); /* a and b only */
+    ASSERT_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 0), "floor")),
+                431, 1e-9);
+    ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 0), "pass")));
+    ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 1), "pass")));
+    ASSERT(strstr(cJSON_GetStringValue(
+                      cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 0), "source")),
+                  "azurehpc-health-checks") != NULL);
+    cJSON_Delete(checks);
+    checks = gb_checks_judge("nccl_allreduce", results, h100);
+    ASSERT_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 0), "floor")),
+                460, 1e-9);
+    ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(checks, 0), "pass")));
+    cJSON_Delete(checks);
+    cJSON_Delete(results);
+    cJSON_Delete(h200);
+    cJSON_Delete(h100);
     return 0;
 }
 
@@ -259,4 +305,5 @@ static int test_allocation_fails_in_turn(void)
 TEST_MAIN({"models", test_models}, {"h200_passes", test_h200_passes}, {"floors", test_floors},
           {"degraded_fails", test_degraded_fails}, {"narrow_link", test_narrow_link},
           {"unknown_model", test_unknown_model}, {"card_floored", test_card_floored},
-          {"allocation_fails_in_turn", test_allocation_fails_in_turn})
+          {"allocation_fails_in_turn", test_allocation_fails_in_turn},
+          {"nccl_floor", test_nccl_floor})

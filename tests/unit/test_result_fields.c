@@ -34,7 +34,8 @@ static int test_csv_order(void)
         "share_of_peak", "predicted_lines", "lines_per_request", "dram_bytes_per_request",
         /* after the run's trailing columns (GB_USE_CSV_LATE) */
         "mismatches", "checked", "sms_covered", "result_hash", "errors", "bytes_tested",
-        "share_of_memcpy", "sm_clock_mhz", "power_w", "temperature_c", NULL};
+        "share_of_memcpy", "sm_clock_mhz", "power_w", "temperature_c",
+        "algbw_gbps", "busbw_gbps", NULL};
     const char *const *want = csv;
 
     for (size_t i = 0; i < gb_result_field_count(); i++) {
@@ -63,7 +64,7 @@ static int test_describe(void)
         if (gauge)
             ASSERT(strncmp(gauge, GB_GAUGE_PREFIX, strlen(GB_GAUGE_PREFIX)) == 0);
     }
-    ASSERT_EQ(gauges, 11); /* with mismatches, errors, share_of_memcpy (issue 32) */
+    ASSERT_EQ(gauges, 12); /* with mismatches, errors, share_of_memcpy (issue 32), busbw_gbps */
     ASSERT_EQ(keys, 4);
     f = cJSON_GetArrayItem(list, 0);
     ASSERT_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(f, "name")), "stride");
