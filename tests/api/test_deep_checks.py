@@ -354,7 +354,7 @@ class HealthDeepSuiteTest(unittest.TestCase):
             self.assertEqual(names[3:], [m["name"] for m in health["members"]])
             self.assertLess(deep["expected_s"], 300)
             self.assertGreater(deep["expected_s"], health["expected_s"])
-            self.assertIn("pending", deep["expected_source"])
+            self.assertIn("examples/h200_daemon_deep", deep["expected_source"])
             self.assertEqual(deep["members"][2]["health_params"]["seconds"], 120)
             r = d.post("/runs?wait=60", {"benchmark": "health_deep"})
             self.assertIn(r.status, (200, 202), r.body)
