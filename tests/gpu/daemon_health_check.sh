@@ -15,37 +15,10 @@ build=${1:-build}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 port=${PORT:-18557}
-base="http://127.0.0.1:$port"
-db=$(mktemp -d)/gpubench.db
-log=$out/health_log.txt
-: >"$log"
-say() { echo "$*" | tee -a "$log"; }
-
-LD_LIBRARY_PATH=${LIBS:-} "$build/bin/gpubenchd" --listen "127.0.0.1:$port" --db "$db" \
-    --run-timeout 240 >"$out/daemon.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 300); do
-    curl -fs "$base/healthz" >/dev/null 2>&1 && break
-    sleep 0.2
-done
-nvidia-smi --query-gpu=index,name,driver_version,pci.bus_id,clocks.sm,temperature.gpu,power.draw --format=csv | tee -a "$log"
-curl -s "$base/benchmarks" | python3 -c 'import json,sys; b=json.load(sys.stdin); print("suites:", json.dumps(b.get("suites")))' | tee -a "$log"
-
-t0=$(date +%s.%N)
-curl -s -H 'Content-Type: application/json' -d '{"benchmark":"health","device":"all","label":"nightly"}' "$base/runs" >"$out/health_post.json"
-batch=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["batch"])' "$out/health_post.json")
-say "batch $batch"
-for _ in $(seq 1 600); do
-    left=$(curl -s "$base/runs?batch=$batch&limit=500" | python3 -c '
-import json, sys
-runs = json.load(sys.stdin)["runs"]
-print(sum(r["status"] in ("queued", "running") for r in runs))')
-    [ "$left" = 0 ] && break
-    sleep 1
-done
-t1=$(date +%s.%N)
-say "suite wall time: $(python3 -c "print('%.1f s' % ($t1 - $t0))")"
-curl -s "$base/runs.ndjson?batch=$batch" >"$out/health_runs.ndjson"
+name=health
+timeout=240
+. "$(dirname "$0")/daemon_suite.sh"
+run_suite health nightly 600
 python3 - "$out/health_runs.ndjson" <<'EOF' | tee -a "$log"
 import json, sys
 from datetime import datetime
