@@ -103,7 +103,8 @@ struct cli_import {
     long line;          /* lines read so far */
     long page_lines;    /* of them, in the page held */
     long imported, already;
-    int pages; /* sent and accepted */
+    long conflicts; /* of already: held here with another origin */
+    int pages;      /* sent and accepted */
 };
 void cli_import_init(struct cli_import *im, struct cli *c, const char *what);
 int cli_import_line(struct cli_import *im, const char *line, size_t len);

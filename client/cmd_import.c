@@ -8,7 +8,7 @@
  * leaves the pages before it stored (importing again skips them).  A
  * single line over the cap is refused here without sending it.  It says
  * how many runs were new and how many the daemon already had (the
- * answers' imported and already_here, summed over the pages).
+ * answers' imported, already_here and conflicts, summed over the pages).
  *
  * The pager (struct cli_import, cli.h) is also what `gpubench demo`
  * (cmd_demo.c) sends its runs through.
@@ -71,8 +71,10 @@ static int send_page(struct cli_import *im)
     {
         const cJSON *imported = cJSON_GetObjectItem(doc, "imported");
         const cJSON *already = cJSON_GetObjectItem(doc, "already_here");
+        const cJSON *conflicts = cJSON_GetObjectItem(doc, "conflicts");
         im->imported += cJSON_IsNumber(imported) ? (long)imported->valuedouble : 0;
         im->already += cJSON_IsNumber(already) ? (long)already->valuedouble : 0;
+        im->conflicts += cJSON_IsNumber(conflicts) ? (long)conflicts->valuedouble : 0;
     }
     im->pages++;
     im->page_lines = 0;
@@ -157,7 +159,8 @@ done:
 void cli_import_say(const struct cli_import *im)
 {
     if (im->c->opt.json) {
-        printf("{\"imported\":%ld,\"already_here\":%ld", im->imported, im->already);
+        printf("{\"imported\":%ld,\"already_here\":%ld,\"conflicts\":%ld", im->imported,
+               im->already, im->conflicts);
         if (im->pages > 1)
             printf(",\"pages\":%d", im->pages);
         printf("}\n");
@@ -165,6 +168,8 @@ void cli_import_say(const struct cli_import *im)
     }
     printf("imported %ld run%s; %ld %s already here", im->imported, im->imported == 1 ? "" : "s",
            im->already, im->already == 1 ? "was" : "were");
+    if (im->conflicts > 0)
+        printf(" (%ld of them held here with another origin: left as they are)", im->conflicts);
     if (im->pages > 1)
         printf(" (sent in %d pages under the daemon's %zu MiB limit)", im->pages,
                IMPORT_CAP / (1024 * 1024));

@@ -137,7 +137,8 @@ static int fresh_ready(struct peers *all, struct peer_set *fresh)
     struct peer_row *rows = NULL;
     int kept = 0, rc = -1;
 
-    qsort(fresh->list, (size_t)fresh->count, sizeof(*fresh->list), by_peer_url);
+    if (fresh->count > 1) /* an empty list may be NULL, which qsort must not see */
+        qsort(fresh->list, (size_t)fresh->count, sizeof(*fresh->list), by_peer_url);
     for (int i = 0; i < fresh->count; i++) {
         struct peer *p = fresh->list[i];
 

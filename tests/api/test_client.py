@@ -669,6 +669,7 @@ class DemoTest(unittest.TestCase):
         "h200_daemon_health_i18": "h200-b", "h200_daemon_canary": "h200-c",
         "h200_run_end": "h200-d", "h200x2_daemon": "h200x2-a",
         "h200x2_daemon_counters": "h200x2-b", "h200x2_daemon_health": "h200x2-c",
+        "h200_daemon_deep": "h200-e",
     }
 
     @classmethod
