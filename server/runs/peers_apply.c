@@ -115,15 +115,17 @@ static int want(struct peers *all, struct peer_set *fresh, const char *url,
         return 0;
     }
     peer = all->list[at];
+    copy = labels ? cJSON_Duplicate(labels, 1) : NULL;
+    if (labels && copy == NULL)
+        return -1;
+    /* under the lock: GET /peers reads from_flag and the labels */
+    pthread_mutex_lock(&all->lock);
     peer->kept = 1;
     peer->from_flag |= from_flag;
-    if (labels == NULL)
-        return 0;
-    if ((copy = cJSON_Duplicate(labels, 1)) == NULL)
-        return -1;
-    pthread_mutex_lock(&all->lock);
-    cJSON_Delete(peer->labels);
-    peer->labels = copy;
+    if (copy) {
+        cJSON_Delete(peer->labels);
+        peer->labels = copy;
+    }
     pthread_mutex_unlock(&all->lock);
     return 0;
 }
