@@ -273,7 +273,7 @@ class FaultsCapTest(ImportFixture):
                              "XID 79 on node C")
             # the lab takes a card's faults once it holds that card's runs,
             # which come a page an interval: all of them, in time
-            wait_for(lambda: len(faults(lab)) == 513, timeout=60,
+            wait_for(lambda: len(faults(lab)) == 513, timeout=300,
                      what="every card's faults at the lab hub")
             lab_peer = lab.get("/peers").json()["peers"][0]
             self.assertIsNone(lab_peer["card_faults"]["error"], lab_peer)
