@@ -30,7 +30,12 @@ void api_alerts_get(struct http_request *req, struct http_reply *rep)
         return;
     }
     out = cJSON_CreateObject();
-    cJSON_AddItemToObject(out, "alerts", list);
+    if (out == NULL || !cJSON_AddItemToObject(out, "alerts", list)) {
+        cJSON_Delete(out);
+        cJSON_Delete(list);
+        reply_error(rep, 500, "internal", "", "out of memory listing the alerts");
+        return;
+    }
     reply_json(rep, 200, out);
 }
 

@@ -8,6 +8,7 @@
 #include "card_watch.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "json_build.h"
 #include "store.h"
 
 #include <stdint.h>
@@ -19,6 +20,7 @@
 void api_card_events_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const query[] = {"limit", "cursor", NULL};
+    struct json_build jb = {0};
     cJSON *own, *events = NULL, *out;
     long long cursor = 0, next = 0;
     int limit = EVENTS_LIMIT_DEFAULT, rc;
@@ -42,14 +44,19 @@ void api_card_events_get(struct http_request *req, struct http_reply *rep)
         reply_store_error(rep, rc, "the card's events could not be read");
         return;
     }
-    out = cJSON_CreateObject();
-    cJSON_AddStringToObject(out, "uuid", req->arg);
-    cJSON_AddItemToObject(out, "events", events);
+    out = jb_new_object(&jb);
+    jb_string(&jb, out, "uuid", req->arg);
+    jb_item(&jb, out, "events", events); /* out's now, or deleted */
     /* the uuid is a path segment the router matched: no '&' or '?' in it */
     if (next > 0 && snprintf(url, sizeof(url), "/cards/%s/events?limit=%d&cursor=%lld", req->arg,
                              limit, next) < (int)sizeof(url))
-        cJSON_AddStringToObject(out, "next", url);
+        jb_string(&jb, out, "next", url);
     else
-        cJSON_AddNullToObject(out, "next");
+        jb_null(&jb, out, "next");
+    if (jb_failed(&jb)) {
+        cJSON_Delete(out);
+        reply_error(rep, 500, "internal", "", "out of memory listing the card's events");
+        return;
+    }
     reply_json(rep, 200, out);
 }

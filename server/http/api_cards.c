@@ -9,6 +9,7 @@
 #include "duration.h"
 #include "gpu_pool.h"
 #include "handlers.h"
+#include "json_build.h"
 #include "store.h"
 
 /* ?max_age= into *ms (default card_state.h's); -1 when it was answered
@@ -31,6 +32,7 @@ static int max_age(struct http_request *req, struct http_reply *rep, int64_t *ms
 
 void api_cards_get_all(struct http_request *req, struct http_reply *rep)
 {
+    struct json_build jb = {0};
     cJSON *own, *cards = NULL, *out;
     int64_t ms;
     int rc;
@@ -44,9 +46,14 @@ void api_cards_get_all(struct http_request *req, struct http_reply *rep)
         reply_store_error(rep, rc, "the cards could not be read");
         return;
     }
-    out = cJSON_CreateObject();
-    cJSON_AddNumberToObject(out, "max_age_s", (double)ms / 1000.0);
-    cJSON_AddItemToObject(out, "cards", cards);
+    out = jb_new_object(&jb);
+    jb_number(&jb, out, "max_age_s", (double)ms / 1000.0);
+    jb_item(&jb, out, "cards", cards); /* out's now, or deleted */
+    if (jb_failed(&jb)) {
+        cJSON_Delete(out);
+        reply_error(rep, 500, "internal", "", "out of memory listing the cards");
+        return;
+    }
     reply_json(rep, 200, out);
 }
 

@@ -60,7 +60,12 @@ void api_compare_get(struct http_request *req, struct http_reply *rep)
     if (ids && ids[0]) {
         /* Chosen runs: each read on its own, in the order given. */
         char one[40];
-        runs = cJSON_CreateArray();
+        int n = 0;
+
+        if ((runs = cJSON_CreateArray()) == NULL) {
+            reply_error(rep, 500, "internal", "", "out of memory");
+            return;
+        }
         for (const char *p = ids; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
             size_t len = strcspn(p, ",");
             cJSON *run = NULL;
@@ -77,8 +82,13 @@ void api_compare_get(struct http_request *req, struct http_reply *rep)
                 reply_store_error(rep, rc, "the runs could not be read");
                 return;
             }
-            cJSON_AddItemToArray(runs, run);
-            if (cJSON_GetArraySize(runs) > 1000)
+            if (!cJSON_AddItemToArray(runs, run)) {
+                cJSON_Delete(run);
+                cJSON_Delete(runs);
+                reply_error(rep, 500, "internal", "", "out of memory");
+                return;
+            }
+            if (++n > 1000) /* counted: cJSON_GetArraySize walks the list */
                 break;
         }
         latest = 1000;

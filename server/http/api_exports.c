@@ -30,6 +30,7 @@
  */
 #include "dynbuf.h"
 #include "handlers.h"
+#include "json_build.h"
 #include "log.h"
 #include "peers.h"
 #include "result_fields.h"
@@ -333,15 +334,16 @@ static void export_free(void *cls)
  * starting with '#'); once that is sent the stream ends with an error. */
 static void export_fail(struct export_stream *x, size_t keep, const char *why)
 {
-    cJSON *line = cJSON_CreateObject();
-    cJSON *error = cJSON_AddObjectToObject(line, "error");
+    struct json_build jb = {0};
+    cJSON *line = jb_new_object(&jb);
+    cJSON *error = jb_object(&jb, line, "error");
     char *text;
     int said;
 
     dynbuf_truncate(&x->pending, keep);
-    cJSON_AddStringToObject(error, "code", "export_failed");
-    cJSON_AddStringToObject(error, "message", why);
-    text = cJSON_PrintUnformatted(line);
+    jb_string(&jb, error, "code", "export_failed");
+    jb_string(&jb, error, "message", why);
+    text = jb_failed(&jb) ? NULL : cJSON_PrintUnformatted(line);
     if (x->format == EXPORT_CSV)
         said = dynbuf_printf(&x->pending, "# export failed: %s\r\n", why) == 0;
     else

@@ -33,6 +33,10 @@ void api_fleet_get(struct http_request *req, struct http_reply *rep)
         reply_error(rep, 500, "internal", "", "out of memory");
         return;
     }
-    cJSON_AddStringToObject(out, "benchmark", benchmark);
+    if (!cJSON_AddStringToObject(out, "benchmark", benchmark)) {
+        cJSON_Delete(out);
+        reply_error(rep, 500, "internal", "", "out of memory");
+        return;
+    }
     reply_json(rep, 200, out);
 }

@@ -9,6 +9,7 @@
  * body's cap is the route's (router.c).
  */
 #include "handlers.h"
+#include "json_build.h"
 #include "import_check.h"
 #include "run_finish.h"
 #include "store_runs.h"
@@ -21,6 +22,7 @@
 void api_runs_import(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
+    struct json_build jb = {0};
     struct import_rules rules;
     struct gb_error gerr;
     cJSON *runs = NULL, *body;
@@ -50,10 +52,16 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
         reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
         goto done;
     }
-    body = cJSON_CreateObject();
-    cJSON_AddNumberToObject(body, "imported", tally.inserted);
-    cJSON_AddNumberToObject(body, "already_here", tally.existing + tally.conflicts);
-    cJSON_AddNumberToObject(body, "conflicts", tally.conflicts);
+    body = jb_new_object(&jb);
+    jb_number(&jb, body, "imported", tally.inserted);
+    jb_number(&jb, body, "already_here", tally.existing + tally.conflicts);
+    jb_number(&jb, body, "conflicts", tally.conflicts);
+    if (jb_failed(&jb)) {
+        cJSON_Delete(body);
+        reply_error(rep, 500, "internal", "",
+                    "the runs were stored, but memory ran out saying how many");
+        goto done;
+    }
     reply_json(rep, 200, body);
 
 done:

@@ -11,6 +11,7 @@
 #include "gpu_pool.h"
 #include "handlers.h"
 #include "heavy_pool.h"
+#include "json_build.h"
 #include "predict.h"
 #include "result_fields.h"
 #include "run_status.h"
@@ -29,6 +30,7 @@ static const char *const no_query[] = {NULL};
  * the table's describe so that either may add them without the other. */
 static cJSON *describe_benchmark(const struct gb_benchmark *b)
 {
+    struct json_build jb = {0};
     cJSON *d = gb_benchmark_describe(b);
     cJSON *hp = b->health_params ? cJSON_Parse(b->health_params) : cJSON_CreateNull();
 
@@ -38,43 +40,45 @@ static cJSON *describe_benchmark(const struct gb_benchmark *b)
     }
     cJSON_DeleteItemFromObject(d, "health_params");
     cJSON_DeleteItemFromObject(d, "all_devices");
-    if (hp == NULL || !cJSON_AddItemToObject(d, "health_params", hp))
-        cJSON_Delete(hp);
-    cJSON_AddBoolToObject(d, "all_devices", b->all_devices != 0);
+    jb_item(&jb, d, "health_params", hp); /* d's now, or deleted */
+    jb_bool(&jb, d, "all_devices", b->all_devices != 0);
+    if (jb_failed(&jb)) {
+        cJSON_Delete(d);
+        return NULL;
+    }
     return d;
 }
 
 void api_benchmarks_get(struct http_request *req, struct http_reply *rep)
 {
-    cJSON *suites;
-    cJSON *body = cJSON_CreateObject();
-    cJSON *list = cJSON_AddArrayToObject(body, "benchmarks");
-    cJSON *statuses = cJSON_CreateStringArray(run_status_names, RUN_STATUS_COUNT);
+    struct json_build jb = {0};
+    cJSON *suites, *body, *list;
 
-    if (query_check(req, rep, no_query) != 0) {
-        cJSON_Delete(statuses);
-        cJSON_Delete(body);
+    if (query_check(req, rep, no_query) != 0)
         return;
-    }
+    body = jb_new_object(&jb);
+    list = jb_array(&jb, body, "benchmarks");
     /* The page's status filter offers these; its row tables and compare
      * menu are built from the result fields. */
-    cJSON_AddItemToObject(body, "run_statuses", statuses);
-    if (!cJSON_AddItemToObject(body, "result_fields", gb_result_fields_describe()) ||
-        !cJSON_AddItemToObject(body, "method_versions", gb_method_versions_describe())) {
-        cJSON_Delete(body);
-        reply_error(rep, 500, "internal", "", "out of memory");
-        return;
-    }
-    for (size_t i = 0; i < gb_benchmark_count(); i++) {
+    jb_item(&jb, body, "run_statuses",
+            cJSON_CreateStringArray(run_status_names, RUN_STATUS_COUNT));
+    jb_item(&jb, body, "result_fields", gb_result_fields_describe());
+    jb_item(&jb, body, "method_versions", gb_method_versions_describe());
+    for (size_t i = 0; i < gb_benchmark_count() && !jb_failed(&jb); i++) {
         const struct gb_benchmark *b = gb_benchmark_at(i);
         if (!b->test_only || req->app->opt->test_benchmarks)
-            cJSON_AddItemToArray(list, describe_benchmark(b));
+            jb_push(&jb, list, describe_benchmark(b));
     }
     /* Suites apart, so that a client listing what it can configure is not
      * handed one with no params of its own; each names its members. */
-    suites = cJSON_AddArrayToObject(body, "suites");
-    for (size_t i = 0; suites && i < gb_suite_count(); i++)
-        cJSON_AddItemToArray(suites, gb_suite_describe(gb_suite_at(i)));
+    suites = jb_array(&jb, body, "suites");
+    for (size_t i = 0; i < gb_suite_count() && !jb_failed(&jb); i++)
+        jb_push(&jb, suites, gb_suite_describe(gb_suite_at(i)));
+    if (jb_failed(&jb)) {
+        cJSON_Delete(body);
+        reply_error(rep, 500, "internal", "", "out of memory describing the benchmarks");
+        return;
+    }
     reply_json(rep, 200, body);
 }
 
@@ -139,49 +143,49 @@ static const struct gb_benchmark predict_spec = {
     .params = predict_params,
 };
 
-static cJSON *describe_words(const long words[GB_WARP_LANES])
+/* The bank loads of one warp's words, added to p (jb: the answer's). */
+static cJSON *describe_words(struct json_build *jb, const long words[GB_WARP_LANES])
 {
-    cJSON *p = cJSON_CreateObject();
-    cJSON *loads = cJSON_AddArrayToObject(p, "bank_loads");
+    cJSON *p = jb_new_object(jb);
+    cJSON *loads = jb_array(jb, p, "bank_loads");
     int per_bank[GB_SMEM_BANKS];
 
     gb_bank_loads(words, per_bank);
-    cJSON_AddNumberToObject(p, "predicted_degree", gb_degree_for_words(words));
-    cJSON_AddNumberToObject(p, "broadcast_lanes", gb_shared_lanes(words));
+    jb_number(jb, p, "predicted_degree", gb_degree_for_words(words));
+    jb_number(jb, p, "broadcast_lanes", gb_shared_lanes(words));
     for (int b = 0; b < GB_SMEM_BANKS; b++)
-        cJSON_AddItemToArray(loads, cJSON_CreateNumber(per_bank[b]));
+        jb_push(jb, loads, cJSON_CreateNumber(per_bank[b]));
     return p;
 }
 
-static cJSON *predict_stride(long stride)
+static cJSON *predict_stride(struct json_build *jb, long stride)
 {
     long words[GB_WARP_LANES];
     cJSON *p;
 
     gb_stride_words(stride, words);
-    p = describe_words(words);
-    cJSON_AddNumberToObject(p, "stride", (double)stride);
+    p = describe_words(jb, words);
+    jb_number(jb, p, "stride", (double)stride);
     /* The closed form and the general count must agree; say both. */
-    cJSON_AddNumberToObject(p, "gcd_stride_32", gb_degree_for_stride(stride));
+    jb_number(jb, p, "gcd_stride_32", gb_degree_for_stride(stride));
     return p;
 }
 
 /* The sector prediction of gmem_stride for one stride. */
-static cJSON *predict_gmem(long stride, int word_bytes)
+static cJSON *predict_gmem(struct json_build *jb, long stride, int word_bytes)
 {
-    cJSON *p = cJSON_CreateObject();
+    cJSON *p = jb_new_object(jb);
 
-    cJSON_AddNumberToObject(p, "gmem_stride", (double)stride);
-    cJSON_AddNumberToObject(p, "word_bytes", word_bytes);
-    cJSON_AddNumberToObject(p, "predicted_sectors",
-                            gb_predict_gmem_sectors((int)stride, word_bytes));
+    jb_number(jb, p, "gmem_stride", (double)stride);
+    jb_number(jb, p, "word_bytes", word_bytes);
+    jb_number(jb, p, "predicted_sectors", gb_predict_gmem_sectors((int)stride, word_bytes));
     return p;
 }
 
 /* POST /predict {"gmem_stride": N} or {"gmem_strides": [...]}: 1 when
- * the body asked for global-memory sectors (the answer is added to out),
- * 0 when not. */
-static int predict_gmem_body(const cJSON *in, cJSON *out)
+ * the body asked for global-memory sectors (the answer is added to out;
+ * a failure sticks in jb), 0 when not. */
+static int predict_gmem_body(struct json_build *jb, const cJSON *in, cJSON *out)
 {
     const cJSON *one = cJSON_GetObjectItem(in, "gmem_stride");
     const cJSON *many = cJSON_GetObjectItem(in, "gmem_strides");
@@ -192,17 +196,18 @@ static int predict_gmem_body(const cJSON *in, cJSON *out)
 
     if (one == NULL && many == NULL)
         return 0;
-    cJSON_AddNumberToObject(out, "sector_bytes", GB_GMEM_SECTOR_BYTES);
-    list = cJSON_AddArrayToObject(out, "predictions");
+    jb_number(jb, out, "sector_bytes", GB_GMEM_SECTOR_BYTES);
+    list = jb_array(jb, out, "predictions");
     if (one != NULL)
-        cJSON_AddItemToArray(list, predict_gmem((long)one->valuedouble, word_bytes));
+        jb_push(jb, list, predict_gmem(jb, (long)one->valuedouble, word_bytes));
     cJSON_ArrayForEach(s, many)
-        cJSON_AddItemToArray(list, predict_gmem((long)s->valuedouble, word_bytes));
+        jb_push(jb, list, predict_gmem(jb, (long)s->valuedouble, word_bytes));
     return 1;
 }
 
 void api_predict_post(struct http_request *req, struct http_reply *rep)
 {
+    struct json_build jb = {0};
     struct gb_error err;
     cJSON *body = NULL, *in = NULL, *out = NULL, *list;
     const cJSON *v;
@@ -234,33 +239,33 @@ void api_predict_post(struct http_request *req, struct http_reply *rep)
                     "word_bytes goes with gmem_stride or gmem_strides only");
         goto done;
     }
-    out = cJSON_CreateObject();
-    if (out == NULL) {
-        reply_error(rep, 500, "internal", "", "out of memory");
-        goto done;
-    }
-    if (predict_gmem_body(in, out)) {
-        reply_json(rep, 200, out);
-        goto done;
-    }
-    cJSON_AddNumberToObject(out, "banks", GB_SMEM_BANKS);
-    cJSON_AddNumberToObject(out, "bank_width_bytes", 4);
-    list = cJSON_AddArrayToObject(out, "predictions");
+    out = jb_new_object(&jb);
+    if (predict_gmem_body(&jb, in, out))
+        goto reply;
+    jb_number(&jb, out, "banks", GB_SMEM_BANKS);
+    jb_number(&jb, out, "bank_width_bytes", 4);
+    list = jb_array(&jb, out, "predictions");
     if ((v = cJSON_GetObjectItem(in, "stride")) != NULL) {
-        cJSON_AddItemToArray(list, predict_stride((long)v->valuedouble));
+        jb_push(&jb, list, predict_stride(&jb, (long)v->valuedouble));
     } else if ((v = cJSON_GetObjectItem(in, "strides")) != NULL) {
         const cJSON *s;
         cJSON_ArrayForEach(s, v)
-            cJSON_AddItemToArray(list, predict_stride((long)s->valuedouble));
+            jb_push(&jb, list, predict_stride(&jb, (long)s->valuedouble));
     } else {
         long words[GB_WARP_LANES];
         cJSON *p;
         int i = 0;
         cJSON_ArrayForEach(v, cJSON_GetObjectItem(in, "words"))
             words[i++] = (long)v->valuedouble;
-        p = describe_words(words);
-        cJSON_AddItemToObject(p, "words", cJSON_Duplicate(cJSON_GetObjectItem(in, "words"), 1));
-        cJSON_AddItemToArray(list, p);
+        p = describe_words(&jb, words);
+        jb_copy(&jb, p, in, "words");
+        jb_push(&jb, list, p);
+    }
+reply:
+    if (jb_failed(&jb)) {
+        cJSON_Delete(out);
+        reply_error(rep, 500, "internal", "", "out of memory predicting");
+        goto done;
     }
     reply_json(rep, 200, out);
 
@@ -294,41 +299,41 @@ static const char *database_problem(int ping, const struct store_health *h,
  * when the database does not answer at all. */
 /* The certificate served and whether the newest files were taken; null
  * without --web-config. */
-static void add_tls(cJSON *body, struct http_tls *tls)
+static void add_tls(struct json_build *jb, cJSON *body, struct http_tls *tls)
 {
     struct http_tls_status st;
     char expires[40];
     cJSON *o;
 
     if (tls == NULL) {
-        cJSON_AddNullToObject(body, "tls");
+        jb_null(jb, body, "tls");
         return;
     }
     http_tls_status(tls, &st);
     time_format_rfc3339((int64_t)st.not_after * 1000, expires, sizeof(expires));
-    o = cJSON_AddObjectToObject(body, "tls");
-    cJSON_AddStringToObject(o, "certificate_serial", st.serial);
-    cJSON_AddStringToObject(o, "certificate_expires_at", expires);
-    cJSON_AddStringToObject(o, "loaded_at", st.loaded_at);
+    o = jb_object(jb, body, "tls");
+    jb_string(jb, o, "certificate_serial", st.serial);
+    jb_string(jb, o, "certificate_expires_at", expires);
+    jb_string(jb, o, "loaded_at", st.loaded_at);
     if (st.error[0])
-        cJSON_AddStringToObject(o, "reload_error", st.error);
+        jb_string(jb, o, "reload_error", st.error);
     else
-        cJSON_AddNullToObject(o, "reload_error");
-    cJSON_AddNumberToObject(o, "reload_failures", (double)st.reload_failures);
+        jb_null(jb, o, "reload_error");
+    jb_number(jb, o, "reload_failures", (double)st.reload_failures);
 }
 
 /* "heavy_reads": the heavy pool's load (heavy_pool.h). */
-static void add_heavy_reads(cJSON *body, struct heavy_pool *pool)
+static void add_heavy_reads(struct json_build *jb, cJSON *body, struct heavy_pool *pool)
 {
     struct heavy_pool_load load = {0};
-    cJSON *o = cJSON_AddObjectToObject(body, "heavy_reads");
+    cJSON *o = jb_object(jb, body, "heavy_reads");
 
     if (pool)
         heavy_pool_load(pool, &load);
-    cJSON_AddNumberToObject(o, "threads", load.threads);
-    cJSON_AddNumberToObject(o, "running", load.running);
-    cJSON_AddNumberToObject(o, "queued", load.queued);
-    cJSON_AddNumberToObject(o, "queue_cap", load.queue_cap);
+    jb_number(jb, o, "threads", load.threads);
+    jb_number(jb, o, "running", load.running);
+    jb_number(jb, o, "queued", load.queued);
+    jb_number(jb, o, "queue_cap", load.queue_cap);
 }
 
 void api_healthz_get(struct http_request *req, struct http_reply *rep)
@@ -337,40 +342,45 @@ void api_healthz_get(struct http_request *req, struct http_reply *rep)
     int ping = store_ping(app->store);
     struct store_health h;
     const char *check = NULL, *problem;
-    cJSON *body = cJSON_CreateObject(), *reason;
+    struct json_build jb = {0};
+    cJSON *body, *reason;
 
-    if (query_check(req, rep, no_query) != 0) {
-        cJSON_Delete(body);
+    if (query_check(req, rep, no_query) != 0)
         return;
-    }
+    body = jb_new_object(&jb);
     store_health_get(app->store, &h);
     problem = database_problem(ping, &h, &check);
-    cJSON_AddStringToObject(body, "status", problem ? "degraded" : "ok");
-    cJSON_AddStringToObject(body, "version", GPUBENCH_VERSION);
-    cJSON_AddStringToObject(body, "commit", GPUBENCH_GIT_COMMIT);
-    cJSON_AddStringToObject(body, "host", app->host);
-    cJSON_AddStringToObject(body, "started_at", app->started_at);
-    cJSON_AddNumberToObject(body, "uptime_s",
-                            (double)(time_mono_ms() - app->started_mono_ms) / 1000.0);
-    cJSON_AddStringToObject(body, "database", problem ? problem : "ok");
-    cJSON_AddNumberToObject(body, "gpus", gpu_pool_count(app->gpus));
-    cJSON_AddStringToObject(body, "database_check", store_check_words[h.check]);
+    jb_string(&jb, body, "status", problem ? "degraded" : "ok");
+    jb_string(&jb, body, "version", GPUBENCH_VERSION);
+    jb_string(&jb, body, "commit", GPUBENCH_GIT_COMMIT);
+    jb_string(&jb, body, "host", app->host);
+    jb_string(&jb, body, "started_at", app->started_at);
+    jb_number(&jb, body, "uptime_s",
+              (double)(time_mono_ms() - app->started_mono_ms) / 1000.0);
+    jb_string(&jb, body, "database", problem ? problem : "ok");
+    jb_number(&jb, body, "gpus", gpu_pool_count(app->gpus));
+    jb_string(&jb, body, "database_check", store_check_words[h.check]);
     if (h.checked_at[0])
-        cJSON_AddStringToObject(body, "database_checked_at", h.checked_at);
+        jb_string(&jb, body, "database_checked_at", h.checked_at);
     else
-        cJSON_AddNullToObject(body, "database_checked_at");
-    add_tls(body, app->tls);
-    add_heavy_reads(body, app->heavy);
+        jb_null(&jb, body, "database_checked_at");
+    add_tls(&jb, body, app->tls);
+    add_heavy_reads(&jb, body, app->heavy);
     if (problem) {
-        reason = cJSON_AddObjectToObject(body, "reason");
-        cJSON_AddStringToObject(reason, "check", check);
-        cJSON_AddStringToObject(reason, "code", problem);
-        cJSON_AddStringToObject(reason, "message",
-                                h.message[0] ? h.message : store_rc_words(ping));
+        reason = jb_object(&jb, body, "reason");
+        jb_string(&jb, reason, "check", check);
+        jb_string(&jb, reason, "code", problem);
+        jb_string(&jb, reason, "message",
+                  h.message[0] ? h.message : store_rc_words(ping));
         if (h.since[0])
-            cJSON_AddStringToObject(reason, "since", h.since);
+            jb_string(&jb, reason, "since", h.since);
     } else {
-        cJSON_AddNullToObject(body, "reason");
+        jb_null(&jb, body, "reason");
+    }
+    if (jb_failed(&jb)) {
+        cJSON_Delete(body);
+        reply_error(rep, 500, "internal", "", "out of memory describing the daemon's health");
+        return;
     }
     reply_json(rep, problem && strcmp(problem, "unreachable") == 0 ? 503 : 200, body);
 }

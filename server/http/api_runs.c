@@ -25,6 +25,7 @@
  */
 #include "dynbuf.h"
 #include "handlers.h"
+#include "json_build.h"
 #include "run_filter.h"
 #include "run_request.h"
 #include "runs.h"
@@ -82,18 +83,16 @@ static void reply_runs_error(struct http_reply *rep, const struct runs_error *er
 }
 
 /* A suite's "left_out": [{benchmark, reason}], when it left any out. */
-static void add_left_out(cJSON *body, const struct run_set *set)
+static void add_left_out(struct json_build *jb, cJSON *body, const struct run_set *set)
 {
-    cJSON *list = set->n_left_out ? cJSON_AddArrayToObject(body, "left_out") : NULL;
+    cJSON *list = set->n_left_out ? jb_array(jb, body, "left_out") : NULL;
 
-    for (int i = 0; list && i < set->n_left_out; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (o == NULL || !cJSON_AddItemToArray(list, o)) {
-            cJSON_Delete(o);
-            return;
-        }
-        cJSON_AddStringToObject(o, "benchmark", set->left_out[i].benchmark);
-        cJSON_AddStringToObject(o, "reason", set->left_out[i].reason);
+    for (int i = 0; list && i < set->n_left_out && !jb_failed(jb); i++) {
+        cJSON *o = jb_new_object(jb);
+
+        jb_push(jb, list, o); /* list's now, or deleted */
+        jb_string(jb, o, "benchmark", set->left_out[i].benchmark);
+        jb_string(jb, o, "reason", set->left_out[i].reason);
     }
 }
 
@@ -101,13 +100,18 @@ static void add_left_out(cJSON *body, const struct run_set *set)
 static void reply_set(struct http_reply *rep, const struct run_set *set, cJSON *runs,
                       int status)
 {
+    struct json_build jb = {0};
     cJSON *body;
 
     if (set->batch[0]) {
-        body = cJSON_CreateObject();
-        cJSON_AddStringToObject(body, "batch", set->batch);
-        cJSON_AddItemToObject(body, "runs", runs);
-        add_left_out(body, set);
+        body = jb_new_object(&jb);
+        jb_string(&jb, body, "batch", set->batch);
+        jb_item(&jb, body, "runs", runs); /* body's now, or deleted */
+        add_left_out(&jb, body, set);
+        if (jb_failed(&jb)) { /* reply_json answers 500, out of memory */
+            cJSON_Delete(body);
+            body = NULL;
+        }
         snprintf(rep->location, sizeof(rep->location), "/runs?batch=%s", set->batch);
     } else {
         body = cJSON_DetachItemFromArray(runs, 0);

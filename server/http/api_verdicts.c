@@ -21,6 +21,7 @@
  * judging is verdicts.c's.
  */
 #include "handlers.h"
+#include "json_build.h"
 #include "shift.h"
 #include "store_baselines.h"
 #include "store_verdicts.h"
@@ -137,10 +138,12 @@ static int load_runs(struct store *store, const cJSON *ids, const char *since,
         }
         made = cJSON_GetStringValue(cJSON_GetObjectItem(run, "created_at"));
         if ((since[0] && (!made || strcmp(made, since) < 0)) ||
-            (until[0] && (!made || strcmp(made, until) > 0)))
+            (until[0] && (!made || strcmp(made, until) > 0))) {
             cJSON_Delete(run);
-        else
-            cJSON_AddItemToArray(runs, run);
+        } else if (!cJSON_AddItemToArray(runs, run)) {
+            cJSON_Delete(run);
+            return STORE_ERROR;
+        }
         i++;
     }
     return STORE_OK;
@@ -164,14 +167,19 @@ static int resolve_group(struct http_request *req, struct http_reply *rep, const
         return -1;
     }
     if (strncmp(text, "runs:", 5) == 0) {
+        struct json_build jb = {0};
         const char *p = text + 5;
-        ids = cJSON_CreateArray();
-        while (ids && *p && cJSON_GetArraySize(ids) < GROUP_MAX_RUNS) {
+        ids = jb_new_array(&jb);
+        for (int n = 0; *p && n < GROUP_MAX_RUNS && !jb_failed(&jb); n++) {
             size_t len = strcspn(p, ",");
             char one[40];
             snprintf(one, sizeof(one), "%.*s", (int)(len < 39 ? len : 39), p);
-            cJSON_AddItemToArray(ids, cJSON_CreateString(one));
+            jb_push(&jb, ids, cJSON_CreateString(one));
             p += len + (p[len] == ',');
+        }
+        if (jb_failed(&jb)) { /* load_runs answers for NULL ids */
+            cJSON_Delete(ids);
+            ids = NULL;
         }
     } else {
         struct run_select sel = {.benchmark = benchmark, .since = since, .until = until};
@@ -506,7 +514,12 @@ void api_baselines_list(struct http_request *req, struct http_reply *rep)
         return;
     }
     out = cJSON_CreateObject();
-    cJSON_AddItemToObject(out, "baselines", list);
+    if (out == NULL || !cJSON_AddItemToObject(out, "baselines", list)) {
+        cJSON_Delete(out);
+        cJSON_Delete(list);
+        reply_error(rep, 500, "internal", "", "out of memory listing the baselines");
+        return;
+    }
     reply_json(rep, 200, out);
 }
 

@@ -10,6 +10,7 @@
 #include "auth.h"
 #include "dynbuf.h"
 #include "hash.h"
+#include "json_build.h"
 #include "heavy_pool.h"
 #include "log.h"
 #include "ratelimit.h"
@@ -118,20 +119,22 @@ void reply_json(struct http_reply *rep, int status, cJSON *obj)
 void reply_error(struct http_reply *rep, int status, const char *code,
                  const char *field, const char *fmt, ...)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *err = cJSON_AddObjectToObject(root, "error");
+    struct json_build jb = {0};
+    cJSON *root = jb_new_object(&jb);
+    cJSON *err = jb_object(&jb, root, "error");
     char message[512];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(message, sizeof(message), fmt, ap);
     va_end(ap);
-    cJSON_AddStringToObject(err, "code", code);
-    cJSON_AddStringToObject(err, "message", message);
-    if (field && field[0])
-        cJSON_AddStringToObject(err, "field", field);
-    else
-        cJSON_AddNullToObject(err, "field");
+    jb_string(&jb, err, "code", code);
+    jb_string(&jb, err, "message", message);
+    jb_string(&jb, err, "field", field && field[0] ? field : NULL);
+    if (jb_failed(&jb)) { /* reply_json answers 500, out of memory */
+        cJSON_Delete(root);
+        root = NULL;
+    }
     reply_json(rep, status, root);
 }
 
