@@ -9,6 +9,7 @@
 #include "card_state.h"
 #include "expect.h"
 #include "fleet.h"
+#include "json_build.h"
 #include "json_items.h"
 #include "store.h"
 #include "store_alerts.h"
@@ -103,8 +104,8 @@ done:
  * -1 out of memory. */
 static int append_all(cJSON *to, cJSON *from)
 {
-    while (cJSON_GetArraySize(from) > 0) {
-        cJSON *f = cJSON_DetachItemFromArray(from, 0);
+    while (from != NULL && from->child != NULL) { /* not GetArraySize: it walks the list */
+        cJSON *f = cJSON_DetachItemViaPointer(from, from->child);
 
         if (!cJSON_AddItemToArray(to, f)) {
             cJSON_Delete(f);
@@ -245,6 +246,7 @@ static const cJSON *find_card(const cJSON *list, const char *uuid)
 static int known_cards(struct store *s, const cJSON *own, cJSON **all)
 {
     const char *host = cJSON_GetStringValue(cJSON_GetObjectItem(own, "host"));
+    struct json_build jb = {0};
     cJSON *stored = NULL, *c;
     const cJSON *d;
     int rc;
@@ -258,23 +260,30 @@ static int known_cards(struct store *s, const cJSON *own, cJSON **all)
     }
     cJSON_ArrayForEach(d, cJSON_GetObjectItem(own, "devices")) {
         const char *uuid = cJSON_GetStringValue(cJSON_GetObjectItem(d, "uuid"));
-        if (uuid == NULL || find_card(*all, uuid))
+        if (uuid == NULL || find_card(*all, uuid) || jb_failed(&jb))
             continue;
-        c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "uuid", uuid);
-        cJSON_AddStringToObject(c, "host", host ? host : "");
-        cJSON_AddItemToObject(c, "index", cJSON_Duplicate(cJSON_GetObjectItem(d, "index"), 1));
-        cJSON_AddItemToObject(c, "name", cJSON_Duplicate(cJSON_GetObjectItem(d, "name"), 1));
-        cJSON_AddItemToArray(*all, c);
+        c = jb_new_object(&jb);
+        jb_push(&jb, *all, c); /* *all's now, or deleted */
+        jb_string(&jb, c, "uuid", uuid);
+        jb_string(&jb, c, "host", host ? host : "");
+        jb_copy(&jb, c, d, "index");
+        jb_copy(&jb, c, d, "name");
     }
-    while (cJSON_GetArraySize(stored) > 0) {
-        c = cJSON_DetachItemFromArray(stored, 0);
+    /* from the head, each detached in turn (no count of what is left:
+     * cJSON_GetArraySize walks the list) */
+    while (stored != NULL && stored->child != NULL) {
+        c = cJSON_DetachItemViaPointer(stored, stored->child);
         if (find_card(*all, cJSON_GetStringValue(cJSON_GetObjectItem(c, "uuid"))))
             cJSON_Delete(c);
         else
-            cJSON_AddItemToArray(*all, c);
+            jb_push(&jb, *all, c);
     }
     cJSON_Delete(stored);
+    if (jb_failed(&jb)) {
+        cJSON_Delete(*all);
+        *all = NULL;
+        return STORE_ERROR;
+    }
     return STORE_OK;
 }
 
@@ -330,58 +339,60 @@ int cards_list(struct store *s, const cJSON *own, int64_t max_age_ms, cJSON **ca
 static int add_checks(struct store *s, cJSON *card, const cJSON *health)
 {
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(card, "name"));
-    cJSON *model = NULL, *checks = cJSON_AddArrayToObject(card, "checks");
-    cJSON *runs = cJSON_AddArrayToObject(card, "runs");
+    struct json_build jb = {0};
+    cJSON *model = NULL, *checks = jb_array(&jb, card, "checks");
+    cJSON *runs = jb_array(&jb, card, "runs");
     const cJSON *run, *c;
     int rc = STORE_OK;
 
-    if (checks == NULL || runs == NULL)
+    if (jb_failed(&jb))
         return STORE_ERROR;
     if (name && (rc = store_model_checks(s, name, &model)) != STORE_OK)
         return rc;
     cJSON_ArrayForEach(run, health) {
         const char *bench = cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"));
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddItemToArray(runs, r);
-        cJSON_AddItemToObject(r, "id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 0));
-        cJSON_AddItemToObject(r, "benchmark",
-                              cJSON_Duplicate(cJSON_GetObjectItem(run, "benchmark"), 0));
-        cJSON_AddItemToObject(r, "finished_at",
-                              cJSON_Duplicate(cJSON_GetObjectItem(run, "finished_at"), 0));
+        const cJSON *id = cJSON_GetObjectItem(run, "id");
+        cJSON *r = jb_new_object(&jb);
+
+        jb_push(&jb, runs, r); /* runs' now, or deleted */
+        jb_copy(&jb, r, run, "id");
+        jb_copy(&jb, r, run, "benchmark");
+        jb_copy(&jb, r, run, "finished_at");
         cJSON_ArrayForEach(c, cJSON_GetObjectItem(run, "checks")) {
-            cJSON *one = cJSON_Duplicate(c, 1), *learned;
+            cJSON *one, *learned;
             double median;
             int n;
-            if (one == NULL || !cJSON_AddItemToArray(checks, one)) {
-                cJSON_Delete(one);
-                rc = STORE_ERROR;
+
+            if (jb_failed(&jb))
                 break;
-            }
-            cJSON_AddStringToObject(one, "benchmark", bench ? bench : "");
-            cJSON_AddItemToObject(one, "run_id",
-                                  cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 0));
+            one = cJSON_Duplicate(c, 1);
+            jb_push(&jb, checks, one); /* checks' now, or deleted */
+            jb_string(&jb, one, "benchmark", bench ? bench : "");
+            if (id != NULL)
+                jb_item(&jb, one, "run_id", cJSON_Duplicate(id, 0));
             if (card_learned(model, bench, cJSON_GetStringValue(cJSON_GetObjectItem(c, "row")),
-                             FLEET_MIN_CARDS, &median, &n) &&
-                (learned = cJSON_AddObjectToObject(one, "learned")) != NULL) {
-                cJSON_AddNumberToObject(learned, "value", median);
-                cJSON_AddNumberToObject(learned, "n_cards", n);
+                             FLEET_MIN_CARDS, &median, &n)) {
+                learned = jb_object(&jb, one, "learned");
+                jb_number_or_null(&jb, learned, "value", median);
+                jb_number(&jb, learned, "n_cards", n);
             } else {
-                cJSON_AddNullToObject(one, "learned");
+                jb_null(&jb, one, "learned");
             }
         }
     }
     cJSON_Delete(model);
-    return rc;
+    return jb_failed(&jb) ? STORE_ERROR : rc;
 }
 
 /* Its open alerts, of every kind. */
 static int add_alerts(struct store *s, cJSON *card, const char *uuid)
 {
-    cJSON *open = NULL, *mine = cJSON_AddArrayToObject(card, "alerts");
+    struct json_build jb = {0};
+    cJSON *open = NULL, *mine = jb_array(&jb, card, "alerts");
     const cJSON **items;
     int rc, n;
 
-    if (mine == NULL)
+    if (jb_failed(&jb))
         return STORE_ERROR;
     if ((rc = store_alerts_list(s, 1, CARD_ALERTS_READ, &open)) != STORE_OK)
         return rc;
@@ -395,11 +406,11 @@ static int add_alerts(struct store *s, cJSON *card, const char *uuid)
         const char *u = cJSON_GetStringValue(
             cJSON_GetObjectItem(cJSON_GetObjectItem(items[i], "card"), "device_uuid"));
         if (u && strcmp(u, uuid) == 0)
-            cJSON_AddItemToArray(mine, cJSON_DetachItemViaPointer(open, (cJSON *)items[i]));
+            jb_push(&jb, mine, cJSON_DetachItemViaPointer(open, (cJSON *)items[i]));
     }
     free(items);
     cJSON_Delete(open);
-    return STORE_OK;
+    return jb_failed(&jb) ? STORE_ERROR : STORE_OK;
 }
 
 /* What its node reports through the peers, each with the peer it came

@@ -156,7 +156,7 @@ int peers_state_known(const char *state);
 
 /* {"peers": [...], "counts": {state: n}, "total", "peers_file"}, the peers
  * in URL order, as api/openapi.json says.  A NEW object the caller
- * deletes.  p may be NULL (no peers); f may be NULL (all of them). */
+ * deletes, or NULL when memory ran out.  p may be NULL (no peers); f may be NULL (all of them). */
 cJSON *peers_describe(struct peers *p, const struct peers_filter *f);
 
 /* Prometheus lines for the peers, appended to b; a refused line marks b

@@ -5,6 +5,7 @@
  * puller keeps in memory, so answering for a thousand peers costs no
  * query; nothing but copying is done under the lock.
  */
+#include "json_build.h"
 #include "peers_internal.h"
 #include "timeutil.h"
 
@@ -35,12 +36,9 @@ int peers_state_known(const char *state)
     return 0;
 }
 
-static void add_text_or_null(cJSON *obj, const char *name, const char *v)
+static void add_text_or_null(struct json_build *jb, cJSON *obj, const char *name, const char *v)
 {
-    if (v && v[0])
-        cJSON_AddStringToObject(obj, name, v);
-    else
-        cJSON_AddNullToObject(obj, name);
+    jb_string(jb, obj, name, v && v[0] ? v : NULL);
 }
 
 /* Whether peer (under the lock) passes f. */
@@ -67,75 +65,75 @@ static int peer_matches(const struct peer *peer, const struct peers_filter *f)
     return 1;
 }
 
-/* One peer's entry (under the lock).  NULL when memory ran out. */
-static cJSON *describe_peer(const struct peer *peer)
+/* One peer's entry (under the lock); a failure sticks in jb (the entry
+ * is then partial, for jb_push to drop). */
+static cJSON *describe_peer(struct json_build *jb, const struct peer *peer)
 {
-    cJSON *o = cJSON_CreateObject(), *s, *newest, *f;
+    cJSON *o = jb_new_object(jb), *s, *newest, *f;
     enum peer_state state = peer_state(peer);
     char at[32];
 
-    if (o == NULL)
-        return NULL;
-    cJSON_AddStringToObject(o, "url", peer->url);
-    cJSON_AddStringToObject(o, "source", peer->from_flag ? "flag" : "file");
-    cJSON_AddItemToObject(o, "labels", cJSON_Duplicate(peer->labels, 1));
-    cJSON_AddStringToObject(o, "state", peers_state_names[state]);
-    cJSON_AddNumberToObject(o, "cursor", (double)peer->row.cursor);
-    cJSON_AddNumberToObject(o, "runs_pulled", (double)peer->row.runs_pulled);
-    if ((s = cJSON_AddObjectToObject(o, "skipped")) != NULL) {
-        cJSON_AddNumberToObject(s, "count", (double)peer->row.skipped);
-        add_text_or_null(s, "last_reason", peer->row.skipped_reason);
+    jb_string(jb, o, "url", peer->url);
+    jb_string(jb, o, "source", peer->from_flag ? "flag" : "file");
+    jb_item(jb, o, "labels", cJSON_Duplicate(peer->labels, 1));
+    jb_string(jb, o, "state", peers_state_names[state]);
+    jb_number(jb, o, "cursor", (double)peer->row.cursor);
+    jb_number(jb, o, "runs_pulled", (double)peer->row.runs_pulled);
+    if ((s = jb_object(jb, o, "skipped")) != NULL) {
+        jb_number(jb, s, "count", (double)peer->row.skipped);
+        add_text_or_null(jb, s, "last_reason", peer->row.skipped_reason);
     }
-    if ((s = cJSON_AddObjectToObject(o, "conflicts")) != NULL) {
-        cJSON_AddNumberToObject(s, "count", (double)peer->row.conflicts);
-        add_text_or_null(s, "last_reason", peer->conflict_reason);
+    if ((s = jb_object(jb, o, "conflicts")) != NULL) {
+        jb_number(jb, s, "count", (double)peer->row.conflicts);
+        add_text_or_null(jb, s, "last_reason", peer->conflict_reason);
     }
-    add_text_or_null(o, "last_success_at", peer->row.last_success_at);
-    add_text_or_null(o, "last_error", peer->row.last_error);
-    add_text_or_null(o, "last_error_at", peer->row.last_error_at);
-    cJSON_AddNumberToObject(o, "failures_in_row", peer->failures_in_row);
+    add_text_or_null(jb, o, "last_success_at", peer->row.last_success_at);
+    add_text_or_null(jb, o, "last_error", peer->row.last_error);
+    add_text_or_null(jb, o, "last_error_at", peer->row.last_error_at);
+    jb_number(jb, o, "failures_in_row", peer->failures_in_row);
     at[0] = '\0';
     if (peer->next_pull_unix_ms != 0) /* 0: a pull in flight */
         time_format_rfc3339(peer->next_pull_unix_ms, at, sizeof(at));
-    add_text_or_null(o, "next_pull_at", at);
+    add_text_or_null(jb, o, "next_pull_at", at);
     /* the newest run held from it, as the store keeps it (so after a
      * restart or a peers-file edit too) */
     if (peer->row.newest_run_id[0] &&
-        (newest = cJSON_AddObjectToObject(o, "newest_run")) != NULL) {
-        cJSON_AddStringToObject(newest, "id", peer->row.newest_run_id);
-        add_text_or_null(newest, "finished_at", peer->row.newest_finished_at);
+        (newest = jb_object(jb, o, "newest_run")) != NULL) {
+        jb_string(jb, newest, "id", peer->row.newest_run_id);
+        add_text_or_null(jb, newest, "finished_at", peer->row.newest_finished_at);
     } else if (!peer->row.newest_run_id[0]) {
-        cJSON_AddNullToObject(o, "newest_run");
+        jb_null(jb, o, "newest_run");
     }
-    if ((f = cJSON_AddObjectToObject(o, "card_faults")) != NULL) {
-        cJSON_AddBoolToObject(f, "route", !peer->faults_missing);
-        add_text_or_null(f, "fetched_at", peer->faults_at);
-        add_text_or_null(f, "error", peer->faults_error);
+    if ((f = jb_object(jb, o, "card_faults")) != NULL) {
+        jb_bool(jb, f, "route", !peer->faults_missing);
+        add_text_or_null(jb, f, "fetched_at", peer->faults_at);
+        add_text_or_null(jb, f, "error", peer->faults_error);
     }
     return o;
 }
 
-static void add_peers_file(cJSON *root, const struct peers *p)
+static void add_peers_file(struct json_build *jb, cJSON *root, const struct peers *p)
 {
     cJSON *f;
 
     if (p == NULL || p->file_path == NULL) {
-        cJSON_AddNullToObject(root, "peers_file");
+        jb_null(jb, root, "peers_file");
         return;
     }
-    if ((f = cJSON_AddObjectToObject(root, "peers_file")) == NULL)
+    if ((f = jb_object(jb, root, "peers_file")) == NULL)
         return;
-    cJSON_AddStringToObject(f, "path", p->file_path);
-    add_text_or_null(f, "loaded_at", p->file_loaded_at);
-    cJSON_AddNumberToObject(f, "targets", p->file_targets);
-    add_text_or_null(f, "error", p->file_error);
+    jb_string(jb, f, "path", p->file_path);
+    add_text_or_null(jb, f, "loaded_at", p->file_loaded_at);
+    jb_number(jb, f, "targets", p->file_targets);
+    add_text_or_null(jb, f, "error", p->file_error);
 }
 
 cJSON *peers_describe(struct peers *p, const struct peers_filter *f)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *list = cJSON_AddArrayToObject(root, "peers");
-    cJSON *counts = cJSON_AddObjectToObject(root, "counts");
+    struct json_build b = {0}, *jb = &b;
+    cJSON *root = jb_new_object(jb);
+    cJSON *list = jb_array(jb, root, "peers");
+    cJSON *counts = jb_object(jb, root, "counts");
     int by_state[PEER_STATES] = {0}, total = 0;
 
     if (p)
@@ -146,15 +144,19 @@ cJSON *peers_describe(struct peers *p, const struct peers_filter *f)
         by_state[peer_state(peer)]++;
         total++;
         if (peer_matches(peer, f))
-            cJSON_AddItemToArray(list, describe_peer(peer));
+            jb_push(jb, list, describe_peer(jb, peer));
     }
-    add_peers_file(root, p);
+    add_peers_file(jb, root, p);
     /* whose runs this daemon may relay, for its own pullers */
-    cJSON_AddItemToObject(root, "subtree", peers_subtree_publish(p));
+    jb_item(jb, root, "subtree", peers_subtree_publish(p));
     if (p)
         pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < PEER_STATES; i++)
-        cJSON_AddNumberToObject(counts, peers_state_names[i], by_state[i]);
-    cJSON_AddNumberToObject(root, "total", total);
+        jb_number(jb, counts, peers_state_names[i], by_state[i]);
+    jb_number(jb, root, "total", total);
+    if (jb_failed(jb)) {
+        cJSON_Delete(root);
+        return NULL;
+    }
     return root;
 }
