@@ -4,6 +4,7 @@
  * from, so that two threads (a runner judging a run, a person acking) can
  * never move one alert twice.  What moves it when is alerts.c's.
  */
+#include "json_build.h"
 #include "store_internal.h"
 #include "store_alerts.h"
 #include "timeutil.h"
@@ -41,44 +42,46 @@ enum {
     A_CLEARED_AT
 };
 
-static void add_real_or_null(cJSON *obj, const char *name, sqlite3_stmt *st, int col)
+static void add_real_or_null(struct json_build *jb, cJSON *obj, const char *name,
+                             sqlite3_stmt *st, int col)
 {
     if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        cJSON_AddNullToObject(obj, name);
+        jb_null(jb, obj, name);
     else
-        cJSON_AddNumberToObject(obj, name, sqlite3_column_double(st, col));
+        jb_number_or_null(jb, obj, name, sqlite3_column_double(st, col));
 }
 
 /* An alert from a row selected with ALERT_COLUMNS: NEW, or NULL. */
 static cJSON *alert_from_row(sqlite3_stmt *st)
 {
-    cJSON *a = cJSON_CreateObject(), *card, *runs, *row;
+    struct json_build jb = {0};
+    cJSON *a = jb_new_object(&jb), *card, *runs;
 
-    if (a == NULL || (row = store_json_column(st, A_ROW_KEY)) == NULL) {
+    jb_number(&jb, a, "id", (double)sqlite3_column_int64(st, A_ID));
+    jb_string(&jb, a, "kind", store_col_text(st, A_KIND));
+    jb_string(&jb, a, "state", store_col_text(st, A_STATE));
+    card = jb_object(&jb, a, "card");
+    jb_string(&jb, card, "host", store_col_text(st, A_HOST));
+    jb_string(&jb, card, "device_uuid", store_col_text(st, A_DEVICE_UUID));
+    jb_string(&jb, card, "device_name", store_col_text(st, A_DEVICE_NAME));
+    jb_string(&jb, a, "benchmark", store_col_text(st, A_BENCHMARK)); /* card_event: none */
+    jb_item(&jb, a, "row", jb_failed(&jb) ? NULL : store_json_column(st, A_ROW_KEY));
+    jb_string(&jb, a, "verdict", store_col_text(st, A_VERDICT));
+    add_real_or_null(&jb, a, "shift", st, A_SHIFT);
+    add_real_or_null(&jb, a, "z", st, A_Z);
+    runs = jb_object(&jb, a, "runs");
+    jb_string(&jb, runs, "detected", store_col_text(st, A_RUN_ID));
+    jb_string(&jb, runs, "confirmed", store_col_text(st, A_CONFIRM_RUN_ID));
+    jb_string(&jb, runs, "cleared", store_col_text(st, A_CLEAR_RUN_ID));
+    jb_string(&jb, a, "reason", store_col_text(st, A_REASON));
+    jb_string(&jb, a, "detected_at", store_col_text(st, A_DETECTED_AT));
+    jb_string(&jb, a, "confirmed_at", store_col_text(st, A_CONFIRMED_AT));
+    jb_string(&jb, a, "acknowledged_at", store_col_text(st, A_ACKNOWLEDGED_AT));
+    jb_string(&jb, a, "cleared_at", store_col_text(st, A_CLEARED_AT));
+    if (jb_failed(&jb)) {
         cJSON_Delete(a);
         return NULL;
     }
-    cJSON_AddNumberToObject(a, "id", (double)sqlite3_column_int64(st, A_ID));
-    cJSON_AddStringToObject(a, "kind", store_col_text(st, A_KIND));
-    cJSON_AddStringToObject(a, "state", store_col_text(st, A_STATE));
-    card = cJSON_AddObjectToObject(a, "card");
-    cJSON_AddStringToObject(card, "host", store_col_text(st, A_HOST));
-    cJSON_AddStringToObject(card, "device_uuid", store_col_text(st, A_DEVICE_UUID));
-    store_add_text_or_null(card, "device_name", store_col_text(st, A_DEVICE_NAME));
-    store_add_text_or_null(a, "benchmark", store_col_text(st, A_BENCHMARK)); /* card_event: none */
-    cJSON_AddItemToObject(a, "row", row);
-    cJSON_AddStringToObject(a, "verdict", store_col_text(st, A_VERDICT));
-    add_real_or_null(a, "shift", st, A_SHIFT);
-    add_real_or_null(a, "z", st, A_Z);
-    runs = cJSON_AddObjectToObject(a, "runs");
-    store_add_text_or_null(runs, "detected", store_col_text(st, A_RUN_ID));
-    store_add_text_or_null(runs, "confirmed", store_col_text(st, A_CONFIRM_RUN_ID));
-    store_add_text_or_null(runs, "cleared", store_col_text(st, A_CLEAR_RUN_ID));
-    store_add_text_or_null(a, "reason", store_col_text(st, A_REASON));
-    store_add_text_or_null(a, "detected_at", store_col_text(st, A_DETECTED_AT));
-    store_add_text_or_null(a, "confirmed_at", store_col_text(st, A_CONFIRMED_AT));
-    store_add_text_or_null(a, "acknowledged_at", store_col_text(st, A_ACKNOWLEDGED_AT));
-    store_add_text_or_null(a, "cleared_at", store_col_text(st, A_CLEARED_AT));
     return a;
 }
 
@@ -94,9 +97,10 @@ static int alerts_of_rows(struct store_query *q, cJSON **out)
         goto done;
     while ((step = store_query_step(q)) == STORE_STEP_ROW) {
         cJSON *a = alert_from_row(q->st);
-        if (a == NULL)
+        if (a == NULL || !cJSON_AddItemToArray(list, a)) {
+            cJSON_Delete(a);
             goto done;
-        cJSON_AddItemToArray(list, a);
+        }
     }
     if (step != STORE_STEP_DONE)
         goto done;
@@ -310,23 +314,21 @@ static int select_objects(struct conn *c, const char *sql, const char *const nam
     if (list == NULL || store_query_prepare(&q, sql) != STORE_OK)
         goto done;
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
-        cJSON *one = cJSON_CreateObject();
-        if (one == NULL || !cJSON_AddItemToArray(list, one)) {
-            cJSON_Delete(one);
-            goto done;
-        }
-        for (int i = 0; names[i]; i++) {
-            cJSON *v = i == json_col ? store_json_column(q.st, i) : NULL;
-            if (i == json_col && v == NULL)
-                goto done;
-            if (v)
-                cJSON_AddItemToObject(one, names[i], v);
+        struct json_build jb = {0};
+        cJSON *one = jb_new_object(&jb);
+
+        jb_push(&jb, list, one); /* list's now, or deleted */
+        for (int i = 0; names[i] && !jb_failed(&jb); i++) {
+            if (i == json_col)
+                jb_item(&jb, one, names[i], store_json_column(q.st, i));
             else if (sqlite3_column_type(q.st, i) == SQLITE_INTEGER ||
                      sqlite3_column_type(q.st, i) == SQLITE_FLOAT)
-                cJSON_AddNumberToObject(one, names[i], sqlite3_column_double(q.st, i));
+                jb_number_or_null(&jb, one, names[i], sqlite3_column_double(q.st, i));
             else
-                store_add_text_or_null(one, names[i], store_col_text(q.st, i));
+                jb_string(&jb, one, names[i], store_col_text(q.st, i));
         }
+        if (jb_failed(&jb))
+            goto done;
     }
     if (step != STORE_STEP_DONE)
         goto done;

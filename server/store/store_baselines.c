@@ -4,6 +4,7 @@
  * (migrations/0006_baselines.sql).  See store_verdicts.h and
  * store_baselines.h.
  */
+#include "json_build.h"
 #include "store_internal.h"
 #include "store_baselines.h"
 #include "store_verdicts.h"
@@ -99,11 +100,12 @@ static int select_prepare(struct store_query *q, enum select_kind kind,
 /* The ids of q's rows (column 0) into list; STORE_OK or STORE_ERROR. */
 static int ids_of_rows(struct store_query *q, cJSON *list)
 {
-    int step;
+    struct json_build jb = {0};
+    int step = STORE_STEP_DONE;
 
-    while ((step = store_query_step(q)) == STORE_STEP_ROW)
-        cJSON_AddItemToArray(list, cJSON_CreateString(store_col_text(q->st, 0)));
-    return step == STORE_STEP_DONE ? STORE_OK : STORE_ERROR;
+    while (!jb_failed(&jb) && (step = store_query_step(q)) == STORE_STEP_ROW)
+        jb_push(&jb, list, cJSON_CreateString(store_col_text(q->st, 0)));
+    return !jb_failed(&jb) && step == STORE_STEP_DONE ? STORE_OK : STORE_ERROR;
 }
 
 int store_select_runs(struct store *s, const struct run_select *sel, cJSON **ids)
@@ -302,15 +304,20 @@ int store_baseline_insert(struct store *s, const char *name, const char *spec_js
     return store_query_end(&q, rc);
 }
 
-/* A baseline from a row (name, created_at, spec, runs): NEW. */
+/* A baseline from a row (name, created_at, spec, runs): NEW, or NULL. */
 static cJSON *baseline_from_row(sqlite3_stmt *st)
 {
-    cJSON *b = cJSON_CreateObject();
+    struct json_build jb = {0};
+    cJSON *b = jb_new_object(&jb);
 
-    cJSON_AddStringToObject(b, "name", store_col_text(st, 0));
-    cJSON_AddStringToObject(b, "created_at", store_col_text(st, 1));
-    cJSON_AddItemToObject(b, "spec", store_json_column(st, 2));
-    cJSON_AddItemToObject(b, "runs", store_json_column(st, 3));
+    jb_string(&jb, b, "name", store_col_text(st, 0));
+    jb_string(&jb, b, "created_at", store_col_text(st, 1));
+    jb_item(&jb, b, "spec", jb_failed(&jb) ? NULL : store_json_column(st, 2));
+    jb_item(&jb, b, "runs", jb_failed(&jb) ? NULL : store_json_column(st, 3));
+    if (jb_failed(&jb)) {
+        cJSON_Delete(b);
+        return NULL;
+    }
     return b;
 }
 
@@ -329,11 +336,18 @@ int store_baseline_get(struct store *s, const char *name, cJSON **out)
     if (name)
         store_bind_text(&q, 1, name);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        cJSON *b = baseline_from_row(q.st);
+
+        if (b == NULL)
+            goto done; /* not "not found": it could not be read */
         if (name) {
-            *out = baseline_from_row(q.st);
+            *out = b;
             break;
         }
-        cJSON_AddItemToArray(list, baseline_from_row(q.st));
+        if (!cJSON_AddItemToArray(list, b)) {
+            cJSON_Delete(b);
+            goto done;
+        }
     }
     if (step != STORE_STEP_ROW && step != STORE_STEP_DONE)
         goto done;

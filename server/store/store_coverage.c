@@ -7,6 +7,7 @@
  * whatever params it ran with.
  */
 #include "store_coverage.h"
+#include "json_build.h"
 #include "store_internal.h"
 
 /* The columns of the query, in order. */
@@ -65,32 +66,30 @@ int store_coverage_cells(struct store *s, const char *host, cJSON **out)
         store_bind_text(&q, 1, host);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         sqlite3_stmt *st = q.st;
-        cJSON *cell = cJSON_CreateObject();
+        struct json_build jb = {0};
+        cJSON *cell = jb_new_object(&jb);
 
-        if (cell == NULL || !cJSON_AddItemToArray(cells, cell))
-            goto done;
-        store_add_text_or_null(cell, "host", store_col_text(st, COV_HOST));
-        store_add_text_or_null(cell, "uuid", store_col_text(st, COV_UUID));
+        jb_push(&jb, cells, cell); /* cells' now, or deleted */
+        jb_string(&jb, cell, "host", store_col_text(st, COV_HOST));
+        jb_string(&jb, cell, "uuid", store_col_text(st, COV_UUID));
         if (sqlite3_column_type(st, COV_INDEX) == SQLITE_NULL)
-            cJSON_AddNullToObject(cell, "index");
+            jb_null(&jb, cell, "index");
         else
-            cJSON_AddNumberToObject(cell, "index", (double)sqlite3_column_int64(st, COV_INDEX));
-        store_add_text_or_null(cell, "name", store_col_text(st, COV_NAME));
-        store_add_text_or_null(cell, "benchmark", store_col_text(st, COV_BENCHMARK));
-        store_add_text_or_null(cell, "run_id", store_col_text(st, COV_RUN));
+            jb_number(&jb, cell, "index", (double)sqlite3_column_int64(st, COV_INDEX));
+        jb_string(&jb, cell, "name", store_col_text(st, COV_NAME));
+        jb_string(&jb, cell, "benchmark", store_col_text(st, COV_BENCHMARK));
+        jb_string(&jb, cell, "run_id", store_col_text(st, COV_RUN));
         if (sqlite3_column_type(st, COV_AT) == SQLITE_NULL)
-            cJSON_AddNullToObject(cell, "at_ms");
+            jb_null(&jb, cell, "at_ms");
         else
-            cJSON_AddNumberToObject(cell, "at_ms", (double)sqlite3_column_int64(st, COV_AT));
+            jb_number(&jb, cell, "at_ms", (double)sqlite3_column_int64(st, COV_AT));
         if (sqlite3_column_type(st, COV_FAILED) == SQLITE_NULL)
-            cJSON_AddNullToObject(cell, "checks_failed");
+            jb_null(&jb, cell, "checks_failed");
         else
-            cJSON_AddNumberToObject(cell, "checks_failed",
-                                    (double)sqlite3_column_int64(st, COV_FAILED));
-        store_add_text_or_null(cell, "invalid", store_col_text(st, COV_INVALID));
-        if (cJSON_GetObjectItem(cell, "at_ms") == NULL ||
-            cJSON_GetObjectItem(cell, "checks_failed") == NULL ||
-            !cJSON_AddItemToObject(cell, "checks", store_json_column(st, COV_CHECKS)))
+            jb_number(&jb, cell, "checks_failed", (double)sqlite3_column_int64(st, COV_FAILED));
+        jb_string(&jb, cell, "invalid", store_col_text(st, COV_INVALID));
+        jb_item(&jb, cell, "checks", jb_failed(&jb) ? NULL : store_json_column(st, COV_CHECKS));
+        if (jb_failed(&jb))
             goto done; /* out of memory: a cell without its time reads as never */
     }
     if (step != STORE_STEP_DONE)

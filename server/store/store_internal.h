@@ -297,7 +297,6 @@ struct conn *store_reader(struct store *s);
  * whose JSON columns do not hold JSON is served whole but marked damaged
  * (store_mark_damaged). */
 const char *store_col_text(sqlite3_stmt *st, int col);
-void store_add_text_or_null(cJSON *obj, const char *name, const char *v);
 cJSON *store_json_column(sqlite3_stmt *st, int col);
 /* A JSON column as a raw item (printed verbatim, not parsed): only for
  * columns this store wrote as JSON, and only for answers that print them. */

@@ -28,14 +28,6 @@ const char *store_col_text(sqlite3_stmt *st, int col)
     return (const char *)sqlite3_column_text(st, col);
 }
 
-void store_add_text_or_null(cJSON *obj, const char *name, const char *v)
-{
-    if (v)
-        cJSON_AddStringToObject(obj, name, v);
-    else
-        cJSON_AddNullToObject(obj, name);
-}
-
 /* 1 when a column that holds a value could not be read: SQLite answers
  * NULL for it (out of memory, or a damaged page it had to follow), which
  * must not pass for a NULL that was stored. */

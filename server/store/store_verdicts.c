@@ -12,6 +12,7 @@
  * them (store_verdict_run_from_row): their results' rows and the few fields
  * of the key, never the meta (2 kB of JSON a run, read by nothing here).
  */
+#include "json_build.h"
 #include "store_internal.h"
 #include "store_verdicts.h"
 
@@ -34,40 +35,33 @@ static cJSON *run_fields(sqlite3_stmt *st)
 {
     static const char *const texts[] = {"id", "benchmark", NULL, NULL, "status", "created_at",
                                         "confirms"};
-    cJSON *run = cJSON_CreateObject(), *params, *validity;
+    struct json_build jb = {0};
+    cJSON *run = jb_new_object(&jb), *validity;
 
-    if (run == NULL)
-        return NULL;
     for (int i = 0; i < 7; i++)
         if (texts[i])
-            store_add_text_or_null(run, texts[i], store_col_text(st, i));
-    params = store_raw_column(st, 2);
-    if (params == NULL || !cJSON_AddItemToObject(run, "params", params)) {
-        cJSON_Delete(params);
-        goto fail;
-    }
-    store_add_text_or_null(cJSON_AddObjectToObject(run, "device"), "name", store_col_text(st, 3));
+            jb_string(&jb, run, texts[i], store_col_text(st, i));
+    jb_item(&jb, run, "params", jb_failed(&jb) ? NULL : store_raw_column(st, 2));
+    jb_string(&jb, jb_object(&jb, run, "device"), "name", store_col_text(st, 3));
     /* valid: 1, 0 or NULL (not judged), as migrations/0004_validity.sql keeps it */
-    validity = cJSON_AddObjectToObject(run, "validity");
-    if (validity == NULL)
-        goto fail;
+    validity = jb_object(&jb, run, "validity");
     if (sqlite3_column_type(st, 7) == SQLITE_NULL)
-        cJSON_AddNullToObject(validity, "valid");
+        jb_null(&jb, validity, "valid");
     else
-        cJSON_AddBoolToObject(validity, "valid", sqlite3_column_int(st, 7) != 0);
+        jb_bool(&jb, validity, "valid", sqlite3_column_int(st, 7) != 0);
     /* The key's method, and the build that stands for it where it is
      * unknown (compare_key_value). */
     if (sqlite3_column_type(st, 8) == SQLITE_NULL)
-        cJSON_AddNullToObject(run, "method");
+        jb_null(&jb, run, "method");
     else
-        cJSON_AddNumberToObject(run, "method", (double)sqlite3_column_int64(st, 8));
-    store_add_text_or_null(cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "meta"), "build"),
-                           "git_commit", store_col_text(st, 9));
+        jb_number(&jb, run, "method", (double)sqlite3_column_int64(st, 8));
+    jb_string(&jb, jb_object(&jb, jb_object(&jb, run, "meta"), "build"), "git_commit",
+              store_col_text(st, 9));
+    if (jb_failed(&jb)) {
+        cJSON_Delete(run);
+        return NULL;
+    }
     return run;
-
-fail:
-    cJSON_Delete(run);
-    return NULL;
 }
 
 /* The results' rows (column col) and summary (col + 1) as run's
@@ -217,15 +211,16 @@ int store_fleet_peers(struct store *s, const char *id, cJSON **peers)
     store_bind_text(&q, 1, id);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         sqlite3_stmt *st = q.st;
-        cJSON *p = cJSON_CreateObject(), *rows;
-        if (p == NULL || !cJSON_AddItemToArray(out, p))
+        struct json_build jb = {0};
+        cJSON *p = jb_new_object(&jb);
+
+        jb_push(&jb, out, p); /* out's now, or deleted */
+        jb_string(&jb, p, "host", store_col_text(st, 0));
+        jb_string(&jb, p, "device_uuid", store_col_text(st, 1));
+        jb_string(&jb, p, "run_id", store_col_text(st, 2));
+        jb_item(&jb, p, "rows", jb_failed(&jb) ? NULL : store_json_column(st, 3));
+        if (jb_failed(&jb))
             goto done;
-        cJSON_AddStringToObject(p, "host", store_col_text(st, 0));
-        cJSON_AddStringToObject(p, "device_uuid", store_col_text(st, 1));
-        cJSON_AddStringToObject(p, "run_id", store_col_text(st, 2));
-        if ((rows = store_json_column(st, 3)) == NULL)
-            goto done;
-        cJSON_AddItemToObject(p, "rows", rows);
     }
     if (step != STORE_STEP_DONE)
         goto done;
@@ -270,28 +265,26 @@ int store_fleet_cards(struct store *s, const char *benchmark, cJSON **cards)
         store_bind_text(&q, 1, benchmark);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
         sqlite3_stmt *st = q.st;
-        cJSON *card = cJSON_CreateObject(), *params, *rows;
-        if (card == NULL || !cJSON_AddItemToArray(out, card))
-            goto done;
+        struct json_build jb = {0};
+        cJSON *card = jb_new_object(&jb);
+
+        jb_push(&jb, out, card); /* out's now, or deleted */
         for (int i = 0; i < 7; i++)
             if (names[i])
-                store_add_text_or_null(card, names[i], store_col_text(st, i));
-        params = store_json_column(st, 3);
-        if (params == NULL || (rows = store_json_column(st, 7)) == NULL) {
-            cJSON_Delete(params);
-            goto done;
-        }
-        cJSON_AddItemToObject(card, "params", params);
-        cJSON_AddItemToObject(card, "rows", rows);
+                jb_string(&jb, card, names[i], store_col_text(st, i));
+        jb_item(&jb, card, "params", jb_failed(&jb) ? NULL : store_json_column(st, 3));
+        jb_item(&jb, card, "rows", jb_failed(&jb) ? NULL : store_json_column(st, 7));
         /* its method, and the build that stands for an unknown one */
         if (sqlite3_column_type(st, 8) == SQLITE_NULL)
-            cJSON_AddNullToObject(card, "method");
+            jb_null(&jb, card, "method");
         else
-            cJSON_AddNumberToObject(card, "method", (double)sqlite3_column_int64(st, 8));
-        store_add_text_or_null(card, "build", store_col_text(st, 9));
+            jb_number(&jb, card, "method", (double)sqlite3_column_int64(st, 8));
+        jb_string(&jb, card, "build", store_col_text(st, 9));
         /* measured here (no origin), or held from a peer or an import */
-        cJSON_AddBoolToObject(card, "own", sqlite3_column_int(st, 10));
-        store_add_text_or_null(card, "label", store_col_text(st, 11));
+        jb_bool(&jb, card, "own", sqlite3_column_int(st, 10));
+        jb_string(&jb, card, "label", store_col_text(st, 11));
+        if (jb_failed(&jb))
+            goto done;
     }
     if (step != STORE_STEP_DONE)
         goto done;
