@@ -7,6 +7,7 @@
  * the worker's samples and its progress.message (why it waits).
  */
 #include "cli.h"
+#include "json_build.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +19,14 @@
 #define WAIT_TTY "0.5"  /* seconds a poll may wait: the bar moves twice a second */
 #define WAIT_PLAIN "10" /* without a bar nothing is drawn in between */
 
-/* "1,2,32" as a NEW array of whole numbers; NULL said on stderr. */
-static cJSON *parse_strides(const char *text)
+/* "1,2,32" as a NEW array of whole numbers; NULL said on stderr, or
+ * (out of memory) failed in jb. */
+static cJSON *parse_strides(struct json_build *jb, const char *text)
 {
-    cJSON *arr = cJSON_CreateArray();
+    cJSON *arr = jb_new_array(jb);
     const char *p = text;
 
-    while (arr && *p) {
+    while (arr && *p && !jb_failed(jb)) {
         char *end;
         long v = strtol(p, &end, 10);
         if (end == p || (*end != ',' && *end != '\0')) {
@@ -34,7 +36,7 @@ static cJSON *parse_strides(const char *text)
             cJSON_Delete(arr);
             return NULL;
         }
-        cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)v));
+        jb_push(jb, arr, cJSON_CreateNumber((double)v));
         p = *end ? end + 1 : end;
     }
     return arr;
@@ -43,16 +45,15 @@ static cJSON *parse_strides(const char *text)
 /* The request body of the options, a NEW object; NULL said. */
 static cJSON *make_request(struct cli *c)
 {
-    cJSON *req = cJSON_CreateObject(), *params = cJSON_CreateObject(), *v;
+    struct json_build jb = {0};
+    cJSON *req = jb_new_object(&jb), *params = jb_new_object(&jb), *v;
     const char *dev = c->opt.device;
 
-    if (req == NULL || params == NULL)
-        goto fail;
-    cJSON_AddStringToObject(req, "benchmark", c->args[0]);
-    if (c->opt.strides) {
-        if ((v = parse_strides(c->opt.strides)) == NULL)
-            goto fail;
-        cJSON_AddItemToObject(params, "strides", v);
+    jb_string(&jb, req, "benchmark", c->args[0]);
+    if (c->opt.strides && !jb_failed(&jb)) {
+        if ((v = parse_strides(&jb, c->opt.strides)) == NULL && !jb_failed(&jb))
+            goto fail; /* said */
+        jb_item(&jb, params, "strides", v);
     }
     for (int i = 0; i < c->opt.param_count; i++) {
         const char *eq = strchr(c->opt.params[i], '=');
@@ -62,17 +63,19 @@ static cJSON *make_request(struct cli *c)
         if ((v = cJSON_Parse(eq + 1)) == NULL)
             v = cJSON_CreateString(eq + 1);
         cJSON_DeleteItemFromObject(params, key);
-        cJSON_AddItemToObject(params, key, v);
+        jb_item(&jb, params, key, v);
     }
-    cJSON_AddItemToObject(req, "params", params);
+    jb_item(&jb, req, "params", params); /* req's now, or deleted */
     params = NULL;
     if (dev && dev[0] && strspn(dev, "0123456789") == strlen(dev))
-        cJSON_AddNumberToObject(req, "device", atof(dev));
+        jb_number(&jb, req, "device", atof(dev));
     else if (dev)
-        cJSON_AddStringToObject(req, "device", dev);
+        jb_string(&jb, req, "device", dev);
     if (c->opt.label)
-        cJSON_AddStringToObject(req, "label", c->opt.label);
-    return req;
+        jb_string(&jb, req, "label", c->opt.label);
+    if (!jb_failed(&jb))
+        return req;
+    fprintf(stderr, "gpubench run: out of memory making the request\n");
 fail:
     cJSON_Delete(params);
     cJSON_Delete(req);

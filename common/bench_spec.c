@@ -4,6 +4,7 @@
  * typed "stides" or a stride of 0 learns exactly what to change.
  */
 #include "bench_spec.h"
+#include "json_build.h"
 #include "json_items.h"
 #include "work_units.h"
 
@@ -1079,51 +1080,49 @@ static int describe_methods(const struct gb_benchmark *b, cJSON *obj)
 
 cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
 {
-    cJSON *obj = cJSON_CreateObject();
-    cJSON *params = cJSON_AddArrayToObject(obj, "params");
+    struct json_build jb = {0};
+    cJSON *obj = jb_new_object(&jb);
+    cJSON *params = jb_array(&jb, obj, "params");
 
-    if (obj == NULL || params == NULL)
-        goto fail;
-    cJSON_AddStringToObject(obj, "name", b->name);
-    cJSON_AddStringToObject(obj, "description", b->description);
-    cJSON_AddItemToObject(obj, "health_params",
-                          b->health_params ? cJSON_Parse(b->health_params) : cJSON_CreateNull());
-    cJSON_AddBoolToObject(obj, "all_devices", b->all_devices != 0);
-    if (describe_methods(b, obj) != 0)
+    jb_string(&jb, obj, "name", b->name);
+    jb_string(&jb, obj, "description", b->description);
+    jb_item(&jb, obj, "health_params",
+            b->health_params ? cJSON_Parse(b->health_params) : cJSON_CreateNull());
+    jb_bool(&jb, obj, "all_devices", b->all_devices != 0);
+    if (jb_failed(&jb) || describe_methods(b, obj) != 0)
         goto fail;
     /* what comparisons across runs give its times per (work_units.h) */
-    if (!cJSON_AddItemToObject(obj, "work_unit", gb_work_unit_describe(b->name)))
-        goto fail;
-    for (const struct gb_param *p = b->params; p->name; p++) {
-        cJSON *d = cJSON_CreateObject();
-        if (d == NULL || !cJSON_AddItemToArray(params, d)) {
-            cJSON_Delete(d);
-            goto fail;
-        }
-        cJSON_AddStringToObject(d, "name", p->name);
-        cJSON_AddStringToObject(d, "type", type_name(p->type));
-        cJSON_AddStringToObject(d, "help", p->help);
-        cJSON_AddBoolToObject(d, "measures", p->measures != 0);
-        cJSON_AddItemToObject(d, "default",
-                              p->default_json ? cJSON_Parse(p->default_json) : cJSON_CreateNull());
+    jb_item(&jb, obj, "work_unit", gb_work_unit_describe(b->name));
+    for (const struct gb_param *p = b->params; p->name && !jb_failed(&jb); p++) {
+        cJSON *d = jb_new_object(&jb);
+
+        jb_push(&jb, params, d); /* params' now, or deleted */
+        jb_string(&jb, d, "name", p->name);
+        jb_string(&jb, d, "type", type_name(p->type));
+        jb_string(&jb, d, "help", p->help);
+        jb_bool(&jb, d, "measures", p->measures != 0);
+        jb_item(&jb, d, "default",
+                p->default_json ? cJSON_Parse(p->default_json) : cJSON_CreateNull());
         if (p->type == GB_PARAM_CHOICE || p->type == GB_PARAM_CHOICE_LIST) {
-            cJSON *c = cJSON_AddArrayToObject(d, "choices");
-            for (const char *const *s = p->choices; c && *s; s++)
-                cJSON_AddItemToArray(c, cJSON_CreateString(*s));
+            cJSON *c = jb_array(&jb, d, "choices");
+            for (const char *const *s = p->choices; *s && !jb_failed(&jb); s++)
+                jb_push(&jb, c, cJSON_CreateString(*s));
         } else {
-            cJSON_AddNumberToObject(d, "min", p->min);
-            cJSON_AddNumberToObject(d, "max", p->max);
+            jb_number(&jb, d, "min", p->min);
+            jb_number(&jb, d, "max", p->max);
         }
         if (p->multiple_of > 0)
-            cJSON_AddNumberToObject(d, "multiple_of", (double)p->multiple_of);
+            jb_number(&jb, d, "multiple_of", (double)p->multiple_of);
         if (p->power_of_two)
-            cJSON_AddBoolToObject(d, "power_of_two", 1);
+            jb_bool(&jb, d, "power_of_two", 1);
         if (p->type == GB_PARAM_INT_LIST || p->type == GB_PARAM_CHOICE_LIST) {
-            cJSON_AddNumberToObject(d, "min_items", p->min_items);
-            cJSON_AddNumberToObject(d, "max_items", p->max_items);
-            cJSON_AddBoolToObject(d, "unique", p->unique != 0);
+            jb_number(&jb, d, "min_items", p->min_items);
+            jb_number(&jb, d, "max_items", p->max_items);
+            jb_bool(&jb, d, "unique", p->unique != 0);
         }
     }
+    if (jb_failed(&jb))
+        goto fail;
     return obj;
 
 fail:
