@@ -3,6 +3,8 @@
  */
 #include "card_events.h"
 
+#include "json_build.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 struct diff {
     struct card_event *out;
     int n, cap;
+    struct json_build jb; /* the events' details: a failure sticks */
 };
 
 static struct card_event *add(struct diff *d, const char *kind, int critical)
@@ -22,7 +25,7 @@ static struct card_event *add(struct diff *d, const char *kind, int critical)
     memset(e, 0, sizeof(*e));
     snprintf(e->kind, sizeof(e->kind), "%s", kind);
     e->critical = critical;
-    e->detail = cJSON_CreateObject();
+    e->detail = jb_new_object(&d->jb);
     if (e->detail == NULL)
         return NULL;
     d->n++;
@@ -58,8 +61,8 @@ static void counter_rose(struct diff *d, const cJSON *prev, const cJSON *cur, co
         return;
     snprintf(e->message, sizeof(e->message), "%s rose by %.0f to %.0f", what, by,
              num(cur, name));
-    cJSON_AddNumberToObject(e->detail, name, num(cur, name));
-    cJSON_AddNumberToObject(e->detail, "rose_by", by);
+    jb_number(&d->jb, e->detail, name, num(cur, name));
+    jb_number(&d->jb, e->detail, "rose_by", by);
 }
 
 /* A state that holds now and did not (or: the first reading). */
@@ -81,7 +84,7 @@ static void xids(struct diff *d, const cJSON *cur, const int *critical, int n_cr
             return;
         snprintf(e->message, sizeof(e->message), "XID %d%s", xid,
                  listed ? " (a critical kind: the card needs attention)" : "");
-        cJSON_AddNumberToObject(e->detail, "xid", xid);
+        jb_number(&d->jb, e->detail, "xid", xid);
     }
 }
 
@@ -94,11 +97,11 @@ static void remaps(struct diff *d, const cJSON *prev, const cJSON *cur, int firs
     if (became(a, b, "pending", first) && (e = add(d, "row_remap_pending", 1)) != NULL) {
         snprintf(e->message, sizeof(e->message),
                  "memory rows wait for a GPU reset to be remapped");
-        cJSON_AddItemToObject(e->detail, "remapped_rows", cJSON_Duplicate(b, 1));
+        jb_item(&d->jb, e->detail, "remapped_rows", cJSON_Duplicate(b, 1));
     }
     if (became(a, b, "failed", first) && (e = add(d, "row_remap_failed", 1)) != NULL) {
         snprintf(e->message, sizeof(e->message), "a memory row could not be remapped");
-        cJSON_AddItemToObject(e->detail, "remapped_rows", cJSON_Duplicate(b, 1));
+        jb_item(&d->jb, e->detail, "remapped_rows", cJSON_Duplicate(b, 1));
     }
     counter_rose(d, a, b, "correctable", "row_remapped", 0, "rows remapped (correctable)");
     counter_rose(d, a, b, "uncorrectable", "row_remapped", 0, "rows remapped (uncorrectable)");
@@ -128,7 +131,7 @@ static void pages(struct diff *d, const cJSON *prev, const cJSON *cur, int first
     if (became(a, b, "pending", first) && (e = add(d, "page_retire_pending", 1)) != NULL) {
         snprintf(e->message, sizeof(e->message),
                  "memory pages wait for a GPU reset to be retired");
-        cJSON_AddItemToObject(e->detail, "retired_pages", cJSON_Duplicate(b, 1));
+        jb_item(&d->jb, e->detail, "retired_pages", cJSON_Duplicate(b, 1));
     }
     counter_rose(d, a, b, "sbe", "page_retired", 0, "pages retired (single-bit errors)");
     counter_rose(d, a, b, "dbe", "page_retired", 0, "pages retired (double-bit errors)");
@@ -158,14 +161,14 @@ static void nvlinks(struct diff *d, const cJSON *prev, const cJSON *cur, int fir
             (first || cJSON_IsTrue(cJSON_GetObjectItem(was, "up"))) &&
             (e = add(d, "nvlink_down", 1)) != NULL) {
             snprintf(e->message, sizeof(e->message), "NVLink %d is down", link);
-            cJSON_AddNumberToObject(e->detail, "link", link);
+            jb_number(&d->jb, e->detail, "link", link);
         }
         for (int c = 0; c < 4; c++) {
             int before = d->n;
             snprintf(what, sizeof(what), "NVLink %d %s errors", link, counters[c]);
             counter_rose(d, was, l, counters[c], "nvlink_errors", 0, what);
             if (d->n > before)
-                cJSON_AddNumberToObject(d->out[d->n - 1].detail, "link", link);
+                jb_number(&d->jb, d->out[d->n - 1].detail, "link", link);
         }
     }
 }
@@ -180,7 +183,7 @@ static void pcie(struct diff *d, const cJSON *prev, const cJSON *cur, int first)
         (e = add(d, "pcie_width_down", 1)) != NULL) {
         snprintf(e->message, sizeof(e->message), "the PCIe link runs at x%.0f of x%.0f", width,
                  max);
-        cJSON_AddItemToObject(e->detail, "pcie", cJSON_Duplicate(b, 1));
+        jb_item(&d->jb, e->detail, "pcie", cJSON_Duplicate(b, 1));
     }
     counter_rose(d, a, b, "replay", "pcie_replay", 0, "PCIe replays");
 }
@@ -188,7 +191,7 @@ static void pcie(struct diff *d, const cJSON *prev, const cJSON *cur, int first)
 int card_events_diff(const cJSON *prev, const cJSON *cur, const int *critical_xids, int n_xids,
                      struct card_event *out, int cap)
 {
-    struct diff d = {out, 0, cap};
+    struct diff d = {out, 0, cap, {0}};
     int first;
 
     if (!cJSON_IsTrue(cJSON_GetObjectItem(cur, "available")))
@@ -202,6 +205,10 @@ int card_events_diff(const cJSON *prev, const cJSON *cur, const int *critical_xi
     pages(&d, prev, cur, first);
     nvlinks(&d, prev, cur, first);
     pcie(&d, prev, cur, first);
+    if (jb_failed(&d.jb)) {
+        card_events_free(out, d.n);
+        return -1;
+    }
     return d.n;
 }
 

@@ -55,7 +55,8 @@ int card_critical_xids_parse(const char *text, int *xids, int cap);
 
 /* The events between prev (NULL: the card's first reading) and cur, at
  * most cap into out.  Returns how many; free them with card_events_free.
- * A reading that is not available gives none. */
+ * A reading that is not available gives none.  -1 (none kept) when
+ * memory ran out: an event must not be stored without its detail. */
 int card_events_diff(const cJSON *prev, const cJSON *cur, const int *critical_xids, int n_xids,
                      struct card_event *out, int cap);
 void card_events_free(struct card_event *events, int n);

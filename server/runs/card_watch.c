@@ -147,6 +147,17 @@ void card_watch_reading(struct card_watch *w, const char *uuid, const char *name
                  uuid);
     n = card_events_diff(prev, reading, w->cfg.critical_xids, w->cfg.n_critical_xids, ev,
                          CARD_EVENTS_MAX);
+    if (n < 0) {
+        cJSON *mine = NULL;
+
+        /* the last reading stays the one before, so that the next one
+         * finds these events again */
+        log_warn("card %s: out of memory comparing its reading: not stored", uuid);
+        swap_last(w, uuid, prev, &mine);
+        cJSON_Delete(mine);
+        n = 0;
+        goto done;
+    }
     n_gone = gone_events(w, uuid, reading, gone, CARD_EVENTS_MAX);
     for (int i = 0; i < n; i++) {
         card_event_subject(&ev[i], subjects[i], sizeof(subjects[i]));

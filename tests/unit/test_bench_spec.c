@@ -1,5 +1,6 @@
 /* Parameter validation of common/bench_spec.c: defaults, and each way a
  * request can be wrong, with the field it must name. */
+#include "alloc_fail.h"
 #include "bench_spec.h"
 #include "test.h"
 
@@ -345,7 +346,26 @@ static int test_method_of_version(void)
     return 0;
 }
 
+static cJSON *describe_of(void *ctx)
+{
+    return gb_benchmark_describe(ctx);
+}
+
+/* GET /benchmarks' entries under a failing allocator (alloc_fail.h): each
+ * benchmark's description whole, or NULL; never one with a param or a
+ * field missing. */
+static int test_describe_under_failing_allocs(void)
+{
+    for (size_t i = 0; i < gb_benchmark_count(); i++) {
+        const struct gb_benchmark *b = gb_benchmark_at(i);
+
+        ASSERT_EQ(alloc_fail_whole_or_null(b->name, describe_of, (void *)b), 0);
+    }
+    return 0;
+}
+
 TEST_MAIN({"defaults are filled in", test_defaults_filled},
+          {"descriptions under failing allocations", test_describe_under_failing_allocs},
           {"which parameters measure", test_measures_flags},
           {"the key's params", test_params_key},
           {"the method a version implies", test_method_of_version},

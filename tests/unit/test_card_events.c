@@ -5,7 +5,8 @@
  * fault injected at a time: an XID of a critical kind and of another, a
  * pending and a failed row remap, an uncorrected ECC error, a PCIe link
  * trained narrower and only slower (gen), an NVLink down and its CRC
- * errors rising; and the critical XID list parsed.
+ * errors rising; and the critical XID list parsed; and the diff under a
+ * failing allocator (alloc_fail.h): every event whole, or -1.
  */
 #include "test.h"
 
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc_fail.h"
 #include "card_events.h"
 
 static int critical[CARD_CRITICAL_XIDS_MAX];
@@ -171,6 +173,47 @@ static int test_nvlink(void)
     return 0;
 }
 
+/* Each allocation of a diff with several events (an XID, a pending row
+ * remap, a narrower PCIe link, an NVLink down) failing in turn: the diff
+ * answers -1 (none kept), never an event whose detail lacks a field. */
+static int test_diff_under_failing_allocs(void)
+{
+    struct card_event ev[CARD_EVENTS_MAX];
+    cJSON *prev = h200_idle(), *cur = cJSON_Duplicate(prev, 1);
+    long total;
+    int n;
+
+    ASSERT(prev != NULL && cur != NULL);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(cur, "xid"), cJSON_Parse("{\"xid\": 79}"));
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cur, "remapped_rows"), "pending",
+                              cJSON_CreateNumber(1));
+    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cur, "pcie"), "width", cJSON_CreateNumber(8));
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(cur, "nvlink"), 3), "up",
+                              cJSON_CreateFalse());
+    alloc_fail_arm(0);
+    n = card_events_diff(prev, cur, critical, n_critical, ev, CARD_EVENTS_MAX);
+    total = alloc_fail_count();
+    ASSERT_EQ(n, 4);
+    ASSERT(cJSON_GetObjectItem(ev[1].detail, "remapped_rows") != NULL);
+    card_events_free(ev, n);
+    ASSERT(total >= 8);
+    for (long i = 1; i <= total; i++) {
+        alloc_fail_arm(i);
+        n = card_events_diff(prev, cur, critical, n_critical, ev, CARD_EVENTS_MAX);
+        ASSERT(alloc_fail_hit());
+        alloc_fail_arm(0);
+        if (n != -1) {
+            fprintf(stderr, "allocation %ld of %ld failed, yet %d event(s) came back\n", i,
+                    total, n);
+            card_events_free(ev, n);
+            return 1;
+        }
+    }
+    cJSON_Delete(prev);
+    cJSON_Delete(cur);
+    return 0;
+}
+
 static int test_unavailable_reading_has_none(void)
 {
     struct card_event ev[CARD_EVENTS_MAX];
@@ -255,6 +298,7 @@ static int setup(void)
 
 TEST_MAIN({"setup", setup}, {"idle_h200_has_no_events", test_idle_h200_has_no_events},
           {"xids", test_xids}, {"faults", test_faults}, {"nvlink", test_nvlink},
+          {"diff_under_failing_allocs", test_diff_under_failing_allocs},
           {"unavailable_reading_has_none", test_unavailable_reading_has_none},
           {"critical_xids_parse", test_critical_xids_parse},
           {"lasting_and_subject", test_lasting_and_subject})
