@@ -7,6 +7,9 @@
 #include "alloc_fail.h"
 #include "dynbuf.h"
 #include "store.h"
+#include "store_alerts.h"
+#include "store_baselines.h"
+#include "store_coverage.h"
 #include "store_copy.h"
 #include "store_queue.h"
 #include "store_runs.h"
@@ -15,6 +18,7 @@
 #include "test_store_tmp.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -434,8 +438,130 @@ static int test_list_page_under_failing_allocs(void)
     return 0;
 }
 
+/* The store's other producers of served answers, each read once with
+ * nothing failing and then with each of its allocations failing in turn:
+ * every answer is the whole one or an error with nothing handed back. */
+static int alerts_all(struct store *s, cJSON **out)
+{
+    return store_alerts_list(s, 0, 100, out);
+}
+
+static int fleet_cards(struct store *s, cJSON **out)
+{
+    return store_fleet_cards(s, NULL, out);
+}
+
+static int fleet_peers(struct store *s, cJSON **out)
+{
+    return store_fleet_peers(s, three_ids[0], out);
+}
+
+static int baselines_all(struct store *s, cJSON **out)
+{
+    return store_baseline_get(s, NULL, out);
+}
+
+static int baseline_one(struct store *s, cJSON **out)
+{
+    return store_baseline_get(s, "b", out);
+}
+
+static int coverage_all(struct store *s, cJSON **out)
+{
+    return store_coverage_cells(s, NULL, out);
+}
+
+static int verdict_run(struct store *s, cJSON **out)
+{
+    return store_get_verdict_run(s, three_ids[1], out);
+}
+
+static int whole_or_error(const char *what, struct store *s, int (*read)(struct store *, cJSON **))
+{
+    cJSON *out = NULL;
+    char *whole, *text;
+    long total;
+    int rc;
+
+    alloc_fail_arm(0);
+    rc = read(s, &out);
+    total = alloc_fail_count();
+    whole = out ? cJSON_PrintUnformatted(out) : NULL;
+    cJSON_Delete(out);
+    if (rc != STORE_OK || whole == NULL || total == 0) {
+        fprintf(stderr, "%s: no answer with nothing failing (rc %d)\n", what, rc);
+        free(whole);
+        return 1;
+    }
+    for (long n = 1; n <= total; n++) {
+        out = NULL;
+        alloc_fail_arm(n);
+        rc = read(s, &out);
+        alloc_fail_arm(0);
+        if (rc != STORE_OK) {
+            if (out != NULL) {
+                fprintf(stderr, "%s: allocation %ld failed: an error, yet a tree\n", what, n);
+                return 1;
+            }
+            continue;
+        }
+        text = cJSON_PrintUnformatted(out);
+        cJSON_Delete(out);
+        if (text == NULL || strcmp(text, whole) != 0) {
+            fprintf(stderr, "%s: allocation %ld of %ld failed unseen: %s\n", what, n, total,
+                    text ? text : "-");
+            free(text);
+            free(whole);
+            return 1;
+        }
+        free(text);
+    }
+    free(whole);
+    return 0;
+}
+
+static int test_producers_under_failing_allocs(void)
+{
+    const struct alert_new a = {.kind = "history", .run_id = three_ids[2], .row_key = "{\"stride\":1}", .verdict = "slower", .shift = 0.25, .z = NAN, .confirms_left = 1};
+    const struct alert_card_event e = {"h", "GPU-1", NULL, "xid:79", "XID 79"};
+    char path[160], err[256], created[32];
+    struct store *s = NULL;
+    sqlite3 *db = NULL;
+    long long id;
+    cJSON *list = NULL;
+
+    temp_path(path, sizeof(path), "alloc_producers");
+    ASSERT_EQ(three_done_runs(path, three_ids), 0);
+    /* the runs' card, which an alert names */
+    ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE runs SET device_uuid = 'GPU-1', device_name = 'H200'",
+                           NULL, NULL, NULL),
+              SQLITE_OK);
+    sqlite3_close(db);
+    ASSERT_EQ(test_store_open(path, &s, err, sizeof(err)), STORE_OK);
+    ASSERT_EQ(store_alert_detect(s, &a, &id), STORE_OK);
+    ASSERT_EQ(store_alert_card_event(s, &e, &id), STORE_OK);
+    ASSERT_EQ(store_baseline_insert(s, "b", "{\"benchmark\":\"smem_stride\"}",
+                                    "[\"0190f1a2-0000-7000-8000-000000000011\"]", created),
+              STORE_OK);
+    ASSERT_EQ(alerts_all(s, &list), STORE_OK);
+    ASSERT_EQ(cJSON_GetArraySize(list), 2);
+    cJSON_Delete(list);
+    ASSERT_EQ(whole_or_error("store_alerts_list", s, alerts_all), 0);
+    ASSERT_EQ(whole_or_error("store_fleet_cards", s, fleet_cards), 0);
+    ASSERT_EQ(whole_or_error("store_fleet_peers", s, fleet_peers), 0);
+    ASSERT_EQ(whole_or_error("store_baseline_get (all)", s, baselines_all), 0);
+    ASSERT_EQ(whole_or_error("store_baseline_get (one)", s, baseline_one), 0);
+    ASSERT_EQ(whole_or_error("store_coverage_cells", s, coverage_all), 0);
+    ASSERT_EQ(whole_or_error("store_get_verdict_run", s, verdict_run), 0);
+    store_close(s);
+    remove_db(path);
+    return 0;
+}
+
 TEST_MAIN({"mapping", test_mapping}, {"end_needs_running", test_end_needs_running},
           {"check_file", test_check_file}, {"damaged_json_value", test_damaged_json_value},
           {"damaged_run_served", test_damaged_run_served},
           {"reads_under_failing_allocs", test_reads_under_failing_allocs},
-          {"list_page_under_failing_allocs", test_list_page_under_failing_allocs})
+          {"list_page_under_failing_allocs", test_list_page_under_failing_allocs},
+          {"producers_under_failing_allocs", test_producers_under_failing_allocs})
