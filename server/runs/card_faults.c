@@ -89,6 +89,30 @@ static size_t fault_bytes(const cJSON *f)
     return n;
 }
 
+/* The item at index i of array (NULL past its end), in one walk. */
+static cJSON *nth_item(cJSON *array, int i)
+{
+    cJSON *item = array ? array->child : NULL;
+
+    while (item && i-- > 0)
+        item = item->next;
+    return item;
+}
+
+/* Deletes from and every item after it out of array; how many. */
+static int drop_from(cJSON *array, cJSON *from)
+{
+    int n = 0;
+
+    while (from) {
+        cJSON *next = from->next;
+        cJSON_Delete(cJSON_DetachItemViaPointer(array, from));
+        from = next;
+        n++;
+    }
+    return n;
+}
+
 /* The answer made to fit CARD_FAULTS_ANSWER_BYTES, fairly: every card
  * keeps its newest faults, as many a card as fit for all (at least one),
  * so no card with many faults, nor a peer's many cards, push the others
@@ -115,17 +139,25 @@ static void fit_answer(cJSON *cards)
         if (total <= CARD_FAULTS_ANSWER_BYTES || keep == 1)
             break;
     }
+    /* Each list cut at keep, and the last cards dropped, by walking
+     * forward once (counting or indexing from the end walks the list at
+     * every step: quadratic). */
     cJSON_ArrayForEach(c, cards) {
         cJSON *faults = cJSON_GetObjectItem(c, "faults");
 
-        while (cJSON_GetArraySize(faults) > keep)
-            cJSON_DeleteItemFromArray(faults, keep);
+        drop_from(faults, nth_item(faults, keep));
     }
-    while (total > CARD_FAULTS_ANSWER_BYTES && n > 1) {
-        c = cJSON_GetArrayItem(cards, --n);
-        total -= fault_bytes(c) + 16;
-        cJSON_DeleteItemFromArray(cards, n);
-        dropped++;
+    if (total > CARD_FAULTS_ANSWER_BYTES && n > 1) {
+        cJSON *cut = cards->child->next;
+        size_t all = 0;
+
+        cJSON_ArrayForEach(c, cards)
+            all += fault_bytes(c) + 16;
+        /* the answer with the first card only, then with each next that fits */
+        total = total - all + fault_bytes(cards->child) + 16;
+        for (; cut && total + fault_bytes(cut) + 16 <= CARD_FAULTS_ANSWER_BYTES; cut = cut->next)
+            total += fault_bytes(cut) + 16;
+        dropped = drop_from(cards, cut);
     }
     if (dropped || keep < CARD_FAULTS_PER_CARD)
         log_warn("GET /card_faults: %d fault(s) a card kept and %d card(s) left out, to stay "
