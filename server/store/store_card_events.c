@@ -132,6 +132,7 @@ int store_card_events_list(struct store *s, const char *uuid, long long before, 
         "OR EXISTS (SELECT 1 FROM card_events WHERE device_uuid = ?1) "
         "OR EXISTS (SELECT 1 FROM runs WHERE device_uuid = ?1)";
     struct store_query q;
+    cJSON *last;
     int rc = STORE_ERROR;
 
     *events = NULL;
@@ -153,10 +154,13 @@ int store_card_events_list(struct store *s, const char *uuid, long long before, 
     store_bind_int64(&q, 3, (sqlite3_int64)limit + 1);
     if ((rc = store_rows_as_objects(&q, events)) != STORE_OK)
         goto done;
-    if (cJSON_GetArraySize(*events) > limit) {
-        cJSON_DeleteItemFromArray(*events, limit);
-        *next = (long long)cJSON_GetNumberValue(
-            cJSON_GetObjectItem(cJSON_GetArrayItem(*events, limit - 1), "id"));
+    /* one walk to the page's last event; a row past it says there is more */
+    last = (*events)->child;
+    for (int i = 1; last && i < limit; i++)
+        last = last->next;
+    if (last && last->next) {
+        cJSON_Delete(cJSON_DetachItemViaPointer(*events, last->next));
+        *next = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(last, "id"));
     }
 
 done:
