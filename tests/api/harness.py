@@ -24,6 +24,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unittest
 
 import openapi_check
 
@@ -193,6 +194,27 @@ class Daemon:
             return con.execute(query).fetchall()
         finally:
             con.close()
+
+
+class DaemonCase(unittest.TestCase):
+    """A test class whose tests share one daemon, self.d: started with
+    DAEMON_KWARGS (Daemon's arguments) before the first test, stopped
+    after the last, where a stop that is not clean fails the class."""
+
+    DAEMON_KWARGS = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.d = Daemon(**cls.DAEMON_KWARGS).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.d.stop() == 0
+
+
+def benchmarks(d):
+    """GET /benchmarks' benchmarks by name."""
+    return {b["name"]: b for b in d.get("/benchmarks").json()["benchmarks"]}
 
 
 def daemon_with_many_runs(batches=40):

@@ -15,14 +15,10 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import Daemon, DaemonCase, benchmarks  # noqa: E402
 
 NEW = ("gmem_stride", "hbm_bandwidth", "compute_peak", "pcie_bandwidth", "p2p_bandwidth")
 PEAK_FIELDS = ("label", "value", "unit", "peak", "peak_source", "share_of_peak")
-
-
-def benchmarks(d):
-    return {b["name"]: b for b in d.get("/benchmarks").json()["benchmarks"]}
 
 
 def need_specs(test, d, names=NEW):
@@ -41,14 +37,8 @@ def suite(d, name="health"):
     raise AssertionError("no suite %s in GET /benchmarks" % name)
 
 
-class HealthSuiteTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon(gpus=2).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
+class HealthSuiteTest(DaemonCase):
+    DAEMON_KWARGS = {"gpus": 2}
 
     def test_listed_as_a_suite_with_its_members(self):
         s = suite(self.d)
@@ -124,21 +114,14 @@ class HealthSuiteTest(unittest.TestCase):
         self.assertIn("health (a suite)", r.json()["error"]["message"])
 
 
-class AllDevicesHoldTest(unittest.TestCase):
+class AllDevicesHoldTest(DaemonCase):
     """test_all_devices carries the all_devices flag (common/bench_spec.c).
     The double sleeps GPUBENCH_FAKE_DELAY_MS per row: smem_stride with 4
     strides takes 4 of them, test_all_devices 1."""
 
     DELAY_MS = 700
-
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon(gpus=2, args=["--test-benchmarks"],
-                       env={"GPUBENCH_FAKE_DELAY_MS": str(cls.DELAY_MS)}).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
+    DAEMON_KWARGS = {"gpus": 2, "args": ["--test-benchmarks"],
+                     "env": {"GPUBENCH_FAKE_DELAY_MS": str(DELAY_MS)}}
 
     def post(self, body):
         r = self.d.post("/runs", body)
@@ -195,15 +178,7 @@ class OneGpuTest(unittest.TestCase):
             self.assertEqual(d.stop(), 0)
 
 
-class PredictGmemTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
-
+class PredictGmemTest(DaemonCase):
     def test_sectors(self):
         r = self.d.post("/predict", {"gmem_strides": [1, 2, 4, 8, 16, 32]})
         self.assertEqual(r.status, 200, r)
@@ -227,17 +202,11 @@ class PredictGmemTest(unittest.TestCase):
         self.assertEqual(r["predictions"][0]["predicted_degree"], 2)
 
 
-class NewBenchmarksTest(unittest.TestCase):
+class NewBenchmarksTest(DaemonCase):
     """The double's rows for the five benchmarks (skipped until their specs
     are in the table)."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon(gpus=2).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
+    DAEMON_KWARGS = {"gpus": 2}
 
     def run_one(self, name, device=0):
         need_specs(self, self.d, (name,))

@@ -16,7 +16,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon, assert_too_few_gpus  # noqa: E402
+from harness import Daemon, DaemonCase, assert_too_few_gpus, benchmarks  # noqa: E402
 from test_fleet import wait_for  # noqa: E402
 
 MIB = 1 << 20
@@ -24,18 +24,11 @@ CLIENT = os.environ.get("GPUBENCH_CLIENT", "build/bin/gpubench")
 
 
 def spec(d):
-    return [b for b in d.get("/benchmarks").json()["benchmarks"]
-            if b["name"] == "nccl_allreduce"][0]
+    return benchmarks(d)["nccl_allreduce"]
 
 
-class NcclTwoGpusTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon(gpus=2).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
+class NcclTwoGpusTest(DaemonCase):
+    DAEMON_KWARGS = {"gpus": 2}
 
     def test_listed_with_its_params(self):
         b = spec(self.d)

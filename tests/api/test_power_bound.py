@@ -10,20 +10,12 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import DaemonCase  # noqa: E402
 
 GEMMS = ("gemm_bf16", "gemm_fp16", "gemm_tf32")
 
 
-class PowerBoundTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
-
+class PowerBoundTest(DaemonCase):
     def run_compute(self, mode, kinds=None):
         self.d.set_mode(mode)
         params = {"samples": 3}

@@ -6,20 +6,12 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import DaemonCase  # noqa: E402
 
 STATUSES = ["queued", "running", "done", "failed", "cancelled"]
 
 
-class StatusTableTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
-
+class StatusTableTest(DaemonCase):
     def test_benchmarks_publishes_the_statuses(self):
         r = self.d.get("/benchmarks")
         self.assertEqual(r.status, 200)
