@@ -394,7 +394,10 @@ class CriticalXidsTest(unittest.TestCase):
             events = c.wait_events(2)
             self.assertEqual(sorted((e["subject"], e["critical"]) for e in events),
                              [("xid 13", True), ("xid 79", False)])
-            self.assertEqual([a["row"] for a in c.card_alerts()], ["xid 13"])
+            # its alert follows the events (card_watch.c stores them first)
+            rows = wait_for(lambda: [a["row"] for a in c.card_alerts()] or None, timeout=15,
+                            what="the alert of XID 13")
+            self.assertEqual(rows, ["xid 13"])
         finally:
             self.assertEqual(c.d.stop(), 0)
 
