@@ -522,7 +522,13 @@ static int whole_or_error(const char *what, struct store *s, int (*read)(struct 
 
 static int test_producers_under_failing_allocs(void)
 {
-    const struct alert_new a = {.kind = "history", .run_id = three_ids[2], .row_key = "{\"stride\":1}", .verdict = "slower", .shift = 0.25, .z = NAN, .confirms_left = 1};
+    const struct alert_new a = {.kind = "history",
+                                .run_id = three_ids[2],
+                                .row_key = "{\"stride\":1}",
+                                .verdict = "slower",
+                                .shift = 0.25,
+                                .z = NAN,
+                                .confirms_left = 1};
     const struct alert_card_event e = {"h", "GPU-1", NULL, "xid:79", "XID 79"};
     char path[160], err[256], created[32];
     struct store *s = NULL;
