@@ -143,7 +143,8 @@ static const struct gb_benchmark predict_spec = {
     .params = predict_params,
 };
 
-/* The bank loads of one warp's words, added to p (jb: the answer's). */
+/* A NEW object of one warp's words and their bank loads; a failure
+ * sticks in jb (the answer's), and jb_push then drops the partial one. */
 static cJSON *describe_words(struct json_build *jb, const long words[GB_WARP_LANES])
 {
     cJSON *p = jb_new_object(jb);
