@@ -1057,25 +1057,22 @@ double gb_params_device_bytes(const struct gb_benchmark *b, const cJSON *params)
 /* b's method and its history into obj ("method", "methods"). */
 static int describe_methods(const struct gb_benchmark *b, cJSON *obj)
 {
+    struct json_build jb = {0};
     cJSON *list;
 
-    if (cJSON_AddNumberToObject(obj, "method", gb_benchmark_method(b)) == NULL ||
-        (list = cJSON_AddArrayToObject(obj, "methods")) == NULL)
-        return -1;
-    for (const struct gb_method *m = b->methods; m && m->method; m++) {
-        cJSON *d = cJSON_CreateObject();
-        if (d == NULL || !cJSON_AddItemToArray(list, d)) {
-            cJSON_Delete(d);
-            return -1;
-        }
-        if (cJSON_AddNumberToObject(d, "method", m->method) == NULL ||
-            cJSON_AddItemToObject(d, "since",
-                                  m->since ? cJSON_CreateString(m->since)
-                                           : cJSON_CreateNull()) == 0 ||
-            cJSON_AddStringToObject(d, "change", m->change) == NULL)
-            return -1;
+    jb_number(&jb, obj, "method", gb_benchmark_method(b));
+    list = jb_array(&jb, obj, "methods");
+    for (const struct gb_method *m = b->methods; m && m->method && !jb_failed(&jb); m++) {
+        cJSON *d = jb_new_object(&jb);
+
+        jb_push(&jb, list, d); /* list's now, or deleted */
+        jb_number(&jb, d, "method", m->method);
+        jb_string(&jb, d, "since", m->since); /* null: before versions were kept */
+        if (m->change == NULL)
+            jb_fail(&jb); /* every method says what changed */
+        jb_string(&jb, d, "change", m->change);
     }
-    return 0;
+    return jb_failed(&jb) ? -1 : 0;
 }
 
 cJSON *gb_benchmark_describe(const struct gb_benchmark *b)
