@@ -429,7 +429,8 @@ class TiersTest(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="gpubench-tiers-")
         self.addCleanup(shutil.rmtree, tmp, True)
         interval = 1
-        nodes = [Daemon().start() for _ in range(4)]
+        # four nodes, four cards (one origin speaks for a card: README "A fleet")
+        nodes = [Daemon(env={"GPUBENCH_FAKE_UUID_BASE": str(i)}).start() for i in range(4)]
         daemons = list(nodes)
         try:
             runs = {n.post("/runs?wait=10", BODY).json()["id"]: url(n) for n in nodes}
