@@ -8,10 +8,12 @@
  * "import", here or relayed) never claims a card and may name one with no
  * owner, one of this node's (an operator restoring the node's own export)
  * or, relayed, one owned by the peer it came through.  Every other run is
- * refused by store_fleet.c.  Runs on the writer, inside the caller's
- * transaction.
+ * refused by store_fleet.c.  The rule's steps run on the writer, inside
+ * the caller's transaction; an operator's release (store_owners.h) in one
+ * of its own.
  */
 #include "store_internal.h"
+#include "store_owners.h"
 
 #include "log.h"
 #include "timeutil.h"
@@ -98,4 +100,48 @@ int store_card_claim_here(struct store_query *q, const char *run_id)
                            "host = excluded.host, since = excluded.since "
                            "WHERE origin IS NOT NULL",
                            NULL, STORE_TEXT(run_id), STORE_TEXT(now));
+}
+
+int store_card_owner(struct store *s, const char *uuid, cJSON **owner)
+{
+    static const char sql[] = "SELECT origin, host, since FROM card_owners "
+                              "WHERE device_uuid = ?1";
+
+    return store_read_objects(s, "read who speaks for a card", sql, uuid, NULL, owner);
+}
+
+int store_card_release(struct store *s, const char *uuid, cJSON **was)
+{
+    struct store_query q;
+    cJSON *rows = NULL;
+    int rc = STORE_ERROR, changes = 0;
+
+    *was = NULL;
+    store_query_begin(&q, &s->writer, "release a card's owner");
+    if (store_query_transaction(&q) != STORE_OK ||
+        store_query_prepare(&q, "SELECT origin, host, since FROM card_owners "
+                                "WHERE device_uuid = ?1") != STORE_OK)
+        goto done;
+    store_bind_text(&q, 1, uuid);
+    if (store_rows_as_objects(&q, &rows) != STORE_OK ||
+        store_query_run(&q, "DELETE FROM card_owners WHERE device_uuid = ?1", &changes,
+                        STORE_TEXT(uuid)) != STORE_OK)
+        goto done;
+    if (changes == 0) {
+        rc = STORE_NOT_FOUND;
+        goto done;
+    }
+    if ((*was = cJSON_DetachItemFromArray(rows, 0)) == NULL)
+        goto done;
+    rc = store_query_commit(&q);
+    if (rc == STORE_OK)
+        log_warn("card %s: released by the operator; the next run naming it claims it", uuid);
+
+done:
+    cJSON_Delete(rows);
+    if (rc != STORE_OK) {
+        cJSON_Delete(*was);
+        *was = NULL;
+    }
+    return store_query_end(&q, rc);
 }

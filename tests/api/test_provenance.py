@@ -302,6 +302,24 @@ class CardOwnerTest(unittest.TestCase):
             for f in forged:
                 self.assertEqual(hub.get("/runs/" + f["id"]).status, 404)
             self.assertEqual(Client(hub)("check", "--host", host)[0], 0)
+            owner = hub.get("/cards/" + uuid).json()["owner"]
+            self.assertEqual((owner["origin"], owner["host"]), (node_url, host), owner)
+
+            # The hand-over (the card moved to the other node): released by
+            # the operator, the next run naming it claims it.
+            r = hub.request("DELETE", "/cards/%s/owner" % uuid)
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.json()["released"]["origin"], node_url)
+            self.assertIsNone(hub.get("/cards/" + uuid).json()["owner"])
+            self.assertEqual(hub.request("DELETE", "/cards/%s/owner" % uuid).status, 404)
+            handler = [h for h in RoutesHandler.__subclasses__() if h.lines and
+                       json.loads(h.lines[0][1])["id"] == forged[0]["id"]][0]
+            moved = dict(forged[1], id=new_id())
+            handler.lines = handler.lines + [(3, json.dumps(dict(moved, seq=3)))]
+            got = cursor_at(hub, hostile, 3)
+            self.assertEqual(hub.get("/runs/" + moved["id"]).json()["origin"], hostile)
+            self.assertEqual(hub.get("/cards/" + uuid).json()["owner"]["origin"], hostile)
+            self.assertEqual(got["conflicts"]["count"], 2, got)
         finally:
             for d in reversed(running):
                 self.assertEqual(d.stop(), 0)
@@ -336,6 +354,7 @@ class CardOwnerTest(unittest.TestCase):
             r = d.post("/runs?wait=30", {"benchmark": "smem_stride"})
             self.assertEqual(r.json()["status"], "done", r)
             self.assertEqual(d.sql("SELECT origin FROM card_owners"), [(None,)])
+            self.assertIsNone(d.get("/cards/" + uuid).json()["owner"]["origin"])
             self.assertIn("measured on this node, so this node speaks for it", d.read_log())
             handler.lines = handler.lines + [(2, json.dumps(dict(later, seq=2)))]
             got = cursor_at(d, peer, 2)
