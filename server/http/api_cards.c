@@ -1,7 +1,9 @@
 /*
  * api_cards.c - GET /cards and GET /cards/UUID: parse ?max_age=,
  * ask the runs layer (cards.c, which judges each card's state with
- * server/judge/card_state.c), print the answer.
+ * server/judge/card_state.c), print the answer; one card's with who
+ * speaks for it here (its "owner": store_owners.h), which DELETE
+ * /cards/UUID/owner releases (README "A fleet": moving a card).
  */
 #include "app.h"
 #include "card_state.h"
@@ -11,6 +13,7 @@
 #include "handlers.h"
 #include "json_build.h"
 #include "store.h"
+#include "store_owners.h"
 
 /* ?max_age= into *ms (default card_state.h's); -1 when it was answered
  * 400. */
@@ -59,7 +62,7 @@ void api_cards_get_all(struct http_request *req, struct http_reply *rep)
 
 void api_cards_get_one(struct http_request *req, struct http_reply *rep)
 {
-    cJSON *own, *card = NULL;
+    cJSON *own, *card = NULL, *owner = NULL;
     int64_t ms;
     int rc;
 
@@ -74,9 +77,39 @@ void api_cards_get_one(struct http_request *req, struct http_reply *rep)
                     req->arg);
         return;
     }
+    if (rc == STORE_OK && (rc = store_card_owner(req->app->store, req->arg, &owner)) == STORE_OK)
+        cJSON_AddItemToObject(card, "owner",
+                              cJSON_GetArraySize(owner) > 0 ? cJSON_DetachItemFromArray(owner, 0)
+                                                            : cJSON_CreateNull());
+    cJSON_Delete(owner);
     if (rc != STORE_OK) {
+        cJSON_Delete(card);
         reply_store_error(rep, rc, "the card could not be read");
         return;
     }
     reply_json(rep, 200, card);
+}
+
+void api_card_owner_delete(struct http_request *req, struct http_reply *rep)
+{
+    static const char *const no_query[] = {NULL};
+    cJSON *was = NULL, *out;
+    int rc;
+
+    if (query_check(req, rep, no_query) != 0)
+        return;
+    rc = store_card_release(req->app->store, req->arg, &was);
+    if (rc == STORE_NOT_FOUND) {
+        reply_error(rep, 404, "not_found", "",
+                    "card %.80s has no owner here: the next run naming it claims it", req->arg);
+        return;
+    }
+    if (rc != STORE_OK) {
+        reply_store_error(rep, rc, "the card's owner could not be released");
+        return;
+    }
+    out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "uuid", req->arg);
+    cJSON_AddItemToObject(out, "released", was);
+    reply_json(rep, 200, out);
 }

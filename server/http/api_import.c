@@ -5,7 +5,9 @@
  * twice changes nothing.  Every run imported is stored with origin
  * "import", whatever origin it names (a run's word about where it was
  * measured is not believed: README "A fleet"); one whose id is held here
- * with another origin is left as it is and counted in "conflicts".  The
+ * with another origin is left as it is and counted in "conflicts".  A new
+ * run naming a card a peer speaks for here refuses the import (409
+ * card_conflict, naming the card and its owner: store_owners.c).  The
  * body's cap is the route's (router.c).
  */
 #include "handlers.h"
@@ -48,6 +50,16 @@ void api_runs_import(struct http_request *req, struct http_reply *rep)
     }
     /* The origin is this daemon's word, never the run's (README "A fleet"). */
     rc = run_finish_import(req->app->store, req->app->alerts, runs, RUN_ORIGIN_IMPORT, &tally);
+    if (rc == STORE_CONFLICT && tally.card_conflicts > 0) {
+        reply_error(rep, 409, "card_conflict", "device.uuid",
+                    "run %d of the import (%s) names card %s, which %s speaks for here (host "
+                    "%s): a card is spoken for by one origin (README \"A fleet\"); %d run(s) "
+                    "refused so; nothing was imported",
+                    tally.card_index + 1, tally.card_run_id, tally.card_uuid,
+                    tally.card_owner[0] ? tally.card_owner : "this node", tally.card_host,
+                    tally.card_conflicts);
+        goto done;
+    }
     if (rc != STORE_OK) {
         reply_store_error(rep, rc, "the runs could not be stored; nothing was imported");
         goto done;

@@ -60,9 +60,11 @@ int read_dates(struct http_reply *rep, const char *since, const char *until, cha
 void api_alerts_ack(struct http_request *req, struct http_reply *rep);
 void api_fleet_get(struct http_request *req, struct http_reply *rep);
 
-/* api_cards.c: GET /cards, GET /cards/UUID (the route's "*", req->arg). */
+/* api_cards.c: GET /cards, GET /cards/UUID, DELETE /cards/UUID/owner (the route's "*",
+ * req->arg). */
 void api_cards_get_all(struct http_request *req, struct http_reply *rep);
 void api_cards_get_one(struct http_request *req, struct http_reply *rep);
+void api_card_owner_delete(struct http_request *req, struct http_reply *rep);
 /* api_card_events.c: GET /cards/UUID/events (the route's "*", req->arg). */
 void api_card_events_get(struct http_request *req, struct http_reply *rep);
 /* api_card_faults.c: GET /card_faults, the open critical card events. */

@@ -54,6 +54,7 @@ static const struct route routes[] = {
     {"GET",    "/cards",          api_cards_get_all,    ROUTE_READ,   &JSON,   FREE,    HEAVY},
     {"GET",    "/cards/*/events", api_card_events_get,  ROUTE_READ,   &JSON,   FREE,    LIGHT},
     {"GET",    "/cards/*/changes", api_card_changes_get, ROUTE_READ,   &JSON,   FREE,    LIGHT},
+    {"DELETE", "/cards/*/owner",  api_card_owner_delete, ROUTE_WRITE, &JSON,   FREE,    LIGHT},
     {"GET",    "/changes",        api_changes_get,      ROUTE_READ,   &JSON,   FREE,    HEAVY},
     {"GET",    "/changes.md",     api_changes_md_get,   ROUTE_READ,   &JSON,   FREE,    HEAVY},
     {"GET",    "/cards/*",        api_cards_get_one,    ROUTE_READ,   &JSON,   FREE,    LIGHT},

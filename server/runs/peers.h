@@ -7,7 +7,8 @@
  * a hub that pulls hubs (tiers) still names the node a run was measured
  * on.  Run ids are global, so a run is never stored twice, whoever it
  * came through; one held here with another origin is a conflict, refused
- * and counted (README "A fleet").
+ * and counted, as is a new one naming a card that another origin speaks
+ * for here (store_owners.c; README "A fleet").
  *
  * One thread drives every transfer through one libcurl multi handle, at
  * most --peer-concurrency at once, the peer that has waited longest

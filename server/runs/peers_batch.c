@@ -60,16 +60,29 @@ static int flush(struct transfer *t, int always)
                  "never a replacement), as are any more, counted in GET /peers' conflicts",
                  peer->url, tally.conflict_id,
                  tally.conflict_held[0] ? tally.conflict_held : "this node (measured here)");
+    if (tally.card_conflicts && !peer->card_conflict_logged)
+        log_warn("peer %s: run %s names card %s, which %s speaks for here; refused (a "
+                 "conflict: one origin speaks for a card), as are any more, counted in GET "
+                 "/peers' conflicts",
+                 peer->url, tally.card_run_id, tally.card_uuid,
+                 tally.card_owner[0] ? tally.card_owner : "this node (measured here)");
     time_now_rfc3339(now, sizeof(now));
     pthread_mutex_lock(&all->lock);
     peer->row.cursor = t->cursor;
     peer->row.runs_pulled += tally.inserted;
-    peer->row.conflicts += tally.conflicts;
+    peer->row.conflicts += tally.conflicts + tally.card_conflicts;
     if (tally.conflicts) {
         peer->conflict_logged = 1;
         snprintf(peer->conflict_reason, sizeof(peer->conflict_reason),
                  "run %s is held here from %.200s", tally.conflict_id,
                  tally.conflict_held[0] ? tally.conflict_held : "this node (measured here)");
+    }
+    if (tally.card_conflicts) {
+        peer->card_conflict_logged = 1;
+        snprintf(peer->conflict_reason, sizeof(peer->conflict_reason),
+                 "run %s names card %.80s, spoken for here by %.140s", tally.card_run_id,
+                 tally.card_uuid,
+                 tally.card_owner[0] ? tally.card_owner : "this node (measured here)");
     }
     peer->row.skipped += t->skipped;
     if (t->skipped)

@@ -23,12 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 when peer may speak for the card (uuid on host): the first run of it
- * stored here came from the peer or from an origin the peer may relay
- * (README "A fleet"); that origin, the card's, into owner (cap bytes).  A
- * run sent later naming the card makes no peer its speaker.  0 when not
- * (no run of it here, or measured here), -1 when its runs could not be
- * read. */
+/* 1 when peer may speak for the card (uuid on host): its owner here
+ * (store_card_owner_of: the origin whose run first brought it) is the
+ * peer or an origin the peer may relay (README "A fleet"); that origin,
+ * the card's, into owner (cap bytes).  A run sent later naming the card
+ * is refused, so makes no peer its speaker.  0 when not (no owner, or this
+ * node), -1 when its owner could not be read. */
 static int card_owner(struct peers *all, const struct peer *peer, const char *uuid,
                       const char *host, char *owner, size_t cap)
 {
@@ -36,7 +36,7 @@ static int card_owner(struct peers *all, const struct peer *peer, const char *uu
     const char *origin;
     int owned;
 
-    if (store_card_first_origin(all->store, uuid, host, &first) != STORE_OK)
+    if (store_card_owner_of(all->store, uuid, host, &first) != STORE_OK)
         return -1;
     origin = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(first, 0), "origin"));
     owned = origin != NULL && peer_relays(peer, origin);

@@ -81,6 +81,7 @@ struct peer {
     char subtree_error[300];   /* why the last read failed, or "" */
     char conflict_reason[300]; /* the last run refused as a conflict, or "" */
     int conflict_logged;       /* the first conflict is logged, the rest counted */
+    int card_conflict_logged;  /* the same for a run naming another origin's card */
 };
 
 /* One pull in flight: the page is checked line by line as it comes and

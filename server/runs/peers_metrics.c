@@ -1,6 +1,7 @@
 /*
  * peers_metrics.c - the peers' Prometheus lines for /metrics: runs pulled,
- * conflicts (runs refused: their id held here with another origin) and
+ * conflicts (runs refused: their id held here with another origin, or a
+ * new one naming a card another origin speaks for here) and
  * failures in a row per peer, labelled with the peer's URL and its
  * group labels from the peers file, and the count of peers by state.
  * Read under peers->lock, as GET /peers is (peers_describe.c); labels
@@ -67,7 +68,8 @@ void peers_metrics(struct peers *p, struct dynbuf *b)
         (void)!dynbuf_printf(b, " %lld\n", p->list[i]->row.runs_pulled);
     }
     (void)!dynbuf_printf(b, "# HELP gpubench_peer_conflicts_total Runs a peer served whose id is "
-                            "held here with another origin: refused.\n"
+                            "held here with another origin, or naming a card another origin "
+                            "speaks for here: refused.\n"
                             "# TYPE gpubench_peer_conflicts_total counter\n");
     for (int i = 0; i < p->count; i++) {
         (void)!dynbuf_printf(b, "gpubench_peer_conflicts_total");

@@ -1,6 +1,7 @@
 /*
  * store_fleet.c - runs made elsewhere (an import, a peer), stored whole in
- * one transaction and never twice, and each peer's pull state.  See
+ * one transaction and never twice, never naming a card another origin
+ * speaks for (store_owners.c), and each peer's pull state.  See
  * store_runs.h and store_peers.h.
  */
 #include "store_internal.h"
@@ -99,35 +100,86 @@ static int same_origin(struct store_query *q, const char *id, const char *origin
     return 0;
 }
 
+/* Whether run r's id is held here (store_query_exec's changes of its
+ * INSERT OR IGNORE: 0), counted in tally as existing (same origin) or a
+ * conflict (another); via as insert_runs has it.  STORE_OK or
+ * STORE_ERROR. */
+static int count_held(struct store_query *q, const struct run_record *r, const char *via,
+                      struct import_tally *tally)
+{
+    char held[sizeof(tally->conflict_held)];
+    int same = same_origin(q, r->id, r->origin, held, sizeof(held));
+
+    if (same < 0)
+        return STORE_ERROR;
+    if (same || (held[0] == '\0' && via && r->origin && strcmp(r->origin, via) != 0)) {
+        tally->existing++;
+        return STORE_OK;
+    }
+    if (tally->conflicts++ == 0) {
+        snprintf(tally->conflict_id, sizeof(tally->conflict_id), "%s", r->id);
+        memcpy(tally->conflict_held, held, sizeof(held));
+    }
+    return STORE_OK;
+}
+
+/* Counts run r (index i), a new id naming a card owner speaks for, in
+ * tally's card conflicts. */
+static void count_card_conflict(const struct run_record *r, int i, const struct card_owner *owner,
+                                struct import_tally *tally)
+{
+    if (tally->card_conflicts++ > 0)
+        return;
+    tally->card_index = i;
+    snprintf(tally->card_run_id, sizeof(tally->card_run_id), "%s", r->id);
+    snprintf(tally->card_uuid, sizeof(tally->card_uuid), "%s", r->device_uuid);
+    snprintf(tally->card_owner, sizeof(tally->card_owner), "%s", owner->origin);
+    snprintf(tally->card_host, sizeof(tally->card_host), "%s", owner->host);
+}
+
 /* Inserts runs on q, inside its transaction: a run whose id is here
  * already is left as it is, counted in tally as existing (same origin)
- * or a conflict (another).  via: the peer a pull's runs came from, or
- * NULL: a run measured here that came back relayed through it (an echo
- * of this node's own run, origin not via's) is existing too. */
+ * or a conflict (another).  A new run naming a card another origin
+ * speaks for (store_owners.c) is refused and counted in tally's card
+ * conflicts.  via: the peer a pull's runs came from, or NULL (an import):
+ * a run measured here that came back relayed through it (an echo of this
+ * node's own run, origin not via's) is existing too. */
 static int insert_runs(struct store_query *q, const struct run_record *runs, int n,
                        const char *via, struct import_tally *tally)
 {
     for (int i = 0; i < n; i++) {
         const struct run_record *r = &runs[i];
-        char held[sizeof(tally->conflict_held)];
-        int changes = 0, same;
+        struct card_owner owner;
+        int changes = 0, speaks = store_card_speaks(q, r, via, &owner);
 
-        if (bind_import(q, r) != STORE_OK || store_query_exec(q, &changes) != STORE_OK)
+        if (speaks < 0)
             return STORE_ERROR;
-        if (changes == 0) {
-            if ((same = same_origin(q, r->id, r->origin, held, sizeof(held))) < 0)
+        if (!speaks) {
+            /* its id held here: as any run held (an echo, a conflict);
+             * else refused, whoever sent it */
+            if (store_query_prepare(q, "SELECT 1 FROM runs WHERE id = ?1") != STORE_OK)
                 return STORE_ERROR;
-            if (same || (held[0] == '\0' && via && r->origin && strcmp(r->origin, via) != 0)) {
-                tally->existing++;
-                continue;
-            }
-            if (tally->conflicts++ == 0) {
-                snprintf(tally->conflict_id, sizeof(tally->conflict_id), "%s", r->id);
-                memcpy(tally->conflict_held, held, sizeof(held));
+            store_bind_text(q, 1, r->id);
+            if ((changes = store_query_step(q)) == STORE_STEP_ROW) {
+                if (count_held(q, r, via, tally) != STORE_OK)
+                    return STORE_ERROR;
+            } else if (changes == STORE_STEP_DONE) {
+                count_card_conflict(r, i, &owner, tally);
+            } else {
+                return STORE_ERROR;
             }
             continue;
         }
+        if (bind_import(q, r) != STORE_OK || store_query_exec(q, &changes) != STORE_OK)
+            return STORE_ERROR;
+        if (changes == 0) {
+            if (count_held(q, r, via, tally) != STORE_OK)
+                return STORE_ERROR;
+            continue;
+        }
         tally->inserted++;
+        if (owner.claim && store_card_claim(q, r) != STORE_OK)
+            return STORE_ERROR;
         if (r->results_text && store_put_results(q, r, 1) != STORE_OK)
             return STORE_ERROR;
     }
@@ -145,6 +197,10 @@ int store_import_runs(struct store *s, const struct run_record *runs, int n,
     if (store_query_transaction(&q) != STORE_OK ||
         insert_runs(&q, runs, n, NULL, tally) != STORE_OK)
         goto done;
+    if (tally->card_conflicts > 0) {
+        rc = STORE_CONFLICT; /* all or nothing: rolled back */
+        goto done;
+    }
     rc = store_query_commit(&q);
 
 done:
@@ -175,7 +231,7 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
         store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
         goto done;
     bind_pulled(&q, pull->url, now, pull->cursor, tally->inserted, pull->skipped,
-                pull->skip_reason, tally->conflicts);
+                pull->skip_reason, (long long)tally->conflicts + tally->card_conflicts);
     if (store_query_exec(&q, NULL) != STORE_OK)
         goto done;
     if (newest >= 0 &&

@@ -365,6 +365,34 @@ void store_damage_served(struct conn *c, const char *what);
  * STORE_OK or STORE_ERROR (for q's end to map). */
 int store_put_results(struct store_query *q, const struct run_record *r, int row_judged);
 
+/* Who speaks for a card (store_owners.c): its owner's origin ("" this
+ * node) and the host its first run named; claim: the run asked about is
+ * to claim the card once it is stored (store_card_claim). */
+struct card_owner {
+    char origin[160];
+    char host[136];
+    int claim;
+};
+
+/* Whether run r (its origin decided: a peer's URL or relayed origin,
+ * "import"), coming through peer via (NULL: an import here), may name its
+ * card (store_owners.c says who may): 1 it may (owner->claim set when the
+ * card has no owner and r's origin is to claim it), 0 refused (owner
+ * filled), -1 the owner could not be read.  On q, the writer, inside its
+ * transaction. */
+int store_card_speaks(struct store_query *q, const struct run_record *r, const char *via,
+                      struct card_owner *owner);
+
+/* Makes r's origin the owner of r's card (store_card_speaks said claim),
+ * on q inside its transaction.  STORE_OK or STORE_ERROR. */
+int store_card_claim(struct store_query *q, const struct run_record *r);
+
+/* Makes this node the owner of the card of run_id, measured here, whoever
+ * owned it before (the card is in this node's hands: logged when it was
+ * another origin's).  On q inside its transaction.  STORE_OK or
+ * STORE_ERROR. */
+int store_card_claim_here(struct store_query *q, const char *run_id);
+
 /* Binds j's columns to q's prepared statement from parameter first on, in
  * this order: driver_version, cuda_version, build, validity, valid,
  * checks, checks_failed, verdict_key (8 parameters). */

@@ -80,13 +80,10 @@ int store_fault_cards(struct store *s, cJSON **cards)
     return store_read_objects(s, "read the cards with card faults", sql, NULL, NULL, cards);
 }
 
-int store_card_first_origin(struct store *s, const char *uuid, const char *host, cJSON **first)
+int store_card_owner_of(struct store *s, const char *uuid, const char *host, cJSON **owner)
 {
-    /* final_seq is this daemon's order of storing, not a run's claim;
-     * runs_by_card_key's first columns find the card's runs */
-    static const char sql[] = "SELECT origin FROM runs WHERE device_uuid = ?1 AND host = ?2 "
-                              "ORDER BY final_seq LIMIT 1";
+    static const char sql[] = "SELECT origin FROM card_owners WHERE device_uuid = ?1 "
+                              "AND host = ?2";
 
-    return store_read_objects(s, "read the origin of a card's first run", sql, uuid, host,
-                              first);
+    return store_read_objects(s, "read who speaks for a card", sql, uuid, host, owner);
 }

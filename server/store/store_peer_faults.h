@@ -33,10 +33,11 @@ int store_peer_faults_of(struct store *s, const char *uuid, cJSON **faults);
  * a one-off is still open): a NEW array of {"uuid", "host"}, by uuid. */
 int store_fault_cards(struct store *s, cJSON **cards);
 
-/* The origin of the first run of card uuid on host stored here (by
- * final_seq, this daemon's own order): a NEW array of none, or one
- * {"origin": text, or null for a run measured here}.  What
- * runs/peers_faults.c asks before it believes a peer about the card. */
-int store_card_first_origin(struct store *s, const char *uuid, const char *host, cJSON **first);
+/* Who speaks for card uuid on host here (migrations/0021_card_owners.sql:
+ * the origin that first brought it, or this node once it measured it): a
+ * NEW array of none (no owner, or one naming another host), or one
+ * {"origin": text, or null for this node}.  What runs/peers_faults.c asks
+ * before it believes a peer about the card. */
+int store_card_owner_of(struct store *s, const char *uuid, const char *host, cJSON **owner);
 
 #endif

@@ -47,7 +47,8 @@ struct store_pull {
  * with them, in one transaction: the cursor never passes a run that is not
  * stored, and a batch costs one commit.  STORE_OK with *tally (as
  * store_import_runs fills it; the conflicts counted in the peer's row
- * too), or the store's code (nothing is written then). */
+ * too, a run naming a card another origin speaks for among them: refused,
+ * the rest stored), or the store's code (nothing is written then). */
 int store_pull_runs(struct store *s, const struct store_pull *pull, const struct run_record *runs,
                     int n, struct import_tally *tally);
 

@@ -258,6 +258,9 @@ int store_finish_run(struct store *s, const struct run_record *r)
         rc = STORE_CONFLICT;
         goto done;
     }
+    /* measured here: this node speaks for the card (store_owners.c) */
+    if (store_card_claim_here(&q, r->id) != STORE_OK)
+        goto done;
     if (r->results_text && store_put_results(&q, r, 0) != STORE_OK)
         goto done;
     if (r->judged.verdicts &&

@@ -126,13 +126,24 @@ struct import_tally {
     int conflicts;
     char conflict_id[40];    /* the first conflict's run id, or "" */
     char conflict_held[160]; /* the origin it is held with here; "" measured here */
+    /* runs with a new id naming a card another origin speaks for
+     * (store_owners.c): refused; the first one's run, its place among the
+     * runs given, card, and the card's owner ("" this node) and host */
+    int card_conflicts;
+    int card_index;
+    char card_run_id[40];
+    char card_uuid[136];
+    char card_owner[160];
+    char card_host[136];
 };
 
 /* Stores n finished runs made elsewhere (an import, a peer), all in one
  * transaction, as they were checked and judged (runs/run_finish.c: each
  * record's judged part filled where it has results; its origin decided
  * there): a run whose id is already here is left as it is (*tally says
- * how), so an import can be repeated. */
+ * how), so an import can be repeated.  A new run naming a card that
+ * another origin speaks for (store_owners.c) refuses the whole import:
+ * STORE_CONFLICT, nothing stored, tally's card_ fields naming it. */
 int store_import_runs(struct store *s, const struct run_record *runs, int n,
                       struct import_tally *tally);
 

@@ -26,7 +26,8 @@ def wait_for(pred, timeout=20, what="condition"):
 class FleetTest(unittest.TestCase):
     def test_pull_dedupe_and_a_peer_that_comes_back(self):
         a = Daemon().start()
-        b = Daemon()
+        # another node: another card (one origin speaks for a card: README "A fleet")
+        b = Daemon(env={"GPUBENCH_FAKE_UUID_BASE": "1"})
         b.args += ["--peer", "http://127.0.0.1:%d" % a.port, "--peer-interval", "1"]
         b.start()
         c = Daemon(gpus=0)

@@ -74,7 +74,9 @@ class OneRunPeer(http.server.BaseHTTPRequestHandler):
         after = int(q.get("after_seq", ["0"])[0])
         body = b""
         if after < 1:
-            run = make_run(100000 + n, host="node%d" % n)
+            # a card of its own (one origin speaks for a card: README "A fleet")
+            run = make_run(100000 + n, host="node%d" % n,
+                           uuid="GPU-%08d-data-4000-8000-000000000000" % n)
             run["seq"] = 1
             body = (json.dumps(run) + "\n").encode()
         self.send_response(200)
@@ -105,7 +107,8 @@ class PeersFileTest(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def node(self):
-        d = Daemon().start()
+        # each node its own card (one origin speaks for a card: README "A fleet")
+        d = Daemon(env={"GPUBENCH_FAKE_UUID_BASE": str(len(self.daemons))}).start()
         self.daemons.append(d)
         return d
 
@@ -429,7 +432,8 @@ class TiersTest(unittest.TestCase):
         tmp = tempfile.mkdtemp(prefix="gpubench-tiers-")
         self.addCleanup(shutil.rmtree, tmp, True)
         interval = 1
-        nodes = [Daemon().start() for _ in range(4)]
+        # four nodes, four cards (one origin speaks for a card: README "A fleet")
+        nodes = [Daemon(env={"GPUBENCH_FAKE_UUID_BASE": str(i)}).start() for i in range(4)]
         daemons = list(nodes)
         try:
             runs = {n.post("/runs?wait=10", BODY).json()["id"]: url(n) for n in nodes}

@@ -68,6 +68,12 @@ def serve_peer(test, runs, routes=None):
     return "http://127.0.0.1:%d" % server.server_address[1]
 
 
+def on_card(run, n):
+    """run, naming card n of its own (one origin speaks for a card)."""
+    run["device"] = dict(run["device"], uuid="GPU-0a11ce%02d-0000-0000-0000-000000000000" % n)
+    return run
+
+
 def peer_of(hub, url):
     return {p["url"]: p for p in hub.get("/peers").json()["peers"]}.get(url)
 
@@ -88,11 +94,11 @@ def card_faults_body(cards):
 
 class OriginTest(ImportFixture):
     def test_a_relayed_origin_outside_the_peers_subtree_is_skipped(self):
-        inside = self.run_like(origin=NODE_A)
-        outside = self.run_like(origin=NODE_B)
-        own = self.run_like()
+        inside = on_card(self.run_like(origin=NODE_A), 1)
+        outside = on_card(self.run_like(origin=NODE_B), 2)
+        own = on_card(self.run_like(), 3)
         own.pop("origin", None)
-        imported = self.run_like(origin="import")  # imported there: so here too
+        imported = on_card(self.run_like(origin="import"), 4)  # imported there: so here too
         peer = serve_peer(self, [inside, outside, own, imported],
                           {"/peers": {"peers": [{"url": NODE_A}], "total": 1}})
         hub = Daemon(gpus=0, args=["--peer", peer, "--peer-interval", "1"]).start()
@@ -114,14 +120,14 @@ class OriginTest(ImportFixture):
     def test_a_node_added_to_the_hub_since_is_read_again_not_skipped(self):
         """The puller's copy of a hub's subtree is read again when a page
         names an origin it does not know, before the run is judged."""
-        first = self.run_like(origin=NODE_A)
+        first = on_card(self.run_like(origin=NODE_A), 1)
         peer = serve_peer(self, [first], {"/peers": {"subtree": [NODE_A]}})
         handler = [h for h in RoutesHandler.__subclasses__() if h.lines and
                    json.loads(h.lines[0][1])["id"] == first["id"]][0]
         hub = Daemon(gpus=0, args=["--peer", peer, "--peer-interval", "1"]).start()
         try:
             cursor_at(hub, peer, 1)
-            late = self.run_like(origin=NODE_B)  # a node the hub added since
+            late = on_card(self.run_like(origin=NODE_B), 2)  # a node the hub added since
             handler.routes = {"/peers": json.dumps({"subtree": [NODE_A, NODE_B]}).encode()}
             handler.lines = handler.lines + [(2, json.dumps(dict(late, seq=2)))]
             got = cursor_at(hub, peer, 2)
@@ -212,7 +218,10 @@ class FaultsTest(unittest.TestCase):
             write_file(path, [{"targets": [node_url, hostile]}])
             wait_for(lambda: ((peer_of(hub, hostile) or {}).get("card_faults") or {})
                      .get("fetched_at"), timeout=20, what="the hostile peer's faults fetched")
-            self.assertEqual(hub.get("/runs/" + run["id"]).json()["origin"], hostile)
+            # its run naming the node's card is refused (a conflict)
+            got = cursor_at(hub, hostile, 1)
+            self.assertEqual(hub.get("/runs/" + run["id"]).status, 404)
+            self.assertEqual(got["conflicts"]["count"], 1, got)
             time.sleep(1.5)
             self.assertEqual(faults(hub), {})
             self.assertEqual(state(hub, node.uuid), "healthy")
@@ -223,6 +232,142 @@ class FaultsTest(unittest.TestCase):
         finally:
             for d in reversed(running):
                 self.assertEqual(d.stop(), 0)
+
+
+class CardOwnerTest(unittest.TestCase):
+    def test_a_peer_cannot_drain_another_nodes_card_with_new_runs(self):
+        """A card is spoken for by one origin: the node's healthy card at
+        the hub, and a hostile peer serving runs with new ids naming that
+        card (its host and uuid), slower than its floor: refused, counted
+        as conflicts, never in the card's state or `gpubench check`; an
+        import of one is refused naming the card and its owner."""
+        node = Daemon(env=H200).start()
+        # the forger: the same card (the test double's uuid) on the same
+        # host, slowed under the H200's triad floor, makes the made-up runs
+        forger = Daemon(env=H200).start()
+        running = [node, forger]
+        try:
+            health_run(node)
+            uuid = node.get("/devices").json()["devices"][0]["uuid"]
+            host = node.get("/coverage").json()["cards"][0]["host"]
+            node_url = "http://127.0.0.1:%d" % node.port
+            path = os.path.join(node.tmp, "peers-owner.json")
+            write_file(path, [{"targets": [node_url]}])
+            hub = Daemon(gpus=0, args=["--peers-file", path, "--peer-interval", "1"]).start()
+            running.append(hub)
+            wait_for(lambda: state(hub, uuid) == "healthy", timeout=30,
+                     what="the node's card healthy at the hub")
+            forger.set_mode("slow=1.5")
+            for _ in range(2):  # a missed floor, and its confirmation
+                r = forger.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"})
+                self.assertEqual(r.json()["status"], "done", r)
+                triad = [c for c in r.json()["checks"] if c["row"] == "triad"][0]
+                self.assertIs(triad["pass"], False, triad)
+            forged = [json.loads(line) for line in forger.get("/runs.ndjson").body.splitlines()]
+            for f in forged:
+                f.pop("origin", None)
+                self.assertEqual((f["host"], f["device"]["uuid"]), (host, uuid))
+            hostile = serve_peer(self, forged)
+            write_file(path, [{"targets": [node_url, hostile]}])
+            got = cursor_at(hub, hostile, 2)
+            time.sleep(1.5)  # more pulls: refused again, never stored
+            self.assertEqual(state(hub, uuid), "healthy")
+            card = hub.get("/cards/" + uuid).json()
+            self.assertEqual(card["state"], "healthy", card)
+            rc, out, err = Client(hub)("check", "--host", host)
+            self.assertEqual(rc, 0, (out, err))
+            self.assertEqual(got["conflicts"]["count"], 2, got)
+            self.assertEqual(got["runs_pulled"], 0, got)
+            self.assertIn("names card " + uuid, got["conflicts"]["last_reason"])
+            self.assertIn("spoken for here by " + node_url, got["conflicts"]["last_reason"])
+            for f in forged:
+                self.assertEqual(hub.get("/runs/" + f["id"]).status, 404)
+            metrics = hub.get("/metrics").body
+            self.assertIn('gpubench_peer_conflicts_total{peer="%s"} 2\n' % hostile, metrics)
+            logged = [line for line in hub.read_log().splitlines()
+                      if "peer %s: run " % hostile in line and "names card" in line]
+            self.assertEqual(len(logged), 1, logged)
+            # the node's own new runs still count there
+            late = node.post("/runs?wait=30", {"benchmark": "hbm_bandwidth"}).json()["id"]
+            wait_for(lambda: hub.get("/runs/" + late).status == 200, timeout=20,
+                     what="the node's new run at the hub")
+            self.assertEqual(hub.get("/runs/" + late).json()["origin"], node_url)
+            # an import naming the card: refused whole, naming the card and its owner
+            r = hub.post("/runs/import", ndjson(forged))
+            self.assertEqual(r.status, 409, r)
+            self.assertEqual(r.json()["error"]["code"], "card_conflict")
+            self.assertEqual(r.json()["error"]["field"], "device.uuid")
+            self.assertIn(uuid, r.json()["error"]["message"])
+            self.assertIn(node_url, r.json()["error"]["message"])
+            for f in forged:
+                self.assertEqual(hub.get("/runs/" + f["id"]).status, 404)
+            self.assertEqual(Client(hub)("check", "--host", host)[0], 0)
+            owner = hub.get("/cards/" + uuid).json()["owner"]
+            self.assertEqual((owner["origin"], owner["host"]), (node_url, host), owner)
+
+            # The hand-over (the card moved to the other node): released by
+            # the operator, the next run naming it claims it.
+            r = hub.request("DELETE", "/cards/%s/owner" % uuid)
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.json()["released"]["origin"], node_url)
+            self.assertIsNone(hub.get("/cards/" + uuid).json()["owner"])
+            self.assertEqual(hub.request("DELETE", "/cards/%s/owner" % uuid).status, 404)
+            handler = [h for h in RoutesHandler.__subclasses__() if h.lines and
+                       json.loads(h.lines[0][1])["id"] == forged[0]["id"]][0]
+            moved = dict(forged[1], id=new_id())
+            handler.lines = handler.lines + [(3, json.dumps(dict(moved, seq=3)))]
+            got = cursor_at(hub, hostile, 3)
+            self.assertEqual(hub.get("/runs/" + moved["id"]).json()["origin"], hostile)
+            self.assertEqual(hub.get("/cards/" + uuid).json()["owner"]["origin"], hostile)
+            self.assertEqual(got["conflicts"]["count"], 2, got)
+        finally:
+            for d in reversed(running):
+                self.assertEqual(d.stop(), 0)
+
+    def test_a_card_measured_here_is_this_nodes(self):
+        """A peer that named this node's card before it measured it: the
+        node's own run takes the card, the peer's later ones are refused;
+        an import naming it (the node's own export, restored) is taken."""
+        src = Daemon(gpus=1).start()  # the same card (the test double's uuid)
+        try:
+            r = src.post("/runs?wait=30", {"benchmark": "smem_stride"})
+            self.assertEqual(r.json()["status"], "done", r)
+            mine = json.loads(src.get("/runs.ndjson").body.splitlines()[0])
+        finally:
+            self.assertEqual(src.stop(), 0)
+        early, later = dict(mine, id=new_id()), dict(mine, id=new_id())
+        early.pop("origin", None)
+        later.pop("origin", None)
+        peer = serve_peer(self, [early])
+        handler = [h for h in RoutesHandler.__subclasses__() if h.lines and
+                   json.loads(h.lines[0][1])["id"] == early["id"]][0]
+        d = Daemon(gpus=1, args=["--peer", peer, "--peer-interval", "1"])
+        running = []
+        try:
+            uuid = mine["device"]["uuid"]
+            d.start()
+            running.append(d)
+            self.assertEqual(d.get("/devices").json()["devices"][0]["uuid"], uuid)
+            cursor_at(d, peer, 1)
+            self.assertEqual(d.get("/runs/" + early["id"]).json()["origin"], peer)
+            self.assertEqual(d.sql("SELECT origin FROM card_owners")[0][0], peer)
+            r = d.post("/runs?wait=30", {"benchmark": "smem_stride"})
+            self.assertEqual(r.json()["status"], "done", r)
+            self.assertEqual(d.sql("SELECT origin FROM card_owners"), [(None,)])
+            self.assertIsNone(d.get("/cards/" + uuid).json()["owner"]["origin"])
+            self.assertIn("measured on this node, so this node speaks for it", d.read_log())
+            handler.lines = handler.lines + [(2, json.dumps(dict(later, seq=2)))]
+            got = cursor_at(d, peer, 2)
+            self.assertEqual(got["conflicts"]["count"], 1, got)
+            self.assertIn("this node (measured here)", got["conflicts"]["last_reason"])
+            self.assertEqual(d.get("/runs/" + later["id"]).status, 404)
+            restored = dict(mine, id=new_id())
+            r = d.post("/runs/import", ndjson([restored]))
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(d.get("/runs/" + restored["id"]).json()["origin"], "import")
+        finally:
+            for x in reversed(running):
+                self.assertEqual(x.stop(), 0)
 
 
 class FaultsCapTest(ImportFixture):
