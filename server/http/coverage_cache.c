@@ -32,8 +32,9 @@ struct host {
 };
 
 struct coverage_cache {
-    pthread_mutex_t lock;                /* guards all below, held through an answer */
-    int made;                            /* hosts[] holds every host (the own one apart) as of changes */
+    pthread_mutex_t lock; /* guards all below, held through an answer */
+    /* hosts[] holds every host (the own one apart) as of changes */
+    int made;
     int touched_all;                     /* store_touched_since said everything (during a call) */
     long long max_age_s, deep_max_age_s; /* what the texts were made for */
     unsigned long long changes;          /* the store's count they cover */

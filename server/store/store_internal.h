@@ -308,6 +308,11 @@ int store_error_is_damage(sqlite3 *db);
  * touching everything.  Nothing on a reader's query. */
 void store_query_touch(struct store_query *q, int kind, const char *name);
 
+/* Says that q writes rows of run id: its host's and its card's, as its
+ * row names them (a run's end has no host in its record).  STORE_OK, or
+ * STORE_ERROR when the row could not be read. */
+int store_touch_run(struct store_query *q, const char *id);
+
 /* The writer's query under way begins: what an earlier one said is
  * dropped (store_query_begin). */
 void store_touch_begin(struct conn *c);

@@ -249,9 +249,6 @@ int store_finish_run(struct store *s, const struct run_record *r)
 
     store_query_begin(&q, &s->writer, "store a run's end");
     store_query_touch(&q, STORE_TOUCH_OWN, NULL);
-    store_query_touch(&q, STORE_TOUCH_HOST, r->host);
-    if (r->device_uuid)
-        store_query_touch(&q, STORE_TOUCH_CARD, r->device_uuid);
     if (store_query_transaction(&q) != STORE_OK ||
         store_query_run(&q,
                         "UPDATE runs SET status = ?2, finished_at = ?3, "
@@ -267,6 +264,8 @@ int store_finish_run(struct store *s, const struct run_record *r)
         rc = STORE_CONFLICT;
         goto done;
     }
+    if (store_touch_run(&q, r->id) != STORE_OK)
+        goto done;
     if (r->results_text && store_put_results(&q, r, 0) != STORE_OK)
         goto done;
     if (r->judged.verdicts &&

@@ -60,9 +60,8 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
 
     if (r->results_text == NULL || j->validity == NULL)
         return STORE_ERROR; /* a run is never stored unjudged */
-    store_query_touch(q, STORE_TOUCH_HOST, r->host);
-    if (r->device_uuid)
-        store_query_touch(q, STORE_TOUCH_CARD, r->device_uuid);
+    if (store_touch_run(q, r->id) != STORE_OK)
+        return STORE_ERROR;
     if (store_query_run(q,
                         "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
                         "VALUES (?1, ?2, ?3)",

@@ -35,6 +35,21 @@ void store_query_touch(struct store_query *q, int kind, const char *name)
     s->npending++;
 }
 
+int store_touch_run(struct store_query *q, const char *id)
+{
+    int step;
+
+    if (store_query_prepare(q, "SELECT host, device_uuid FROM runs WHERE id = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, id);
+    if ((step = store_query_step(q)) == STORE_STEP_ROW) {
+        store_query_touch(q, STORE_TOUCH_HOST, store_col_text(q->st, 0));
+        if (store_col_text(q->st, 1))
+            store_query_touch(q, STORE_TOUCH_CARD, store_col_text(q->st, 1));
+    }
+    return step == STORE_STEP_ROW || step == STORE_STEP_DONE ? STORE_OK : STORE_ERROR;
+}
+
 void store_touch_begin(struct conn *c)
 {
     struct store *s = c->owner;
