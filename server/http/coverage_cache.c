@@ -168,6 +168,30 @@ struct build {
     int64_t now_ms;
 };
 
+/* Room for one more host in *list (n of them, room for *cap); 0 or -1. */
+static int host_room(struct host **list, int n, int *cap)
+{
+    int more_cap = *cap ? 2 * *cap : 64;
+    struct host *more;
+
+    if (n < *cap)
+        return 0;
+    if ((more = realloc(*list, (size_t)more_cap * sizeof(*more))) == NULL)
+        return -1;
+    *list = more;
+    *cap = more_cap;
+    return 0;
+}
+
+/* Moves h into *to (whose old bytes are the caller's), leaving h empty. */
+static void host_move(struct host *to, struct host *h)
+{
+    *to = *h;
+    h->name = NULL;
+    dynbuf_init(&h->text, 0);
+    dynbuf_init(&h->uuids, 0);
+}
+
 /* Appends card c to h; 0 or -1. */
 static int host_add(struct host *h, const struct coverage_card *c)
 {
@@ -211,15 +235,8 @@ static int every_card(void *ctx, const struct coverage_card *c)
         rc = 0; /* made at each answer */
     } else {
         if (b->n == 0 || strcmp(b->list[b->n - 1].name, c->host) != 0) {
-            if (b->n == b->cap) {
-                int cap = b->cap ? 2 * b->cap : 256;
-                struct host *more = realloc(b->list, (size_t)cap * sizeof(*more));
-                if (more == NULL)
-                    goto done;
-                b->list = more;
-                b->cap = cap;
-            }
-            if (host_init(&b->list[b->n++], c->host) != 0)
+            if (host_room(&b->list, b->n, &b->cap) != 0 ||
+                host_init(&b->list[b->n++], c->host) != 0)
                 goto done;
         }
         rc = host_add(&b->list[b->n - 1], c);
@@ -302,30 +319,18 @@ static int build_host(struct coverage_cache *c, struct store *store,
     if (i >= 0) {
         host_free(&c->hosts[i]);
         if (h.text.len) {
-            c->hosts[i] = h;
-            h.name = NULL;
-            dynbuf_init(&h.text, 0);
-            dynbuf_init(&h.uuids, 0);
+            host_move(&c->hosts[i], &h);
         } else {
             memmove(&c->hosts[i], &c->hosts[i + 1], (size_t)(c->n - i - 1) * sizeof(h));
             c->n--;
         }
     } else if (h.text.len) {
         i = -i - 1;
-        if (c->n == c->cap) {
-            int cap = c->cap ? 2 * c->cap : 16;
-            struct host *more = realloc(c->hosts, (size_t)cap * sizeof(*more));
-            if (more == NULL)
-                goto done;
-            c->hosts = more;
-            c->cap = cap;
-        }
+        if (host_room(&c->hosts, c->n, &c->cap) != 0)
+            goto done;
         memmove(&c->hosts[i + 1], &c->hosts[i], (size_t)(c->n - i) * sizeof(h));
-        c->hosts[i] = h;
+        host_move(&c->hosts[i], &h);
         c->n++;
-        h.name = NULL;
-        dynbuf_init(&h.text, 0);
-        dynbuf_init(&h.uuids, 0);
     }
     rc = STORE_OK;
 

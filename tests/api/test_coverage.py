@@ -310,18 +310,14 @@ class KeptCoverageTest(unittest.TestCase):
     seen by the very next read, with no wait, and a host's cards read whole
     are those its ?host= read (made afresh) says."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.d = Daemon(gpus=0).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        assert cls.d.stop() == 0
+    def setUp(self):
+        self.d = Daemon(gpus=0).start()
+        self.addCleanup(lambda: self.assertEqual(self.d.stop(), 0))
 
     def imported(self, *runs):
+        """runs stored as a hub stores what it pulls, each of them new."""
         r = self.d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
-        self.assertEqual(r.status, 200, r)
-        self.assertEqual(r.json()["imported"], len(runs), r.json())
+        self.assertEqual((r.status, r.json()["imported"]), (200, len(runs)), r)
 
     def whole(self):
         return cards_by_uuid(self.d.get("/coverage").json())
