@@ -101,11 +101,22 @@ static int find_host(const struct coverage_cache *c, const char *name)
     return -lo - 1;
 }
 
-/* store_touch_fn: marks what a write touched (under the store's log lock:
- * no store call here). */
-static void touched(void *ctx, enum store_touch_kind kind, const char *name)
+/* store_touch_fn: what a write touched, noted as "KIND NAME\n" into a
+ * dynbuf (under the store's log lock, which a write waits for: the
+ * marking is done after, by touched). */
+static void told(void *ctx, enum store_touch_kind kind, const char *name)
 {
-    struct coverage_cache *c = ctx;
+    struct dynbuf *b = ctx;
+
+    if (kind == STORE_TOUCH_HOST || kind == STORE_TOUCH_CARD)
+        (void)!dynbuf_printf(b, "%d %s\n", (int)kind, name);
+    else if (kind != STORE_TOUCH_OWN && kind != STORE_TOUCH_NONE)
+        (void)!dynbuf_printf(b, "%d -\n", (int)STORE_TOUCH_ALL);
+}
+
+/* Marks what one write touched (told's words). */
+static void touched(struct coverage_cache *c, enum store_touch_kind kind, const char *name)
+{
     int i;
 
     if (c->touched_all)
@@ -344,13 +355,23 @@ done:
  * nothing is kept: the next answer makes everything again). */
 static int refresh(struct coverage_cache *c, struct store *store, const struct coverage_query *q)
 {
+    struct dynbuf said; /* what the writes since touched (told) */
     unsigned long long changes;
     int rc = STORE_OK;
 
     if (c->made && (c->max_age_s != q->max_age_s || c->deep_max_age_s != q->deep_max_age_s))
         drop_all(c);
     c->touched_all = 0;
-    changes = store_touched_since(store, c->changes, touched, c);
+    dynbuf_init(&said, COVERAGE_TEXT_CAP);
+    changes = store_touched_since(store, c->changes, told, &said);
+    for (char *line = said.data, *end; line && (end = strchr(line, '\n')) != NULL;
+         line = end + 1) {
+        *end = '\0';
+        touched(c, (enum store_touch_kind)atoi(line), strchr(line, ' ') + 1);
+    }
+    if (dynbuf_failed(&said))
+        c->touched_all = 1;
+    dynbuf_free(&said);
     if (!c->made || c->touched_all) {
         drop_all(c);
         rc = build_every(c, store, q);
