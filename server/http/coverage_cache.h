@@ -1,5 +1,5 @@
 /*
- * coverage_cache.h - a hub's whole GET /coverage kept ready (issue 33):
+ * coverage_cache.h - a hub's whole GET /coverage kept ready:
  * each host's cards printed once, as coverage_build prints them, and made
  * again only when a write touched that host or one of its cards, or when
  * time alone changes what they say; an answer is the kept texts of the

@@ -244,7 +244,8 @@ int store_query_end(struct store_query *q, int rc)
          * about to be rolled back): counted as touching everything, so a
          * keeper never misses what did reach the disk */
         c->changes_seen = sqlite3_total_changes64(c->db);
-        c->owner->pending_all = 1;
+        if (c == &c->owner->writer) /* its pending list is the writer's, under its lock */
+            c->owner->pending_all = 1;
         store_touch_count(c);
     }
     if (rc == STORE_ERROR)
