@@ -108,7 +108,8 @@ static void told(void *ctx, enum store_touch_kind kind, const char *name)
 {
     struct dynbuf *b = ctx;
 
-    if (kind == STORE_TOUCH_HOST || kind == STORE_TOUCH_CARD)
+    /* a name with a newline would read as two: everything, rather */
+    if ((kind == STORE_TOUCH_HOST || kind == STORE_TOUCH_CARD) && !strchr(name, '\n'))
         (void)!dynbuf_printf(b, "%d %s\n", (int)kind, name);
     else if (kind != STORE_TOUCH_OWN && kind != STORE_TOUCH_NONE)
         (void)!dynbuf_printf(b, "%d -\n", (int)STORE_TOUCH_ALL);
