@@ -26,6 +26,7 @@
 #include "judge_sql.h"
 #include "log.h"
 #include "metrics_cache.h"
+#include "coverage_cache.h"
 #include "options.h"
 #include "peers.h"
 #include "ratelimit.h"
@@ -332,7 +333,7 @@ int main(int argc, char **argv)
     if (app.canaries == NULL)
         goto done;
     app.metrics = api_metrics_start(&app);
-    if (app.metrics == NULL)
+    if (app.metrics == NULL || (app.coverage = coverage_cache_new()) == NULL)
         goto done;
     http = http_start(&app, listen_fd, err, sizeof(err));
     listen_fd = -1; /* libmicrohttpd's now, even on failure (http.h) */
@@ -379,6 +380,7 @@ done:
                  left, SETTLE_MS);
     http_stop(http, &app);
     metrics_cache_stop(app.metrics); /* after http_stop: scrapes read it */
+    coverage_cache_free(app.coverage);
     peers_stop(app.peers);
     canaries_stop(app.canaries); /* before the pool and the store it reads */
     gpu_pool_stop(app.gpus);

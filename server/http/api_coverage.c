@@ -10,6 +10,7 @@
 #include "app.h"
 #include "cards.h"
 #include "coverage.h"
+#include "coverage_cache.h"
 #include "duration.h"
 #include "gpu_pool.h"
 #include "handlers.h"
@@ -35,14 +36,20 @@ static int read_faults(void *ctx, const char *uuid, cJSON **faults)
     return f->store_rc == STORE_OK ? 0 : -1;
 }
 
-cJSON *coverage_read(struct app *app, const char *host, long long max_age_s,
-                     long long deep_max_age_s, int *store_rc)
+/* The coverage's query for app (its own GPUs into own, room for
+ * COVERAGE_MAX_GPUS; its faults read through f). */
+static void coverage_query_of(struct app *app, const char *host, long long max_age_s,
+                              long long deep_max_age_s, struct coverage_gpu *own,
+                              struct faults_ctx *f, struct coverage_query *q)
 {
     struct gpu_stat stats[COVERAGE_MAX_GPUS];
-    struct coverage_gpu own[COVERAGE_MAX_GPUS];
     int n = gpu_pool_stats(app->gpus, stats, COVERAGE_MAX_GPUS);
-    struct faults_ctx faults = {.store = app->store, .store_rc = STORE_OK};
-    struct coverage_query q = {
+
+    /* the pool's strings are its own, kept while it runs */
+    for (int i = 0; i < n; i++)
+        own[i] = (struct coverage_gpu){stats[i].index, stats[i].uuid, stats[i].name};
+    *f = (struct faults_ctx){.store = app->store, .store_rc = STORE_OK};
+    *q = (struct coverage_query){
         .own_host = app->host,
         .own = own,
         .n_own = n,
@@ -51,19 +58,48 @@ cJSON *coverage_read(struct app *app, const char *host, long long max_age_s,
         .max_age_s = max_age_s,
         .deep_max_age_s = deep_max_age_s,
         .read_faults = read_faults,
-        .ctx = &faults,
+        .ctx = f,
     };
+}
+
+cJSON *coverage_read(struct app *app, const char *host, long long max_age_s,
+                     long long deep_max_age_s, int *store_rc)
+{
+    struct coverage_gpu own[COVERAGE_MAX_GPUS];
+    struct faults_ctx faults;
+    struct coverage_query q;
     cJSON *cells = NULL, *out;
 
+    coverage_query_of(app, host, max_age_s, deep_max_age_s, own, &faults, &q);
     *store_rc = store_coverage_cells(app->store, host, &cells);
     if (*store_rc != STORE_OK)
         return NULL;
-    for (int i = 0; i < n; i++)
-        own[i] = (struct coverage_gpu){stats[i].index, stats[i].uuid, stats[i].name};
     out = coverage_build(cells, &q);
     cJSON_Delete(cells);
     *store_rc = faults.store_rc;
     return out;
+}
+
+/* The answer from the kept texts (coverage_cache.h), or the error. */
+static void coverage_kept(struct app *app, const char *host, long long max_age_s,
+                          long long deep_max_age_s, struct http_reply *rep)
+{
+    struct coverage_gpu own[COVERAGE_MAX_GPUS];
+    struct faults_ctx faults;
+    struct coverage_query q;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    coverage_query_of(app, host, max_age_s, deep_max_age_s, own, &faults, &q);
+    rc = coverage_cache_answer(app->coverage, app->store, &q, &text, &len);
+    if (rc == STORE_OK) {
+        reply_body(rep, 200, "application/json", text, len);
+        return;
+    }
+    /* a card's faults' read says why, where it was that */
+    reply_store_error(rep, faults.store_rc != STORE_OK ? faults.store_rc : rc,
+                      "the coverage could not be read");
 }
 
 void api_coverage_get(struct http_request *req, struct http_reply *rep)
@@ -95,6 +131,10 @@ void api_coverage_get(struct http_request *req, struct http_reply *rep)
         max_age_s = (ms + 999) / 1000;
     if (host && host[0] == '\0') {
         reply_error(rep, 400, "out_of_bounds", "host", "host= names a host");
+        return;
+    }
+    if (req->app->coverage) {
+        coverage_kept(req->app, host, max_age_s, (deep_ms + 999) / 1000, rep);
         return;
     }
     out = coverage_read(req->app, host, max_age_s, (deep_ms + 999) / 1000, &rc);

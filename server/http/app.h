@@ -22,6 +22,7 @@ struct alerts;
 struct http_tls;
 struct canaries;
 struct metrics_cache;
+struct coverage_cache;
 struct heavy_pool;
 
 /* The command-line settings the HTTP layer reads (main copies them from
@@ -52,15 +53,17 @@ struct app {
     const char *db_path; /* --db, absolute; owned by the db lock */
     struct store *store;
     struct gpu_pool *gpus;
-    struct runs *runs;             /* the runs layer (runs.h) */
-    struct auth *auth;             /* NULL: no tokens, everything open */
-    struct ratelimit *post_limit;  /* NULL: no rate limit */
-    struct peers *peers;           /* NULL: no --peer */
-    struct alerts *alerts;         /* the alert webhook (alerts.h) */
-    struct http_tls *tls;          /* NULL: plain HTTP (tls.h) */
-    struct canaries *canaries;     /* the checks on idle cards (canaries.h) */
-    struct metrics_cache *metrics; /* /metrics' heavy collectors (metrics_cache.h) */
-    struct heavy_pool *heavy;      /* the heavy routes' threads: http_start's */
+    struct runs *runs;               /* the runs layer (runs.h) */
+    struct auth *auth;               /* NULL: no tokens, everything open */
+    struct ratelimit *post_limit;    /* NULL: no rate limit */
+    struct peers *peers;             /* NULL: no --peer */
+    struct alerts *alerts;           /* the alert webhook (alerts.h) */
+    struct http_tls *tls;            /* NULL: plain HTTP (tls.h) */
+    struct canaries *canaries;       /* the checks on idle cards (canaries.h) */
+    struct metrics_cache *metrics;   /* /metrics' heavy collectors (metrics_cache.h) */
+    struct coverage_cache *coverage; /* the whole GET /coverage kept (coverage_cache.h);
+                                      * NULL: made at each request */
+    struct heavy_pool *heavy;        /* the heavy routes' threads: http_start's */
     char host[256];
     int check_host; /* loopback or unauthenticated: Host must name us (http_start) */
     int64_t started_mono_ms;

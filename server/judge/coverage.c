@@ -9,8 +9,10 @@
 #include "coverage.h"
 #include "bench_suite.h"
 #include "card_state.h"
+#include "dynbuf.h"
 #include "timeutil.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +68,18 @@ struct cell_list {
     long *totals;
 };
 
+/* The first time (Unix ms) at which a card's answer changes with time
+ * alone, other than its ages (coverage_card.valid_until_ms). */
+static void until(int64_t *valid_until, int64_t at_ms)
+{
+    if (at_ms < *valid_until)
+        *valid_until = at_ms;
+}
+
 /* Adds one card's cells of list to out and counts their states into its
  * totals; 0, or -1 out of memory. */
 static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark **members,
-                     const struct cell_list *list, int64_t now_ms)
+                     const struct cell_list *list, int64_t now_ms, int64_t *valid_until)
 {
     cJSON *cells = cJSON_AddArrayToObject(out, list->cells);
     cJSON *left = cJSON_AddArrayToObject(out, list->left_out);
@@ -104,6 +114,8 @@ static int add_cells(cJSON *out, const struct card *k, const struct gb_benchmark
             state = cJSON_IsNumber(failed) && failed->valuedouble > 0 ? COVERAGE_FAILING
                     : age_ms > list->max_age_s * 1000                 ? COVERAGE_STALE
                                                                       : COVERAGE_FRESH;
+            if (state == COVERAGE_FRESH) /* stale from the next ms past its window */
+                until(valid_until, (int64_t)at->valuedouble + list->max_age_s * 1000 + 1);
             if (!cJSON_AddStringToObject(cell, "run_id", run) ||
                 !cJSON_AddStringToObject(cell, "at", when) ||
                 /* a run finished "in the future" (a peer's clock ahead) is 0 s old */
@@ -138,13 +150,25 @@ static void span_text(long long s, char *buf, size_t cap)
         snprintf(buf, cap, "%llds", s);
 }
 
+/* When span_text of an age of s seconds, reached at at_ms + 1000 s, says
+ * something else: at the next whole unit of the one it is said in. */
+static int64_t span_changes_at(int64_t at_ms, long long s)
+{
+    long long unit = s >= 2 * 86400 ? 86400 : s >= 2 * 3600 ? 3600
+                                          : s >= 2 * 60     ? 60
+                                                            : 1;
+
+    return at_ms + (s / unit + 1) * unit * 1000;
+}
+
 /* The card's state (card_state_judge, from the runs of its cells and its
  * faults) and its coverage_reason: the first cell that is not fresh.  0,
  * or -1 out of memory or when the faults could not be read. */
-static int add_state(cJSON *card, const struct card *k, int from, int n,
-                     const struct coverage_query *q)
+static int add_state(cJSON *card, const struct card *k, const struct gb_benchmark **members,
+                     int from, int n, const struct coverage_query *q, int64_t *valid_until)
 {
     const cJSON *cell;
+    int64_t newest_ms = INT64_MIN;
     char why[160] = "", age[24], window[24];
     cJSON *runs = cJSON_CreateArray(), *faults = NULL, *judged = NULL;
     int rc = -1;
@@ -163,8 +187,15 @@ static int add_state(cJSON *card, const struct card *k, int from, int n,
             else
                 snprintf(why, sizeof(why), "%s never checked", bench);
         } else if (strcmp(state, state_names[COVERAGE_STALE]) == 0) {
+            int m = member_of(members, n, bench);
             span_text((long long)age_s->valuedouble, age, sizeof(age));
             span_text(q->max_age_s, window, sizeof(window));
+            /* the reason says the age in its largest unit: it changes with it */
+            if (m >= 0)
+                until(valid_until,
+                      span_changes_at((int64_t)cJSON_GetNumberValue(
+                                          cJSON_GetObjectItem(k->cell[m], "at_ms")),
+                                      (long long)age_s->valuedouble));
             snprintf(why, sizeof(why), "%s last checked %s ago (max %s)", bench, age, window);
         }
     }
@@ -178,6 +209,8 @@ static int add_state(cJSON *card, const struct card *k, int from, int n,
         if (!cJSON_GetStringValue(cJSON_GetObjectItem(src, "run_id")) || !cJSON_IsNumber(at))
             continue;
         time_format_rfc3339((int64_t)at->valuedouble, when, sizeof(when));
+        if ((int64_t)at->valuedouble > newest_ms)
+            newest_ms = (int64_t)at->valuedouble;
         checks = cJSON_Duplicate(cJSON_GetObjectItem(src, "checks"), 1);
         if (checks == NULL)
             checks = cJSON_CreateNull();
@@ -191,6 +224,9 @@ static int add_state(cJSON *card, const struct card *k, int from, int n,
     if (runs == NULL || (q->read_faults && q->read_faults(q->ctx, k->uuid, &faults) != 0) ||
         (judged = card_state_judge(runs, faults, q->now_ms, q->max_age_s * 1000)) == NULL)
         goto done;
+    /* unknown once its newest run is past the window (card_state_judge) */
+    if (newest_ms != INT64_MIN && q->now_ms - newest_ms <= q->max_age_s * 1000)
+        until(valid_until, newest_ms + q->max_age_s * 1000 + 1);
     if (!cJSON_AddItemToObject(card, "state",
                                cJSON_Duplicate(cJSON_GetObjectItem(judged, "state"), 1)) ||
         !cJSON_AddItemToObject(card, "reason",
@@ -324,37 +360,76 @@ static int add_totals(cJSON *out, const char *name, const long totals[COVERAGE_S
     return sums ? 0 : -1;
 }
 
-cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q)
+/* The health_deep members (its deep checks first, then the health
+ * suite's: bench_suite.h, so one gathering serves both lists) into
+ * members; *n of them, *lead deep checks. */
+static void suite_members(const struct gb_benchmark **members, int *n, int *lead)
 {
-    /* health_deep's members: its deep checks first, then the health
-     * suite's (bench_suite.h), so one gathering serves both lists */
-    const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
     const struct gb_suite *deep = gb_suite_find("health_deep");
-    int n = deep ? gb_suite_members(deep, members, GB_SUITE_MAX_MEMBERS) : 0;
-    int lead = 0, cap = cJSON_GetArraySize(cells) + q->n_own, count;
-    struct card *cards = calloc((size_t)(cap ? cap : 1), sizeof(*cards));
-    long totals[COVERAGE_STATES] = {0}, deep_totals[COVERAGE_STATES] = {0};
-    long long deep_age = q->deep_max_age_s > 0 ? q->deep_max_age_s : COVERAGE_DEEP_MAX_AGE_S;
-    cJSON *out = cJSON_CreateObject(), *list, *result = NULL;
 
-    while (deep && deep->lead && deep->lead[lead].benchmark)
-        lead++;
-    const struct cell_list health_cells = {"cells", "left_out", lead, n, q->max_age_s, totals};
-    const struct cell_list deep_cells = {"deep_cells", "deep_left_out", 0, lead, deep_age,
-                                         deep_totals};
-    if (cards == NULL || out == NULL || !cJSON_AddStringToObject(out, "host", q->own_host) ||
-        !cJSON_AddNumberToObject(out, "max_age_s", (double)q->max_age_s) ||
-        !cJSON_AddNumberToObject(out, "deep_max_age_s", (double)deep_age) ||
-        add_names(out, "benchmarks", members, lead, n) != 0 ||
-        add_names(out, "deep_benchmarks", members, 0, lead) != 0 ||
-        (list = cJSON_AddArrayToObject(out, "cards")) == NULL)
+    *n = deep ? gb_suite_members(deep, members, GB_SUITE_MAX_MEMBERS) : 0;
+    *lead = 0;
+    while (deep && deep->lead && deep->lead[*lead].benchmark)
+        (*lead)++;
+}
+
+static long long deep_window(const struct coverage_query *q)
+{
+    return q->deep_max_age_s > 0 ? q->deep_max_age_s : COVERAGE_DEEP_MAX_AGE_S;
+}
+
+/* Each age_s of the cells of list name of card, a number, written as a
+ * hole instead (coverage.h, age_holes): the time of its run from the
+ * card's source cell of that benchmark.  0, or -1 out of memory. */
+static int make_holes(cJSON *card, const char *name, const struct card *k,
+                      const struct gb_benchmark **members, int n)
+{
+    cJSON *cell;
+
+    cJSON_ArrayForEach(cell, cJSON_GetObjectItem(card, name)) {
+        int m = member_of(members, n,
+                          cJSON_GetStringValue(cJSON_GetObjectItem(cell, "benchmark")));
+        const cJSON *at = m >= 0 ? cJSON_GetObjectItem(k->cell[m], "at_ms") : NULL;
+        char hole[40];
+        cJSON *raw;
+
+        if (!cJSON_IsNumber(cJSON_GetObjectItem(cell, "age_s")) || !cJSON_IsNumber(at))
+            continue;
+        snprintf(hole, sizeof(hole), "%c%lld%c", COVERAGE_HOLE_OPEN, (long long)at->valuedouble,
+                 COVERAGE_HOLE_CLOSE);
+        if ((raw = cJSON_CreateRaw(hole)) == NULL ||
+            !cJSON_ReplaceItemInObjectCaseSensitive(cell, "age_s", raw)) {
+            cJSON_Delete(raw);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int coverage_cards(const cJSON *cells, const struct coverage_query *q, coverage_card_fn fn,
+                   void *ctx)
+{
+    const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
+    int n, lead, cap = cJSON_GetArraySize(cells) + q->n_own, count, rc = -1;
+    struct card *cards = calloc((size_t)(cap ? cap : 1), sizeof(*cards));
+    struct coverage_card out;
+    cJSON *card = NULL;
+
+    suite_members(members, &n, &lead);
+    const struct cell_list health_cells = {"cells", "left_out", lead, n, q->max_age_s, out.totals};
+    const struct cell_list deep_cells = {"deep_cells", "deep_left_out", 0, lead, deep_window(q),
+                                         out.deep_totals};
+    if (cards == NULL)
         goto done;
     count = gather(cells, q, members, n, cards, cap);
     for (int i = 0; i < count; i++) {
         const struct card *k = &cards[i];
-        cJSON *card = cJSON_CreateObject();
 
-        if (card == NULL || !cJSON_AddItemToArray(list, card) ||
+        memset(&out, 0, sizeof(out));
+        out.host = k->host;
+        out.uuid = k->uuid;
+        out.valid_until_ms = INT64_MAX;
+        if ((card = cJSON_CreateObject()) == NULL ||
             !cJSON_AddStringToObject(card, "host", k->host) ||
             !cJSON_AddStringToObject(card, "uuid", k->uuid) ||
             !(k->index >= 0 ? cJSON_AddNumberToObject(card, "index", k->index)
@@ -362,18 +437,117 @@ cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q)
             !(k->name ? cJSON_AddStringToObject(card, "name", k->name)
                       : cJSON_AddNullToObject(card, "name")) ||
             !cJSON_AddBoolToObject(card, "own", k->own) ||
-            add_cells(card, k, members, &health_cells, q->now_ms) != 0 ||
-            add_state(card, k, lead, n, q) != 0 ||
-            add_cells(card, k, members, &deep_cells, q->now_ms) != 0)
+            add_cells(card, k, members, &health_cells, q->now_ms, &out.valid_until_ms) != 0 ||
+            add_state(card, k, members, lead, n, q, &out.valid_until_ms) != 0 ||
+            add_cells(card, k, members, &deep_cells, q->now_ms, &out.valid_until_ms) != 0 ||
+            (q->age_holes && (make_holes(card, "cells", k, members, n) != 0 ||
+                              make_holes(card, "deep_cells", k, members, n) != 0)))
+            goto done;
+        out.card = card;
+        card = NULL;
+        if (fn(ctx, &out) != 0)
             goto done;
     }
+    rc = 0;
+
+done:
+    cJSON_Delete(card);
+    free(cards);
+    return rc;
+}
+
+cJSON *coverage_head(const struct coverage_query *q)
+{
+    const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
+    int n, lead;
+    cJSON *out = cJSON_CreateObject();
+
+    suite_members(members, &n, &lead);
+    if (out == NULL || !cJSON_AddStringToObject(out, "host", q->own_host) ||
+        !cJSON_AddNumberToObject(out, "max_age_s", (double)q->max_age_s) ||
+        !cJSON_AddNumberToObject(out, "deep_max_age_s", (double)deep_window(q)) ||
+        add_names(out, "benchmarks", members, lead, n) != 0 ||
+        add_names(out, "deep_benchmarks", members, 0, lead) != 0 ||
+        cJSON_AddArrayToObject(out, "cards") == NULL) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    return out;
+}
+
+int coverage_add_totals(cJSON *out, const long totals[COVERAGE_STATES],
+                        const long deep_totals[COVERAGE_STATES])
+{
     if (add_totals(out, "totals", totals) != 0 || add_totals(out, "deep_totals", deep_totals) != 0)
+        return -1;
+    return 0;
+}
+
+/* coverage_build's coverage_card_fn: the card into the answer's list. */
+struct build_ctx {
+    cJSON *list;
+    long totals[COVERAGE_STATES], deep_totals[COVERAGE_STATES];
+};
+
+static int add_card(void *ctx, const struct coverage_card *c)
+{
+    struct build_ctx *b = ctx;
+
+    for (int s = 0; s < COVERAGE_STATES; s++) {
+        b->totals[s] += c->totals[s];
+        b->deep_totals[s] += c->deep_totals[s];
+    }
+    if (!cJSON_AddItemToArray(b->list, c->card)) {
+        cJSON_Delete(c->card);
+        return -1;
+    }
+    return 0;
+}
+
+cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q)
+{
+    struct build_ctx b = {0};
+    cJSON *out = coverage_head(q), *result = NULL;
+
+    if (out == NULL || (b.list = cJSON_GetObjectItem(out, "cards")) == NULL ||
+        coverage_cards(cells, q, add_card, &b) != 0 ||
+        coverage_add_totals(out, b.totals, b.deep_totals) != 0)
         goto done;
     result = out;
     out = NULL;
 
 done:
-    free(cards);
     cJSON_Delete(out);
     return result;
+}
+
+int coverage_fill_ages(struct dynbuf *b, const char *text, size_t len, int64_t now_ms)
+{
+    const char *p = text, *end = text + len;
+
+    while (p < end) {
+        const char *open = memchr(p, COVERAGE_HOLE_OPEN, (size_t)(end - p)), *close;
+        char *stop;
+        long long at, age_s;
+
+        if (open == NULL) {
+            (void)!dynbuf_add(b, p, (size_t)(end - p));
+            break;
+        }
+        (void)!dynbuf_add(b, p, (size_t)(open - p));
+        if ((close = memchr(open, COVERAGE_HOLE_CLOSE, (size_t)(end - open))) == NULL)
+            return -1;
+        at = strtoll(open + 1, &stop, 10);
+        if (stop != close)
+            return -1;
+        /* as add_cells prints it: a run "in the future" is 0 s old; a
+         * number cJSON prints as an int where it is one */
+        age_s = now_ms - at > 0 ? (now_ms - at) / 1000 : 0;
+        if (age_s <= INT_MAX)
+            (void)!dynbuf_printf(b, "%lld", age_s);
+        else
+            (void)!dynbuf_printf(b, "%1.15g", (double)age_s);
+        p = close + 1;
+    }
+    return dynbuf_failed(b) ? -1 : 0;
 }

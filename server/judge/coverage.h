@@ -47,7 +47,17 @@ struct coverage_query {
      * none), -1 when they could not be read (then so can't the coverage). */
     int (*read_faults)(void *ctx, const char *uuid, cJSON **faults);
     void *ctx;
+    /* 1: each age_s that is a number is written as a hole instead, a raw
+     * value COVERAGE_HOLE_OPEN, its run's finished time in Unix ms, then
+     * COVERAGE_HOLE_CLOSE, for a keeper of the printed text to fill in at
+     * each answer (coverage_fill_ages); 0: the ages at now_ms */
+    int age_holes;
 };
+
+/* The bytes around a hole: control characters, which JSON text escapes in
+ * any string, so they are found nowhere else in printed cards. */
+#define COVERAGE_HOLE_OPEN '\x01'
+#define COVERAGE_HOLE_CLOSE '\x02'
 
 /* The deep checks' window without deep_max_age_s: the weekly canary's
  * (--canary health_deep@7d). */
@@ -80,5 +90,42 @@ const char *coverage_state_name(enum coverage_state s);
  * and "deep_left_out" (as cells, judged against deep_max_age_s) and
  * "deep_totals"; they never change a card's state or coverage_reason. */
 cJSON *coverage_build(const cJSON *cells, const struct coverage_query *q);
+
+/* One card of the coverage, as coverage_build lists it. */
+struct coverage_card {
+    cJSON *card;                  /* NEW: the card's object, the callee's */
+    const char *host, *uuid;      /* borrowed from the cells or q */
+    long totals[COVERAGE_STATES]; /* its cells' states (what "totals" sums) */
+    long deep_totals[COVERAGE_STATES];
+    /* The first time (Unix ms) at which its object says something else
+     * with time alone, its ages apart: a cell's window passed, the card's
+     * newest run past max_age (unknown), the age in its coverage_reason
+     * reaching its next unit; INT64_MAX: never */
+    int64_t valid_until_ms;
+};
+
+/* Calls fn for each card coverage_build would list, in its order (host,
+ * index, uuid), made as coverage_build makes it (q->age_holes apart): fn
+ * owns c->card whatever it returns; 0, or -1 when it fails.  0, or -1 out
+ * of memory, when read_faults failed or when fn did. */
+typedef int (*coverage_card_fn)(void *ctx, const struct coverage_card *c);
+int coverage_cards(const cJSON *cells, const struct coverage_query *q, coverage_card_fn fn,
+                   void *ctx);
+
+/* coverage_build's answer without its cards and totals: a NEW {"host",
+ * "max_age_s", "deep_max_age_s", "benchmarks", "deep_benchmarks",
+ * "cards": []}, or NULL out of memory. */
+cJSON *coverage_head(const struct coverage_query *q);
+
+/* Adds "totals" and "deep_totals" (as coverage_build does) to out; 0, or
+ * -1 out of memory. */
+int coverage_add_totals(cJSON *out, const long totals[COVERAGE_STATES],
+                        const long deep_totals[COVERAGE_STATES]);
+
+/* Appends text (len bytes, printed cards with holes: age_holes) to b with
+ * each hole filled with its age at now_ms as coverage_build prints age_s;
+ * 0, or -1 when b failed or a hole is not closed. */
+struct dynbuf;
+int coverage_fill_ages(struct dynbuf *b, const char *text, size_t len, int64_t now_ms);
 
 #endif

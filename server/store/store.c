@@ -135,6 +135,7 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
         return STORE_ERROR;
     }
     pthread_mutex_init(&s->health_lock, NULL);
+    pthread_mutex_init(&s->touch_lock, NULL);
     atomic_init(&s->writes, 0);
     s->opened = opening_stamp();
     if (conn_open(s, &s->writer, path, 1, errbuf, cap) != 0 ||
@@ -165,6 +166,7 @@ void store_close(struct store *s)
     for (int i = 0; i < s->nreaders; i++)
         conn_close(&s->readers[i]);
     conn_close(&s->writer);
+    pthread_mutex_destroy(&s->touch_lock);
     pthread_mutex_destroy(&s->health_lock);
     free(s);
 }

@@ -6,6 +6,7 @@
  */
 #include "json_build.h"
 #include "store_internal.h"
+#include "store_touch.h"
 #include "store_alerts.h"
 #include "timeutil.h"
 
@@ -184,6 +185,7 @@ int store_alert_card_event(struct store *s, const struct alert_card_event *e, lo
     *id = 0;
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a card event's alert");
+    store_query_touch(&q, STORE_TOUCH_CARD, e->uuid);
     rc = store_query_run(&q, sql, &changes, STORE_TEXT(e->host), STORE_TEXT(e->uuid),
                          STORE_TEXT(e->name), STORE_TEXT(e->subject), STORE_TEXT(e->message),
                          STORE_TEXT(now));
@@ -402,6 +404,7 @@ int store_alert_webhook_done(struct store *s, long long id, const char *outcome)
     int rc;
 
     store_query_begin(&q, &s->writer, "record an alert's webhook post");
+    store_query_touch(&q, STORE_TOUCH_NONE, NULL); /* its post's outcome alone */
     rc = store_query_run(&q, "UPDATE alerts SET webhook = ?2 WHERE id = ?1", NULL, STORE_INT(id),
                          STORE_TEXT(outcome));
     return store_query_end(&q, rc);

@@ -8,6 +8,7 @@
 #include "store_card_events.h"
 
 #include "store_internal.h"
+#include "store_touch.h"
 #include "timeutil.h"
 
 #include <stdlib.h>
@@ -66,6 +67,7 @@ int store_card_reading(struct store *s, const char *uuid, const char *host, int6
 
     time_format_rfc3339(at_ms, at, sizeof(at));
     store_query_begin(&q, &s->writer, "store a card's watch reading");
+    store_query_touch(&q, STORE_TOUCH_CARD, uuid); /* its reading, events and alerts */
     if (text == NULL || store_query_transaction(&q) != STORE_OK)
         goto done;
     if (store_query_run(&q,
@@ -244,6 +246,7 @@ int store_card_one_offs_clear(struct store *s, const char *uuid, const char *clo
 
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "clear the alerts of a card's one-off events");
+    store_query_touch(&q, STORE_TOUCH_CARD, uuid);
     rc = store_query_run(&q, sql, cleared, STORE_TEXT(uuid), STORE_TEXT(closing),
                          STORE_TEXT(run_id), STORE_TEXT(now), STORE_TEXT(reason));
     return store_query_end(&q, rc);

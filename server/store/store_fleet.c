@@ -5,6 +5,7 @@
  * store_runs.h and store_peers.h.
  */
 #include "store_internal.h"
+#include "store_touch.h"
 #include "store_peers.h"
 #include "store_runs.h"
 #include "dynbuf.h"
@@ -180,6 +181,9 @@ static int insert_runs(struct store_query *q, const struct run_record *runs, int
         tally->inserted++;
         if (owner.claim && store_card_claim(q, r) != STORE_OK)
             return STORE_ERROR;
+        store_query_touch(q, STORE_TOUCH_HOST, r->host);
+        if (r->device_uuid)
+            store_query_touch(q, STORE_TOUCH_CARD, r->device_uuid);
         if (r->results_text && store_put_results(q, r, 1) != STORE_OK)
             return STORE_ERROR;
     }
@@ -226,6 +230,7 @@ int store_pull_runs(struct store *s, const struct store_pull *pull, const struct
     }
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "store a peer's runs");
+    store_query_touch(&q, STORE_TOUCH_NONE, NULL); /* the peer's row; its runs say theirs */
     if (store_query_transaction_relaxed(&q) != STORE_OK ||
         insert_runs(&q, runs, n, pull->url, tally) != STORE_OK ||
         store_query_prepare(&q, PEER_PULLED_SQL) != STORE_OK)
@@ -326,6 +331,7 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
 
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "record a peer's pull");
+    store_query_touch(&q, STORE_TOUCH_NONE, NULL); /* the peer's row alone */
     if (error) {
         rc = store_query_run(&q,
                              "UPDATE peers SET last_error = ?2, last_error_at = ?3 WHERE url = ?1",

@@ -176,7 +176,7 @@ void store_wrote(struct conn *c)
     if (total == c->changes_seen)
         return; /* nothing reached the disk: it proves nothing */
     c->changes_seen = total;
-    atomic_fetch_add(&s->writes, 1);
+    store_touch_count(c);
     pthread_mutex_lock(&s->health_lock);
     was_full = s->health.no_space;
     s->health.no_space = 0;

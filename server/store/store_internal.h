@@ -32,6 +32,17 @@ struct cached_stmt {
     int busy;           /* prepared and not yet released: never evicted */
 };
 
+/* One thing a write touched (store_touch.h): its write's count, its kind
+ * and the host's or card's name. */
+#define STORE_TOUCH_NAME 128
+#define STORE_TOUCH_PENDING 1024
+#define STORE_TOUCH_LOG 8192
+struct store_touch {
+    unsigned long long seq;
+    int kind; /* enum store_touch_kind */
+    char name[STORE_TOUCH_NAME];
+};
+
 struct conn {
     struct store *owner;
     sqlite3 *db;
@@ -54,6 +65,17 @@ struct store {
      * tells this opening of the database from the last one */
     atomic_llong writes;
     unsigned opened;
+    /* what the writer's query under way said it touched (store_query_touch),
+     * under writer.lock; logged at its end (store_touch.c) */
+    struct store_touch pending[STORE_TOUCH_PENDING];
+    int npending;
+    int pending_all; /* it touched more than pending holds, or a name too long */
+    /* the log of what each counted write touched (store_touch.h): a ring,
+     * under touch_lock, as is the count of writes when it is written */
+    pthread_mutex_t touch_lock;
+    struct store_touch log[STORE_TOUCH_LOG];
+    unsigned long long nlogged; /* entries ever written; log[i % STORE_TOUCH_LOG] */
+    unsigned long long lost;    /* the newest write whose entry was overwritten */
 };
 
 /* The columns every run query selects, in the order run_from_row reads. */
@@ -278,6 +300,26 @@ int store_fail(struct conn *c, const char *what);
 /* Whether the error on db says the file is damaged: SQLite's own word
  * for it, or a JSON function refusing a value. */
 int store_error_is_damage(sqlite3 *db);
+
+/* Says that the writer's query q writes rows of host or card name (kind,
+ * store_touch.h; name NULL for STORE_TOUCH_OWN and STORE_TOUCH_NONE), so
+ * that a keeper of what is made per host (coverage_cache.h) makes again
+ * only those.  A query that changes rows and says nothing is logged as
+ * touching everything.  Nothing on a reader's query. */
+void store_query_touch(struct store_query *q, int kind, const char *name);
+
+/* Says that q writes rows of run id: its host's and its card's, as its
+ * row names them (a run's end has no host in its record).  STORE_OK, or
+ * STORE_ERROR when the row could not be read. */
+int store_touch_run(struct store_query *q, const char *id);
+
+/* The writer's query under way begins: what an earlier one said is
+ * dropped (store_query_begin). */
+void store_touch_begin(struct conn *c);
+
+/* Counts a write on c that changed rows, and logs what its query said it
+ * touched (everything when it said nothing). */
+void store_touch_count(struct conn *c);
 
 /* Notes that a write on c succeeded: when it changed rows (so it reached
  * the disk), a full disk noted before is over. */

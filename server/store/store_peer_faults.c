@@ -7,11 +7,32 @@
 #include "store_peer_faults.h"
 
 #include "store_internal.h"
+#include "store_touch.h"
 
 /* Field name of fault f as text (NULL when it is not one). */
 static const char *text_of(const cJSON *f, const char *name)
 {
     return cJSON_GetStringValue(cJSON_GetObjectItem(f, name));
+}
+
+/* Says which cards a replacement of peer's rows by faults touches: those
+ * of its rows now and those of faults (store_touch.h). */
+static int touch_cards(struct store_query *q, const char *peer, const cJSON *faults)
+{
+    const cJSON *f;
+    int step;
+
+    if (store_query_prepare(q, "SELECT DISTINCT device_uuid FROM peer_card_faults "
+                               "WHERE peer = ?1") != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, peer);
+    while ((step = store_query_step(q)) == STORE_STEP_ROW)
+        store_query_touch(q, STORE_TOUCH_CARD, store_col_text(q->st, 0));
+    if (step != STORE_STEP_DONE)
+        return STORE_ERROR;
+    cJSON_ArrayForEach(f, faults)
+        store_query_touch(q, STORE_TOUCH_CARD, text_of(f, "uuid"));
+    return STORE_OK;
 }
 
 int store_peer_faults_replace(struct store *s, const char *peer, const cJSON *faults)
@@ -22,6 +43,7 @@ int store_peer_faults_replace(struct store *s, const char *peer, const cJSON *fa
 
     store_query_begin(&q, &s->writer, "store a peer's card faults");
     if (store_query_transaction(&q) != STORE_OK ||
+        touch_cards(&q, peer, faults) != STORE_OK ||
         store_query_run(&q, "DELETE FROM peer_card_faults WHERE peer = ?1", NULL,
                         STORE_TEXT(peer)) != STORE_OK)
         goto done;

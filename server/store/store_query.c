@@ -97,6 +97,7 @@ void store_query_begin(struct store_query *q, struct conn *c, const char *what)
     memset(q, 0, sizeof(*q));
     q->what = what;
     q->c = conn_lock(c);
+    store_touch_begin(q->c);
     store_damage_reset(); /* what an earlier query noted is not this one's */
 }
 
@@ -237,6 +238,15 @@ int store_query_end(struct store_query *q, int rc)
         conn_release(c, q->st);
         q->st = NULL;
         return rc;
+    }
+    if (rc != STORE_OK && sqlite3_total_changes64(c->db) != c->changes_seen) {
+        /* a failure after rows changed (a commit before it, or rows
+         * about to be rolled back): counted as touching everything, so a
+         * keeper never misses what did reach the disk */
+        c->changes_seen = sqlite3_total_changes64(c->db);
+        if (c == &c->owner->writer) /* its pending list is the writer's, under its lock */
+            c->owner->pending_all = 1;
+        store_touch_count(c);
     }
     if (rc == STORE_ERROR)
         rc = store_fail(c, q->what);

@@ -9,6 +9,7 @@
  * lock is held only for the writes.
  */
 #include "store_internal.h"
+#include "store_touch.h"
 
 /* Binds a flag that may be unknown (-1: NULL). */
 static void bind_flag(struct store_query *q, int i, int v)
@@ -59,6 +60,8 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
 
     if (r->results_text == NULL || j->validity == NULL)
         return STORE_ERROR; /* a run is never stored unjudged */
+    if (store_touch_run(q, r->id) != STORE_OK)
+        return STORE_ERROR;
     if (store_query_run(q,
                         "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
                         "VALUES (?1, ?2, ?3)",

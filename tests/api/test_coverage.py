@@ -289,6 +289,85 @@ class FailingTest(unittest.TestCase):
             d.stop()
 
 
+def minutes_ago(run, minutes):
+    when = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() - minutes * 60))
+    run.update(created_at=when, started_at=when, finished_at=when)
+    return run
+
+
+def without_ages(answer):
+    """answer's cards with each age_s left out (they move between reads)."""
+    for card in answer["cards"]:
+        for cell in card["cells"] + card["deep_cells"]:
+            cell.pop("age_s")
+    return answer
+
+
+class KeptCoverageTest(unittest.TestCase):
+    """Issue 33: a hub's whole /coverage is kept per host and made again
+    only for the hosts a write touched (server/http/coverage_cache.c).  An
+    answer is never older than the last stored run: each write below is
+    seen by the very next read, with no wait, and a host's cards read whole
+    are those its ?host= read (made afresh) says."""
+
+    def setUp(self):
+        self.d = Daemon(gpus=0).start()
+        self.addCleanup(lambda: self.assertEqual(self.d.stop(), 0))
+
+    def imported(self, *runs):
+        """runs stored as a hub stores what it pulls, each of them new."""
+        r = self.d.post("/runs/import", "".join(json.dumps(x) + "\n" for x in runs))
+        self.assertEqual((r.status, r.json()["imported"]), (200, len(runs)), r)
+
+    def whole(self):
+        return cards_by_uuid(self.d.get("/coverage").json())
+
+    def test_a_stored_run_is_seen_at_once(self):
+        a1, b1 = minutes_ago(make_run(41, 1, host="rack-a"), 90), \
+            minutes_ago(make_run(42, 1, host="rack-b"), 90)
+        self.imported(a1, b1)
+        cards = self.whole()  # kept from here
+        self.assertEqual(cells(cards[uuid_of(41)])["smem_stride"]["run_id"], a1["id"])
+        self.assertEqual(cells(cards[uuid_of(42)])["smem_stride"]["run_id"], b1["id"])
+        # a newer run of rack-a's card: the next read has it, rack-b's as it was
+        a2 = minutes_ago(make_run(41, 2, host="rack-a"), 10)
+        self.imported(a2)
+        cards = self.whole()
+        self.assertEqual(cells(cards[uuid_of(41)])["smem_stride"]["run_id"], a2["id"])
+        self.assertEqual(cells(cards[uuid_of(42)])["smem_stride"]["run_id"], b1["id"])
+        # its invalid run: no check, the valid one stays (the touch made it again)
+        bad = minutes_ago(make_run(41, 3, host="rack-a", noisy=True), 5)
+        self.imported(bad)
+        self.assertEqual(cells(self.whole()[uuid_of(41)])["smem_stride"]["run_id"], a2["id"])
+        # a host not seen before
+        c1 = minutes_ago(make_run(43, 1, host="rack-c"), 1)
+        self.imported(c1)
+        cards = self.whole()
+        self.assertEqual(cells(cards[uuid_of(43)])["smem_stride"]["state"], "fresh")
+        # the card moved to another host: listed under both, each read whole
+        # as its own host's read says
+        d1 = minutes_ago(make_run(41, 4, host="rack-d"), 1)
+        self.imported(d1)
+        whole = without_ages(self.d.get("/coverage").json())
+        for host in ("rack-a", "rack-b", "rack-c", "rack-d"):
+            one = without_ages(self.d.get("/coverage?host=" + host).json())
+            self.assertEqual([c for c in whole["cards"] if c["host"] == host], one["cards"], host)
+        self.assertEqual(len(whole["cards"]), 4)
+
+    def test_a_window_passing_is_seen(self):
+        """Time alone: a cell fresh in a 3 s window is stale 3 s later,
+        with no write in between (the kept text holds until then only)."""
+        e1 = minutes_ago(make_run(44, 1, host="rack-e"), 0)
+        self.imported(e1)
+        first = cells(cards_by_uuid(self.d.get("/coverage?max_age=4").json())[uuid_of(44)])
+        self.assertEqual(first["smem_stride"]["state"], "fresh")
+        time.sleep(4.5)
+        later = cards_by_uuid(self.d.get("/coverage?max_age=4").json())[uuid_of(44)]
+        self.assertEqual(cells(later)["smem_stride"]["state"], "stale")
+        self.assertGreaterEqual(cells(later)["smem_stride"]["age_s"], 4)
+        self.assertEqual(later["state"], "unknown")
+
+
 class CheckTest(unittest.TestCase):
     """`gpubench check`: Slurm's HealthCheckProgram reads its exit status
     and the first line as the drain reason."""
