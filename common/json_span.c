@@ -2,7 +2,7 @@
  * json_span.c - see json_span.h.  One pass over the object's members,
  * however many are sought;
  * each value is skipped by its first byte: a string to its closing quote
- * (escapes stepped over), an object or array to the bracket that closes
+ * (memchr, escapes counted), an object or array to the bracket that closes
  * it (strings inside skipped the same way), anything else to the next
  * delimiter.
  */
@@ -19,17 +19,36 @@ static size_t skip_ws(const char *t, size_t len, size_t i)
 }
 
 /* i at an opening quote: the index after the closing one, or len + 1
- * when the text ends first. */
+ * when the text ends first.  Each quote is found with memchr; it closes
+ * the string when an even number of backslashes stands before it. */
 static size_t skip_string(const char *t, size_t len, size_t i)
 {
-    for (i++; i < len; i++) {
-        if (t[i] == '\\')
-            i++;
-        else if (t[i] == '"')
-            return i + 1;
+    size_t open = i;
+
+    for (i++; i < len;) {
+        const char *q = memchr(t + i, '"', len - i);
+        size_t j, bs = 0;
+
+        if (q == NULL)
+            break;
+        j = (size_t)(q - t);
+        while (j - bs - 1 > open && t[j - bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            return j + 1;
+        i = j + 1;
     }
     return len + 1;
 }
+
+/* The bytes a container's skip stops at: the rest is stepped over. */
+static const unsigned char container_stop[256] = {
+    ['"'] = 1,
+    ['{'] = 1,
+    ['['] = 1,
+    ['}'] = 1,
+    [']'] = 1,
+};
 
 /* i at a value's first byte: the index after the value, or len + 1 when
  * the text ends inside it. */
@@ -48,6 +67,10 @@ static size_t skip_value(const char *t, size_t len, size_t i)
         return i;
     }
     while (i < len) {
+        if (!container_stop[(unsigned char)t[i]]) {
+            i++;
+            continue;
+        }
         if (t[i] == '"') {
             if ((i = skip_string(t, len, i)) > len)
                 return len + 1;
@@ -55,7 +78,7 @@ static size_t skip_value(const char *t, size_t len, size_t i)
         }
         if (t[i] == '{' || t[i] == '[')
             depth++;
-        else if ((t[i] == '}' || t[i] == ']') && --depth == 0)
+        else if (--depth == 0)
             return i + 1;
         i++;
     }

@@ -37,6 +37,9 @@ static int test_found(void)
     ASSERT(same_as_cjson(" {\n \"n\" : -1.25e-7 , \"b\" : true ,\"x\":null, \"meta\" : "
                          "[ 1 , {\"k\" : \"v\"} ] } ",
                          "meta"));
+    /* runs of backslashes before a quote: even closes, odd escapes */
+    ASSERT(same_as_cjson("{\"results\":{\"s\":\"a\\\\\\\\\",\"t\":\"\\\\\\\"}\\\\\"},\"z\":1}",
+                         "results"));
     ASSERT(same_as_cjson("{\"meta\":\"just a string\"}", "meta"));
     ASSERT(same_as_cjson("{\"meta\":42}", "meta"));
     return 0;
