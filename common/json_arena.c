@@ -28,8 +28,11 @@ struct json_arena_chunk {
     _Alignas(ARENA_ALIGN) unsigned char data[];
 };
 
-static _Thread_local struct json_arena *bound;
-static _Thread_local int allocating;
+/* initial-exec: read without a call, as the hooks run on every cJSON
+ * allocation (the library is linked into programs, never loaded later) */
+#define ARENA_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static ARENA_TLS struct json_arena *bound;
+static ARENA_TLS int allocating;
 
 /* A new newest chunk of at least n bytes, or NULL when malloc failed. */
 static struct json_arena_chunk *add_chunk(struct json_arena *a, size_t n)
