@@ -4,7 +4,7 @@
  * peers_batch.c).  cJSON makes three allocations a node (the node, its
  * name, its string) and one more for each number it reads, and frees them
  * one by one: a pulled run of ~700 nodes spent about a fifth of the hub's
- * instructions in malloc and free (bench/RESULTS.md, issue 31).
+ * instructions in malloc and free (bench/RESULTS.md).
  *
  * cJSON's hooks are global (cJSON_InitHooks), so json_arena_install, called
  * once by main() before any thread starts, routes every cJSON allocation

@@ -263,10 +263,10 @@ char *json_copy_without(const char *text, size_t len, const char *name, const ch
 {
     /* the copy is never longer than the text: only commas between kept
      * members are written, and each stood in the text */
-    struct prune p = {.t = text, .len = len, .out = malloc(len + 1), .name = name, .top_name = top_name};
+    struct prune p = {.t = text, .len = len, .name = name, .top_name = top_name};
     size_t i = 0;
 
-    if (p.out == NULL)
+    if ((p.out = malloc(len + 1)) == NULL)
         return NULL;
     if (copy_value(&p, &i, 1) != 0 || skip_ws(text, len, i) != len) {
         free(p.out);

@@ -106,8 +106,8 @@ int store_put_changes(struct store_query *q, const struct run_record *r)
         "(SELECT julianday(created_at) - 2440587.5 FROM runs WHERE id = ?1), ?3, ?1), state)";
     /* What the step just written found: read back only where the upsert
      * wrote a row (RETURNING would make SQLite keep the answer in an
-     * ephemeral table a statement: most of a step's cost, bench/RESULTS.md
-     * issue 31). */
+     * ephemeral table a statement: a third of a step's cost,
+     * bench/RESULTS.md). */
     static const char found_sql[] =
         "SELECT gb_change_found(c.state) FROM runs r JOIN change_series c "
         "ON c.host = r.host AND c.device_uuid = r.device_uuid "
