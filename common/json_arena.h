@@ -40,9 +40,10 @@
 
 struct json_arena_chunk;
 
-/* Owned by its user (one thread at a time); zero it to start.  The chunks
- * are kept across trees (the first one reused, the others freed at each
- * end); json_arena_free gives them back. */
+/* Owned by its user (one thread at a time); zero it to start.  A tree
+ * that fitted in one chunk leaves it for the next; one that took more
+ * frees them all at its end, and the next first chunk is made as large as
+ * the largest tree so far.  json_arena_free gives the chunks back. */
 struct json_arena {
     struct json_arena_chunk *chunks; /* newest first */
     size_t used;                     /* bytes given from the newest chunk */
