@@ -37,4 +37,15 @@ int json_member_spans(const char *text, size_t len, struct json_span *spans, int
 int json_member_span(const char *text, size_t len, const char *name, size_t *start,
                      size_t *vlen);
 
+/* The value in text (len bytes, parsed already) copied without
+ * whitespace and without every member called name, at any depth, and the
+ * members called top_name (or none: NULL) of the outermost object: the
+ * summary a list of runs keeps, without its samples, made from the bytes
+ * it arrived as instead of a pruned tree printed again.  A NEW text, or
+ * NULL where memory ran out or the answer could differ from pruning the
+ * parsed tree (a member name written with escapes, a member dropped twice
+ * from one object, text this scanner cannot follow): the caller prunes
+ * the tree then. */
+char *json_copy_without(const char *text, size_t len, const char *name, const char *top_name);
+
 #endif

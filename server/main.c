@@ -23,6 +23,7 @@
 #include "gpu_pool.h"
 #include "handlers.h"
 #include "http.h"
+#include "json_arena.h"
 #include "judge_sql.h"
 #include "log.h"
 #include "metrics_cache.h"
@@ -156,6 +157,9 @@ int main(int argc, char **argv)
     int64_t stop_ms;
     int left;
 
+    /* cJSON's allocations through json_arena.h (malloc unless a thread
+     * parses in an arena: the puller), set before any thread starts. */
+    json_arena_install();
     /* The judge lends the store its SQL functions (the key, the method,
      * the checks) before any database is opened, checked or recovered. */
     store_functions_set(judge_sql_functions);

@@ -43,6 +43,14 @@ int run_record_take_trees(struct run_record *r, cJSON *results, cJSON *meta)
     return run_record_take_trees_as(r, results, NULL, meta, NULL);
 }
 
+void run_record_drop_trees(struct run_record *r)
+{
+    cJSON_Delete(r->results);
+    cJSON_Delete(r->meta);
+    r->results = NULL;
+    r->meta = NULL;
+}
+
 void run_record_clear_judged(struct run_record *r)
 {
     struct run_judged *j = &r->judged;

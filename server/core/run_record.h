@@ -100,6 +100,10 @@ int run_record_take_trees(struct run_record *r, cJSON *results, cJSON *meta);
 int run_record_take_trees_as(struct run_record *r, cJSON *results, char *results_text,
                              cJSON *meta, char *meta_text);
 
+/* Deletes the results and meta trees, keeping their texts: a record
+ * judged and only waiting to be written (run_batch_add) needs no more. */
+void run_record_drop_trees(struct run_record *r);
+
 /* Frees what judging filled in and zeroes r->judged. */
 void run_record_clear_judged(struct run_record *r);
 

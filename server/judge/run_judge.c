@@ -62,23 +62,33 @@ static int holds_samples(const cJSON *item)
 /* The summary as reads keep it, into *text: without its samples, and
  * without soak's one-second series (up to an hour of entries: it stays in
  * the results, for its run page; a list of runs does without it).  A
- * summary that holds neither (most do) is the results text's own bytes
- * (json_span.h), not printed again; one that does is copied, pruned and
- * printed.  *slim is the pruned copy (NULL where the summary itself
- * serves).  0, or -1 when memory ran out. */
+ * summary that holds neither is the results text's own bytes
+ * (json_span.h), not printed again; one that does is those bytes without
+ * the members (json_copy_without), or, where that cannot be sure, copied
+ * as a tree, pruned and printed.  *slim is the pruned tree (NULL where it
+ * was not made: the digest then reads the summary itself, the same to it:
+ * the units of work it reads are neither samples nor series).  0, or -1
+ * when memory ran out. */
 static int judge_summary(const struct run_record *r, const cJSON *summary, cJSON **slim,
                          char **text)
 {
     size_t start, len;
 
+    int found;
+
     *slim = NULL;
+    found = r->results_text && json_member_span(r->results_text, strlen(r->results_text),
+                                                "summary", &start, &len) == 0;
     if (!holds_samples(summary) && !cJSON_GetObjectItemCaseSensitive(summary, "series")) {
-        if (r->results_text &&
-            json_member_span(r->results_text, strlen(r->results_text), "summary", &start,
-                             &len) == 0)
+        if (found)
             return (*text = strndup(r->results_text + start, len)) ? 0 : -1;
         return (*text = cJSON_PrintUnformatted(summary)) ? 0 : -1;
     }
+    /* The summary's bytes without those members (json_span.h); where
+     * that cannot be sure to match the pruned tree, the tree pruned. */
+    if (found && (*text = json_copy_without(r->results_text + start, len, "samples",
+                                            "series")) != NULL)
+        return 0;
     if ((*slim = cJSON_Duplicate(summary, 1)) == NULL)
         return -1;
     drop_samples(*slim);

@@ -128,13 +128,17 @@ static enum flaw flaw_of(const cJSON *v, int ascii)
 {
     const cJSON *a, *b;
 
+    /* the type read here rather than through cJSON_Is* (a call into the
+     * library each): this runs on every node of every pulled run */
+    int type = v->type & 0xFF;
+
     if (!ascii && v->string && !utf8_valid((const unsigned char *)v->string))
         return FLAW_UTF8; /* its name, whatever its value */
-    if (cJSON_IsNumber(v))
+    if (type == cJSON_Number)
         return isfinite(v->valuedouble) ? FLAW_NONE : FLAW_NONFINITE;
-    if (!ascii && cJSON_IsString(v) && !utf8_valid((const unsigned char *)v->valuestring))
+    if (!ascii && type == cJSON_String && !utf8_valid((const unsigned char *)v->valuestring))
         return FLAW_UTF8;
-    if (cJSON_IsObject(v))
+    if (type == cJSON_Object)
         for (a = v->child; a; a = a->next)
             for (b = a->next; b; b = b->next)
                 if (a->string && b->string &&

@@ -49,6 +49,7 @@ static void peers_free(struct peers *p)
     }
     free(p->list);
     cJSON_Delete(p->published);
+    json_arena_free(&p->arena);
     if (p->multi)
         curl_multi_cleanup(p->multi);
     pthread_mutex_destroy(&p->lock);

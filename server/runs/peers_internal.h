@@ -29,6 +29,7 @@
 #include "peers.h"
 #include "run_finish.h"
 #include "file_stamp.h"
+#include "json_arena.h"
 #include "peers_file.h"
 #include "store_peers.h"
 
@@ -135,6 +136,7 @@ struct peers {
     atomic_int reload; /* SIGHUP: read the file now */
     /* the puller's own */
     int active;
+    struct json_arena arena; /* a pulled line's tree (peers_batch.c) */
     struct file_stamp file_seen;
     int64_t file_checked_ms;
     pthread_mutex_t lock;

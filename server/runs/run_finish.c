@@ -205,6 +205,10 @@ int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
         run_record_clear(r); /* out of memory: nothing is stored unjudged */
         return -1;
     }
+    /* Judged: the store writes its texts, so its trees go now (a pulled
+     * run's were parsed in its line's arena, rewound after the line:
+     * peers_batch.c). */
+    run_record_drop_trees(r);
     b->n++;
     return 0;
 }

@@ -77,8 +77,9 @@ struct run_batch {
 
 /* Adds run (checked by import_check_run; its results and meta taken, the
  * rest still the caller's), from line (len bytes, or NULL) as
- * run_finish_from_json takes it, judged.  0, or -1 when memory ran out
- * (the batch is as it was). */
+ * run_finish_from_json takes it, judged; the record keeps the texts and
+ * what judging found, its trees are deleted before this returns.  0, or
+ * -1 when memory ran out (the batch is as it was). */
 int run_batch_add(struct run_batch *b, cJSON *run, const char *line, size_t len,
                   const char *origin);
 

@@ -4,7 +4,7 @@
  * run): gb_change_step (judge/change_sql.h) computes the new state from
  * the stored one and the run's point, so the store only writes what the
  * judge decided, and nothing reads the card's history.  What a step found
- * (RETURNING gb_change_found) becomes a changes row and its alert: a step
+ * (gb_change_found, read back after the upsert) becomes a changes row and its alert: a step
  * one alert of kind change (confirmed at once: it is significant already,
  * and repeated over the runs after it); a drift one alert of kind drift
  * while none of its card and key is open and unacknowledged.
@@ -103,8 +103,15 @@ int store_put_changes(struct store_query *q, const struct run_record *r)
         "AND device_uuid IS NOT NULL AND length(id) < 48 "
         "ON CONFLICT (host, device_uuid, verdict_key, row_key) DO UPDATE "
         "SET state = coalesce(gb_change_step(state, "
-        "(SELECT julianday(created_at) - 2440587.5 FROM runs WHERE id = ?1), ?3, ?1), state) "
-        "RETURNING gb_change_found(state)";
+        "(SELECT julianday(created_at) - 2440587.5 FROM runs WHERE id = ?1), ?3, ?1), state)";
+    /* What the step just written found: read back only where the upsert
+     * wrote a row (RETURNING would make SQLite keep the answer in an
+     * ephemeral table a statement: a third of a step's cost,
+     * bench/RESULTS.md). */
+    static const char found_sql[] =
+        "SELECT gb_change_found(c.state) FROM runs r JOIN change_series c "
+        "ON c.host = r.host AND c.device_uuid = r.device_uuid "
+        "AND c.verdict_key = r.verdict_key AND c.row_key = ?2 WHERE r.id = ?1";
     /* clang-format on */
     const struct run_judged *j = &r->judged;
     char *found[MAX_FOUND];
@@ -114,12 +121,20 @@ int store_put_changes(struct store_query *q, const struct run_record *r)
     if (j->n_points == 0)
         return STORE_OK;
     for (int i = 0; i < j->n_points; i++) {
-        int step;
+        int step, wrote = 0;
         if (store_query_prepare(q, step_sql) != STORE_OK)
             goto done;
         store_bind_text(q, 1, r->id);
         store_bind_text(q, 2, j->points[i].row_key);
         store_bind_double(q, 3, j->points[i].x);
+        if (store_query_exec(q, &wrote) != STORE_OK)
+            goto done;
+        if (wrote == 0)
+            continue; /* not a run a series takes (not done, not valid...) */
+        if (store_query_prepare(q, found_sql) != STORE_OK)
+            goto done;
+        store_bind_text(q, 1, r->id);
+        store_bind_text(q, 2, j->points[i].row_key);
         while ((step = store_query_step(q)) == STORE_STEP_ROW) {
             const char *f = store_col_text(q->st, 0);
             if (f == NULL || nfound == MAX_FOUND)
