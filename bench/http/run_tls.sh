@@ -7,7 +7,10 @@
 #   keep-alive  GET /runs/ID of a real H200 run, wrk -t2 -c64 (as run.sh);
 #   handshakes  the same with 'Connection: close': new connections a second.
 # ROUNDS rounds of DURATION each, the median round reported, with each
-# server's CPU time (all its threads or workers) a request.  Loopback only;
+# server's CPU time (all its threads or workers) a request.  nginx runs a
+# worker a core (NGINX_WORKERS to change it); gpubenchd its 4 HTTP threads
+# (DAEMON_ARGS="--http-threads N").  On a loaded machine more threads get
+# more of the cores, so the CPU a request is the fairer comparison.  Loopback only;
 # everything it starts it stops.  Needs wrk and nginx (Debian packages wrk,
 # nginx-light) and openssl.
 set -euo pipefail
@@ -41,7 +44,7 @@ curl -fs $WRK_CURL "$base/runs/$id" >"$dir/run.json"
 
 pn=$(port)
 cat >"$dir/nginx.conf" <<CONF
-worker_processes $(nproc);
+worker_processes ${NGINX_WORKERS:-$(nproc)};
 pid $dir/nginx.pid;
 error_log $dir/nginx-error.log;
 daemon on;
