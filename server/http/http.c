@@ -944,13 +944,12 @@ int http_addr_is_loopback(const char *addr)
 
 unsigned int http_mhd_flags(int tls)
 {
-    /* TLS listeners poll: in its epoll loop, libmicrohttpd 0.9.75 calls
-     * gnutls_handshake on a connection again and again while the client's
-     * next flight has not come (strace: 22 reads a connection, 14 of them
-     * finding nothing, against 9 and 1 with poll), and GnuTLS hashes the
-     * transcript again on each call (SHA-384: a quarter of the daemon's
-     * CPU).  A handshake cost the daemon 1.1 to 1.5 ms of CPU under epoll,
-     * 2.5 to 3 with few slow clients, nginx 0.57 and poll 0.45 to 0.5
+    /* TLS listeners poll: in its epoll loop, libmicrohttpd 0.9.75 goes back
+     * to a connection's handshake again and again while the client's next
+     * flight has not come (gnutls_handshake 5 calls a connection, against
+     * 1.5 with poll; 22 reads, 14 of them finding nothing, against 9 and 1),
+     * and a handshake cost the daemon 1.1 to 1.5 ms of CPU, 2.5 to 3 with
+     * few slow clients, where nginx spends 0.5 and poll 0.43 to 0.46
      * (bench/http/run_tls.sh, tests/api/test_tls_handshake_cost.py).
      * Plain HTTP keeps epoll. */
     return MHD_USE_INTERNAL_POLLING_THREAD | (tls ? MHD_USE_POLL : MHD_USE_EPOLL) |

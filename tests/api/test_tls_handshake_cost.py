@@ -1,9 +1,8 @@
 """The daemon's CPU time a TLS handshake costs (issue 33): new connections,
 each a full TLS 1.3 handshake and one GET /healthz with Connection: close,
-from a few clients at once.  In its epoll loop libmicrohttpd 0.9.75 calls
-gnutls_handshake again and again while a client's next flight has not come,
-and GnuTLS hashes the transcript again on each call; TLS listeners poll now
-(http_mhd_flags).  The fewer and slower the clients, the longer the epoll
+from a few clients at once.  In its epoll loop libmicrohttpd 0.9.75 goes
+back to a connection's handshake again and again while the client's next
+flight has not come; TLS listeners poll now (http_mhd_flags).  The fewer and slower the clients, the longer the epoll
 loop spun: with these 4 (Python threads) a handshake cost the daemon
 2.7 to 3.1 ms of CPU under epoll and 0.5 to 0.8 with poll (2-core VM, load
 15); bench/http/run_tls.sh measures it against nginx (bench/RESULTS.md)."""
