@@ -14,7 +14,7 @@ import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import Daemon, daemon_sanitizer  # noqa: E402
 from test_tls import context  # noqa: E402
 from tls_certs import CertsTestCase  # noqa: E402
 
@@ -73,7 +73,13 @@ class HandshakeCostTest(CertsTestCase):
             self.assertEqual(len(done), CLIENTS * EACH)
             per = spent * 1000 / len(done)
             print("daemon CPU a handshake: %.3f ms (%d handshakes, %.2f s)" % (per, len(done), spent))
-            self.assertLess(per, BOUND_MS)
+            if daemon_sanitizer():
+                # Its interceptors (malloc, recv, poll) run in GnuTLS's and
+                # libmicrohttpd's calls too: the figure is the sanitizer's.
+                print("SKIP the CPU bound: gpubenchd is built with the %s sanitizer"
+                      % daemon_sanitizer())
+            else:
+                self.assertLess(per, BOUND_MS)
         finally:
             d.stop()
 
