@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    d = MHD_start_daemon(http_mhd_flags(), (uint16_t)atoi(argv[1]), NULL, NULL,
+    d = MHD_start_daemon(http_mhd_flags(0), (uint16_t)atoi(argv[1]), NULL, NULL,
                          answer, NULL, MHD_OPTION_ARRAY, items, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "gpubench-bare-mhd: cannot listen on port %s\n", argv[1]);

@@ -6,7 +6,11 @@
 # is a full handshake), in the same run, alternating:
 #   keep-alive  GET /runs/ID of a real H200 run, wrk -t2 -c64 (as run.sh);
 #   handshakes  the same with 'Connection: close': new connections a second.
-# ROUNDS rounds of DURATION each, the median round reported.  Loopback only;
+# ROUNDS rounds of DURATION each, the median round reported, with each
+# server's CPU time (all its threads or workers) a request.  nginx runs a
+# worker a core (NGINX_WORKERS to change it); gpubenchd its 4 HTTP threads
+# (DAEMON_ARGS="--http-threads N").  On a loaded machine more threads get
+# more of the cores, so the CPU a request is the fairer comparison.  Loopback only;
 # everything it starts it stops.  Needs wrk and nginx (Debian packages wrk,
 # nginx-light) and openssl.
 set -euo pipefail
@@ -40,7 +44,7 @@ curl -fs $WRK_CURL "$base/runs/$id" >"$dir/run.json"
 
 pn=$(port)
 cat >"$dir/nginx.conf" <<CONF
-worker_processes $(nproc);
+worker_processes ${NGINX_WORKERS:-$(nproc)};
 pid $dir/nginx.pid;
 error_log $dir/nginx-error.log;
 daemon on;
@@ -74,26 +78,45 @@ done
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%Y-%m-%dT%H:%MZ); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "run body $(wc -c <"$dir/run.json") bytes; wrk -t$threads -c$conns -d$duration, $rounds rounds; TLS 1.3, P-256"
+# The server's CPU time (user + system, every thread or worker) a request:
+# measure's line and then the server's CPU ms a request.
+nginx_workers=$(pgrep -P "$(cat "$dir/nginx.pid")" | tr '\n' ' ')
+cpu_ticks() { local s=0 p f; for p in "$@"; do f=($(cut -d')' -f2 /proc/$p/stat)); s=$((s + f[11] + f[12])); done; echo $s; }
+measure_cpu() { # NAME URL PIDS [wrk options]
+  local name=$1 url=$2 pids=$3 c0 c1 line
+  c0=$(cpu_ticks $pids)
+  line=$(measure "$name" "$url" "${@:4}")
+  c1=$(cpu_ticks $pids)
+  python3 -c 'import sys; l=sys.argv[1].split(); n=float(l[1])*float(sys.argv[4]);
+print(sys.argv[1], "%.3f" % ((int(sys.argv[3])-int(sys.argv[2]))*1000/float(sys.argv[5])/max(n,1)))' \
+    "$line" "$c0" "$c1" "${duration%s}" "$(getconf CLK_TCK)"
+}
 results=$dir/results.txt
 for r in $(seq "$rounds"); do
-  measure "keepalive:gpubenchd" "$base/runs/$id" >>"$results"
-  measure "keepalive:nginx" "https://127.0.0.1:$pn/run" >>"$results"
-  measure "handshake:gpubenchd" "$base/runs/$id" -H "Connection: close" >>"$results"
-  measure "handshake:nginx" "https://127.0.0.1:$pn/run" -H "Connection: close" >>"$results"
+  measure_cpu "keepalive:gpubenchd" "$base/runs/$id" "$daemon_pid" >>"$results"
+  measure_cpu "keepalive:nginx" "https://127.0.0.1:$pn/run" "$nginx_workers" >>"$results"
+  measure_cpu "handshake:gpubenchd" "$base/runs/$id" "$daemon_pid" -H "Connection: close" >>"$results"
+  measure_cpu "handshake:nginx" "https://127.0.0.1:$pn/run" "$nginx_workers" -H "Connection: close" >>"$results"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$results" <<'PY'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    name, rps, p50, p99, errs = line.split()
-    rows.setdefault(name, []).append((float(rps), float(p50), float(p99), int(errs)))
+    name, rps, p50, p99, errs, cpu = line.split()
+    rows.setdefault(name, []).append((float(rps), float(p50), float(p99), int(errs), float(cpu)))
 def med(name, i):
     return statistics.median(x[i] for x in rows[name])
-print("%-20s %10s %9s %9s %7s   %s" % ("target", "req/s", "p50 ms", "p99 ms", "errors", "ratio to nginx"))
+print("%-20s %10s %9s %9s %7s %13s   %s" % ("target", "req/s", "p50 ms", "p99 ms", "errors",
+                                           "cpu ms a req", "ratio to nginx"))
 for kind in ("keepalive", "handshake"):
     for who in ("gpubenchd", "nginx"):
         n = "%s:%s" % (kind, who)
-        print("%-20s %10.0f %9.3f %9.3f %7d   %.2f" % (n, med(n, 0), med(n, 1), med(n, 2),
-              sum(x[3] for x in rows[n]), med(n, 0) / med(kind + ":nginx", 0)))
+        print("%-20s %10.0f %9.3f %9.3f %7d %13.3f   %.2f" % (
+            n, med(n, 0), med(n, 1), med(n, 2), sum(x[3] for x in rows[n]), med(n, 4),
+            med(n, 0) / med(kind + ":nginx", 0)))
+print("rounds (req/s, gpubenchd/nginx):")
+for kind in ("keepalive", "handshake"):
+    g, x = rows[kind + ":gpubenchd"], rows[kind + ":nginx"]
+    print("  %-10s %s" % (kind, "  ".join("%.0f/%.0f" % (a[0], b[0]) for a, b in zip(g, x))))
 PY

@@ -945,9 +945,17 @@ int http_addr_is_loopback(const char *addr)
     return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 }
 
-unsigned int http_mhd_flags(void)
+unsigned int http_mhd_flags(int tls)
 {
-    return MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+    /* TLS listeners poll: in its epoll loop, libmicrohttpd 0.9.75 goes back
+     * to a connection's handshake again and again while the client's next
+     * flight has not come (gnutls_handshake 5 calls a connection, against
+     * 1.5 with poll; 22 reads, 14 of them finding nothing, against 9 and 1),
+     * and a handshake cost the daemon 1.1 to 1.5 ms of CPU, 2.5 to 3 with
+     * few slow clients, where nginx spends 0.5 and poll 0.43 to 0.46
+     * (bench/http/run_tls.sh, tests/api/test_tls_handshake_cost.py).
+     * Plain HTTP keeps epoll. */
+    return MHD_USE_INTERNAL_POLLING_THREAD | (tls ? MHD_USE_POLL : MHD_USE_EPOLL) |
            MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 }
 
@@ -1117,7 +1125,7 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
     socklen_t len = sizeof(ss);
     struct MHD_OptionItem items[HTTP_MHD_OPTIONS_MAX];
     struct MHD_Daemon *d;
-    unsigned int flags = http_mhd_flags();
+    unsigned int flags = http_mhd_flags(app->tls != NULL);
     int n;
 
     if (getsockname(listen_fd, (struct sockaddr *)&ss, &len) != 0) {

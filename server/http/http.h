@@ -136,12 +136,14 @@ cJSON *body_json(struct http_request *req, struct http_reply *rep);
 
 /* The flags and options gpubenchd starts libmicrohttpd with, apart from
  * its address and callbacks; bench/http starts its bare reference server
- * with exactly these, to compare like with like.  http_mhd_options fills
- * items (ending with MHD_OPTION_END) and returns their count, or -1 when
- * cap is too small. */
+ * with exactly these, to compare like with like.  http_mhd_flags(tls):
+ * for a TLS listener (tls != 0) without MHD_USE_TLS itself, which
+ * http_start adds with the certificate.  http_mhd_options fills items
+ * (ending with MHD_OPTION_END) and returns their count, or -1 when cap is
+ * too small. */
 #define HTTP_MHD_OPTIONS_MAX 16
 struct MHD_OptionItem;
-unsigned int http_mhd_flags(void);
+unsigned int http_mhd_flags(int tls);
 int http_mhd_options(const struct http_options *opt, struct MHD_OptionItem *items, int cap);
 
 /* The waiters' park and resume callbacks (waiters_new): a waiting
