@@ -42,16 +42,17 @@ static void change_reason(char *buf, size_t cap, const char *kind, const cJSON *
 }
 
 /* One found change (kind, its detail d) of run id's row row_key stored
- * with its alert.  STORE_OK or STORE_ERROR. */
+ * with its alert; replayed (change_replay), without an alert and only
+ * where the same change is not stored already.  STORE_OK or STORE_ERROR. */
 static int put_found(struct store_query *q, const char *id, const char *row_key,
-                     const char *kind, const cJSON *d, const char *now)
+                     const char *kind, const cJSON *d, const char *now, int replayed)
 {
     const char *at_run = cJSON_GetStringValue(cJSON_GetObjectItem(d, "run_id"));
     double shift = cJSON_GetNumberValue(
         cJSON_GetObjectItem(d, strcmp(kind, "step") == 0 ? "shift" : "per_month"));
     char *detail = cJSON_PrintUnformatted(d), reason[256];
     sqlite3_int64 change_id;
-    int rc = STORE_ERROR;
+    int rc = STORE_ERROR, added = 0;
 
     if (detail == NULL)
         return STORE_ERROR;
@@ -62,10 +63,18 @@ static int put_found(struct store_query *q, const char *id, const char *row_key,
                         "SELECT ?2, host, device_uuid, device_name, benchmark, verdict_key, ?3, "
                         "coalesce(?4, id), id, "
                         "coalesce((SELECT created_at FROM runs WHERE id = ?4), created_at), ?5, ?6 "
-                        "FROM runs WHERE id = ?1",
-                        NULL, STORE_TEXT(id), STORE_TEXT(kind), STORE_TEXT(row_key),
-                        STORE_TEXT(at_run), STORE_TEXT(now), STORE_TEXT(detail)) != STORE_OK)
+                        "FROM runs r WHERE id = ?1 AND NOT (?7 AND EXISTS (SELECT 1 FROM changes c "
+                        "WHERE c.device_uuid = r.device_uuid AND c.kind = ?2 AND c.host = r.host "
+                        "AND c.verdict_key = r.verdict_key AND c.row_key = ?3 "
+                        "AND c.run_id = coalesce(?4, r.id)))",
+                        &added, STORE_TEXT(id), STORE_TEXT(kind), STORE_TEXT(row_key),
+                        STORE_TEXT(at_run), STORE_TEXT(now), STORE_TEXT(detail),
+                        STORE_INT(replayed)) != STORE_OK)
         goto done;
+    if (replayed || added == 0) {
+        rc = STORE_OK;
+        goto done;
+    }
     change_id = sqlite3_last_insert_rowid(q->c->db);
     /* clang-format off */
     if (store_query_prepare(q,
@@ -92,7 +101,8 @@ done:
     return rc;
 }
 
-int store_put_changes(struct store_query *q, const struct run_record *r)
+/* store_put_changes, or a replayed run's (put_found's replayed). */
+static int put_changes(struct store_query *q, const struct run_record *r, int replayed)
 {
     /* clang-format off */
     static const char step_sql[] =
@@ -141,7 +151,7 @@ int store_put_changes(struct store_query *q, const struct run_record *r)
             goto done;
         *nl = '\0';
         cJSON_ArrayForEach(d, f) {
-            if (put_found(q, r->id, found[i], d->string, d, now) != STORE_OK) {
+            if (put_found(q, r->id, found[i], d->string, d, now, replayed) != STORE_OK) {
                 cJSON_Delete(f);
                 goto done;
             }
@@ -154,6 +164,78 @@ done:
     while (nfound > 0)
         free(found[--nfound]);
     return rc;
+}
+
+int store_put_changes(struct store_query *q, const struct run_record *r)
+{
+    return put_changes(q, r, 0);
+}
+
+int store_changes_replay_page(struct store *s, int limit, cJSON **ids, long *left)
+{
+    /* clang-format off */
+    static const char sql[] =
+        "SELECT id FROM runs WHERE id > (SELECT after_id FROM change_replay) "
+        "AND status = 'done' AND verdict_key IS NOT NULL AND valid IS NOT 0 "
+        "AND device_uuid IS NOT NULL ORDER BY id LIMIT ?1";
+    static const char count_sql[] =
+        "SELECT count(*) FROM runs WHERE id > (SELECT after_id FROM change_replay)";
+    /* clang-format on */
+    struct store_query q;
+    cJSON *list = cJSON_CreateArray();
+    int rc = STORE_ERROR, step;
+
+    *ids = NULL;
+    store_query_begin(&q, store_reader(s), "read the runs to replay into the change series");
+    if (list == NULL)
+        goto done;
+    if (left) {
+        if (store_query_prepare(&q, count_sql) != STORE_OK)
+            goto done;
+        step = store_query_one(&q);
+        if (step == STORE_ERROR)
+            goto done;
+        *left = step == STORE_OK ? (long)sqlite3_column_int64(q.st, 0) : 0;
+    }
+    if (store_query_prepare(&q, sql) != STORE_OK)
+        goto done;
+    store_bind_int64(&q, 1, limit);
+    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
+        cJSON *id = cJSON_CreateString(store_col_text(q.st, 0));
+        if (id == NULL || !cJSON_AddItemToArray(list, id)) {
+            cJSON_Delete(id);
+            goto done;
+        }
+    }
+    if (step != STORE_STEP_DONE)
+        goto done;
+    *ids = list;
+    list = NULL;
+    rc = STORE_OK;
+
+done:
+    cJSON_Delete(list);
+    return store_query_end(&q, rc);
+}
+
+int store_changes_replay_put(struct store *s, const struct run_record *rs, int n,
+                             const char *last_id)
+{
+    struct store_query q;
+    int rc;
+
+    store_query_begin(&q, &s->writer, "replay runs into the change series");
+    rc = store_query_transaction(&q);
+    for (int i = 0; rc == STORE_OK && i < n; i++)
+        rc = put_changes(&q, &rs[i], 1);
+    if (rc == STORE_OK)
+        rc = last_id ? store_query_run(&q, "UPDATE change_replay SET after_id = ?1", NULL,
+                                       STORE_TEXT(last_id))
+                     : store_query_run(&q, "DELETE FROM change_replay WHERE only = ?1", NULL,
+                                       STORE_INT(1));
+    if (rc == STORE_OK)
+        rc = store_query_commit(&q);
+    return store_query_end(&q, rc);
 }
 
 /* A change from a row of store_changes_list's columns: NEW, or NULL. */
