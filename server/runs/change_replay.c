@@ -1,41 +1,40 @@
 /*
- * change_replay.c - see change_replay.h.  A stored run is read as the API
- * shows it (store_get_run) and made a record the way an imported run is
- * (run_finish_from_json), then judged: the points it gives its series are
- * the same as when it was first stored, from its medians, which
- * --keep-samples keeps.
+ * change_replay.c - see change_replay.h.  A stored run is read with only
+ * what its points need (its results and the validity and key it was
+ * stored with) and made a record of them (judge_run_points): the same
+ * points as when it was first stored, from its rows' medians, which
+ * --keep-samples keeps; validity and checks are not judged again.
  */
 #include "change_replay.h"
 
 #include "log.h"
-#include "run_finish.h"
 #include "run_judge.h"
 #include "store_changes.h"
-#include "store_runs.h"
 #include "timeutil.h"
 
 #include <stdlib.h>
 
-/* One page of ids read and judged into recs (calloc'd, n of them, the
- * caller clears and frees).  0, or a STORE_* code or -1. */
-static int judge_page(struct store *s, const cJSON *ids, struct run_record *recs)
+/* One page of stored runs (store_changes_replay_page's) made records of
+ * their series points in recs (calloc'd, one a run: the caller clears and
+ * frees them).  0, or -1 when memory ran out. */
+static int judge_page(cJSON *runs, struct run_record *recs)
 {
-    const cJSON *id;
+    cJSON *run;
     int k = 0;
 
-    cJSON_ArrayForEach(id, ids) {
-        cJSON *run = NULL;
-        int rc = store_get_run(s, id->valuestring, &run);
-        if (rc != STORE_OK)
-            return rc;
-        rc = run_finish_from_json(&recs[k], run, NULL, 0, "replay") != 0 ||
-                     judge_run_record(&recs[k]) != 0
-                 ? -1
-                 : 0;
-        cJSON_Delete(run);
-        if (rc != 0)
-            return rc;
-        k++;
+    cJSON_ArrayForEach(run, runs) {
+        struct run_record *r = &recs[k++];
+        const char *key = cJSON_GetStringValue(cJSON_GetObjectItem(run, "verdict_key"));
+        /* the record owns the results tree (run_record_clear frees it); its
+         * text is not printed: nothing here writes it */
+        r->results = cJSON_DetachItemFromObject(run, "results");
+        if (run_record_set(&r->id, cJSON_GetStringValue(cJSON_GetObjectItem(run, "id"))) != 0 ||
+            run_record_set(&r->benchmark,
+                           cJSON_GetStringValue(cJSON_GetObjectItem(run, "benchmark"))) != 0 ||
+            run_record_set(&r->device_uuid,
+                           cJSON_GetStringValue(cJSON_GetObjectItem(run, "device_uuid"))) != 0 ||
+            judge_run_points(r, cJSON_GetObjectItem(run, "valid")->valueint, key) != 0)
+            return -1;
     }
     return 0;
 }
@@ -67,10 +66,13 @@ int change_replay(struct store *s, long *replayed)
         if (n > 0 && (recs = calloc((size_t)n, sizeof(*recs))) == NULL)
             rc = -1;
         if (rc == 0)
-            rc = judge_page(s, ids, recs);
+            rc = judge_page(ids, recs);
         if (rc == 0)
             rc = store_changes_replay_put(
-                s, recs, n, n > 0 ? cJSON_GetArrayItem(ids, n - 1)->valuestring : NULL);
+                s, recs, n,
+                n > 0 ? cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(ids, n - 1),
+                                                                 "id"))
+                      : NULL);
         for (int i = 0; recs && i < n; i++)
             run_record_clear(&recs[i]);
         free(recs);

@@ -171,21 +171,24 @@ int store_put_changes(struct store_query *q, const struct run_record *r)
     return put_changes(q, r, 0);
 }
 
-int store_changes_replay_page(struct store *s, int limit, cJSON **ids, long *left)
+int store_changes_replay_page(struct store *s, int limit, cJSON **runs, long *left)
 {
     /* clang-format off */
     static const char sql[] =
-        "SELECT id FROM runs WHERE id > (SELECT after_id FROM change_replay) "
-        "AND status = 'done' AND verdict_key IS NOT NULL AND valid IS NOT 0 "
-        "AND device_uuid IS NOT NULL ORDER BY id LIMIT ?1";
+        "SELECT r.id, r.benchmark, r.device_uuid, r.verdict_key, coalesce(r.valid, -1), "
+        "rr.results FROM runs r JOIN run_results rr ON rr.run_id = r.id "
+        "WHERE r.id > (SELECT after_id FROM change_replay) "
+        "AND r.status = 'done' AND r.verdict_key IS NOT NULL AND r.valid IS NOT 0 "
+        "AND r.device_uuid IS NOT NULL ORDER BY r.id LIMIT ?1";
     static const char count_sql[] =
         "SELECT count(*) FROM runs WHERE id > (SELECT after_id FROM change_replay)";
     /* clang-format on */
+    static const char *const names[] = {"id", "benchmark", "device_uuid", "verdict_key"};
     struct store_query q;
     cJSON *list = cJSON_CreateArray();
     int rc = STORE_ERROR, step;
 
-    *ids = NULL;
+    *runs = NULL;
     store_query_begin(&q, store_reader(s), "read the runs to replay into the change series");
     if (list == NULL)
         goto done;
@@ -201,15 +204,20 @@ int store_changes_replay_page(struct store *s, int limit, cJSON **ids, long *lef
         goto done;
     store_bind_int64(&q, 1, limit);
     while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
-        cJSON *id = cJSON_CreateString(store_col_text(q.st, 0));
-        if (id == NULL || !cJSON_AddItemToArray(list, id)) {
-            cJSON_Delete(id);
+        struct json_build b = {0};
+        cJSON *run = jb_new_object(&b);
+        for (int i = 0; i < 4; i++)
+            jb_string(&b, run, names[i], store_col_text(q.st, i));
+        jb_number(&b, run, "valid", (double)sqlite3_column_int(q.st, 4));
+        jb_item(&b, run, "results", store_json_column(q.st, 5));
+        if (jb_failed(&b) || !cJSON_AddItemToArray(list, run)) {
+            cJSON_Delete(run);
             goto done;
         }
     }
     if (step != STORE_STEP_DONE)
         goto done;
-    *ids = list;
+    *runs = list;
     list = NULL;
     rc = STORE_OK;
 

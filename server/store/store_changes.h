@@ -36,12 +36,13 @@ int store_changes_list(struct store *s, const struct change_select *sel, cJSON *
 int store_changes_counts(struct store *s, const char *since, cJSON **out);
 
 /* The replay of stored runs into the series (migrations/0021, driven by
- * runs/change_replay.c): the next page of at most limit run ids after the
- * replay's cursor (done, valid, keyed runs of a card, in id order) as a
- * NEW array of strings, empty when the replay is done or was never due
- * (the cursor row is gone: then the page is empty too); *left, when not
- * NULL, gets the runs after the cursor, of any kind, for the log. */
-int store_changes_replay_page(struct store *s, int limit, cJSON **ids, long *left);
+ * runs/change_replay.c): the next page of at most limit runs after the
+ * replay's cursor (done, valid or unknown, keyed runs of a card, in id
+ * order) as a NEW array of {"id", "benchmark", "device_uuid",
+ * "verdict_key", "valid" (1, or -1 unknown), "results"}, empty when the
+ * replay is done or was never due (no cursor row); *left, when not NULL,
+ * gets the runs after the cursor, of any kind, for the log. */
+int store_changes_replay_page(struct store *s, int limit, cJSON **runs, long *left);
 
 /* The page's records (judged: their series points) stepped into their
  * series, what they find stored as changes without alerts (where not
