@@ -1,6 +1,6 @@
 /*
  * change_replay.h - the runs stored before the change-point series
- * (issue 34; migrations/0021_change_replay.sql) stepped into them, once,
+ * (migrations/0021_change_replay.sql) stepped into them, once,
  * at the daemon's start before any new run is stored: in pages of
  * CHANGE_REPLAY_PAGE runs in id order, each run read, judged
  * (judge_run_record: its series points) and its page stepped and the

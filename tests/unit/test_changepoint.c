@@ -183,7 +183,8 @@ static int test_decline_is_drift(void)
     static const struct {
         double sigma, per_day;
         int runs;
-    } cases[] = {{SIGMA_NARROW, 1, 90}, {SIGMA_WIDE, 2, 90}, {SIGMA_WIDE, 1, 90}, {SIGMA_WIDE, 1, YEAR}};
+    } cases[] = {
+        {SIGMA_NARROW, 1, 90}, {SIGMA_WIDE, 2, 90}, {SIGMA_WIDE, 1, 90}, {SIGMA_WIDE, 1, YEAR}};
 
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         int trials = 200, drifted = 0, stepped = 0, chained = 0, again = 0;
