@@ -171,6 +171,49 @@ int store_put_changes(struct store_query *q, const struct run_record *r)
     return put_changes(q, r, 0);
 }
 
+/* A run to replay from a row of store_changes_replay_page's: NEW, or NULL. */
+static cJSON *replay_from_row(sqlite3_stmt *st)
+{
+    static const char *const names[] = {"id", "benchmark", "device_uuid", "verdict_key"};
+    struct json_build b = {0};
+    cJSON *run = jb_new_object(&b);
+
+    for (int i = 0; i < 4; i++)
+        jb_string(&b, run, names[i], store_col_text(st, i));
+    jb_number(&b, run, "valid", (double)sqlite3_column_int(st, 4));
+    jb_item(&b, run, "results", store_json_column(st, 5));
+    if (jb_failed(&b)) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+/* q's prepared statement stepped to its end, each row made an item of a
+ * NEW array *out by make (NULL: memory).  STORE_OK or STORE_ERROR. */
+static int rows_into(struct store_query *q, cJSON *(*make)(sqlite3_stmt *), cJSON **out)
+{
+    cJSON *list = cJSON_CreateArray();
+    int step;
+
+    if (list == NULL)
+        return STORE_ERROR;
+    while ((step = store_query_step(q)) == STORE_STEP_ROW) {
+        cJSON *item = make(q->st);
+        if (item == NULL || !cJSON_AddItemToArray(list, item)) {
+            cJSON_Delete(item);
+            step = STORE_ERROR;
+            break;
+        }
+    }
+    if (step != STORE_STEP_DONE) {
+        cJSON_Delete(list);
+        return STORE_ERROR;
+    }
+    *out = list;
+    return STORE_OK;
+}
+
 int store_changes_replay_page(struct store *s, int limit, cJSON **runs, long *left)
 {
     /* clang-format off */
@@ -183,46 +226,25 @@ int store_changes_replay_page(struct store *s, int limit, cJSON **runs, long *le
     static const char count_sql[] =
         "SELECT count(*) FROM runs WHERE id > (SELECT after_id FROM change_replay)";
     /* clang-format on */
-    static const char *const names[] = {"id", "benchmark", "device_uuid", "verdict_key"};
     struct store_query q;
-    cJSON *list = cJSON_CreateArray();
-    int rc = STORE_ERROR, step;
+    int rc = STORE_ERROR;
 
     *runs = NULL;
     store_query_begin(&q, store_reader(s), "read the runs to replay into the change series");
-    if (list == NULL)
-        goto done;
     if (left) {
         if (store_query_prepare(&q, count_sql) != STORE_OK)
             goto done;
-        step = store_query_one(&q);
-        if (step == STORE_ERROR)
+        int one = store_query_one(&q);
+        if (one == STORE_ERROR)
             goto done;
-        *left = step == STORE_OK ? (long)sqlite3_column_int64(q.st, 0) : 0;
+        *left = one == STORE_OK ? (long)sqlite3_column_int64(q.st, 0) : 0;
     }
     if (store_query_prepare(&q, sql) != STORE_OK)
         goto done;
     store_bind_int64(&q, 1, limit);
-    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
-        struct json_build b = {0};
-        cJSON *run = jb_new_object(&b);
-        for (int i = 0; i < 4; i++)
-            jb_string(&b, run, names[i], store_col_text(q.st, i));
-        jb_number(&b, run, "valid", (double)sqlite3_column_int(q.st, 4));
-        jb_item(&b, run, "results", store_json_column(q.st, 5));
-        if (jb_failed(&b) || !cJSON_AddItemToArray(list, run)) {
-            cJSON_Delete(run);
-            goto done;
-        }
-    }
-    if (step != STORE_STEP_DONE)
-        goto done;
-    *runs = list;
-    list = NULL;
-    rc = STORE_OK;
+    rc = rows_into(&q, replay_from_row, runs);
 
 done:
-    cJSON_Delete(list);
     return store_query_end(&q, rc);
 }
 
@@ -291,31 +313,18 @@ int store_changes_list(struct store *s, const struct change_select *sel, cJSON *
     /* clang-format on */
     const char *binds[4] = {sel->uuid, sel->host, sel->model, sel->since};
     struct store_query q;
-    cJSON *list = cJSON_CreateArray();
-    int rc = STORE_ERROR, step;
+    int rc = STORE_ERROR;
 
     *out = NULL;
     store_query_begin(&q, store_reader(s), "read changes");
-    if (list == NULL || store_query_prepare(&q, sql) != STORE_OK)
+    if (store_query_prepare(&q, sql) != STORE_OK)
         goto done;
     for (int i = 0; i < 4; i++)
         store_bind_text(&q, i + 1, binds[i] && binds[i][0] ? binds[i] : NULL);
     store_bind_int64(&q, 5, sel->limit > 0 ? sel->limit : 100);
-    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
-        cJSON *c = change_from_row(q.st);
-        if (c == NULL || !cJSON_AddItemToArray(list, c)) {
-            cJSON_Delete(c);
-            goto done;
-        }
-    }
-    if (step != STORE_STEP_DONE)
-        goto done;
-    *out = list;
-    list = NULL;
-    rc = STORE_OK;
+    rc = rows_into(&q, change_from_row, out);
 
 done:
-    cJSON_Delete(list);
     return store_query_end(&q, rc);
 }
 
