@@ -76,6 +76,7 @@ struct sim {
     int first_step_at;       /* index of the first step's first run after, -1 */
     int first_step_found_at; /* the run whose arrival found it */
     double first_shift;
+    int first_drift_at; /* the run whose arrival reported the first drift, -1 */
     int step_encoded_ok;
 };
 
@@ -90,7 +91,7 @@ static int simulate_per_day(int trial, int n, double sigma, double step_at, doub
     size_t len = 0;
 
     memset(out, 0, sizeof(*out));
-    out->first_step_at = -1;
+    out->first_step_at = out->first_drift_at = -1;
     for (int i = 0; i < n; i++) {
         char id[CS_RUN_ID_MAX];
         struct cs_found f;
@@ -109,6 +110,8 @@ static int simulate_per_day(int trial, int n, double sigma, double step_at, doub
             out->first_step_found_at = i;
             out->first_shift = f.s.shift;
         }
+        if (f.drift && out->first_drift_at < 0)
+            out->first_drift_at = i;
         out->drifts += f.drift;
     }
     return 0;
@@ -188,6 +191,7 @@ static int test_decline_is_drift(void)
 
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         int trials = 200, drifted = 0, stepped = 0, chained = 0, again = 0;
+        long first = 0;
         rng_state = 3420000 + k;
         for (int t = 0; t < trials; t++) {
             struct sim r;
@@ -195,15 +199,16 @@ static int test_decline_is_drift(void)
                                        cases[k].per_day, &r),
                       0);
             drifted += r.drifts > 0;
+            first += r.drifts > 0 ? r.first_drift_at + 1 : 0;
             again += r.drifts > 1;
             stepped += r.steps > 0;
             chained += r.steps > 1;
         }
         printf("0.1%% a run decline, %d runs, %.0f a day, sigma %.2f%%: drift reported in "
-               "%.1f%%, reported again (a second drift) in %.1f%%, a step in %.1f%%, more than "
+               "%.1f%% (%.1f runs in), reported again (a second drift) in %.1f%%, a step in %.1f%%, more than "
                "one step in %.1f%% (%d trials)\n",
                cases[k].runs, cases[k].per_day, 100 * cases[k].sigma, 100.0 * drifted / trials,
-               100.0 * again / trials, 100.0 * stepped / trials, 100.0 * chained / trials, trials);
+               drifted ? (double)first / drifted : 0, 100.0 * again / trials, 100.0 * stepped / trials, 100.0 * chained / trials, trials);
         /* one drift, not a chain of steps or drifts */
         ASSERT(drifted >= trials * 95 / 100);
         ASSERT(again <= trials * 10 / 100);
