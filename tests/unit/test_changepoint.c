@@ -205,10 +205,11 @@ static int test_decline_is_drift(void)
             chained += r.steps > 1;
         }
         printf("0.1%% a run decline, %d runs, %.0f a day, sigma %.2f%%: drift reported in "
-               "%.1f%% (%.1f runs in), reported again (a second drift) in %.1f%%, a step in %.1f%%, more than "
-               "one step in %.1f%% (%d trials)\n",
+               "%.1f%% (%.1f runs in), reported again (a second drift) in %.1f%%, "
+               "a step in %.1f%%, more than one step in %.1f%% (%d trials)\n",
                cases[k].runs, cases[k].per_day, 100 * cases[k].sigma, 100.0 * drifted / trials,
-               drifted ? (double)first / drifted : 0, 100.0 * again / trials, 100.0 * stepped / trials, 100.0 * chained / trials, trials);
+               drifted ? (double)first / drifted : 0, 100.0 * again / trials,
+               100.0 * stepped / trials, 100.0 * chained / trials, trials);
         /* one drift, not a chain of steps or drifts */
         ASSERT(drifted >= trials * 95 / 100);
         ASSERT(again <= trials * 10 / 100);
