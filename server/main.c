@@ -32,6 +32,7 @@
 #include "peers.h"
 #include "ratelimit.h"
 #include "run_cache.h"
+#include "change_replay.h"
 #include "runs.h"
 #include "store.h"
 #include "store_check.h"
@@ -154,6 +155,7 @@ int main(int argc, char **argv)
     sigset_t stop_signals;
     char err[512];
     int sig = 0, recovered = 0, rc = 1;
+    long replayed = 0;
     int64_t stop_ms;
     int left;
 
@@ -265,6 +267,9 @@ int main(int argc, char **argv)
         log_warn("%d run(s) were running when the daemon last stopped; marked "
                  "failed (interrupted)",
                  recovered);
+    /* Runs stored before the change series replayed into them, before any
+     * new run is (change_replay.h); a failure is logged and served past. */
+    (void)change_replay(app.store, &replayed);
     retention.keep_samples_s = opt.keep_samples_s;
     retention.keep_newest = opt.history_runs;
     checker = store_checker_start(app.store, app.db_path, opt.db_check_delay_s,

@@ -25,8 +25,10 @@
 #include <sys/random.h>
 
 #define BATCH 2000
-#define HOSTS 20
+#define HOSTS 20 /* GB_BENCH_HOSTS overrides it (bench/store/replicate.py: a few) */
 #define CARDS_PER_HOST 4
+
+static int hosts = HOSTS;
 
 static const char *const models[] = {"NVIDIA H200", "NVIDIA H100 80GB HBM3",
                                      "NVIDIA A100-SXM4-80GB", "NVIDIA L40S"};
@@ -67,7 +69,7 @@ static cJSON *make_run(const cJSON *templates, long i, long count, int64_t t0_ms
     cJSON *run = cJSON_Duplicate(cJSON_GetArrayItem(templates, (int)(i % nt)), 1);
     cJSON *dev = cJSON_GetObjectItem(run, "device");
     cJSON *meta = cJSON_GetObjectItem(run, "meta");
-    int host = (int)((i / 7) % HOSTS), card = (int)((i / 3) % CARDS_PER_HOST);
+    int host = (int)((i / 7) % hosts), card = (int)((i / 3) % CARDS_PER_HOST);
     int64_t ms = t0_ms + (int64_t)((double)i / (double)count * 2 * 365 * 86400000.0);
     uint8_t rnd[8];
     char id[UUID7_STRLEN + 1], text[64], created[32], finished[32];
@@ -109,6 +111,8 @@ int main(int argc, char **argv)
         return 2;
     }
     count = atol(argv[2]);
+    if (getenv("GB_BENCH_HOSTS") && atoi(getenv("GB_BENCH_HOSTS")) > 0)
+        hosts = atoi(getenv("GB_BENCH_HOSTS"));
     templates = load_templates(argv[3]);
     if (templates == NULL || cJSON_GetArraySize(templates) == 0) {
         fprintf(stderr, "gpubench-make-db: no done runs in %s\n", argv[3]);

@@ -91,11 +91,47 @@ static void add_point(struct change_series *s, double t, double x, const char *r
     s->n++;
 }
 
+/* The drift's window summed into *total (changepoint.h): the segment's
+ * last CP_DRIFT_DAYS days (the daily sums) or, where those hold fewer
+ * runs than the change window does, the window's runs (the segment's
+ * newest CP_WINDOW) within CP_DRIFT_MAX_DAYS of the newest.  *span: the
+ * points' first to last day; *window: the window's length in days. */
+static void drift_sums(const struct change_series *s, struct cp_sums *total, double *span,
+                       double *window)
+{
+    memset(total, 0, sizeof(*total));
+    for (int i = 0; i < s->ndays; i++) {
+        const struct cp_sums *d = &s->days[i].sums;
+        total->n += d->n;
+        total->st += d->st;
+        total->sx += d->sx;
+        total->stt += d->stt;
+        total->stx += d->stx;
+        total->sxx += d->sxx;
+    }
+    *span = s->ndays > 0 ? s->days[s->ndays - 1].day - s->days[0].day : 0;
+    *window = CP_DRIFT_DAYS;
+    if (s->n <= total->n)
+        return;
+    struct cp_sums runs = {0};
+    double newest = s->pts[s->n - 1].t;
+    int first = s->n - 1;
+    while (first > 0 && s->pts[first - 1].t >= newest - CP_DRIFT_MAX_DAYS)
+        first--;
+    for (int i = first; i < s->n; i++)
+        cp_sums_add(&runs, s->pts[i].t - newest, s->pts[i].x);
+    if (runs.n <= total->n)
+        return;
+    *total = runs;
+    *span = floor(newest) - floor(s->pts[first].t);
+    *window = newest - s->pts[first].t > CP_DRIFT_DAYS ? newest - s->pts[first].t : CP_DRIFT_DAYS;
+}
+
 int change_series_step(struct change_series *s, double t, double x, const char *run_id,
                        struct cs_found *found)
 {
-    double xs[CP_WINDOW];
-    struct cp_sums total = {0};
+    double xs[CP_WINDOW], span, window;
+    struct cp_sums total;
 
     memset(found, 0, sizeof(*found));
     memset(&s->last, 0, sizeof(s->last));
@@ -108,7 +144,8 @@ int change_series_step(struct change_series *s, double t, double x, const char *
     add_to_days(s, t, x);
     for (int i = 0; i < s->n; i++)
         xs[i] = s->pts[i].x;
-    if (cp_find_step(xs, s->n, CP_MIN_SEGMENT, CP_MAX_PVALUE, &found->s)) {
+    if (cp_find_step(xs, s->n, CP_MIN_SEGMENT, CP_MAX_PVALUE,
+                     s->drifting > CP_DRIFT_SETTLED_RUNS, &found->s)) {
         int k = found->s.index;
         found->step = 1;
         strcpy(found->step_run_id, s->pts[k].run_id);
@@ -120,22 +157,17 @@ int change_series_step(struct change_series *s, double t, double x, const char *
         rebuild_days(s);
         s->drifting = 0;
     }
-    for (int i = 0; i < s->ndays; i++) {
-        const struct cp_sums *d = &s->days[i].sums;
-        total.n += d->n;
-        total.st += d->st;
-        total.sx += d->sx;
-        total.stt += d->stt;
-        total.stx += d->stx;
-        total.sxx += d->sxx;
-    }
-    double span = s->ndays > 0 ? s->days[s->ndays - 1].day - s->days[0].day : 0;
-    if (cp_drift_of(&total, span, CP_DRIFT_PER_MONTH, &found->d) == 0 && found->d.reported) {
+    drift_sums(s, &total, &span, &window);
+    if (cp_drift_of(&total, span, CP_DRIFT_PER_MONTH, &found->d) == 0 &&
+        (found->d.reported || (s->drifting && (found->d.ci_low > 0 || found->d.ci_high < 0)))) {
+        /* reported once, when it starts; it goes on while its 95%
+         * interval excludes zero (changepoint.h: the end's hysteresis) */
         found->drift = !s->drifting;
-        s->drifting = 1;
+        s->drifting++;
     } else {
         s->drifting = 0;
     }
+    found->d.window_days = window;
     s->last = *found;
     return 0;
 }

@@ -52,7 +52,7 @@ struct change_series {
     int ndays; /* the segment's daily sums, oldest first */
     struct cs_day days[CS_DAYS];
     double t0;            /* the days' origin (their sums are of t - t0) */
-    int drifting;         /* a drift reported and still there */
+    int drifting;         /* runs since a drift was reported, while it is still there */
     struct cs_found last; /* what the last step found (gb_change_found) */
 };
 

@@ -77,7 +77,7 @@ cJSON *change_found_json(const struct cs_found *f)
         jb_number_or_null(&b, d, "p_value", f->d.p_value);
         jb_number(&b, d, "n", f->d.n);
         jb_number(&b, d, "span_days", f->d.span_days);
-        jb_number(&b, d, "window_days", CP_DRIFT_DAYS);
+        jb_number(&b, d, "window_days", f->d.window_days);
     }
     if (jb_failed(&b)) {
         cJSON_Delete(out);

@@ -116,7 +116,7 @@ static double line_rss(const double *x, int n)
  * fits it about as well as the step.  A step near the middle of the
  * window is much like a line too (the two columns correlate), hence the
  * second way: a fit clearly better than the line's (changepoint.h). */
-static int not_a_slope(const double *x, int n, int index, double step_rss)
+static int not_a_slope(const double *x, int n, int index, double step_rss, int beside_line)
 {
     double m[3][7] = {{0}}, coef[3], rss = 0;
 
@@ -162,12 +162,14 @@ static int not_a_slope(const double *x, int n, int index, double step_rss)
         return 1;
     if (cp_t_two_sided_p(coef[2] / se_step, n - 3) <= CP_STEP_OVER_LINE_P)
         return 1;
-    return line_rss(x, n) >= CP_STEP_OVER_LINE_RSS * step_rss;
+    /* a drifting series' windows are a line already: only the first way */
+    return !beside_line && line_rss(x, n) >= CP_STEP_OVER_LINE_RSS * step_rss;
 }
 
 /* The step at index of x[0..n) tested: out filled, 1 when it is
  * significant as cp_find_step says. */
-static int test_step(const double *x, int n, int index, double max_p, struct cp_step *out)
+static int test_step(const double *x, int n, int index, double max_p, int beside_line,
+                     struct cp_step *out)
 {
     double ml = 0, mr = 0, ssl = 0, ssr = 0;
     int nl = index, nr = n - index;
@@ -195,7 +197,7 @@ static int test_step(const double *x, int n, int index, double max_p, struct cp_
     double t = se > 0 ? diff / se : (diff != 0 ? INFINITY : 0);
     out->p_value = fabs(t) >= CP_P_EXACT_FROM_T ? cp_t_two_sided_p(t, df) : NAN;
     return !isnan(out->p_value) && out->p_value <= max_p && fabs(out->shift) >= CP_MIN_MAGNITUDE &&
-           not_a_slope(x, n, index, ssl + ssr);
+           not_a_slope(x, n, index, ssl + ssr, beside_line);
 }
 
 /* Each point's distances to every other summed (row[k]), and all pairs'
@@ -256,7 +258,8 @@ static double max_split_t(const double *x, int n, int min_seg)
     return best;
 }
 
-int cp_find_step(const double *x, int n, int min_seg, double max_p, struct cp_step *out)
+int cp_find_step(const double *x, int n, int min_seg, double max_p, int beside_line,
+                 struct cp_step *out)
 {
     double within_l = 0, within_r, across = 0, best = -INFINITY, row[CP_WINDOW];
     int best_index = -1;
@@ -295,7 +298,7 @@ int cp_find_step(const double *x, int n, int min_seg, double max_p, struct cp_st
     /* A best split at the last place it may be, min_seg from the end, may
      * be a step still coming in (its first runs after, with runs before
      * it on the right): wait for one more run before placing it. */
-    int found = test_step(x, n, best_index, max_p, out) && best_index < n - min_seg;
+    int found = test_step(x, n, best_index, max_p, beside_line, out) && best_index < n - min_seg;
     out->q = best;
     return found;
 }

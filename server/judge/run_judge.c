@@ -144,6 +144,18 @@ static int judge_points(struct run_record *r, struct run_judged *j)
     return 0;
 }
 
+int judge_run_points(struct run_record *r, int valid, const char *verdict_key)
+{
+    run_record_clear_judged(r);
+    r->judged.valid = valid;
+    if (run_record_set(&r->judged.verdict_key, verdict_key) != 0 ||
+        judge_points(r, &r->judged) != 0) {
+        run_record_clear_judged(r);
+        return -1;
+    }
+    return 0;
+}
+
 int judge_run_record(struct run_record *r)
 {
     struct run_judged *j = &r->judged;

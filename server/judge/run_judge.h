@@ -20,4 +20,12 @@
  * and such a run must not be stored as judged. */
 int judge_run_record(struct run_record *r);
 
+/* Only r's change-point series points (r->judged.points), from its
+ * benchmark, device_uuid and results, with the validity and key the run
+ * was stored with (valid as runs.valid: 1, 0, -1 unknown): what the
+ * replay of stored runs into their series needs (runs/change_replay.h),
+ * the same points as judge_run_record gave when the run was stored.  0,
+ * or -1 when memory ran out. */
+int judge_run_points(struct run_record *r, int valid, const char *verdict_key);
+
 #endif

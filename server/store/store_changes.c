@@ -42,16 +42,17 @@ static void change_reason(char *buf, size_t cap, const char *kind, const cJSON *
 }
 
 /* One found change (kind, its detail d) of run id's row row_key stored
- * with its alert.  STORE_OK or STORE_ERROR. */
+ * with its alert; replayed (change_replay), without an alert and only
+ * where the same change is not stored already.  STORE_OK or STORE_ERROR. */
 static int put_found(struct store_query *q, const char *id, const char *row_key,
-                     const char *kind, const cJSON *d, const char *now)
+                     const char *kind, const cJSON *d, const char *now, int replayed)
 {
     const char *at_run = cJSON_GetStringValue(cJSON_GetObjectItem(d, "run_id"));
     double shift = cJSON_GetNumberValue(
         cJSON_GetObjectItem(d, strcmp(kind, "step") == 0 ? "shift" : "per_month"));
     char *detail = cJSON_PrintUnformatted(d), reason[256];
     sqlite3_int64 change_id;
-    int rc = STORE_ERROR;
+    int rc = STORE_ERROR, added = 0;
 
     if (detail == NULL)
         return STORE_ERROR;
@@ -62,10 +63,18 @@ static int put_found(struct store_query *q, const char *id, const char *row_key,
                         "SELECT ?2, host, device_uuid, device_name, benchmark, verdict_key, ?3, "
                         "coalesce(?4, id), id, "
                         "coalesce((SELECT created_at FROM runs WHERE id = ?4), created_at), ?5, ?6 "
-                        "FROM runs WHERE id = ?1",
-                        NULL, STORE_TEXT(id), STORE_TEXT(kind), STORE_TEXT(row_key),
-                        STORE_TEXT(at_run), STORE_TEXT(now), STORE_TEXT(detail)) != STORE_OK)
+                        "FROM runs r WHERE id = ?1 AND NOT (?7 AND EXISTS (SELECT 1 FROM changes c "
+                        "WHERE c.device_uuid = r.device_uuid AND c.kind = ?2 AND c.host = r.host "
+                        "AND c.verdict_key = r.verdict_key AND c.row_key = ?3 "
+                        "AND c.run_id = coalesce(?4, r.id)))",
+                        &added, STORE_TEXT(id), STORE_TEXT(kind), STORE_TEXT(row_key),
+                        STORE_TEXT(at_run), STORE_TEXT(now), STORE_TEXT(detail),
+                        STORE_INT(replayed)) != STORE_OK)
         goto done;
+    if (replayed || added == 0) {
+        rc = STORE_OK;
+        goto done;
+    }
     change_id = sqlite3_last_insert_rowid(q->c->db);
     /* clang-format off */
     if (store_query_prepare(q,
@@ -92,7 +101,8 @@ done:
     return rc;
 }
 
-int store_put_changes(struct store_query *q, const struct run_record *r)
+/* store_put_changes, or a replayed run's (put_found's replayed). */
+static int put_changes(struct store_query *q, const struct run_record *r, int replayed)
 {
     /* clang-format off */
     static const char step_sql[] =
@@ -156,7 +166,7 @@ int store_put_changes(struct store_query *q, const struct run_record *r)
             goto done;
         *nl = '\0';
         cJSON_ArrayForEach(d, f) {
-            if (put_found(q, r->id, found[i], d->string, d, now) != STORE_OK) {
+            if (put_found(q, r->id, found[i], d->string, d, now, replayed) != STORE_OK) {
                 cJSON_Delete(f);
                 goto done;
             }
@@ -169,6 +179,108 @@ done:
     while (nfound > 0)
         free(found[--nfound]);
     return rc;
+}
+
+int store_put_changes(struct store_query *q, const struct run_record *r)
+{
+    return put_changes(q, r, 0);
+}
+
+/* A run to replay from a row of store_changes_replay_page's: NEW, or NULL. */
+static cJSON *replay_from_row(sqlite3_stmt *st)
+{
+    static const char *const names[] = {"id", "benchmark", "device_uuid", "verdict_key"};
+    struct json_build b = {0};
+    cJSON *run = jb_new_object(&b);
+
+    for (int i = 0; i < 4; i++)
+        jb_string(&b, run, names[i], store_col_text(st, i));
+    jb_number(&b, run, "valid", (double)sqlite3_column_int(st, 4));
+    jb_item(&b, run, "results", store_json_column(st, 5));
+    if (jb_failed(&b)) {
+        cJSON_Delete(run);
+        return NULL;
+    }
+    return run;
+}
+
+/* q's prepared statement stepped to its end, each row made an item of a
+ * NEW array *out by make (NULL: memory).  STORE_OK or STORE_ERROR. */
+static int rows_into(struct store_query *q, cJSON *(*make)(sqlite3_stmt *), cJSON **out)
+{
+    cJSON *list = cJSON_CreateArray();
+    int step;
+
+    if (list == NULL)
+        return STORE_ERROR;
+    while ((step = store_query_step(q)) == STORE_STEP_ROW) {
+        cJSON *item = make(q->st);
+        if (item == NULL || !cJSON_AddItemToArray(list, item)) {
+            cJSON_Delete(item);
+            step = STORE_ERROR;
+            break;
+        }
+    }
+    if (step != STORE_STEP_DONE) {
+        cJSON_Delete(list);
+        return STORE_ERROR;
+    }
+    *out = list;
+    return STORE_OK;
+}
+
+int store_changes_replay_page(struct store *s, int limit, cJSON **runs, long *left)
+{
+    /* clang-format off */
+    static const char sql[] =
+        "SELECT r.id, r.benchmark, r.device_uuid, r.verdict_key, coalesce(r.valid, -1), "
+        "rr.results FROM runs r JOIN run_results rr ON rr.run_id = r.id "
+        "WHERE r.id > (SELECT after_id FROM change_replay) "
+        "AND r.status = 'done' AND r.verdict_key IS NOT NULL AND r.valid IS NOT 0 "
+        "AND r.device_uuid IS NOT NULL ORDER BY r.id LIMIT ?1";
+    static const char count_sql[] =
+        "SELECT count(*) FROM runs WHERE id > (SELECT after_id FROM change_replay)";
+    /* clang-format on */
+    struct store_query q;
+    int rc = STORE_ERROR;
+
+    *runs = NULL;
+    store_query_begin(&q, store_reader(s), "read the runs to replay into the change series");
+    if (left) {
+        if (store_query_prepare(&q, count_sql) != STORE_OK)
+            goto done;
+        int one = store_query_one(&q);
+        if (one == STORE_ERROR)
+            goto done;
+        *left = one == STORE_OK ? (long)sqlite3_column_int64(q.st, 0) : 0;
+    }
+    if (store_query_prepare(&q, sql) != STORE_OK)
+        goto done;
+    store_bind_int64(&q, 1, limit);
+    rc = rows_into(&q, replay_from_row, runs);
+
+done:
+    return store_query_end(&q, rc);
+}
+
+int store_changes_replay_put(struct store *s, const struct run_record *rs, int n,
+                             const char *last_id)
+{
+    struct store_query q;
+    int rc;
+
+    store_query_begin(&q, &s->writer, "replay runs into the change series");
+    rc = store_query_transaction(&q);
+    for (int i = 0; rc == STORE_OK && i < n; i++)
+        rc = put_changes(&q, &rs[i], 1);
+    if (rc == STORE_OK)
+        rc = last_id ? store_query_run(&q, "UPDATE change_replay SET after_id = ?1", NULL,
+                                       STORE_TEXT(last_id))
+                     : store_query_run(&q, "DELETE FROM change_replay WHERE only = ?1", NULL,
+                                       STORE_INT(1));
+    if (rc == STORE_OK)
+        rc = store_query_commit(&q);
+    return store_query_end(&q, rc);
 }
 
 /* A change from a row of store_changes_list's columns: NEW, or NULL. */
@@ -216,31 +328,18 @@ int store_changes_list(struct store *s, const struct change_select *sel, cJSON *
     /* clang-format on */
     const char *binds[4] = {sel->uuid, sel->host, sel->model, sel->since};
     struct store_query q;
-    cJSON *list = cJSON_CreateArray();
-    int rc = STORE_ERROR, step;
+    int rc = STORE_ERROR;
 
     *out = NULL;
     store_query_begin(&q, store_reader(s), "read changes");
-    if (list == NULL || store_query_prepare(&q, sql) != STORE_OK)
+    if (store_query_prepare(&q, sql) != STORE_OK)
         goto done;
     for (int i = 0; i < 4; i++)
         store_bind_text(&q, i + 1, binds[i] && binds[i][0] ? binds[i] : NULL);
     store_bind_int64(&q, 5, sel->limit > 0 ? sel->limit : 100);
-    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
-        cJSON *c = change_from_row(q.st);
-        if (c == NULL || !cJSON_AddItemToArray(list, c)) {
-            cJSON_Delete(c);
-            goto done;
-        }
-    }
-    if (step != STORE_STEP_DONE)
-        goto done;
-    *out = list;
-    list = NULL;
-    rc = STORE_OK;
+    rc = rows_into(&q, change_from_row, out);
 
 done:
-    cJSON_Delete(list);
     return store_query_end(&q, rc);
 }
 

@@ -275,6 +275,10 @@ class KeepSamplesTest(unittest.TestCase):
         while time.time() < deadline and "lost their samples" not in d.read_log():
             time.sleep(0.2)
         self.assertIn("lost their samples", d.read_log())
+        # the VACUUM's copy of the file is not left in the WAL beside it
+        wal = d.db + "-wal"
+        self.assertLess(os.path.getsize(wal) if os.path.exists(wal) else 0,
+                        os.path.getsize(d.db) // 4)
         for i, run in enumerate(runs):
             got = d.get("/runs/%s" % run["id"]).json()
             for row, made in zip(got["results"]["rows"], run["results"]["rows"]):
