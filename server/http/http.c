@@ -79,10 +79,22 @@ static atomic_int parked_requests;
 /* The longest http_stop waits for them. */
 #define STOP_ANSWERS_MS 500
 
+/* Lets go of rep's body: freed, or its hold released. */
+static void body_drop(struct http_reply *rep)
+{
+    if (rep->release)
+        rep->release(rep->hold);
+    else
+        free(rep->body);
+    rep->body = NULL;
+    rep->release = NULL;
+    rep->hold = NULL;
+}
+
 void reply_body(struct http_reply *rep, int status, const char *content_type,
                 char *body, size_t len)
 {
-    free(rep->body);
+    body_drop(rep);
     rep->status = status;
     rep->content_type = content_type;
     rep->body = body;
@@ -135,6 +147,15 @@ void reply_error(struct http_reply *rep, int status, const char *code,
     reply_json(rep, status, root);
 }
 
+void reply_held(struct http_reply *rep, int status, const char *content_type,
+                const char *body, size_t len, void (*release)(void *hold), void *hold)
+{
+    /* Not written through: the cast only fits the body's field. */
+    reply_body(rep, status, content_type, (char *)body, len);
+    rep->release = release;
+    rep->hold = hold;
+}
+
 /* 1 when the If-None-Match list inm names etag: the weak comparison, W/
  * ignored on both sides. */
 static int etag_listed(const char *inm, const char *etag)
@@ -167,8 +188,10 @@ int reply_etag(struct http_request *req, struct http_reply *rep, const char *eta
 {
     const char *inm =
         MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    size_t n = strnlen(etag, sizeof(rep->etag) - 1);
 
-    snprintf(rep->etag, sizeof(rep->etag), "%s", etag);
+    memcpy(rep->etag, etag, n);
+    rep->etag[n] = '\0';
     if (inm == NULL || !etag_listed(inm, etag))
         return 0;
     reply_body(rep, 304, rep->content_type, NULL, 0);
@@ -470,9 +493,19 @@ static struct MHD_Response *make_response(struct http_reply *rep, struct heavy_p
     struct stream_ctx *sc;
 
     if (rep->stream == NULL) {
-        if (rep->body == NULL) {
-            rep->body = strdup("");
-            rep->len = 0;
+        if (rep->body == NULL) /* a 304's, an empty answer's: nothing to own */
+            return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        if (rep->release) {
+            /* A held body goes out as it is, let go when the response is
+             * destroyed (after its last byte, or with its connection). */
+            resp = MHD_create_response_from_buffer_with_free_callback_cls(
+                rep->len, rep->body, rep->release, rep->hold);
+            if (resp != NULL) { /* the response lets it go now */
+                rep->body = NULL;
+                rep->release = NULL;
+                rep->hold = NULL;
+            }
+            return resp;
         }
         resp = MHD_create_response_from_buffer(rep->len, rep->body,
                                                MHD_RESPMEM_MUST_FREE);
@@ -505,8 +538,7 @@ static struct MHD_Response *make_response(struct http_reply *rep, struct heavy_p
 /* Frees what a reply still owns (a reply that was never sent). */
 static void reply_release(struct http_reply *rep)
 {
-    free(rep->body);
-    rep->body = NULL;
+    body_drop(rep);
     if (rep->stream_free && rep->stream_cls)
         rep->stream_free(rep->stream_cls);
     rep->stream_cls = NULL;
@@ -591,7 +623,10 @@ static int check_origin(struct http_request *req, struct http_reply *rep)
     return 0;
 }
 
-/* Tokens.  0 to go on; -1 with the 401 made. */
+/* Tokens.  0 to go on, with key the token's or the certificate's name
+ * (what the rate limit counts), or "" where none was asked: then the
+ * rate limit counts by address (check_headers reads it only for a rate
+ * limited route, so that a read costs no inet_ntop); -1 with the 401 made. */
 static int check_token(struct http_request *req, struct http_reply *rep,
                        const struct route *route, char *key, size_t cap)
 {
@@ -603,11 +638,8 @@ static int check_token(struct http_request *req, struct http_reply *rep,
      * a client certificate the web config's CA signed (README, "TLS"). */
     int guarded = app->auth != NULL || http_tls_identifies(app->tls);
 
-    if (!guarded || !(access == ROUTE_WRITE || (access == ROUTE_READ && app->opt->auth_reads))) {
-        /* Without a token, the rate limit counts by address. */
-        client_address(req->conn, key, cap);
-        return 0;
-    }
+    if (!guarded || !(access == ROUTE_WRITE || (access == ROUTE_READ && app->opt->auth_reads)))
+        return 0; /* key "": counted by address */
     h = header(req->conn, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth_check(app->auth, h, key, cap) ||
         http_tls_client_verified(app->tls, req->conn, key, cap))
@@ -682,6 +714,8 @@ static int check_headers(struct conn_ctx *ctx, struct http_reply *rep)
     if (check_token(req, rep, route, key, sizeof(key)) != 0 ||
         check_type(req, rep, route, has_body) != 0)
         return -1;
+    if (route->rate_limited && key[0] == '\0')
+        client_address(req->conn, key, sizeof(key));
     if (route->rate_limited && !ratelimit_take(app->post_limit, key, time_mono_ms(), &retry)) {
         rep->retry_after = retry;
         reply_error(rep, 429, "rate_limited", "",
