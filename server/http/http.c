@@ -1199,8 +1199,8 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
 
 void http_stop(struct MHD_Daemon *d, struct app *app)
 {
-    int64_t until = time_mono_ms() + STOP_ANSWERS_MS;
     const struct timespec tick = {.tv_sec = 0, .tv_nsec = 10 * 1000000L};
+    int64_t until;
 
     if (d == NULL)
         return;
@@ -1208,6 +1208,10 @@ void http_stop(struct MHD_Daemon *d, struct app *app)
      * still queued are answered 503; the pool takes no more (a stream's
      * next chunk ends it as an error). */
     heavy_pool_stop(app->heavy);
+    /* Counted from here: the pool's stop waits for the reads running, and
+     * only then answers those queued, whose 503s must still go out (with a
+     * deadline taken before it, they were cut off when a read ran long). */
+    until = time_mono_ms() + STOP_ANSWERS_MS;
     /* libmicrohttpd closes every connection when it stops, whether its
      * answer went out or not: a resumed wait's answer goes out first. */
     while (atomic_load(&parked_requests) > 0 && time_mono_ms() < until)
