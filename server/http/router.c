@@ -125,7 +125,8 @@ const struct route *router_find(const char *method, const char *path, char *arg,
      * list (and its answer carries none). */
     for (size_t i = 0; i < N_ROUTES; i++) {
         const struct route *r = &routes[i];
-        if (strcmp(r->method, method) != 0 || !match(r->pattern, path, scratch, scratch_cap))
+        if (r->method[0] != method[0] || strcmp(r->method, method) != 0 ||
+            !match(r->pattern, path, scratch, scratch_cap))
             continue;
         if (strchr(r->pattern, '*'))
             memcpy(arg, scratch, strlen(scratch) + 1); /* fits: scratch_cap <= arg_cap */
