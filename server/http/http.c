@@ -498,8 +498,17 @@ static struct MHD_Response *make_response(struct http_reply *rep, struct heavy_p
         if (rep->release) {
             /* A held body goes out as it is, let go when the response is
              * destroyed (after its last byte, or with its connection). */
+#if MHD_VERSION >= 0x00097302
             resp = MHD_create_response_from_buffer_with_free_callback_cls(
                 rep->len, rep->body, rep->release, rep->hold);
+#else
+            /* libmicrohttpd before 0.9.73 (CMake asks 0.9.71): no callback
+             * with a closure, so a copy, and the hold let go at once. */
+            resp = MHD_create_response_from_buffer(rep->len, rep->body,
+                                                   MHD_RESPMEM_MUST_COPY);
+            if (resp != NULL)
+                rep->release(rep->hold);
+#endif
             if (resp != NULL) { /* the response lets it go now */
                 rep->body = NULL;
                 rep->release = NULL;
