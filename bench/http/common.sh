@@ -1,6 +1,6 @@
 # bench/http/common.sh - what run.sh and run_tls.sh share, sourced by both:
 # their settings and work folder, a free loopback port, waiting for an
-# answer, and one wrk measurement.
+# answer, one wrk measurement, and a server's CPU time a request.
 # WRK_CURL: curl's options for wait_http (the CA, for https).
 
 # bench_setup NAME BUILD_DIR: build (absolute), the round settings (ROUNDS,
@@ -41,5 +41,23 @@ errs = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", t
 non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
 errs += int(non2xx.group(1)) if non2xx else 0
 print("%s %.0f %.3f %.3f %d" % (name, rps, ms("50%"), ms("99%"), errs))
+PY
+}
+
+# cpu_measure NAME PID URL -> "NAME us_per_request requests": the server's
+# own CPU time (utime + stime of all its threads, /proc/PID/stat, in clock
+# ticks) over the requests wrk counted, wrk -t1 -c8 for CPU_DURATION (8s).
+# Steadier than req/s on a shared machine: the other programs' load slows
+# both sides of a pair but does not add to a server's own time.
+cpu_measure() {
+  local before after out
+  before=$(awk '{print $14 + $15}' "/proc/$2/stat")
+  out=$(wrk -t1 -c8 -d"${CPU_DURATION:-8s}" "$3")
+  after=$(awk '{print $14 + $15}' "/proc/$2/stat")
+  python3 - "$1" "$before" "$after" "$(getconf CLK_TCK)" <<PY "$out"
+import re, sys
+name, before, after, hz, text = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+n = int(re.search(r"(\d+) requests in", text).group(1))
+print("%s %.2f %d" % (name, (after - before) / hz * 1e6 / max(n, 1), n))
 PY
 }

@@ -7,8 +7,11 @@
 # URLs: GET /runs/ID of a real H200 run (imported from examples/) and
 # GET /runs?limit=50 (--test-benchmarks: the export holds test_fault and
 # test_hang runs).  wrk -t2 -c64, keep-alive, ROUNDS rounds of DURATION
-# each, the median round reported.  Loopback only; everything it starts it
-# stops.  Needs wrk and nginx (Debian packages wrk, nginx-light).
+# each, the median round reported.  Then CPU_ROUNDS (3) rounds of each
+# server's own CPU time a request (cpu_measure, common.sh), gpubenchd and
+# the bare reference alternating, the median reported: on a shared machine
+# the steadier figure.  Loopback only; everything it starts it stops.
+# Needs wrk and nginx (Debian packages wrk, nginx-light).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/bench/http/common.sh"
@@ -34,7 +37,9 @@ curl -fs "http://127.0.0.1:$pd/runs?limit=50" >"$dir/list.json"
 # The references, answering the same bytes.
 pb1=$(port); pb2=$(port); pn=$(port)
 "$build/bench/gpubench-bare-mhd" $pb1 "$dir/run.json" >/dev/null 2>&1 & pids+=($!)
+bare_run_pid=$!
 "$build/bench/gpubench-bare-mhd" $pb2 "$dir/list.json" >/dev/null 2>&1 & pids+=($!)
+bare_list_pid=$!
 cat >"$dir/nginx.conf" <<CONF
 worker_processes $(nproc);
 pid $dir/nginx.pid;
@@ -65,7 +70,7 @@ cmp <(curl -fs "http://127.0.0.1:$pd/runs/$id") <(curl -fs "http://127.0.0.1:$pn
 rss() { awk '/VmRSS/ {print $2}' /proc/$daemon_pid/status; }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "run body $(wc -c <"$dir/run.json") bytes, list body $(wc -c <"$dir/list.json") bytes; wrk -t$threads -c$conns -d$duration, $rounds rounds"
-echo "gpubenchd RSS before: $(rss) kB"
+echo "gpubenchd RSS before: $(rss) kB; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 results=$dir/results.txt
 for r in $(seq "$rounds"); do
   measure "run:gpubenchd" "http://127.0.0.1:$pd/runs/$id" >>"$results"
@@ -75,9 +80,17 @@ for r in $(seq "$rounds"); do
   measure "list:bare" "http://127.0.0.1:$pb2/runs?limit=50" >>"$results"
   measure "list:nginx" "http://127.0.0.1:$pn/list" >>"$results"
 done
-echo "gpubenchd RSS after: $(rss) kB"
-python3 - "$results" <<'PY'
-import statistics, sys
+echo "gpubenchd RSS after: $(rss) kB; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+cpu=$dir/cpu.txt
+for r in $(seq "${CPU_ROUNDS:-3}"); do
+  cpu_measure "run:gpubenchd" "$daemon_pid" "http://127.0.0.1:$pd/runs/$id" >>"$cpu"
+  cpu_measure "run:bare" "$bare_run_pid" "http://127.0.0.1:$pb1/runs/$id" >>"$cpu"
+  cpu_measure "list:gpubenchd" "$daemon_pid" "http://127.0.0.1:$pd/runs?limit=50" >>"$cpu"
+  cpu_measure "list:bare" "$bare_list_pid" "http://127.0.0.1:$pb2/runs?limit=50" >>"$cpu"
+done
+echo "after the CPU rounds: load average $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 - "$results" "$cpu" <<'PY'
+import os, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     name, rps, p50, p99, errs = line.split()
@@ -91,4 +104,17 @@ for url in ("run", "list"):
         ratio = "%.2f, %.2f" % (med(n, 0) / med(url + ":bare", 0), med(n, 0) / med(url + ":nginx", 0))
         print("%-16s %10.0f %9.3f %9.3f %7d   %s" % (n, med(n, 0), med(n, 1), med(n, 2),
                                                  sum(x[3] for x in rows[n]), ratio))
+cpu = {}
+if os.path.exists(sys.argv[2]):
+    for line in open(sys.argv[2]):
+        name, us, n = line.split()
+        cpu.setdefault(name, []).append(float(us))
+if cpu:
+    print("CPU a request (wrk -t1 -c8), each round's us, the median, bare/gpubenchd:")
+    for url in ("run", "list"):
+        d, b = cpu[url + ":gpubenchd"], cpu[url + ":bare"]
+        print("%-5s gpubenchd %s -> %.2f us; bare %s -> %.2f us; ratio %.2f" % (
+            url, " ".join("%.2f" % x for x in d), statistics.median(d),
+            " ".join("%.2f" % x for x in b), statistics.median(b),
+            statistics.median(b) / statistics.median(d)))
 PY

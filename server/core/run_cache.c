@@ -1,12 +1,15 @@
 /*
  * run_cache.c - see run_cache.h.  A hash table of chained entries and one
  * least-recently-used list through them, under one mutex; a hit costs a
- * hash, a short chain walk and a copy of the body.
+ * hash, a short chain walk and a copy of the body (run_cache_get) or a
+ * count of its holders (run_cache_hold).  An entry is freed by the last
+ * of the cache's link and its holds to let go (entry_unref).
  */
 #include "run_cache.h"
 #include "hash.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,8 @@ struct entry {
     struct entry *newer, *older; /* the LRU list */
     char id[ID_LEN];
     size_t len;
-    uint64_t tag; /* hash_fnv1a64 of body */
+    uint64_t tag;    /* hash_fnv1a64 of body */
+    atomic_int refs; /* the cache's link (while linked) and the holds */
     char body[];
 };
 
@@ -54,7 +58,7 @@ void run_cache_free(struct run_cache *c)
         return;
     for (e = c->newest; e; e = next) {
         next = e->older;
-        free(e);
+        run_cache_release(e);
     }
     pthread_mutex_destroy(&c->lock);
     free(c);
@@ -100,30 +104,52 @@ static void drop(struct run_cache *c, struct entry *e)
     *pp = e->chain;
     unlink_lru(c, e);
     c->bytes -= sizeof(*e) + e->len;
-    free(e);
+    run_cache_release(e); /* the cache's link; a hold may keep it on */
 }
 
-char *run_cache_get(struct run_cache *c, const char *id, size_t *len, uint64_t *tag)
+void run_cache_release(void *hold)
+{
+    struct entry *e = hold;
+
+    if (e && atomic_fetch_sub(&e->refs, 1) == 1)
+        free(e);
+}
+
+const char *run_cache_hold(struct run_cache *c, const char *id, size_t *len, uint64_t *tag,
+                           void **hold)
 {
     struct entry *e;
-    char *copy = NULL;
 
+    *hold = NULL;
     if (c == NULL || strlen(id) >= ID_LEN)
         return NULL;
     pthread_mutex_lock(&c->lock);
     e = *find(c, id);
     if (e) {
-        copy = malloc(e->len + 1);
-        if (copy) {
-            memcpy(copy, e->body, e->len + 1);
-            *len = e->len;
-            if (tag)
-                *tag = e->tag;
-            unlink_lru(c, e);
-            push_newest(c, e);
-        }
+        atomic_fetch_add(&e->refs, 1);
+        *len = e->len;
+        if (tag)
+            *tag = e->tag;
+        unlink_lru(c, e);
+        push_newest(c, e);
     }
     pthread_mutex_unlock(&c->lock);
+    *hold = e;
+    return e ? e->body : NULL;
+}
+
+char *run_cache_get(struct run_cache *c, const char *id, size_t *len, uint64_t *tag)
+{
+    void *hold;
+    size_t n = 0;
+    const char *kept = run_cache_hold(c, id, &n, tag, &hold);
+    char *copy = kept ? malloc(n + 1) : NULL;
+
+    if (copy) {
+        memcpy(copy, kept, n + 1);
+        *len = n;
+    }
+    run_cache_release(hold);
     return copy;
 }
 
@@ -140,6 +166,7 @@ void run_cache_put(struct run_cache *c, const char *id, const char *body, size_t
     strcpy(e->id, id);
     e->len = len;
     e->tag = hash_fnv1a64(body, len);
+    atomic_init(&e->refs, 1);
     memcpy(e->body, body, len);
     e->body[len] = '\0';
     pthread_mutex_lock(&c->lock);

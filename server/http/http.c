@@ -80,10 +80,22 @@ static atomic_int parked_requests;
 /* The longest http_stop waits for them. */
 #define STOP_ANSWERS_MS 500
 
+/* Lets go of rep's body: freed, or its hold released. */
+static void body_drop(struct http_reply *rep)
+{
+    if (rep->release)
+        rep->release(rep->hold);
+    else
+        free(rep->body);
+    rep->body = NULL;
+    rep->release = NULL;
+    rep->hold = NULL;
+}
+
 void reply_body(struct http_reply *rep, int status, const char *content_type,
                 char *body, size_t len)
 {
-    free(rep->body);
+    body_drop(rep);
     rep->status = status;
     rep->content_type = content_type;
     rep->body = body;
@@ -138,6 +150,15 @@ void reply_error(struct http_reply *rep, int status, const char *code,
     reply_json(rep, status, root);
 }
 
+void reply_held(struct http_reply *rep, int status, const char *content_type,
+                const char *body, size_t len, void (*release)(void *hold), void *hold)
+{
+    /* Not written through: the cast only fits the body's field. */
+    reply_body(rep, status, content_type, (char *)body, len);
+    rep->release = release;
+    rep->hold = hold;
+}
+
 /* 1 when the If-None-Match list inm names etag: the weak comparison, W/
  * ignored on both sides. */
 static int etag_listed(const char *inm, const char *etag)
@@ -170,8 +191,10 @@ int reply_etag(struct http_request *req, struct http_reply *rep, const char *eta
 {
     const char *inm =
         MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    size_t n = strnlen(etag, sizeof(rep->etag) - 1);
 
-    snprintf(rep->etag, sizeof(rep->etag), "%s", etag);
+    memcpy(rep->etag, etag, n);
+    rep->etag[n] = '\0';
     if (inm == NULL || !etag_listed(inm, etag))
         return 0;
     reply_body(rep, 304, rep->content_type, NULL, 0);
@@ -473,9 +496,28 @@ static struct MHD_Response *make_response(struct http_reply *rep, struct heavy_p
     struct stream_ctx *sc;
 
     if (rep->stream == NULL) {
-        if (rep->body == NULL) {
-            rep->body = strdup("");
-            rep->len = 0;
+        if (rep->body == NULL) /* a 304's, an empty answer's: nothing to own */
+            return MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+        if (rep->release) {
+            /* A held body goes out as it is, let go when the response is
+             * destroyed (after its last byte, or with its connection). */
+#if MHD_VERSION >= 0x00097302
+            resp = MHD_create_response_from_buffer_with_free_callback_cls(
+                rep->len, rep->body, rep->release, rep->hold);
+#else
+            /* libmicrohttpd before 0.9.73 (CMake asks 0.9.71): no callback
+             * with a closure, so a copy, and the hold let go at once. */
+            resp = MHD_create_response_from_buffer(rep->len, rep->body,
+                                                   MHD_RESPMEM_MUST_COPY);
+            if (resp != NULL)
+                rep->release(rep->hold);
+#endif
+            if (resp != NULL) { /* the response lets it go now */
+                rep->body = NULL;
+                rep->release = NULL;
+                rep->hold = NULL;
+            }
+            return resp;
         }
         resp = MHD_create_response_from_buffer(rep->len, rep->body,
                                                MHD_RESPMEM_MUST_FREE);
@@ -508,8 +550,7 @@ static struct MHD_Response *make_response(struct http_reply *rep, struct heavy_p
 /* Frees what a reply still owns (a reply that was never sent). */
 static void reply_release(struct http_reply *rep)
 {
-    free(rep->body);
-    rep->body = NULL;
+    body_drop(rep);
     if (rep->stream_free && rep->stream_cls)
         rep->stream_free(rep->stream_cls);
     rep->stream_cls = NULL;
@@ -594,7 +635,10 @@ static int check_origin(struct http_request *req, struct http_reply *rep)
     return 0;
 }
 
-/* Tokens.  0 to go on; -1 with the 401 made. */
+/* Tokens.  0 to go on, with key the token's or the certificate's name
+ * (what the rate limit counts), or "" where none was asked: then the
+ * rate limit counts by address (check_headers reads it only for a rate
+ * limited route, so that a read costs no inet_ntop); -1 with the 401 made. */
 static int check_token(struct http_request *req, struct http_reply *rep,
                        const struct route *route, char *key, size_t cap)
 {
@@ -606,11 +650,8 @@ static int check_token(struct http_request *req, struct http_reply *rep,
      * a client certificate the web config's CA signed (README, "TLS"). */
     int guarded = app->auth != NULL || http_tls_identifies(app->tls);
 
-    if (!guarded || !(access == ROUTE_WRITE || (access == ROUTE_READ && app->opt->auth_reads))) {
-        /* Without a token, the rate limit counts by address. */
-        client_address(req->conn, key, cap);
-        return 0;
-    }
+    if (!guarded || !(access == ROUTE_WRITE || (access == ROUTE_READ && app->opt->auth_reads)))
+        return 0; /* key "": counted by address */
     h = header(req->conn, MHD_HTTP_HEADER_AUTHORIZATION);
     if (auth_check(app->auth, h, key, cap) ||
         http_tls_client_verified(app->tls, req->conn, key, cap))
@@ -685,6 +726,8 @@ static int check_headers(struct conn_ctx *ctx, struct http_reply *rep)
     if (check_token(req, rep, route, key, sizeof(key)) != 0 ||
         check_type(req, rep, route, has_body) != 0)
         return -1;
+    if (route->rate_limited && key[0] == '\0')
+        client_address(req->conn, key, sizeof(key));
     if (route->rate_limited && !ratelimit_take(app->post_limit, key, time_mono_ms(), &retry)) {
         rep->retry_after = retry;
         reply_error(rep, 429, "rate_limited", "",
@@ -1176,8 +1219,8 @@ struct MHD_Daemon *http_start(struct app *app, int listen_fd,
 
 void http_stop(struct MHD_Daemon *d, struct app *app)
 {
-    int64_t until = time_mono_ms() + STOP_ANSWERS_MS;
     const struct timespec tick = {.tv_sec = 0, .tv_nsec = 10 * 1000000L};
+    int64_t until;
 
     if (d == NULL)
         return;
@@ -1185,6 +1228,10 @@ void http_stop(struct MHD_Daemon *d, struct app *app)
      * still queued are answered 503; the pool takes no more (a stream's
      * next chunk ends it as an error). */
     heavy_pool_stop(app->heavy);
+    /* Counted from here: the pool's stop waits for the reads running, and
+     * only then answers those queued, whose 503s must still go out (with a
+     * deadline taken before it, they were cut off when a read ran long). */
+    until = time_mono_ms() + STOP_ANSWERS_MS;
     /* libmicrohttpd closes every connection when it stops, whether its
      * answer went out or not: a resumed wait's answer goes out first. */
     while (atomic_load(&parked_requests) > 0 && time_mono_ms() < until)

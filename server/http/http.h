@@ -40,8 +40,12 @@ struct http_request {
 
 struct http_reply {
     int status;
-    char *body; /* malloc'ed; owned by the reply */
+    char *body; /* malloc'ed and owned by the reply; or held (release) */
     size_t len;
+    /* A body held elsewhere (reply_held): not freed, but let go with
+     * release(hold) once libmicrohttpd has sent it, or the reply dropped. */
+    void (*release)(void *hold);
+    void *hold;
     const char *content_type;
     char location[160];
     char allow[64];
@@ -74,6 +78,12 @@ void reply_error(struct http_reply *rep, int status, const char *code,
 /* Takes a malloc'ed body of len bytes with its content type. */
 void reply_body(struct http_reply *rep, int status, const char *content_type,
                 char *body, size_t len);
+
+/* A body of len bytes that another owns (a run cache's entry), sent
+ * without a copy: release(hold) is called once, when the answer has gone
+ * out or the reply is dropped; the bytes must stay unchanged until then. */
+void reply_held(struct http_reply *rep, int status, const char *content_type,
+                const char *body, size_t len, void (*release)(void *hold), void *hold);
 
 /* Gives the answer etag (its quotes and any W/ included) and, when the
  * request's If-None-Match names it (weak comparison, RFC 9110 13.1.2;

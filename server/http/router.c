@@ -79,10 +79,15 @@ static const struct route routes[] = {
  * with (".csv"); arg gets the segment without that suffix. */
 static int match(const char *pattern, const char *path, char *arg, size_t cap)
 {
-    const char *star = strchr(pattern, '*');
-    const char *suffix;
+    const char *star, *suffix;
     size_t prefix, seg, suf;
 
+    /* Most patterns differ from the path in their first two characters
+     * ("/r" against "/c"): refused there without a scan. */
+    if (pattern[0] != '*' && (pattern[0] != path[0] ||
+                              (pattern[0] && pattern[1] != '*' && pattern[1] != path[1])))
+        return 0;
+    star = strchr(pattern, '*');
     if (star == NULL)
         return strcmp(pattern, path) == 0;
     prefix = (size_t)(star - pattern);
@@ -117,17 +122,25 @@ const struct route *router_find(const char *method, const char *path, char *arg,
     size_t scratch_cap = sizeof(scratch) < arg_cap ? sizeof(scratch) : arg_cap;
 
     allow[0] = '\0';
+    /* The method's routes first: a request that has one costs no Allow
+     * list (and its answer carries none). */
     for (size_t i = 0; i < N_ROUTES; i++) {
         const struct route *r = &routes[i];
-        if (!match(r->pattern, path, scratch, scratch_cap))
+        if (r->method[0] != method[0] || strcmp(r->method, method) != 0 ||
+            !match(r->pattern, path, scratch, scratch_cap))
             continue;
-        if (strcmp(r->method, method) == 0) {
-            snprintf(arg, arg_cap, "%s", strchr(r->pattern, '*') ? scratch : "");
-            return r;
-        }
+        if (strchr(r->pattern, '*'))
+            memcpy(arg, scratch, strlen(scratch) + 1); /* fits: scratch_cap <= arg_cap */
+        else if (arg_cap > 0)
+            arg[0] = '\0';
+        return r;
+    }
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        const struct route *r = &routes[i];
         /* A path may match two patterns of one method ("/runs/ *.csv"
          * and "/runs/ *"): name the method once. */
-        if (used < allow_cap && !strstr(allow, r->method))
+        if (match(r->pattern, path, scratch, scratch_cap) && used < allow_cap &&
+            !strstr(allow, r->method))
             used += (size_t)snprintf(allow + used, allow_cap - used, "%s%s",
                                      used ? ", " : "", r->method);
     }

@@ -1,6 +1,6 @@
 /* The route table: a suffix form takes its segment without the suffix and
  * goes before the plain "*", a route's limits come with it, and the Allow
- * list of a 405 names each method once. */
+ * list of a 405 names each method once (and a route found has none). */
 #include "handlers.h"
 #include "router.h"
 #include "test.h"
@@ -29,6 +29,12 @@ static int test_suffix(void)
     r = router_find("GET", "/runs/a/b", arg, sizeof(arg), allow, sizeof(allow), &status);
     ASSERT(r == NULL);
     ASSERT_EQ(status, 404);
+    /* A route found carries no Allow list, though "POST /runs" goes before
+     * "GET /runs" in the table; and a route without "*" leaves arg empty. */
+    r = router_find("GET", "/runs", arg, sizeof(arg), allow, sizeof(allow), &status);
+    ASSERT(r != NULL && r->handler == api_runs_list);
+    ASSERT_STR_EQ(allow, "");
+    ASSERT_STR_EQ(arg, "");
     return 0;
 }
 

@@ -292,7 +292,9 @@ static int check_cancel_and_text(struct fixture *f)
 {
     const char *body = "{\"benchmark\":\"smem_stride\",\"params\":{\"strides\":[1,2]}}";
     char id[40], queued[40], status[16];
-    char *text = NULL, *again = NULL, *cached = NULL, *open_text = NULL;
+    const char *text = NULL, *again = NULL, *open_text = NULL;
+    char *cached = NULL;
+    void *hold = NULL, *again_hold = NULL, *open_hold = NULL;
     size_t len = 0, again_len = 0, cached_len = 0, open_len = 0;
     uint64_t tag = 0, again_tag = 0;
     struct runs_error err;
@@ -312,28 +314,33 @@ static int check_cancel_and_text(struct fixture *f)
               RUNS_NOT_FOUND);
     ASSERT_STR_EQ(status_of(f, id, status), "done"); /* a refused cancel changes nothing */
 
-    /* The first read puts the finished run's text in the cache; the
-     * second is served from there, the same bytes. */
+    /* The first read puts the finished run's text in the cache (a copy
+     * of its own, not held); the second is the cache's entry itself, held,
+     * the same bytes. */
     ASSERT(run_cache_get(f->runs.cache, id, &cached_len, NULL) == NULL);
-    ASSERT_EQ(runs_get_text(&f->runs, id, &text, &len, &tag, &err), RUNS_OK);
+    ASSERT_EQ(runs_get_text(&f->runs, id, &text, &len, &tag, &hold, &err), RUNS_OK);
+    ASSERT(hold == NULL);
     ASSERT(len > 2 && text[len - 1] == '\n' && strlen(text) == len);
     ASSERT(tag == hash_fnv1a64(text, len));
     ASSERT(strstr(text, "\"status\":\"done\"") != NULL);
     cached = run_cache_get(f->runs.cache, id, &cached_len, NULL);
-    ASSERT_EQ(runs_get_text(&f->runs, id, &again, &again_len, &again_tag, &err), RUNS_OK);
+    ASSERT_EQ(runs_get_text(&f->runs, id, &again, &again_len, &again_tag, &again_hold, &err),
+              RUNS_OK);
     same = cached && cached_len == len && memcmp(cached, text, len) == 0 && again_len == len &&
-           memcmp(again, text, len) == 0 && again_tag == tag;
+           memcmp(again, text, len) == 0 && again_tag == tag && again_hold != NULL &&
+           again != cached;
     free(cached);
-    free(again);
-    free(text);
+    runs_release(again_hold);
+    free((char *)text);
     ASSERT(same);
 
     /* A run that can still change is not kept. */
     ASSERT_EQ(tmp_store_queue(f->t.s, "smem_stride", "{}", ABSENT_GPU, TEST_FAKE_UUID(7), queued),
               STORE_OK);
-    ASSERT_EQ(runs_get_text(&f->runs, queued, &open_text, &open_len, &tag, &err), RUNS_OK);
-    same = strstr(open_text, "\"status\":\"queued\"") != NULL;
-    free(open_text);
+    ASSERT_EQ(runs_get_text(&f->runs, queued, &open_text, &open_len, &tag, &open_hold, &err),
+              RUNS_OK);
+    same = strstr(open_text, "\"status\":\"queued\"") != NULL && open_hold == NULL;
+    free((char *)open_text);
     ASSERT(same);
     ASSERT(run_cache_get(f->runs.cache, queued, &cached_len, NULL) == NULL);
     return 0;
