@@ -35,13 +35,8 @@ void api_card_events_get(struct http_request *req, struct http_reply *rep)
     own = gpu_pool_describe(req->app->gpus);
     rc = card_watch_events(req->app->store, own, req->arg, cursor, limit, &events, &next);
     cJSON_Delete(own);
-    if (rc == STORE_NOT_FOUND) {
-        reply_error(rep, 404, "not_found", "",
-                    "no card %.80s: neither this node's nor in its store", req->arg);
-        return;
-    }
     if (rc != STORE_OK) {
-        reply_store_error(rep, rc, "the card's events could not be read");
+        reply_card_error(rep, rc, req->arg, "the card's events could not be read");
         return;
     }
     out = jb_new_object(&jb);
@@ -53,10 +48,5 @@ void api_card_events_get(struct http_request *req, struct http_reply *rep)
         jb_string(&jb, out, "next", url);
     else
         jb_null(&jb, out, "next");
-    if (jb_failed(&jb)) {
-        cJSON_Delete(out);
-        reply_error(rep, 500, "internal", "", "out of memory listing the card's events");
-        return;
-    }
-    reply_json(rep, 200, out);
+    reply_built(rep, 200, &jb, out, "listing the card's events");
 }

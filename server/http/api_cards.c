@@ -52,16 +52,12 @@ void api_cards_get_all(struct http_request *req, struct http_reply *rep)
     out = jb_new_object(&jb);
     jb_number(&jb, out, "max_age_s", (double)ms / 1000.0);
     jb_item(&jb, out, "cards", cards); /* out's now, or deleted */
-    if (jb_failed(&jb)) {
-        cJSON_Delete(out);
-        reply_error(rep, 500, "internal", "", "out of memory listing the cards");
-        return;
-    }
-    reply_json(rep, 200, out);
+    reply_built(rep, 200, &jb, out, "listing the cards");
 }
 
 void api_cards_get_one(struct http_request *req, struct http_reply *rep)
 {
+    struct json_build jb = {0};
     cJSON *own, *card = NULL, *owner = NULL;
     int64_t ms;
     int rc;
@@ -71,28 +67,22 @@ void api_cards_get_one(struct http_request *req, struct http_reply *rep)
     own = gpu_pool_describe(req->app->gpus);
     rc = cards_get(req->app->store, own, req->arg, ms, &card);
     cJSON_Delete(own);
-    if (rc == STORE_NOT_FOUND) {
-        reply_error(rep, 404, "not_found", "",
-                    "no card %.80s: neither this node's nor in its store",
-                    req->arg);
-        return;
-    }
     if (rc == STORE_OK && (rc = store_card_owner(req->app->store, req->arg, &owner)) == STORE_OK)
-        cJSON_AddItemToObject(card, "owner",
-                              cJSON_GetArraySize(owner) > 0 ? cJSON_DetachItemFromArray(owner, 0)
-                                                            : cJSON_CreateNull());
+        jb_item(&jb, card, "owner",
+                owner && owner->child ? cJSON_DetachItemFromArray(owner, 0) : cJSON_CreateNull());
     cJSON_Delete(owner);
     if (rc != STORE_OK) {
         cJSON_Delete(card);
-        reply_store_error(rep, rc, "the card could not be read");
+        reply_card_error(rep, rc, req->arg, "the card could not be read");
         return;
     }
-    reply_json(rep, 200, card);
+    reply_built(rep, 200, &jb, card, "describing the card");
 }
 
 void api_card_owner_delete(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
+    struct json_build jb = {0};
     cJSON *was = NULL, *out;
     int rc;
 
@@ -108,8 +98,8 @@ void api_card_owner_delete(struct http_request *req, struct http_reply *rep)
         reply_store_error(rep, rc, "the card's owner could not be released");
         return;
     }
-    out = cJSON_CreateObject();
-    cJSON_AddStringToObject(out, "uuid", req->arg);
-    cJSON_AddItemToObject(out, "released", was);
-    reply_json(rep, 200, out);
+    out = jb_new_object(&jb);
+    jb_string(&jb, out, "uuid", req->arg);
+    jb_item(&jb, out, "released", was); /* out's now, or deleted */
+    reply_built(rep, 200, &jb, out, "saying which owner was released");
 }

@@ -74,12 +74,7 @@ void api_benchmarks_get(struct http_request *req, struct http_reply *rep)
     suites = jb_array(&jb, body, "suites");
     for (size_t i = 0; i < gb_suite_count() && !jb_failed(&jb); i++)
         jb_push(&jb, suites, gb_suite_describe(gb_suite_at(i)));
-    if (jb_failed(&jb)) {
-        cJSON_Delete(body);
-        reply_error(rep, 500, "internal", "", "out of memory describing the benchmarks");
-        return;
-    }
-    reply_json(rep, 200, body);
+    reply_built(rep, 200, &jb, body, "describing the benchmarks");
 }
 
 /* The body of POST /predict, checked by the same table code as run
@@ -263,12 +258,7 @@ void api_predict_post(struct http_request *req, struct http_reply *rep)
         jb_push(&jb, list, p);
     }
 reply:
-    if (jb_failed(&jb)) {
-        cJSON_Delete(out);
-        reply_error(rep, 500, "internal", "", "out of memory predicting");
-        goto done;
-    }
-    reply_json(rep, 200, out);
+    reply_built(rep, 200, &jb, out, "predicting");
 
 done:
     cJSON_Delete(in);
@@ -378,10 +368,6 @@ void api_healthz_get(struct http_request *req, struct http_reply *rep)
     } else {
         jb_null(&jb, body, "reason");
     }
-    if (jb_failed(&jb)) {
-        cJSON_Delete(body);
-        reply_error(rep, 500, "internal", "", "out of memory describing the daemon's health");
-        return;
-    }
-    reply_json(rep, problem && strcmp(problem, "unreachable") == 0 ? 503 : 200, body);
+    reply_built(rep, problem && strcmp(problem, "unreachable") == 0 ? 503 : 200, &jb, body,
+                "describing the daemon's health");
 }

@@ -103,6 +103,10 @@ void api_openapi_get(struct http_request *req, struct http_reply *rep);
  * stored").  See store_reply.c. */
 void reply_store_error(struct http_reply *rep, int rc, const char *what);
 
+/* reply_store_error for a read of one card by uuid: STORE_NOT_FOUND is
+ * 404 "no card UUID: neither this node's nor in its store". */
+void reply_card_error(struct http_reply *rep, int rc, const char *uuid, const char *what);
+
 /* api_static.c: GET /, GET /static/NAME, GET /static/lib/NAME,
  * GET /static/views/NAME, GET /vendor/chart.js. */
 void api_static_index(struct http_request *req, struct http_reply *rep);

@@ -102,6 +102,17 @@ void reply_body(struct http_reply *rep, int status, const char *content_type,
     rep->len = len;
 }
 
+void reply_built(struct http_reply *rep, int status, const struct json_build *jb, cJSON *obj,
+                 const char *what)
+{
+    if (jb_failed(jb)) {
+        cJSON_Delete(obj);
+        reply_error(rep, 500, "internal", "", "out of memory %s", what);
+        return;
+    }
+    reply_json(rep, status, obj);
+}
+
 void reply_json(struct http_reply *rep, int status, cJSON *obj)
 {
     char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;

@@ -67,6 +67,13 @@ typedef void (*http_handler)(struct http_request *req, struct http_reply *rep);
 /* Serialises obj into the reply (status and JSON body) and deletes obj. */
 void reply_json(struct http_reply *rep, int status, cJSON *obj);
 
+struct json_build;
+/* reply_json for a tree made with json_build.h: where an addition failed,
+ * obj is deleted and the answer is 500 "out of memory WHAT" instead, never
+ * a body with fields missing. */
+void reply_built(struct http_reply *rep, int status, const struct json_build *jb, cJSON *obj,
+                 const char *what);
+
 /* {"error": {"code", "message", "field"}} with the given status. */
 void reply_error(struct http_reply *rep, int status, const char *code,
                  const char *field, const char *fmt, ...)

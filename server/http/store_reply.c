@@ -40,3 +40,12 @@ void reply_store_error(struct http_reply *rep, int rc, const char *what)
         break;
     }
 }
+
+void reply_card_error(struct http_reply *rep, int rc, const char *uuid, const char *what)
+{
+    if (rc == STORE_NOT_FOUND)
+        reply_error(rep, 404, "not_found", "",
+                    "no card %.80s: neither this node's nor in its store", uuid);
+    else
+        reply_store_error(rep, rc, what);
+}

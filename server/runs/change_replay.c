@@ -68,11 +68,7 @@ int change_replay(struct store *s, long *replayed)
         if (rc == 0)
             rc = judge_page(ids, recs);
         if (rc == 0)
-            rc = store_changes_replay_put(
-                s, recs, n,
-                n > 0 ? cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(ids, n - 1),
-                                                                 "id"))
-                      : NULL);
+            rc = store_changes_replay_put(s, recs, n, n > 0 ? recs[n - 1].id : NULL);
         for (int i = 0; recs && i < n; i++)
             run_record_clear(&recs[i]);
         free(recs);

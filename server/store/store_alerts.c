@@ -90,28 +90,7 @@ static cJSON *alert_from_row(sqlite3_stmt *st)
  * NEW array.  STORE_OK or STORE_ERROR (q's end maps it). */
 static int alerts_of_rows(struct store_query *q, cJSON **out)
 {
-    cJSON *list = cJSON_CreateArray();
-    int rc = STORE_ERROR, step;
-
-    *out = NULL;
-    if (list == NULL)
-        goto done;
-    while ((step = store_query_step(q)) == STORE_STEP_ROW) {
-        cJSON *a = alert_from_row(q->st);
-        if (a == NULL || !cJSON_AddItemToArray(list, a)) {
-            cJSON_Delete(a);
-            goto done;
-        }
-    }
-    if (step != STORE_STEP_DONE)
-        goto done;
-    *out = list;
-    list = NULL;
-    rc = STORE_OK;
-
-done:
-    cJSON_Delete(list);
-    return rc;
+    return store_query_rows(q, alert_from_row, out);
 }
 
 /* Alert id on q (whose statement it replaces), as a NEW array of one (or

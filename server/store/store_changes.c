@@ -204,31 +204,6 @@ static cJSON *replay_from_row(sqlite3_stmt *st)
     return run;
 }
 
-/* q's prepared statement stepped to its end, each row made an item of a
- * NEW array *out by make (NULL: memory).  STORE_OK or STORE_ERROR. */
-static int rows_into(struct store_query *q, cJSON *(*make)(sqlite3_stmt *), cJSON **out)
-{
-    cJSON *list = cJSON_CreateArray();
-    int step;
-
-    if (list == NULL)
-        return STORE_ERROR;
-    while ((step = store_query_step(q)) == STORE_STEP_ROW) {
-        cJSON *item = make(q->st);
-        if (item == NULL || !cJSON_AddItemToArray(list, item)) {
-            cJSON_Delete(item);
-            step = STORE_ERROR;
-            break;
-        }
-    }
-    if (step != STORE_STEP_DONE) {
-        cJSON_Delete(list);
-        return STORE_ERROR;
-    }
-    *out = list;
-    return STORE_OK;
-}
-
 int store_changes_replay_page(struct store *s, int limit, cJSON **runs, long *left)
 {
     /* clang-format off */
@@ -257,7 +232,7 @@ int store_changes_replay_page(struct store *s, int limit, cJSON **runs, long *le
     if (store_query_prepare(&q, sql) != STORE_OK)
         goto done;
     store_bind_int64(&q, 1, limit);
-    rc = rows_into(&q, replay_from_row, runs);
+    rc = store_query_rows(&q, replay_from_row, runs);
 
 done:
     return store_query_end(&q, rc);
@@ -337,7 +312,7 @@ int store_changes_list(struct store *s, const struct change_select *sel, cJSON *
     for (int i = 0; i < 4; i++)
         store_bind_text(&q, i + 1, binds[i] && binds[i][0] ? binds[i] : NULL);
     store_bind_int64(&q, 5, sel->limit > 0 ? sel->limit : 100);
-    rc = rows_into(&q, change_from_row, out);
+    rc = store_query_rows(&q, change_from_row, out);
 
 done:
     return store_query_end(&q, rc);

@@ -248,6 +248,11 @@ int store_query_step(struct store_query *q);
  * row to read, STORE_NOT_FOUND with none, or STORE_ERROR. */
 int store_query_one(struct store_query *q);
 
+/* q's statement stepped to its end, each row made an item of a NEW array
+ * *out by make (NULL: memory ran out).  STORE_OK, or STORE_ERROR with
+ * *out NULL (q's end maps it). */
+int store_query_rows(struct store_query *q, cJSON *(*make)(sqlite3_stmt *), cJSON **out);
+
 /* The step of a statement without rows: STORE_OK (*changes, when not
  * NULL, gets the rows it changed) or STORE_ERROR. */
 int store_query_exec(struct store_query *q, int *changes);

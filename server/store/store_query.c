@@ -188,6 +188,30 @@ int store_query_step(struct store_query *q)
     }
 }
 
+int store_query_rows(struct store_query *q, cJSON *(*make)(sqlite3_stmt *), cJSON **out)
+{
+    cJSON *list = cJSON_CreateArray();
+    int step;
+
+    *out = NULL;
+    if (list == NULL)
+        return STORE_ERROR;
+    while ((step = store_query_step(q)) == STORE_STEP_ROW) {
+        cJSON *item = make(q->st);
+        if (item == NULL || !cJSON_AddItemToArray(list, item)) {
+            cJSON_Delete(item);
+            step = STORE_ERROR;
+            break;
+        }
+    }
+    if (step != STORE_STEP_DONE) {
+        cJSON_Delete(list);
+        return STORE_ERROR;
+    }
+    *out = list;
+    return STORE_OK;
+}
+
 int store_query_one(struct store_query *q)
 {
     switch (store_query_step(q)) {

@@ -163,31 +163,16 @@ int store_history_runs(struct store *s, const char *id, int limit, cJSON **runs)
         "AND a.verdict_key = r.verdict_key), '') "
         "ORDER BY r.id DESC LIMIT ?2";
     /* clang-format on */
-    cJSON *out = cJSON_CreateArray();
-    int rc = STORE_ERROR, step;
+    int rc = STORE_ERROR;
 
     *runs = NULL;
     store_query_begin(&q, store_reader(s), "read a card's recent runs");
-    if (out == NULL || store_query_prepare(&q, sql) != STORE_OK)
-        goto done;
-    store_bind_text(&q, 1, id);
-    store_bind_int64(&q, 2, limit);
-    /* each with every sample, as a verdict reads it */
-    while ((step = store_query_step(&q)) == STORE_STEP_ROW) {
-        cJSON *run = store_verdict_run_from_row(q.st);
-        if (run == NULL || !cJSON_AddItemToArray(out, run)) {
-            cJSON_Delete(run);
-            goto done;
-        }
+    if (store_query_prepare(&q, sql) == STORE_OK) {
+        store_bind_text(&q, 1, id);
+        store_bind_int64(&q, 2, limit);
+        /* each with every sample, as a verdict reads it */
+        rc = store_query_rows(&q, store_verdict_run_from_row, runs);
     }
-    if (step != STORE_STEP_DONE)
-        goto done;
-    *runs = out;
-    out = NULL;
-    rc = STORE_OK;
-
-done:
-    cJSON_Delete(out);
     return store_query_end(&q, rc);
 }
 

@@ -184,12 +184,14 @@ static int test_diff_under_failing_allocs(void)
     int n;
 
     ASSERT(prev != NULL && cur != NULL);
-    cJSON_AddItemToArray(cJSON_GetObjectItem(cur, "xid"), cJSON_Parse("{\"xid\": 79}"));
-    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cur, "remapped_rows"), "pending",
-                              cJSON_CreateNumber(1));
-    cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cur, "pcie"), "width", cJSON_CreateNumber(8));
-    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(cur, "nvlink"), 3), "up",
-                              cJSON_CreateFalse());
+    /* the changed reading: an XID 79, a pending remap, a narrow link, link 3 down */
+    ASSERT(cJSON_AddItemToArray(cJSON_GetObjectItem(cur, "xid"), cJSON_Parse("{\"xid\": 79}")));
+    ASSERT(cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cur, "remapped_rows"), "pending",
+                                     cJSON_CreateNumber(1)));
+    ASSERT(cJSON_ReplaceItemInObject(cJSON_GetObjectItem(cur, "pcie"), "width",
+                                     cJSON_CreateNumber(8)));
+    ASSERT(cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(cur, "nvlink"), 3),
+                                     "up", cJSON_CreateFalse()));
     alloc_fail_arm(0);
     n = card_events_diff(prev, cur, critical, n_critical, ev, CARD_EVENTS_MAX);
     total = alloc_fail_count();

@@ -11,6 +11,7 @@
 #include "bench_suite.h"
 #include "coverage.h"
 #include "dynbuf.h"
+#include "json_build.h"
 #include "test.h"
 
 #include <stdint.h>
@@ -22,29 +23,28 @@
 #define HOUR 3600000LL
 
 /* A cell as store_coverage_cells reads it; at 0: no valid run. */
-static void add_cell(cJSON *cells, const char *host, const char *uuid, int index,
-                     const char *bench, long long at, int failed)
+static void add_cell(struct json_build *b, cJSON *cells, const char *host, const char *uuid,
+                     int index, const char *bench, long long at, int failed)
 {
-    cJSON *c = cJSON_CreateObject();
+    cJSON *c = jb_new_object(b);
     char run[64];
 
     snprintf(run, sizeof(run), "run-%s-%s", uuid, bench);
-    cJSON_AddStringToObject(c, "host", host);
-    cJSON_AddStringToObject(c, "uuid", uuid);
-    cJSON_AddNumberToObject(c, "index", index);
-    cJSON_AddStringToObject(c, "name", "NVIDIA H200");
-    cJSON_AddStringToObject(c, "benchmark", bench);
+    jb_string(b, c, "host", host);
+    jb_string(b, c, "uuid", uuid);
+    jb_number(b, c, "index", index);
+    jb_string(b, c, "name", "NVIDIA H200");
+    jb_string(b, c, "benchmark", bench);
+    jb_string(b, c, "run_id", at ? run : NULL);
     if (at) {
-        cJSON_AddStringToObject(c, "run_id", run);
-        cJSON_AddNumberToObject(c, "at_ms", (double)at);
-        cJSON_AddNumberToObject(c, "checks_failed", failed);
+        jb_number(b, c, "at_ms", (double)at);
+        jb_number(b, c, "checks_failed", failed);
     } else {
-        cJSON_AddNullToObject(c, "run_id");
-        cJSON_AddNullToObject(c, "at_ms");
-        cJSON_AddNullToObject(c, "checks_failed");
+        jb_null(b, c, "at_ms");
+        jb_null(b, c, "checks_failed");
     }
-    cJSON_AddNullToObject(c, "checks");
-    cJSON_AddItemToArray(cells, c);
+    jb_null(b, c, "checks");
+    jb_push(b, cells, c);
 }
 
 /* Cards of two hosts, their runs at ages that cross every boundary within
@@ -57,7 +57,8 @@ static cJSON *fleet_cells(void)
     static const long long ages[] = {
         (long long)(23.9 * HOUR), 119000, 60000, 2 * HOUR - 60000, 47 * HOUR, -5000, 0, 3 * HOUR,
         7 * 24 * HOUR - 30000};
-    cJSON *cells = cJSON_CreateArray();
+    struct json_build b = {0};
+    cJSON *cells = jb_new_array(&b);
     char uuid[32];
     int k = 0;
 
@@ -66,9 +67,13 @@ static cJSON *fleet_cells(void)
         snprintf(uuid, sizeof(uuid), "GPU-%d", card);
         for (int i = 0; i < n; i++, k++) {
             long long age = ages[k % (sizeof(ages) / sizeof(ages[0]))];
-            add_cell(cells, host, uuid, card % 2, m[i]->name, age ? T0 - age : 0,
+            add_cell(&b, cells, host, uuid, card % 2, m[i]->name, age ? T0 - age : 0,
                      card == 1 && i == n - 1);
         }
+    }
+    if (jb_failed(&b)) {
+        cJSON_Delete(cells);
+        return NULL;
     }
     return cells;
 }
@@ -129,6 +134,7 @@ static int test_kept_cards_match_a_build(void)
     struct dynbuf b;
     int rebuilt = 0, differed = 0;
 
+    ASSERT(cells != NULL);
     dynbuf_init(&b, 1 << 20);
     ASSERT_EQ(coverage_cards(cells, &q, keep_card, &k), 0);
     ASSERT_EQ(k.n, 3);
