@@ -84,6 +84,23 @@ def cursor_at(hub, url, cursor, timeout=20):
                     and peer_of(hub, url), timeout=timeout, what="%s pulled to %d" % (url, cursor))
 
 
+def wait_growing(measure, goal, what, stall=120, every=1.0):
+    """Waits until measure() reaches goal; fails only when it has not grown
+    for stall seconds, so that a slow build (ThreadSanitizer's, on a loaded
+    machine) gets the time it needs while a stuck pull still fails. Polls
+    once a second: measure may read a large answer."""
+    last, since = -1, time.time()
+    while True:
+        got = measure()
+        if got >= goal:
+            return got
+        if got > last:
+            last, since = got, time.time()
+        elif time.time() - since > stall:
+            raise AssertionError("%s: stuck at %d of %d for %d s" % (what, got, goal, stall))
+        time.sleep(every)
+
+
 def card_faults_body(cards):
     """A GET /card_faults answer: cards as (host, uuid, [(subject, message)])."""
     return {"cards": [{"host": h, "uuid": u, "faults": [
@@ -418,8 +435,8 @@ class FaultsCapTest(ImportFixture):
                              "XID 79 on node C")
             # the lab takes a card's faults once it holds that card's runs,
             # which come a page an interval: all of them, in time
-            wait_for(lambda: len(faults(lab)) == 513, timeout=300,
-                     what="every card's faults at the lab hub")
+            wait_growing(lambda: len(faults(lab)), 513,
+                         what="every card's faults at the lab hub")
             lab_peer = lab.get("/peers").json()["peers"][0]
             self.assertIsNone(lab_peer["card_faults"]["error"], lab_peer)
         finally:
