@@ -63,15 +63,6 @@ static int exec_pragma(sqlite3 *db, const char *sql, char *errbuf, size_t cap)
     return 0;
 }
 
-/* The writer's page cache and WAL size.  A hub pulling writes ~4 pages a
- * run and touches the leaves of a dozen indexes: with SQLite's 2 MB
- * cache most of those leaves were read again (a pread each) at every
- * batch.  A checkpoint every 4 MB of WAL copied the hottest pages (index
- * leaves, the change series) once a checkpoint and synced the database
- * twice; at 16 MB a page rewritten by many batches is copied once. */
-#define STORE_WRITER_CACHE "PRAGMA cache_size = -16384"
-#define STORE_WRITER_CHECKPOINT "PRAGMA wal_autocheckpoint = 4096"
-
 /* Opens one connection to path with the settings every one needs. */
 static int conn_open(struct store *s, struct conn *c, const char *path,
                      int writer, char *errbuf, size_t cap)
@@ -95,9 +86,7 @@ static int conn_open(struct store *s, struct conn *c, const char *path,
     if (writer)
         return exec_pragma(c->db, "PRAGMA journal_mode = WAL", errbuf, cap) ||
                        exec_pragma(c->db, "PRAGMA synchronous = FULL", errbuf, cap) ||
-                       exec_pragma(c->db, "PRAGMA foreign_keys = ON", errbuf, cap) ||
-                       exec_pragma(c->db, STORE_WRITER_CACHE, errbuf, cap) ||
-                       exec_pragma(c->db, STORE_WRITER_CHECKPOINT, errbuf, cap)
+                       exec_pragma(c->db, "PRAGMA foreign_keys = ON", errbuf, cap)
                    ? -1
                    : 0;
     /* A reader must never write, whatever a bug asks of it. */
