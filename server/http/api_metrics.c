@@ -730,6 +730,7 @@ void api_metrics_get(struct http_request *req, struct http_reply *rep)
     char *body;
     size_t n;
     void *hold;
+    int failed;
 
     if (query_check(req, rep, no_query) != 0)
         return;
@@ -740,8 +741,8 @@ void api_metrics_get(struct http_request *req, struct http_reply *rep)
         return;
     }
     dynbuf_init(&b, METRICS_CAP);
-    (void)prom_collect(collectors, sizeof(collectors) / sizeof(collectors[0]), req->app,
-                       METRICS_CAP, &b);
+    failed = prom_collect(collectors, sizeof(collectors) / sizeof(collectors[0]), req->app,
+                          METRICS_CAP, &b);
     /* The buffer remembers a refused line (dynbuf.h): a scrape with holes
      * would read as series that vanished. */
     body = dynbuf_failed(&b) ? NULL : dynbuf_take(&b, &n);
@@ -753,7 +754,8 @@ void api_metrics_get(struct http_request *req, struct http_reply *rep)
                     METRICS_CAP / (1024 * 1024));
         return;
     }
-    if (metrics_cache_keep_body(kept, body, n, changes, &hold) == 0)
+    /* one with a failed collector is not kept: the next scrape tries again */
+    if (failed == 0 && metrics_cache_keep_body(kept, body, n, changes, &hold) == 0)
         reply_held(rep, 200, PROM_TYPE, body, n, metrics_cache_release, hold);
     else
         reply_body(rep, 200, PROM_TYPE, body, n);
