@@ -17,7 +17,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; true' EXIT
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 up() { for _ in $(seq 300); do curl -fs "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done; return 1; }
 p=$(port)
-args=(--listen 127.0.0.1:$p --db "$dir/g.db" --worker "$build/tests/gpubench-fake-worker"
+args=(--listen "127.0.0.1:$p" --db "$dir/g.db" --worker "$build/tests/gpubench-fake-worker"
       --rate-limit 0 --test-benchmarks --db-check-delay 3600)
 "$build/bin/gpubenchd" "${args[@]}" >"$dir/fill.log" 2>&1 & pid=$!
 up "http://127.0.0.1:$p/healthz"
