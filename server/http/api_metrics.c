@@ -52,6 +52,7 @@
 
 #define METRICS_CAP (32 * 1024 * 1024) /* the whole text, and each collector's */
 #define METRICS_MAX_GPUS 64
+#define PROM_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 /* metric{gpu="N",uuid="...",name="..."}: a GPU's series. */
 static void gpu_series(struct dynbuf *b, const char *metric, const struct gpu_stat *g)
@@ -722,15 +723,26 @@ static const struct prom_collector collectors[] = {
 void api_metrics_get(struct http_request *req, struct http_reply *rep)
 {
     static const char *const no_query[] = {NULL};
+    struct metrics_cache *kept = req->app->metrics;
+    unsigned long long changes = metrics_cache_changes(kept);
+    const char *text;
     struct dynbuf b;
     char *body;
     size_t n;
+    void *hold;
+    int failed;
 
     if (query_check(req, rep, no_query) != 0)
         return;
+    /* a hub's megabytes made a moment ago, the store unchanged since
+     * (metrics_cache.h): sent again as they are */
+    if (metrics_cache_body(kept, &text, &n, &hold)) {
+        reply_held(rep, 200, PROM_TYPE, text, n, metrics_cache_release, hold);
+        return;
+    }
     dynbuf_init(&b, METRICS_CAP);
-    (void)prom_collect(collectors, sizeof(collectors) / sizeof(collectors[0]), req->app,
-                       METRICS_CAP, &b);
+    failed = prom_collect(collectors, sizeof(collectors) / sizeof(collectors[0]), req->app,
+                          METRICS_CAP, &b);
     /* The buffer remembers a refused line (dynbuf.h): a scrape with holes
      * would read as series that vanished. */
     body = dynbuf_failed(&b) ? NULL : dynbuf_take(&b, &n);
@@ -742,5 +754,9 @@ void api_metrics_get(struct http_request *req, struct http_reply *rep)
                     METRICS_CAP / (1024 * 1024));
         return;
     }
-    reply_body(rep, 200, "text/plain; version=0.0.4; charset=utf-8", body, n);
+    /* one with a failed collector is not kept: the next scrape tries again */
+    if (failed == 0 && metrics_cache_keep_body(kept, body, n, changes, &hold) == 0)
+        reply_held(rep, 200, PROM_TYPE, body, n, metrics_cache_release, hold);
+    else
+        reply_body(rep, 200, PROM_TYPE, body, n);
 }

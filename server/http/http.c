@@ -14,6 +14,7 @@
 #include "heavy_pool.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "reply_again.h"
 #include "request_guard.h"
 #include "router.h"
 #include "run_request.h"
@@ -573,7 +574,13 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct http_reply
     struct MHD_Response *resp;
     enum MHD_Result ret;
     char retry[16];
+    int keep = reply_again_keepable(rep);
+    const void *hold = rep->hold;
+    const char *body = rep->body;
 
+    /* the same held answer as this thread's last: its response again */
+    if (keep && (resp = reply_again_find(rep)) != NULL)
+        return MHD_queue_response(conn, (unsigned int)rep->status, resp);
     resp = make_response(rep, pool, conn);
     if (resp == NULL)
         return MHD_NO;
@@ -596,7 +603,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *conn, struct http_reply
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, retry);
     }
     ret = MHD_queue_response(conn, (unsigned int)rep->status, resp);
-    MHD_destroy_response(resp);
+    if (!keep || !reply_again_keep(rep, hold, body, resp))
+        MHD_destroy_response(resp);
     return ret;
 }
 

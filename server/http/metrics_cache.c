@@ -30,6 +30,14 @@ struct kept {
     struct prom_set aged;
 };
 
+/* A whole answer, counted by its holders: the cache while it keeps it,
+ * and each reply sending it. */
+struct body {
+    atomic_int holders;
+    size_t len;
+    char *data;
+};
+
 struct metrics_cache {
     const struct metrics_heavy *h;
     int n;
@@ -41,6 +49,9 @@ struct metrics_cache {
     pthread_t thread;
     int stopping;
     struct kept *kept;
+    struct body *body;               /* the kept whole answer, or NULL */
+    unsigned long long body_changes; /* store_changes read before it was made */
+    int64_t body_ms;                 /* time_mono_ms when it was kept */
 };
 
 /* Builds collector i and keeps what it made (the old text freed).  The
@@ -163,6 +174,7 @@ void metrics_cache_stop(struct metrics_cache *c)
     pthread_cond_signal(&c->wake);
     pthread_mutex_unlock(&c->lock);
     pthread_join(c->thread, NULL);
+    metrics_cache_release(c->body);
     for (int i = 0; i < c->n; i++) {
         dynbuf_free(&c->kept[i].text);
         prom_set_free(&c->kept[i].aged);
@@ -228,4 +240,59 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b)
     }
     pthread_mutex_unlock(&c->lock);
     return rc;
+}
+
+int metrics_cache_body(struct metrics_cache *c, const char **text, size_t *len, void **hold)
+{
+    int found = 0;
+
+    if (c == NULL)
+        return 0;
+    pthread_mutex_lock(&c->lock);
+    if (c->body != NULL && time_mono_ms() - c->body_ms < METRICS_BODY_KEEP_MS &&
+        c->body_changes == store_changes(c->store)) {
+        atomic_fetch_add(&c->body->holders, 1);
+        *text = c->body->data;
+        *len = c->body->len;
+        *hold = c->body;
+        found = 1;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return found;
+}
+
+unsigned long long metrics_cache_changes(const struct metrics_cache *c)
+{
+    return c ? store_changes(c->store) : 0;
+}
+
+int metrics_cache_keep_body(struct metrics_cache *c, char *body, size_t len,
+                            unsigned long long changes, void **hold)
+{
+    struct body *b, *old;
+
+    if (c == NULL || len < METRICS_BODY_KEEP_MIN_BYTES || (b = malloc(sizeof(*b))) == NULL)
+        return -1;
+    atomic_init(&b->holders, 2); /* the cache's and the reply's */
+    b->len = len;
+    b->data = body;
+    pthread_mutex_lock(&c->lock);
+    old = c->body;
+    c->body = b;
+    c->body_changes = changes;
+    c->body_ms = time_mono_ms();
+    pthread_mutex_unlock(&c->lock);
+    metrics_cache_release(old);
+    *hold = b;
+    return 0;
+}
+
+void metrics_cache_release(void *hold)
+{
+    struct body *b = hold;
+
+    if (b == NULL || atomic_fetch_sub(&b->holders, 1) != 1)
+        return;
+    free(b->data);
+    free(b);
 }

@@ -25,8 +25,22 @@
  * A failed build keeps no text: the scrape reports the collector's
  * success as 0 (prom_text.h) until a build succeeds.
  *
- * Locking: one mutex guards every entry; a build runs without it, on its
- * own buffers, and swaps them in.
+ * The whole answer kept (metrics_cache_body, metrics_cache_keep_body): a
+ * body of METRICS_BODY_KEEP_MIN_BYTES or more (a hub's thousands of cards,
+ * megabytes of series) is kept and served again, without a copy, to the
+ * scrapes of the next METRICS_BODY_KEEP_MS while the store has not
+ * changed (store_changes): two Prometheus servers and a dashboard
+ * scraping a hub each second make it once.  Its
+ * gpubench_scrape_collector_* series are those of the scrape that made
+ * it; what moves with time alone (uptime, coverage ages) is at most
+ * METRICS_BODY_KEEP_MS old; what changes outside the store (a worker
+ * restarted, a peer's state) shows at most that late.  A smaller body
+ * (a node's own cards) is made at every scrape.  Each reply holds the
+ * body it sends (a count), so a body replaced meanwhile lives until its
+ * last reply is sent.
+ *
+ * Locking: one mutex guards every entry and the kept body; a build runs
+ * without it, on its own buffers, and swaps them in.
  */
 #ifndef GPUBENCH_HTTP_METRICS_CACHE_H
 #define GPUBENCH_HTTP_METRICS_CACHE_H
@@ -38,6 +52,8 @@
 #define METRICS_REFRESH_MIN_S 10
 #define METRICS_MAX_AGE_S 60
 #define METRICS_FIRST_WAIT_MS 2000
+#define METRICS_BODY_KEEP_MS 1000
+#define METRICS_BODY_KEEP_MIN_BYTES (1024 * 1024)
 
 struct store;
 
@@ -67,5 +83,25 @@ void metrics_cache_stop(struct metrics_cache *c);
  * rules above say so.  0, or -1 when it has no text (its last build
  * failed). */
 int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b);
+
+/* The kept whole answer, when one was made less than METRICS_BODY_KEEP_MS
+ * ago and the store has not changed since: 1 with *text, *len and *hold
+ * (let go with metrics_cache_release), else 0. */
+int metrics_cache_body(struct metrics_cache *c, const char **text, size_t *len, void **hold);
+
+/* The store's change count for metrics_cache_keep_body, read before a
+ * body is made. */
+unsigned long long metrics_cache_changes(const struct metrics_cache *c);
+
+/* Takes body (malloc'd, len bytes), made from the store at change count
+ * changes: kept when len >= METRICS_BODY_KEEP_MIN_BYTES, and then *hold
+ * is set to a hold on it for the reply (metrics_cache_release) and 0
+ * returned.  -1 when it is not kept (too small, or memory ran out):
+ * body is still the caller's. */
+int metrics_cache_keep_body(struct metrics_cache *c, char *body, size_t len,
+                            unsigned long long changes, void **hold);
+
+/* Lets go of a hold on a kept body; the last one frees it. */
+void metrics_cache_release(void *hold);
 
 #endif

@@ -140,5 +140,58 @@ static int test_slow_made_in_background(void)
     return 0;
 }
 
+/* A whole body of METRICS_BODY_KEEP_MIN_BYTES or more is kept and served
+ * (the same bytes, held) until the store changes or METRICS_BODY_KEEP_MS
+ * pass; a smaller one is never kept; a body replaced while a reply holds
+ * it lives until that reply lets go. */
+static int test_whole_body_kept(void)
+{
+    struct tmp_store t;
+    struct metrics_cache *c;
+    const char *text;
+    size_t len;
+    void *hold, *hold2, *hold3;
+    char *small = strdup("small 1\n"), *big = malloc(METRICS_BODY_KEEP_MIN_BYTES),
+         *big2 = malloc(METRICS_BODY_KEEP_MIN_BYTES);
+    unsigned long long changes;
+
+    ASSERT(small != NULL && big != NULL && big2 != NULL);
+    memset(big, 'a', METRICS_BODY_KEEP_MIN_BYTES);
+    memset(big2, 'b', METRICS_BODY_KEEP_MIN_BYTES);
+    ASSERT_EQ(tmp_store_open(&t, "metrics-cache-body"), 0);
+    c = metrics_cache_start(heavy, 0, NULL, t.s);
+    ASSERT(c != NULL);
+    ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold), 0); /* nothing kept yet */
+    changes = metrics_cache_changes(c);
+    ASSERT_EQ(metrics_cache_keep_body(c, small, strlen(small), changes, &hold), -1);
+    free(small); /* not kept: still the caller's */
+    ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold), 0);
+
+    ASSERT_EQ(metrics_cache_keep_body(c, big, METRICS_BODY_KEEP_MIN_BYTES, changes, &hold), 0);
+    ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold2), 1);
+    ASSERT(text == big && len == METRICS_BODY_KEEP_MIN_BYTES && hold2 == hold);
+    metrics_cache_release(hold2);
+
+    /* a write: not served any more */
+    ASSERT_EQ(write_one(t.s), 0);
+    ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold2), 0);
+    /* replaced while the first reply still holds it: its bytes live on */
+    changes = metrics_cache_changes(c);
+    ASSERT_EQ(metrics_cache_keep_body(c, big2, METRICS_BODY_KEEP_MIN_BYTES, changes, &hold2), 0);
+    ASSERT_EQ(big[METRICS_BODY_KEEP_MIN_BYTES - 1], 'a');
+    metrics_cache_release(hold);
+    metrics_cache_release(hold2);
+    ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold3), 1);
+    ASSERT(text == big2);
+    metrics_cache_release(hold3);
+    /* and not past METRICS_BODY_KEEP_MS */
+    usleep((METRICS_BODY_KEEP_MS + 50) * 1000);
+    ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold3), 0);
+    metrics_cache_stop(c);
+    tmp_store_close(&t);
+    return 0;
+}
+
 TEST_MAIN({"kept_and_made_again", test_kept_and_made_again},
-          {"slow_made_in_background", test_slow_made_in_background})
+          {"slow_made_in_background", test_slow_made_in_background},
+          {"whole_body_kept", test_whole_body_kept})
