@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Daemon  # noqa: E402
+from harness import Daemon, daemon_sanitizer  # noqa: E402
 from test_tls import context, refuses_start, served_serial  # noqa: E402
 from tls_certs import CertsTestCase  # noqa: E402
 
@@ -101,7 +101,15 @@ class ReloadTest(CertsTestCase):
         for i in range(RELOADS):
             reload(i)
         grown = rss_kb(d) - before
-        self.assertLess(grown, RSS_BOUND_KB, "RSS grew %d KB over %d reloads" % (grown, RELOADS))
+        # ThreadSanitizer's shadow of each fresh heap address counts in the
+        # RSS (2.4 MB over 2,000 reloads seen under it, with no pair kept):
+        # the bound is asserted by the normal and the AddressSanitizer passes.
+        if daemon_sanitizer() == "thread":
+            print("SKIP the RSS bound: gpubenchd is built with ThreadSanitizer, whose shadow "
+                  "memory swamps the figure (RSS grew %d KB over %d reloads)" % (grown, RELOADS))
+        else:
+            self.assertLess(grown, RSS_BOUND_KB,
+                            "RSS grew %d KB over %d reloads" % (grown, RELOADS))
         self.assertEqual(metric(d, "gpubench_tls_certificate_loads_total"), 200 + RELOADS)
         self.assertEqual(served_serial(d.port, self.certs), self.serials["a"])
 
