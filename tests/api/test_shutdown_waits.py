@@ -63,8 +63,12 @@ class Waiter(threading.Thread):
 
 class ShutdownWithWaiters(unittest.TestCase):
     def setUp(self):
+        # --test-benchmarks: H is test_hang, which hangs whatever the
+        # control file says when the worker reads it (set_mode("hang") raced
+        # with the set_mode for S: the worker may read the file after the
+        # run shows "running").
         self.d = Daemon(gpus=2, args=["--history-runs", str(HISTORY), "--confirm-runs", "1",
-                                      "--shutdown-grace", str(GRACE_S)])
+                                      "--shutdown-grace", str(GRACE_S), "--test-benchmarks"])
         self.addCleanup(self.kill_if_running)
 
     def kill_if_running(self):
@@ -89,8 +93,9 @@ class ShutdownWithWaiters(unittest.TestCase):
         d.extra_env = {"GPUBENCH_FAKE_DELAY_MS": str(ROW_DELAY_MS)}
         d.start()
 
-        d.set_mode("hang")
-        hung = self.post_run(0).json()["id"]
+        r = d.post("/runs", {"benchmark": "test_hang", "device": 0})
+        self.assertEqual(r.status, 202, r.body)
+        hung = r.json()["id"]
         d.wait_status(hung, ("running",))
         d.set_mode("slow=1.05")  # what S (and a confirming run) would read
         slow = self.post_run(1).json()["id"]
