@@ -6,10 +6,10 @@
  * of the cache's link and its holds to let go (entry_unref).
  */
 #include "run_cache.h"
+#include "counted.h"
 #include "hash.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +18,12 @@
 #define ID_LEN 40
 
 struct entry {
+    struct counted ref;          /* first: a hold is the entry; the cache's link and the holds */
     struct entry *chain;         /* next in the bucket */
     struct entry *newer, *older; /* the LRU list */
     char id[ID_LEN];
     size_t len;
-    uint64_t tag;    /* hash_fnv1a64 of body */
-    atomic_int refs; /* the cache's link (while linked) and the holds */
+    uint64_t tag; /* hash_fnv1a64 of body */
     char body[];
 };
 
@@ -109,10 +109,12 @@ static void drop(struct run_cache *c, struct entry *e)
 
 void run_cache_release(void *hold)
 {
-    struct entry *e = hold;
+    counted_release(hold);
+}
 
-    if (e && atomic_fetch_sub(&e->refs, 1) == 1)
-        free(e);
+static void entry_free(struct counted *c)
+{
+    free(c); /* the entry's first member */
 }
 
 const char *run_cache_hold(struct run_cache *c, const char *id, size_t *len, uint64_t *tag,
@@ -126,7 +128,7 @@ const char *run_cache_hold(struct run_cache *c, const char *id, size_t *len, uin
     pthread_mutex_lock(&c->lock);
     e = *find(c, id);
     if (e) {
-        atomic_fetch_add(&e->refs, 1);
+        counted_hold(&e->ref);
         *len = e->len;
         if (tag)
             *tag = e->tag;
@@ -166,7 +168,7 @@ void run_cache_put(struct run_cache *c, const char *id, const char *body, size_t
     strcpy(e->id, id);
     e->len = len;
     e->tag = hash_fnv1a64(body, len);
-    atomic_init(&e->refs, 1);
+    counted_init(&e->ref, 1, entry_free);
     memcpy(e->body, body, len);
     e->body[len] = '\0';
     pthread_mutex_lock(&c->lock);

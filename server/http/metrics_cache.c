@@ -3,6 +3,7 @@
  */
 #include "metrics_cache.h"
 
+#include "counted.h"
 #include "log.h"
 #include "store.h"
 #include "timeutil.h"
@@ -11,7 +12,6 @@
 #include <malloc.h>
 #endif
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,7 +33,7 @@ struct kept {
 /* A whole answer, counted by its holders: the cache while it keeps it,
  * and each reply sending it. */
 struct body {
-    atomic_int holders;
+    struct counted ref; /* first: a hold is the body */
     size_t len;
     char *data;
 };
@@ -251,7 +251,7 @@ int metrics_cache_body(struct metrics_cache *c, const char **text, size_t *len, 
     pthread_mutex_lock(&c->lock);
     if (c->body != NULL && time_mono_ms() - c->body_ms < METRICS_BODY_KEEP_MS &&
         c->body_changes == store_changes(c->store)) {
-        atomic_fetch_add(&c->body->holders, 1);
+        counted_hold(&c->body->ref);
         *text = c->body->data;
         *len = c->body->len;
         *hold = c->body;
@@ -266,6 +266,14 @@ unsigned long long metrics_cache_changes(const struct metrics_cache *c)
     return c ? store_changes(c->store) : 0;
 }
 
+static void body_free(struct counted *ref)
+{
+    struct body *b = (struct body *)ref; /* its first member */
+
+    free(b->data);
+    free(b);
+}
+
 int metrics_cache_keep_body(struct metrics_cache *c, char *body, size_t len,
                             unsigned long long changes, void **hold)
 {
@@ -273,7 +281,7 @@ int metrics_cache_keep_body(struct metrics_cache *c, char *body, size_t len,
 
     if (c == NULL || len < METRICS_BODY_KEEP_MIN_BYTES || (b = malloc(sizeof(*b))) == NULL)
         return -1;
-    atomic_init(&b->holders, 2); /* the cache's and the reply's */
+    counted_init(&b->ref, 2, body_free); /* the cache's and the reply's */
     b->len = len;
     b->data = body;
     pthread_mutex_lock(&c->lock);
@@ -289,10 +297,5 @@ int metrics_cache_keep_body(struct metrics_cache *c, char *body, size_t len,
 
 void metrics_cache_release(void *hold)
 {
-    struct body *b = hold;
-
-    if (b == NULL || atomic_fetch_sub(&b->holders, 1) != 1)
-        return;
-    free(b->data);
-    free(b);
+    counted_release(hold);
 }

@@ -39,7 +39,8 @@ static void make_key(void)
 int reply_again_keepable(const struct http_reply *rep)
 {
 #if MHD_VERSION >= 0x00097302
-    return rep->release != NULL && rep->stream == NULL && rep->location[0] == '\0' &&
+    return rep->release != NULL && rep->stream == NULL && rep->len <= REPLY_AGAIN_MAX_BYTES &&
+           rep->location[0] == '\0' &&
            rep->allow[0] == '\0' && rep->www_authenticate[0] == '\0' && rep->csp == NULL &&
            rep->retry_after <= 0 && strlen(rep->etag) < sizeof(kept.etag);
 #else

@@ -13,7 +13,11 @@
  * kept one is queued as it is.
  *
  * What is kept: one response a thread (thread-local), with the hold of
- * the answer it was made for; the new answer's own hold is let go at once
+ * the answer it was made for, for bodies of REPLY_AGAIN_MAX_BYTES or less
+ * (a run, a list page).  A bigger body (a hub's whole /metrics, megabytes)
+ * is not kept: a kept response would keep that body alive on each thread
+ * after its cache replaced it, for a saving of a few thousand
+ * instructions against its send's millions; the new answer's own hold is let go at once
  * (the kept response still holds the body).  Only answers with no
  * Location, Allow, WWW-Authenticate, Content-Security-Policy or
  * Retry-After are kept: the key is the hold, the body's address and
@@ -30,9 +34,12 @@
 
 struct MHD_Response;
 
-/* 1 when rep's answer may be kept: a held body and no header beyond the
- * content type and the ETag (and a libmicrohttpd that lets go of a held
- * body when a response is destroyed). */
+#define REPLY_AGAIN_MAX_BYTES (256 * 1024)
+
+/* 1 when rep's answer may be kept: a held body of REPLY_AGAIN_MAX_BYTES
+ * or less and no header beyond the content type and the ETag (and a
+ * libmicrohttpd that lets go of a held body when a response is
+ * destroyed). */
 int reply_again_keepable(const struct http_reply *rep);
 
 /* The thread's kept response when the keepable rep is the same answer
