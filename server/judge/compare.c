@@ -9,6 +9,7 @@
  */
 #include "compare.h"
 #include "bench_spec.h"
+#include "digest_number.h"
 #include "hash.h"
 #include "json_build.h"
 #include "result_fields.h"
@@ -56,25 +57,6 @@ struct build {
     int is_time[F_COUNT];          /* per field index: gb_field_is_time */
 };
 
-/* The text "%.0f" prints of v, a whole number under 1e15 in magnitude
- * (-0 included), into text (24 bytes at least), written here: printf's
- * way through its floating-point code costs as much as %.9g's. */
-static void whole_text(char *text, double v)
-{
-    char digits[24];
-    unsigned long long u = (unsigned long long)fabs(v);
-    int n = 0;
-
-    do
-        digits[n++] = (char)('0' + u % 10);
-    while ((u /= 10) > 0);
-    if (signbit(v))
-        *text++ = '-';
-    while (n > 0)
-        *text++ = digits[--n];
-    *text = '\0';
-}
-
 /* Adds v (when it is a number) with 9 significant digits (a whole number
  * exactly), written here
  * rather than by cJSON: cJSON prints each double twice and reads it back to
@@ -82,14 +64,11 @@ static void whole_text(char *text, double v)
  * comparison takes; medians of timings carry nothing past the ninth. */
 static void add_number(struct json_build *jb, cJSON *obj, const char *name, double v)
 {
-    char text[32];
+    char text[DIGEST_NUMBER_CAP];
 
     if (!isfinite(v))
         return;
-    if (v == floor(v) && fabs(v) < 1e15)
-        whole_text(text, v); /* counts stay exact */
-    else
-        snprintf(text, sizeof(text), "%.9g", v);
+    digest_number_text(text, sizeof(text), v);
     jb_item(jb, obj, name, cJSON_CreateRaw(text));
 }
 
