@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,38 +354,53 @@ size_t gb_result_field_count(void)
 }
 
 /* The fields by name, for gb_result_field_find: every field of every row
- * of every run read, imported or pulled is looked up, so a hub does it
- * thousands of times a second.  Sorted once (pthread_once), then only
- * read. */
-static const struct gb_result_field *by_name[FIELD_COUNT];
+ * of every run read, imported or pulled is looked up (twice a pulled run's
+ * row: checked, then digested), so a hub does it thousands of times a
+ * second.  An open-addressed table of FNV-1a hashes, filled once
+ * (pthread_once), then only read: one hash of the name and, where a slot
+ * holds the same hash, one strcmp. */
+#define BY_NAME_SLOTS 256 /* a power of two, over twice FIELD_COUNT */
+struct by_name_slot {
+    uint32_t hash;
+    const struct gb_result_field *f; /* NULL: empty */
+};
+static struct by_name_slot by_name[BY_NAME_SLOTS];
 static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
 
-static int cmp_field_name(const void *a, const void *b)
+static uint32_t name_hash(const char *s)
 {
-    return strcmp((*(const struct gb_result_field *const *)a)->name,
-                  (*(const struct gb_result_field *const *)b)->name);
+    uint32_t h = 2166136261u;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
 }
 
-static void sort_by_name(void)
+static void fill_by_name(void)
 {
-    for (size_t i = 0; i < FIELD_COUNT; i++)
-        by_name[i] = &fields[i];
-    qsort(by_name, FIELD_COUNT, sizeof(by_name[0]), cmp_field_name);
-}
-
-static int cmp_name_field(const void *key, const void *f)
-{
-    return strcmp(key, (*(const struct gb_result_field *const *)f)->name);
+    _Static_assert(BY_NAME_SLOTS >= 2 * FIELD_COUNT, "the table of names is too small");
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        uint32_t h = name_hash(fields[i].name), at = h;
+        while (by_name[at % BY_NAME_SLOTS].f != NULL)
+            at++;
+        by_name[at % BY_NAME_SLOTS].hash = h;
+        by_name[at % BY_NAME_SLOTS].f = &fields[i];
+    }
 }
 
 const struct gb_result_field *gb_result_field_find(const char *name)
 {
-    const struct gb_result_field *const *f;
+    uint32_t h, at;
 
-    if (name == NULL || pthread_once(&by_name_once, sort_by_name) != 0)
+    if (name == NULL || pthread_once(&by_name_once, fill_by_name) != 0)
         return NULL;
-    f = bsearch(name, by_name, FIELD_COUNT, sizeof(by_name[0]), cmp_name_field);
-    return f ? *f : NULL;
+    h = name_hash(name);
+    for (at = h; by_name[at % BY_NAME_SLOTS].f != NULL; at++) {
+        const struct by_name_slot *e = &by_name[at % BY_NAME_SLOTS];
+        if (e->hash == h && strcmp(e->f->name, name) == 0)
+            return e->f;
+    }
+    return NULL;
 }
 
 const char *gb_field_type_name(enum gb_field_type type)

@@ -9,6 +9,7 @@
  */
 #include "compare.h"
 #include "bench_spec.h"
+#include "digest_number.h"
 #include "hash.h"
 #include "json_build.h"
 #include "result_fields.h"
@@ -63,14 +64,11 @@ struct build {
  * comparison takes; medians of timings carry nothing past the ninth. */
 static void add_number(struct json_build *jb, cJSON *obj, const char *name, double v)
 {
-    char text[32];
+    char text[DIGEST_NUMBER_CAP];
 
     if (!isfinite(v))
         return;
-    if (v == floor(v) && fabs(v) < 1e15)
-        snprintf(text, sizeof(text), "%.0f", v); /* counts stay exact */
-    else
-        snprintf(text, sizeof(text), "%.9g", v);
+    digest_number_text(text, sizeof(text), v);
     jb_item(jb, obj, name, cJSON_CreateRaw(text));
 }
 

@@ -10,6 +10,7 @@
 #include "uuid7.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,14 +121,76 @@ enum flaw {
                        reads the first, a browser the last) */
 };
 
+/* A hash of s that letter case does not change (strcasecmp's ASCII
+ * folding), so that names strcasecmp finds equal hash alike: of its
+ * length and four of its letters, cheap rather than well spread (a
+ * collision costs one strcasecmp). */
+static unsigned fold(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? c | 0x20u : c;
+}
+
+static uint32_t folded_hash(const char *s)
+{
+    size_t len = strlen(s);
+    uint32_t h;
+
+    if (len == 0)
+        return 0;
+    h = ((uint32_t)len ^ fold((unsigned char)s[0]) << 8 ^ fold((unsigned char)s[1]) << 16 ^
+         fold((unsigned char)s[len / 2]) << 24 ^ fold((unsigned char)s[len - 1]) << 4) *
+        2654435761u;
+    return h ^ h >> 16; /* the high bits mixed into the slot's low ones */
+}
+
+#define NAME_SLOTS 128 /* an object's names hashed at once; more: pair by pair */
+
+/* 1 when object o names a member twice in any letter case.  Each name's
+ * folded hash goes into a small open-addressed table, and only names of
+ * one hash are compared (strcasecmp): a row of forty members costs forty
+ * hashes rather than 780 comparisons.  A larger object is compared pair
+ * by pair. */
+static int names_twice(const cJSON *o)
+{
+    struct {
+        uint32_t hash;
+        const char *name; /* NULL: empty */
+    } slot[NAME_SLOTS];
+    const cJSON *a, *b;
+    int n = 0;
+    uint32_t size = 8;
+
+    for (a = o->child; a; a = a->next)
+        n++;
+    if (n > NAME_SLOTS / 2) {
+        for (a = o->child; a; a = a->next)
+            for (b = a->next; b; b = b->next)
+                if (a->string && b->string && strcasecmp(a->string, b->string) == 0)
+                    return 1;
+        return 0;
+    }
+    while (size < 2 * (uint32_t)n)
+        size *= 2;
+    memset(slot, 0, size * sizeof(slot[0]));
+    for (a = o->child; a; a = a->next) {
+        if (a->string == NULL)
+            continue;
+        uint32_t h = folded_hash(a->string), at = h & (size - 1);
+        for (; slot[at].name; at = (at + 1) & (size - 1))
+            if (slot[at].hash == h && strcasecmp(slot[at].name, a->string) == 0)
+                return 1;
+        slot[at].hash = h;
+        slot[at].name = a->string;
+    }
+    return 0;
+}
+
 /* v's own flaw, its members not looked into.  ascii: the text v was
  * parsed from holds no byte of 0x80 or more, so every string in it is
  * UTF-8 (cJSON writes its \u escapes as UTF-8 and refuses a lone
  * surrogate), and that walk is skipped. */
 static enum flaw flaw_of(const cJSON *v, int ascii)
 {
-    const cJSON *a, *b;
-
     /* the type read here rather than through cJSON_Is* (a call into the
      * library each): this runs on every node of every pulled run */
     int type = v->type & 0xFF;
@@ -139,12 +202,7 @@ static enum flaw flaw_of(const cJSON *v, int ascii)
     if (!ascii && type == cJSON_String && !utf8_valid((const unsigned char *)v->valuestring))
         return FLAW_UTF8;
     if (type == cJSON_Object)
-        for (a = v->child; a; a = a->next)
-            for (b = a->next; b; b = b->next)
-                if (a->string && b->string &&
-                    (a->string[0] | 0x20) == (b->string[0] | 0x20) &&
-                    strcasecmp(a->string, b->string) == 0)
-                    return FLAW_TWICE;
+        return names_twice(v) ? FLAW_TWICE : FLAW_NONE;
     return FLAW_NONE;
 }
 

@@ -101,8 +101,22 @@ done:
     return rc;
 }
 
-/* store_put_changes, or a replayed run's (put_found's replayed). */
-static int put_changes(struct store_query *q, const struct run_record *r, int replayed)
+/* The characters of s, as SQL's length() counts them in UTF-8 text. */
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Prepares the step of run r's series of row_key (x its point) on q:
+ * bound, from r itself where its row was written from r (store_series_key
+ * says whether the series takes it), else read from its row.  1 prepared,
+ * 0 not a run a series takes, STORE_ERROR. */
+static int prepare_step(struct store_query *q, const struct run_record *r, int bound,
+                        const char *row_key, double x)
 {
     /* clang-format off */
     static const char step_sql[] =
@@ -114,15 +128,67 @@ static int put_changes(struct store_query *q, const struct run_record *r, int re
         "ON CONFLICT (host, device_uuid, verdict_key, row_key) DO UPDATE "
         "SET state = coalesce(gb_change_step(state, "
         "(SELECT julianday(created_at) - 2440587.5 FROM runs WHERE id = ?1), ?3, ?1), state)";
-    /* What the step just written found: read back only where the upsert
-     * wrote a row (RETURNING would make SQLite keep the answer in an
-     * ephemeral table a statement: a third of a step's cost,
-     * bench/RESULTS.md). */
+    /* The same step with the row's columns bound (?4 host, ?5 card, ?6
+     * key, ?7 created_at): no look-up of the run, twice, by id. */
+    static const char bound_sql[] =
+        "INSERT INTO change_series (host, device_uuid, verdict_key, row_key, state) "
+        "VALUES (?4, ?5, ?6, ?2, gb_change_step(NULL, julianday(?7) - 2440587.5, ?3, ?1)) "
+        "ON CONFLICT (host, device_uuid, verdict_key, row_key) DO UPDATE "
+        "SET state = coalesce(gb_change_step(state, julianday(?7) - 2440587.5, ?3, ?1), state)";
+    /* clang-format on */
+    const char *key = bound ? store_series_key(r) : NULL;
+
+    if (bound && (key == NULL || r->id == NULL || utf8_chars(r->id) >= 48))
+        return 0;
+    if (store_query_prepare(q, bound ? bound_sql : step_sql) != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, r->id);
+    store_bind_text(q, 2, row_key);
+    store_bind_double(q, 3, x);
+    if (bound) {
+        store_bind_text(q, 4, r->host);
+        store_bind_text(q, 5, r->device_uuid);
+        store_bind_text(q, 6, key);
+        store_bind_text(q, 7, r->created_at);
+    }
+    return 1;
+}
+
+/* Prepares the read of what the step of run r's series of row_key just
+ * written found: by the series' key where bound (prepare_step's), else
+ * through the run's row.  STORE_OK or STORE_ERROR. */
+static int prepare_found(struct store_query *q, const struct run_record *r, int bound,
+                         const char *row_key)
+{
+    /* clang-format off */
     static const char found_sql[] =
         "SELECT gb_change_found(c.state) FROM runs r JOIN change_series c "
         "ON c.host = r.host AND c.device_uuid = r.device_uuid "
         "AND c.verdict_key = r.verdict_key AND c.row_key = ?2 WHERE r.id = ?1";
+    static const char bound_sql[] =
+        "SELECT gb_change_found(state) FROM change_series "
+        "WHERE host = ?1 AND device_uuid = ?3 AND verdict_key = ?4 AND row_key = ?2";
     /* clang-format on */
+    if (store_query_prepare(q, bound ? bound_sql : found_sql) != STORE_OK)
+        return STORE_ERROR;
+    store_bind_text(q, 1, bound ? r->host : r->id);
+    store_bind_text(q, 2, row_key);
+    if (bound) {
+        store_bind_text(q, 3, r->device_uuid);
+        store_bind_text(q, 4, store_series_key(r));
+    }
+    return STORE_OK;
+}
+
+/* store_put_changes, or a replayed run's (put_found's replayed).  bound:
+ * as store_put_changes' row_judged. */
+static int put_changes(struct store_query *q, const struct run_record *r, int replayed,
+                       int bound)
+{
+    /* What the step just written found is read back only where the
+     * upsert wrote a row (RETURNING would make SQLite keep the answer in
+     * an ephemeral table a statement: a third of a step's cost,
+     * bench/RESULTS.md). */
     const struct run_judged *j = &r->judged;
     char *found[MAX_FOUND];
     int nfound = 0, rc = STORE_ERROR;
@@ -131,20 +197,14 @@ static int put_changes(struct store_query *q, const struct run_record *r, int re
     if (j->n_points == 0)
         return STORE_OK;
     for (int i = 0; i < j->n_points; i++) {
-        int step, wrote = 0;
-        if (store_query_prepare(q, step_sql) != STORE_OK)
-            goto done;
-        store_bind_text(q, 1, r->id);
-        store_bind_text(q, 2, j->points[i].row_key);
-        store_bind_double(q, 3, j->points[i].x);
-        if (store_query_exec(q, &wrote) != STORE_OK)
+        int step, wrote = 0,
+                  prepared = prepare_step(q, r, bound, j->points[i].row_key, j->points[i].x);
+        if (prepared == STORE_ERROR || (prepared && store_query_exec(q, &wrote) != STORE_OK))
             goto done;
         if (wrote == 0)
             continue; /* not a run a series takes (not done, not valid...) */
-        if (store_query_prepare(q, found_sql) != STORE_OK)
+        if (prepare_found(q, r, bound, j->points[i].row_key) != STORE_OK)
             goto done;
-        store_bind_text(q, 1, r->id);
-        store_bind_text(q, 2, j->points[i].row_key);
         while ((step = store_query_step(q)) == STORE_STEP_ROW) {
             const char *f = store_col_text(q->st, 0);
             if (f == NULL || nfound == MAX_FOUND)
@@ -181,9 +241,9 @@ done:
     return rc;
 }
 
-int store_put_changes(struct store_query *q, const struct run_record *r)
+int store_put_changes(struct store_query *q, const struct run_record *r, int row_judged)
 {
-    return put_changes(q, r, 0);
+    return put_changes(q, r, 0, row_judged);
 }
 
 /* A run to replay from a row of store_changes_replay_page's: NEW, or NULL. */
@@ -247,7 +307,7 @@ int store_changes_replay_put(struct store *s, const struct run_record *rs, int n
     store_query_begin(&q, &s->writer, "replay runs into the change series");
     rc = store_query_transaction(&q);
     for (int i = 0; rc == STORE_OK && i < n; i++)
-        rc = put_changes(&q, &rs[i], 1);
+        rc = put_changes(&q, &rs[i], 1, 0);
     if (rc == STORE_OK)
         rc = last_id ? store_query_run(&q, "UPDATE change_replay SET after_id = ?1", NULL,
                                        STORE_TEXT(last_id))

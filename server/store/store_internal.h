@@ -447,9 +447,17 @@ void store_bind_judged(struct store_query *q, int first, const struct run_judged
 
 /* Steps run r's change-point series with its points (r->judged.points;
  * none: nothing) inside q's transaction on the writer, and stores what
- * they found with its alerts (store_changes.c).  STORE_OK or
- * STORE_ERROR. */
-int store_put_changes(struct store_query *q, const struct run_record *r);
+ * they found with its alerts (store_changes.c).  row_judged: r's row was
+ * written from r in this transaction (store_put_results'), so its host,
+ * card, key and creation time are bound from r rather than read back.
+ * STORE_OK or STORE_ERROR. */
+int store_put_changes(struct store_query *q, const struct run_record *r, int row_judged);
+
+/* The comparability key the row written from r (an import's, a pull's:
+ * bind_import, store_bind_judged) holds where the fleet's tables and the
+ * change series take the run (done, keyed, not invalid, on a card), else
+ * NULL: the WHERE of fleet_latest's and the series' writes, read from r. */
+const char *store_series_key(const struct run_record *r);
 
 /* The rows of q's prepared, bound statement as a NEW array *out, one
  * object a row: a column's name is its field's, a column named *_json is

@@ -11,6 +11,8 @@
 #include "store_internal.h"
 #include "store_touch.h"
 
+#include <string.h>
+
 /* Binds a flag that may be unknown (-1: NULL). */
 static void bind_flag(struct store_query *q, int i, int v)
 {
@@ -30,6 +32,40 @@ void store_bind_judged(struct store_query *q, int first, const struct run_judged
     store_bind_text(q, first + 5, j->checks);
     bind_flag(q, first + 6, j->checks_failed);
     store_bind_text(q, first + 7, j->verdict_key);
+}
+
+const char *store_series_key(const struct run_record *r)
+{
+    if (r->status == NULL || strcmp(r->status, "done") != 0 || r->judged.verdict_key == NULL ||
+        r->judged.valid == 0 || r->device_uuid == NULL)
+        return NULL;
+    return r->judged.verdict_key;
+}
+
+/* The per-card tables of a run whose row was written from r in q's
+ * transaction (row_judged): its columns are r's, bound rather than read
+ * back from the row (bind_import, store_bind_judged write them so). */
+static int put_card_tables_bound(struct store_query *q, const struct run_record *r)
+{
+    const char *key = store_series_key(r);
+
+    if (store_query_run(q,
+                        "INSERT INTO latest_by_card (benchmark, host, device_uuid, run_id) "
+                        "VALUES (?2, ?3, coalesce(?4, ''), ?1) "
+                        "ON CONFLICT (benchmark, host, device_uuid) DO UPDATE "
+                        "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                        NULL, STORE_TEXT(r->id), STORE_TEXT(r->benchmark), STORE_TEXT(r->host),
+                        STORE_TEXT(r->device_uuid)) != STORE_OK)
+        return STORE_ERROR;
+    if (key == NULL)
+        return STORE_OK;
+    return store_query_run(q,
+                           "INSERT INTO fleet_latest (verdict_key, benchmark, host, "
+                           "device_uuid, run_id) VALUES (?2, ?3, ?4, ?5, ?1) "
+                           "ON CONFLICT (verdict_key, host, device_uuid) DO UPDATE "
+                           "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
+                           NULL, STORE_TEXT(r->id), STORE_TEXT(key), STORE_TEXT(r->benchmark),
+                           STORE_TEXT(r->host), STORE_TEXT(r->device_uuid));
 }
 
 /* The judged columns of a run whose row was written before it ended (one
@@ -60,7 +96,8 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
 
     if (r->results_text == NULL || j->validity == NULL)
         return STORE_ERROR; /* a run is never stored unjudged */
-    if (store_touch_run(q, r->id) != STORE_OK)
+    /* a row written from r: its host and card touched as it was written */
+    if (!row_judged && store_touch_run(q, r->id) != STORE_OK)
         return STORE_ERROR;
     if (store_query_run(q,
                         "INSERT OR REPLACE INTO run_results (run_id, results, meta) "
@@ -73,6 +110,11 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
                         NULL, STORE_TEXT(r->id), STORE_TEXT(j->summary),
                         STORE_TEXT(j->digest)) != STORE_OK)
         return STORE_ERROR;
+    if (row_judged) {
+        if (put_card_tables_bound(q, r) != STORE_OK)
+            return STORE_ERROR;
+        return store_put_changes(q, r, 1);
+    }
     /* The newest result of each benchmark on each card, for /metrics. */
     if (store_query_run(q,
                         "INSERT INTO latest_by_card (benchmark, host, device_uuid, run_id) "
@@ -82,7 +124,7 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
                         "SET run_id = excluded.run_id WHERE excluded.run_id > run_id",
                         NULL, STORE_TEXT(r->id)) != STORE_OK)
         return STORE_ERROR;
-    if (!row_judged && update_judged(q, r) != STORE_OK)
+    if (update_judged(q, r) != STORE_OK)
         return STORE_ERROR;
     /* The fleet's newest valid run of the key on its card
      * (migrations/0007_run_verdicts.sql). */
@@ -97,5 +139,5 @@ int store_put_results(struct store_query *q, const struct run_record *r, int row
                         NULL, STORE_TEXT(r->id)) != STORE_OK)
         return STORE_ERROR;
     /* Its change-point series, one step each (store_changes.c). */
-    return store_put_changes(q, r);
+    return store_put_changes(q, r, 0);
 }

@@ -122,6 +122,19 @@ class ImportRefusesTest(ImportFixture):
         run["meta"]["zz_twice"] = MARK
         text = ndjson([run]).replace('"zz_twice":%s' % MARK, '"host":"a","host":"b"')
         self.refused(None, 1, "meta", "invalid_run", text=text)
+        # Names far apart in a large object, a letter's case apart, and in
+        # one larger than the names hashed at once (pair by pair there);
+        # many names that are not the same (a hash alike proves nothing)
+        # are taken.
+        for members in (40, 100):
+            run = self.run_like()
+            run["meta"]["zz_many"] = {"Name%d" % i: i for i in range(members)}
+            run["meta"]["zz_many"]["nAME0"] = MARK
+            self.refused([run], 1, "meta.zz_many", "invalid_run")
+            run = self.run_like()
+            run["meta"]["zz_many"] = {"Name%d" % i: i for i in range(members)}
+            r = self.d.post("/runs/import", ndjson([run]))
+            self.assertEqual(r.status, 200, r)
 
     def test_text_that_is_not_utf8(self):
         """Issue 35, point 9: bytes that are not UTF-8, in a value or a

@@ -4,8 +4,10 @@
 #include "compare.h"
 #include "test.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static cJSON *run(const char *id, const char *uuid, const char *driver,
                   const char *status, double ms_stride1, double ms_stride32)
@@ -203,6 +205,43 @@ static int test_per_unit_of_work(void)
     return 0;
 }
 
+/* A digest's numbers are the text "%.0f" prints for a whole number under
+ * 1e15 (-0 and the largest included), "%.9g" for any other: digests are
+ * compared as text across nodes, so a byte of difference splits a card's
+ * history. */
+static int test_digest_number_text(void)
+{
+    static const double values[] = {0.0, -0.0, 1.0, -1.0, 7.0, 10.0,
+                                    1024.0, -4096.0, 1e14, -1e14, 99999.0, 1e15 - 1,
+                                    -(1e15 - 1), 1e15, 123456789012.0, 0.5, -2.5, 1e-3,
+                                    3.0e20, 1.0 / 3, 12345678901.5};
+    char expected[96], text[64];
+
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        double v = values[i];
+        cJSON *rows = cJSON_CreateArray(), *row = cJSON_CreateObject(), *d;
+        char *printed;
+
+        cJSON_AddItemToObject(row, "stride", cJSON_CreateNumber(v));
+        cJSON_AddItemToArray(rows, row);
+        d = compare_row_digest("smem_stride", rows, NULL);
+        ASSERT(d != NULL);
+        printed = cJSON_PrintUnformatted(d);
+        ASSERT(printed != NULL);
+        if (v == floor(v) && fabs(v) < 1e15)
+            snprintf(text, sizeof(text), "%.0f", v);
+        else
+            snprintf(text, sizeof(text), "%.9g", v);
+        /* the row's member, after the units a sample held */
+        snprintf(expected, sizeof(expected), "\"stride\":%s}]", text);
+        ASSERT_STR_EQ(strstr(printed, "\"stride\":"), expected);
+        free(printed);
+        cJSON_Delete(d);
+        cJSON_Delete(rows);
+    }
+    return 0;
+}
+
 static cJSON *build_of(void *runs)
 {
     return compare_build("smem_stride", runs, 10, 1, NULL, NULL);
@@ -235,4 +274,5 @@ TEST_MAIN({"series by card and key, medians over runs", test_groups_and_medians}
           {"rows are read only for the runs kept", test_rows_read_only_for_kept_runs},
           {"invalid runs left out and counted", test_invalid_runs_left_out},
           {"times per unit of work", test_per_unit_of_work},
+          {"a digest's numbers as printf writes them", test_digest_number_text},
           {"each allocation failed in turn", test_allocation_fails_in_turn})
