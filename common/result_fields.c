@@ -6,6 +6,7 @@
  * page (no GB_USE_CSV) sit beside the ones they explain.
  */
 #include "result_fields.h"
+#include "hash.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -367,20 +368,11 @@ struct by_name_slot {
 static struct by_name_slot by_name[BY_NAME_SLOTS];
 static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
 
-static uint32_t name_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 static void fill_by_name(void)
 {
     _Static_assert(BY_NAME_SLOTS >= 2 * FIELD_COUNT, "the table of names is too small");
     for (size_t i = 0; i < FIELD_COUNT; i++) {
-        uint32_t h = name_hash(fields[i].name), at = h;
+        uint32_t h = hash_fnv1a(fields[i].name), at = h;
         while (by_name[at % BY_NAME_SLOTS].f != NULL)
             at++;
         by_name[at % BY_NAME_SLOTS].hash = h;
@@ -394,7 +386,7 @@ const struct gb_result_field *gb_result_field_find(const char *name)
 
     if (name == NULL || pthread_once(&by_name_once, fill_by_name) != 0)
         return NULL;
-    h = name_hash(name);
+    h = hash_fnv1a(name);
     for (at = h; by_name[at % BY_NAME_SLOTS].f != NULL; at++) {
         const struct by_name_slot *e = &by_name[at % BY_NAME_SLOTS];
         if (e->hash == h && strcmp(e->f->name, name) == 0)

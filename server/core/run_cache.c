@@ -58,7 +58,7 @@ void run_cache_free(struct run_cache *c)
         return;
     for (e = c->newest; e; e = next) {
         next = e->older;
-        run_cache_release(e);
+        counted_release(e);
     }
     pthread_mutex_destroy(&c->lock);
     free(c);
@@ -104,12 +104,7 @@ static void drop(struct run_cache *c, struct entry *e)
     *pp = e->chain;
     unlink_lru(c, e);
     c->bytes -= sizeof(*e) + e->len;
-    run_cache_release(e); /* the cache's link; a hold may keep it on */
-}
-
-void run_cache_release(void *hold)
-{
-    counted_release(hold);
+    counted_release(e); /* the cache's link; a hold may keep it on */
 }
 
 static void entry_free(struct counted *c)
@@ -151,7 +146,7 @@ char *run_cache_get(struct run_cache *c, const char *id, size_t *len, uint64_t *
         memcpy(copy, kept, n + 1);
         *len = n;
     }
-    run_cache_release(hold);
+    counted_release(hold);
     return copy;
 }
 

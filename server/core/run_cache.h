@@ -8,7 +8,7 @@
  *
  * An answer can be sent straight from the cache, without a copy: a hold
  * (run_cache_hold) keeps an entry's bytes alive, even once the cache has
- * dropped or replaced it, until run_cache_release; each entry counts its
+ * dropped or replaced it, until counted_release (counted.h); each entry counts its
  * holders and the cache's own link as one more.
  */
 #ifndef GPUBENCH_CORE_RUN_CACHE_H
@@ -30,16 +30,13 @@ void run_cache_free(struct run_cache *c);
 char *run_cache_get(struct run_cache *c, const char *id, size_t *len, uint64_t *tag);
 
 /* The body kept for id, held: not a copy, valid (and unchanged) until
- * run_cache_release(*hold), which must come once for each hold; its length
+ * counted_release(*hold), which must come once for each hold (any thread,
+ * libmicrohttpd's once a response is sent; the entry is freed when the
+ * cache has dropped it and no other hold is left); its length
  * in *len and, when tag is not NULL, its hash_fnv1a64 in *tag.  NULL (and
  * *hold NULL) when there is none.  c may be NULL. */
 const char *run_cache_hold(struct run_cache *c, const char *id, size_t *len, uint64_t *tag,
                            void **hold);
-
-/* Lets go of a hold from run_cache_hold; the entry is freed when the cache
- * has dropped it and no other hold is left.  hold may be NULL.  Any
- * thread may call it (libmicrohttpd's, once a response is sent). */
-void run_cache_release(void *hold);
 
 /* Keeps a copy of body for id.  c may be NULL. */
 void run_cache_put(struct run_cache *c, const char *id, const char *body, size_t len);

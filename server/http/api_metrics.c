@@ -20,6 +20,7 @@
  * outlier rows, and counts per host and card model.  Every node serves its
  * own cards' rows; Prometheus scrapes the nodes.
  */
+#include "counted.h"
 #include "alerts.h"
 #include "app.h"
 #include "canaries.h"
@@ -737,7 +738,7 @@ void api_metrics_get(struct http_request *req, struct http_reply *rep)
     /* a hub's megabytes made a moment ago, the store unchanged since
      * (metrics_cache.h): sent again as they are */
     if (metrics_cache_body(kept, &text, &n, &hold)) {
-        reply_held(rep, 200, PROM_TYPE, text, n, metrics_cache_release, hold);
+        reply_held(rep, 200, PROM_TYPE, text, n, counted_release, hold);
         return;
     }
     dynbuf_init(&b, METRICS_CAP);
@@ -756,7 +757,7 @@ void api_metrics_get(struct http_request *req, struct http_reply *rep)
     }
     /* one with a failed collector is not kept: the next scrape tries again */
     if (failed == 0 && metrics_cache_keep_body(kept, body, n, changes, &hold) == 0)
-        reply_held(rep, 200, PROM_TYPE, body, n, metrics_cache_release, hold);
+        reply_held(rep, 200, PROM_TYPE, body, n, counted_release, hold);
     else
         reply_body(rep, 200, PROM_TYPE, body, n);
 }

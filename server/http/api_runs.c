@@ -23,6 +23,7 @@
  * API's URLs are made here too (Location, the next page; a run's own is
  * runs_url's).
  */
+#include "counted.h"
 #include "dynbuf.h"
 #include "handlers.h"
 #include "json_build.h"
@@ -331,7 +332,7 @@ void api_runs_list(struct http_request *req, struct http_reply *rep)
         return;
     /* Unchanged since a page was made: that page, as made, not copied. */
     if ((kept = runs_page_kept(req->app->runs, rep->etag, &len, &hold)) != NULL) {
-        reply_held(rep, 200, "application/json", kept, len, runs_release, hold);
+        reply_held(rep, 200, "application/json", kept, len, counted_release, hold);
         return;
     }
     dynbuf_init(&body, LIST_PAGE_CAP);
@@ -417,7 +418,7 @@ void api_runs_get(struct http_request *req, struct http_reply *rep)
         return;
     }
     if (hold)
-        reply_held(rep, 200, "application/json", text, len, runs_release, hold);
+        reply_held(rep, 200, "application/json", text, len, counted_release, hold);
     else
         reply_body(rep, 200, "application/json", (char *)text, len);
     /* A strong ETag, the hash of the bytes: it changes whenever the run's

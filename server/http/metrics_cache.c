@@ -174,7 +174,7 @@ void metrics_cache_stop(struct metrics_cache *c)
     pthread_cond_signal(&c->wake);
     pthread_mutex_unlock(&c->lock);
     pthread_join(c->thread, NULL);
-    metrics_cache_release(c->body);
+    counted_release(c->body);
     for (int i = 0; i < c->n; i++) {
         dynbuf_free(&c->kept[i].text);
         prom_set_free(&c->kept[i].aged);
@@ -290,12 +290,7 @@ int metrics_cache_keep_body(struct metrics_cache *c, char *body, size_t len,
     c->body_changes = changes;
     c->body_ms = time_mono_ms();
     pthread_mutex_unlock(&c->lock);
-    metrics_cache_release(old);
+    counted_release(old);
     *hold = b;
     return 0;
-}
-
-void metrics_cache_release(void *hold)
-{
-    counted_release(hold);
 }

@@ -86,7 +86,7 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b);
 
 /* The kept whole answer, when one was made less than METRICS_BODY_KEEP_MS
  * ago and the store has not changed since: 1 with *text, *len and *hold
- * (let go with metrics_cache_release), else 0. */
+ * (let go with counted_release, counted.h), else 0. */
 int metrics_cache_body(struct metrics_cache *c, const char **text, size_t *len, void **hold);
 
 /* The store's change count for metrics_cache_keep_body, read before a
@@ -95,13 +95,10 @@ unsigned long long metrics_cache_changes(const struct metrics_cache *c);
 
 /* Takes body (malloc'd, len bytes), made from the store at change count
  * changes: kept when len >= METRICS_BODY_KEEP_MIN_BYTES, and then *hold
- * is set to a hold on it for the reply (metrics_cache_release) and 0
+ * is set to a hold on it for the reply (counted_release) and 0
  * returned.  -1 when it is not kept (too small, or memory ran out):
  * body is still the caller's. */
 int metrics_cache_keep_body(struct metrics_cache *c, char *body, size_t len,
                             unsigned long long changes, void **hold);
-
-/* Lets go of a hold on a kept body; the last one frees it. */
-void metrics_cache_release(void *hold);
 
 #endif

@@ -3,6 +3,7 @@
  */
 #include "import_check.h"
 #include "bench_spec.h"
+#include "hash.h"
 #include "result_fields.h"
 #include "run_request.h"
 #include "run_status.h"
@@ -121,68 +122,61 @@ enum flaw {
                        reads the first, a browser the last) */
 };
 
-/* A hash of s that letter case does not change (strcasecmp's ASCII
- * folding), so that names strcasecmp finds equal hash alike: of its
- * length and four of its letters, cheap rather than well spread (a
- * collision costs one strcasecmp). */
-static unsigned fold(unsigned char c)
+#define NAME_SLOTS 128 /* an object's names hashed on the stack; more: a table allocated */
+
+struct name_slot {
+    uint32_t hash;
+    const char *name; /* NULL: empty */
+};
+
+/* 1 when two members of o have names strcasecmp finds equal, pair by
+ * pair: only where memory for a table ran out. */
+static int names_twice_pairwise(const cJSON *o)
 {
-    return c >= 'A' && c <= 'Z' ? c | 0x20u : c;
+    for (const cJSON *a = o->child; a; a = a->next)
+        for (const cJSON *b = a->next; b; b = b->next)
+            if (a->string && b->string && strcasecmp(a->string, b->string) == 0)
+                return 1;
+    return 0;
 }
-
-static uint32_t folded_hash(const char *s)
-{
-    size_t len = strlen(s);
-    uint32_t h;
-
-    if (len == 0)
-        return 0;
-    h = ((uint32_t)len ^ fold((unsigned char)s[0]) << 8 ^ fold((unsigned char)s[1]) << 16 ^
-         fold((unsigned char)s[len / 2]) << 24 ^ fold((unsigned char)s[len - 1]) << 4) *
-        2654435761u;
-    return h ^ h >> 16; /* the high bits mixed into the slot's low ones */
-}
-
-#define NAME_SLOTS 128 /* an object's names hashed at once; more: pair by pair */
 
 /* 1 when object o names a member twice in any letter case.  Each name's
- * folded hash goes into a small open-addressed table, and only names of
- * one hash are compared (strcasecmp): a row of forty members costs forty
- * hashes rather than 780 comparisons.  A larger object is compared pair
- * by pair. */
+ * case-folded hash (every byte counts: a peer chooses the names) goes into
+ * an open-addressed table, on the stack up to NAME_SLOTS / 2 names, else
+ * allocated, and only names of one hash are compared (strcasecmp): a row
+ * of forty members costs forty hashes rather than 780 comparisons, and a
+ * peer's object of 50,000 members 50,000 rather than over a billion. */
 static int names_twice(const cJSON *o)
 {
-    struct {
-        uint32_t hash;
-        const char *name; /* NULL: empty */
-    } slot[NAME_SLOTS];
-    const cJSON *a, *b;
-    int n = 0;
-    uint32_t size = 8;
+    struct name_slot stack[NAME_SLOTS], *slot = stack;
+    const cJSON *a;
+    size_t n = 0, size = 8;
+    int twice = 0;
 
     for (a = o->child; a; a = a->next)
         n++;
-    if (n > NAME_SLOTS / 2) {
-        for (a = o->child; a; a = a->next)
-            for (b = a->next; b; b = b->next)
-                if (a->string && b->string && strcasecmp(a->string, b->string) == 0)
-                    return 1;
-        return 0;
-    }
-    while (size < 2 * (uint32_t)n)
+    while (size < 2 * n)
         size *= 2;
-    memset(slot, 0, size * sizeof(slot[0]));
-    for (a = o->child; a; a = a->next) {
+    if (size > NAME_SLOTS && (slot = calloc(size, sizeof(*slot))) == NULL)
+        return names_twice_pairwise(o);
+    if (slot == stack)
+        memset(slot, 0, size * sizeof(slot[0]));
+    for (a = o->child; a && !twice; a = a->next) {
         if (a->string == NULL)
             continue;
-        uint32_t h = folded_hash(a->string), at = h & (size - 1);
+        uint32_t h = hash_fnv1a_casefold(a->string);
+        size_t at = h & (size - 1);
         for (; slot[at].name; at = (at + 1) & (size - 1))
-            if (slot[at].hash == h && strcasecmp(slot[at].name, a->string) == 0)
-                return 1;
+            if (slot[at].hash == h && strcasecmp(slot[at].name, a->string) == 0) {
+                twice = 1;
+                break;
+            }
         slot[at].hash = h;
         slot[at].name = a->string;
     }
-    return 0;
+    if (slot != stack)
+        free(slot);
+    return twice;
 }
 
 /* v's own flaw, its members not looked into.  ascii: the text v was

@@ -393,11 +393,6 @@ enum runs_rc runs_get_text(struct runs *runs, const char *id, const char **text,
     return get_text_read(runs, id, text, len, tag, err);
 }
 
-void runs_release(void *hold)
-{
-    run_cache_release(hold);
-}
-
 /* A finished run's list entry as last shown ("l" and its id in the run
  * cache), appended to out: 1, or 0 when not kept. */
 static int entry_get(void *ctx, const char *id, struct dynbuf *out)

@@ -145,13 +145,10 @@ enum runs_rc runs_read(struct runs *runs, const struct run_set *set, cJSON **out
  * from the cache of finished runs when there, and put there when the run
  * has ended; *tag gets the text's hash_fnv1a64 (its ETag: it changes
  * whenever the run's JSON does).  A kept run's text is held, not copied:
- * *hold is set and runs_release(*hold) lets it go; otherwise *hold is NULL
+ * *hold is set and counted_release(*hold) lets it go; otherwise *hold is NULL
  * and *text is malloc'ed, the caller's to free. */
 enum runs_rc runs_get_text(struct runs *runs, const char *id, const char **text, size_t *len,
                            uint64_t *tag, void **hold, struct runs_error *err);
-
-/* Lets go of a hold from runs_get_text or runs_page_kept (NULL: nothing). */
-void runs_release(void *hold);
 
 /* A page of runs (store_list_page) as the text of a JSON array, appended
  * to out; finished runs' entries as the cache keeps them, printed once.
@@ -163,7 +160,7 @@ enum runs_rc runs_page(struct runs *runs, struct run_filter *f, struct dynbuf *o
 /* A whole list page's answer kept under key, the value of its ETag (the
  * store's state when it was read and its query: a page is kept only as
  * long as nothing was written, since any write makes a new key), held as
- * runs_get_text's (*hold, let go with runs_release); NULL when none is
+ * runs_get_text's (*hold, let go with counted_release); NULL when none is
  * kept. */
 const char *runs_page_kept(struct runs *runs, const char *key, size_t *len, void **hold);
 

@@ -222,8 +222,9 @@ static int test_digest_number_text(void)
         cJSON *rows = cJSON_CreateArray(), *row = cJSON_CreateObject(), *d;
         char *printed;
 
-        cJSON_AddItemToObject(row, "stride", cJSON_CreateNumber(v));
-        cJSON_AddItemToArray(rows, row);
+        ASSERT(rows != NULL && row != NULL);
+        ASSERT(cJSON_AddNumberToObject(row, "stride", v) != NULL);
+        ASSERT(cJSON_AddItemToArray(rows, row));
         d = compare_row_digest("smem_stride", rows, NULL);
         ASSERT(d != NULL);
         printed = cJSON_PrintUnformatted(d);

@@ -2,6 +2,7 @@
  * a quick collector is made again at the scrape after a write; a slow one
  * is served as kept, the scrape not waiting for it, and made again in the
  * background; a failed build reports -1 (success 0) and nothing of it. */
+#include "counted.h"
 #include "metrics_cache.h"
 #include "test.h"
 #include "test_store_tmp.h"
@@ -170,7 +171,7 @@ static int test_whole_body_kept(void)
     ASSERT_EQ(metrics_cache_keep_body(c, big, METRICS_BODY_KEEP_MIN_BYTES, changes, &hold), 0);
     ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold2), 1);
     ASSERT(text == big && len == METRICS_BODY_KEEP_MIN_BYTES && hold2 == hold);
-    metrics_cache_release(hold2);
+    counted_release(hold2);
 
     /* a write: not served any more */
     ASSERT_EQ(write_one(t.s), 0);
@@ -179,11 +180,11 @@ static int test_whole_body_kept(void)
     changes = metrics_cache_changes(c);
     ASSERT_EQ(metrics_cache_keep_body(c, big2, METRICS_BODY_KEEP_MIN_BYTES, changes, &hold2), 0);
     ASSERT_EQ(big[METRICS_BODY_KEEP_MIN_BYTES - 1], 'a');
-    metrics_cache_release(hold);
-    metrics_cache_release(hold2);
+    counted_release(hold);
+    counted_release(hold2);
     ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold3), 1);
     ASSERT(text == big2);
-    metrics_cache_release(hold3);
+    counted_release(hold3);
     /* and not past METRICS_BODY_KEEP_MS */
     usleep((METRICS_BODY_KEEP_MS + 50) * 1000);
     ASSERT_EQ(metrics_cache_body(c, &text, &len, &hold3), 0);

@@ -1,6 +1,7 @@
 /* The finished-runs cache: hits are exact copies, the byte bound holds,
  * the least recently used entry is the one that goes, and a held entry
  * outlives its replacement, its eviction and the cache itself. */
+#include "counted.h"
 #include "hash.h"
 #include "run_cache.h"
 #include "test.h"
@@ -101,9 +102,9 @@ static int test_hold(void)
     ASSERT(b3 != b1);
     ASSERT_STR_EQ(b3, "{\"v\":2}");
     ASSERT_STR_EQ(b1, "{\"v\":1}");
-    run_cache_release(h1);
+    counted_release(h1);
     ASSERT_STR_EQ(b2, "{\"v\":1}"); /* one hold let go, the other still reads */
-    run_cache_release(h2);
+    counted_release(h2);
     /* Evicted by the bound while held, then the cache freed: still there. */
     memset(big, 'x', sizeof(big));
     for (int i = 0; i < 4; i++) {
@@ -114,8 +115,8 @@ static int test_hold(void)
     ASSERT(run_cache_get(c, "a", &len, NULL) == NULL);
     run_cache_free(c);
     ASSERT_STR_EQ(b3, "{\"v\":2}");
-    run_cache_release(h3);
-    run_cache_release(NULL);
+    counted_release(h3);
+    counted_release(NULL);
     return 0;
 }
 

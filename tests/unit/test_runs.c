@@ -16,6 +16,7 @@
  * refused, and those on running runs kept until their runs end or the
  * drain's deadline.
  */
+#include "counted.h"
 #include "alerts.h"
 #include "gpu_pool.h"
 #include "hash.h"
@@ -330,7 +331,7 @@ static int check_cancel_and_text(struct fixture *f)
            memcmp(again, text, len) == 0 && again_tag == tag && again_hold != NULL &&
            again != cached;
     free(cached);
-    runs_release(again_hold);
+    counted_release(again_hold);
     free((char *)text);
     ASSERT(same);
 
