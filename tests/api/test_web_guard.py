@@ -3,7 +3,9 @@ before its body is read (server/http/request_guard.c, http.c).
 
 - A write's body must come as its route's type (415 otherwise): a web
   page's form can send only form encodings and text/plain, so no form of
-  another site can queue runs, import runs or acknowledge alerts.
+  another site can queue runs, import runs or acknowledge alerts.  Form
+  encoding with no Origin header (curl -d, never a browser) is read as
+  the route's type.
 - A request whose Origin is a page of another site is refused (403),
   unless --web-allowed-origins lists it.
 - On loopback (or without tokens) a Host that names the daemon by a name
@@ -74,17 +76,32 @@ class GuardTest(unittest.TestCase):
     def test_a_write_needs_its_content_type(self):
         before = self.runs()
         body = '{"benchmark": "smem_pattern"}'
-        # What a form sends, and what curl -d sends: refused, saying what to send.
+        # What a form sends: refused, saying what to send.
         for ctype in ("text/plain", "text/plain;charset=UTF-8",
                       "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
-            r = self.d.post("/runs", body, headers={"Content-Type": ctype})
+            r = self.d.post("/runs", body, headers={"Content-Type": ctype,
+                                                    "Origin": "http://127.0.0.1:%d" % self.d.port})
             self.assertError(r, 415, "unsupported_media_type", "Content-Type: application/json",
                              "-H 'Content-Type: application/json'")
+        # The same without an Origin (no browser): refused too, but form
+        # encoding, which is what curl -d sends
+        for ctype in ("text/plain", "multipart/form-data; boundary=x"):
+            r = self.d.post("/runs", body, headers={"Content-Type": ctype})
+            self.assertError(r, 415, "unsupported_media_type", "Content-Type: application/json")
         r = self.d.post("/runs", body, headers={})  # harness default: application/json
         self.assertEqual(r.status, 202, r)
         r = self.d.post("/runs", body, headers={"Content-Type": "Application/JSON; charset=utf-8"})
         self.assertEqual(r.status, 202, r)
         self.assertEqual(self.runs(), before + 2, "a refused write queued a run")
+        # curl -d as the brief's first example sends it: form encoding, no
+        # Origin; the body is still read as JSON, strictly
+        r = self.d.post("/runs", body,
+                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+        self.assertEqual(r.status, 202, r)
+        r = self.d.post("/runs", "benchmark=smem_pattern",
+                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(self.runs(), before + 3, "a form-encoded form body queued a run")
         # An import takes NDJSON (or JSON); a form's body is refused, naming NDJSON.
         r = self.d.post("/runs/import", "\n", headers={"Content-Type": "text/plain"})
         self.assertError(r, 415, "unsupported_media_type", "application/x-ndjson")
