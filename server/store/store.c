@@ -121,7 +121,7 @@ static unsigned opening_stamp(void)
 void store_state_tag(struct store *s, char out[STORE_STATE_TAG])
 {
     snprintf(out, STORE_STATE_TAG, "%08x-%llx", s->opened,
-             (unsigned long long)atomic_load(&s->writes));
+             (unsigned long long)atomic_load(&s->run_writes));
 }
 
 int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
@@ -137,6 +137,7 @@ int store_open(const char *path, struct store **out, char *errbuf, size_t cap)
     pthread_mutex_init(&s->health_lock, NULL);
     pthread_mutex_init(&s->touch_lock, NULL);
     atomic_init(&s->writes, 0);
+    atomic_init(&s->run_writes, 0);
     s->opened = opening_stamp();
     if (conn_open(s, &s->writer, path, 1, errbuf, cap) != 0 ||
         migrate_apply(s->writer.db, errbuf, cap) != 0)

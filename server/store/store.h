@@ -82,9 +82,10 @@ void store_close(struct store *s);
 int store_recover(struct store *s, int *count);
 
 /* What the database holds now, as a short tag (an ETag's, for answers
- * made from the database alone: list pages, exports): it changes with
- * every write that changed rows and with every opening of the database,
- * and stays the same otherwise.  Read it BEFORE reading what it tags, so
+ * made from the runs alone: list pages, exports): it changes with every
+ * write that changed rows, but those that said they change no run row
+ * (store_query_no_run_rows), and with every opening of the database, and
+ * stays the same otherwise.  Read it BEFORE reading what it tags, so
  * that a write in between makes the tag older, never the answer. */
 #define STORE_STATE_TAG 40
 void store_state_tag(struct store *s, char out[STORE_STATE_TAG]);

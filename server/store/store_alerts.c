@@ -384,6 +384,7 @@ int store_alert_webhook_done(struct store *s, long long id, const char *outcome)
 
     store_query_begin(&q, &s->writer, "record an alert's webhook post");
     store_query_touch(&q, STORE_TOUCH_NONE, NULL); /* its post's outcome alone */
+    store_query_no_run_rows(&q);
     rc = store_query_run(&q, "UPDATE alerts SET webhook = ?2 WHERE id = ?1", NULL, STORE_INT(id),
                          STORE_TEXT(outcome));
     return store_query_end(&q, rc);

@@ -68,6 +68,7 @@ int store_card_reading(struct store *s, const char *uuid, const char *host, int6
     time_format_rfc3339(at_ms, at, sizeof(at));
     store_query_begin(&q, &s->writer, "store a card's watch reading");
     store_query_touch(&q, STORE_TOUCH_CARD, uuid); /* its reading, events and alerts */
+    store_query_no_run_rows(&q);
     if (text == NULL || store_query_transaction(&q) != STORE_OK)
         goto done;
     if (store_query_run(&q,

@@ -332,6 +332,7 @@ int store_peer_record(struct store *s, const char *url, long long cursor,
     time_now_rfc3339(now, sizeof(now));
     store_query_begin(&q, &s->writer, "record a peer's pull");
     store_query_touch(&q, STORE_TOUCH_NONE, NULL); /* the peer's row alone */
+    store_query_no_run_rows(&q);
     if (error) {
         rc = store_query_run(&q,
                              "UPDATE peers SET last_error = ?2, last_error_at = ?3 WHERE url = ?1",

@@ -61,15 +61,20 @@ struct store {
     unsigned next_reader;        /* under writer.lock */
     pthread_mutex_t health_lock; /* guards health */
     struct store_health health;
-    /* store_state_tag's: writes that changed rows (store_wrote), and what
-     * tells this opening of the database from the last one */
+    /* writes that changed rows (store_wrote): the touch log's sequence */
     atomic_llong writes;
+    /* store_state_tag's: the writes that may have changed what a page of
+     * runs or an export shows (all but those whose query said otherwise,
+     * store_query_no_run_rows), and what tells this opening of the
+     * database from the last one */
+    atomic_llong run_writes;
     unsigned opened;
     /* what the writer's query under way said it touched (store_query_touch),
      * under writer.lock; logged at its end (store_touch.c) */
     struct store_touch pending[STORE_TOUCH_PENDING];
     int npending;
-    int pending_all; /* it touched more than pending holds, or a name too long */
+    int pending_all;     /* it touched more than pending holds, or a name too long */
+    int pending_no_runs; /* it said it changes no run row (store_query_no_run_rows) */
     /* the log of what each counted write touched (store_touch.h): a ring,
      * under touch_lock, as is the count of writes when it is written */
     pthread_mutex_t touch_lock;
@@ -312,6 +317,13 @@ int store_error_is_damage(sqlite3 *db);
  * only those.  A query that changes rows and says nothing is logged as
  * touching everything.  Nothing on a reader's query. */
 void store_query_touch(struct store_query *q, int kind, const char *name);
+
+/* Says that the writer's query q changes no row that a page of runs or
+ * an export reads (a card's watch reading, a peer's pull record, a
+ * webhook's outcome), so that store_state_tag stays the same: the ETag of
+ * GET /runs would otherwise change once a minute on a node with nothing
+ * new to show.  Said wrongly, a client would keep a stale page. */
+void store_query_no_run_rows(struct store_query *q);
 
 /* Says that q writes rows of run id: its host's and its card's, as its
  * row names them (a run's end has no host in its record).  STORE_OK, or

@@ -35,6 +35,14 @@ void store_query_touch(struct store_query *q, int kind, const char *name)
     s->npending++;
 }
 
+void store_query_no_run_rows(struct store_query *q)
+{
+    struct store *s = q->c->owner;
+
+    if (q->c == &s->writer)
+        s->pending_no_runs = 1;
+}
+
 int store_touch_run(struct store_query *q, const char *id)
 {
     int step;
@@ -58,6 +66,7 @@ void store_touch_begin(struct conn *c)
         return;
     s->npending = 0;
     s->pending_all = 0;
+    s->pending_no_runs = 0;
 }
 
 /* Under touch_lock: one entry into the ring. */
@@ -87,9 +96,12 @@ void store_touch_count(struct conn *c)
         for (int i = 0; i < s->npending; i++)
             log_one(s, seq, s->pending[i].kind, s->pending[i].name);
     pthread_mutex_unlock(&s->touch_lock);
+    if (!writer || !s->pending_no_runs)
+        atomic_fetch_add(&s->run_writes, 1);
     if (writer) {
         s->npending = 0;
         s->pending_all = 0;
+        s->pending_no_runs = 0;
     }
 }
 

@@ -12,7 +12,9 @@ test asserts, on a real daemon:
   old tag then gets the new run, 200;
 - a list page's and an export's ETag change with a write (the cancel, an
   import), and differ between two queries of the same path;
-- the body a 304 stands for is the one a 200 sends (same ETag, same bytes).
+- the body a 304 stands for is the one a 200 sends (same ETag, same bytes);
+- the card watch's readings, stored every --watch-interval, change no
+  run: a list page's and an export's tags stay (store_query_no_run_rows).
 """
 import os
 import sys
@@ -20,6 +22,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Daemon  # noqa: E402
+from test_fleet import wait_for  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 
@@ -106,6 +109,33 @@ class ETags(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertGreater(len(r.body), len(export_body))
         self.d.request("DELETE", "/runs/" + hang["id"])  # 409 (running): ends at stop
+
+
+class WatchReadings(unittest.TestCase):
+    def test_readings_leave_list_tags_alone(self):
+        d = Daemon(args=["--test-benchmarks", "--watch-interval", "1"]).start()
+        try:
+            imported(d, "examples/h200x2_daemon/runs.ndjson")
+            quiet = wait_for(lambda: d.get("/devices").json()["devices"][0]["watch"]["quiet_since"],
+                             timeout=10, what="a first watch reading")
+            tags = {p: d.get(p).header("ETag") for p in ("/runs?limit=5", "/runs.ndjson")}
+            # A busy reading, then a quiet one again: each stored, as the
+            # new quiet_since says.
+            d.set_mode("busy")
+            wait_for(lambda: d.get("/devices").json()["devices"][0]["watch"]["state"] == "busy",
+                     timeout=10, what="a busy reading")
+            d.set_mode("normal")
+            wait_for(lambda: (d.get("/devices").json()["devices"][0]["watch"]["quiet_since"] or "")
+                     > quiet, timeout=10, what="a quiet reading again")
+            for path, tag in tags.items():
+                r = self.d_cond(d, path, tag)
+                self.assertEqual(r.status, 304, path)
+        finally:
+            self.assertEqual(d.stop(), 0)
+
+    @staticmethod
+    def d_cond(d, path, tag):
+        return d.get(path, headers={"If-None-Match": tag})
 
 
 if __name__ == "__main__":
