@@ -26,6 +26,8 @@ struct kept {
     unsigned long long changes; /* store_changes read before that build */
     int64_t built_ms;           /* time_mono_ms at its end */
     int64_t took_ms;            /* its duration */
+    int64_t scraped_ms;         /* time_mono_ms of its last scrape, 0: none yet */
+    int wanted;                 /* a scrape after a quiet spell waits for a build */
     struct dynbuf text;
     struct prom_set aged;
 };
@@ -48,6 +50,7 @@ struct metrics_cache {
     pthread_cond_t ended; /* a build ended */
     pthread_t thread;
     int stopping;
+    int64_t idle_ms; /* METRICS_IDLE_S: made again only this long after a scrape */
     struct kept *kept;
     struct body *body;               /* the kept whole answer, or NULL */
     unsigned long long body_changes; /* store_changes read before it was made */
@@ -84,8 +87,16 @@ static void build(struct metrics_cache *c, int i)
     k->built_ms = t1;
     k->took_ms = t1 - t0;
     k->building = 0;
+    k->wanted = 0;
     pthread_cond_broadcast(&c->ended);
     pthread_mutex_unlock(&c->lock);
+}
+
+/* Under the lock: 1 when collector i was scraped within the idle window
+ * before now_ms (never scraped: not read). */
+static int read_lately(const struct metrics_cache *c, const struct kept *k, int64_t now_ms)
+{
+    return k->scraped_ms != 0 && now_ms - k->scraped_ms <= c->idle_ms;
 }
 
 /* Under the lock: 1 when collector i is due in the background. */
@@ -97,8 +108,10 @@ static int due(const struct metrics_cache *c, int i, int64_t now_ms)
 
     if (k->building)
         return 0;
-    if (!k->built)
-        return 1;
+    if (!k->built || k->wanted)
+        return 1; /* the first, read or not: a first scrape finds it ready */
+    if (!read_lately(c, k, now_ms))
+        return 0;
     if (c->h[i].timed && since >= (int64_t)METRICS_MAX_AGE_S * 1000)
         return 1;
     if (wait_ms < (int64_t)METRICS_REFRESH_MIN_S * 1000)
@@ -148,6 +161,7 @@ struct metrics_cache *metrics_cache_start(const struct metrics_heavy *h, int n, 
     c->n = n;
     c->ctx = ctx;
     c->store = store;
+    c->idle_ms = (int64_t)METRICS_IDLE_S * 1000;
     for (int i = 0; i < n; i++)
         dynbuf_init(&c->kept[i].text, METRICS_TEXT_CAP);
     pthread_mutex_init(&c->lock, NULL);
@@ -163,6 +177,34 @@ struct metrics_cache *metrics_cache_start(const struct metrics_heavy *h, int n, 
         return NULL;
     }
     return c;
+}
+
+void metrics_cache_set_idle_ms(struct metrics_cache *c, int64_t idle_ms)
+{
+    pthread_mutex_lock(&c->lock);
+    c->idle_ms = idle_ms;
+    pthread_mutex_unlock(&c->lock);
+}
+
+/* Under the lock: after a quiet spell (the thread stopped making
+ * collector i), a text made before it is not served: the thread is asked
+ * for a build, which is waited for up to METRICS_FIRST_WAIT_MS.  0 when
+ * the kept text may be served (a build ended, or it was not stale), -1
+ * when the wait ran out. */
+static int fresh_after_quiet(struct metrics_cache *c, struct kept *k, int was_read)
+{
+    int64_t before = k->built_ms;
+    struct timespec until;
+
+    if (was_read || !k->built || k->changes == store_changes(c->store))
+        return 0;
+    k->wanted = 1;
+    pthread_cond_signal(&c->wake);
+    until = time_after_ms(CLOCK_REALTIME, METRICS_FIRST_WAIT_MS);
+    while (k->built_ms == before || k->building)
+        if (pthread_cond_timedwait(&c->ended, &c->lock, &until) != 0)
+            return k->built_ms == before ? -1 : 0;
+    return 0;
 }
 
 void metrics_cache_stop(struct metrics_cache *c)
@@ -190,8 +232,9 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b)
 {
     const struct metrics_heavy *h;
     struct kept *k;
-    int inline_build, rc = -1;
+    int inline_build, was_read, rc = -1;
     double now_s;
+    int64_t now_ms;
     struct timespec until;
 
     if (c == NULL)
@@ -199,6 +242,9 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b)
     h = &c->h[i];
     k = &c->kept[i];
     pthread_mutex_lock(&c->lock);
+    now_ms = time_mono_ms();
+    was_read = read_lately(c, k, now_ms);
+    k->scraped_ms = now_ms; /* the thread keeps it fresh from now on */
     /* a build under way is waited for where there is nothing yet (the
      * thread's first) or builds are quick (it may have begun before the
      * latest write: the check below makes one more then) rather than a
@@ -221,6 +267,10 @@ int metrics_cache_write(struct metrics_cache *c, int i, struct dynbuf *b)
                     (k->changes != store_changes(c->store) && k->took_ms < METRICS_INLINE_MS));
     if (inline_build)
         k->building = 1;
+    else if (fresh_after_quiet(c, k, was_read) != 0) {
+        pthread_mutex_unlock(&c->lock);
+        return -1; /* reported as failed rather than older than the quiet spell */
+    }
     pthread_mutex_unlock(&c->lock);
     if (inline_build)
         build(c, i);

@@ -18,6 +18,13 @@
  *     its cores judging the fleet), and, for a collector marked timed
  *     (the coverage: a cell goes stale with time alone), at least every
  *     METRICS_MAX_AGE_S;
+ *   - but only while it is read: the thread makes a collector again only
+ *     within METRICS_IDLE_S of its last scrape (Prometheus scrapes every
+ *     minute or so; a hub nobody scrapes spends nothing on it).  The
+ *     first scrape after a quiet spell, when the store changed since the
+ *     kept text, asks the thread for a build and waits for it up to
+ *     METRICS_FIRST_WAIT_MS, then reports the collector as failed: a text
+ *     older than the quiet spell is never served;
  *   - a scrape before the first build waits for the thread's first build
  *     up to METRICS_FIRST_WAIT_MS, then reports the collector as failed
  *     (a big hub's first build takes seconds: Prometheus's scrape timeout
@@ -48,9 +55,12 @@
 #include "dynbuf.h"
 #include "prom_text.h"
 
+#include <stdint.h>
+
 #define METRICS_INLINE_MS 500
 #define METRICS_REFRESH_MIN_S 10
 #define METRICS_MAX_AGE_S 60
+#define METRICS_IDLE_S 600
 #define METRICS_FIRST_WAIT_MS 2000
 #define METRICS_BODY_KEEP_MS 1000
 #define METRICS_BODY_KEEP_MIN_BYTES (1024 * 1024)
@@ -75,6 +85,10 @@ struct metrics_cache;
  * thread could not start. */
 struct metrics_cache *metrics_cache_start(const struct metrics_heavy *h, int n, void *ctx,
                                           struct store *store);
+
+/* How long after a collector's last scrape the thread keeps making it
+ * (METRICS_IDLE_S by default); the tests shorten it. */
+void metrics_cache_set_idle_ms(struct metrics_cache *c, int64_t idle_ms);
 
 /* Stops the thread and frees everything; NULL does nothing. */
 void metrics_cache_stop(struct metrics_cache *c);

@@ -1,7 +1,9 @@
 /* The /metrics heavy collectors' kept text (server/http/metrics_cache.h):
  * a quick collector is made again at the scrape after a write; a slow one
  * is served as kept, the scrape not waiting for it, and made again in the
- * background; a failed build reports -1 (success 0) and nothing of it. */
+ * background; a failed build reports -1 (success 0) and nothing of it;
+ * nothing is made in the background while nobody scrapes, and the first
+ * scrape after such a quiet spell gets a text made after it, or -1. */
 #include "counted.h"
 #include "metrics_cache.h"
 #include "test.h"
@@ -111,6 +113,26 @@ static int test_kept_and_made_again(void)
     return 0;
 }
 
+/* A cache over the two collectors in a fresh store, the slow one 600 ms a
+ * build, scraped once (its first build); idle_ms, when not 0, its idle
+ * window. */
+static int start_slow(struct tmp_store *t, const char *name, int64_t idle_ms,
+                      struct metrics_cache **c)
+{
+    char text[4096];
+
+    ASSERT_EQ(tmp_store_open(t, name), 0);
+    atomic_store(&slow_builds, 0);
+    atomic_store(&slow_ms, 600);
+    *c = metrics_cache_start(heavy, 2, NULL, t->s);
+    ASSERT(*c != NULL);
+    if (idle_ms != 0)
+        metrics_cache_set_idle_ms(*c, idle_ms);
+    ASSERT_EQ(scrape(*c, 1, text, sizeof(text)), 0);
+    ASSERT_STR_EQ(text, "slow_builds 1\n");
+    return 0;
+}
+
 static int test_slow_made_in_background(void)
 {
     struct tmp_store t;
@@ -118,13 +140,7 @@ static int test_slow_made_in_background(void)
     char text[4096];
     int64_t until;
 
-    ASSERT_EQ(tmp_store_open(&t, "metrics-cache-bg"), 0);
-    atomic_store(&slow_builds, 0);
-    atomic_store(&slow_ms, 600);
-    c = metrics_cache_start(heavy, 2, NULL, t.s);
-    ASSERT(c != NULL);
-    ASSERT_EQ(scrape(c, 1, text, sizeof(text)), 0);
-    ASSERT_STR_EQ(text, "slow_builds 1\n");
+    ASSERT_EQ(start_slow(&t, "metrics-cache-bg", 0, &c), 0);
     ASSERT_EQ(write_one(t.s), 0);
     /* made again by the thread, METRICS_REFRESH_MIN_S after the last */
     until = time_mono_ms() + (METRICS_REFRESH_MIN_S + 10) * 1000;
@@ -136,6 +152,46 @@ static int test_slow_made_in_background(void)
         ASSERT_EQ(scrape(c, 1, text, sizeof(text)), 0);
     } while (strcmp(text, "slow_builds 2\n") != 0 && time_mono_ms() < until);
     ASSERT_STR_EQ(text, "slow_builds 2\n");
+    metrics_cache_stop(c);
+    tmp_store_close(&t);
+    return 0;
+}
+
+/* Not scraped within the idle window: the thread leaves the slow
+ * collector as it is, writes or not; the next scrape asks for a build and
+ * gets it, or -1 (never the text from before the quiet spell) when it
+ * takes longer than METRICS_FIRST_WAIT_MS. */
+static int test_quiet_then_fresh(void)
+{
+    struct tmp_store t;
+    struct metrics_cache *c;
+    char text[4096];
+    int64_t until;
+
+    ASSERT_EQ(start_slow(&t, "metrics-cache-quiet", 300, &c), 0);
+    usleep(400 * 1000); /* past the idle window */
+    ASSERT_EQ(write_one(t.s), 0);
+    /* a scraped collector would be made again by now
+     * (test_slow_made_in_background) */
+    usleep((METRICS_REFRESH_MIN_S + 2) * 1000 * 1000);
+    ASSERT_EQ(atomic_load(&slow_builds), 1);
+    /* the scrape after the quiet spell: made for it */
+    ASSERT_EQ(scrape(c, 1, text, sizeof(text)), 0);
+    ASSERT_STR_EQ(text, "slow_builds 2\n");
+
+    /* a build longer than the wait: -1 and nothing, then the text once
+     * it is made */
+    atomic_store(&slow_ms, METRICS_FIRST_WAIT_MS + 1500);
+    usleep(400 * 1000);
+    ASSERT_EQ(write_one(t.s), 0);
+    ASSERT_EQ(scrape(c, 1, text, sizeof(text)), -1);
+    ASSERT_STR_EQ(text, "");
+    until = time_mono_ms() + 5000;
+    while (time_mono_ms() < until && atomic_load(&slow_builds) < 3)
+        usleep(100 * 1000);
+    usleep((useconds_t)atomic_load(&slow_ms) * 1000);
+    ASSERT_EQ(scrape(c, 1, text, sizeof(text)), 0);
+    ASSERT_STR_EQ(text, "slow_builds 3\n");
     metrics_cache_stop(c);
     tmp_store_close(&t);
     return 0;
@@ -195,4 +251,5 @@ static int test_whole_body_kept(void)
 
 TEST_MAIN({"kept_and_made_again", test_kept_and_made_again},
           {"slow_made_in_background", test_slow_made_in_background},
+          {"quiet_then_fresh", test_quiet_then_fresh},
           {"whole_body_kept", test_whole_body_kept})
