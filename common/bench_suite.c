@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* health_deep's own members, before the health ones: the default short
- * forms that keep the suite under 5 minutes on an H200. */
-static const struct gb_suite_lead deep_lead[] = {
+/* health_deep's own members, after the health ones (bench_suite.h says
+ * why): the default short forms that keep the suite under 5 minutes on an
+ * H200. */
+static const struct gb_suite_extra deep_extra[] = {
     {"known_answer", "{\"seconds\":20,\"quiet_wait_s\":5}"},
     {"memtest", "{\"fraction\":0.9,\"passes\":1,\"quiet_wait_s\":5}"},
     {"soak", "{\"seconds\":120,\"load\":\"both\",\"quiet_wait_s\":5}"},
@@ -28,11 +29,12 @@ static const struct gb_suite suites[] = {
      .expected_source = "the health suite of one H200, measured through the daemon "
                         "(examples/h200_daemon_health)"},
     {.name = "health_deep",
-     .description = "The weekly deep check of a card: known_answer (20 s of "
-                    "exact answers on every SM), memtest (one pass of four patterns "
-                    "over 90% of the free memory), soak (120 s of GEMM and HBM load "
-                    "held), then the health suite's members, under one batch.",
-     .lead = deep_lead,
+     .description = "The weekly deep check of a card: the health suite's members, "
+                    "then known_answer (20 s of exact answers on every SM), memtest "
+                    "(one pass of four patterns over 90% of the free memory) and soak "
+                    "(120 s of GEMM and HBM load held, last so that its heat does not "
+                    "reach the other runs), under one batch.",
+     .extra = deep_extra,
      .expected_s = 166,
      .expected_source = "the deep suite of one H200, measured through the daemon: 165.6 s, "
                         "known_answer 23.5 s, memtest 1.9 s, soak 121.7 s, the health "
@@ -66,14 +68,14 @@ int gb_suite_members(const struct gb_suite *s, const struct gb_benchmark **membe
 {
     int n = 0;
 
-    for (const struct gb_suite_lead *l = s ? s->lead : NULL; l && l->benchmark && n < cap; l++)
-        if (gb_benchmark_find(l->benchmark) != NULL)
-            members[n++] = gb_benchmark_find(l->benchmark);
     for (size_t i = 0; i < gb_benchmark_count() && n < cap; i++) {
         const struct gb_benchmark *b = gb_benchmark_at(i);
         if (!b->test_only && b->health_params != NULL)
             members[n++] = b;
     }
+    for (const struct gb_suite_extra *e = s ? s->extra : NULL; e && e->benchmark && n < cap; e++)
+        if (gb_benchmark_find(e->benchmark) != NULL)
+            members[n++] = gb_benchmark_find(e->benchmark);
     return n;
 }
 
@@ -85,13 +87,13 @@ static int takes_param(const struct gb_benchmark *b, const char *name)
     return 0;
 }
 
-/* The params member starts from in suite s: its lead params, else its
+/* The params member starts from in suite s: its extra params, else its
  * health_params, else none. */
 static const char *base_params(const struct gb_suite *s, const struct gb_benchmark *member)
 {
-    for (const struct gb_suite_lead *l = s ? s->lead : NULL; l && l->benchmark; l++)
-        if (strcmp(l->benchmark, member->name) == 0)
-            return l->params;
+    for (const struct gb_suite_extra *e = s ? s->extra : NULL; e && e->benchmark; e++)
+        if (strcmp(e->benchmark, member->name) == 0)
+            return e->params;
     return member->health_params ? member->health_params : "{}";
 }
 

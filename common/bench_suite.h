@@ -6,9 +6,13 @@
  * members are not listed here but read off the benchmark table
  * (common/bench_spec.c): a benchmark is in the health suite when its spec
  * has health_params, so adding a benchmark to the suite is setting that one
- * field.  health_deep runs its lead members first (known_answer,
- * memtest, soak, each with its params in the suite table), then the health
- * members.  A member's params are its health_params with the requested params
+ * field.  health_deep runs the health members first, then its own
+ * (known_answer, memtest, soak, each with its params in the suite table):
+ * the health members are then measured on a card in the state the nightly
+ * suite finds it, not one the soak's two minutes at the power cap left hot
+ * (on an H200, a gmem_stride row right after the soak ran into
+ * sw_power_cap, so the weekly suite's own run was invalid), and the soak's
+ * heat leaves with the suite.  A member's params are its health_params with the requested params
  * over them (each requested param goes to the members that take it).
  */
 #ifndef GPUBENCH_COMMON_BENCH_SUITE_H
@@ -26,8 +30,8 @@ extern "C" {
 /* The most members a suite can have (the benchmark table is far shorter). */
 #define GB_SUITE_MAX_MEMBERS 16
 
-/* A member a suite runs before the health members, with its params. */
-struct gb_suite_lead {
+/* A member a suite runs after the health members, with its params. */
+struct gb_suite_extra {
     const char *benchmark;
     const char *params; /* JSON object text, as health_params */
 };
@@ -35,9 +39,9 @@ struct gb_suite_lead {
 struct gb_suite {
     const char *name;
     const char *description;
-    const struct gb_suite_lead *lead; /* NULL-ended, or NULL: none */
-    double expected_s;                /* how long one card's runs take, in seconds */
-    const char *expected_source;      /* where expected_s comes from */
+    const struct gb_suite_extra *extra; /* NULL-ended, or NULL: none */
+    double expected_s;                  /* how long one card's runs take, in seconds */
+    const char *expected_source;        /* where expected_s comes from */
 };
 
 /* The suite called name, or NULL.  Static storage. */
@@ -56,13 +60,13 @@ int gb_benchmark_offered(const struct gb_benchmark *b, int test_benchmarks);
  * a refused benchmark name is answered with. */
 void gb_benchmark_names(int test_benchmarks, int suites, char *buf, size_t cap);
 
-/* Fills members (room for cap) with the suite's benchmarks: its lead ones,
- * then the health members in table order, test-only ones left out;
- * returns how many.  Static storage. */
+/* Fills members (room for cap) with the suite's benchmarks in the order
+ * they run: the health members in table order, test-only ones left out,
+ * then its extra ones; returns how many.  Static storage. */
 int gb_suite_members(const struct gb_suite *s, const struct gb_benchmark **members,
                      int cap);
 
-/* The params member runs with in suite s: its lead params there, else its
+/* The params member runs with in suite s: its extra params there, else its
  * health_params (a NULL s: the health_params), with the requested params
  * (NULL means {}) over those it takes, resolved against its table
  * (defaults filled in).  A NEW object the caller deletes, or NULL with err

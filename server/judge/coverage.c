@@ -360,17 +360,18 @@ static int add_totals(cJSON *out, const char *name, const long totals[COVERAGE_S
     return sums ? 0 : -1;
 }
 
-/* The health_deep members (its deep checks first, then the health
- * suite's: bench_suite.h, so one gathering serves both lists) into
- * members; *n of them, *lead deep checks. */
-static void suite_members(const struct gb_benchmark **members, int *n, int *lead)
+/* The health_deep members (the health suite's first, then its deep
+ * checks: bench_suite.h, so one gathering serves both lists) into
+ * members; *n of them, the first *health the health suite's. */
+static void suite_members(const struct gb_benchmark **members, int *n, int *health)
 {
     const struct gb_suite *deep = gb_suite_find("health_deep");
+    int extra = 0;
 
     *n = deep ? gb_suite_members(deep, members, GB_SUITE_MAX_MEMBERS) : 0;
-    *lead = 0;
-    while (deep && deep->lead && deep->lead[*lead].benchmark)
-        (*lead)++;
+    while (deep && deep->extra && deep->extra[extra].benchmark)
+        extra++;
+    *health = *n > extra ? *n - extra : 0;
 }
 
 static long long deep_window(const struct coverage_query *q)
@@ -410,15 +411,16 @@ int coverage_cards(const cJSON *cells, const struct coverage_query *q, coverage_
                    void *ctx)
 {
     const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
-    int n, lead, cap = cJSON_GetArraySize(cells) + q->n_own, count, rc = -1;
+    int n, health, cap = cJSON_GetArraySize(cells) + q->n_own, count, rc = -1;
     struct card *cards = calloc((size_t)(cap ? cap : 1), sizeof(*cards));
     struct coverage_card out;
     cJSON *card = NULL;
 
-    suite_members(members, &n, &lead);
-    const struct cell_list health_cells = {"cells", "left_out", lead, n, q->max_age_s, out.totals};
-    const struct cell_list deep_cells = {"deep_cells", "deep_left_out", 0, lead, deep_window(q),
-                                         out.deep_totals};
+    suite_members(members, &n, &health);
+    const struct cell_list health_cells = {"cells", "left_out", 0, health, q->max_age_s,
+                                           out.totals};
+    const struct cell_list deep_cells = {"deep_cells", "deep_left_out", health, n,
+                                         deep_window(q), out.deep_totals};
     if (cards == NULL)
         goto done;
     count = gather(cells, q, members, n, cards, cap);
@@ -438,7 +440,7 @@ int coverage_cards(const cJSON *cells, const struct coverage_query *q, coverage_
                       : cJSON_AddNullToObject(card, "name")) ||
             !cJSON_AddBoolToObject(card, "own", k->own) ||
             add_cells(card, k, members, &health_cells, q->now_ms, &out.valid_until_ms) != 0 ||
-            add_state(card, k, members, lead, n, q, &out.valid_until_ms) != 0 ||
+            add_state(card, k, members, 0, health, q, &out.valid_until_ms) != 0 ||
             add_cells(card, k, members, &deep_cells, q->now_ms, &out.valid_until_ms) != 0 ||
             (q->age_holes && (make_holes(card, "cells", k, members, n) != 0 ||
                               make_holes(card, "deep_cells", k, members, n) != 0)))
@@ -459,15 +461,15 @@ done:
 cJSON *coverage_head(const struct coverage_query *q)
 {
     const struct gb_benchmark *members[GB_SUITE_MAX_MEMBERS];
-    int n, lead;
+    int n, health;
     cJSON *out = cJSON_CreateObject();
 
-    suite_members(members, &n, &lead);
+    suite_members(members, &n, &health);
     if (out == NULL || !cJSON_AddStringToObject(out, "host", q->own_host) ||
         !cJSON_AddNumberToObject(out, "max_age_s", (double)q->max_age_s) ||
         !cJSON_AddNumberToObject(out, "deep_max_age_s", (double)deep_window(q)) ||
-        add_names(out, "benchmarks", members, lead, n) != 0 ||
-        add_names(out, "deep_benchmarks", members, 0, lead) != 0 ||
+        add_names(out, "benchmarks", members, 0, health) != 0 ||
+        add_names(out, "deep_benchmarks", members, health, n) != 0 ||
         cJSON_AddArrayToObject(out, "cards") == NULL) {
         cJSON_Delete(out);
         return NULL;

@@ -350,12 +350,14 @@ class HealthDeepSuiteTest(unittest.TestCase):
             suites = {s["name"]: s for s in d.get("/benchmarks").json()["suites"]}
             deep, health = suites["health_deep"], suites["health"]
             names = [m["name"] for m in deep["members"]]
-            self.assertEqual(names[:3], ["known_answer", "memtest", "soak"])
-            self.assertEqual(names[3:], [m["name"] for m in health["members"]])
+            # the health members first, the soak last: its heat must not
+            # reach the other runs (common/bench_suite.h)
+            self.assertEqual(names[-3:], ["known_answer", "memtest", "soak"])
+            self.assertEqual(names[:-3], [m["name"] for m in health["members"]])
             self.assertLess(deep["expected_s"], 300)
             self.assertGreater(deep["expected_s"], health["expected_s"])
             self.assertIn("examples/h200_daemon_deep", deep["expected_source"])
-            self.assertEqual(deep["members"][2]["health_params"]["seconds"], 120)
+            self.assertEqual(deep["members"][-1]["health_params"]["seconds"], 120)
             r = d.post("/runs?wait=60", {"benchmark": "health_deep"})
             self.assertIn(r.status, (200, 202), r.body)
             batch = r.json()["batch"] if "batch" in r.json() else r.json()["id"]
@@ -370,6 +372,8 @@ class HealthDeepSuiteTest(unittest.TestCase):
             self.assertEqual(sorted(ran), sorted(n for n in names
                                                  if n not in ("p2p_bandwidth", "nccl_allreduce")))
             self.assertTrue(all(x["status"] == "done" for x in runs), runs)
+            order = [x["benchmark"] for x in sorted(runs, key=lambda x: x["started_at"])]
+            self.assertEqual(order, [n for n in names if n in ran], "the order they ran in")
             self.assertEqual(ran["known_answer"]["params"]["seconds"], 20)
             self.assertEqual(ran["soak"]["params"]["seconds"], 120)
             self.assertEqual(ran["memtest"]["params"]["fraction"], 0.9)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# daemon_deep_check.sh BUILD_DIR - the deep suite (health_deep: known_answer,
-# memtest, soak, then the health members) through gpubenchd on every GPU, as a
+# daemon_deep_check.sh BUILD_DIR - the deep suite (health_deep: the health
+# members, then known_answer, memtest, soak) through gpubenchd on every GPU, as a
 # lab's weekly canary runs it:
 #   curl -H 'Content-Type: application/json' -d '{"benchmark":"health_deep","device":"all"}' .../runs
 # then every run of the batch to its end, the suite's wall time, each run's
