@@ -73,9 +73,11 @@ int gb_suite_members(const struct gb_suite *s, const struct gb_benchmark **membe
         if (!b->test_only && b->health_params != NULL)
             members[n++] = b;
     }
-    for (const struct gb_suite_extra *e = s ? s->extra : NULL; e && e->benchmark && n < cap; e++)
-        if (gb_benchmark_find(e->benchmark) != NULL)
-            members[n++] = gb_benchmark_find(e->benchmark);
+    for (const struct gb_suite_extra *e = s ? s->extra : NULL; e && e->benchmark && n < cap; e++) {
+        const struct gb_benchmark *b = gb_benchmark_find(e->benchmark);
+        if (b != NULL)
+            members[n++] = b;
+    }
     return n;
 }
 
